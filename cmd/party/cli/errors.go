@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+
+	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/mux"
+	"github.com/partyhq/party/core/route"
+)
+
+// Exit codes, documented in README. New ones are appended.
+const (
+	ExitOK          = 0
+	ExitError       = 1
+	ExitUsage       = 2 // bad usage, missing config, session not determined
+	ExitNotFound    = 3 // pane, role, session or server not found, or pane dead
+	ExitTimeout     = 4
+	ExitConflict    = 5
+	ExitUnconfirmed = 6 // delivered but the submission was not seen
+	ExitInterrupted = 130
+)
+
+// Errors of the CLI itself.
+var (
+	errUsage         = errors.New("usage")
+	errSessionExists = errors.New("session exists")
+	errNoSession     = errors.New("session not determined")
+	// errJSONWritten marks an error whose command already wrote its JSON.
+	errJSONWritten = errors.New("JSON written")
+)
+
+// codes maps each known error to its stable code and exit status. It is the
+// one place where errors become exit codes.
+var codes = []struct {
+	err  error
+	code string
+	exit int
+}{
+	{route.ErrAmbiguous, "ROLE_AMBIGUOUS", ExitNotFound},
+	{route.ErrNotFound, "ROLE_NOT_FOUND", ExitNotFound},
+	{route.ErrUnresolved, "ROUTING_UNRESOLVED", ExitNotFound},
+	{deliver.ErrPaneDead, "PANE_DEAD", ExitNotFound},
+	{deliver.ErrNotRunning, "AGENT_NOT_RUNNING", ExitNotFound},
+	{deliver.ErrDialog, "DIALOG_ON_SCREEN", ExitError},
+	{deliver.ErrUnconfirmed, "UNCONFIRMED", ExitUnconfirmed},
+	{deliver.ErrEmpty, "EMPTY_MESSAGE", ExitUsage},
+	{errSessionExists, "SESSION_EXISTS", ExitError},
+	{errNoSession, "SESSION_UNRESOLVED", ExitUsage},
+	{errUsage, "USAGE", ExitUsage},
+	{mux.ErrNoServer, "NO_SERVER", ExitNotFound},
+	{mux.ErrNoSession, "NO_SESSION", ExitNotFound},
+	{mux.ErrNoPane, "NO_PANE", ExitNotFound},
+	{exec.ErrNotFound, "TMUX_MISSING", ExitError},
+	{context.Canceled, "INTERRUPTED", ExitInterrupted},
+	{context.DeadlineExceeded, "TIMEOUT", ExitTimeout},
+}
+
+// classify returns the code and exit status of err.
+func classify(err error) (string, int) {
+	for _, c := range codes {
+		if errors.Is(err, c.err) {
+			return c.code, c.exit
+		}
+	}
+	return "ERROR", ExitError
+}

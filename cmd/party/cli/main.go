@@ -1,0 +1,151 @@
+// Package cli is party's command line: cobra commands that parse flags into
+// options structs and hand them to run functions that call core. Main is
+// also what the scenarios register, so they run the real CLI in-process.
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/tmux"
+)
+
+// IOStreams are the process's standard streams.
+type IOStreams struct {
+	In     io.Reader
+	Out    io.Writer
+	ErrOut io.Writer
+	// InTTY and OutTTY say whether stdin/stdout are terminals.
+	InTTY, OutTTY bool
+}
+
+// Factory holds the dependencies of every command. Tests build it by hand.
+type Factory struct {
+	IO     IOStreams
+	Getenv func(string) string
+	Clock  clock.Clock
+	// Runner runs tmux; nil means tmux.ExecRunner.
+	Runner tmux.Runner
+
+	// Global flags, filled by the root command.
+	Socket     string
+	SocketPath string
+	Session    string
+	JSON       bool
+}
+
+// Tmux returns a client for the server selected by flags and environment.
+func (f *Factory) Tmux() *tmux.Client {
+	sock := tmux.SocketFromEnv(tmux.Socket{Name: f.Socket, Path: f.SocketPath}, f.Getenv)
+	r := f.Runner
+	if r == nil {
+		r = tmux.ExecRunner{}
+	}
+	return tmux.New(sock, r)
+}
+
+// StateRoot returns party's state root directory.
+func (f *Factory) StateRoot() (string, error) { return state.Root(f.Getenv) }
+
+// Main runs party with os.Args and returns the exit status.
+func Main() int {
+	f := &Factory{
+		IO: IOStreams{
+			In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
+			InTTY:  term.IsTerminal(int(os.Stdin.Fd())),
+			OutTTY: term.IsTerminal(int(os.Stdout.Fd())),
+		},
+		Getenv: os.Getenv,
+		Clock:  clock.Real{},
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, f, os.Args[1:])
+}
+
+// Run executes the command line args with f and returns the exit status.
+func Run(ctx context.Context, f *Factory, args []string) int {
+	root := NewRootCmd(f)
+	root.SetArgs(args)
+	root.SetIn(f.IO.In)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	code, exit := classify(err)
+	if f.JSON && !errors.Is(err, errJSONWritten) {
+		writeJSON(f.IO.Out, map[string]any{"error": map[string]string{"code": code, "message": err.Error()}})
+	}
+	fmt.Fprintf(f.IO.ErrOut, "party: %s\n", err)
+	if errors.Is(err, errUsage) {
+		if c, _, ferr := root.Find(args); ferr == nil {
+			fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", c.CommandPath())
+		}
+	}
+	return exit
+}
+
+// NewRootCmd builds the party command tree.
+func NewRootCmd(f *Factory) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "party",
+		Short: "Run teams of AI coding agents in tmux panes",
+		Long: `party runs interactive AI coding agents (claude, codex, gemini, any TUI)
+side by side in tmux panes, tags each pane with a role, and delivers
+messages to agents by role.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	pf := root.PersistentFlags()
+	pf.StringVarP(&f.Socket, "socket", "L", "", "tmux socket name (env PARTY_TMUX_SOCKET)")
+	pf.StringVarP(&f.SocketPath, "socket-path", "S", "", "tmux socket path (env PARTY_TMUX_SOCKET_PATH)")
+	pf.StringVar(&f.Session, "session", "", "party session (env PARTY_SESSION)")
+	pf.BoolVar(&f.JSON, "json", false, "print JSON")
+	root.MarkFlagsMutuallyExclusive("socket", "socket-path")
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	})
+	root.AddCommand(
+		newStartCmd(f, nil),
+		newStopCmd(f, nil),
+		newLsCmd(f, nil),
+		newPanesCmd(f, nil),
+		newResolveCmd(f, nil),
+		newSendCmd(f, nil),
+		newDemoCmd(f, nil),
+	)
+	return root
+}
+
+// argsBetween is cobra.RangeArgs with a usage error.
+func argsBetween(lo, hi int) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if len(args) < lo || len(args) > hi {
+			if lo == hi {
+				return fmt.Errorf("%w: %s takes %d argument(s), got %d", errUsage, c.Name(), lo, len(args))
+			}
+			return fmt.Errorf("%w: %s takes %d to %d arguments, got %d", errUsage, c.Name(), lo, hi, len(args))
+		}
+		return nil
+	}
+}
+
+func writeJSON(w io.Writer, v any) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	_ = enc.Encode(v)
+}

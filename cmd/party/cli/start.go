@@ -1,0 +1,294 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/tmux"
+)
+
+// StartOptions are the inputs of party start.
+type StartOptions struct {
+	Session  string
+	Panes    []string // ROLE[=COMMAND], in pane order
+	Cwd      string
+	Size     string // WxH of a detached session
+	Replace  bool
+	NoAttach bool
+}
+
+// defaultPanes is the layout when no --pane is given.
+var defaultPanes = []string{"codex", "claude", "shell"}
+
+func newStartCmd(f *Factory, runF func(context.Context, *StartOptions) error) *cobra.Command {
+	opts := &StartOptions{}
+	cmd := &cobra.Command{
+		Use:   "start",
+		Short: "Start a session with one pane per role",
+		Long: `Start a tmux session with one window and a pane per --pane ROLE[=COMMAND],
+in order. Without COMMAND a role named claude, codex or gemini runs that
+agent and any other role gets a shell. The default layout is codex, claude
+and a shell. Each pane is tagged with @party_role and @party_agent.`,
+		Example: `  party start --pane planner=claude --pane executor=codex
+  party start --session review --pane claude --pane codex --no-attach`,
+		Args: argsBetween(0, 0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			opts.Session = f.Session
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return startRun(c.Context(), f, opts)
+		},
+	}
+	cmd.Flags().StringArrayVar(&opts.Panes, "pane", nil, "a pane as ROLE[=COMMAND]; repeat in pane order")
+	cmd.Flags().StringVar(&opts.Cwd, "cwd", "", "working directory of the panes (default: current)")
+	cmd.Flags().StringVar(&opts.Size, "size", "200x50", "window size WxH while detached")
+	cmd.Flags().BoolVar(&opts.Replace, "replace", false, "replace a session of the same name")
+	cmd.Flags().BoolVar(&opts.NoAttach, "no-attach", false, "do not attach, even on a terminal")
+	return cmd
+}
+
+// paneSpec is one parsed --pane.
+type paneSpec struct {
+	Role  string     `json:"role"`
+	Agent agent.Kind `json:"agent"`
+	Argv  []string   `json:"argv"`
+	ID    string     `json:"pane"`
+}
+
+var roleName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+func parsePanes(specs []string) ([]paneSpec, error) {
+	if len(specs) == 0 {
+		specs = defaultPanes
+	}
+	seen := map[string]bool{}
+	var out []paneSpec
+	for _, s := range specs {
+		role, command, hasCmd := strings.Cut(s, "=")
+		if !roleName.MatchString(role) {
+			return nil, fmt.Errorf("%w: --pane %q: role must be letters, digits, '_', '.' or '-'", errUsage, s)
+		}
+		if seen[role] {
+			return nil, fmt.Errorf("%w: --pane %q: role %q given twice", errUsage, s, role)
+		}
+		seen[role] = true
+		var argv []string
+		switch {
+		case hasCmd:
+			var err error
+			if argv, err = agent.SplitCommand(command); err != nil {
+				return nil, fmt.Errorf("%w: --pane %q: %w", errUsage, s, err)
+			}
+		case agent.Infer([]string{role}) != agent.Generic && agent.Infer([]string{role}) != agent.Shell:
+			argv = []string{role}
+		}
+		out = append(out, paneSpec{Role: role, Agent: agent.Infer(argv), Argv: argv})
+	}
+	return out, nil
+}
+
+var unsafeSession = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+
+// sessionName derives a tmux-safe session name from a directory.
+func sessionName(dir string) string {
+	n := strings.Trim(unsafeSession.ReplaceAllString(filepath.Base(dir), "-"), "-")
+	if n == "" {
+		return "party"
+	}
+	return n
+}
+
+func parseSize(s string) (int, int, error) {
+	w, h, ok := strings.Cut(s, "x")
+	wi, err1 := strconv.Atoi(w)
+	hi, err2 := strconv.Atoi(h)
+	if !ok || err1 != nil || err2 != nil || wi < 20 || hi < 5 || wi > 1000 || hi > 1000 {
+		return 0, 0, fmt.Errorf("%w: --size %q: want WxH, e.g. 200x50", errUsage, s)
+	}
+	return wi, hi, nil
+}
+
+// startResult is what start prints with --json.
+type startResult struct {
+	Session  string     `json:"session"`
+	StateDir string     `json:"state_dir"`
+	Socket   string     `json:"socket"`
+	Panes    []paneSpec `json:"panes"`
+}
+
+func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
+	panes, err := parsePanes(opts.Panes)
+	if err != nil {
+		return err
+	}
+	w, h, err := parseSize(opts.Size)
+	if err != nil {
+		return err
+	}
+	cwd := opts.Cwd
+	if cwd == "" {
+		if cwd, err = os.Getwd(); err != nil {
+			return err
+		}
+	}
+	if cwd, err = filepath.Abs(cwd); err != nil {
+		return err
+	}
+	if st, err := os.Stat(cwd); err != nil || !st.IsDir() {
+		return fmt.Errorf("%w: --cwd %q is not a directory", errUsage, cwd)
+	}
+	name := opts.Session
+	if name == "" {
+		name = sessionName(cwd)
+	}
+	if strings.ContainsAny(name, ":.") || strings.HasSuffix(name, ";") || strings.TrimSpace(name) == "" {
+		return fmt.Errorf("%w: session name %q: no ':', '.', trailing ';' or blank names", errUsage, name)
+	}
+	root, err := f.StateRoot()
+	if err != nil {
+		return err
+	}
+
+	tc := f.Tmux()
+	exists, err := tc.HasSession(ctx, name)
+	if err != nil {
+		return err
+	}
+	if exists {
+		if !opts.Replace {
+			return fmt.Errorf("session %q already exists on %s (use --replace, or 'party stop %s'): %w", name, tc.Socket, name, errSessionExists)
+		}
+		if err := tc.KillSession(ctx, name); err != nil {
+			return err
+		}
+	}
+
+	env := paneEnv(f.Getenv, name)
+	first, err := tc.NewSession(ctx, name, w, h, tmux.Spawn{Cwd: cwd, Env: append(env, "PARTY_ROLE="+panes[0].Role), Argv: panes[0].Argv},
+		tmux.Option{Scope: "-w", Target: tmux.SessionTarget(name), Name: "remain-on-exit", Value: "on"})
+	if err != nil {
+		return err
+	}
+	// From here on a failure must not leave a half-built session behind.
+	created := true
+	defer func() {
+		if created {
+			_ = tc.KillSession(context.WithoutCancel(ctx), name)
+		}
+	}()
+	panes[0].ID = first
+	for i := 1; i < len(panes); i++ {
+		id, err := tc.SplitWindow(ctx, panes[i-1].ID, tmux.Spawn{Cwd: cwd, Env: append(env, "PARTY_ROLE="+panes[i].Role), Argv: panes[i].Argv})
+		if err != nil {
+			return err
+		}
+		panes[i].ID = id
+	}
+
+	info, err := tc.SessionInfo(ctx, name)
+	if err != nil {
+		return err
+	}
+	socketPath := info.SocketPath
+	dir := state.SessionDir(root, socketPath, name)
+	if err := state.MkdirPrivate(dir); err != nil {
+		return err
+	}
+	target := tmux.SessionTarget(name)
+	opt := []tmux.Option{
+		{Target: target, Name: "@party_state_dir", Value: dir},
+		{Scope: "-w", Target: target, Name: "pane-border-status", Value: "top"},
+		{Scope: "-w", Target: target, Name: "pane-border-format", Value: " #{?@party_role,#{@party_role} (#{@party_agent}),#{pane_title}} "},
+	}
+	for _, p := range panes {
+		opt = append(opt,
+			tmux.Option{Scope: "-p", Target: p.ID, Name: "@party_role", Value: p.Role},
+			tmux.Option{Scope: "-p", Target: p.ID, Name: "@party_agent", Value: string(p.Agent)})
+	}
+	if err := tc.SetOptions(ctx, opt...); err != nil {
+		return err
+	}
+	res := startResult{Session: name, StateDir: dir, Socket: socketPath, Panes: panes}
+	rec := struct {
+		startResult
+		Created time.Time `json:"created"`
+		Cwd     string    `json:"cwd"`
+	}{res, f.Clock.Now().UTC(), cwd}
+	if err := writeJSONFile(filepath.Join(dir, "session.json"), rec); err != nil {
+		return err
+	}
+	created = false
+
+	if f.JSON {
+		writeJSON(f.IO.Out, res)
+	} else {
+		parts := make([]string, len(panes))
+		for i, p := range panes {
+			parts[i] = p.Role + "=" + p.ID
+		}
+		fmt.Fprintf(f.IO.Out, "started %s: %s\n", name, strings.Join(parts, " "))
+	}
+	if opts.NoAttach || !f.IO.InTTY || !f.IO.OutTTY {
+		return nil
+	}
+	return attach(ctx, f, tc, name)
+}
+
+// paneEnv is the environment given to every pane: the session, the state
+// of the party, PATH (a running server may have another), and every
+// PARTY_* variable of the caller.
+func paneEnv(getenv func(string) string, session string) []string {
+	env := []string{"PARTY_SESSION=" + session}
+	if p := getenv("PATH"); p != "" {
+		env = append(env, "PATH="+p)
+	}
+	for _, kv := range os.Environ() {
+		k, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "PARTY_") && k != "PARTY_SESSION" && k != "PARTY_ROLE" {
+			env = append(env, k+"="+getenv(k))
+		}
+	}
+	return env
+}
+
+// attach switches the current client to the session inside tmux, or runs
+// tmux attach on this terminal otherwise.
+func attach(ctx context.Context, f *Factory, tc *tmux.Client, name string) error {
+	if f.Getenv("TMUX") != "" {
+		if _, err := tc.Run(ctx, "switch-client", "-t", tmux.SessionTarget(name)); err == nil {
+			return nil
+		}
+		fmt.Fprintf(f.IO.ErrOut, "party: session %s runs on another server; attach with: tmux %s attach -t %s\n", name, tc.SocketArgs(), name)
+		return nil
+	}
+	argv := tc.Argv("attach-session", "-t", tmux.SessionTarget(name))
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return fmt.Errorf("tmux attach: exit %d", ee.ExitCode())
+		}
+		return fmt.Errorf("tmux attach: %w", err)
+	}
+	return nil
+}
+
+func writeJSONFile(path string, v any) error {
+	var b strings.Builder
+	writeJSON(&b, v)
+	return state.WriteFile(path, []byte(b.String()), 0o600)
+}

@@ -1,0 +1,53 @@
+// Package mux is the interface core needs from a terminal multiplexer.
+// core/tmux implements it on a real tmux server; sim implements it in memory.
+package mux
+
+import (
+	"context"
+	"errors"
+)
+
+// Pane is one pane as listed by the multiplexer.
+type Pane struct {
+	ID             string // stable id, e.g. "%12"
+	Session        string
+	WindowID       string // e.g. "@3"
+	WindowIndex    int
+	Index          int    // pane index within its window (respects pane-base-index)
+	Role           string // @party_role, empty when unset
+	Agent          string // @party_agent, empty when unset
+	PID            int
+	Dead           bool
+	DeadStatus     string // exit status of a dead pane, may be empty
+	CurrentCommand string
+	InMode         bool // copy mode or another mode is active
+	AltScreen      bool
+	Width, Height  int
+}
+
+// Multiplexer is what routing and delivery need. Every method addresses
+// panes by their stable id.
+type Multiplexer interface {
+	// ListPanes lists every pane of session, in window then pane order.
+	ListPanes(ctx context.Context, session string) ([]Pane, error)
+	// Pane describes one pane.
+	Pane(ctx context.Context, id string) (Pane, error)
+	// Capture returns the visible screen of the pane plus up to history
+	// lines of scrollback, wrapped lines joined, without escape sequences.
+	Capture(ctx context.Context, id string, history int) (string, error)
+	// Paste delivers text to the pane as one bracketed paste (when the
+	// program asked for it), without turning newlines into Enter.
+	Paste(ctx context.Context, id string, text []byte) error
+	// SendKey presses one named key (e.g. "Enter", "Tab") in the pane.
+	SendKey(ctx context.Context, id string, key string) error
+	// LeaveMode leaves copy mode (or any other pane mode).
+	LeaveMode(ctx context.Context, id string) error
+}
+
+// Sentinel errors shared by every Multiplexer implementation. Implementations
+// wrap them with context; callers test with errors.Is.
+var (
+	ErrNoServer  = errors.New("no tmux server running")
+	ErrNoSession = errors.New("no such session")
+	ErrNoPane    = errors.New("no such pane")
+)

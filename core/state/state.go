@@ -1,0 +1,153 @@
+// Package state owns party's files: one directory per session under
+// $XDG_STATE_HOME/party (mode 0700), files written atomically, locks that
+// hold across processes (flock), and the JSONL event log.
+package state
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/partyhq/party/core/clock"
+	"golang.org/x/sys/unix"
+)
+
+// Root returns party's state root: $XDG_STATE_HOME/party, else
+// ~/.local/state/party.
+func Root(getenv func(string) string) (string, error) {
+	if d := getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "party"), nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		return "", errors.New("state dir: neither XDG_STATE_HOME nor HOME is set")
+	}
+	return filepath.Join(home, ".local", "state", "party"), nil
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+
+// SessionDir returns the directory of a session on a server. The server key
+// (its socket) is hashed in, so equal session names on two servers never
+// share a directory.
+func SessionDir(root, server, session string) string {
+	h := sha256.Sum256([]byte(server))
+	name := unsafeName.ReplaceAllString(session, "_")
+	return filepath.Join(root, "sessions", name+"-"+hex.EncodeToString(h[:4]))
+}
+
+// MkdirPrivate creates dir and its parents with mode 0700.
+func MkdirPrivate(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("create state dir: %w", err)
+	}
+	return nil
+}
+
+// WriteFile writes data to path atomically: a temp file in the same
+// directory, fsync, rename.
+func WriteFile(path string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // no-op after a successful rename
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Chmod(perm); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// Locker takes flock locks on files under Dir, one per key. A lock is
+// released when its holder unlocks or dies, so a crashed process never
+// leaves a stale lock behind.
+type Locker struct {
+	Dir   string
+	Clock clock.Clock
+	// Poll is how often a waiting Lock retries; default 5ms.
+	Poll time.Duration
+}
+
+// Lock blocks until the lock of key is held or ctx is done.
+func (l Locker) Lock(ctx context.Context, key string) (func(), error) {
+	if err := MkdirPrivate(l.Dir); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(l.Dir, lockName(key)+".lock")
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("lock %s: %w", key, err)
+	}
+	poll := l.Poll
+	if poll <= 0 {
+		poll = 5 * time.Millisecond
+	}
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			return func() {
+				_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
+				f.Close()
+			}, nil
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", key, err)
+		}
+		if err := l.Clock.Sleep(ctx, poll); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("lock %s: %w", key, err)
+		}
+	}
+}
+
+func lockName(key string) string {
+	return strings.Trim(unsafeName.ReplaceAllString(key, "_"), "_")
+}
+
+// AppendEvent appends v as one JSON line to the log at path, under an
+// flock so that concurrent writers never interleave.
+func AppendEvent(path string, v any) error {
+	line, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("event: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("event log: %w", err)
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		return fmt.Errorf("event log: %w", err)
+	}
+	defer unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	if _, err := f.Write(append(line, '\n')); err != nil {
+		return fmt.Errorf("event log: %w", err)
+	}
+	return nil
+}

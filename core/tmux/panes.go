@@ -1,0 +1,103 @@
+package tmux
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/partyhq/party/core/mux"
+)
+
+var _ mux.Multiplexer = (*Client)(nil)
+
+var paneFields = []string{
+	"#{pane_id}", "#{session_name}", "#{window_id}", "#{window_index}", "#{pane_index}",
+	"#{@party_role}", "#{@party_agent}", "#{pane_pid}", "#{pane_dead}", "#{pane_dead_status}",
+	"#{pane_current_command}", "#{pane_in_mode}", "#{alternate_on}", "#{pane_width}", "#{pane_height}",
+}
+
+func parsePane(row []string) mux.Pane {
+	n := func(s string) int { v, _ := strconv.Atoi(s); return v }
+	return mux.Pane{
+		ID: row[0], Session: row[1], WindowID: row[2], WindowIndex: n(row[3]), Index: n(row[4]),
+		Role: row[5], Agent: row[6], PID: n(row[7]), Dead: row[8] == "1", DeadStatus: row[9],
+		CurrentCommand: row[10], InMode: row[11] == "1", AltScreen: row[12] == "1",
+		Width: n(row[13]), Height: n(row[14]),
+	}
+}
+
+// ListPanes lists every pane of session in window, then pane order.
+func (c *Client) ListPanes(ctx context.Context, session string) ([]mux.Pane, error) {
+	rows, err := c.Query(ctx, paneFields, "list-panes", "-s", "-t", exactSession(session))
+	if err != nil {
+		return nil, fmt.Errorf("list panes of %q: %w", session, err)
+	}
+	panes := make([]mux.Pane, len(rows))
+	for i, r := range rows {
+		panes[i] = parsePane(r)
+	}
+	return panes, nil
+}
+
+// Pane describes the pane with id.
+func (c *Client) Pane(ctx context.Context, id string) (mux.Pane, error) {
+	rows, err := c.Query(ctx, paneFields, "display-message", "-p", "-t", id)
+	if err != nil {
+		return mux.Pane{}, fmt.Errorf("pane %s: %w", id, err)
+	}
+	if len(rows) != 1 || rows[0][0] != id {
+		return mux.Pane{}, fmt.Errorf("pane %s: %w", id, mux.ErrNoPane)
+	}
+	return parsePane(rows[0]), nil
+}
+
+// Capture returns the pane's screen plus history lines of scrollback,
+// wrapped lines joined and trailing spaces removed.
+func (c *Client) Capture(ctx context.Context, id string, history int) (string, error) {
+	out, err := c.Run(ctx, "capture-pane", "-p", "-J", "-t", id, "-S", strconv.Itoa(-history))
+	if err != nil {
+		return "", fmt.Errorf("capture %s: %w", id, err)
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimRight(l, " ")
+	}
+	return strings.Join(lines, "\n"), nil
+}
+
+// Paste loads text into a private buffer from stdin and pastes it into the
+// pane in one tmux process: bracketed (-p) when the program asked for it,
+// newlines kept as newlines (-r), the buffer deleted afterwards (-d).
+func (c *Client) Paste(ctx context.Context, id string, text []byte) error {
+	buf := "party-" + token()
+	_, err := c.RunStdin(ctx, text,
+		"load-buffer", "-b", buf, "-", ";",
+		"paste-buffer", "-p", "-r", "-d", "-b", buf, "-t", id)
+	if err != nil {
+		_, _ = c.Run(context.WithoutCancel(ctx), "delete-buffer", "-b", buf)
+		return fmt.Errorf("paste into %s: %w", id, err)
+	}
+	return nil
+}
+
+// SendKey presses one named key in the pane.
+func (c *Client) SendKey(ctx context.Context, id, key string) error {
+	if _, err := c.Run(ctx, "send-keys", "-t", id, key); err != nil {
+		return fmt.Errorf("press %s in %s: %w", key, id, err)
+	}
+	return nil
+}
+
+// LeaveMode leaves copy mode or any other pane mode.
+func (c *Client) LeaveMode(ctx context.Context, id string) error {
+	if _, err := c.Run(ctx, "copy-mode", "-q", "-t", id); err != nil {
+		return fmt.Errorf("leave mode in %s: %w", id, err)
+	}
+	return nil
+}
+
+// exactSession targets a session by exact name: "=name:" stops tmux from
+// matching a prefix or pattern, and the trailing colon makes it a session
+// target where a window or pane target is expected.
+func exactSession(name string) string { return "=" + name + ":" }

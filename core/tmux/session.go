@@ -1,0 +1,197 @@
+package tmux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/partyhq/party/core/mux"
+)
+
+// Spawn describes the program of a new pane.
+type Spawn struct {
+	Cwd  string
+	Env  []string // KEY=VALUE, set in the pane with -e
+	Argv []string // empty: the default shell
+}
+
+func (s Spawn) args() []string {
+	var a []string
+	if s.Cwd != "" {
+		a = append(a, "-c", s.Cwd)
+	}
+	for _, e := range s.Env {
+		a = append(a, "-e", e)
+	}
+	if len(s.Argv) == 0 {
+		return a
+	}
+	a = append(a, "--")
+	if len(s.Argv) == 1 {
+		// tmux hands a single-word command to "sh -c"; env execs it
+		// directly so no shell ever parses it.
+		return append(a, "env", "--", s.Argv[0])
+	}
+	return append(a, s.Argv...)
+}
+
+// NewSession creates a detached session of one window sized w x h running
+// spawn, and returns its first pane's id. opts are set by the same tmux
+// process before the server handles anything else, so an option such as
+// remain-on-exit is in place even for a program that exits at once.
+func (c *Client) NewSession(ctx context.Context, name string, w, h int, spawn Spawn, opts ...Option) (string, error) {
+	args := []string{"new-session", "-d", "-P", "-F", "#{pane_id}", "-s", name,
+		"-x", strconv.Itoa(w), "-y", strconv.Itoa(h)}
+	args = append(args, spawn.args()...)
+	if len(opts) > 0 {
+		set, err := setArgs(opts)
+		if err != nil {
+			return "", err
+		}
+		args = append(append(args, ";"), set...)
+	}
+	out, err := c.Run(ctx, args...)
+	if err != nil {
+		return "", fmt.Errorf("new session %q: %w", name, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// SplitWindow splits the window of pane target, runs spawn in the new pane,
+// re-tiles the window and returns the new pane's id.
+func (c *Client) SplitWindow(ctx context.Context, target string, spawn Spawn) (string, error) {
+	args := []string{"split-window", "-d", "-P", "-F", "#{pane_id}", "-t", target}
+	out, err := c.Run(ctx, append(args, spawn.args()...)...)
+	if err != nil {
+		return "", fmt.Errorf("split window of %s: %w", target, err)
+	}
+	id := strings.TrimSpace(string(out))
+	if _, err := c.Run(ctx, "select-layout", "-t", target, "tiled"); err != nil {
+		return "", fmt.Errorf("tile window of %s: %w", target, err)
+	}
+	return id, nil
+}
+
+// Option is one option to set: Scope is "-p" (pane), "-w" (window) or ""
+// (session); Target the pane or session target.
+type Option struct {
+	Scope, Target, Name, Value string
+}
+
+// SetOptions sets opts in one tmux process.
+func (c *Client) SetOptions(ctx context.Context, opts ...Option) error {
+	args, err := setArgs(opts)
+	if err != nil {
+		return err
+	}
+	if _, err := c.Run(ctx, args...); err != nil {
+		return fmt.Errorf("set options: %w", err)
+	}
+	return nil
+}
+
+// setArgs chains one set-option per option, separated by ";" arguments.
+func setArgs(opts []Option) ([]string, error) {
+	var args []string
+	for i, o := range opts {
+		if strings.HasSuffix(o.Value, ";") || strings.HasSuffix(o.Target, ";") {
+			return nil, fmt.Errorf("option %s value %q ends in ';', which tmux would drop: %w", o.Name, o.Value, ErrCommand)
+		}
+		if i > 0 {
+			args = append(args, ";")
+		}
+		args = append(args, "set-option")
+		if o.Scope != "" {
+			args = append(args, o.Scope)
+		}
+		args = append(args, "-t", o.Target, o.Name, o.Value)
+	}
+	return args, nil
+}
+
+
+// SessionTarget is the exact-match target of session name.
+func SessionTarget(name string) string { return exactSession(name) }
+
+// HasSession reports whether session name exists. A missing server means
+// no session.
+func (c *Client) HasSession(ctx context.Context, name string) (bool, error) {
+	_, err := c.Run(ctx, "has-session", "-t", exactSession(name))
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, mux.ErrNoSession), errors.Is(err, mux.ErrNoServer):
+		return false, nil
+	}
+	return false, err
+}
+
+// KillSession kills session name.
+func (c *Client) KillSession(ctx context.Context, name string) error {
+	if _, err := c.Run(ctx, "kill-session", "-t", exactSession(name)); err != nil {
+		return fmt.Errorf("kill session %q: %w", name, err)
+	}
+	return nil
+}
+
+// Session is one session as listed.
+type Session struct {
+	Name     string `json:"name"`
+	StateDir string `json:"state_dir,omitempty"`
+	Windows  int    `json:"windows"`
+	Attached int    `json:"attached"`
+	Created  int64  `json:"created"`
+}
+
+// ListSessions lists the sessions of the server; no server means none.
+func (c *Client) ListSessions(ctx context.Context) ([]Session, error) {
+	rows, err := c.Query(ctx, []string{"#{session_name}", "#{@party_state_dir}", "#{session_windows}",
+		"#{session_attached}", "#{session_created}"}, "list-sessions")
+	if errors.Is(err, mux.ErrNoServer) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	out := make([]Session, len(rows))
+	for i, r := range rows {
+		w, _ := strconv.Atoi(r[2])
+		a, _ := strconv.Atoi(r[3])
+		t, _ := strconv.ParseInt(r[4], 10, 64)
+		out[i] = Session{Name: r[0], StateDir: r[1], Windows: w, Attached: a, Created: t}
+	}
+	return out, nil
+}
+
+// PaneSession returns the session name of pane id.
+func (c *Client) PaneSession(ctx context.Context, id string) (string, error) {
+	rows, err := c.Query(ctx, []string{"#{session_name}"}, "display-message", "-p", "-t", id)
+	if err != nil {
+		return "", fmt.Errorf("session of pane %s: %w", id, err)
+	}
+	if len(rows) != 1 {
+		return "", fmt.Errorf("session of pane %s: %w", id, mux.ErrNoPane)
+	}
+	return rows[0][0], nil
+}
+
+// SessionInfo is what party keeps on a session.
+type SessionInfo struct {
+	Name       string
+	SocketPath string
+	StateDir   string // @party_state_dir, empty for sessions party did not start
+}
+
+// SessionInfo returns the socket path and party state dir of session.
+func (c *Client) SessionInfo(ctx context.Context, session string) (SessionInfo, error) {
+	rows, err := c.Query(ctx, []string{"#{session_name}", "#{socket_path}", "#{@party_state_dir}"}, "display-message", "-p", "-t", exactSession(session))
+	if err != nil {
+		return SessionInfo{}, fmt.Errorf("session %q: %w", session, err)
+	}
+	if len(rows) != 1 {
+		return SessionInfo{}, fmt.Errorf("session %q: %w", session, mux.ErrNoSession)
+	}
+	return SessionInfo{Name: rows[0][0], SocketPath: rows[0][1], StateDir: rows[0][2]}, nil
+}

@@ -1,0 +1,245 @@
+// Package tmux is party's tmux client. Every call is an exec of the tmux
+// binary with an argv, never a shell; text reaches panes through stdin
+// (load-buffer -), so nothing a user typed is parsed by tmux or a shell.
+// Output is read only through -F formats whose separators cannot occur in
+// data.
+package tmux
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+
+	"github.com/partyhq/party/core/mux"
+)
+
+// Runner runs one tmux process.
+type Runner interface {
+	// Run executes argv (argv[0] is the tmux binary) with stdin, returning
+	// stdout. A non-zero exit is a *CmdError.
+	Run(ctx context.Context, argv []string, stdin []byte) ([]byte, error)
+}
+
+// CmdError is a tmux command that failed.
+type CmdError struct {
+	Args     []string
+	Stderr   string
+	ExitCode int
+	Err      error // a classification: mux.ErrNoServer, mux.ErrNoSession, mux.ErrNoPane, or the exec error
+}
+
+func (e *CmdError) Error() string {
+	msg := strings.TrimSpace(e.Stderr)
+	if msg == "" && e.Err != nil {
+		msg = e.Err.Error()
+	}
+	return fmt.Sprintf("tmux %s: %s", verb(e.Args), msg)
+}
+
+// Unwrap returns the classification of the failure.
+func (e *CmdError) Unwrap() error { return e.Err }
+
+func verb(args []string) string {
+	for i := 1; i < len(args); i++ {
+		a := args[i]
+		switch a {
+		case "-L", "-S", "-f":
+			i++
+			continue
+		}
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+	}
+	return ""
+}
+
+// ExecRunner runs tmux with os/exec. Env, when set, replaces the
+// environment of the tmux process (which a new server inherits).
+type ExecRunner struct {
+	Env []string
+}
+
+// Run implements Runner.
+func (r ExecRunner) Run(ctx context.Context, argv []string, stdin []byte) ([]byte, error) {
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	if r.Env != nil {
+		cmd.Env = r.Env
+	}
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// A new server must not keep our stdio or process group.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err := cmd.Run()
+	if err == nil {
+		return stdout.Bytes(), nil
+	}
+	ce := &CmdError{Args: argv, Stderr: stderr.String(), ExitCode: -1, Err: err}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		ce.ExitCode = ee.ExitCode()
+		ce.Err = classify(ce.Stderr)
+	}
+	return stdout.Bytes(), ce
+}
+
+// classify maps tmux's stderr to a sentinel error.
+func classify(stderr string) error {
+	switch {
+	case strings.Contains(stderr, "no server running"),
+		strings.Contains(stderr, "error connecting to"),
+		strings.Contains(stderr, "server exited unexpectedly"):
+		return mux.ErrNoServer
+	case strings.Contains(stderr, "can't find session"),
+		strings.Contains(stderr, "session not found"):
+		return mux.ErrNoSession
+	case strings.Contains(stderr, "can't find pane"),
+		strings.Contains(stderr, "can't find window"):
+		return mux.ErrNoPane
+	}
+	return ErrCommand
+}
+
+// ErrCommand is a tmux command that failed for another reason; the
+// CmdError's Stderr says why.
+var ErrCommand = errors.New("tmux command failed")
+
+// Socket selects the tmux server. At most one of Name and Path is set; with
+// neither, tmux picks the server of $TMUX, else its default socket.
+type Socket struct {
+	Name string // -L
+	Path string // -S
+}
+
+// SocketFromEnv fills the unset parts of s from PARTY_TMUX_SOCKET and
+// PARTY_TMUX_SOCKET_PATH. Flags (already in s) win over the environment.
+func SocketFromEnv(s Socket, getenv func(string) string) Socket {
+	if s.Name != "" || s.Path != "" {
+		return s
+	}
+	if v := getenv("PARTY_TMUX_SOCKET_PATH"); v != "" {
+		return Socket{Path: v}
+	}
+	if v := getenv("PARTY_TMUX_SOCKET"); v != "" {
+		return Socket{Name: v}
+	}
+	return Socket{}
+}
+
+func (s Socket) args() []string {
+	switch {
+	case s.Path != "":
+		return []string{"-S", s.Path}
+	case s.Name != "":
+		return []string{"-L", s.Name}
+	}
+	return nil
+}
+
+// String describes the socket for messages.
+func (s Socket) String() string {
+	switch {
+	case s.Path != "":
+		return s.Path
+	case s.Name != "":
+		return "-L " + s.Name
+	}
+	if t := os.Getenv("TMUX"); t != "" {
+		return strings.SplitN(t, ",", 2)[0]
+	}
+	return "default"
+}
+
+// Client talks to one tmux server.
+type Client struct {
+	Bin    string // tmux binary, default "tmux"
+	Socket Socket
+	// Config is passed as -f when a command may start the server
+	// (new-session); tests use /dev/null.
+	Config string
+	Runner Runner
+	tok    string
+}
+
+// New returns a client for socket using runner.
+func New(socket Socket, runner Runner) *Client {
+	return &Client{Bin: "tmux", Socket: socket, Runner: runner, tok: token()}
+}
+
+func token() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Run runs one tmux command (args after the socket flags) and returns its
+// stdout.
+func (c *Client) Run(ctx context.Context, args ...string) ([]byte, error) {
+	return c.RunStdin(ctx, nil, args...)
+}
+
+// RunStdin is Run with stdin for the tmux process.
+func (c *Client) RunStdin(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
+	return c.Runner.Run(ctx, c.Argv(args...), stdin)
+}
+
+// Argv is the full argv that runs the tmux command args on this server.
+func (c *Client) Argv(args ...string) []string {
+	bin := c.Bin
+	if bin == "" {
+		bin = "tmux"
+	}
+	argv := append([]string{bin, "-u"}, c.Socket.args()...)
+	if c.Config != "" && len(args) > 0 && args[0] == "new-session" {
+		argv = append(argv, "-f", c.Config)
+	}
+	return append(argv, args...)
+}
+
+// SocketArgs is the socket selection as a command-line fragment for
+// messages, e.g. "-L test".
+func (c *Client) SocketArgs() string { return strings.Join(c.Socket.args(), " ") }
+
+// Query runs a listing command (list-panes, list-sessions, display-message
+// -p) with format fields and returns one row of values per record. The
+// field and record separators carry a per-client random token, so no value
+// can forge them.
+func (c *Client) Query(ctx context.Context, fields []string, args ...string) ([][]string, error) {
+	if c.tok == "" {
+		c.tok = token()
+	}
+	fsep, rsep := "\x1f"+c.tok+"\x1f", "\x1e"+c.tok+"\x1e"
+	format := strings.Join(fields, fsep) + rsep
+	if args[0] == "display-message" {
+		args = append(args, format) // display-message takes its format as the message
+	} else {
+		args = append(args, "-F", format)
+	}
+	out, err := c.Run(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	var rows [][]string
+	for _, rec := range strings.Split(string(out), rsep) {
+		rec = strings.TrimPrefix(rec, "\n")
+		if rec == "" {
+			continue
+		}
+		row := strings.Split(rec, fsep)
+		if len(row) != len(fields) {
+			return nil, fmt.Errorf("tmux %s: got %d fields, want %d: %w", args[0], len(row), len(fields), ErrCommand)
+		}
+		rows = append(rows, row)
+	}
+	return rows, nil
+}
