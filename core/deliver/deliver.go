@@ -56,12 +56,12 @@ type Request struct {
 
 // Result reports a delivery.
 type Result struct {
-	Outcome  Outcome `json:"outcome"`
-	Pane     string  `json:"pane"`
-	Bytes    int     `json:"bytes"`
-	Enters   int     `json:"enters"` // Enter presses, retries included
-	WasBusy  bool    `json:"busy"`
-	Screen   string  `json:"-"` // last screen seen, for errors
+	Outcome  Outcome       `json:"outcome"`
+	Pane     string        `json:"pane"`
+	Bytes    int           `json:"bytes"`
+	Enters   int           `json:"enters"` // Enter presses, retries included
+	WasBusy  bool          `json:"busy"`
+	Screen   string        `json:"-"` // last screen seen, for errors
 	Duration time.Duration `json:"-"`
 }
 

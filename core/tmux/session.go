@@ -111,7 +111,6 @@ func setArgs(opts []Option) ([]string, error) {
 	return args, nil
 }
 
-
 // SessionTarget is the exact-match target of session name.
 func SessionTarget(name string) string { return exactSession(name) }
 
