@@ -1,0 +1,45 @@
+# party — run teams of AI coding agents in tmux panes.
+
+GO      ?= go
+BIN     := bin
+MOCKS   := claude codex gemini mockagent
+# The scenarios run many tmux servers side by side; keep -race on.
+TESTFLAGS ?= -race -count=1
+
+.DEFAULT_GOAL := help
+
+.PHONY: help
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-zA-Z_-]+:.*## / {printf "  %-8s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+.PHONY: build
+build: ## build party into bin/ and the mock agents into bin/mock/
+	$(GO) build -o $(BIN)/party ./cmd/party
+	$(GO) build -o $(BIN)/mock/mockagent ./cmd/mockagent
+	@for m in claude codex gemini; do cp -f $(BIN)/mock/mockagent $(BIN)/mock/$$m; done
+
+.PHONY: tmux
+tmux: ## check for tmux, installing it where that is possible
+	@./.ci/need-tmux
+
+.PHONY: demo
+demo: tmux build ## run a party of mock agents on a private tmux server
+	$(BIN)/party demo --mock-dir $(BIN)/mock
+
+.PHONY: test
+test: tmux ## run every test, tmux scenarios included
+	$(GO) test $(TESTFLAGS) ./...
+
+.PHONY: bench
+bench: tmux ## measure delivery against real tmux and the mock agents
+	$(GO) test -run '^$$' -bench . -benchtime 30x -count 1 ./...
+
+.PHONY: lint
+lint: ## gofmt, go vet, and go mod tidy leaving no diff
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) mod tidy -diff
+
+.PHONY: clean
+clean: ## remove bin/
+	rm -rf $(BIN)
