@@ -33,8 +33,9 @@ type IOStreams struct {
 // Factory holds the dependencies of every command. Tests build it by hand.
 type Factory struct {
 	IO     IOStreams
-	Getenv func(string) string
-	Clock  clock.Clock
+	Getenv  func(string) string
+	Environ func() []string
+	Clock   clock.Clock
 	// Runner runs tmux; nil means tmux.ExecRunner.
 	Runner tmux.Runner
 
@@ -52,7 +53,9 @@ func (f *Factory) Tmux() *tmux.Client {
 	if r == nil {
 		r = tmux.ExecRunner{}
 	}
-	return tmux.New(sock, r)
+	c := tmux.New(sock, r)
+	c.Config = f.Getenv("PARTY_TMUX_CONFIG")
+	return c
 }
 
 // StateRoot returns party's state root directory.
@@ -66,8 +69,9 @@ func Main() int {
 			InTTY:  term.IsTerminal(int(os.Stdin.Fd())),
 			OutTTY: term.IsTerminal(int(os.Stdout.Fd())),
 		},
-		Getenv: os.Getenv,
-		Clock:  clock.Real{},
+		Getenv:  os.Getenv,
+		Environ: os.Environ,
+		Clock:   clock.Real{},
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

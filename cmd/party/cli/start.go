@@ -176,7 +176,7 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 		}
 	}
 
-	env := paneEnv(f.Getenv, name)
+	env := paneEnv(f.Environ(), name)
 	first, err := tc.NewSession(ctx, name, w, h, tmux.Spawn{Cwd: cwd, Env: append(env, "PARTY_ROLE="+panes[0].Role), Argv: panes[0].Argv},
 		tmux.Option{Scope: "-w", Target: tmux.SessionTarget(name), Name: "remain-on-exit", Value: "on"})
 	if err != nil {
@@ -250,15 +250,14 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 // paneEnv is the environment given to every pane: the session, the state
 // of the party, PATH (a running server may have another), and every
 // PARTY_* variable of the caller.
-func paneEnv(getenv func(string) string, session string) []string {
+func paneEnv(environ []string, session string) []string {
 	env := []string{"PARTY_SESSION=" + session}
-	if p := getenv("PATH"); p != "" {
-		env = append(env, "PATH="+p)
-	}
-	for _, kv := range os.Environ() {
+	for _, kv := range environ {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "PARTY_") && k != "PARTY_SESSION" && k != "PARTY_ROLE" {
-			env = append(env, k+"="+getenv(k))
+		switch {
+		case k == "PARTY_SESSION" || k == "PARTY_ROLE":
+		case k == "PATH" || strings.HasPrefix(k, "PARTY_"):
+			env = append(env, kv)
 		}
 	}
 	return env

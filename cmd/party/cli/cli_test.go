@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/route"
+)
+
+func testFactory(stdin string) (*Factory, *bytes.Buffer, *bytes.Buffer) {
+	var out, errOut bytes.Buffer
+	env := map[string]string{}
+	return &Factory{
+		IO:      IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut},
+		Getenv:  func(k string) string { return env[k] },
+		Environ: func() []string { return nil },
+		Clock:   clock.Real{},
+	}, &out, &errOut
+}
+
+func TestSendFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    SendOptions
+		wantErr bool
+	}{
+		{"text", []string{"send", "claude", "hi there"}, SendOptions{Role: "claude", Text: "hi there"}, false},
+		{"stdin", []string{"send", "codex", "-"}, SendOptions{Role: "codex", Stdin: true}, false},
+		{"force", []string{"send", "--force", "codex", "-x"}, SendOptions{Role: "codex", Text: "-x", Force: true}, true},
+		{"leading dash after --", []string{"send", "codex", "--", "-x"}, SendOptions{Role: "codex", Text: "-x"}, false},
+		{"missing text", []string{"send", "codex"}, SendOptions{}, true},
+		{"too many", []string{"send", "codex", "a", "b"}, SendOptions{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, _, _ := testFactory("")
+			var got *SendOptions
+			root := NewRootCmd(f)
+			for _, c := range root.Commands() {
+				if c.Name() == "send" {
+					root.RemoveCommand(c)
+				}
+			}
+			root.AddCommand(newSendCmd(f, func(_ context.Context, o *SendOptions) error { got = o; return nil }))
+			root.SetArgs(tt.args)
+			root.SetOut(f.IO.Out)
+			root.SetErr(f.IO.ErrOut)
+			err := root.ExecuteContext(context.Background())
+			if tt.wantErr {
+				assert.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			require.NotNil(t, got)
+			assert.Equal(t, tt.want, *got)
+		})
+	}
+}
+
+func TestParsePanes(t *testing.T) {
+	got, err := parsePanes(nil)
+	require.NoError(t, err)
+	assert.Equal(t, []paneSpec{
+		{Role: "codex", Agent: agent.Codex, Argv: []string{"codex"}},
+		{Role: "claude", Agent: agent.Claude, Argv: []string{"claude"}},
+		{Role: "shell", Agent: agent.Shell},
+	}, got, "default layout")
+
+	got, err = parsePanes([]string{"planner=claude --model opus", "executor=codex", "notes", "x=/opt/bin/mytui -v"})
+	require.NoError(t, err)
+	assert.Equal(t, []paneSpec{
+		{Role: "planner", Agent: agent.Claude, Argv: []string{"claude", "--model", "opus"}},
+		{Role: "executor", Agent: agent.Codex, Argv: []string{"codex"}},
+		{Role: "notes", Agent: agent.Shell},
+		{Role: "x", Agent: agent.Generic, Argv: []string{"/opt/bin/mytui", "-v"}},
+	}, got)
+
+	for _, bad := range [][]string{{"a=x", "a=y"}, {"bad role=x"}, {"=claude"}, {"a=x 'y"}} {
+		_, err := parsePanes(bad)
+		assert.ErrorIs(t, err, errUsage, "%q", bad)
+	}
+}
+
+func TestSessionName(t *testing.T) {
+	assert.Equal(t, "my-repo", sessionName("/src/my.repo"))
+	assert.Equal(t, "party", sessionName("/"))
+	assert.Equal(t, "a_b-c", sessionName("/x/a_b:c"))
+}
+
+func TestExitCodes(t *testing.T) {
+	tests := []struct {
+		err  error
+		code string
+		exit int
+	}{
+		{fmt.Errorf("x: %w", route.ErrAmbiguous), "ROLE_AMBIGUOUS", 3},
+		{fmt.Errorf("x: %w", route.ErrNotFound), "ROLE_NOT_FOUND", 3},
+		{fmt.Errorf("x: %w", route.ErrUnresolved), "ROUTING_UNRESOLVED", 3},
+		{fmt.Errorf("x: %w", deliver.ErrPaneDead), "PANE_DEAD", 3},
+		{fmt.Errorf("x: %w", deliver.ErrDialog), "DIALOG_ON_SCREEN", 1},
+		{fmt.Errorf("x: %w", deliver.ErrUnconfirmed), "UNCONFIRMED", 6},
+		{fmt.Errorf("x: %w", errNoSession), "SESSION_UNRESOLVED", 2},
+		{fmt.Errorf("x: %w", errSessionExists), "SESSION_EXISTS", 1},
+		{context.Canceled, "INTERRUPTED", 130},
+		{fmt.Errorf("other"), "ERROR", 1},
+	}
+	for _, tt := range tests {
+		code, exit := classify(tt.err)
+		assert.Equal(t, tt.code, code, tt.err.Error())
+		assert.Equal(t, tt.exit, exit, tt.err.Error())
+	}
+}
+
+func TestUsageErrorJSON(t *testing.T) {
+	f, out, errOut := testFactory("")
+	exit := Run(context.Background(), f, []string{"resolve", "--json"})
+	assert.Equal(t, ExitUsage, exit)
+	var got struct {
+		Error struct{ Code, Message string } `json:"error"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &got), out.String())
+	assert.Equal(t, "USAGE", got.Error.Code)
+	assert.Contains(t, errOut.String(), "party resolve --help")
+
+	f, _, errOut = testFactory("")
+	assert.Equal(t, ExitUsage, Run(context.Background(), f, []string{"send", "--bogus"}))
+	assert.Contains(t, errOut.String(), "unknown flag")
+}

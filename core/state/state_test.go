@@ -1,0 +1,117 @@
+package state
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/clock"
+)
+
+func TestRoot(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	r, err := Root(env(map[string]string{"XDG_STATE_HOME": "/x", "HOME": "/h"}))
+	require.NoError(t, err)
+	assert.Equal(t, "/x/party", r)
+	r, err = Root(env(map[string]string{"XDG_STATE_HOME": "relative", "HOME": "/h"}))
+	require.NoError(t, err)
+	assert.Equal(t, "/h/.local/state/party", r, "a relative XDG_STATE_HOME is ignored, as the spec says")
+	_, err = Root(env(nil))
+	assert.Error(t, err)
+}
+
+func TestSessionDirSeparatesServers(t *testing.T) {
+	a := SessionDir("/r", "/tmp/tmux-0/a", "my/sess ion")
+	b := SessionDir("/r", "/tmp/tmux-0/b", "my/sess ion")
+	assert.NotEqual(t, a, b)
+	assert.Equal(t, "/r/sessions", filepath.Dir(a))
+	assert.True(t, strings.HasPrefix(filepath.Base(a), "my_sess_ion-"))
+}
+
+func TestWriteFileIsAtomicAndPrivate(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "s.json")
+	require.NoError(t, WriteFile(path, []byte("one"), 0o600))
+	require.NoError(t, WriteFile(path, []byte("two"), 0o600))
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Equal(t, "two", string(b))
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Len(t, entries, 1, "no temp files left")
+}
+
+func TestLockerSerializes(t *testing.T) {
+	l := Locker{Dir: filepath.Join(t.TempDir(), "locks"), Clock: clock.Real{}, Poll: time.Millisecond}
+	var (
+		mu      sync.Mutex
+		inside  int
+		maxSeen int
+		wg      sync.WaitGroup
+	)
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			unlock, err := l.Lock(context.Background(), "%1")
+			if !assert.NoError(t, err) {
+				return
+			}
+			mu.Lock()
+			inside++
+			maxSeen = max(maxSeen, inside)
+			mu.Unlock()
+			time.Sleep(2 * time.Millisecond)
+			mu.Lock()
+			inside--
+			mu.Unlock()
+			unlock()
+		}()
+	}
+	wg.Wait()
+	assert.Equal(t, 1, maxSeen, "never two holders at once")
+	st, err := os.Stat(l.Dir)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o700), st.Mode().Perm())
+}
+
+func TestLockHonoursContext(t *testing.T) {
+	l := Locker{Dir: t.TempDir(), Clock: clock.Real{}}
+	unlock, err := l.Lock(context.Background(), "k")
+	require.NoError(t, err)
+	defer unlock()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err = l.Lock(ctx, "k")
+	assert.ErrorIs(t, err, context.Canceled)
+}
+
+func TestAppendEventConcurrent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	var wg sync.WaitGroup
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			assert.NoError(t, AppendEvent(path, map[string]any{"i": i, "pad": strings.Repeat("x", 5000)}))
+		}(i)
+	}
+	wg.Wait()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	assert.Len(t, lines, 20)
+	for _, l := range lines {
+		assert.True(t, strings.HasPrefix(l, `{"i":`) && strings.HasSuffix(l, `"}`), "intact line")
+	}
+}

@@ -1,0 +1,142 @@
+package tmux
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/mux"
+)
+
+// stubRunner answers each call with the next stub and records argv and
+// stdin. A stub that nobody called fails the test.
+type stubRunner struct {
+	t     *testing.T
+	stubs []stub
+	calls []call
+}
+
+type stub struct {
+	out []byte
+	err error
+}
+
+type call struct {
+	argv  []string
+	stdin []byte
+}
+
+func newStub(t *testing.T, stubs ...stub) *stubRunner {
+	r := &stubRunner{t: t, stubs: stubs}
+	t.Cleanup(func() {
+		if len(r.calls) < len(r.stubs) {
+			t.Errorf("%d tmux stubs never called", len(r.stubs)-len(r.calls))
+		}
+	})
+	return r
+}
+
+func (r *stubRunner) Run(_ context.Context, argv []string, stdin []byte) ([]byte, error) {
+	r.calls = append(r.calls, call{argv, stdin})
+	if len(r.calls) > len(r.stubs) {
+		r.t.Fatalf("unexpected tmux call %q", argv)
+	}
+	s := r.stubs[len(r.calls)-1]
+	return s.out, s.err
+}
+
+func TestSocketSelection(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	tests := []struct {
+		name string
+		flag Socket
+		env  map[string]string
+		want []string
+	}{
+		{"flag name wins over env", Socket{Name: "a"}, map[string]string{"PARTY_TMUX_SOCKET": "b"}, []string{"-L", "a"}},
+		{"flag path", Socket{Path: "/s"}, nil, []string{"-S", "/s"}},
+		{"env name", Socket{}, map[string]string{"PARTY_TMUX_SOCKET": "b"}, []string{"-L", "b"}},
+		{"env path wins over env name", Socket{}, map[string]string{"PARTY_TMUX_SOCKET": "b", "PARTY_TMUX_SOCKET_PATH": "/p"}, []string{"-S", "/p"}},
+		{"nothing: tmux decides ($TMUX or default)", Socket{}, nil, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, SocketFromEnv(tt.flag, env(tt.env)).args())
+		})
+	}
+}
+
+func TestQueryUsesUnforgeableSeparators(t *testing.T) {
+	r := newStub(t, stub{})
+	c := New(Socket{Name: "x"}, r)
+	fsep, rsep := "\x1f"+c.tok+"\x1f", "\x1e"+c.tok+"\x1e"
+	// A value holding newlines and \x1f stays one field.
+	r.stubs[0].out = []byte("%1" + fsep + "a\x1fb\nc" + rsep + "\n%2" + fsep + "d" + rsep + "\n")
+	rows, err := c.Query(context.Background(), []string{"#{pane_id}", "#{@party_role}"}, "list-panes", "-a")
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{"%1", "a\x1fb\nc"}, {"%2", "d"}}, rows)
+	argv := r.calls[0].argv
+	assert.Equal(t, []string{"tmux", "-u", "-L", "x", "list-panes", "-a", "-F"}, argv[:7])
+	assert.Equal(t, "#{pane_id}"+fsep+"#{@party_role}"+rsep, argv[7])
+}
+
+func TestPasteSendsTextOnStdinOnly(t *testing.T) {
+	r := newStub(t, stub{})
+	c := New(Socket{Name: "x"}, r)
+	text := []byte("end;\n-flag $(x) `y`")
+	require.NoError(t, c.Paste(context.Background(), "%3", text))
+	got := r.calls[0]
+	assert.Equal(t, text, got.stdin)
+	for _, a := range got.argv {
+		assert.NotContains(t, a, "$(x)", "text never appears in argv")
+	}
+	s := strings.Join(got.argv, " ")
+	assert.Regexp(t, `load-buffer -b party-\w+ - ; paste-buffer -p -r -d -b party-\w+ -t %3$`, s)
+}
+
+func TestPasteFailureDeletesBuffer(t *testing.T) {
+	fail := &CmdError{Stderr: "can't find pane: %9", Err: mux.ErrNoPane}
+	r := newStub(t, stub{err: fail}, stub{})
+	c := New(Socket{}, r)
+	err := c.Paste(context.Background(), "%9", []byte("x"))
+	require.Error(t, err)
+	assert.ErrorIs(t, err, mux.ErrNoPane)
+	assert.Equal(t, "delete-buffer", r.calls[1].argv[2])
+}
+
+func TestClassify(t *testing.T) {
+	tests := []struct {
+		stderr string
+		want   error
+	}{
+		{"no server running on /tmp/tmux-0/x", mux.ErrNoServer},
+		{"error connecting to /tmp/tmux-0/x (No such file or directory)", mux.ErrNoServer},
+		{"can't find session: nope", mux.ErrNoSession},
+		{"can't find pane: %99", mux.ErrNoPane},
+		{"can't find window: 7", mux.ErrNoPane},
+		{"unknown command: foo", ErrCommand},
+	}
+	for _, tt := range tests {
+		t.Run(tt.stderr, func(t *testing.T) {
+			assert.True(t, errors.Is(classify(tt.stderr), tt.want))
+		})
+	}
+}
+
+func TestSpawnNeverUsesAShell(t *testing.T) {
+	assert.Equal(t, []string{"-c", "/w", "-e", "A=1", "--", "env", "--", "claude"},
+		Spawn{Cwd: "/w", Env: []string{"A=1"}, Argv: []string{"claude"}}.args(),
+		"one word goes through env, not sh -c")
+	assert.Equal(t, []string{"--", "codex", "-c", "x=$(y)"}, Spawn{Argv: []string{"codex", "-c", "x=$(y)"}}.args())
+	assert.Empty(t, Spawn{}.args(), "no command: tmux's default shell")
+}
+
+func TestSetOptionsRefusesTrailingSemicolon(t *testing.T) {
+	c := New(Socket{}, newStub(t))
+	err := c.SetOptions(context.Background(), Option{Target: "%1", Name: "@party_role", Value: "x;"})
+	assert.ErrorIs(t, err, ErrCommand)
+}
