@@ -32,7 +32,7 @@ type IOStreams struct {
 
 // Factory holds the dependencies of every command. Tests build it by hand.
 type Factory struct {
-	IO     IOStreams
+	IO      IOStreams
 	Getenv  func(string) string
 	Environ func() []string
 	Clock   clock.Clock
