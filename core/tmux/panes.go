@@ -59,11 +59,17 @@ func (c *Client) Capture(ctx context.Context, id string, history int) (string, e
 	if err != nil {
 		return "", fmt.Errorf("capture %s: %w", id, err)
 	}
-	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	return trimCapture(string(out)), nil
+}
+
+// trimCapture removes the trailing spaces -J leaves on each line and the
+// trailing newline.
+func trimCapture(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	for i, l := range lines {
 		lines[i] = strings.TrimRight(l, " ")
 	}
-	return strings.Join(lines, "\n"), nil
+	return strings.Join(lines, "\n")
 }
 
 // Paste loads text into a private buffer from stdin and pastes it into the

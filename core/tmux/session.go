@@ -166,11 +166,12 @@ func (c *Client) ListSessions(ctx context.Context) ([]Session, error) {
 
 // PaneSession returns the session name of pane id.
 func (c *Client) PaneSession(ctx context.Context, id string) (string, error) {
-	rows, err := c.Query(ctx, []string{"#{session_name}"}, "display-message", "-p", "-t", id)
+	// display-message falls back to another pane when id is gone: compare.
+	rows, err := c.Query(ctx, []string{"#{session_name}", "#{pane_id}"}, "display-message", "-p", "-t", id)
 	if err != nil {
 		return "", fmt.Errorf("session of pane %s: %w", id, err)
 	}
-	if len(rows) != 1 {
+	if len(rows) != 1 || rows[0][1] != id {
 		return "", fmt.Errorf("session of pane %s: %w", id, mux.ErrNoPane)
 	}
 	return rows[0][0], nil
@@ -189,7 +190,7 @@ func (c *Client) SessionInfo(ctx context.Context, session string) (SessionInfo, 
 	if err != nil {
 		return SessionInfo{}, fmt.Errorf("session %q: %w", session, err)
 	}
-	if len(rows) != 1 {
+	if len(rows) != 1 || rows[0][0] != session {
 		return SessionInfo{}, fmt.Errorf("session %q: %w", session, mux.ErrNoSession)
 	}
 	return SessionInfo{Name: rows[0][0], SocketPath: rows[0][1], StateDir: rows[0][2]}, nil

@@ -1,0 +1,256 @@
+package tmux
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// Output is one %output notification of a control client: bytes a pane
+// printed. A UTF-8 character may be split across two notifications, so
+// consumers decode per pane as a byte stream.
+type Output struct {
+	Pane string
+	Data []byte
+}
+
+// Control is a control-mode client (tmux -C) attached to one session. It
+// streams what the session's panes print and runs commands over the same
+// connection, which is much cheaper than a tmux process per command.
+//
+// One goroutine reads the connection; it exits when the client exits (the
+// session ended, Close was called, or the server died), closing Output.
+type Control struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	output chan Output
+	mu     sync.Mutex // serializes commands: replies come back in order
+	reply  chan controlReply
+	done   chan struct{}
+	err    error // why the reader stopped, valid after done is closed
+}
+
+type controlReply struct {
+	body string
+	err  error
+}
+
+// ErrControlClosed is a command on a control client that has exited.
+var ErrControlClosed = errors.New("control client closed")
+
+// Control attaches a control client to session. The client never resizes
+// the session's windows (ignore-size) and is dropped by tmux only if it
+// falls far behind. Output must be drained by the caller.
+func (c *Client) Control(ctx context.Context, session string) (*Control, error) {
+	argv := c.Argv("-C", "attach-session", "-t", exactSession(session), "-f", "ignore-size")
+	// -C is a client flag: it goes before the command, after the socket.
+	argv = moveFlag(argv, "-C")
+	cmd := exec.Command(argv[0], argv[1:]...)
+	if r, ok := c.Runner.(ExecRunner); ok && r.Env != nil {
+		cmd.Env = r.Env
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("control client: %w", err)
+	}
+	cc := &Control{
+		cmd: cmd, stdin: stdin,
+		output: make(chan Output, 256),
+		reply:  make(chan controlReply, 1),
+		done:   make(chan struct{}),
+	}
+	first := make(chan error, 1)
+	go cc.read(stdout, first)
+	select {
+	case err := <-first:
+		if err != nil {
+			cc.Close()
+			return nil, fmt.Errorf("control client for %q: %w: %s", session, err, strings.TrimSpace(stderr.String()))
+		}
+	case <-ctx.Done():
+		cc.Close()
+		return nil, ctx.Err()
+	}
+	return cc, nil
+}
+
+// moveFlag moves flag to just after the socket arguments (before the
+// command name) in argv.
+func moveFlag(argv []string, flag string) []string {
+	var out []string
+	for _, a := range argv {
+		if a != flag {
+			out = append(out, a)
+		}
+	}
+	i := 2 // tmux -u
+	for i < len(out) && (out[i] == "-L" || out[i] == "-S" || out[i] == "-f") {
+		i += 2
+	}
+	return append(out[:i], append([]string{flag}, out[i:]...)...)
+}
+
+// Output returns the stream of pane output. It is closed when the client
+// exits.
+func (cc *Control) Output() <-chan Output { return cc.output }
+
+// Done is closed when the client has exited.
+func (cc *Control) Done() <-chan struct{} { return cc.done }
+
+// Err says why the client exited, once Done is closed.
+func (cc *Control) Err() error {
+	<-cc.done
+	return cc.err
+}
+
+var safeArg = regexp.MustCompile(`^[A-Za-z0-9_%@=:.,+#{}/-]+$`)
+
+// Command runs one tmux command over the connection and returns its
+// output. Arguments are limited to a safe character set (ids, numbers,
+// flags, formats): user text never goes through a control connection.
+func (cc *Control) Command(ctx context.Context, args ...string) (string, error) {
+	for _, a := range args {
+		if !safeArg.MatchString(a) {
+			return "", fmt.Errorf("control command argument %q: %w", a, ErrCommand)
+		}
+	}
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	select {
+	case <-cc.done:
+		return "", ErrControlClosed
+	default:
+	}
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = "'" + a + "'" // safeArg has no quotes; '#' must not start a comment
+	}
+	if _, err := io.WriteString(cc.stdin, strings.Join(quoted, " ")+"\n"); err != nil {
+		return "", fmt.Errorf("control command %s: %w", args[0], ErrControlClosed)
+	}
+	select {
+	case r := <-cc.reply:
+		if r.err != nil {
+			return "", fmt.Errorf("tmux %s: %s: %w", args[0], strings.TrimSpace(r.body), r.err)
+		}
+		return r.body, nil
+	case <-cc.done:
+		return "", ErrControlClosed
+	case <-ctx.Done():
+		// The reply will still come; a later command must not take it.
+		go func() {
+			select {
+			case <-cc.reply:
+			case <-cc.done:
+			}
+		}()
+		return "", ctx.Err()
+	}
+}
+
+// Capture returns the screen of pane over the control connection, wrapped
+// lines joined and trailing spaces removed, like Client.Capture.
+func (cc *Control) Capture(ctx context.Context, pane string) (string, error) {
+	out, err := cc.Command(ctx, "capture-pane", "-p", "-J", "-t", pane)
+	if err != nil {
+		return "", err
+	}
+	return trimCapture(out), nil
+}
+
+// Close detaches the client and waits for it to exit.
+func (cc *Control) Close() error {
+	cc.stdin.Close() // an empty line or EOF detaches a control client
+	<-cc.done
+	_ = cc.cmd.Wait()
+	return nil
+}
+
+// read parses the control stream until it ends. The first %begin/%end
+// block is the reply to the attach itself and is reported on first.
+func (cc *Control) read(r io.Reader, first chan<- error) {
+	defer close(cc.done)
+	defer close(cc.output)
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 16<<20)
+	var (
+		inBlock  bool
+		body     strings.Builder
+		attached bool
+	)
+	for sc.Scan() {
+		line := sc.Text()
+		if inBlock {
+			switch {
+			case strings.HasPrefix(line, "%end "), strings.HasPrefix(line, "%error "):
+				inBlock = false
+				var err error
+				if strings.HasPrefix(line, "%error ") {
+					err = ErrCommand
+				}
+				if !attached {
+					attached = true
+					first <- err
+					continue
+				}
+				cc.reply <- controlReply{body: body.String(), err: err}
+			default:
+				body.WriteString(line)
+				body.WriteByte('\n')
+			}
+			continue
+		}
+		switch {
+		case strings.HasPrefix(line, "%begin "):
+			inBlock = true
+			body.Reset()
+		case strings.HasPrefix(line, "%output "):
+			rest := line[len("%output "):]
+			pane, data, _ := strings.Cut(rest, " ")
+			cc.output <- Output{Pane: pane, Data: unescapeOutput(data)}
+		case strings.HasPrefix(line, "%exit"):
+			cc.err = errors.New(strings.TrimSpace(strings.TrimPrefix(line, "%exit")))
+		}
+	}
+	if !attached {
+		first <- errors.New("control client exited before attaching")
+	}
+	if cc.err == nil {
+		cc.err = sc.Err()
+	}
+}
+
+// unescapeOutput decodes %output data: tmux writes bytes below 0x20 and
+// the backslash as \ooo octal escapes.
+func unescapeOutput(s string) []byte {
+	out := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+3 < len(s) && isOctal(s[i+1]) && isOctal(s[i+2]) && isOctal(s[i+3]) {
+			out = append(out, (s[i+1]-'0')<<6|(s[i+2]-'0')<<3|(s[i+3]-'0'))
+			i += 3
+			continue
+		}
+		out = append(out, s[i])
+	}
+	return out
+}
+
+func isOctal(b byte) bool { return b >= '0' && b <= '7' }

@@ -1,0 +1,113 @@
+package tmux
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// testServer starts a private tmux server with one session running argv and
+// kills it when the test ends.
+func testServer(t *testing.T, argv ...string) *Client {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatalf("tmux is required: %v", err)
+	}
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	dir, err := os.MkdirTemp("", "ct")
+	require.NoError(t, err)
+	env := []string{"TMUX_TMPDIR=" + dir, "LC_ALL=C.UTF-8", "PATH=" + os.Getenv("PATH"), "TERM=xterm"}
+	c := New(Socket{Name: "ct" + hex.EncodeToString(b[:])}, ExecRunner{Env: env})
+	c.Config = os.DevNull
+	ctx := context.Background()
+	_, err = c.NewSession(ctx, "s", 80, 24, Spawn{Argv: argv})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_, _ = c.Run(context.Background(), "kill-server")
+		os.RemoveAll(dir)
+	})
+	return c
+}
+
+func TestControlStreamsOutputAndRunsCommands(t *testing.T) {
+	c := testServer(t, "cat")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cc, err := c.Control(ctx, "s")
+	require.NoError(t, err)
+	defer cc.Close()
+
+	panes, err := c.ListPanes(ctx, "s")
+	require.NoError(t, err)
+	pane := panes[0].ID
+	text := "héllo\\ 世界 \t tab"
+	require.NoError(t, c.Paste(ctx, pane, []byte(text)))
+
+	var got []byte
+	for !strings.Contains(string(got), text) {
+		select {
+		case o := <-cc.Output():
+			if o.Pane == pane {
+				got = append(got, o.Data...)
+			}
+		case <-ctx.Done():
+			t.Fatalf("no output; got %q", got)
+		}
+	}
+
+	screen, err := cc.Capture(ctx, pane)
+	require.NoError(t, err)
+	assert.Contains(t, screen, "héllo\\ 世界")
+
+	out, err := cc.Command(ctx, "display-message", "-p", "-t", pane, "#{pane_id}")
+	require.NoError(t, err)
+	assert.Equal(t, pane+"\n", out)
+
+	_, err = cc.Command(ctx, "list-panes", "-t", "=nope:")
+	assert.ErrorIs(t, err, ErrCommand)
+
+	_, err = cc.Command(ctx, "send-keys", "-t", pane, "rm -rf /")
+	assert.ErrorIs(t, err, ErrCommand, "text with spaces never goes through control mode")
+
+	// The window keeps its size: the control client ignores sizing.
+	panes, err = c.ListPanes(ctx, "s")
+	require.NoError(t, err)
+	assert.Equal(t, 80, panes[0].Width)
+}
+
+func TestControlEndsWithSession(t *testing.T) {
+	c := testServer(t, "cat")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cc, err := c.Control(ctx, "s")
+	require.NoError(t, err)
+	require.NoError(t, c.KillSession(ctx, "s"))
+	select {
+	case <-cc.Done():
+	case <-ctx.Done():
+		t.Fatal("control client outlived its session")
+	}
+	_, err = cc.Command(ctx, "list-panes")
+	assert.ErrorIs(t, err, ErrControlClosed)
+	cc.Close()
+}
+
+func TestControlMissingSession(t *testing.T) {
+	c := testServer(t, "cat")
+	_, err := c.Control(context.Background(), "nope")
+	assert.Error(t, err)
+}
+
+func TestUnescapeOutput(t *testing.T) {
+	assert.Equal(t, []byte("a\r\n\x1b[0m\\b"), unescapeOutput(`a\015\012\033[0m\134b`))
+	assert.Equal(t, []byte(`\9x`), unescapeOutput(`\9x`), "not an escape")
+}

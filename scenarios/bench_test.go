@@ -1,0 +1,245 @@
+package scenarios
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/partyhq/party/core/tmux"
+	"github.com/partyhq/party/mockagents"
+)
+
+// benchServer is a private tmux server with a claude and a codex mock that
+// answer at once, for the delivery benchmarks.
+type benchServer struct {
+	env  map[string]string
+	tc   *tmux.Client
+	log  string
+	pane map[string]string
+}
+
+func (s *benchServer) getenv(k string) string { return s.env[k] }
+
+func (s *benchServer) environ() []string {
+	var out []string
+	for k, v := range s.env {
+		out = append(out, k+"="+v)
+	}
+	return out
+}
+
+func newBenchServer(b *testing.B) *benchServer {
+	b.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		b.Fatalf("tmux is required: %v", err)
+	}
+	dir := b.TempDir()
+	tmpdir, err := os.MkdirTemp("", "pb")
+	if err != nil {
+		b.Fatal(err)
+	}
+	script := filepath.Join(dir, "fast.script")
+	if err := os.WriteFile(script, []byte("on *\n  say ok\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	s := &benchServer{
+		env: map[string]string{
+			"PATH": os.Getenv("PATH"), "HOME": dir, "XDG_STATE_HOME": filepath.Join(dir, "state"),
+			"TMUX_TMPDIR": tmpdir, "LC_ALL": "C.UTF-8", "TERM": "xterm-256color",
+			"SOCK": "pb" + filepath.Base(tmpdir)[2:], "PARTY_TMUX_CONFIG": os.DevNull,
+			"PARTY_MOCK_LOG": filepath.Join(dir, "mock.log"), "PARTY_MOCK_SCRIPT": script,
+		},
+		log: filepath.Join(dir, "mock.log"),
+	}
+	s.env["PARTY_TMUX_SOCKET"] = s.env["SOCK"]
+	b.Cleanup(func() {
+		killServer(s.getenv, s.env["SOCK"])
+		os.RemoveAll(tmpdir)
+	})
+	s.tc = tmux.New(tmux.Socket{Name: s.env["SOCK"]}, tmux.ExecRunner{Env: s.environ()})
+	s.party(b, "start", "--session", "bench", "--no-attach", "--pane", "claude", "--pane", "codex")
+	s.pane = map[string]string{}
+	for _, role := range []string{"claude", "codex"} {
+		s.pane[role] = strings.TrimSpace(s.party(b, "resolve", role))
+	}
+	s.waitScreen(b, s.pane["claude"], "❯\u00a0")
+	s.waitScreen(b, s.pane["codex"], "› Ask Codex")
+	return s
+}
+
+func (s *benchServer) party(b *testing.B, args ...string) string {
+	b.Helper()
+	cmd := exec.Command("party", args...)
+	cmd.Env = s.environ()
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		b.Fatalf("party %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+func (s *benchServer) waitScreen(b *testing.B, pane, want string) {
+	b.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for time.Now().Before(deadline) {
+		screen, err := s.tc.Capture(context.Background(), pane, 0)
+		if err == nil && strings.Contains(screen, want) {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	b.Fatalf("pane %s never showed %q", pane, want)
+}
+
+func (s *benchServer) entries(b *testing.B) int {
+	e, err := mockagents.ReadLog(s.log)
+	if err != nil && !os.IsNotExist(err) {
+		b.Fatal(err)
+	}
+	return len(e)
+}
+
+// waitEntry waits until the mock log holds more than n entries and returns
+// when it saw the new one.
+func (s *benchServer) waitEntry(b *testing.B, n int) time.Time {
+	deadline := time.Now().Add(waitLimit)
+	for time.Now().Before(deadline) {
+		if s.entries(b) > n {
+			return time.Now()
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	b.Fatalf("no submission after entry %d", n)
+	return time.Time{}
+}
+
+// idle waits until the agent has answered and shows an empty input line.
+func (s *benchServer) idle(b *testing.B, role string) {
+	want := map[string]string{"claude": "❯\u00a0\n", "codex": "› Ask Codex"}[role]
+	s.waitScreen(b, s.pane[role], want)
+}
+
+func percentile(d []time.Duration, p float64) time.Duration {
+	sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+	return d[int(float64(len(d)-1)*p)]
+}
+
+func report(b *testing.B, name string, d []time.Duration) {
+	if len(d) == 0 {
+		return
+	}
+	var sum time.Duration
+	for _, x := range d {
+		sum += x
+	}
+	b.ReportMetric(float64(sum.Microseconds())/float64(len(d))/1000, name+"-ms/op")
+	b.ReportMetric(float64(percentile(d, 0.5).Microseconds())/1000, name+"-p50-ms")
+	b.ReportMetric(float64(percentile(d, 0.95).Microseconds())/1000, name+"-p95-ms")
+}
+
+var kb100 = func() string {
+	var b strings.Builder
+	for b.Len() < 100*1024 {
+		b.WriteString("the quick brown fox jumps over the lazy dog $HOME `x` 'y' 日本語\n")
+	}
+	return b.String()
+}()
+
+// BenchmarkSend measures a whole party send, from the command's start to
+// the submission appearing in the mock agent's log.
+func BenchmarkSend(b *testing.B) {
+	s := newBenchServer(b)
+	for _, c := range []struct{ name, role, text string }{
+		{"codex-100KB", "codex", kb100},
+		{"claude-1line", "claude", "Review the diff in /tmp/x.patch and report back;"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			text := filepath.Join(b.TempDir(), "msg")
+			if err := os.WriteFile(text, []byte(c.text), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			var lat []time.Duration
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				b.StopTimer()
+				s.idle(b, c.role)
+				n := s.entries(b)
+				in, err := os.Open(text)
+				if err != nil {
+					b.Fatal(err)
+				}
+				cmd := exec.Command("party", "send", c.role, "-")
+				cmd.Env, cmd.Stdin = s.environ(), in
+				b.StartTimer()
+				start := time.Now()
+				out, err := cmd.CombinedOutput()
+				if err != nil {
+					b.Fatalf("party send: %v\n%s", err, out)
+				}
+				lat = append(lat, s.waitEntry(b, n).Sub(start))
+				b.StopTimer()
+				in.Close()
+			}
+			report(b, "send", lat)
+		})
+	}
+}
+
+// BenchmarkPaste100KB compares putting 100 KB into the codex mock's input
+// with party's load-buffer + paste-buffer against the naive baseline of
+// send-keys -l in 1 KB chunks. Only the delivery of the text is timed; the
+// text is then submitted so the next round starts from an empty input.
+func BenchmarkPaste100KB(b *testing.B) {
+	s := newBenchServer(b)
+	pane := s.pane["codex"]
+	ctx := context.Background()
+	submit := func(b *testing.B) {
+		n := s.entries(b)
+		time.Sleep(200 * time.Millisecond) // past codex's paste-burst window
+		if err := s.tc.SendKey(ctx, pane, "Enter"); err != nil {
+			b.Fatal(err)
+		}
+		s.waitEntry(b, n)
+		s.idle(b, "codex")
+	}
+	b.Run("paste-buffer", func(b *testing.B) {
+		var lat []time.Duration
+		for i := 0; i < b.N; i++ {
+			start := time.Now()
+			if err := s.tc.Paste(ctx, pane, []byte(kb100)); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(start))
+			b.StopTimer()
+			s.waitScreen(b, pane, "[Pasted Content")
+			submit(b)
+			b.StartTimer()
+		}
+		report(b, "paste", lat)
+	})
+	b.Run("send-keys-1KB-chunks", func(b *testing.B) {
+		// Newlines would press Enter through send-keys and 1 KB cuts would
+		// split UTF-8 characters: the baseline types one long ASCII line.
+		line := strings.Repeat("the quick brown fox jumps over the lazy dog ", 100*1024/44+1)[:100*1024]
+		var lat []time.Duration
+		for i := 0; i < b.N; i++ {
+			start := time.Now()
+			for off := 0; off < len(line); off += 1024 {
+				chunk := line[off:min(off+1024, len(line))]
+				if _, err := s.tc.Run(ctx, "send-keys", "-t", pane, "-l", "--", chunk); err != nil {
+					b.Fatal(err)
+				}
+			}
+			lat = append(lat, time.Since(start))
+			b.StopTimer()
+			submit(b)
+			b.StartTimer()
+		}
+		report(b, "sendkeys", lat)
+	})
+}

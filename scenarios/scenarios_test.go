@@ -1,0 +1,360 @@
+package scenarios
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/partyhq/party/cmd/party/cli"
+	"github.com/partyhq/party/golden"
+	"github.com/partyhq/party/mockagents"
+)
+
+// update rewrites golden files and the expected files of failing cmp
+// commands; it is golden's -update flag.
+var update = golden.Update
+
+func TestMain(m *testing.M) {
+	mock := func() { os.Exit(mockagents.Main()) }
+	testscript.Main(m, map[string]func(){
+		"party":     func() { os.Exit(cli.Main()) },
+		"claude":    mock,
+		"codex":     mock,
+		"gemini":    mock,
+		"mockagent": mock,
+	})
+}
+
+// waitLimit bounds every wait of a scenario; it is a hang guard, not a
+// timing assertion.
+const waitLimit = 20 * time.Second
+
+func TestScenarios(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Fatalf("tmux is required by the scenarios and was not found on PATH (apt-get install -y tmux, brew install tmux): %v", err)
+	}
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata",
+		UpdateScripts:       *update,
+		RequireExplicitExec: false,
+		Setup:               setup,
+		Cmds: map[string]func(*testscript.TestScript, bool, []string){
+			"tmux":       cmdTmux,
+			"screen":     cmdScreen,
+			"waitscreen": cmdWaitScreen,
+			"mocklog":    cmdMockLog,
+			"gen":        cmdGen,
+			"golden":     cmdGolden,
+		},
+	})
+}
+
+// setup gives each scenario a private tmux server, state and home, and
+// registers the server's teardown.
+func setup(env *testscript.Env) error {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	sock := "pt" + hex.EncodeToString(b[:])
+	// Socket paths over ~100 bytes fail; $WORK is long, so keep the tmux
+	// dir short.
+	tmpdir, err := os.MkdirTemp("", "pt")
+	if err != nil {
+		return err
+	}
+	work := env.WorkDir
+	home := filepath.Join(work, "home")
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return err
+	}
+	for k, v := range map[string]string{
+		"HOME":                   home,
+		"XDG_STATE_HOME":         filepath.Join(work, "state"),
+		"XDG_CONFIG_HOME":        filepath.Join(work, "config"),
+		"TMUX_TMPDIR":            tmpdir,
+		"PARTY_TMUX_SOCKET":      sock,
+		"PARTY_TMUX_CONFIG":      os.DevNull,
+		"PARTY_MOCK_LOG":         filepath.Join(work, "mock.log"),
+		"LC_ALL":                 "C.UTF-8",
+		"TERM":                   "xterm-256color",
+		"SOCK":                   sock,
+		"PARTY_SESSION":          "",
+		"TMUX":                   "",
+		"TMUX_PANE":              "",
+		"PARTY_TMUX_SOCKET_PATH": "",
+	} {
+		env.Setenv(k, v)
+	}
+	env.Defer(func() {
+		killServer(env.Getenv, sock)
+		os.RemoveAll(tmpdir)
+	})
+	return nil
+}
+
+// tmuxArgv is the argv of a tmux command on the scenario's server.
+func tmuxArgv(getenv func(string) string, args ...string) []string {
+	argv := []string{"tmux", "-u", "-L", getenv("SOCK")}
+	if len(args) > 0 && args[0] == "new-session" {
+		argv = append(argv, "-f", getenv("PARTY_TMUX_CONFIG"))
+	}
+	return append(argv, args...)
+}
+
+func runTmux(getenv func(string) string, environ []string, args ...string) (string, string, error) {
+	argv := tmuxArgv(getenv, args...)
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = environ
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err := cmd.Run()
+	return out.String(), errb.String(), err
+}
+
+// killServer kills the scenario's server, waits for its process to exit and
+// removes its socket, so no server outlives the scenario.
+func killServer(getenv func(string) string, sock string) {
+	env := []string{"TMUX_TMPDIR=" + getenv("TMUX_TMPDIR"), "LC_ALL=C.UTF-8", "PATH=" + os.Getenv("PATH")}
+	out, _, err := runTmux(getenv, env, "display-message", "-p", "#{pid} #{socket_path}")
+	_, _, _ = runTmux(getenv, env, "kill-server")
+	if err != nil {
+		return
+	}
+	f := strings.Fields(out)
+	if len(f) != 2 {
+		return
+	}
+	pid, _ := strconv.Atoi(f[0])
+	deadline := time.Now().Add(5 * time.Second)
+	for pid > 0 && syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if pid > 0 && syscall.Kill(pid, 0) == nil {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	os.Remove(f[1])
+}
+
+func scriptEnv(ts *testscript.TestScript) []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "TMUX_TMPDIR", "LC_ALL", "TERM", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "PARTY_MOCK_LOG"} {
+		env = append(env, k+"="+ts.Getenv(k))
+	}
+	return env
+}
+
+func cmdTmux(ts *testscript.TestScript, neg bool, args []string) {
+	out, errOut, err := runTmux(ts.Getenv, scriptEnv(ts), args...)
+	ts.Stdout().Write([]byte(out))
+	ts.Stderr().Write([]byte(errOut))
+	if neg != (err != nil) {
+		ts.Fatalf("tmux %s: unexpected result: %v\n%s", strings.Join(args, " "), err, errOut)
+	}
+}
+
+// paneOf returns a pane id for a target given as a pane id or a role.
+func paneOf(ts *testscript.TestScript, target string) string {
+	if strings.HasPrefix(target, "%") {
+		return target
+	}
+	cmd := exec.Command("party", "resolve", target)
+	cmd.Env = append(scriptEnv(ts), "PARTY_TMUX_SOCKET="+ts.Getenv("SOCK"), "PARTY_SESSION="+ts.Getenv("PARTY_SESSION"))
+	out, err := cmd.Output()
+	if err != nil {
+		ts.Fatalf("resolve %s: %v", target, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func capture(ts *testscript.TestScript, pane string) string {
+	out, errOut, err := runTmux(ts.Getenv, scriptEnv(ts), "capture-pane", "-p", "-J", "-t", pane)
+	if err != nil {
+		ts.Fatalf("capture %s: %v: %s", pane, err, errOut)
+	}
+	return out
+}
+
+func cmdScreen(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 || neg {
+		ts.Fatalf("usage: screen TARGET")
+	}
+	ts.Stdout().Write([]byte(capture(ts, paneOf(ts, args[0]))))
+}
+
+func cmdWaitScreen(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: [!] waitscreen TARGET REGEXP")
+	}
+	re, err := regexp.Compile(args[1])
+	ts.Check(err)
+	pane := paneOf(ts, args[0])
+	deadline := time.Now().Add(waitLimit)
+	var screen string
+	for time.Now().Before(deadline) {
+		screen = capture(ts, pane)
+		if re.MatchString(screen) != neg {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("pane %s: screen never %smatched %q; last screen:\n%s", pane, map[bool]string{true: "un"}[neg], args[1], screen)
+}
+
+func cmdMockLog(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: mocklog count N | text I FILE | field I KEY VALUE | none")
+	}
+	path := ts.Getenv("PARTY_MOCK_LOG")
+	read := func() []mockagents.LogEntry {
+		entries, err := mockagents.ReadLog(path)
+		if err != nil && !os.IsNotExist(err) {
+			ts.Fatalf("mock log: %v", err)
+		}
+		return entries
+	}
+	entry := func(i string, need int) mockagents.LogEntry {
+		n, err := strconv.Atoi(i)
+		ts.Check(err)
+		entries := waitEntries(read, n+1)
+		if len(entries) <= n {
+			ts.Fatalf("mock log has %d entries, want entry %d:\n%s", len(entries), n, dump(entries))
+		}
+		return entries[n]
+	}
+	switch args[0] {
+	case "none":
+		if e := read(); len(e) != 0 {
+			ts.Fatalf("mock log has %d entries, want none:\n%s", len(e), dump(e))
+		}
+	case "count":
+		want, err := strconv.Atoi(args[1])
+		ts.Check(err)
+		entries := waitEntries(read, want)
+		if len(entries) != want {
+			ts.Fatalf("mock log has %d entries, want %d:\n%s", len(entries), want, dump(entries))
+		}
+	case "text":
+		e := entry(args[1], 0)
+		want, err := os.ReadFile(ts.MkAbs(args[2]))
+		ts.Check(err)
+		if e.Text != string(want) {
+			ts.Fatalf("mock log entry %s: text differs from %s\n got %d bytes: %s\nwant %d bytes: %s",
+				args[1], args[2], len(e.Text), clip(strconv.Quote(e.Text)), len(want), clip(strconv.Quote(string(want))))
+		}
+	case "is":
+		e := entry(args[1], 0)
+		if e.Text != args[2] {
+			ts.Fatalf("mock log entry %s: got %s, want %s", args[1], strconv.Quote(e.Text), strconv.Quote(args[2]))
+		}
+	case "set":
+		// Each line of FILE is one expected text; order is free, every
+		// text must arrive exactly once.
+		b, err := os.ReadFile(ts.MkAbs(args[1]))
+		ts.Check(err)
+		want := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+		entries := waitEntries(read, len(want))
+		var got []string
+		for _, e := range entries {
+			got = append(got, e.Text)
+		}
+		sort.Strings(got)
+		sort.Strings(want)
+		if strings.Join(got, "\x00") != strings.Join(want, "\x00") {
+			ts.Fatalf("mock log texts differ from %s:\n%s", args[1], dump(entries))
+		}
+	case "field":
+		e := entry(args[1], 0)
+		got := map[string]string{"agent": e.Agent, "mode": e.Mode, "pane": e.Pane}[args[2]]
+		if got != args[3] {
+			ts.Fatalf("mock log entry %s: %s is %q, want %q", args[1], args[2], got, args[3])
+		}
+	default:
+		ts.Fatalf("mocklog: unknown check %q", args[0])
+	}
+}
+
+// waitEntries waits until the log has at least n entries, and then a little
+// longer to catch extra submissions.
+func waitEntries(read func() []mockagents.LogEntry, n int) []mockagents.LogEntry {
+	deadline := time.Now().Add(waitLimit)
+	for {
+		e := read()
+		if len(e) >= n || time.Now().After(deadline) {
+			time.Sleep(300 * time.Millisecond)
+			return read()
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func dump(entries []mockagents.LogEntry) string {
+	var b strings.Builder
+	for i, e := range entries {
+		fmt.Fprintf(&b, "%d %s %s %s\n", i, e.Agent, e.Mode, clip(strconv.Quote(e.Text)))
+	}
+	return b.String()
+}
+
+func clip(s string) string {
+	if len(s) > 400 {
+		return s[:200] + "…" + s[len(s)-200:]
+	}
+	return s
+}
+
+// cmdGen writes generated texts that a txtar file cannot hold well.
+func cmdGen(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: gen crlf|lines100|kb100 FILE")
+	}
+	var text, want string
+	switch args[0] {
+	case "crlf":
+		text = "first line\r\nsecond\tline\r\nthird\r\n"
+		want = "first line\nsecond\tline\nthird\n"
+	case "lines100":
+		var b strings.Builder
+		for i := 1; i <= 100; i++ {
+			fmt.Fprintf(&b, "line %03d: $(echo %d) `id` \"q\" 'q' end;\n", i, i)
+		}
+		text = b.String()
+	case "kb100":
+		var b strings.Builder
+		for i := 0; b.Len() < 100*1024; i++ {
+			fmt.Fprintf(&b, "%05d the quick brown fox $HOME `x` 'y' \"z\" 🎉 日本語 \t;\n", i)
+		}
+		text = b.String()
+	default:
+		ts.Fatalf("gen: unknown text %q", args[0])
+	}
+	if want == "" {
+		want = text
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(text), 0o644))
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]+".want"), []byte(want), 0o644))
+}
+
+// cmdGolden compares the last command's stdout, normalized, with a file
+// under golden/ (rewritten with -update).
+func cmdGolden(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: golden NAME")
+	}
+	got := strings.ReplaceAll(ts.ReadFile("stdout"), ts.Getenv("WORK"), "$WORK")
+	if err := golden.Check(args[0], got, *update); err != nil {
+		ts.Fatalf("%v", err)
+	}
+}
