@@ -115,3 +115,26 @@ func TestAppendEventConcurrent(t *testing.T) {
 		assert.True(t, strings.HasPrefix(l, `{"i":`) && strings.HasSuffix(l, `"}`), "intact line")
 	}
 }
+
+func TestWakeReachesEveryWaiter(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "wake")
+	a, err := Listen(dir)
+	require.NoError(t, err)
+	defer a.Close()
+	b, err := Listen(dir)
+	require.NoError(t, err)
+	stale, err := Listen(dir)
+	require.NoError(t, err)
+	stale.conn.Close() // a waiter that died without unregistering
+
+	Wake(dir)
+	for _, w := range []*Waiter{a, b} {
+		select {
+		case <-w.C:
+		case <-time.After(5 * time.Second):
+			t.Fatal("waiter not woken")
+		}
+	}
+	_, err = os.Stat(stale.path)
+	assert.True(t, os.IsNotExist(err), "a dead waiter's socket is removed")
+}
