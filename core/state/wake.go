@@ -19,6 +19,9 @@ import (
 // an empty datagram to every socket there. Sockets of dead waiters are
 // removed by the next Wake.
 
+// EventLog is the name of the event log in a session state dir.
+const EventLog = "events.jsonl"
+
 // WakeDir is the wake directory of a session state dir.
 func WakeDir(stateDir string) string { return filepath.Join(stateDir, "wake") }
 

@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 
@@ -242,4 +243,25 @@ func (c *Client) Query(ctx context.Context, fields []string, args ...string) ([]
 		rows = append(rows, row)
 	}
 	return rows, nil
+}
+
+// Resolve returns the socket path tmux will use, following tmux's own rules:
+// -S as given; -L NAME (or the default) under $TMUX_TMPDIR (else /tmp) in
+// tmux-UID; with neither, the server of $TMUX when set.
+func (s Socket) Resolve(getenv func(string) string) string {
+	if s.Path != "" {
+		return s.Path
+	}
+	name := s.Name
+	if name == "" {
+		if t := getenv("TMUX"); t != "" {
+			return strings.SplitN(t, ",", 2)[0]
+		}
+		name = "default"
+	}
+	dir := getenv("TMUX_TMPDIR")
+	if dir == "" {
+		dir = "/tmp"
+	}
+	return filepath.Join(dir, fmt.Sprintf("tmux-%d", os.Getuid()), name)
 }

@@ -130,6 +130,7 @@ messages to agents by role.`,
 		newResolveCmd(f, nil),
 		newSendCmd(f, nil),
 		newDemoCmd(f, nil),
+		newHookCmd(f, nil),
 	)
 	return root
 }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/tmux"
 )
@@ -66,6 +68,9 @@ type paneSpec struct {
 	Agent agent.Kind `json:"agent"`
 	Argv  []string   `json:"argv"`
 	ID    string     `json:"pane"`
+	Hooks string     `json:"hooks,omitempty"` // how completion hooks are wired: claude-settings, codex-notify
+	// launch is Argv plus the arguments that wire the hooks.
+	launch []string
 }
 
 var roleName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
@@ -176,8 +181,19 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 		}
 	}
 
-	env := paneEnv(f.Environ(), name)
-	first, err := tc.NewSession(ctx, name, w, h, tmux.Spawn{Cwd: cwd, Env: append(env, "PARTY_ROLE="+panes[0].Role), Argv: panes[0].Argv},
+	socketPath := tc.Socket.Resolve(f.Getenv)
+	dir := state.SessionDir(root, socketPath, name)
+	if err := state.MkdirPrivate(dir); err != nil {
+		return err
+	}
+	if err := wireHooks(dir, panes); err != nil {
+		return err
+	}
+	env := append(paneEnv(f.Environ(), name), "PARTY_STATE_DIR="+dir)
+	spawn := func(p paneSpec) tmux.Spawn {
+		return tmux.Spawn{Cwd: cwd, Env: append(env, "PARTY_ROLE="+p.Role), Argv: p.launch}
+	}
+	first, err := tc.NewSession(ctx, name, w, h, spawn(panes[0]),
 		tmux.Option{Scope: "-w", Target: tmux.SessionTarget(name), Name: "remain-on-exit", Value: "on"})
 	if err != nil {
 		return err
@@ -191,21 +207,11 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 	}()
 	panes[0].ID = first
 	for i := 1; i < len(panes); i++ {
-		id, err := tc.SplitWindow(ctx, panes[i-1].ID, tmux.Spawn{Cwd: cwd, Env: append(env, "PARTY_ROLE="+panes[i].Role), Argv: panes[i].Argv})
+		id, err := tc.SplitWindow(ctx, panes[i-1].ID, spawn(panes[i]))
 		if err != nil {
 			return err
 		}
 		panes[i].ID = id
-	}
-
-	info, err := tc.SessionInfo(ctx, name)
-	if err != nil {
-		return err
-	}
-	socketPath := info.SocketPath
-	dir := state.SessionDir(root, socketPath, name)
-	if err := state.MkdirPrivate(dir); err != nil {
-		return err
 	}
 	target := tmux.SessionTarget(name)
 	opt := []tmux.Option{
@@ -217,6 +223,9 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 		opt = append(opt,
 			tmux.Option{Scope: "-p", Target: p.ID, Name: "@party_role", Value: p.Role},
 			tmux.Option{Scope: "-p", Target: p.ID, Name: "@party_agent", Value: string(p.Agent)})
+		if p.Hooks != "" {
+			opt = append(opt, tmux.Option{Scope: "-p", Target: p.ID, Name: "@party_hooks", Value: p.Hooks})
+		}
 	}
 	if err := tc.SetOptions(ctx, opt...); err != nil {
 		return err
@@ -245,6 +254,32 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 		return nil
 	}
 	return attach(ctx, f, tc, name)
+}
+
+// wireHooks adds to the launch command of each claude and codex pane the
+// arguments that make the agent report its turns to "party hook": a
+// settings file for claude (--settings), a notify program for codex.
+func wireHooks(dir string, panes []paneSpec) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("wire hooks: %w", err)
+	}
+	for i, p := range panes {
+		panes[i].launch = p.Argv
+		switch p.Agent {
+		case agent.Claude:
+			settings := filepath.Join(dir, "claude-settings.json")
+			if err := state.WriteFile(settings, hook.ClaudeSettings(hook.ShellQuote(exe)+" hook claude"), 0o600); err != nil {
+				return err
+			}
+			panes[i].launch = append(slices.Clone(p.Argv), "--settings", settings)
+			panes[i].Hooks = "claude-settings"
+		case agent.Codex:
+			panes[i].launch = append(slices.Clone(p.Argv), "-c", hook.CodexNotify([]string{exe, "hook", "codex-notify"}))
+			panes[i].Hooks = "codex-notify"
+		}
+	}
+	return nil
 }
 
 // paneEnv is the environment given to every pane: the session, the state

@@ -1,0 +1,97 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/partyhq/party/core/hook"
+	"github.com/partyhq/party/core/state"
+)
+
+// HookOptions are the inputs of party hook.
+type HookOptions struct {
+	Agent   string // claude | codex-notify
+	Payload []byte // codex: the last argument
+}
+
+// maxPayload bounds what a hook reads from stdin.
+const maxPayload = 16 << 20
+
+func newHookCmd(f *Factory, runF func(context.Context, *HookOptions) error) *cobra.Command {
+	opts := &HookOptions{}
+	return &cobra.Command{
+		Use:   "hook claude | hook codex-notify JSON",
+		Short: "Record an agent's hook event (run by the agents, not by you)",
+		Long: `Record one completion hook of an agent in its session's event log and wake
+whoever waits for it. Claude Code runs "party hook claude" with the hook JSON
+on stdin; Codex runs "party hook codex-notify JSON". It always exits 0 at
+once, so it can never block or fail the agent; problems go to stderr.`,
+		Hidden:             true,
+		Args:               argsBetween(1, 2),
+		DisableFlagParsing: true,
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Agent = args[0]
+			if len(args) == 2 {
+				opts.Payload = []byte(args[1])
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			if err := hookRun(c.Context(), f, opts); err != nil {
+				fmt.Fprintf(f.IO.ErrOut, "party hook: %v\n", err)
+			}
+			return nil
+		},
+	}
+}
+
+func hookRun(ctx context.Context, f *Factory, opts *HookOptions) error {
+	var (
+		ev  hook.Event
+		err error
+	)
+	switch opts.Agent {
+	case "claude":
+		payload, rerr := io.ReadAll(io.LimitReader(f.IO.In, maxPayload))
+		if rerr != nil {
+			return rerr
+		}
+		ev, err = hook.FromClaude(payload)
+	case "codex-notify":
+		ev, err = hook.FromCodex(opts.Payload)
+	default:
+		return fmt.Errorf("unknown agent %q (want claude or codex-notify)", opts.Agent)
+	}
+	if err != nil {
+		return err
+	}
+	ev.Pane = f.Getenv("TMUX_PANE")
+	ev.Time = f.Clock.Now().UTC()
+	dir := f.Getenv("PARTY_STATE_DIR")
+	if dir == "" {
+		if ev.Pane == "" {
+			return fmt.Errorf("neither PARTY_STATE_DIR nor TMUX_PANE is set")
+		}
+		tc := f.Tmux()
+		name, err := tc.PaneSession(ctx, ev.Pane)
+		if err != nil {
+			return err
+		}
+		info, err := tc.SessionInfo(ctx, name)
+		if err != nil {
+			return err
+		}
+		if dir = info.StateDir; dir == "" {
+			return fmt.Errorf("session %s is not a party session", name)
+		}
+	}
+	if err := state.AppendEvent(filepath.Join(dir, state.EventLog), ev); err != nil {
+		return err
+	}
+	state.Wake(state.WakeDir(dir))
+	return nil
+}
