@@ -16,6 +16,7 @@ type Pane struct {
 	Index          int    // pane index within its window (respects pane-base-index)
 	Role           string // @party_role, empty when unset
 	Agent          string // @party_agent, empty when unset
+	Hooks          string // @party_hooks: how the agent reports its turns, empty when it does not
 	PID            int
 	Dead           bool
 	DeadStatus     string // exit status of a dead pane, may be empty

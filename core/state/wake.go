@@ -1,10 +1,12 @@
 package state
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -90,4 +92,45 @@ func Wake(dir string) {
 		_, _ = conn.Write([]byte{1})
 		conn.Close()
 	}
+}
+
+// ReadFrom returns the complete lines of the file at path from byte offset
+// on, and the offset after the last complete line. A missing file has no
+// lines; a partial last line is left for the next read.
+func ReadFrom(path string, offset int64) ([][]byte, int64, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, offset, nil
+	}
+	if err != nil {
+		return nil, offset, err
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, 0); err != nil {
+		return nil, offset, err
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, offset, err
+	}
+	var lines [][]byte
+	for {
+		i := bytes.IndexByte(data, '\n')
+		if i < 0 {
+			break
+		}
+		lines = append(lines, data[:i])
+		offset += int64(i + 1)
+		data = data[i+1:]
+	}
+	return lines, offset, nil
+}
+
+// Size returns the size of the file at path, 0 when it does not exist.
+func Size(path string) int64 {
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/wait"
 )
 
 // Exit codes, documented in README. New ones are appended.
@@ -27,8 +28,6 @@ var (
 	errUsage         = errors.New("usage")
 	errSessionExists = errors.New("session exists")
 	errNoSession     = errors.New("session not determined")
-	// errJSONWritten marks an error whose command already wrote its JSON.
-	errJSONWritten = errors.New("JSON written")
 )
 
 // codes maps each known error to its stable code and exit status. It is the
@@ -46,6 +45,10 @@ var codes = []struct {
 	{deliver.ErrDialog, "DIALOG_ON_SCREEN", ExitError},
 	{deliver.ErrUnconfirmed, "UNCONFIRMED", ExitUnconfirmed},
 	{deliver.ErrEmpty, "EMPTY_MESSAGE", ExitUsage},
+	{wait.ErrTimeout, "TIMEOUT", ExitTimeout},
+	{wait.ErrTurnFailed, "TURN_FAILED", ExitError},
+	{wait.ErrPermission, "PERMISSION_PROMPT", ExitError},
+	{errBusy, "AGENT_BUSY", ExitConflict},
 	{errSessionExists, "SESSION_EXISTS", ExitError},
 	{errNoSession, "SESSION_UNRESOLVED", ExitUsage},
 	{errUsage, "USAGE", ExitUsage},
@@ -66,3 +69,12 @@ func classify(err error) (string, int) {
 	}
 	return "ERROR", ExitError
 }
+
+// reported is an error a command has already shown: its JSON written
+// (json) or its message printed (text). Main still maps it to an exit code.
+type reported struct {
+	error
+	json, text bool
+}
+
+func (r *reported) Unwrap() error { return r.error }

@@ -90,10 +90,16 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 		return ExitOK
 	}
 	code, exit := classify(err)
-	if f.JSON && !errors.Is(err, errJSONWritten) {
-		writeJSON(f.IO.Out, map[string]any{"error": map[string]string{"code": code, "message": err.Error()}})
+	var rep *reported
+	if !errors.As(err, &rep) {
+		rep = &reported{error: err}
 	}
-	fmt.Fprintf(f.IO.ErrOut, "party: %s\n", err)
+	if f.JSON && !rep.json {
+		writeJSON(f.IO.Out, map[string]any{"error": map[string]string{"code": code, "message": rep.Error()}})
+	}
+	if !rep.text {
+		fmt.Fprintf(f.IO.ErrOut, "party: %s\n", rep.Error())
+	}
 	if errors.Is(err, errUsage) {
 		if c, _, ferr := root.Find(args); ferr == nil {
 			fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", c.CommandPath())
@@ -131,6 +137,7 @@ messages to agents by role.`,
 		newSendCmd(f, nil),
 		newDemoCmd(f, nil),
 		newHookCmd(f, nil),
+		newTalkCmd(f, nil),
 	)
 	return root
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -121,7 +120,7 @@ func sendRun(ctx context.Context, f *Factory, opts *SendOptions) error {
 			code, _ := classify(err)
 			out.Error = &errorJSON{Code: code, Message: err.Error()}
 			writeJSON(f.IO.Out, out)
-			return errors.Join(errJSONWritten, err)
+			return &reported{error: err, json: true}
 		}
 		return err
 	}

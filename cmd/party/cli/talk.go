@@ -1,0 +1,470 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/mux"
+	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/tmux"
+	"github.com/partyhq/party/core/wait"
+)
+
+// TalkOptions are the inputs of party talk.
+type TalkOptions struct {
+	Role       string // a role or "all"
+	Text       string
+	Stdin      bool
+	Delay      time.Duration
+	Wait       bool
+	Timeout    time.Duration
+	NoPreamble bool
+	Marker     bool
+	NoQueue    bool
+}
+
+// errBusy is a talk refused because another one is waiting on the agent.
+var errBusy = errors.New("agent busy with another request")
+
+func newTalkCmd(f *Factory, runF func(context.Context, *TalkOptions) error) *cobra.Command {
+	opts := &TalkOptions{}
+	var delay, timeout string
+	cmd := &cobra.Command{
+		Use:   "talk ROLE|all TEXT|-",
+		Short: "Send a message and, with --wait, wait for the agent's answer",
+		Long: `Deliver TEXT (or stdin with -) to the agent with ROLE, or to every agent
+pane with "all". With --wait, wait for the turn it started to finish and
+print the answer on stdout.
+
+Completion is known from the agent's hooks when party started it (claude's
+Stop hook, codex's notify), else from a nonce marker the agent is asked to
+print (--marker forces that). A timeout exits 4 and shows the last screen;
+the pane dying exits 3 at once; Ctrl-C stops waiting (exit 130) and leaves
+the agent alone. One request waits per agent at a time: a second talk
+waits its turn, or fails at once with --no-queue (exit 5).`,
+		Example: `  party talk codex 'Run the tests' --wait --timeout 5m
+  party talk all 'Summarize your work so far' --wait --json`,
+		Args: argsBetween(2, 2),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Role = args[0]
+			if args[1] == "-" {
+				opts.Stdin = true
+			} else {
+				opts.Text = args[1]
+			}
+			var err error
+			if opts.Delay, err = parseDuration(delay); err != nil {
+				return fmt.Errorf("%w: --delay: %w", errUsage, err)
+			}
+			if opts.Timeout, err = parseDuration(timeout); err != nil {
+				return fmt.Errorf("%w: --timeout: %w", errUsage, err)
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return talkRun(c.Context(), f, opts)
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&delay, "delay", "0", "wait this long before sending (500ms, 2s, or milliseconds)")
+	fl.BoolVar(&opts.Wait, "wait", false, "wait for the answer and print it")
+	fl.StringVar(&timeout, "timeout", "60s", "give up waiting after this long")
+	fl.BoolVar(&opts.NoPreamble, "no-preamble", false, "do not prepend the agent's preamble")
+	fl.BoolVar(&opts.Marker, "marker", false, "detect completion with a nonce marker even when hooks are wired")
+	fl.BoolVar(&opts.NoQueue, "no-queue", false, "fail at once (exit 5) when another talk is waiting on the agent")
+	return cmd
+}
+
+// parseDuration reads "500ms", "2s", or bare milliseconds.
+func parseDuration(s string) (time.Duration, error) {
+	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if ms < 0 {
+			return 0, fmt.Errorf("negative duration %q", s)
+		}
+		return time.Duration(ms) * time.Millisecond, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("bad duration %q (want e.g. 500ms, 2s, or milliseconds)", s)
+	}
+	return d, nil
+}
+
+// talkJSON is one agent's outcome.
+type talkJSON struct {
+	Role    string          `json:"role"`
+	Pane    string          `json:"pane,omitempty"`
+	Outcome deliver.Outcome `json:"outcome"`
+	Answer  *string         `json:"answer,omitempty"`
+	Via     string          `json:"via,omitempty"`
+	MS      int64           `json:"ms"`
+	Error   *errorJSON      `json:"error,omitempty"`
+	err     error
+}
+
+func talkRun(ctx context.Context, f *Factory, opts *TalkOptions) error {
+	text := opts.Text
+	if opts.Stdin {
+		b, err := io.ReadAll(f.IO.In)
+		if err != nil {
+			return fmt.Errorf("read stdin: %w", err)
+		}
+		text = string(b)
+	}
+	if strings.TrimSpace(text) == "" {
+		return fmt.Errorf("%w", deliver.ErrEmpty)
+	}
+	tc := f.Tmux()
+	session, err := resolveSession(ctx, f, tc)
+	if err != nil {
+		return err
+	}
+	panes, err := tc.ListPanes(ctx, session)
+	if err != nil {
+		return err
+	}
+	targets, err := talkTargets(panes, opts.Role)
+	if err != nil {
+		return fmt.Errorf("session %s: %w", session, err)
+	}
+	info, err := tc.SessionInfo(ctx, session)
+	if err != nil {
+		return err
+	}
+	root, err := f.StateRoot()
+	if err != nil {
+		return err
+	}
+	if info.StateDir == "" {
+		info.StateDir = state.SessionDir(root, info.SocketPath, session)
+	}
+	if err := f.Clock.Sleep(ctx, opts.Delay); err != nil {
+		return err
+	}
+	t := &talker{f: f, tc: tc, opts: opts, info: info, root: root, text: text}
+	if opts.Wait {
+		if err := t.watch(ctx, session); err != nil {
+			return err
+		}
+		defer t.close()
+	}
+	results := make([]talkJSON, len(targets))
+	var wg sync.WaitGroup
+	for i, p := range targets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = t.one(ctx, p)
+		}()
+	}
+	stop := t.progress(ctx, targets)
+	wg.Wait()
+	stop()
+	return t.report(results, opts.Role == "all")
+}
+
+// talkTargets resolves ROLE, or every agent pane (not shells) for "all".
+func talkTargets(panes []mux.Pane, role string) ([]mux.Pane, error) {
+	if role != "all" {
+		p, err := route.Resolve(panes, role)
+		if err != nil {
+			return nil, err
+		}
+		return []mux.Pane{p}, nil
+	}
+	var out []mux.Pane
+	for _, p := range panes {
+		if p.Role != "" && p.Agent != "" && agent.Kind(p.Agent) != agent.Shell {
+			out = append(out, p)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no agent panes: %w", route.ErrNotFound)
+	}
+	return out, nil
+}
+
+// talker carries what every target of one talk shares.
+type talker struct {
+	f    *Factory
+	tc   *tmux.Client
+	opts *TalkOptions
+	info tmux.SessionInfo
+	root string
+	text string
+
+	cc     *tmux.Control
+	waker  *state.Waiter
+	mu     sync.Mutex
+	wakes  map[string]chan struct{} // per pane
+	closed chan struct{}
+}
+
+// watch starts the wake-up sources: a control-mode client for pane output
+// and the session's hook waker. Both feed per-pane wake channels.
+func (t *talker) watch(ctx context.Context, session string) error {
+	t.wakes = map[string]chan struct{}{}
+	t.closed = make(chan struct{})
+	w, err := state.Listen(state.WakeDir(t.info.StateDir))
+	if err != nil {
+		return err
+	}
+	t.waker = w
+	cc, err := t.tc.Control(ctx, session)
+	if err != nil {
+		// The poll still works; say so rather than fail.
+		fmt.Fprintf(t.f.IO.ErrOut, "party: no control-mode client (%v); polling\n", err)
+	} else {
+		t.cc = cc
+		go func() {
+			for o := range cc.Output() {
+				t.wake(o.Pane)
+			}
+		}()
+	}
+	go func() {
+		for {
+			select {
+			case _, ok := <-w.C:
+				if !ok {
+					return
+				}
+				t.wake("")
+			case <-t.closed:
+				return
+			}
+		}
+	}()
+	return nil
+}
+
+func (t *talker) close() {
+	close(t.closed)
+	if t.cc != nil {
+		t.cc.Close()
+	}
+	t.waker.Close()
+}
+
+// wakeChan returns the wake channel of pane.
+func (t *talker) wakeChan(pane string) chan struct{} {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c, ok := t.wakes[pane]
+	if !ok {
+		c = make(chan struct{}, 1)
+		t.wakes[pane] = c
+	}
+	return c
+}
+
+// wake wakes pane's waiter, or every waiter when pane is empty.
+func (t *talker) wake(pane string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for p, c := range t.wakes {
+		if pane == "" || p == pane {
+			select {
+			case c <- struct{}{}:
+			default:
+			}
+		}
+	}
+}
+
+// one talks to one pane.
+func (t *talker) one(ctx context.Context, p mux.Pane) talkJSON {
+	start := t.f.Clock.Now()
+	out := talkJSON{Role: p.Role, Pane: p.ID, Outcome: deliver.Failed}
+	res, err := t.exchange(ctx, p, &out)
+	out.MS = t.f.Clock.Now().Sub(start).Milliseconds()
+	if err != nil {
+		code, _ := classify(err)
+		out.err, out.Error = err, &errorJSON{Code: code, Message: err.Error()}
+		return out
+	}
+	if t.opts.Wait {
+		out.Answer, out.Via = &res.Answer, res.Via
+	}
+	return out
+}
+
+func (t *talker) exchange(ctx context.Context, p mux.Pane, out *talkJSON) (wait.Result, error) {
+	kind := agent.Kind(p.Agent)
+	if kind == "" {
+		kind = agent.Infer([]string{p.Role})
+	}
+	profile := agent.Lookup(kind)
+	lockDir := lockDir(t.root, t.info.SocketPath)
+	text := t.text
+	// preamble handling is added with config.
+	if !t.opts.Wait {
+		res, err := t.deliver(ctx, p, profile, text, lockDir)
+		out.Outcome = res.Outcome
+		return wait.Result{}, err
+	}
+
+	// One request per agent: hold its request lock until the answer.
+	lctx := ctx
+	if t.opts.NoQueue {
+		var cancel context.CancelFunc
+		lctx, cancel = context.WithCancel(ctx)
+		cancel() // try once
+	}
+	unlock, err := state.Locker{Dir: lockDir, Clock: t.f.Clock}.Lock(lctx, "request-"+p.ID)
+	if err != nil {
+		if t.opts.NoQueue && ctx.Err() == nil {
+			return wait.Result{}, fmt.Errorf("%s (%s) is answering another talk (without --no-queue this one would wait its turn): %w", p.Role, p.ID, errBusy)
+		}
+		return wait.Result{}, err
+	}
+	defer unlock()
+
+	events := filepath.Join(t.info.StateDir, state.EventLog)
+	turn := wait.Turn{Pane: p.ID, Hooks: p.Hooks != "" && !t.opts.Marker, Events: events, Offset: state.Size(events), History: 200}
+	if !turn.Hooks {
+		turn.Nonce = wait.NewNonce()
+		text += wait.Instruction(turn.Nonce)
+	}
+	turn.Prompt = deliver.Sanitize(text)
+	rec, err := t.record(p, turn)
+	if err != nil {
+		return wait.Result{}, err
+	}
+	defer os.Remove(rec)
+
+	wake := t.wakeChan(p.ID)
+	res, err := t.deliver(ctx, p, profile, text, lockDir)
+	out.Outcome = res.Outcome
+	if err != nil {
+		return wait.Result{}, err
+	}
+	w := &wait.Waiter{Mux: t.tc, Clock: t.f.Clock, Wake: wake}
+	return w.Wait(ctx, turn, t.opts.Timeout)
+}
+
+func (t *talker) deliver(ctx context.Context, p mux.Pane, profile agent.Profile, text, lockDir string) (deliver.Result, error) {
+	if len(text) > maxPaste {
+		var err error
+		if text, err = spill(t.root, t.info, text); err != nil {
+			return deliver.Result{Outcome: deliver.Failed}, err
+		}
+	}
+	d := &deliver.Deliverer{Mux: t.tc, Clock: t.f.Clock, Locker: state.Locker{Dir: lockDir, Clock: t.f.Clock}}
+	return d.Send(ctx, deliver.Request{Pane: p.ID, Profile: profile, Text: text})
+}
+
+// record writes the request record of a waiting talk; the caller removes
+// it when done. A crashed talk leaves a record but no lock, so it never
+// blocks the next one.
+func (t *talker) record(p mux.Pane, turn wait.Turn) (string, error) {
+	dir := filepath.Join(t.info.StateDir, "requests")
+	if err := state.MkdirPrivate(dir); err != nil {
+		return "", err
+	}
+	id := wait.NewNonce()
+	path := filepath.Join(dir, id+".json")
+	rec := map[string]any{"id": id, "pane": p.ID, "role": p.Role, "nonce": turn.Nonce, "hooks": turn.Hooks,
+		"anchor": turn.Offset, "created": t.f.Clock.Now().UTC(), "pid": os.Getpid()}
+	return path, writeJSONFile(path, rec)
+}
+
+// progress shows that talk is waiting, on stderr only: a spinner line on a
+// terminal, a line every 5 seconds otherwise. The returned func stops it.
+func (t *talker) progress(ctx context.Context, targets []mux.Pane) func() {
+	if !t.opts.Wait {
+		return func() {}
+	}
+	roles := make([]string, len(targets))
+	for i, p := range targets {
+		roles[i] = p.Role
+	}
+	who := strings.Join(roles, ", ")
+	tty := isTerminal(t.f.IO.ErrOut)
+	every := 5 * time.Second
+	if tty {
+		every = 100 * time.Millisecond
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	start := t.f.Clock.Now()
+	go func() {
+		defer close(done)
+		frames := []rune("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
+		for i := 0; ; i++ {
+			if t.f.Clock.Sleep(ctx, every) != nil {
+				if tty {
+					fmt.Fprint(t.f.IO.ErrOut, "\r\033[K")
+				}
+				return
+			}
+			secs := int(t.f.Clock.Now().Sub(start).Seconds())
+			if tty {
+				fmt.Fprintf(t.f.IO.ErrOut, "\r\033[K%c Waiting for %s… %ds", frames[i%len(frames)], who, secs)
+			} else {
+				fmt.Fprintf(t.f.IO.ErrOut, "party: waiting for %s… %ds\n", who, secs)
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// report prints the results and returns the first error.
+func (t *talker) report(results []talkJSON, all bool) error {
+	var first error
+	for _, r := range results {
+		if r.err != nil && first == nil {
+			first = r.err
+		}
+	}
+	if t.f.JSON {
+		if all {
+			writeJSON(t.f.IO.Out, results)
+		} else {
+			writeJSON(t.f.IO.Out, results[0])
+		}
+		if first != nil {
+			return &reported{error: first, json: true}
+		}
+		return nil
+	}
+	for _, r := range results {
+		switch {
+		case r.err != nil && all:
+			fmt.Fprintf(t.f.IO.ErrOut, "party: %s (%s): %v\n", r.Role, r.Pane, r.err)
+		case r.err != nil:
+		case t.opts.Wait && all:
+			fmt.Fprintf(t.f.IO.Out, "== %s (%s)\n%s\n", r.Role, r.Pane, *r.Answer)
+		case t.opts.Wait:
+			fmt.Fprintln(t.f.IO.Out, *r.Answer)
+		default:
+			fmt.Fprintf(t.f.IO.Out, "%s to %s (%s)\n", r.Outcome, r.Role, r.Pane)
+		}
+	}
+	if all && first != nil {
+		return &reported{error: first, text: true}
+	}
+	return first
+}

@@ -1,0 +1,90 @@
+// Package wait knows when an agent has finished the turn party gave it.
+// Most trusted first: the agent's own hook events (Claude Code's
+// UserPromptSubmit/Stop, Codex's notify), then a nonce marker the agent is
+// asked to print. Waiting is driven by wake-ups (pane output seen by a
+// control-mode client, hook events), with a slow poll as a safety net only.
+package wait
+
+import (
+	"crypto/rand"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// markerPrefix starts every completion marker.
+const markerPrefix = "PARTY_DONE_"
+
+// nonceAlphabet avoids look-alike characters.
+const nonceAlphabet = "abcdefghjkmnpqrstuvwxyz23456789"
+
+// NewNonce returns an unpredictable 12-character nonce.
+func NewNonce() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	for i := range b {
+		b[i] = nonceAlphabet[int(b[i])%len(nonceAlphabet)]
+	}
+	return string(b[:])
+}
+
+// Marker is the line an agent prints when done.
+func Marker(nonce string) string { return markerPrefix + nonce }
+
+// Instruction asks the agent to print the marker. It names the marker's
+// two halves apart, so that the prompt echoed on screen never contains the
+// marker itself: only an agent that follows it can produce the match.
+func Instruction(nonce string) string {
+	return fmt.Sprintf("\n\n(When you have completely finished, end your reply with one line holding "+
+		"the text %s immediately followed by %s, with nothing between them.)", markerPrefix, nonce)
+}
+
+// FindMarker reports whether screen holds the marker of nonce, and returns
+// the text above it back to the echoed instruction: the answer. Wrapped
+// lines are expected to be joined already (capture -J).
+func FindMarker(screen, nonce string) (answer string, found bool) {
+	re := regexp.MustCompile(`(^|[^A-Za-z0-9_])` + regexp.QuoteMeta(Marker(nonce)) + `($|[^A-Za-z0-9])`)
+	lines := strings.Split(screen, "\n")
+	at := -1
+	for i := len(lines) - 1; i >= 0; i-- {
+		if re.MatchString(lines[i]) {
+			at = i
+			break
+		}
+	}
+	if at < 0 {
+		return "", false
+	}
+	start := 0
+	for i := at - 1; i >= 0; i-- {
+		if strings.Contains(lines[i], nonce) {
+			start = i + 1 // the last line of the echoed instruction
+			break
+		}
+	}
+	body := lines[start:at]
+	// The marker line may carry answer text before the marker.
+	if before := strings.TrimSpace(re.Split(lines[at], 2)[0]); before != "" {
+		body = append(body, before)
+	}
+	return CleanAnswer(strings.Join(body, "\n")), true
+}
+
+// chrome matches agent UI lines that are never part of an answer: rules,
+// prompt lines, status footers and finished-turn lines.
+var chrome = regexp.MustCompile(`^\s*(─{3,}.*|[❯›>]\s.*|[❯›>]|\? for shortcuts.*|\d+% context left.*|[✻✢✳✶✽·]\s+Worked for .*)$`)
+
+// CleanAnswer trims agent chrome and blank edges from an answer and drops
+// the answer bullet ("⏺ ") of claude.
+func CleanAnswer(s string) string {
+	var keep []string
+	for _, l := range strings.Split(s, "\n") {
+		if chrome.MatchString(l) {
+			continue
+		}
+		l = strings.TrimRight(l, " \u00a0")
+		l = strings.TrimPrefix(l, "⏺ ")
+		keep = append(keep, l)
+	}
+	return strings.Trim(strings.Join(keep, "\n"), "\n")
+}

@@ -1,0 +1,45 @@
+package wait
+
+import (
+	"regexp"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestNonce(t *testing.T) {
+	a, b := NewNonce(), NewNonce()
+	assert.Regexp(t, regexp.MustCompile(`^[a-z2-9]{12}$`), a)
+	assert.NotEqual(t, a, b)
+}
+
+func TestEchoedInstructionNeverMatches(t *testing.T) {
+	n := NewNonce()
+	prompt := "do the thing" + Instruction(n)
+	_, found := FindMarker(prompt, n)
+	assert.False(t, found, "the echoed prompt holds both halves but not the marker")
+	// Also when the echo is wrapped differently and redrawn twice.
+	_, found = FindMarker(prompt+"\n"+prompt, n)
+	assert.False(t, found)
+}
+
+func TestFindMarker(t *testing.T) {
+	n := "k3j9x2m8q4ab"
+	tests := []struct {
+		name, screen, answer string
+		found                bool
+	}{
+		{"answer after echo", "> question" + Instruction(n) + "\n⏺ The answer\n  is 42.\nPARTY_DONE_k3j9x2m8q4ab\n────\n❯\u00a0\n────", "The answer\n  is 42.", true},
+		{"marker on the answer line", "> q" + Instruction(n) + "\nDone. PARTY_DONE_k3j9x2m8q4ab", "Done.", true},
+		{"other nonce", "PARTY_DONE_zzzzzzzzzzzz", "", false},
+		{"prefix of a longer token", "PARTY_DONE_k3j9x2m8q4abX", "", false},
+		{"no echo on screen (alt screen redraw)", "answer text\nPARTY_DONE_k3j9x2m8q4ab", "answer text", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			answer, found := FindMarker(tt.screen, n)
+			assert.Equal(t, tt.found, found)
+			assert.Equal(t, tt.answer, answer)
+		})
+	}
+}

@@ -1,0 +1,211 @@
+package wait
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/hook"
+	"github.com/partyhq/party/core/mux"
+	"github.com/partyhq/party/core/state"
+)
+
+// Errors a wait ends with.
+var (
+	ErrTimeout    = errors.New("timed out waiting for the answer")
+	ErrTurnFailed = errors.New("the agent's turn failed")
+	ErrPermission = errors.New("the agent is waiting for permission")
+)
+
+// TimeoutError is a wait that ran out of time; Screen is the last screen
+// seen, the evidence of what the agent was doing.
+type TimeoutError struct {
+	Pane   string
+	After  time.Duration
+	Screen string
+}
+
+func (e *TimeoutError) Error() string {
+	return fmt.Sprintf("no answer from %s after %s; last screen:\n%s", e.Pane, e.After, e.Screen)
+}
+
+// Unwrap makes errors.Is(err, ErrTimeout) true.
+func (e *TimeoutError) Unwrap() error { return ErrTimeout }
+
+// Turn is one prompt whose answer is awaited.
+type Turn struct {
+	Pane   string
+	Prompt string // the text as delivered (sanitized)
+	// Hooks says the agent reports its turns to the event log at Events;
+	// Offset is the log's size before the prompt was sent.
+	Hooks  bool
+	Events string
+	Offset int64
+	// Nonce, when set, is the marker the agent was asked to print.
+	Nonce string
+	// History is how many scrollback lines a marker search captures.
+	History int
+}
+
+// Result is a finished turn.
+type Result struct {
+	Answer string `json:"answer"`
+	Via    string `json:"via"` // "hook" or "marker"
+}
+
+// Waiter waits for turns.
+type Waiter struct {
+	Mux   mux.Multiplexer
+	Clock clock.Clock
+	// Wake delivers wake-ups (pane output, hook events). Nil means the
+	// waiter relies on Poll alone.
+	Wake <-chan struct{}
+	// Poll is the safety-net interval between checks without a wake-up.
+	Poll time.Duration
+}
+
+// Wait blocks until the turn is answered, the pane dies, the agent
+// reports a failure or a permission prompt, ctx ends, or timeout passes.
+func (w *Waiter) Wait(ctx context.Context, t Turn, timeout time.Duration) (Result, error) {
+	start := w.Clock.Now()
+	deadline := start.Add(timeout)
+	tracker := turnTracker{prompt: t.Prompt}
+	offset := t.Offset
+	var screen string
+	for {
+		pane, err := w.Mux.Pane(ctx, t.Pane)
+		if err != nil {
+			return Result{}, err
+		}
+		if pane.Dead {
+			last, _ := w.Mux.Capture(ctx, t.Pane, 0)
+			return Result{}, fmt.Errorf("%s exited (status %s) while answering; last screen:\n%s: %w",
+				t.Pane, orUnknown(pane.DeadStatus), last, deliver.ErrPaneDead)
+		}
+		if t.Hooks {
+			lines, next, err := state.ReadFrom(t.Events, offset)
+			if err != nil {
+				return Result{}, err
+			}
+			offset = next
+			for _, l := range lines {
+				var ev hook.Event
+				if json.Unmarshal(l, &ev) != nil || ev.Pane != t.Pane {
+					continue
+				}
+				if res, done, err := tracker.see(ev); done || err != nil {
+					return res, err
+				}
+			}
+		}
+		if t.Nonce != "" || !t.Hooks {
+			if screen, err = w.Mux.Capture(ctx, t.Pane, t.History); err != nil {
+				return Result{}, err
+			}
+			if answer, found := FindMarker(screen, t.Nonce); t.Nonce != "" && found {
+				return Result{Answer: answer, Via: "marker"}, nil
+			}
+		}
+		left := deadline.Sub(w.Clock.Now())
+		if left <= 0 {
+			if screen == "" {
+				screen, _ = w.Mux.Capture(ctx, t.Pane, 0)
+			}
+			return Result{}, &TimeoutError{Pane: t.Pane, After: timeout, Screen: screen}
+		}
+		if err := w.sleep(ctx, min(left, w.poll())); err != nil {
+			return Result{}, err
+		}
+	}
+}
+
+// sleep waits for d, a wake-up, or the end of ctx.
+func (w *Waiter) sleep(ctx context.Context, d time.Duration) error {
+	if w.Wake == nil {
+		return w.Clock.Sleep(ctx, d)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	woke := make(chan struct{})
+	go func() {
+		defer close(woke)
+		select {
+		case <-w.Wake:
+			cancel()
+		case <-sctx.Done():
+		}
+	}()
+	err := w.Clock.Sleep(sctx, d)
+	cancel()
+	<-woke
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	_ = err // woken early
+	return nil
+}
+
+func (w *Waiter) poll() time.Duration {
+	if w.Poll > 0 {
+		return w.Poll
+	}
+	return time.Second
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
+}
+
+// turnTracker follows one pane's hook events and ties the turn to the
+// prompt that started it: a Stop counts only after the UserPromptSubmit
+// that carried this prompt (claude), or when its input messages hold it
+// (codex), never merely because it is the next Stop.
+type turnTracker struct {
+	prompt  string
+	started bool
+}
+
+func (tt *turnTracker) see(ev hook.Event) (Result, bool, error) {
+	mine := false
+	for _, p := range ev.Prompts {
+		if samePrompt(p, tt.prompt) {
+			mine = true
+		}
+	}
+	switch ev.Kind {
+	case hook.PromptSubmit:
+		if mine {
+			tt.started = true
+		} else if tt.started {
+			// A later prompt began: ours ended without a Stop we saw.
+			tt.started = false
+		}
+	case hook.TurnComplete:
+		if mine || (tt.started && len(ev.Prompts) == 0) {
+			return Result{Answer: strings.TrimSpace(ev.Answer), Via: "hook"}, true, nil
+		}
+	case hook.TurnFailed:
+		if tt.started {
+			return Result{}, true, fmt.Errorf("%s: %s: %w", ev.Type, ev.Message, ErrTurnFailed)
+		}
+	case hook.Notification:
+		if tt.started && ev.Type == "permission_prompt" {
+			return Result{}, true, fmt.Errorf("%s: %w", ev.Message, ErrPermission)
+		}
+	}
+	return Result{}, false, nil
+}
+
+// samePrompt compares a prompt reported by an agent with the one sent.
+// Agents may trim or expand whitespace at the edges.
+func samePrompt(got, sent string) bool {
+	return strings.TrimSpace(got) == strings.TrimSpace(sent)
+}
