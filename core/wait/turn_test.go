@@ -1,0 +1,53 @@
+package wait
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/partyhq/party/core/hook"
+)
+
+func TestTurnTracker(t *testing.T) {
+	submit := func(p string) hook.Event { return hook.Event{Kind: hook.PromptSubmit, Prompts: []string{p}} }
+	stop := func(a string) hook.Event { return hook.Event{Kind: hook.TurnComplete, Answer: a} }
+	tests := []struct {
+		name   string
+		events []hook.Event
+		done   bool
+		answer string
+		err    error
+	}{
+		{"stop of our turn", []hook.Event{submit("q"), stop("a")}, true, "a", nil},
+		{"a stop before our prompt is someone else's", []hook.Event{stop("old"), submit("q"), stop("new")}, true, "new", nil},
+		{"stop of a queued earlier prompt is not ours", []hook.Event{submit("earlier"), stop("e")}, false, "", nil},
+		{"prompt matched despite edge whitespace", []hook.Event{submit("  q\n"), stop("a")}, true, "a", nil},
+		{"codex notify carries its input", []hook.Event{{Kind: hook.TurnComplete, Prompts: []string{"other"}, Answer: "x"}, {Kind: hook.TurnComplete, Prompts: []string{"q"}, Answer: "y"}}, true, "y", nil},
+		{"failure of our turn", []hook.Event{submit("q"), {Kind: hook.TurnFailed, Type: "rate_limit"}}, true, "", ErrTurnFailed},
+		{"permission prompt in our turn", []hook.Event{submit("q"), {Kind: hook.Notification, Type: "permission_prompt", Message: "Claude needs your permission"}}, true, "", ErrPermission},
+		{"idle notification is not an error", []hook.Event{submit("q"), {Kind: hook.Notification, Type: "idle_prompt"}}, false, "", nil},
+		{"failure before our turn is ignored", []hook.Event{{Kind: hook.TurnFailed}, submit("q")}, false, "", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := turnTracker{prompt: "q"}
+			var (
+				res  Result
+				done bool
+				err  error
+			)
+			for _, ev := range tt.events {
+				if res, done, err = tr.see(ev); done {
+					break
+				}
+			}
+			assert.Equal(t, tt.done, done)
+			assert.Equal(t, tt.answer, res.Answer)
+			if tt.err != nil {
+				assert.ErrorIs(t, err, tt.err)
+			} else {
+				assert.NoError(t, err)
+			}
+		})
+	}
+}
