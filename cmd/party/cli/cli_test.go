@@ -24,6 +24,7 @@ func testFactory(stdin string) (*Factory, *bytes.Buffer, *bytes.Buffer) {
 		IO:      IOStreams{In: strings.NewReader(stdin), Out: &out, ErrOut: &errOut},
 		Getenv:  func(k string) string { return env[k] },
 		Environ: func() []string { return nil },
+		Getwd:   func() (string, error) { return "/nonexistent", nil },
 		Clock:   clock.Real{},
 	}, &out, &errOut
 }

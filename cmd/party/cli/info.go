@@ -213,6 +213,9 @@ type target struct {
 
 // resolveRole finds the session and the one pane carrying role.
 func resolveRole(ctx context.Context, f *Factory, tc *tmux.Client, role string) (target, error) {
+	if t, ok, err := registeredTarget(ctx, f, role); ok || err != nil {
+		return t, err
+	}
 	name, err := resolveSession(ctx, f, tc)
 	if err != nil {
 		return target{}, err

@@ -35,6 +35,7 @@ type Factory struct {
 	IO      IOStreams
 	Getenv  func(string) string
 	Environ func() []string
+	Getwd   func() (string, error)
 	Clock   clock.Clock
 	// Runner runs tmux; nil means tmux.ExecRunner.
 	Runner tmux.Runner
@@ -71,6 +72,7 @@ func Main() int {
 		},
 		Getenv:  os.Getenv,
 		Environ: os.Environ,
+		Getwd:   os.Getwd,
 		Clock:   clock.Real{},
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -138,6 +140,8 @@ messages to agents by role.`,
 		newDemoCmd(f, nil),
 		newHookCmd(f, nil),
 		newTalkCmd(f, nil),
+		newAgentsCmd(f),
+		newCheckCmd(f, nil),
 	)
 	return root
 }

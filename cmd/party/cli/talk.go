@@ -128,17 +128,9 @@ func talkRun(ctx context.Context, f *Factory, opts *TalkOptions) error {
 		return fmt.Errorf("%w", deliver.ErrEmpty)
 	}
 	tc := f.Tmux()
-	session, err := resolveSession(ctx, f, tc)
+	session, targets, err := talkTargets(ctx, f, tc, opts.Role)
 	if err != nil {
 		return err
-	}
-	panes, err := tc.ListPanes(ctx, session)
-	if err != nil {
-		return err
-	}
-	targets, err := talkTargets(panes, opts.Role)
-	if err != nil {
-		return fmt.Errorf("session %s: %w", session, err)
 	}
 	info, err := tc.SessionInfo(ctx, session)
 	if err != nil {
@@ -176,14 +168,26 @@ func talkRun(ctx context.Context, f *Factory, opts *TalkOptions) error {
 	return t.report(results, opts.Role == "all")
 }
 
-// talkTargets resolves ROLE, or every agent pane (not shells) for "all".
-func talkTargets(panes []mux.Pane, role string) ([]mux.Pane, error) {
+// talkTargets resolves ROLE (a registered agent or a tagged pane), or
+// every agent pane of the session (not shells) for "all".
+func talkTargets(ctx context.Context, f *Factory, tc *tmux.Client, role string) (string, []mux.Pane, error) {
 	if role != "all" {
-		p, err := route.Resolve(panes, role)
+		t, err := resolveRole(ctx, f, tc, role)
 		if err != nil {
-			return nil, err
+			return "", nil, err
 		}
-		return []mux.Pane{p}, nil
+		if t.Pane.Agent == "" {
+			t.Pane.Agent = string(t.Profile.Kind)
+		}
+		return t.Session, []mux.Pane{t.Pane}, nil
+	}
+	session, err := resolveSession(ctx, f, tc)
+	if err != nil {
+		return "", nil, err
+	}
+	panes, err := tc.ListPanes(ctx, session)
+	if err != nil {
+		return "", nil, err
 	}
 	var out []mux.Pane
 	for _, p := range panes {
@@ -192,9 +196,9 @@ func talkTargets(panes []mux.Pane, role string) ([]mux.Pane, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("no agent panes: %w", route.ErrNotFound)
+		return "", nil, fmt.Errorf("session %s has no agent panes: %w", session, route.ErrNotFound)
 	}
-	return out, nil
+	return session, out, nil
 }
 
 // talker carries what every target of one talk shares.
