@@ -142,6 +142,7 @@ messages to agents by role.`,
 		newTalkCmd(f, nil),
 		newAgentsCmd(f),
 		newCheckCmd(f, nil),
+		newBlocksCmd(f),
 	)
 	return root
 }

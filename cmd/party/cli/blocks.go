@@ -1,0 +1,41 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/partyhq/party/core/blocks"
+)
+
+func newBlocksCmd(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:   "blocks",
+		Short: "Print the tagged blocks found in text on stdin, one JSON line each",
+		Long: `Read captured agent output on stdin and print each complete, well-formed
+[[POLI:MSG {...}]] … [[/POLI:MSG]] block as one JSON line (a block redrawn
+several times once, its last copy). Malformed or unterminated blocks are
+reported on stderr as LINE:COL: message.`,
+		Args: argsBetween(0, 0),
+		RunE: func(c *cobra.Command, _ []string) error {
+			text, err := io.ReadAll(f.IO.In)
+			if err != nil {
+				return fmt.Errorf("read stdin: %w", err)
+			}
+			found, errs := blocks.Parse(string(text))
+			enc := json.NewEncoder(f.IO.Out)
+			enc.SetEscapeHTML(false)
+			for _, b := range found {
+				if err := enc.Encode(b); err != nil {
+					return err
+				}
+			}
+			for _, e := range errs {
+				fmt.Fprintf(f.IO.ErrOut, "party: blocks: %s\n", e)
+			}
+			return nil
+		},
+	}
+}
