@@ -118,14 +118,14 @@ func (w *Waiter) Wait(ctx context.Context, t Turn, timeout time.Duration) (Resul
 			}
 			return Result{}, &TimeoutError{Pane: t.Pane, After: timeout, Screen: screen}
 		}
-		if err := w.sleep(ctx, min(left, w.poll())); err != nil {
+		if err := w.Sleep(ctx, min(left, w.poll())); err != nil {
 			return Result{}, err
 		}
 	}
 }
 
-// sleep waits for d, a wake-up, or the end of ctx.
-func (w *Waiter) sleep(ctx context.Context, d time.Duration) error {
+// Sleep waits for d, a wake-up, or the end of ctx.
+func (w *Waiter) Sleep(ctx context.Context, d time.Duration) error {
 	if w.Wake == nil {
 		return w.Clock.Sleep(ctx, d)
 	}

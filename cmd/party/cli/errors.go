@@ -7,6 +7,7 @@ import (
 
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/mux"
+	"github.com/partyhq/party/core/relay"
 	"github.com/partyhq/party/core/route"
 	"github.com/partyhq/party/core/wait"
 )
@@ -49,6 +50,8 @@ var codes = []struct {
 	{wait.ErrTurnFailed, "TURN_FAILED", ExitError},
 	{wait.ErrPermission, "PERMISSION_PROMPT", ExitError},
 	{errBusy, "AGENT_BUSY", ExitConflict},
+	{relay.ErrStalled, "STALLED", ExitTimeout},
+	{relay.ErrRounds, "OUT_OF_ROUNDS", ExitError},
 	{errSessionExists, "SESSION_EXISTS", ExitError},
 	{errNoSession, "SESSION_UNRESOLVED", ExitUsage},
 	{errUsage, "USAGE", ExitUsage},

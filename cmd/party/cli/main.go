@@ -143,6 +143,8 @@ messages to agents by role.`,
 		newAgentsCmd(f),
 		newCheckCmd(f, nil),
 		newBlocksCmd(f),
+		newRelayCmd(f, nil),
+		newLogCmd(f),
 	)
 	return root
 }

@@ -148,10 +148,10 @@ func talkRun(ctx context.Context, f *Factory, opts *TalkOptions) error {
 	}
 	t := &talker{f: f, tc: tc, opts: opts, info: info, root: root, text: text}
 	if opts.Wait {
-		if err := t.watch(ctx, session); err != nil {
+		if t.watch, err = newWatcher(ctx, f, tc, session, info.StateDir); err != nil {
 			return err
 		}
-		defer t.close()
+		defer t.watch.close()
 	}
 	results := make([]talkJSON, len(targets))
 	var wg sync.WaitGroup
@@ -210,83 +210,7 @@ type talker struct {
 	root string
 	text string
 
-	cc     *tmux.Control
-	waker  *state.Waiter
-	mu     sync.Mutex
-	wakes  map[string]chan struct{} // per pane
-	closed chan struct{}
-}
-
-// watch starts the wake-up sources: a control-mode client for pane output
-// and the session's hook waker. Both feed per-pane wake channels.
-func (t *talker) watch(ctx context.Context, session string) error {
-	t.wakes = map[string]chan struct{}{}
-	t.closed = make(chan struct{})
-	w, err := state.Listen(state.WakeDir(t.info.StateDir))
-	if err != nil {
-		return err
-	}
-	t.waker = w
-	cc, err := t.tc.Control(ctx, session)
-	if err != nil {
-		// The poll still works; say so rather than fail.
-		fmt.Fprintf(t.f.IO.ErrOut, "party: no control-mode client (%v); polling\n", err)
-	} else {
-		t.cc = cc
-		go func() {
-			for o := range cc.Output() {
-				t.wake(o.Pane)
-			}
-		}()
-	}
-	go func() {
-		for {
-			select {
-			case _, ok := <-w.C:
-				if !ok {
-					return
-				}
-				t.wake("")
-			case <-t.closed:
-				return
-			}
-		}
-	}()
-	return nil
-}
-
-func (t *talker) close() {
-	close(t.closed)
-	if t.cc != nil {
-		t.cc.Close()
-	}
-	t.waker.Close()
-}
-
-// wakeChan returns the wake channel of pane.
-func (t *talker) wakeChan(pane string) chan struct{} {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	c, ok := t.wakes[pane]
-	if !ok {
-		c = make(chan struct{}, 1)
-		t.wakes[pane] = c
-	}
-	return c
-}
-
-// wake wakes pane's waiter, or every waiter when pane is empty.
-func (t *talker) wake(pane string) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for p, c := range t.wakes {
-		if pane == "" || p == pane {
-			select {
-			case c <- struct{}{}:
-			default:
-			}
-		}
-	}
+	watch *watcher
 }
 
 // one talks to one pane.
@@ -350,7 +274,7 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *talkJSON) (wait.
 	}
 	defer os.Remove(rec)
 
-	wake := t.wakeChan(p.ID)
+	wake := t.watch.wakeChan(p.ID)
 	res, err := t.deliver(ctx, p, profile, text, lockDir)
 	out.Outcome = res.Outcome
 	if err != nil {
