@@ -58,9 +58,9 @@ func TestParse(t *testing.T) {
 			errs:   []string{"1:1"},
 		},
 		{
-			name:   "missing id",
-			text:   "[[POLI:MSG {\"to\":\"A\",\"type\":\"x\"}]]\nb\n[[/POLI:MSG]]",
-			errs:   []string{"1:1"},
+			name: "missing id",
+			text: "[[POLI:MSG {\"to\":\"A\",\"type\":\"x\"}]]\nb\n[[/POLI:MSG]]",
+			errs: []string{"1:1"},
 		},
 		{
 			name:   "]] inside a JSON string",
@@ -69,9 +69,9 @@ func TestParse(t *testing.T) {
 			bodies: []string{"b"},
 		},
 		{
-			name:   "wide characters before the tag count as one column",
-			text:   "日本 [[POLI:MSG {\"to\":\"A\" x}]]\nb\n[[/POLI:MSG]]",
-			errs:   []string{"1:"},
+			name: "wide characters before the tag count as one column",
+			text: "日本 [[POLI:MSG {\"to\":\"A\" x}]]\nb\n[[/POLI:MSG]]",
+			errs: []string{"1:"},
 		},
 	}
 	for _, tt := range tests {
