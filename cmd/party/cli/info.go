@@ -228,11 +228,20 @@ func resolveRole(ctx context.Context, f *Factory, tc *tmux.Client, role string) 
 	if err != nil {
 		return target{}, fmt.Errorf("session %s: %w", name, err)
 	}
+	if p.Role == "" {
+		p.Role = role // the legacy layout names untagged panes
+	}
+	return target{Session: name, Pane: p, Profile: profileOf(p)}, nil
+}
+
+// profileOf is the profile of a pane's agent: its @party_agent, else what
+// its role's name says (the legacy two-pane layout).
+func profileOf(p mux.Pane) agent.Profile {
 	kind := agent.Kind(p.Agent)
 	if kind == "" {
-		kind = agent.Infer([]string{role})
+		kind = agent.Infer([]string{p.Role})
 	}
-	return target{Session: name, Pane: p, Profile: agent.Lookup(kind)}, nil
+	return agent.Lookup(kind)
 }
 
 func resolveRun(ctx context.Context, f *Factory, opts *ResolveOptions) error {

@@ -145,6 +145,7 @@ messages to agents by role.`,
 		newBlocksCmd(f),
 		newRelayCmd(f, nil),
 		newLogCmd(f),
+		newRouteCmd(f, nil),
 	)
 	return root
 }

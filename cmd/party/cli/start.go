@@ -260,7 +260,7 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 // arguments that make the agent report its turns to "party hook": a
 // settings file for claude (--settings), a notify program for codex.
 func wireHooks(dir string, panes []paneSpec) error {
-	exe, err := os.Executable()
+	exe, err := exeForPanes()
 	if err != nil {
 		return fmt.Errorf("wire hooks: %w", err)
 	}
@@ -325,4 +325,13 @@ func writeJSONFile(path string, v any) error {
 	var b strings.Builder
 	writeJSON(&b, v)
 	return state.WriteFile(path, []byte(b.String()), 0o600)
+}
+
+// exeForPanes is the party binary that panes and hooks run.
+func exeForPanes() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the party binary: %w", err)
+	}
+	return exe, nil
 }

@@ -17,11 +17,12 @@ type watcher struct {
 	waker  *state.Waiter
 	mu     sync.Mutex
 	wakes  map[string]chan struct{} // per pane
+	anyC   chan struct{}            // any pane printed
 	closed chan struct{}
 }
 
 func newWatcher(ctx context.Context, f *Factory, tc *tmux.Client, session, stateDir string) (*watcher, error) {
-	w := &watcher{wakes: map[string]chan struct{}{}, closed: make(chan struct{})}
+	w := &watcher{wakes: map[string]chan struct{}{}, anyC: make(chan struct{}, 1), closed: make(chan struct{})}
 	waker, err := state.Listen(state.WakeDir(stateDir))
 	if err != nil {
 		return nil, err
@@ -63,6 +64,15 @@ func (w *watcher) close() {
 	w.waker.Close()
 }
 
+// done is closed when the session's control client exits (the session
+// ended); nil when there is no control client.
+func (w *watcher) done() <-chan struct{} {
+	if w.cc == nil {
+		return nil
+	}
+	return w.cc.Done()
+}
+
 // wakeChan returns the wake channel of pane.
 func (w *watcher) wakeChan(pane string) chan struct{} {
 	w.mu.Lock()
@@ -79,6 +89,10 @@ func (w *watcher) wakeChan(pane string) chan struct{} {
 func (w *watcher) wake(pane string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	select {
+	case w.anyC <- struct{}{}:
+	default:
+	}
 	for p, c := range w.wakes {
 		if pane == "" || p == pane {
 			select {

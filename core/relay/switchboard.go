@@ -1,0 +1,99 @@
+package relay
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/partyhq/party/core/blocks"
+)
+
+// Switchboard decides where blocks go among N roles: a block whose "to"
+// names a role (case-insensitively; EXECUTER also reaches "executor") is
+// forwarded to it once, by id. Each block's hop count is the larger of its
+// own "hop" and one more than the hop of the block last delivered to the
+// pane that printed it, so a ping-pong between agents that never copy the
+// hop still ends at the limit.
+type Switchboard struct {
+	Roles    []string // roles of the session's panes
+	HopLimit int
+	seen     map[string]bool
+	hopIn    map[string]int // role -> hop of the last block delivered to it
+}
+
+// Decision is what to do with one block.
+type Decision struct {
+	Block  blocks.Block
+	From   string
+	To     string // the role to deliver to, empty when not delivered
+	Hop    int
+	Reason string // why it is not delivered: "unknown-role", "hop-limit"
+}
+
+// Ignore marks ids as already handled (blocks on screen before the
+// switchboard started, or echoed prompts).
+func (s *Switchboard) Ignore(ids ...string) {
+	if s.seen == nil {
+		s.seen = map[string]bool{}
+	}
+	for _, id := range ids {
+		s.seen[id] = true
+	}
+}
+
+// See takes the blocks found on role's screen and returns a decision for
+// each new one.
+func (s *Switchboard) See(from string, found []blocks.Block) []Decision {
+	if s.seen == nil {
+		s.seen = map[string]bool{}
+	}
+	if s.hopIn == nil {
+		s.hopIn = map[string]int{}
+	}
+	var out []Decision
+	for _, b := range found {
+		if s.seen[b.ID] {
+			continue
+		}
+		s.seen[b.ID] = true
+		d := Decision{Block: b, From: from, Hop: max(b.Hop, s.hopIn[from]+1)}
+		to, ok := s.role(b.To)
+		switch {
+		case !ok:
+			d.Reason = "unknown-role"
+		case d.Hop > s.limit():
+			d.Reason = "hop-limit"
+		default:
+			d.To = to
+			s.hopIn[to] = d.Hop
+		}
+		out = append(out, d)
+	}
+	return out
+}
+
+func (s *Switchboard) limit() int {
+	if s.HopLimit > 0 {
+		return s.HopLimit
+	}
+	return 8
+}
+
+func (s *Switchboard) role(to string) (string, bool) {
+	want := strings.ToLower(to)
+	if want == "executer" {
+		want = "executor"
+	}
+	for _, r := range s.Roles {
+		if strings.ToLower(r) == want {
+			return r, true
+		}
+	}
+	return "", false
+}
+
+// Forward is the text delivered for a decision: the block, re-tagged with
+// its hop and sender, so the recipient sees exactly what was sent.
+func Forward(d Decision) string {
+	return fmt.Sprintf("[[POLI:MSG {\"to\":%q,\"from\":%q,\"type\":%q,\"id\":%q,\"hop\":%d}]]\n%s\n[[/POLI:MSG]]",
+		d.Block.To, d.From, d.Block.Type, d.Block.ID, d.Hop, d.Block.Body)
+}

@@ -1,0 +1,55 @@
+package relay
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/partyhq/party/core/blocks"
+)
+
+func blk(id, to string) blocks.Block {
+	return blocks.Block{Header: blocks.Header{ID: id, To: to, Type: "msg"}, Body: "b"}
+}
+
+func TestSwitchboardRoutesOnceByID(t *testing.T) {
+	s := &Switchboard{Roles: []string{"planner", "executor", "critic"}}
+	d := s.See("planner", []blocks.Block{blk("a", "EXECUTER"), blk("b", "Critic")})
+	assert.Equal(t, "executor", d[0].To)
+	assert.Equal(t, "critic", d[1].To)
+	assert.Empty(t, s.See("planner", []blocks.Block{blk("a", "EXECUTER")}), "a redraw is not routed again")
+	assert.Empty(t, s.See("executor", []blocks.Block{blk("a", "EXECUTER")}), "nor is the echo in the recipient's pane")
+}
+
+func TestSwitchboardUnknownRoleAndIgnore(t *testing.T) {
+	s := &Switchboard{Roles: []string{"a", "b"}}
+	s.Ignore("old")
+	d := s.See("a", []blocks.Block{blk("old", "b"), blk("x", "nobody")})
+	assert.Len(t, d, 1)
+	assert.Equal(t, "unknown-role", d[0].Reason)
+	assert.Empty(t, d[0].To)
+}
+
+func TestSwitchboardHopLimitStopsPingPong(t *testing.T) {
+	s := &Switchboard{Roles: []string{"a", "b"}, HopLimit: 4}
+	from, to := "a", "b"
+	delivered := 0
+	for i := 0; i < 10; i++ {
+		d := s.See(from, []blocks.Block{blk(string(rune('0'+i)), to)})
+		if d[0].To == "" {
+			assert.Equal(t, "hop-limit", d[0].Reason)
+			break
+		}
+		delivered++
+		from, to = to, from
+	}
+	assert.Equal(t, 4, delivered)
+}
+
+func TestForwardIsAParsableBlock(t *testing.T) {
+	d := Decision{Block: blk("z", "critic"), From: "planner", Hop: 2}
+	found, errs := blocks.Parse(Forward(d))
+	assert.Empty(t, errs)
+	assert.Equal(t, 2, found[0].Hop)
+	assert.Equal(t, "planner", found[0].From)
+}
