@@ -118,7 +118,7 @@ func demoRun(ctx context.Context, f *Factory, opts *DemoOptions) error {
 	defer stopServer(tc, "demo")
 
 	fmt.Fprintf(log, "== starting the default party on a private tmux server (-L %s)\n", sock)
-	if err := startRun(ctx, &quiet, &StartOptions{Panes: nil, Size: "160x48", NoAttach: true}); err != nil {
+	if err := startRun(ctx, &quiet, &StartOptions{Session: "demo", Size: "160x48", NoAttach: true}); err != nil {
 		return err
 	}
 	panes, err := tc.ListPanes(ctx, "demo")

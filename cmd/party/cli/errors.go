@@ -29,6 +29,7 @@ var (
 	errUsage         = errors.New("usage")
 	errSessionExists = errors.New("session exists")
 	errNoSession     = errors.New("session not determined")
+	errAgentMissing  = errors.New("agent program not found")
 )
 
 // codes maps each known error to its stable code and exit status. It is the
@@ -54,6 +55,7 @@ var codes = []struct {
 	{relay.ErrRounds, "OUT_OF_ROUNDS", ExitError},
 	{errSessionExists, "SESSION_EXISTS", ExitError},
 	{errNoSession, "SESSION_UNRESOLVED", ExitUsage},
+	{errAgentMissing, "AGENT_MISSING", ExitUsage},
 	{errUsage, "USAGE", ExitUsage},
 	{mux.ErrNoServer, "NO_SERVER", ExitNotFound},
 	{mux.ErrNoSession, "NO_SESSION", ExitNotFound},

@@ -186,6 +186,16 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 	if err := state.MkdirPrivate(dir); err != nil {
 		return err
 	}
+	for i, p := range panes {
+		if len(p.Argv) == 0 {
+			continue
+		}
+		exe, err := lookPath(p.Argv[0], f.Getenv("PATH"), cwd)
+		if err != nil {
+			return fmt.Errorf("--pane %s: %w", p.Role, err)
+		}
+		panes[i].Argv = append([]string{exe}, p.Argv[1:]...)
+	}
 	if err := wireHooks(dir, panes); err != nil {
 		return err
 	}
@@ -334,4 +344,36 @@ func exeForPanes() (string, error) {
 		return "", fmt.Errorf("find the party binary: %w", err)
 	}
 	return exe, nil
+}
+
+// lookPath finds prog on path (a PATH value) the way a shell would, so the
+// pane runs what the caller's PATH names even when the tmux server was
+// started with another PATH.
+func lookPath(prog, path, cwd string) (string, error) {
+	if strings.Contains(prog, "/") {
+		if !filepath.IsAbs(prog) {
+			prog = filepath.Join(cwd, prog)
+		}
+		if isExecutable(prog) {
+			return prog, nil
+		}
+		return "", fmt.Errorf("%s is not an executable file: %w", prog, errAgentMissing)
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" {
+			dir = "."
+		}
+		if !filepath.IsAbs(dir) {
+			dir = filepath.Join(cwd, dir)
+		}
+		if p := filepath.Join(dir, prog); isExecutable(p) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s not found on PATH (install it, or give --pane ROLE=/path/to/%s): %w", prog, prog, errAgentMissing)
+}
+
+func isExecutable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }

@@ -1,0 +1,12 @@
+// Command mockagent is party's mock agent; built as claude, codex, gemini
+// and mockagent, it plays the persona its name says (see package
+// mockagents).
+package main
+
+import (
+	"os"
+
+	"github.com/partyhq/party/mockagents"
+)
+
+func main() { os.Exit(mockagents.Main()) }

@@ -1,0 +1,63 @@
+package mockagents
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// LogEntry is one line of the mock log.
+type LogEntry struct {
+	Agent string    `json:"agent"`
+	Pane  string    `json:"pane"`
+	Seq   int       `json:"seq"`
+	Mode  string    `json:"mode"` // submit, queued, steer, dialog
+	Text  string    `json:"text"`
+	Time  time.Time `json:"time"`
+}
+
+// appendLog appends e to the log at path under an flock.
+func appendLog(path string, e LogEntry) error {
+	if path == "" {
+		return nil
+	}
+	line, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		return err
+	}
+	defer unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	_, err = f.Write(append(line, '\n'))
+	return err
+}
+
+// ReadLog reads every entry of the log at path.
+func ReadLog(path string) ([]LogEntry, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []LogEntry
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		var e LogEntry
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			return out, fmt.Errorf("%s:%d: %w", path, n, err)
+		}
+		out = append(out, e)
+	}
+	return out, sc.Err()
+}

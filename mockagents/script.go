@@ -1,0 +1,185 @@
+package mockagents
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Step is one action of a rule.
+type Step struct {
+	Kind string // think, say, echo, marker, write, permission, fail, crash, hang
+	Arg  string
+	Dur  time.Duration
+	Code int
+}
+
+// Rule answers the prompts it matches.
+type Rule struct {
+	match func(string) ([]string, bool)
+	Steps []Step
+}
+
+// Script is a parsed answer script.
+type Script struct{ Rules []Rule }
+
+// ScriptError is a script that cannot be parsed.
+type ScriptError struct {
+	File      string
+	Line, Col int
+	Msg       string
+}
+
+func (e *ScriptError) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg) }
+
+// LoadScript reads and parses the script at path.
+func LoadScript(path string) (*Script, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseScript(path, string(b))
+}
+
+// ParseScript parses script text; name is used in errors.
+func ParseScript(name, text string) (*Script, error) {
+	s := &Script{}
+	for i, raw := range strings.Split(text, "\n") {
+		line := strings.TrimRight(raw, " \t\r")
+		trimmed := strings.TrimLeft(line, " \t")
+		col := len(line) - len(trimmed) + 1
+		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
+			continue
+		}
+		fail := func(c int, f string, a ...any) error {
+			return &ScriptError{File: name, Line: i + 1, Col: c, Msg: fmt.Sprintf(f, a...)}
+		}
+		word, arg, _ := strings.Cut(trimmed, " ")
+		arg = strings.TrimSpace(arg)
+		argCol := col + len(word) + 1
+		if word == "on" {
+			if col != 1 {
+				return nil, fail(col, "'on' starts a rule at the start of a line")
+			}
+			m, err := matcher(arg)
+			if err != nil {
+				return nil, fail(argCol, "%v", err)
+			}
+			s.Rules = append(s.Rules, Rule{match: m})
+			continue
+		}
+		if len(s.Rules) == 0 {
+			return nil, fail(col, "step %q before any 'on' rule", word)
+		}
+		st := Step{Kind: word, Arg: arg}
+		switch word {
+		case "think":
+			d, err := parseDur(arg)
+			if err != nil {
+				return nil, fail(argCol, "think: %v", err)
+			}
+			st.Dur = d
+		case "crash":
+			st.Code = 1
+			if arg != "" {
+				n, err := strconv.Atoi(arg)
+				if err != nil || n < 0 || n > 255 {
+					return nil, fail(argCol, "crash: exit status %q is not 0-255", arg)
+				}
+				st.Code = n
+			}
+		case "say":
+			st.Arg = unescape(arg)
+		case "write":
+			if p, _, _ := strings.Cut(arg, " "); p == "" {
+				return nil, fail(argCol, "write needs PATH and TEXT")
+			}
+		case "permission", "fail":
+			if arg == "" {
+				return nil, fail(argCol, "%s needs an argument", word)
+			}
+		case "echo", "marker", "hang":
+		default:
+			return nil, fail(col, "unknown step %q", word)
+		}
+		last := &s.Rules[len(s.Rules)-1]
+		last.Steps = append(last.Steps, st)
+	}
+	return s, nil
+}
+
+func matcher(arg string) (func(string) ([]string, bool), error) {
+	switch {
+	case arg == "*":
+		return func(p string) ([]string, bool) { return []string{p}, true }, nil
+	case len(arg) >= 2 && arg[0] == '/' && arg[len(arg)-1] == '/':
+		re, err := regexp.Compile(arg[1 : len(arg)-1])
+		if err != nil {
+			return nil, err
+		}
+		return func(p string) ([]string, bool) {
+			m := re.FindStringSubmatch(p)
+			if m == nil {
+				return nil, false
+			}
+			m[0] = p
+			return m, true
+		}, nil
+	case len(arg) >= 2 && arg[0] == '"' && arg[len(arg)-1] == '"':
+		sub := arg[1 : len(arg)-1]
+		return func(p string) ([]string, bool) { return []string{p}, strings.Contains(p, sub) }, nil
+	}
+	return nil, fmt.Errorf("want /regexp/, \"substring\" or *, got %q", arg)
+}
+
+func parseDur(s string) (time.Duration, error) {
+	if ms, err := strconv.Atoi(s); err == nil && ms >= 0 {
+		return time.Duration(ms) * time.Millisecond, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("bad duration %q", s)
+	}
+	return d, nil
+}
+
+func unescape(s string) string {
+	return strings.NewReplacer(`\\`, `\`, `\n`, "\n", `\t`, "\t").Replace(s)
+}
+
+// defaultSteps answer a prompt no rule matched.
+func defaultSteps(prompt string) []Step {
+	first, _, _ := strings.Cut(prompt, "\n")
+	if r := []rune(first); len(r) > 40 {
+		first = string(r[:40]) + "…"
+	}
+	return []Step{{Kind: "think", Dur: 300 * time.Millisecond}, {Kind: "say", Arg: fmt.Sprintf("Mock reply to %q.", first)}}
+}
+
+// Plan returns the steps for prompt and the rule's groups.
+func (s *Script) Plan(prompt string) ([]Step, []string) {
+	if s != nil {
+		for _, r := range s.Rules {
+			if groups, ok := r.match(prompt); ok {
+				return r.Steps, groups
+			}
+		}
+	}
+	return defaultSteps(prompt), []string{prompt}
+}
+
+var groupRef = regexp.MustCompile(`\$(\d)`)
+
+// expand replaces $0..$9 with groups.
+func expand(s string, groups []string) string {
+	return groupRef.ReplaceAllStringFunc(s, func(m string) string {
+		n := int(m[1] - '0')
+		if n < len(groups) {
+			return groups[n]
+		}
+		return ""
+	})
+}
