@@ -138,12 +138,9 @@ func (e *engine) run(in io.Reader, winch <-chan os.Signal) int {
 			}
 			e.frame++
 		case <-winch:
+			// History stays where the terminal reflowed it; only the live
+			// region is redrawn, as the real inline TUIs do.
 			e.w, e.h = e.size()
-			e.liveRows = 0
-			e.printed = 0
-			if !e.opt.AltScreen {
-				io.WriteString(e.out, "\x1b[H\x1b[2J")
-			}
 		}
 		select {
 		case code := <-e.exit:
@@ -585,7 +582,12 @@ func (e *engine) banner() {
 	cwd, _ := os.Getwd()
 	switch e.opt.Persona {
 	case "claude":
-		e.addHistory(box(min(e.w, 60), "✻ Welcome to Claude Code (mock)!", "", "  cwd: "+cwd)...)
+		w := min(e.w, 60)
+		shown := cwd
+		if r := []rune(cwd); len(r) > w-12 {
+			shown = "…" + string(r[len(r)-(w-13):])
+		}
+		e.addHistory(box(w, "✻ Welcome to Claude Code (mock)!", "", "  cwd: "+shown)...)
 		e.addHistory("")
 	case "codex":
 		e.addHistory(box(min(e.w, 48), ">_ OpenAI Codex (v0.0.0-mock)", "", "directory: "+filepath.Base(cwd))...)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 )
 
@@ -93,7 +94,7 @@ func (h *hooks) codexTurn(prompt, answer string, turn int) {
 	}
 	cwd, _ := os.Getwd()
 	b, _ := json.Marshal(map[string]any{
-		"type": "agent-turn-complete", "thread-id": "mock-thread", "turn-id": turn, "cwd": cwd,
+		"type": "agent-turn-complete", "thread-id": "mock-thread", "turn-id": strconv.Itoa(turn), "cwd": cwd,
 		"input-messages": []string{prompt}, "last-assistant-message": answer,
 	})
 	argv := append(append([]string{}, h.notify...), string(b))

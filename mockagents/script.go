@@ -33,7 +33,9 @@ type ScriptError struct {
 	Msg       string
 }
 
-func (e *ScriptError) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg) }
+func (e *ScriptError) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
+}
 
 // LoadScript reads and parses the script at path.
 func LoadScript(path string) (*Script, error) {

@@ -8,6 +8,7 @@
 //	tmux ARGS...                 tmux on the scenario's server
 //	screen TARGET                print the screen of a pane (id or role) to stdout
 //	waitscreen TARGET REGEXP     wait until the pane's screen matches
+//	waitfor REGEXP CMD ARGS...   run CMD until its stdout matches
 //	mocklog count N              wait until the mock log has N entries, fail if it has more
 //	mocklog text I FILE          entry I (from 0) holds exactly the bytes of FILE
 //	mocklog is I TEXT            entry I holds exactly TEXT

@@ -57,6 +57,7 @@ func TestScenarios(t *testing.T) {
 			"waitscreen": cmdWaitScreen,
 			"mocklog":    cmdMockLog,
 			"gen":        cmdGen,
+			"waitfor":    cmdWaitFor,
 			"golden":     cmdGolden,
 		},
 	})
@@ -313,6 +314,28 @@ func clip(s string) string {
 		return s[:200] + "…" + s[len(s)-200:]
 	}
 	return s
+}
+
+// cmdWaitFor runs a command until its stdout matches REGEXP.
+func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: waitfor REGEXP COMMAND [ARGS...]")
+	}
+	re, err := regexp.Compile(args[0])
+	ts.Check(err)
+	deadline := time.Now().Add(waitLimit)
+	var out []byte
+	for time.Now().Before(deadline) {
+		cmd := exec.Command(args[1], args[2:]...)
+		cmd.Dir = ts.Getenv("WORK")
+		cmd.Env = append(scriptEnv(ts), "PARTY_TMUX_SOCKET="+ts.Getenv("SOCK"), "PARTY_SESSION="+ts.Getenv("PARTY_SESSION"))
+		out, _ = cmd.Output()
+		if re.Match(out) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	ts.Fatalf("%s never printed a match for %q; last output:\n%s", strings.Join(args[1:], " "), args[0], out)
 }
 
 // cmdGen writes generated texts that a txtar file cannot hold well.

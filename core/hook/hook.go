@@ -101,7 +101,7 @@ func errorText(v any) string {
 type codexPayload struct {
 	Type        string   `json:"type"`
 	ThreadID    string   `json:"thread-id"`
-	TurnID      string   `json:"turn-id"`
+	TurnID      any      `json:"turn-id"` // a string; tolerate a number
 	Input       []string `json:"input-messages"`
 	LastMessage string   `json:"last-assistant-message"`
 }

@@ -3,6 +3,7 @@ package state
 import (
 	"bytes"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -24,8 +25,18 @@ import (
 // EventLog is the name of the event log in a session state dir.
 const EventLog = "events.jsonl"
 
-// WakeDir is the wake directory of a session state dir.
-func WakeDir(stateDir string) string { return filepath.Join(stateDir, "wake") }
+// WakeDir is the directory of the wake sockets of a session state dir. Unix
+// socket paths are limited to about 100 bytes, so it is a short directory
+// named by a hash of the state dir under $XDG_RUNTIME_DIR/party (when that
+// is short enough), else /tmp/party-UID.
+func WakeDir(getenv func(string) string, stateDir string) string {
+	h := sha256.Sum256([]byte(stateDir))
+	name := hex.EncodeToString(h[:6])
+	if d := getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) && len(d) < 40 {
+		return filepath.Join(d, "party", name)
+	}
+	return filepath.Join("/tmp", "party-"+strconv.Itoa(os.Getuid()), name)
+}
 
 // Waiter receives wake-ups.
 type Waiter struct {

@@ -3,8 +3,11 @@ package tmux
 import (
 	"context"
 	"fmt"
+	"os"
+	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/partyhq/party/core/mux"
 )
@@ -15,7 +18,7 @@ var paneFields = []string{
 	"#{pane_id}", "#{session_name}", "#{window_id}", "#{window_index}", "#{pane_index}",
 	"#{@party_role}", "#{@party_agent}", "#{pane_pid}", "#{pane_dead}", "#{pane_dead_status}",
 	"#{pane_current_command}", "#{pane_in_mode}", "#{alternate_on}", "#{pane_width}", "#{pane_height}",
-	"#{@party_hooks}",
+	"#{@party_hooks}", "#{pid}",
 }
 
 func parsePane(row []string) mux.Pane {
@@ -30,9 +33,15 @@ func parsePane(row []string) mux.Pane {
 
 // ListPanes lists every pane of session in window, then pane order.
 func (c *Client) ListPanes(ctx context.Context, session string) ([]mux.Pane, error) {
-	rows, err := c.Query(ctx, paneFields, "list-panes", "-s", "-t", exactSession(session))
+	args := []string{"list-panes", "-s", "-t", exactSession(session)}
+	rows, err := c.Query(ctx, paneFields, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list panes of %q: %w", session, err)
+	}
+	if c.reapZombies(rows) {
+		if rows, err = c.Query(ctx, paneFields, args...); err != nil {
+			return nil, fmt.Errorf("list panes of %q: %w", session, err)
+		}
 	}
 	panes := make([]mux.Pane, len(rows))
 	for i, r := range rows {
@@ -50,7 +59,48 @@ func (c *Client) Pane(ctx context.Context, id string) (mux.Pane, error) {
 	if len(rows) != 1 || rows[0][0] != id {
 		return mux.Pane{}, fmt.Errorf("pane %s: %w", id, mux.ErrNoPane)
 	}
+	if c.reapZombies(rows) {
+		return c.Pane(ctx, id)
+	}
 	return parsePane(rows[0]), nil
+}
+
+// reapZombies works around tmux 3.3a-3.5 built with utempter (tmux issue
+// #4559): a pane's process can stay a zombie that the server never reaps,
+// so the pane never shows dead. When a live pane's process is a zombie it
+// sends the server SIGCHLD, which makes it reap, and reports true so the
+// caller lists again.
+func (c *Client) reapZombies(rows [][]string) bool {
+	reaped := false
+	for _, r := range rows {
+		p := parsePane(r)
+		if p.Dead || !isZombie(p.PID) {
+			continue
+		}
+		if server, err := strconv.Atoi(r[len(r)-1]); err == nil && server > 0 {
+			for i := 0; i < 50 && isZombie(p.PID); i++ {
+				_ = syscall.Kill(server, syscall.SIGCHLD)
+				runtime.Gosched()
+			}
+			reaped = true
+		}
+	}
+	return reaped
+}
+
+// isZombie reports whether process pid has exited but was not reaped.
+// Linux only (it reads /proc); elsewhere it says false.
+func isZombie(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// The state follows the command name, which is in parentheses.
+	i := strings.LastIndexByte(string(b), ')')
+	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
 }
 
 // Capture returns the pane's screen plus history lines of scrollback,

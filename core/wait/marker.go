@@ -40,9 +40,11 @@ func Instruction(nonce string) string {
 }
 
 // FindMarker reports whether screen holds the marker of nonce, and returns
-// the text above it back to the echoed instruction: the answer. Wrapped
-// lines are expected to be joined already (capture -J).
-func FindMarker(screen, nonce string) (answer string, found bool) {
+// the text above it back to the echoed prompt: the answer. The echo is the
+// last line before the marker holding the nonce (the instruction) or the
+// prompt's first line. Wrapped lines are expected to be joined already
+// (capture -J).
+func FindMarker(screen, nonce, prompt string) (answer string, found bool) {
 	re := regexp.MustCompile(`(^|[^A-Za-z0-9_])` + regexp.QuoteMeta(Marker(nonce)) + `($|[^A-Za-z0-9])`)
 	lines := strings.Split(screen, "\n")
 	at := -1
@@ -55,10 +57,11 @@ func FindMarker(screen, nonce string) (answer string, found bool) {
 	if at < 0 {
 		return "", false
 	}
+	first, _, _ := strings.Cut(strings.TrimSpace(prompt), "\n")
 	start := 0
 	for i := at - 1; i >= 0; i-- {
-		if strings.Contains(lines[i], nonce) {
-			start = i + 1 // the last line of the echoed instruction
+		if strings.Contains(lines[i], nonce) || (first != "" && strings.Contains(lines[i], first)) {
+			start = i + 1 // the last line of the echoed prompt
 			break
 		}
 	}

@@ -16,10 +16,10 @@ func TestNonce(t *testing.T) {
 func TestEchoedInstructionNeverMatches(t *testing.T) {
 	n := NewNonce()
 	prompt := "do the thing" + Instruction(n)
-	_, found := FindMarker(prompt, n)
+	_, found := FindMarker(prompt, n, prompt)
 	assert.False(t, found, "the echoed prompt holds both halves but not the marker")
 	// Also when the echo is wrapped differently and redrawn twice.
-	_, found = FindMarker(prompt+"\n"+prompt, n)
+	_, found = FindMarker(prompt+"\n"+prompt, n, prompt)
 	assert.False(t, found)
 }
 
@@ -34,10 +34,11 @@ func TestFindMarker(t *testing.T) {
 		{"other nonce", "PARTY_DONE_zzzzzzzzzzzz", "", false},
 		{"prefix of a longer token", "PARTY_DONE_k3j9x2m8q4abX", "", false},
 		{"no echo on screen (alt screen redraw)", "answer text\nPARTY_DONE_k3j9x2m8q4ab", "answer text", true},
+		{"only the prompt's first line echoed", "old stuff\nmock> q\nthe answer\nPARTY_DONE_k3j9x2m8q4ab\nmock>", "the answer", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			answer, found := FindMarker(tt.screen, n)
+			answer, found := FindMarker(tt.screen, n, "q")
 			assert.Equal(t, tt.found, found)
 			assert.Equal(t, tt.answer, answer)
 		})

@@ -107,7 +107,7 @@ func (w *Waiter) Wait(ctx context.Context, t Turn, timeout time.Duration) (Resul
 			if screen, err = w.Mux.Capture(ctx, t.Pane, t.History); err != nil {
 				return Result{}, err
 			}
-			if answer, found := FindMarker(screen, t.Nonce); t.Nonce != "" && found {
+			if answer, found := FindMarker(screen, t.Nonce, t.Prompt); t.Nonce != "" && found {
 				return Result{Answer: answer, Via: "marker"}, nil
 			}
 		}

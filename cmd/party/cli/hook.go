@@ -92,6 +92,6 @@ func hookRun(ctx context.Context, f *Factory, opts *HookOptions) error {
 	if err := state.AppendEvent(filepath.Join(dir, state.EventLog), ev); err != nil {
 		return err
 	}
-	state.Wake(state.WakeDir(dir))
+	state.Wake(state.WakeDir(f.Getenv, dir))
 	return nil
 }

@@ -45,7 +45,7 @@ func logRun(ctx context.Context, f *Factory, follow bool) error {
 	path := filepath.Join(info.StateDir, state.EventLog)
 	var wake <-chan struct{}
 	if follow {
-		w, err := state.Listen(state.WakeDir(info.StateDir))
+		w, err := state.Listen(state.WakeDir(f.Getenv, info.StateDir))
 		if err != nil {
 			return err
 		}

@@ -23,7 +23,7 @@ type watcher struct {
 
 func newWatcher(ctx context.Context, f *Factory, tc *tmux.Client, session, stateDir string) (*watcher, error) {
 	w := &watcher{wakes: map[string]chan struct{}{}, anyC: make(chan struct{}, 1), closed: make(chan struct{})}
-	waker, err := state.Listen(state.WakeDir(stateDir))
+	waker, err := state.Listen(state.WakeDir(f.Getenv, stateDir))
 	if err != nil {
 		return nil, err
 	}
