@@ -584,8 +584,8 @@ func (e *engine) banner() {
 	case "claude":
 		w := min(e.w, 60)
 		shown := cwd
-		if r := []rune(cwd); len(r) > w-12 {
-			shown = "…" + string(r[len(r)-(w-13):])
+		if len([]rune(cwd)) > w-12 {
+			shown = "…/" + filepath.Base(cwd)
 		}
 		e.addHistory(box(w, "✻ Welcome to Claude Code (mock)!", "", "  cwd: "+shown)...)
 		e.addHistory("")
