@@ -1,0 +1,296 @@
+package mockagents
+
+import (
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	expect "github.com/Netflix/go-expect"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"golang.org/x/term"
+)
+
+// mock is a persona running in-process on a pseudo-terminal.
+type mock struct {
+	t    *testing.T
+	c    *expect.Console
+	log  string
+	done chan int
+}
+
+func startMock(t *testing.T, opt Options, script string) *mock {
+	t.Helper()
+	c, err := expect.NewConsole(expect.WithDefaultTimeout(10 * time.Second))
+	require.NoError(t, err)
+	_, err = term.MakeRaw(int(c.Tty().Fd()))
+	require.NoError(t, err)
+	m := &mock{t: t, c: c, log: filepath.Join(t.TempDir(), "mock.log"), done: make(chan int, 1)}
+	opt.LogPath = m.log
+	if script != "" {
+		s, err := ParseScript("test.script", script)
+		require.NoError(t, err)
+		opt.Script = s
+	}
+	e := newEngine(opt, c.Tty(), func() (int, int) { return 80, 24 })
+	go func() { m.done <- e.run(c.Tty(), nil) }()
+	t.Cleanup(func() { c.Close() })
+	return m
+}
+
+func (m *mock) expect(s string) {
+	m.t.Helper()
+	_, err := m.c.ExpectString(s)
+	require.NoError(m.t, err, "waiting for %q", s)
+}
+
+func (m *mock) send(s string) {
+	m.t.Helper()
+	_, err := m.c.Send(s)
+	require.NoError(m.t, err)
+}
+
+func (m *mock) paste(s string) { m.send("\x1b[200~" + s + "\x1b[201~") }
+
+// entries waits until the log has n entries, then a little more to catch
+// extra ones.
+func (m *mock) entries(n int) []LogEntry {
+	m.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		e, _ := ReadLog(m.log)
+		if len(e) >= n || time.Now().After(deadline) {
+			time.Sleep(200 * time.Millisecond)
+			e, _ = ReadLog(m.log)
+			return e
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func claudeOpts() Options {
+	return Options{Persona: "claude", EnterGuard: 100 * time.Millisecond}
+}
+
+func TestIdleScreens(t *testing.T) {
+	for _, tt := range []struct {
+		persona string
+		want    []string
+	}{
+		{"claude", []string{"\x1b[?2004h", "Welcome to Claude Code", "❯\u00a0", "? for shortcuts"}},
+		{"codex", []string{"\x1b[?2004h", ">_ OpenAI Codex", "› Ask Codex to do anything", "100% context left"}},
+		{"gemini", []string{"\x1b[?2004h", " >   Type your message or @path/to/file"}},
+		{"generic", []string{"\x1b[?2004h", "mock> "}},
+	} {
+		t.Run(tt.persona, func(t *testing.T) {
+			m := startMock(t, Options{Persona: tt.persona, AltScreen: tt.persona == "codex"}, "")
+			for _, w := range tt.want {
+				m.expect(w)
+			}
+		})
+	}
+}
+
+func TestPasteThenEnterIsLoggedByteExact(t *testing.T) {
+	corpus := []string{
+		`it's "quoted" $(rm -rf /) ` + "`id`" + ` $HOME end;`,
+		"-n leading dash",
+		"tabs\tand\nnew lines\n\tindented",
+		"emoji 🎉 and CJK 日本語",
+		strings.Repeat("0123456789abcdef $(x) 日本\n", 4000), // ~100 KB
+	}
+	for _, persona := range []string{"claude", "codex"} {
+		t.Run(persona, func(t *testing.T) {
+			opt := claudeOpts()
+			opt.Persona = persona
+			m := startMock(t, opt, "on *\n  say ok\n")
+			m.expect("\x1b[?2004h")
+			for _, text := range corpus {
+				m.paste(text)
+				time.Sleep(150 * time.Millisecond)
+				m.send("\r")
+				m.expect("ok")
+			}
+			got := m.entries(len(corpus))
+			require.Len(t, got, len(corpus))
+			for i, e := range got {
+				assert.Equal(t, corpus[i], e.Text, "entry %d", i)
+				assert.Equal(t, "submit", e.Mode)
+				assert.Equal(t, persona, e.Agent)
+			}
+		})
+	}
+}
+
+func TestClaudeEnterQuirks(t *testing.T) {
+	m := startMock(t, claudeOpts(), "on *\n  say ok\n")
+	m.expect("❯\u00a0")
+	// An Enter in the same read as the paste's end is lost.
+	m.send("\x1b[200~first\x1b[201~\r")
+	time.Sleep(150 * time.Millisecond)
+	assert.Empty(t, m.entries(0))
+	// So is an Enter right after the paste (the guard window).
+	m.paste(" second")
+	m.send("\r")
+	assert.Empty(t, m.entries(0))
+	// After the guard window Enter submits, once.
+	time.Sleep(150 * time.Millisecond)
+	m.send("\r")
+	got := m.entries(1)
+	require.Len(t, got, 1)
+	assert.Equal(t, "first second", got[0].Text)
+}
+
+func TestClaudePastePlaceholder(t *testing.T) {
+	m := startMock(t, claudeOpts(), "")
+	m.expect("❯\u00a0")
+	m.paste(strings.Repeat("x", 900))
+	m.expect("[Pasted text #1 +0 lines]")
+	m.paste("a\nb\nc\nd\ne")
+	m.expect("[Pasted text #2 +4 lines]")
+}
+
+func TestCodexPasteBurstWindow(t *testing.T) {
+	m := startMock(t, Options{Persona: "codex", Burst: true}, "on *\n  say ok\n")
+	m.expect("› Ask Codex")
+	// Typed fast (one read) and Enter at once: Enter is a newline.
+	m.send("abc")
+	m.send("\r")
+	time.Sleep(200 * time.Millisecond)
+	assert.Empty(t, m.entries(0))
+	m.send("\r")
+	got := m.entries(1)
+	require.Len(t, got, 1)
+	assert.Equal(t, "abc\n", got[0].Text)
+}
+
+func TestQueueWhileBusy(t *testing.T) {
+	t.Run("claude queues on Enter", func(t *testing.T) {
+		m := startMock(t, claudeOpts(), "on /one/\n  think 1s\n  say first done\non *\n  say second done\n")
+		m.expect("❯\u00a0")
+		m.paste("one")
+		time.Sleep(150 * time.Millisecond)
+		m.send("\r")
+		m.expect("esc to interrupt")
+		m.paste("two")
+		time.Sleep(150 * time.Millisecond)
+		m.send("\r")
+		m.expect("queued: two")
+		m.expect("second done")
+		got := m.entries(2)
+		require.Len(t, got, 2)
+		assert.Equal(t, []string{"submit", "queued"}, []string{got[0].Mode, got[1].Mode})
+	})
+	t.Run("codex queues on Tab and steers on Enter", func(t *testing.T) {
+		m := startMock(t, Options{Persona: "codex"}, "on *\n  think 2s\n  say done\n")
+		m.expect("› Ask Codex")
+		m.paste("one")
+		m.send("\r")
+		m.expect("Working")
+		m.paste("two")
+		m.expect("tab to queue message")
+		m.send("\t")
+		m.paste("three")
+		m.send("\r")
+		got := m.entries(3)
+		require.Len(t, got, 3)
+		assert.Equal(t, []string{"submit", "queued", "steer"}, []string{got[0].Mode, got[1].Mode, got[2].Mode})
+	})
+}
+
+func TestTrustDialog(t *testing.T) {
+	for _, tt := range []struct {
+		name, keys string
+		exit       int
+	}{
+		{"2 exits", "2", 1},
+		{"Esc exits", "\x1b", 1},
+		{"arrow down then Enter exits", "\x1b[B\r", 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			m := startMock(t, Options{Persona: "claude", TrustDialog: true}, "")
+			m.expect("❯ 1. Yes, I trust this folder")
+			m.send(tt.keys)
+			select {
+			case code := <-m.done:
+				assert.Equal(t, tt.exit, code)
+			case <-time.After(5 * time.Second):
+				t.Fatal("the mock did not exit")
+			}
+		})
+	}
+	t.Run("1 trusts and text typed into the dialog is not submitted", func(t *testing.T) {
+		m := startMock(t, Options{Persona: "claude", TrustDialog: true}, "")
+		m.expect("Yes, I trust this folder")
+		m.paste("not a prompt")
+		m.send("1")
+		m.expect("❯\u00a0")
+		got := m.entries(1)
+		require.Len(t, got, 1)
+		assert.Equal(t, "dialog", got[0].Mode)
+		assert.Equal(t, "1", got[0].Text)
+	})
+}
+
+func TestPermissionDialog(t *testing.T) {
+	m := startMock(t, claudeOpts(), "on *\n  permission rm -rf build\n  say cleaned\n")
+	m.expect("❯\u00a0")
+	m.paste("clean")
+	time.Sleep(150 * time.Millisecond)
+	m.send("\r")
+	m.expect("Do you want to proceed?")
+	m.expect("❯ 1. Yes")
+	m.send("1")
+	m.expect("cleaned")
+}
+
+func TestCrashExitStatus(t *testing.T) {
+	m := startMock(t, Options{Persona: "generic"}, "on *\n  crash 3\n")
+	m.expect("mock> ")
+	m.send("boom\r")
+	select {
+	case code := <-m.done:
+		assert.Equal(t, 3, code)
+	case <-time.After(5 * time.Second):
+		t.Fatal("the mock did not crash")
+	}
+}
+
+func TestScriptErrors(t *testing.T) {
+	tests := []struct{ script, want string }{
+		{"  think 1s\n", "s:1:3: step \"think\" before any 'on' rule"},
+		{"on *\n  think soon\n", "s:2:9: think: bad duration \"soon\""},
+		{"on /(/\n", "s:1:4: error parsing regexp"},
+		{"on *\n  dance\n", "s:2:3: unknown step \"dance\""},
+		{"on *\n  crash 300\n", "s:2:9: crash: exit status \"300\" is not 0-255"},
+	}
+	for _, tt := range tests {
+		_, err := ParseScript("s", tt.script)
+		require.Error(t, err, tt.script)
+		assert.True(t, strings.HasPrefix(err.Error(), tt.want), "got %q, want prefix %q", err, tt.want)
+	}
+	s, err := ParseScript("s", "# c\non /question (\\w+)/\n  say answer $1\non *\n  echo\n")
+	require.NoError(t, err)
+	steps, groups := s.Plan("question two")
+	assert.Equal(t, "answer two", expand(steps[0].Arg, groups))
+	steps, _ = s.Plan("other")
+	assert.Equal(t, "echo", steps[0].Kind)
+}
+
+func TestConcurrentLogAppendsNeverInterleave(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "log")
+	var wg sync.WaitGroup
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			assert.NoError(t, appendLog(path, LogEntry{Agent: "x", Seq: i, Text: strings.Repeat("y", 10000)}))
+		}(i)
+	}
+	wg.Wait()
+	got, err := ReadLog(path)
+	require.NoError(t, err)
+	assert.Len(t, got, 20)
+}
