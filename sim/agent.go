@@ -1,0 +1,225 @@
+package sim
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Submission is one prompt a simulated agent took.
+type Submission struct {
+	Text string
+	Mode string // submit, queued, steer
+	At   time.Time
+}
+
+// Agent is a simulated agent TUI. Its screen is a function of what it was
+// given and of virtual time; it draws what the agent profiles of
+// core/agent recognize. The fault methods change its behaviour.
+type Agent struct {
+	Persona string        // claude, codex, generic, shell
+	Command string        // what pane_current_command shows
+	Think   time.Duration // how long each turn keeps it busy
+
+	Submissions []Submission
+	// DialogKeys counts keys pressed while a dialog was on screen.
+	DialogKeys int
+
+	clock     *Clock
+	input     string
+	visibleAt time.Time
+	lastPaste time.Time
+	busy      bool
+	busyUntil time.Time
+	queue     []string
+	history   []string
+	dialog    bool
+
+	dead       bool
+	deadStatus string
+	copyMode   bool
+	command    string
+
+	loseEnters int
+	guard      time.Duration
+	dieOnEnter *string
+	render     time.Duration
+}
+
+// NewAgent returns an idle agent of persona.
+func NewAgent(persona string) *Agent {
+	cmd := persona
+	if persona == "shell" {
+		cmd = "bash"
+	}
+	if persona == "generic" {
+		cmd = "mytui"
+	}
+	return &Agent{Persona: persona, Command: cmd, Think: 2 * time.Second}
+}
+
+// LoseEnters makes the next n Enter presses vanish.
+func (a *Agent) LoseEnters(n int) *Agent { a.loseEnters = n; return a }
+
+// EnterGuard drops an Enter that comes within d of a paste (claude).
+func (a *Agent) EnterGuard(d time.Duration) *Agent { a.guard = d; return a }
+
+// DieOnEnter makes the agent exit with status when Enter submits.
+func (a *Agent) DieOnEnter(status string) *Agent { a.dieOnEnter = &status; return a }
+
+// Die makes the agent exit now with status.
+func (a *Agent) Die(status string) *Agent { a.dead, a.deadStatus = true, status; return a }
+
+// BusyFor makes the agent work for d from now.
+func (a *Agent) BusyFor(d time.Duration) *Agent {
+	a.busy, a.busyUntil = true, a.now().Add(d)
+	return a
+}
+
+// ShowDialog puts a numbered permission dialog on screen.
+func (a *Agent) ShowDialog() *Agent { a.dialog = true; return a }
+
+// RunCommand makes the pane run another program (the agent exited to a
+// shell, say).
+func (a *Agent) RunCommand(cmd string) *Agent { a.command = cmd; return a }
+
+// RenderDelay makes pasted text show only after d.
+func (a *Agent) RenderDelay(d time.Duration) *Agent { a.render = d; return a }
+
+// CopyMode puts the pane in copy mode.
+func (a *Agent) CopyMode() *Agent { a.copyMode = true; return a }
+
+// Type puts text in the input line, as an operator typing would.
+func (a *Agent) Type(text string) *Agent { a.input += text; return a }
+
+// Busy reports whether the agent is working.
+func (a *Agent) Busy() bool { a.advance(); return a.busy }
+
+func (a *Agent) now() time.Time {
+	if a.clock == nil {
+		return time.Time{}
+	}
+	return a.clock.Now()
+}
+
+// advance finishes turns whose time is up and starts queued ones.
+func (a *Agent) advance() {
+	for a.busy && !a.now().Before(a.busyUntil) {
+		a.busy = false
+		a.history = append(a.history, "answer")
+		if len(a.queue) > 0 {
+			next := a.queue[0]
+			a.queue = a.queue[1:]
+			a.start(next, a.busyUntil)
+		}
+	}
+}
+
+func (a *Agent) start(text string, at time.Time) {
+	a.busy, a.busyUntil = true, at.Add(a.Think)
+	first, _, _ := strings.Cut(text, "\n")
+	a.history = append(a.history, "> "+first)
+}
+
+func (a *Agent) paste(text string) {
+	a.advance()
+	if a.dialog || a.dead {
+		return
+	}
+	a.input += text
+	a.lastPaste = a.now()
+	a.visibleAt = a.now().Add(a.render)
+}
+
+func (a *Agent) key(k string) {
+	a.advance()
+	if a.dead {
+		return
+	}
+	if a.dialog {
+		a.DialogKeys++
+		return
+	}
+	switch k {
+	case "Enter":
+		if a.loseEnters > 0 {
+			a.loseEnters--
+			return
+		}
+		if a.guard > 0 && a.now().Sub(a.lastPaste) < a.guard {
+			return
+		}
+		if strings.TrimSpace(a.input) == "" {
+			return
+		}
+		if a.dieOnEnter != nil {
+			a.Die(*a.dieOnEnter)
+			return
+		}
+		switch {
+		case !a.busy:
+			a.take("submit")
+			a.start(a.Submissions[len(a.Submissions)-1].Text, a.now())
+		case a.Persona == "codex":
+			a.take("steer")
+		default:
+			a.take("queued")
+			a.queue = append(a.queue, a.Submissions[len(a.Submissions)-1].Text)
+		}
+	case "Tab":
+		if a.Persona == "codex" && a.busy && a.input != "" {
+			a.take("queued")
+			a.queue = append(a.queue, a.Submissions[len(a.Submissions)-1].Text)
+		}
+	}
+}
+
+func (a *Agent) take(mode string) {
+	a.Submissions = append(a.Submissions, Submission{Text: a.input, Mode: mode, At: a.now()})
+	a.input = ""
+}
+
+// Screen draws the agent's screen at the current virtual time.
+func (a *Agent) Screen() string {
+	a.advance()
+	var lines []string
+	if len(a.history) > 10 {
+		lines = append(lines, a.history[len(a.history)-10:]...)
+	} else {
+		lines = append(lines, a.history...)
+	}
+	secs := int(a.now().Sub(a.busyUntil.Add(-a.Think)).Seconds())
+	input := a.input
+	if a.now().Before(a.visibleAt) {
+		input = ""
+	}
+	first, _, _ := strings.Cut(input, "\n")
+	if a.Persona == "claude" && (len(input) >= 800 || strings.Count(input, "\n") > 3) {
+		first = fmt.Sprintf("[Pasted text #1 +%d lines]", strings.Count(input, "\n"))
+	}
+	switch a.Persona {
+	case "claude":
+		if a.busy {
+			lines = append(lines, fmt.Sprintf("✻ Thinking… (%ds · esc to interrupt)", secs))
+		}
+		if a.dialog {
+			return strings.Join(append(lines, "Do you want to proceed?", "❯ 1. Yes",
+				"  2. Yes, and don't ask again for this command", "  3. No, and tell Claude what to do differently (esc)"), "\n")
+		}
+		lines = append(lines, "────────", "❯\u00a0"+first, "────────", "  ? for shortcuts")
+	case "codex":
+		if a.busy {
+			lines = append(lines, fmt.Sprintf("• Working (%ds • esc to interrupt)", secs))
+		}
+		if a.dialog {
+			return strings.Join(append(lines, "Would you like to run the following command?", "› 1. Yes, proceed (y)", "  2. No (esc)"), "\n")
+		}
+		if first == "" {
+			first = "Ask Codex to do anything"
+		}
+		lines = append(lines, "› "+first, "", "  ? for shortcuts")
+	default:
+		lines = append(lines, "mock> "+first)
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,159 @@
+package sim_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/sim"
+)
+
+// fixture is one pane with one simulated agent.
+type fixture struct {
+	clock *sim.Clock
+	mux   *sim.Mux
+	agent *sim.Agent
+	pane  string
+	d     *deliver.Deliverer
+}
+
+func newFixture(persona string, setup func(*sim.Agent)) *fixture {
+	clock := sim.NewClock()
+	m := sim.NewMux(clock)
+	a := sim.NewAgent(persona)
+	p := m.Add("s", persona, a)
+	if setup != nil {
+		setup(a)
+	}
+	return &fixture{clock: clock, mux: m, agent: a, pane: p.Info.ID,
+		d: &deliver.Deliverer{Mux: m, Clock: clock, Locker: &sim.Locker{}}}
+}
+
+func (f *fixture) send(text string, force bool) (deliver.Result, error) {
+	kind := agent.Kind(f.agent.Persona)
+	return f.d.Send(context.Background(), deliver.Request{Pane: f.pane, Profile: agent.Lookup(kind), Text: text, Force: force})
+}
+
+func TestDelivery(t *testing.T) {
+	tests := []struct {
+		name      string
+		persona   string
+		setup     func(*sim.Agent)
+		text      string
+		force     bool
+		outcome   deliver.Outcome
+		err       error
+		enters    int
+		submitted []sim.Submission // Text and Mode compared
+		pasted    bool
+	}{
+		{name: "claude submitted once", persona: "claude", text: "hello $(x) end;",
+			outcome: deliver.Submitted, enters: 1, submitted: []sim.Submission{{Text: "hello $(x) end;", Mode: "submit"}}, pasted: true},
+		{name: "codex submitted once", persona: "codex", text: "-n multi\nline",
+			outcome: deliver.Submitted, enters: 1, submitted: []sim.Submission{{Text: "-n multi\nline", Mode: "submit"}}, pasted: true},
+		{name: "generic confirmed by the screen changing", persona: "generic", text: "hi",
+			outcome: deliver.Submitted, enters: 1, submitted: []sim.Submission{{Text: "hi", Mode: "submit"}}, pasted: true},
+		{name: "a lost Enter is retried", persona: "claude", setup: func(a *sim.Agent) { a.LoseEnters(1) }, text: "x",
+			outcome: deliver.Submitted, enters: 2, submitted: []sim.Submission{{Text: "x", Mode: "submit"}}, pasted: true},
+		{name: "all Enters lost: unconfirmed after a bounded number", persona: "claude", setup: func(a *sim.Agent) { a.LoseEnters(100) }, text: "x",
+			outcome: deliver.Unconfirmed, err: deliver.ErrUnconfirmed, enters: 4, pasted: true},
+		{name: "the settle time outlasts claude's Enter guard", persona: "claude", setup: func(a *sim.Agent) { a.EnterGuard(100 * time.Millisecond) }, text: "x",
+			outcome: deliver.Submitted, enters: 1, submitted: []sim.Submission{{Text: "x", Mode: "submit"}}, pasted: true},
+		{name: "slow rendering is waited for", persona: "claude", setup: func(a *sim.Agent) { a.RenderDelay(300 * time.Millisecond) }, text: "x",
+			outcome: deliver.Submitted, enters: 1, submitted: []sim.Submission{{Text: "x", Mode: "submit"}}, pasted: true},
+		{name: "dead pane refused, nothing pasted", persona: "claude", setup: func(a *sim.Agent) { a.Die("1") }, text: "x",
+			outcome: deliver.Failed, err: deliver.ErrPaneDead},
+		{name: "pane not running its agent refused", persona: "claude", setup: func(a *sim.Agent) { a.RunCommand("bash") }, text: "x",
+			outcome: deliver.Failed, err: deliver.ErrNotRunning},
+		{name: "dialog on screen refused, no key pressed", persona: "claude", setup: func(a *sim.Agent) { a.ShowDialog() }, text: "x",
+			outcome: deliver.Failed, err: deliver.ErrDialog},
+		{name: "busy claude queues on Enter", persona: "claude", setup: func(a *sim.Agent) { a.BusyFor(time.Minute) }, text: "later",
+			outcome: deliver.Queued, enters: 1, submitted: []sim.Submission{{Text: "later", Mode: "queued"}}, pasted: true},
+		{name: "busy codex queues on Tab, never steers", persona: "codex", setup: func(a *sim.Agent) { a.BusyFor(time.Minute) }, text: "later",
+			outcome: deliver.Queued, enters: 1, submitted: []sim.Submission{{Text: "later", Mode: "queued"}}, pasted: true},
+		{name: "copy mode is left first", persona: "claude", setup: func(a *sim.Agent) { a.CopyMode() }, text: "x",
+			outcome: deliver.Submitted, enters: 1, submitted: []sim.Submission{{Text: "x", Mode: "submit"}}, pasted: true},
+		{name: "control bytes are removed, CRLF folded", persona: "claude", text: "a\r\nb\x1b[201~c\x07",
+			outcome: deliver.Submitted, enters: 1, submitted: []sim.Submission{{Text: "a\nb[201~c", Mode: "submit"}}, pasted: true},
+		{name: "a pane dying after Enter is an error", persona: "claude", setup: func(a *sim.Agent) { a.DieOnEnter("2") }, text: "x",
+			outcome: deliver.Failed, err: deliver.ErrPaneDead, enters: 1, pasted: true},
+		{name: "empty text is refused", persona: "claude", text: " \n ",
+			outcome: deliver.Failed, err: deliver.ErrEmpty},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(tt.persona, tt.setup)
+			start := f.clock.Now()
+			res, err := f.send(tt.text, tt.force)
+			if tt.err != nil {
+				require.Error(t, err)
+				assert.ErrorIs(t, err, tt.err)
+			} else {
+				require.NoError(t, err)
+			}
+			assert.Equal(t, tt.outcome, res.Outcome)
+			assert.Equal(t, tt.enters, res.Enters, "presses: %s", f.mux.History(f.pane))
+			var got []sim.Submission
+			for _, s := range f.agent.Submissions {
+				got = append(got, sim.Submission{Text: s.Text, Mode: s.Mode})
+			}
+			assert.Equal(t, tt.submitted, got)
+			assert.Equal(t, tt.pasted, f.mux.Count("paste") > 0, "pasted")
+			if tt.err == deliver.ErrDialog {
+				assert.Zero(t, f.mux.Count("key"), "no key pressed into a dialog")
+				assert.Zero(t, f.agent.DialogKeys)
+			}
+			if tt.name == "busy codex queues on Tab, never steers" {
+				for _, c := range f.mux.Calls() {
+					assert.NotEqual(t, "Enter", c.Arg, "Enter would steer the running turn")
+				}
+			}
+			if tt.outcome == deliver.Submitted {
+				assert.GreaterOrEqual(t, f.clock.Now().Sub(start), agent.Lookup(agent.Kind(tt.persona)).Settle, "virtual time passed")
+			}
+		})
+	}
+}
+
+func TestDialogWithForceIsTypedInto(t *testing.T) {
+	f := newFixture("claude", func(a *sim.Agent) { a.ShowDialog() })
+	res, err := f.send("x", true)
+	// The dialog swallows the text: never confirmed, and Enter is never
+	// pressed again into it.
+	assert.ErrorIs(t, err, deliver.ErrUnconfirmed)
+	assert.Equal(t, deliver.Unconfirmed, res.Outcome)
+	assert.Equal(t, 1, f.agent.DialogKeys, "one Enter, no retries into the dialog")
+}
+
+func TestConcurrentSendsAreSerialized(t *testing.T) {
+	f := newFixture("codex", nil)
+	f.agent.Think = 0
+	done := make(chan error, 5)
+	for i := 0; i < 5; i++ {
+		go func() {
+			_, err := f.send("message", false)
+			done <- err
+		}()
+	}
+	for i := 0; i < 5; i++ {
+		require.NoError(t, <-done)
+	}
+	require.Len(t, f.agent.Submissions, 5)
+	for _, s := range f.agent.Submissions {
+		assert.Equal(t, "message", s.Text, "never two texts in one input")
+	}
+}
+
+func TestVirtualTimeOnly(t *testing.T) {
+	f := newFixture("claude", func(a *sim.Agent) { a.LoseEnters(100) })
+	wall := time.Now()
+	_, err := f.send("x", false)
+	require.ErrorIs(t, err, deliver.ErrUnconfirmed)
+	assert.Greater(t, f.clock.Now().Sub(sim.NewClock().Now()), 5*time.Second, "retries spent virtual seconds")
+	assert.Less(t, time.Since(wall), 2*time.Second, "and no real ones")
+}
