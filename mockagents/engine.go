@@ -31,7 +31,7 @@ type Options struct {
 // segment is a piece of the input: typed text, or one paste (which claude
 // and codex may show as a placeholder).
 type segment struct {
-	text  string
+	text  []byte
 	paste bool
 	n     int // paste number
 }
@@ -303,7 +303,7 @@ func (e *engine) endPaste() {
 		return // text typed into a dialog goes nowhere
 	}
 	e.pastes++
-	e.input = append(e.input, segment{text: text, paste: true, n: e.pastes})
+	e.input = append(e.input, segment{text: []byte(text), paste: true, n: e.pastes})
 }
 
 func (e *engine) typeText(s string, typed bool) {
@@ -325,10 +325,10 @@ func (e *engine) typeText(s string, typed bool) {
 		e.lastTyped = now
 	}
 	if n := len(e.input); n > 0 && !e.input[n-1].paste {
-		e.input[n-1].text += s
+		e.input[n-1].text = append(e.input[n-1].text, s...)
 		return
 	}
-	e.input = append(e.input, segment{text: s})
+	e.input = append(e.input, segment{text: []byte(s)})
 }
 
 func (e *engine) backspace() {
@@ -341,9 +341,9 @@ func (e *engine) backspace() {
 		e.input = e.input[:n-1]
 		return
 	}
-	_, size := utf8.DecodeLastRuneInString(last.text)
+	_, size := utf8.DecodeLastRune(last.text)
 	last.text = last.text[:len(last.text)-size]
-	if last.text == "" {
+	if len(last.text) == 0 {
 		e.input = e.input[:n-1]
 	}
 }
@@ -351,7 +351,7 @@ func (e *engine) backspace() {
 func (e *engine) inputText() string {
 	var b strings.Builder
 	for _, s := range e.input {
-		b.WriteString(s.text)
+		b.Write(s.text)
 	}
 	return b.String()
 }

@@ -1,11 +1,13 @@
 package mockagents
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 )
 
 var (
@@ -115,12 +117,12 @@ func (e *engine) inputLines() []string {
 	var b strings.Builder
 	for _, s := range e.input {
 		switch {
-		case s.paste && e.opt.Persona == "claude" && (len(s.text) >= 800 || strings.Count(s.text, "\n") > 3):
-			fmt.Fprintf(&b, "[Pasted text #%d +%d lines]", s.n, strings.Count(s.text, "\n"))
-		case s.paste && e.opt.Persona == "codex" && len([]rune(s.text)) > 1000:
-			fmt.Fprintf(&b, "[Pasted Content %d chars]", len([]rune(s.text)))
+		case s.paste && e.opt.Persona == "claude" && (len(s.text) >= 800 || bytes.Count(s.text, []byte("\n")) > 3):
+			fmt.Fprintf(&b, "[Pasted text #%d +%d lines]", s.n, bytes.Count(s.text, []byte("\n")))
+		case s.paste && e.opt.Persona == "codex" && utf8.RuneCount(s.text) > 1000:
+			fmt.Fprintf(&b, "[Pasted Content %d chars]", utf8.RuneCount(s.text))
 		default:
-			b.WriteString(s.text)
+			b.Write(s.text)
 		}
 	}
 	lines := strings.Split(strings.ReplaceAll(b.String(), "\t", "    "), "\n")

@@ -128,6 +128,16 @@ func (m *Mux) Pane(_ context.Context, id string) (mux.Pane, error) {
 	return m.info(p), nil
 }
 
+// Inspect implements mux.Multiplexer.
+func (m *Mux) Inspect(ctx context.Context, id string) (mux.Pane, string, error) {
+	p, err := m.Pane(ctx, id)
+	if err != nil {
+		return p, "", err
+	}
+	s, err := m.Capture(ctx, id, 0)
+	return p, s, err
+}
+
 // Capture implements mux.Multiplexer.
 func (m *Mux) Capture(_ context.Context, id string, _ int) (string, error) {
 	m.mu.Lock()

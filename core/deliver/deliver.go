@@ -99,7 +99,7 @@ func (d *Deliverer) Send(ctx context.Context, req Request) (Result, error) {
 	}
 	defer unlock()
 
-	pane, err := d.Mux.Pane(ctx, req.Pane)
+	pane, before, err := d.Mux.Inspect(ctx, req.Pane)
 	if err != nil {
 		return res, fmt.Errorf("send to %s: %w", req.Pane, err)
 	}
@@ -111,13 +111,14 @@ func (d *Deliverer) Send(ctx context.Context, req Request) (Result, error) {
 			req.Pane, pane.CurrentCommand, strings.Join(req.Profile.Commands, " or "), ErrNotRunning)
 	}
 	if pane.InMode {
+		// Copy mode shows the scrollback, not the agent: leave it and look
+		// again.
 		if err := d.Mux.LeaveMode(ctx, req.Pane); err != nil {
 			return res, fmt.Errorf("send to %s: leave copy mode: %w", req.Pane, err)
 		}
-	}
-	before, err := d.Mux.Capture(ctx, req.Pane, captureHistory)
-	if err != nil {
-		return res, fmt.Errorf("send to %s: %w", req.Pane, err)
+		if before, err = d.Mux.Capture(ctx, req.Pane, captureHistory); err != nil {
+			return res, fmt.Errorf("send to %s: %w", req.Pane, err)
+		}
 	}
 	res.Screen = before
 	if line, ok := agent.Dialog(before); ok && !req.Force {

@@ -33,6 +33,9 @@ type Multiplexer interface {
 	ListPanes(ctx context.Context, session string) ([]Pane, error)
 	// Pane describes one pane.
 	Pane(ctx context.Context, id string) (Pane, error)
+	// Inspect is Pane and Capture (no history) in one round trip: what
+	// delivery checks before it pastes.
+	Inspect(ctx context.Context, id string) (Pane, string, error)
 	// Capture returns the visible screen of the pane plus up to history
 	// lines of scrollback, wrapped lines joined, without escape sequences.
 	Capture(ctx context.Context, id string, history int) (string, error)

@@ -77,7 +77,7 @@ func (c *Client) reapZombies(rows [][]string) bool {
 		if p.Dead || !isZombie(p.PID) {
 			continue
 		}
-		if server, err := strconv.Atoi(r[len(r)-1]); err == nil && server > 0 {
+		if server, err := strconv.Atoi(r[len(paneFields)-1]); err == nil && server > 0 {
 			for i := 0; i < 50 && isZombie(p.PID); i++ {
 				_ = syscall.Kill(server, syscall.SIGCHLD)
 				runtime.Gosched()
@@ -101,6 +101,26 @@ func isZombie(pid int) bool {
 	// The state follows the command name, which is in parentheses.
 	i := strings.LastIndexByte(string(b), ')')
 	return i >= 0 && i+2 < len(b) && b[i+2] == 'Z'
+}
+
+// Inspect describes the pane and captures its screen with one tmux
+// process.
+func (c *Client) Inspect(ctx context.Context, id string) (mux.Pane, string, error) {
+	fsep, rsep := c.seps()
+	out, err := c.Run(ctx, "display-message", "-p", "-t", id, strings.Join(paneFields, fsep)+rsep, ";",
+		"capture-pane", "-p", "-J", "-t", id)
+	if err != nil {
+		return mux.Pane{}, "", fmt.Errorf("pane %s: %w", id, err)
+	}
+	head, screen, ok := strings.Cut(string(out), rsep)
+	row := strings.Split(head, fsep)
+	if !ok || len(row) != len(paneFields) || row[0] != id {
+		return mux.Pane{}, "", fmt.Errorf("pane %s: %w", id, mux.ErrNoPane)
+	}
+	if c.reapZombies([][]string{row}) {
+		return c.Inspect(ctx, id)
+	}
+	return parsePane(row), trimCapture(strings.TrimPrefix(screen, "\n")), nil
 }
 
 // Capture returns the pane's screen plus history lines of scrollback,

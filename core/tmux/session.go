@@ -195,3 +195,61 @@ func (c *Client) SessionInfo(ctx context.Context, session string) (SessionInfo, 
 	}
 	return SessionInfo{Name: rows[0][0], SocketPath: rows[0][1], StateDir: rows[0][2]}, nil
 }
+
+// Snapshot is every pane of the server with its session's party info, read
+// with one tmux command.
+type Snapshot struct {
+	Panes    []mux.Pane
+	Sessions []SessionInfo // in first-seen order
+}
+
+// Snapshot lists every pane of every session. No server is an empty
+// snapshot.
+func (c *Client) Snapshot(ctx context.Context) (Snapshot, error) {
+	fields := append(append([]string{}, paneFields...), "#{@party_state_dir}", "#{socket_path}")
+	rows, err := c.Query(ctx, fields, "list-panes", "-a")
+	if errors.Is(err, mux.ErrNoServer) {
+		return Snapshot{}, nil
+	}
+	if err != nil {
+		return Snapshot{}, fmt.Errorf("list panes: %w", err)
+	}
+	if c.reapZombies(rows) {
+		if rows, err = c.Query(ctx, fields, "list-panes", "-a"); err != nil {
+			return Snapshot{}, fmt.Errorf("list panes: %w", err)
+		}
+	}
+	var s Snapshot
+	seen := map[string]bool{}
+	n := len(paneFields)
+	for _, r := range rows {
+		p := parsePane(r[:n])
+		s.Panes = append(s.Panes, p)
+		if !seen[p.Session] {
+			seen[p.Session] = true
+			s.Sessions = append(s.Sessions, SessionInfo{Name: p.Session, StateDir: r[n], SocketPath: r[n+1]})
+		}
+	}
+	return s, nil
+}
+
+// Session returns the info of session name.
+func (s Snapshot) Session(name string) (SessionInfo, bool) {
+	for _, i := range s.Sessions {
+		if i.Name == name {
+			return i, true
+		}
+	}
+	return SessionInfo{}, false
+}
+
+// PanesOf returns the panes of session name, in window then pane order.
+func (s Snapshot) PanesOf(name string) []mux.Pane {
+	var out []mux.Pane
+	for _, p := range s.Panes {
+		if p.Session == name {
+			out = append(out, p)
+		}
+	}
+	return out
+}

@@ -211,15 +211,20 @@ func (c *Client) Argv(args ...string) []string {
 // messages, e.g. "-L test".
 func (c *Client) SocketArgs() string { return strings.Join(c.Socket.args(), " ") }
 
+// seps returns the field and record separators of this client's formats.
+func (c *Client) seps() (string, string) {
+	if c.tok == "" {
+		c.tok = token()
+	}
+	return "\x1f" + c.tok + "\x1f", "\x1e" + c.tok + "\x1e"
+}
+
 // Query runs a listing command (list-panes, list-sessions, display-message
 // -p) with format fields and returns one row of values per record. The
 // field and record separators carry a per-client random token, so no value
 // can forge them.
 func (c *Client) Query(ctx context.Context, fields []string, args ...string) ([][]string, error) {
-	if c.tok == "" {
-		c.tok = token()
-	}
-	fsep, rsep := "\x1f"+c.tok+"\x1f", "\x1e"+c.tok+"\x1e"
+	fsep, rsep := c.seps()
 	format := strings.Join(fields, fsep) + rsep
 	if args[0] == "display-message" {
 		args = append(args, format) // display-message takes its format as the message

@@ -238,7 +238,11 @@ func registeredTarget(ctx context.Context, f *Factory, role string) (target, boo
 	if p.Role == "" {
 		p.Role = role
 	}
-	return target{Session: p.Session, Pane: p, Profile: agent.Lookup(kind)}, true, nil
+	info, err := f.Tmux().SessionInfo(ctx, p.Session)
+	if err != nil {
+		return target{}, true, err
+	}
+	return target{Session: p.Session, Info: info, Pane: p, Profile: agent.Lookup(kind)}, true, nil
 }
 
 // CheckOptions are the inputs of party check.

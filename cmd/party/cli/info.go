@@ -143,14 +143,11 @@ type paneJSON struct {
 
 func panesRun(ctx context.Context, f *Factory) error {
 	tc := f.Tmux()
-	name, err := resolveSession(ctx, f, tc)
+	sc, err := openScope(ctx, f, tc)
 	if err != nil {
 		return err
 	}
-	panes, err := tc.ListPanes(ctx, name)
-	if err != nil {
-		return err
-	}
+	panes := sc.Panes
 	out := make([]paneJSON, len(panes))
 	for i, p := range panes {
 		out[i] = paneJSON{Role: p.Role, Pane: p.ID, Agent: p.Agent, PID: p.PID, Dead: p.Dead,
@@ -207,6 +204,7 @@ to the second; other untagged sessions are ROUTING_UNRESOLVED.`,
 // target is a resolved role.
 type target struct {
 	Session string
+	Info    tmux.SessionInfo
 	Pane    mux.Pane
 	Profile agent.Profile
 }
@@ -216,22 +214,18 @@ func resolveRole(ctx context.Context, f *Factory, tc *tmux.Client, role string) 
 	if t, ok, err := registeredTarget(ctx, f, role); ok || err != nil {
 		return t, err
 	}
-	name, err := resolveSession(ctx, f, tc)
+	sc, err := openScope(ctx, f, tc)
 	if err != nil {
 		return target{}, err
 	}
-	panes, err := tc.ListPanes(ctx, name)
+	p, err := route.Resolve(sc.Panes, role)
 	if err != nil {
-		return target{}, err
-	}
-	p, err := route.Resolve(panes, role)
-	if err != nil {
-		return target{}, fmt.Errorf("session %s: %w", name, err)
+		return target{}, fmt.Errorf("session %s: %w", sc.Session, err)
 	}
 	if p.Role == "" {
 		p.Role = role // the legacy layout names untagged panes
 	}
-	return target{Session: name, Pane: p, Profile: profileOf(p)}, nil
+	return target{Session: sc.Session, Info: sc.Info, Pane: p, Profile: profileOf(p)}, nil
 }
 
 // profileOf is the profile of a pane's agent: its @party_agent, else what

@@ -31,14 +31,11 @@ func newLogCmd(f *Factory) *cobra.Command {
 
 func logRun(ctx context.Context, f *Factory, follow bool) error {
 	tc := f.Tmux()
-	session, err := resolveSession(ctx, f, tc)
+	sc, err := openScope(ctx, f, tc)
 	if err != nil {
 		return err
 	}
-	info, err := tc.SessionInfo(ctx, session)
-	if err != nil {
-		return err
-	}
+	session, info := sc.Session, sc.Info
 	if info.StateDir == "" {
 		return fmt.Errorf("session %s was not started by party (no event log): %w", session, errNoSession)
 	}

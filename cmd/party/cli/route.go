@@ -51,14 +51,11 @@ are logged and not forwarded. Runs until Ctrl-C or the session ends;
 
 func routeRun(ctx context.Context, f *Factory, opts *RouteOptions) error {
 	tc := f.Tmux()
-	session, err := resolveSession(ctx, f, tc)
+	sc, err := openScope(ctx, f, tc)
 	if err != nil {
 		return err
 	}
-	info, err := tc.SessionInfo(ctx, session)
-	if err != nil {
-		return err
-	}
+	session, info := sc.Session, sc.Info
 	if info.StateDir == "" {
 		return fmt.Errorf("session %s was not started by party (no state dir): %w", session, errNoSession)
 	}
@@ -69,10 +66,7 @@ func routeRun(ctx context.Context, f *Factory, opts *RouteOptions) error {
 	if err != nil {
 		return err
 	}
-	panes, err := tc.ListPanes(ctx, session)
-	if err != nil {
-		return err
-	}
+	panes := sc.Panes
 	sb := &relay.Switchboard{Roles: route.Roles(panes), HopLimit: opts.HopLimit}
 	roleOf := map[string]mux.Pane{}
 	for _, p := range panes {

@@ -92,10 +92,7 @@ func sendRun(ctx context.Context, f *Factory, opts *SendOptions) error {
 			return err
 		}
 		out.Session, out.Pane = t.Session, t.Pane.ID
-		info, err := tc.SessionInfo(ctx, t.Session)
-		if err != nil {
-			return err
-		}
+		info := t.Info
 		root, err := f.StateRoot()
 		if err != nil {
 			return err

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -11,10 +10,34 @@ import (
 	"github.com/partyhq/party/core/tmux"
 )
 
-// resolveSession picks the session a command acts on: --session, then
+// scope is the session a command acts on, its party info and its panes,
+// read with one tmux command.
+type scope struct {
+	Session string
+	Info    tmux.SessionInfo
+	Panes   []mux.Pane
+}
+
+// openScope picks the session a command acts on: --session, then
 // $PARTY_SESSION, then the session of $TMUX_PANE, then the only party
 // session on the server. Anything else fails listing the candidates.
-func resolveSession(ctx context.Context, f *Factory, tc *tmux.Client) (string, error) {
+func openScope(ctx context.Context, f *Factory, tc *tmux.Client) (scope, error) {
+	snap, err := tc.Snapshot(ctx)
+	if err != nil {
+		return scope{}, err
+	}
+	name, err := pickSession(f, tc, snap)
+	if err != nil {
+		return scope{}, err
+	}
+	info, ok := snap.Session(name)
+	if !ok {
+		return scope{}, fmt.Errorf("session %q on %s: %w", name, tc.Socket, mux.ErrNoSession)
+	}
+	return scope{Session: name, Info: info, Panes: snap.PanesOf(name)}, nil
+}
+
+func pickSession(f *Factory, tc *tmux.Client, snap tmux.Snapshot) (string, error) {
 	if f.Session != "" {
 		return f.Session, nil
 	}
@@ -22,37 +45,36 @@ func resolveSession(ctx context.Context, f *Factory, tc *tmux.Client) (string, e
 		return s, nil
 	}
 	if p := f.Getenv("TMUX_PANE"); p != "" && f.Getenv("TMUX") != "" {
-		s, err := tc.PaneSession(ctx, p)
-		if err == nil {
-			return s, nil
+		for _, pane := range snap.Panes {
+			if pane.ID == p {
+				return pane.Session, nil
+			}
 		}
-		if !errors.Is(err, mux.ErrNoPane) && !errors.Is(err, mux.ErrNoServer) {
-			return "", err
-		}
-	}
-	sessions, err := tc.ListSessions(ctx)
-	if err != nil {
-		return "", err
 	}
 	var party, all []string
-	for _, s := range sessions {
+	for _, s := range snap.Sessions {
 		all = append(all, s.Name)
 		if s.StateDir != "" {
 			party = append(party, s.Name)
 		}
 	}
-	if len(party) == 1 {
+	sort.Strings(party)
+	sort.Strings(all)
+	switch {
+	case len(party) == 1:
 		return party[0], nil
-	}
-	if len(party) > 1 {
-		sort.Strings(party)
+	case len(party) > 1:
 		return "", fmt.Errorf("%d party sessions on %s (%s); pick one with --session or PARTY_SESSION: %w",
 			len(party), tc.Socket, strings.Join(party, ", "), errNoSession)
-	}
-	if len(all) == 0 {
+	case len(all) == 0:
 		return "", fmt.Errorf("no party session on %s; start one with 'party start': %w", tc.Socket, errNoSession)
 	}
-	sort.Strings(all)
 	return "", fmt.Errorf("no party session on %s (other sessions: %s); use --session or PARTY_SESSION: %w",
 		tc.Socket, strings.Join(all, ", "), errNoSession)
+}
+
+// resolveSession returns the name of the session a command acts on.
+func resolveSession(ctx context.Context, f *Factory, tc *tmux.Client) (string, error) {
+	s, err := openScope(ctx, f, tc)
+	return s.Session, err
 }

@@ -128,14 +128,11 @@ func talkRun(ctx context.Context, f *Factory, opts *TalkOptions) error {
 		return fmt.Errorf("%w", deliver.ErrEmpty)
 	}
 	tc := f.Tmux()
-	session, targets, err := talkTargets(ctx, f, tc, opts.Role)
+	info, targets, err := talkTargets(ctx, f, tc, opts.Role)
 	if err != nil {
 		return err
 	}
-	info, err := tc.SessionInfo(ctx, session)
-	if err != nil {
-		return err
-	}
+	session := info.Name
 	root, err := f.StateRoot()
 	if err != nil {
 		return err
@@ -170,35 +167,31 @@ func talkRun(ctx context.Context, f *Factory, opts *TalkOptions) error {
 
 // talkTargets resolves ROLE (a registered agent or a tagged pane), or
 // every agent pane of the session (not shells) for "all".
-func talkTargets(ctx context.Context, f *Factory, tc *tmux.Client, role string) (string, []mux.Pane, error) {
+func talkTargets(ctx context.Context, f *Factory, tc *tmux.Client, role string) (tmux.SessionInfo, []mux.Pane, error) {
 	if role != "all" {
 		t, err := resolveRole(ctx, f, tc, role)
 		if err != nil {
-			return "", nil, err
+			return tmux.SessionInfo{}, nil, err
 		}
 		if t.Pane.Agent == "" {
 			t.Pane.Agent = string(t.Profile.Kind)
 		}
-		return t.Session, []mux.Pane{t.Pane}, nil
+		return t.Info, []mux.Pane{t.Pane}, nil
 	}
-	session, err := resolveSession(ctx, f, tc)
+	sc, err := openScope(ctx, f, tc)
 	if err != nil {
-		return "", nil, err
-	}
-	panes, err := tc.ListPanes(ctx, session)
-	if err != nil {
-		return "", nil, err
+		return tmux.SessionInfo{}, nil, err
 	}
 	var out []mux.Pane
-	for _, p := range panes {
+	for _, p := range sc.Panes {
 		if p.Role != "" && p.Agent != "" && agent.Kind(p.Agent) != agent.Shell {
 			out = append(out, p)
 		}
 	}
 	if len(out) == 0 {
-		return "", nil, fmt.Errorf("session %s has no agent panes: %w", session, route.ErrNotFound)
+		return tmux.SessionInfo{}, nil, fmt.Errorf("session %s has no agent panes: %w", sc.Session, route.ErrNotFound)
 	}
-	return session, out, nil
+	return sc.Info, out, nil
 }
 
 // talker carries what every target of one talk shares.
