@@ -1,0 +1,120 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+type env struct {
+	dir, cwd string
+	vars     map[string]string
+}
+
+func newEnv(t *testing.T) *env {
+	dir := t.TempDir()
+	e := &env{dir: dir, cwd: filepath.Join(dir, "work"), vars: map[string]string{"XDG_CONFIG_HOME": filepath.Join(dir, "xdg"), "HOME": dir}}
+	require.NoError(t, os.MkdirAll(e.cwd, 0o755))
+	return e
+}
+
+func (e *env) getenv(k string) string { return e.vars[k] }
+
+func (e *env) write(t *testing.T, local bool, content string) string {
+	g, l := Paths(e.getenv, e.cwd)
+	path := g
+	if local {
+		path = l
+	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+	require.NoError(t, os.WriteFile(path, []byte(content), 0o644))
+	return path
+}
+
+func TestLayering(t *testing.T) {
+	e := newEnv(t)
+	c, warns, err := Load(e.getenv, e.cwd)
+	require.NoError(t, err)
+	assert.Empty(t, warns)
+	assert.Equal(t, 60*time.Second, c.Timeout, "default")
+
+	g := e.write(t, false, `{"defaults":{"timeout":"2m","captureLines":50},"agents":{"claude":{"preamble":"be brief","settleMs":200}}}`)
+	l := e.write(t, true, `{"defaults":{"timeout":1500},"preambleMode":"always","agents":{"claude":{"marker":true}}}`)
+	c, _, err = Load(e.getenv, e.cwd)
+	require.NoError(t, err)
+	assert.Equal(t, 1500*time.Millisecond, c.Timeout, "local wins; bare numbers are milliseconds")
+	assert.Equal(t, 50, c.CaptureLines, "global where local is silent")
+	assert.Equal(t, "always", c.PreambleMode)
+	assert.Equal(t, Agent{Preamble: "be brief", SettleMs: 200, Marker: true}, c.Agents["claude"], "agent keys merge across layers")
+	assert.Equal(t, l, c.Sources["defaults.timeout"])
+	assert.Equal(t, g, c.Sources["defaults.captureLines"])
+	assert.Equal(t, "default", c.Sources["defaults.pollInterval"])
+	assert.Equal(t, Agent{Preamble: "be brief", SettleMs: 200, Marker: true}, c.AgentFor("reviewer", "claude"), "role falls back to its agent kind")
+}
+
+func TestBadConfig(t *testing.T) {
+	tests := []struct {
+		name, content, want string
+	}{
+		{"syntax error", "{\n  \"defaults\": {\n    \"timeout\": \"1s\",\n  }\n}", ":4:3: invalid character '}'"},
+		{"wrong type", "{\n  \"defaults\": {\"captureLines\": \"many\"}\n}", ":2:37: defaults.captureLines must be int, not string"},
+		{"bad duration", `{"defaults":{"timeout":"soon"}}`, `bad duration "soon"`},
+		{"bad preamble mode", `{"preambleMode":"sometimes"}`, `preambleMode must be always or disabled`},
+		{"agent of the wrong type", `{"agents":{"claude":{"settleMs":"x"}}}`, `agents.claude`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			path := e.write(t, true, tt.content)
+			_, _, err := Load(e.getenv, e.cwd)
+			require.Error(t, err)
+			assert.ErrorIs(t, err, ErrInvalid)
+			assert.Contains(t, err.Error(), path)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
+
+func TestUnknownKeysWarn(t *testing.T) {
+	e := newEnv(t)
+	path := e.write(t, true, `{"defaults":{"timeout":"1s","colour":"red"},"agents":{"claude":{"model":"x"}},"extra":1}`)
+	c, warns, err := Load(e.getenv, e.cwd)
+	require.NoError(t, err)
+	assert.Equal(t, time.Second, c.Timeout)
+	assert.Equal(t, []Warning{{path, "agents.claude.model"}, {path, "defaults.colour"}, {path, "extra"}}, warns)
+}
+
+func TestSetGet(t *testing.T) {
+	e := newEnv(t)
+	_, local := Paths(e.getenv, e.cwd)
+	e.write(t, true, `{"custom":{"keep":"me"},"defaults":{"captureLines":10}}`)
+	require.NoError(t, Set(local, "defaults.timeout", "5s"))
+	require.NoError(t, Set(local, "agents.codex.marker", "true"))
+	c, _, err := Load(e.getenv, e.cwd)
+	require.NoError(t, err)
+	v, err := c.Get("defaults.timeout")
+	require.NoError(t, err)
+	assert.Equal(t, "5s", v)
+	v, _ = c.Get("defaults.captureLines")
+	assert.Equal(t, "10", v, "other keys kept")
+	assert.True(t, c.Agents["codex"].Marker)
+	b, _ := os.ReadFile(local)
+	assert.Contains(t, string(b), `"keep": "me"`, "unknown keys kept too")
+
+	for _, bad := range [][2]string{{"defaults.timeout", "soon"}, {"preambleMode", "x"}, {"agents.a.settleMs", "-1"}, {"agents.a.marker", "yes please"}} {
+		assert.ErrorIs(t, Set(local, bad[0], bad[1]), ErrInvalid, bad[0])
+	}
+	assert.ErrorIs(t, Set(local, "nope", "1"), ErrUnknownKey)
+	_, err = c.Get("nope")
+	assert.ErrorIs(t, err, ErrUnknownKey)
+
+	g, _ := Paths(e.getenv, e.cwd)
+	require.NoError(t, Set(g, "preambleMode", "always"), "creates the global file and its directory")
+	c, _, err = Load(e.getenv, e.cwd)
+	require.NoError(t, err)
+	assert.Equal(t, "always", c.PreambleMode)
+}
