@@ -85,6 +85,9 @@ func (r ExecRunner) Run(ctx context.Context, argv []string, stdin []byte) ([]byt
 	if err == nil {
 		return stdout.Bytes(), nil
 	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("tmux %s: %w", verb(argv), ctx.Err())
+	}
 	ce := &CmdError{Args: argv, Stderr: stderr.String(), ExitCode: -1, Err: err}
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os/exec"
 
+	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/relay"
@@ -57,6 +58,8 @@ var codes = []struct {
 	{errNoSession, "SESSION_UNRESOLVED", ExitUsage},
 	{errAgentMissing, "AGENT_MISSING", ExitUsage},
 	{errUsage, "USAGE", ExitUsage},
+	{config.ErrInvalid, "CONFIG_INVALID", ExitUsage},
+	{config.ErrUnknownKey, "USAGE", ExitUsage},
 	{mux.ErrNoServer, "NO_SERVER", ExitNotFound},
 	{mux.ErrNoSession, "NO_SESSION", ExitNotFound},
 	{mux.ErrNoPane, "NO_PANE", ExitNotFound},

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/tmux"
 )
@@ -45,6 +46,8 @@ type Factory struct {
 	SocketPath string
 	Session    string
 	JSON       bool
+
+	cfg *config.Config // loaded by Config
 }
 
 // Tmux returns a client for the server selected by flags and environment.
@@ -146,6 +149,7 @@ messages to agents by role.`,
 		newRelayCmd(f, nil),
 		newLogCmd(f),
 		newRouteCmd(f, nil),
+		newConfigCmd(f),
 	)
 	return root
 }

@@ -107,7 +107,11 @@ func sendRun(ctx context.Context, f *Factory, opts *SendOptions) error {
 			Clock:  f.Clock,
 			Locker: state.Locker{Dir: lockDir(root, info.SocketPath), Clock: f.Clock},
 		}
-		res, err := d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: t.Profile, Text: text, Force: opts.Force})
+		cfg, err := f.Config()
+		if err != nil {
+			return err
+		}
+		res, err := d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: tuned(cfg, opts.Role, t.Profile), Text: text, Force: opts.Force})
 		out.Result = res
 		out.MS = res.Duration.Milliseconds()
 		return err

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/tmux"
@@ -135,9 +136,26 @@ type startResult struct {
 }
 
 func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
 	panes, err := parsePanes(opts.Panes)
 	if err != nil {
 		return err
+	}
+	for i, p := range panes {
+		// A role given without a command runs its configured command.
+		if strings.Contains(paneSpecOf(opts.Panes, i), "=") {
+			continue
+		}
+		if c := cfg.AgentFor(p.Role, string(p.Agent)).Command; c != "" {
+			argv, err := agent.SplitCommand(c)
+			if err != nil || len(argv) == 0 {
+				return fmt.Errorf("agents.%s.command %q: %w", p.Role, c, config.ErrInvalid)
+			}
+			panes[i].Argv, panes[i].Agent = argv, agent.Infer(argv)
+		}
 	}
 	w, h, err := parseSize(opts.Size)
 	if err != nil {
@@ -290,6 +308,14 @@ func wireHooks(dir string, panes []paneSpec) error {
 		}
 	}
 	return nil
+}
+
+// paneSpecOf is the i-th --pane as given, or the default layout's.
+func paneSpecOf(specs []string, i int) string {
+	if len(specs) == 0 {
+		return defaultPanes[i]
+	}
+	return specs[i]
 }
 
 // paneEnv is the environment given to every pane: the session, the state

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/route"
@@ -69,8 +70,13 @@ waits its turn, or fails at once with --no-queue (exit 5).`,
 			if opts.Delay, err = parseDuration(delay); err != nil {
 				return fmt.Errorf("%w: --delay: %w", errUsage, err)
 			}
-			if opts.Timeout, err = parseDuration(timeout); err != nil {
-				return fmt.Errorf("%w: --timeout: %w", errUsage, err)
+			if c.Flags().Changed("timeout") {
+				if opts.Timeout, err = parseDuration(timeout); err != nil {
+					return fmt.Errorf("%w: --timeout: %w", errUsage, err)
+				}
+				if opts.Timeout == 0 {
+					return fmt.Errorf("%w: --timeout must be more than 0", errUsage)
+				}
 			}
 			if runF != nil {
 				return runF(c.Context(), opts)
@@ -81,7 +87,7 @@ waits its turn, or fails at once with --no-queue (exit 5).`,
 	fl := cmd.Flags()
 	fl.StringVar(&delay, "delay", "0", "wait this long before sending (500ms, 2s, or milliseconds)")
 	fl.BoolVar(&opts.Wait, "wait", false, "wait for the answer and print it")
-	fl.StringVar(&timeout, "timeout", "60s", "give up waiting after this long")
+	fl.StringVar(&timeout, "timeout", "", "give up waiting after this long (default: defaults.timeout, 60s)")
 	fl.BoolVar(&opts.NoPreamble, "no-preamble", false, "do not prepend the agent's preamble")
 	fl.BoolVar(&opts.Marker, "marker", false, "detect completion with a nonce marker even when hooks are wired")
 	fl.BoolVar(&opts.NoQueue, "no-queue", false, "fail at once (exit 5) when another talk is waiting on the agent")
@@ -127,6 +133,13 @@ func talkRun(ctx context.Context, f *Factory, opts *TalkOptions) error {
 	if strings.TrimSpace(text) == "" {
 		return fmt.Errorf("%w", deliver.ErrEmpty)
 	}
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = cfg.Timeout
+	}
 	tc := f.Tmux()
 	info, targets, err := talkTargets(ctx, f, tc, opts.Role)
 	if err != nil {
@@ -143,7 +156,7 @@ func talkRun(ctx context.Context, f *Factory, opts *TalkOptions) error {
 	if err := f.Clock.Sleep(ctx, opts.Delay); err != nil {
 		return err
 	}
-	t := &talker{f: f, tc: tc, opts: opts, info: info, root: root, text: text}
+	t := &talker{f: f, tc: tc, opts: opts, info: info, root: root, text: text, cfg: cfg}
 	if opts.Wait {
 		if t.watch, err = newWatcher(ctx, f, tc, session, info.StateDir); err != nil {
 			return err
@@ -199,6 +212,7 @@ type talker struct {
 	f    *Factory
 	tc   *tmux.Client
 	opts *TalkOptions
+	cfg  config.Config
 	info tmux.SessionInfo
 	root string
 	text string
@@ -224,14 +238,13 @@ func (t *talker) one(ctx context.Context, p mux.Pane) talkJSON {
 }
 
 func (t *talker) exchange(ctx context.Context, p mux.Pane, out *talkJSON) (wait.Result, error) {
-	kind := agent.Kind(p.Agent)
-	if kind == "" {
-		kind = agent.Infer([]string{p.Role})
-	}
-	profile := agent.Lookup(kind)
+	profile := tuned(t.cfg, p.Role, profileOf(p))
+	ac := t.cfg.AgentFor(p.Role, string(profile.Kind))
 	lockDir := lockDir(t.root, t.info.SocketPath)
 	text := t.text
-	// preamble handling is added with config.
+	if t.cfg.PreambleMode == "always" && !t.opts.NoPreamble && strings.TrimSpace(ac.Preamble) != "" {
+		text = "[SYSTEM: " + strings.TrimSpace(ac.Preamble) + "]\n\n" + text
+	}
 	if !t.opts.Wait {
 		res, err := t.deliver(ctx, p, profile, text, lockDir)
 		out.Outcome = res.Outcome
@@ -255,7 +268,8 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *talkJSON) (wait.
 	defer unlock()
 
 	events := filepath.Join(t.info.StateDir, state.EventLog)
-	turn := wait.Turn{Pane: p.ID, Hooks: p.Hooks != "" && !t.opts.Marker, Events: events, Offset: state.Size(events), History: 200}
+	turn := wait.Turn{Pane: p.ID, Hooks: p.Hooks != "" && !t.opts.Marker && !ac.Marker, Events: events,
+		Offset: state.Size(events), History: t.cfg.CaptureLines}
 	if !turn.Hooks {
 		turn.Nonce = wait.NewNonce()
 		text += wait.Instruction(turn.Nonce)
@@ -273,7 +287,7 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *talkJSON) (wait.
 	if err != nil {
 		return wait.Result{}, err
 	}
-	w := &wait.Waiter{Mux: t.tc, Clock: t.f.Clock, Wake: wake}
+	w := &wait.Waiter{Mux: t.tc, Clock: t.f.Clock, Wake: wake, Poll: t.cfg.PollInterval}
 	return w.Wait(ctx, turn, t.opts.Timeout)
 }
 
