@@ -108,7 +108,7 @@ func Parse(text string) ([]Block, []Error) {
 		} else if h.To == "" || h.ID == "" {
 			errs = append(errs, Error{line, col, `block header needs "to" and "id"`})
 		} else {
-			b := Block{Header: h, Body: strings.Trim(text[bodyStart:bodyStart+closeAt], "\n"), Line: line, Col: col}
+			b := Block{Header: h, Body: strings.TrimRight(dedent(strings.Trim(text[bodyStart:bodyStart+closeAt], "\n")), " \t\n"), Line: line, Col: col}
 			if k, seen := index[h.ID]; seen {
 				out[k] = b // a redraw: keep the last copy
 			} else {
@@ -192,4 +192,30 @@ func lineCol(text string, i int) (int, int) {
 	line := strings.Count(text[:i], "\n") + 1
 	lineStart := strings.LastIndexByte(text[:i], '\n') + 1
 	return line, len([]rune(text[lineStart:i])) + 1
+}
+
+// dedent removes the indentation all non-blank lines of s share: agents
+// draw their answers indented.
+func dedent(s string) string {
+	lines := strings.Split(s, "\n")
+	prefix := ""
+	first := true
+	for _, l := range lines {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		ind := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+		switch {
+		case first:
+			prefix, first = ind, false
+		case !strings.HasPrefix(ind, prefix):
+			for !strings.HasPrefix(ind, prefix) {
+				prefix = prefix[:len(prefix)-1]
+			}
+		}
+	}
+	for i, l := range lines {
+		lines[i] = strings.TrimPrefix(l, prefix)
+	}
+	return strings.Join(lines, "\n")
 }

@@ -24,6 +24,12 @@ func TestParse(t *testing.T) {
 			bodies: []string{"step 1\nstep 2"},
 		},
 		{
+			name:   "indented body (as agents draw answers) is dedented",
+			text:   "⏺ [[POLI:MSG {\"to\":\"A\",\"type\":\"x\",\"id\":\"d\"}]]\n  1. one\n    nested\n  [[/POLI:MSG]]",
+			ids:    []string{"d"},
+			bodies: []string{"1. one\n  nested"},
+		},
+		{
 			name:   "ANSI colours and CRLF",
 			text:   "\x1b[1m[[POLI:MSG {\"to\":\"A\",\"type\":\"x\",\"id\":\"c\"}]]\x1b[0m\r\nbody\r\n[[/POLI:MSG]]",
 			ids:    []string{"c"},

@@ -99,6 +99,7 @@ func routeRun(ctx context.Context, f *Factory, opts *RouteOptions) error {
 	defer w.close()
 	events := filepath.Join(info.StateDir, state.EventLog)
 	d := &deliver.Deliverer{Mux: tc, Clock: f.Clock, Locker: state.Locker{Dir: lockDir(root, info.SocketPath), Clock: f.Clock}}
+	_ = state.AppendEvent(events, map[string]any{"time": f.Clock.Now().UTC(), "kind": "route.start", "roles": sb.Roles, "hop_limit": opts.HopLimit})
 	fmt.Fprintf(f.IO.ErrOut, "party: switchboard on %s: %d roles, hop limit %d\n", session, len(roleOf), opts.HopLimit)
 	for {
 		for role, p := range roleOf {
