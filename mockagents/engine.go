@@ -26,6 +26,7 @@ type Options struct {
 	NoEscHint   bool          // claude
 	Settings    string        // claude --settings
 	Notify      []string      // codex notify
+	TracePath   string        // PARTY_MOCK_TRACE: when completions were emitted
 }
 
 // segment is a piece of the input: typed text, or one paste (which claude
@@ -476,7 +477,9 @@ func (e *engine) next() {
 			e.addHistory(strings.Split(e.prompt, "\n")...)
 		case "marker":
 			if m := markerAsk.FindStringSubmatch(e.prompt); m != nil {
+				e.trace("marker")
 				e.addHistory("PARTY_DONE_" + m[1])
+				e.draw()
 			}
 		case "write":
 			path, text, _ := strings.Cut(st.Arg, " ")
@@ -533,8 +536,10 @@ func (e *engine) endTurn(ok bool) {
 		switch e.opt.Persona {
 		case "claude":
 			e.addHistory(fmt.Sprintf("✻ Worked for %s", took))
+			e.trace("stop")
 			e.hooks.claudeEvent("Stop", map[string]any{"stop_hook_active": false, "last_assistant_message": answer}, false)
 		case "codex":
+			e.trace("notify")
 			e.hooks.codexTurn(e.prompt, answer, e.turns)
 		}
 	}
@@ -542,6 +547,13 @@ func (e *engine) endTurn(ok bool) {
 		q := e.queue[0]
 		e.queue = e.queue[1:]
 		e.startTurn(q.text)
+	}
+}
+
+// trace records when the agent emitted a completion, for benchmarks.
+func (e *engine) trace(what string) {
+	if e.opt.TracePath != "" {
+		_ = appendLog(e.opt.TracePath, LogEntry{Agent: e.opt.Persona, Pane: e.opt.Pane, Mode: what, Time: time.Now()})
 	}
 }
 

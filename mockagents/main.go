@@ -49,6 +49,7 @@ func options(args []string, getenv func(string) string) (Options, error) {
 	opt := Options{
 		Persona:    persona(filepath.Base(args[0])),
 		LogPath:    getenv("PARTY_MOCK_LOG"),
+		TracePath:  getenv("PARTY_MOCK_TRACE"),
 		Pane:       getenv("TMUX_PANE"),
 		EnterGuard: 100 * time.Millisecond,
 		Burst:      getenv("PARTY_MOCK_BURST") != "0",

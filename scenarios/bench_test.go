@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,6 +36,12 @@ func (s *benchServer) environ() []string {
 }
 
 func newBenchServer(b *testing.B) *benchServer {
+	return newBench(b, "on *\n  say ok\n", "claude", "codex")
+}
+
+// newBench starts a private server with one pane per spec (as --pane
+// takes it), whose mocks answer as script says.
+func newBench(b *testing.B, scriptText string, panes ...string) *benchServer {
 	b.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		b.Fatalf("tmux is required: %v", err)
@@ -45,7 +52,7 @@ func newBenchServer(b *testing.B) *benchServer {
 		b.Fatal(err)
 	}
 	script := filepath.Join(dir, "fast.script")
-	if err := os.WriteFile(script, []byte("on *\n  say ok\n"), 0o644); err != nil {
+	if err := os.WriteFile(script, []byte(scriptText), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	s := &benchServer{
@@ -54,6 +61,7 @@ func newBenchServer(b *testing.B) *benchServer {
 			"TMUX_TMPDIR": tmpdir, "LC_ALL": "C.UTF-8", "TERM": "xterm-256color",
 			"SOCK": "pb" + filepath.Base(tmpdir)[2:], "PARTY_TMUX_CONFIG": os.DevNull,
 			"PARTY_MOCK_LOG": filepath.Join(dir, "mock.log"), "PARTY_MOCK_SCRIPT": script,
+			"PARTY_MOCK_TRACE": filepath.Join(dir, "trace.log"),
 		},
 		log: filepath.Join(dir, "mock.log"),
 	}
@@ -68,13 +76,21 @@ func newBenchServer(b *testing.B) *benchServer {
 		os.RemoveAll(tmpdir)
 	})
 	s.tc = tmux.New(tmux.Socket{Name: s.env["SOCK"]}, tmux.ExecRunner{Env: s.environ()})
-	s.party(b, "start", "--session", "bench", "--no-attach", "--pane", "claude", "--pane", "codex")
+	args := []string{"start", "--session", "bench", "--no-attach"}
+	for _, p := range panes {
+		args = append(args, "--pane", p)
+	}
+	s.party(b, args...)
 	s.pane = map[string]string{}
-	for _, role := range []string{"claude", "codex"} {
+	for _, p := range panes {
+		role, _, _ := strings.Cut(p, "=")
 		s.pane[role] = strings.TrimSpace(s.party(b, "resolve", role))
 	}
-	s.waitScreen(b, s.pane["claude"], "❯\u00a0")
-	s.waitScreen(b, s.pane["codex"], "› Ask Codex")
+	for role, want := range map[string]string{"claude": "❯\u00a0", "codex": "› Ask Codex", "bot": "mock>"} {
+		if id, ok := s.pane[role]; ok {
+			s.waitScreen(b, id, want)
+		}
+	}
 	return s
 }
 
@@ -126,7 +142,7 @@ func (s *benchServer) waitEntry(b *testing.B, n int) time.Time {
 
 // idle waits until the agent has answered and shows an empty input line.
 func (s *benchServer) idle(b *testing.B, role string) {
-	want := map[string]string{"claude": "❯\u00a0\n", "codex": "› Ask Codex"}[role]
+	want := map[string]string{"claude": "❯\u00a0\n", "codex": "› Ask Codex", "bot": "mock>"}[role]
 	s.waitScreen(b, s.pane[role], want)
 }
 
@@ -255,4 +271,65 @@ func BenchmarkPaste100KB(b *testing.B) {
 		}
 		report(b, "sendkeys", lat)
 	})
+}
+
+// BenchmarkTalkDetection measures how long party talk --wait takes to
+// return after the agent emitted its completion: the claude mock's Stop
+// hook (the hook path) and the generic mock's marker line (the marker
+// path), from the mock's own trace of when it emitted them.
+func BenchmarkTalkDetection(b *testing.B) {
+	s := newBench(b, "on *\n  think 100ms\n  say done\n  marker\n", "claude", "bot=mockagent")
+	trace := s.env["PARTY_MOCK_TRACE"]
+	for _, c := range []struct{ name, role, mode string }{{"hook", "claude", "stop"}, {"marker", "bot", "marker"}} {
+		b.Run(c.name, func(b *testing.B) {
+			var lat []time.Duration
+			for i := 0; i < b.N; i++ {
+				s.idle(b, c.role)
+				var out strings.Builder
+				cmd := exec.Command(s.bin, "talk", c.role, fmt.Sprintf("question %d", i), "--wait", "--timeout", "20s")
+				cmd.Env, cmd.Stdout, cmd.Stderr = s.environ(), &out, &out
+				if err := cmd.Run(); err != nil {
+					b.Fatalf("party talk: %v\n%s", err, out.String())
+				}
+				returned := time.Now()
+				entries, err := mockagents.ReadLog(trace)
+				if err != nil || len(entries) == 0 {
+					b.Fatalf("no trace: %v", err)
+				}
+				last := entries[len(entries)-1]
+				if last.Mode != c.mode {
+					b.Fatalf("last trace is %q, want %q", last.Mode, c.mode)
+				}
+				lat = append(lat, returned.Sub(last.Time))
+			}
+			report(b, "detect", lat)
+		})
+	}
+}
+
+// BenchmarkTalkWaitCPU measures the CPU one waiting party talk uses while
+// the agent never finishes, as a share of one core: the difference between
+// a talk that waits 11 s and one that waits 1 s, over the 10 s between, so
+// the delivery before the wait is not counted (measured once, whatever
+// b.N). The agents keep drawing
+// their spinners all along.
+func BenchmarkTalkWaitCPU(b *testing.B) {
+	s := newBench(b, "on *\n  hang\n", "claude", "bot=mockagent")
+	cpu := func(b *testing.B, role, timeout string) time.Duration {
+		cmd := exec.Command(s.bin, "talk", role, "wait for me", "--wait", "--timeout", timeout)
+		cmd.Env = s.environ()
+		_ = cmd.Run() // times out by design
+		ps := cmd.ProcessState
+		if ps == nil || ps.ExitCode() != 4 {
+			b.Fatalf("talk did not time out: %v", ps)
+		}
+		return ps.UserTime() + ps.SystemTime()
+	}
+	for _, role := range []string{"claude", "bot"} {
+		b.Run(role, func(b *testing.B) {
+			short, long := cpu(b, role, "1s"), cpu(b, role, "11s")
+			b.ReportMetric(float64((long-short).Microseconds())/10e6*100, "wait-cpu-%-of-core")
+			b.ReportMetric(float64(short.Microseconds())/1000, "send-and-1s-cpu-ms")
+		})
+	}
 }

@@ -9,9 +9,13 @@ import (
 	"io"
 	"os/exec"
 	"regexp"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
+
+	"github.com/partyhq/party/core/mux"
 )
 
 // Output is one %output notification of a control client: bytes a pane
@@ -47,10 +51,15 @@ type controlReply struct {
 var ErrControlClosed = errors.New("control client closed")
 
 // Control attaches a control client to session. The client never resizes
-// the session's windows (ignore-size) and is dropped by tmux only if it
-// falls far behind. Output must be drained by the caller.
-func (c *Client) Control(ctx context.Context, session string) (*Control, error) {
-	argv := c.Argv("-C", "attach-session", "-t", exactSession(session), "-f", "ignore-size")
+// the session's windows (ignore-size). With output false tmux sends it no
+// %output at all (no-output), for callers that only run commands; else
+// Output must be drained by the caller.
+func (c *Client) Control(ctx context.Context, session string, output bool) (*Control, error) {
+	flags := "ignore-size"
+	if !output {
+		flags += ",no-output"
+	}
+	argv := c.Argv("-C", "attach-session", "-t", exactSession(session), "-f", flags)
 	// -C is a client flag: it goes before the command, after the socket.
 	argv = moveFlag(argv, "-C")
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -121,7 +130,7 @@ func (cc *Control) Err() error {
 	return cc.err
 }
 
-var safeArg = regexp.MustCompile(`^[A-Za-z0-9_%@=:.,+#{}/-]+$`)
+var safeArg = regexp.MustCompile(`^[A-Za-z0-9_%@=:.,+#{}/|-]+$`)
 
 // Command runs one tmux command over the connection and returns its
 // output. Arguments are limited to a safe character set (ids, numbers,
@@ -254,3 +263,40 @@ func unescapeOutput(s string) []byte {
 }
 
 func isOctal(b byte) bool { return b >= '0' && b <= '7' }
+
+// PaneState describes whether pane id is alive, over the control
+// connection (no tmux process). Only ID, PID, Dead and DeadStatus are set.
+// A pane whose process is a zombie the server did not reap (tmux #4559) is
+// reaped first.
+func (cc *Control) PaneState(ctx context.Context, id string) (mux.Pane, error) {
+	for try := 0; ; try++ {
+		out, err := cc.Command(ctx, "display-message", "-p", "-t", id, "#{pane_id}|#{pane_dead}|#{pane_dead_status}|#{pane_pid}|#{pid}")
+		if err != nil {
+			return mux.Pane{}, fmt.Errorf("pane %s: %w", id, err)
+		}
+		f := strings.Split(strings.TrimSpace(out), "|")
+		if len(f) != 5 || f[0] != id {
+			return mux.Pane{}, fmt.Errorf("pane %s: %w", id, mux.ErrNoPane)
+		}
+		pid, _ := strconv.Atoi(f[3])
+		p := mux.Pane{ID: id, PID: pid, Dead: f[1] == "1", DeadStatus: f[2]}
+		if p.Dead || try > 0 || !isZombie(pid) {
+			return p, nil
+		}
+		if server, err := strconv.Atoi(f[4]); err == nil && server > 0 {
+			for i := 0; i < 50 && isZombie(pid); i++ {
+				_ = syscall.Kill(server, syscall.SIGCHLD)
+				runtime.Gosched()
+			}
+		}
+	}
+}
+
+// CaptureHistory is Capture with up to history lines of scrollback.
+func (cc *Control) CaptureHistory(ctx context.Context, pane string, history int) (string, error) {
+	out, err := cc.Command(ctx, "capture-pane", "-p", "-J", "-t", pane, "-S", strconv.Itoa(-history))
+	if err != nil {
+		return "", err
+	}
+	return trimCapture(out), nil
+}

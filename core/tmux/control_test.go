@@ -42,7 +42,7 @@ func TestControlStreamsOutputAndRunsCommands(t *testing.T) {
 	c := testServer(t, "cat")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cc, err := c.Control(ctx, "s")
+	cc, err := c.Control(ctx, "s", true)
 	require.NoError(t, err)
 	defer cc.Close()
 
@@ -88,7 +88,7 @@ func TestControlEndsWithSession(t *testing.T) {
 	c := testServer(t, "cat")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cc, err := c.Control(ctx, "s")
+	cc, err := c.Control(ctx, "s", true)
 	require.NoError(t, err)
 	require.NoError(t, c.KillSession(ctx, "s"))
 	select {
@@ -103,7 +103,7 @@ func TestControlEndsWithSession(t *testing.T) {
 
 func TestControlMissingSession(t *testing.T) {
 	c := testServer(t, "cat")
-	_, err := c.Control(context.Background(), "nope")
+	_, err := c.Control(context.Background(), "nope", true)
 	assert.Error(t, err)
 }
 

@@ -93,7 +93,7 @@ func relayRun(ctx context.Context, f *Factory, opts *RelayOptions) error {
 	if err != nil {
 		return err
 	}
-	w, err := newWatcher(ctx, f, tc, session, info.StateDir)
+	w, err := newWatcher(ctx, f, tc, session, info.StateDir, true)
 	if err != nil {
 		return err
 	}

@@ -92,7 +92,7 @@ func routeRun(ctx context.Context, f *Factory, opts *RouteOptions) error {
 			sb.Ignore(b.ID)
 		}
 	}
-	w, err := newWatcher(ctx, f, tc, session, info.StateDir)
+	w, err := newWatcher(ctx, f, tc, session, info.StateDir, true)
 	if err != nil {
 		return err
 	}

@@ -158,7 +158,13 @@ func talkRun(ctx context.Context, f *Factory, opts *TalkOptions) error {
 	}
 	t := &talker{f: f, tc: tc, opts: opts, info: info, root: root, text: text, cfg: cfg}
 	if opts.Wait {
-		if t.watch, err = newWatcher(ctx, f, tc, session, info.StateDir); err != nil {
+		output := opts.Marker
+		for _, p := range targets {
+			if p.Hooks == "" || cfg.AgentFor(p.Role, p.Agent).Marker {
+				output = true // a marker wait re-reads the screen when it changes
+			}
+		}
+		if t.watch, err = newWatcher(ctx, f, tc, session, info.StateDir, output); err != nil {
 			return err
 		}
 		defer t.watch.close()
@@ -282,12 +288,15 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *talkJSON) (wait.
 	defer os.Remove(rec)
 
 	wake := t.watch.wakeChan(p.ID)
+	if turn.Hooks {
+		wake = t.watch.hookChan(p.ID)
+	}
 	res, err := t.deliver(ctx, p, profile, text, lockDir)
 	out.Outcome = res.Outcome
 	if err != nil {
 		return wait.Result{}, err
 	}
-	w := &wait.Waiter{Mux: t.tc, Clock: t.f.Clock, Wake: wake, Poll: t.cfg.PollInterval}
+	w := &wait.Waiter{Mux: t.watch.mux(t.tc), Clock: t.f.Clock, Wake: wake, Poll: t.cfg.PollInterval}
 	return w.Wait(ctx, turn, t.opts.Timeout)
 }
 
