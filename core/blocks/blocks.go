@@ -15,8 +15,8 @@ package blocks
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 const (
@@ -51,12 +51,42 @@ type Error struct {
 
 func (e Error) Error() string { return fmt.Sprintf("%d:%d: %s", e.Line, e.Col, e.Msg) }
 
-var ansi = regexp.MustCompile(`\x1b(\[[0-9;?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])`)
-
-// StripANSI removes terminal escape sequences and folds CRLF to LF.
+// StripANSI removes terminal escape sequences (CSI, OSC and two-byte ones)
+// and folds CRLF to LF.
 func StripANSI(s string) string {
-	s = ansi.ReplaceAllString(s, "")
-	return strings.ReplaceAll(s, "\r\n", "\n")
+	if strings.IndexByte(s, 0x1b) < 0 && strings.IndexByte(s, '\r') < 0 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '\r' && i+1 < len(s) && s[i+1] == '\n':
+			// dropped: the LF follows
+		case c != 0x1b:
+			b.WriteByte(c)
+		case i+1 >= len(s):
+		case s[i+1] == '[': // CSI: parameters, then a final byte @..~
+			j := i + 2
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			i = j
+		case s[i+1] == ']': // OSC: up to BEL or ESC \
+			j := i + 2
+			for j < len(s) && s[j] != 0x07 && !(s[j] == 0x1b && j+1 < len(s) && s[j+1] == '\\') {
+				j++
+			}
+			if j < len(s) && s[j] == 0x1b {
+				j++
+			}
+			i = j
+		default:
+			i++ // a two-byte sequence
+		}
+	}
+	return b.String()
 }
 
 // Parse returns the complete blocks of text, one per id (the last
@@ -68,6 +98,7 @@ func Parse(text string) ([]Block, []Error) {
 		out   []Block
 		errs  []Error
 		index = map[string]int{}
+		lines = &positions{text: text}
 	)
 	pos := 0
 	for {
@@ -76,15 +107,12 @@ func Parse(text string) ([]Block, []Error) {
 			break
 		}
 		start := pos + i
-		line, col := lineCol(text, start)
-		if !strings.Contains(text[start:], "]]") {
-			break // header still arriving
-		}
+		line, col := lines.at(start)
 		// The header ends at the first "]]" that closes a JSON object.
 		rawHead, bodyStart, ok := header(text, start)
 		if !ok {
-			if !strings.Contains(text[start+len(openTag):], "\n") && !strings.Contains(text[start+len(openTag):], closeTag) {
-				break // still arriving
+			if strings.IndexByte(text[start:], '\n') < 0 {
+				break // header still arriving
 			}
 			errs = append(errs, Error{line, col, "opening tag without a JSON header ending in ]]"})
 			pos = start + len(openTag)
@@ -103,7 +131,7 @@ func Parse(text string) ([]Block, []Error) {
 		var h Header
 		if err := decodeHeader(rawHead, &h); err != nil {
 			rawStart := start + strings.Index(text[start:], rawHead)
-			hl, hc := lineCol(text, rawStart+jsonOffset(err))
+			hl, hc := lines.at(rawStart + jsonOffset(err))
 			errs = append(errs, Error{hl, hc, "bad block header: " + err.Error()})
 		} else if h.To == "" || h.ID == "" {
 			errs = append(errs, Error{line, col, `block header needs "to" and "id"`})
@@ -122,21 +150,25 @@ func Parse(text string) ([]Block, []Error) {
 }
 
 // header returns the JSON between the opening tag and its "]]", and where
-// the body starts. The JSON may itself contain "]]" inside strings, so the
-// candidates are tried in order until one ends a balanced object.
+// the body starts. A header is one line; the JSON may itself contain "]]"
+// inside strings, so the candidates are tried in order until one ends a
+// balanced object.
 func header(text string, start int) (string, int, bool) {
 	from := start + len(openTag)
+	end := strings.IndexByte(text[from:], '\n')
+	if end < 0 {
+		end = len(text)
+	} else {
+		end += from
+	}
 	for off := from; ; {
-		j := strings.Index(text[off:], "]]")
+		j := strings.Index(text[off:end], "]]")
 		if j < 0 {
 			return "", 0, false
 		}
 		raw := strings.TrimSpace(text[from : off+j])
 		if balanced(raw) {
 			return raw, off + j + 2, true
-		}
-		if nl := strings.IndexByte(text[from:off+j], '\n'); nl >= 0 {
-			return "", 0, false // headers are one line
 		}
 		off += j + 1
 	}
@@ -187,11 +219,21 @@ func jsonOffset(err error) int {
 	return 0
 }
 
-// lineCol returns the 1-based line and column (in runes) of byte offset i.
-func lineCol(text string, i int) (int, int) {
-	line := strings.Count(text[:i], "\n") + 1
-	lineStart := strings.LastIndexByte(text[:i], '\n') + 1
-	return line, len([]rune(text[lineStart:i])) + 1
+// positions turns byte offsets into 1-based lines and columns (in runes),
+// counting lines incrementally for offsets that only grow.
+type positions struct {
+	text      string
+	off, line int // lines counted up to off
+}
+
+func (p *positions) at(i int) (int, int) {
+	if i < p.off || p.line == 0 {
+		p.off, p.line = 0, 1
+	}
+	p.line += strings.Count(p.text[p.off:i], "\n")
+	p.off = i
+	lineStart := strings.LastIndexByte(p.text[:i], '\n') + 1
+	return p.line, utf8.RuneCountInString(p.text[lineStart:i]) + 1
 }
 
 // dedent removes the indentation all non-blank lines of s share: agents

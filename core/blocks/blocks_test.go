@@ -1,6 +1,7 @@
 package blocks
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -135,4 +136,25 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("nondeterministic")
 		}
 	})
+}
+
+// BenchmarkParse10MB measures parser throughput on a 10 MB noisy capture:
+// ANSI colours, wrapped prose, partial and malformed blocks, redraws.
+func BenchmarkParse10MB(b *testing.B) {
+	var sb strings.Builder
+	for i := 0; sb.Len() < 10<<20; i++ {
+		fmt.Fprintf(&sb, "\x1b[2m⏺ thinking about step %d of the plan, see [[brackets]] and {json} noise\x1b[0m\n", i)
+		switch i % 50 {
+		case 0:
+			fmt.Fprintf(&sb, "[[POLI:MSG {\"to\":\"EXECUTER\",\"type\":\"plan\",\"id\":\"t-%d\"}]]\n1. do it\n2. check it\n[[/POLI:MSG]]\n", i/200)
+		case 25:
+			fmt.Fprintf(&sb, "[[POLI:MSG {\"to\":\"X\" \"id\":\"bad-%d\"}]]\nbroken\n[[/POLI:MSG]]\n", i)
+		}
+	}
+	text := sb.String()
+	b.SetBytes(int64(len(text)))
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		Parse(text)
+	}
 }
