@@ -32,7 +32,7 @@ test: tmux ## run every test, tmux scenarios included
 
 .PHONY: bench
 bench: tmux ## measure delivery against real tmux and the mock agents
-	$(GO) test -run '^$$' -bench . -benchtime 30x -count 1 ./...
+	$(GO) test -run '^$$' -bench . -benchtime 50x -count 1 ./...
 
 .PHONY: lint
 lint: ## gofmt, go vet, and go mod tidy leaving no diff
