@@ -28,7 +28,8 @@
 //	                              <=8ms apart; an Enter within 120ms is a newline)
 //	PARTY_MOCK_NO_ESC_HINT=1      claude: busy line without "esc to interrupt"
 //	PARTY_MOCK_TRACE=FILE         log when each completion (Stop hook, codex
-//	                              notify, marker) was emitted, for benchmarks
+//	                              notify, marker) or tagged block was emitted,
+//	                              for benchmarks
 //
 // Hooks are wired as with the real agents: claude reads --settings FILE and
 // runs its UserPromptSubmit, Stop, StopFailure, Notification and

@@ -473,6 +473,10 @@ func (e *engine) next() {
 			text := expand(st.Arg, e.groups)
 			e.answer = append(e.answer, text)
 			e.addHistory(e.answerLines(text)...)
+			if strings.Contains(text, "[[/POLI:MSG]]") {
+				e.trace("block")
+				e.draw()
+			}
 		case "echo":
 			e.addHistory(strings.Split(e.prompt, "\n")...)
 		case "marker":

@@ -333,3 +333,56 @@ func BenchmarkTalkWaitCPU(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRelayHop measures one relay hop: from the planner mock printing
+// its plan block to the executor mock taking the forwarded plan (the
+// delivery's settle time included).
+func BenchmarkRelayHop(b *testing.B) {
+	dir := b.TempDir()
+	planner := filepath.Join(dir, "planner.script")
+	executor := filepath.Join(dir, "executor.script")
+	write := func(path, text string) {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	write(planner, "on /TASK (\\S+) RESULT/\n  say [[POLI:MSG {\"to\":\"USER\",\"type\":\"report\",\"id\":\"$1-report\"}]]\\nok\\n[[/POLI:MSG]]\n"+
+		"on /TASK (\\S+):/\n  say [[POLI:MSG {\"to\":\"EXECUTER\",\"type\":\"plan\",\"id\":\"$1-plan\"}]]\\nplan\\n[[/POLI:MSG]]\non *\n  say ready\n")
+	write(executor, "on /TASK (\\S+) PLAN/\n  say [[POLI:MSG {\"to\":\"PLANNER\",\"type\":\"result\",\"id\":\"$1-result\"}]]\\ndone\\n[[/POLI:MSG]]\non *\n  say ready\n")
+	s := newBench(b, "on *\n  say ok\n", "planner=claude --mock-script "+planner, "executor=codex --mock-script "+executor)
+	trace, log := s.env["PARTY_MOCK_TRACE"], s.env["PARTY_MOCK_LOG"]
+	var lat []time.Duration
+	for i := 0; i < b.N; i++ {
+		var out strings.Builder
+		cmd := exec.Command(s.bin, "relay", fmt.Sprintf("task %d", i), "--plan-timeout", "20s", "--exec-timeout", "20s")
+		cmd.Env, cmd.Stdout, cmd.Stderr = s.environ(), &out, &out
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("party relay: %v\n%s", err, out.String())
+		}
+		traces, _ := mockagents.ReadLog(trace)
+		subs, _ := mockagents.ReadLog(log)
+		// Each round the planner prints two blocks, the plan and then the
+		// report: the plan is the one before its last.
+		var printed, taken time.Time
+		var blocks []time.Time
+		for _, t := range traces {
+			if t.Agent == "claude" && t.Mode == "block" {
+				blocks = append(blocks, t.Time)
+			}
+		}
+		if len(blocks) >= 2 {
+			printed = blocks[len(blocks)-2]
+		}
+		for j := len(subs) - 1; j >= 0; j-- {
+			if subs[j].Agent == "codex" && strings.Contains(subs[j].Text, "PLAN") {
+				taken = subs[j].Time
+				break
+			}
+		}
+		if printed.IsZero() || taken.IsZero() || taken.Before(printed) {
+			b.Fatalf("no hop found (printed %v, taken %v)", printed, taken)
+		}
+		lat = append(lat, taken.Sub(printed))
+	}
+	report(b, "hop", lat)
+}

@@ -88,17 +88,20 @@ over a pane tagged with the same role.`,
 			case update && !exists:
 				return fmt.Errorf("%w: no agent %q registered (use 'party agents add')", errUsage, name)
 			case !update && exists:
-				return fmt.Errorf("agent %q is already registered (use 'party agents update'): %w", name, errSessionExists)
+				return fmt.Errorf("agent %q is already registered (use 'party agents update'): %w", name, errConflict)
 			}
 			if !roleName.MatchString(name) {
 				return fmt.Errorf("%w: agent name %q: letters, digits, '_', '.' or '-'", errUsage, name)
 			}
-			id, err := paneID(c.Context(), f, pane)
+			id, command, err := paneID(c.Context(), f, pane)
 			if err != nil {
 				return err
 			}
 			e := r.Agents[name]
 			e.Pane, e.Agent = id, string(agent.Infer([]string{name}))
+			if e.Agent == string(agent.Generic) {
+				e.Agent = string(agent.Infer([]string{command})) // what the pane runs
+			}
 			if len(args) == 3 {
 				e.Remark = args[2]
 			}
@@ -191,17 +194,17 @@ func openRegistry(f *Factory) (string, registry, error) {
 	return path, r, err
 }
 
-// paneID turns a tmux target into a stable pane id, checking it exists.
-func paneID(ctx context.Context, f *Factory, target string) (string, error) {
-	rows, err := f.Tmux().Query(ctx, []string{"#{pane_id}"}, "display-message", "-p", "-t", target)
+// paneID turns a tmux target into a stable pane id, checking it exists,
+// and says what the pane runs.
+func paneID(ctx context.Context, f *Factory, target string) (string, string, error) {
+	rows, err := f.Tmux().Query(ctx, []string{"#{pane_id}", "#{pane_current_command}"}, "display-message", "-p", "-t", target)
 	if err != nil {
-		return "", fmt.Errorf("pane %q: %w", target, err)
+		return "", "", fmt.Errorf("pane %q: %w", target, err)
 	}
-	id := rows[0][0]
-	if strings.HasPrefix(target, "%") && id != target {
-		return "", fmt.Errorf("pane %q: %w", target, mux.ErrNoPane)
+	if len(rows) != 1 || (strings.HasPrefix(target, "%") && rows[0][0] != target) {
+		return "", "", fmt.Errorf("pane %q: %w", target, mux.ErrNoPane)
 	}
-	return id, nil
+	return rows[0][0], rows[0][1], nil
 }
 
 func printAgent(f *Factory, name string, e registered) error {

@@ -31,6 +31,7 @@ var (
 	errSessionExists = errors.New("session exists")
 	errNoSession     = errors.New("session not determined")
 	errAgentMissing  = errors.New("agent program not found")
+	errConflict      = errors.New("conflict")
 )
 
 // codes maps each known error to its stable code and exit status. It is the
@@ -52,6 +53,7 @@ var codes = []struct {
 	{wait.ErrTurnFailed, "TURN_FAILED", ExitError},
 	{wait.ErrPermission, "PERMISSION_PROMPT", ExitError},
 	{errBusy, "AGENT_BUSY", ExitConflict},
+	{errConflict, "CONFLICT", ExitConflict},
 	{relay.ErrStalled, "STALLED", ExitTimeout},
 	{relay.ErrRounds, "OUT_OF_ROUNDS", ExitError},
 	{errSessionExists, "SESSION_EXISTS", ExitError},
