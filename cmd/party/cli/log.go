@@ -31,14 +31,11 @@ func newLogCmd(f *Factory) *cobra.Command {
 
 func logRun(ctx context.Context, f *Factory, follow bool) error {
 	tc := f.Tmux()
-	sc, err := openScope(ctx, f, tc)
+	sc, err := openPartyScope(ctx, f, tc)
 	if err != nil {
 		return err
 	}
-	session, info := sc.Session, sc.Info
-	if info.StateDir == "" {
-		return fmt.Errorf("session %s was not started by party (no event log): %w", session, errNoSession)
-	}
+	info := sc.Info
 	path := filepath.Join(info.StateDir, state.EventLog)
 	var wake <-chan struct{}
 	if follow {

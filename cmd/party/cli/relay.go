@@ -81,14 +81,11 @@ Every block and routing decision goes to the event log (party log).`,
 
 func relayRun(ctx context.Context, f *Factory, opts *RelayOptions) error {
 	tc := f.Tmux()
-	sc, err := openScope(ctx, f, tc)
+	sc, err := openPartyScope(ctx, f, tc)
 	if err != nil {
 		return err
 	}
 	session, info := sc.Session, sc.Info
-	if info.StateDir == "" {
-		return fmt.Errorf("session %s was not started by party (no state dir): %w", session, errNoSession)
-	}
 	root, err := f.StateRoot()
 	if err != nil {
 		return err

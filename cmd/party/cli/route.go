@@ -51,14 +51,11 @@ are logged and not forwarded. Runs until Ctrl-C or the session ends;
 
 func routeRun(ctx context.Context, f *Factory, opts *RouteOptions) error {
 	tc := f.Tmux()
-	sc, err := openScope(ctx, f, tc)
+	sc, err := openPartyScope(ctx, f, tc)
 	if err != nil {
 		return err
 	}
 	session, info := sc.Session, sc.Info
-	if info.StateDir == "" {
-		return fmt.Errorf("session %s was not started by party (no state dir): %w", session, errNoSession)
-	}
 	if opts.Detach {
 		return detachRoute(ctx, f, tc, session, opts)
 	}

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -76,16 +75,12 @@ type errorJSON struct {
 }
 
 func sendRun(ctx context.Context, f *Factory, opts *SendOptions) error {
-	text := opts.Text
-	if opts.Stdin {
-		b, err := io.ReadAll(f.IO.In)
-		if err != nil {
-			return fmt.Errorf("read stdin: %w", err)
-		}
-		text = string(b)
+	text, err := messageText(f, opts.Text, opts.Stdin)
+	if err != nil {
+		return err
 	}
 	out := sendJSON{Role: opts.Role, Result: deliver.Result{Outcome: deliver.Failed}}
-	err := func() error {
+	err = func() error {
 		tc := f.Tmux()
 		t, err := resolveRole(ctx, f, tc, opts.Role)
 		if err != nil {

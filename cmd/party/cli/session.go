@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
@@ -77,4 +78,26 @@ func pickSession(f *Factory, tc *tmux.Client, snap tmux.Snapshot) (string, error
 func resolveSession(ctx context.Context, f *Factory, tc *tmux.Client) (string, error) {
 	s, err := openScope(ctx, f, tc)
 	return s.Session, err
+}
+
+// openPartyScope is openScope for commands that need the session's state
+// dir (its event log, relay steps): sessions party did not start have none.
+func openPartyScope(ctx context.Context, f *Factory, tc *tmux.Client) (scope, error) {
+	sc, err := openScope(ctx, f, tc)
+	if err == nil && sc.Info.StateDir == "" {
+		err = fmt.Errorf("session %s was not started by party (it has no state dir): %w", sc.Session, errNoSession)
+	}
+	return sc, err
+}
+
+// messageText is the text of a message: TEXT as given, or stdin for "-".
+func messageText(f *Factory, text string, stdin bool) (string, error) {
+	if !stdin {
+		return text, nil
+	}
+	b, err := io.ReadAll(f.IO.In)
+	if err != nil {
+		return "", fmt.Errorf("read stdin: %w", err)
+	}
+	return string(b), nil
 }

@@ -122,13 +122,9 @@ type talkJSON struct {
 }
 
 func talkRun(ctx context.Context, f *Factory, opts *TalkOptions) error {
-	text := opts.Text
-	if opts.Stdin {
-		b, err := io.ReadAll(f.IO.In)
-		if err != nil {
-			return fmt.Errorf("read stdin: %w", err)
-		}
-		text = string(b)
+	text, err := messageText(f, opts.Text, opts.Stdin)
+	if err != nil {
+		return err
 	}
 	if strings.TrimSpace(text) == "" {
 		return fmt.Errorf("%w", deliver.ErrEmpty)
