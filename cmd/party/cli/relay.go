@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -75,7 +76,7 @@ Every block and routing decision goes to the event log (party log).`,
 	fl.IntVar(&opts.Rounds, "rounds", 3, "plan/result rounds before giving up")
 	fl.StringVar(&planT, "plan-timeout", "5m", "how long the planner may take per step")
 	fl.StringVar(&execT, "exec-timeout", "15m", "how long the executor may take per step")
-	fl.StringVar(&opts.Retry, "retry", "", "re-send the last step of the aborted task ID")
+	fl.StringVar(&opts.Retry, "retry", "", "re-send the last step of the aborted task ID (last: the latest)")
 	return cmd
 }
 
@@ -115,9 +116,15 @@ func relayRun(ctx context.Context, f *Factory, opts *RelayOptions) error {
 	var report string
 	var taskID string
 	if opts.Retry != "" {
-		b, err := os.ReadFile(filepath.Join(stepDir, filepath.Base(opts.Retry)+".json"))
+		id := opts.Retry
+		if id == "last" {
+			if id, err = lastStep(stepDir); err != nil {
+				return err
+			}
+		}
+		b, err := os.ReadFile(filepath.Join(stepDir, filepath.Base(id)+".json"))
 		if err != nil {
-			return fmt.Errorf("%w: no aborted task %q in %s", errUsage, opts.Retry, stepDir)
+			return fmt.Errorf("%w: no aborted task %q in %s", errUsage, id, stepDir)
 		}
 		var s relay.Step
 		if err := json.Unmarshal(b, &s); err != nil {
@@ -151,6 +158,29 @@ func relayRun(ctx context.Context, f *Factory, opts *RelayOptions) error {
 	}
 	fmt.Fprintln(f.IO.Out, report)
 	return nil
+}
+
+// lastStep returns the id of the most recently saved aborted task.
+func lastStep(dir string) (string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil && !os.IsNotExist(err) {
+		return "", err
+	}
+	var id string
+	var newest time.Time
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || filepath.Ext(e.Name()) != ".json" {
+			continue
+		}
+		if info.ModTime().After(newest) {
+			id, newest = strings.TrimSuffix(e.Name(), ".json"), info.ModTime()
+		}
+	}
+	if id == "" {
+		return "", fmt.Errorf("%w: no aborted relay task to retry", errUsage)
+	}
+	return id, nil
 }
 
 // relayPanes implements relay.Panes on tmux.
