@@ -20,6 +20,8 @@ type Agent struct {
 	Persona string        // claude, codex, generic, shell
 	Command string        // what pane_current_command shows
 	Think   time.Duration // how long each turn keeps it busy
+	// Reply returns the lines a turn prints for prompt; nil prints "answer".
+	Reply func(prompt string) []string
 
 	Submissions []Submission
 	// DialogKeys counts keys pressed while a dialog was on screen.
@@ -39,6 +41,9 @@ type Agent struct {
 	deadStatus string
 	copyMode   bool
 	command    string
+
+	dieAt      time.Time
+	current    string // the prompt of the running turn
 
 	loseEnters int
 	guard      time.Duration
@@ -66,6 +71,12 @@ func (a *Agent) EnterGuard(d time.Duration) *Agent { a.guard = d; return a }
 
 // DieOnEnter makes the agent exit with status when Enter submits.
 func (a *Agent) DieOnEnter(status string) *Agent { a.dieOnEnter = &status; return a }
+
+// DieAfter makes the agent exit with status d from now (virtual time).
+func (a *Agent) DieAfter(d time.Duration, status string) *Agent {
+	a.dieAt, a.deadStatus = a.now().Add(d), status
+	return a
+}
 
 // Die makes the agent exit now with status.
 func (a *Agent) Die(status string) *Agent { a.dead, a.deadStatus = true, status; return a }
@@ -104,9 +115,16 @@ func (a *Agent) now() time.Time {
 
 // advance finishes turns whose time is up and starts queued ones.
 func (a *Agent) advance() {
-	for a.busy && !a.now().Before(a.busyUntil) {
+	if !a.dieAt.IsZero() && !a.now().Before(a.dieAt) {
+		a.dead = true
+	}
+	for a.busy && !a.dead && !a.now().Before(a.busyUntil) {
 		a.busy = false
-		a.history = append(a.history, "answer")
+		if a.Reply != nil {
+			a.history = append(a.history, a.Reply(a.current)...)
+		} else {
+			a.history = append(a.history, "answer")
+		}
 		if len(a.queue) > 0 {
 			next := a.queue[0]
 			a.queue = a.queue[1:]
@@ -116,7 +134,7 @@ func (a *Agent) advance() {
 }
 
 func (a *Agent) start(text string, at time.Time) {
-	a.busy, a.busyUntil = true, at.Add(a.Think)
+	a.busy, a.busyUntil, a.current = true, at.Add(a.Think), text
 	first, _, _ := strings.Cut(text, "\n")
 	a.history = append(a.history, "> "+first)
 }
