@@ -42,8 +42,8 @@ type Agent struct {
 	copyMode   bool
 	command    string
 
-	dieAt      time.Time
-	current    string // the prompt of the running turn
+	dieAt   time.Time
+	current string // the prompt of the running turn
 
 	loseEnters int
 	guard      time.Duration
