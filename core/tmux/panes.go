@@ -52,29 +52,30 @@ func (c *Client) ListPanes(ctx context.Context, session string) ([]mux.Pane, err
 
 // Pane describes the pane with id.
 func (c *Client) Pane(ctx context.Context, id string) (mux.Pane, error) {
-	rows, err := c.Query(ctx, paneFields, "display-message", "-p", "-t", id)
-	if err != nil {
-		return mux.Pane{}, fmt.Errorf("pane %s: %w", id, err)
+	for try := 0; ; try++ {
+		rows, err := c.Query(ctx, paneFields, "display-message", "-p", "-t", id)
+		if err != nil {
+			return mux.Pane{}, fmt.Errorf("pane %s: %w", id, err)
+		}
+		if len(rows) != 1 || rows[0][0] != id {
+			return mux.Pane{}, fmt.Errorf("pane %s: %w", id, mux.ErrNoPane)
+		}
+		if try > 0 || !c.reapZombies(rows) {
+			return parsePane(rows[0]), nil
+		}
 	}
-	if len(rows) != 1 || rows[0][0] != id {
-		return mux.Pane{}, fmt.Errorf("pane %s: %w", id, mux.ErrNoPane)
-	}
-	if c.reapZombies(rows) {
-		return c.Pane(ctx, id)
-	}
-	return parsePane(rows[0]), nil
 }
 
 // reapZombies works around tmux 3.3a-3.5 built with utempter (tmux issue
 // #4559): a pane's process can stay a zombie that the server never reaps,
-// so the pane never shows dead. When a live pane's process is a zombie it
+// so the pane never shows dead, or shows dead without its exit status. When a live pane's process is a zombie it
 // sends the server SIGCHLD, which makes it reap, and reports true so the
 // caller lists again.
 func (c *Client) reapZombies(rows [][]string) bool {
 	reaped := false
 	for _, r := range rows {
 		p := parsePane(r)
-		if p.Dead || !isZombie(p.PID) {
+		if (p.Dead && p.DeadStatus != "") || !isZombie(p.PID) {
 			continue
 		}
 		if server, err := strconv.Atoi(r[len(paneFields)-1]); err == nil && server > 0 {
@@ -106,21 +107,27 @@ func isZombie(pid int) bool {
 // Inspect describes the pane and captures its screen with one tmux
 // process.
 func (c *Client) Inspect(ctx context.Context, id string) (mux.Pane, string, error) {
+	p, screen, reaped, err := c.inspect(ctx, id)
+	if err == nil && reaped {
+		p, screen, _, err = c.inspect(ctx, id) // once: the zombie is gone
+	}
+	return p, screen, err
+}
+
+func (c *Client) inspect(ctx context.Context, id string) (mux.Pane, string, bool, error) {
 	fsep, rsep := c.seps()
 	out, err := c.Run(ctx, "display-message", "-p", "-t", id, strings.Join(paneFields, fsep)+rsep, ";",
 		"capture-pane", "-p", "-J", "-t", id)
 	if err != nil {
-		return mux.Pane{}, "", fmt.Errorf("pane %s: %w", id, err)
+		return mux.Pane{}, "", false, fmt.Errorf("pane %s: %w", id, err)
 	}
 	head, screen, ok := strings.Cut(string(out), rsep)
 	row := strings.Split(head, fsep)
 	if !ok || len(row) != len(paneFields) || row[0] != id {
-		return mux.Pane{}, "", fmt.Errorf("pane %s: %w", id, mux.ErrNoPane)
+		return mux.Pane{}, "", false, fmt.Errorf("pane %s: %w", id, mux.ErrNoPane)
 	}
-	if c.reapZombies([][]string{row}) {
-		return c.Inspect(ctx, id)
-	}
-	return parsePane(row), trimCapture(strings.TrimPrefix(screen, "\n")), nil
+	reaped := c.reapZombies([][]string{row})
+	return parsePane(row), trimCapture(strings.TrimPrefix(screen, "\n")), reaped, nil
 }
 
 // Capture returns the pane's screen plus history lines of scrollback,
