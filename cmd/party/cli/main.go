@@ -78,7 +78,9 @@ func Main() int {
 		Getwd:   os.Getwd,
 		Clock:   clock.Real{},
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP too: a command running in a pane (party record, party route)
+	// gets it when its session is killed, and must still finish cleanly.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	return Run(ctx, f, os.Args[1:])
 }
@@ -150,6 +152,8 @@ messages to agents by role.`,
 		newLogCmd(f),
 		newRouteCmd(f, nil),
 		newConfigCmd(f),
+		newRecordCmd(f, nil),
+		newReplayCmd(f, nil),
 	)
 	return root
 }

@@ -263,7 +263,9 @@ func (rp *relayPanes) Send(ctx context.Context, role, text string) error {
 	}
 	d := &deliver.Deliverer{Mux: rp.tc, Clock: rp.f.Clock,
 		Locker: state.Locker{Dir: lockDir(rp.root, rp.info.SocketPath), Clock: rp.f.Clock}}
-	_, err = d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: t.Profile, Text: text})
+	if _, err = d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: t.Profile, Text: text}); err == nil {
+		logInput(rp.f, rp.info, t.Pane, deliver.Sanitize(text))
+	}
 	return err
 }
 

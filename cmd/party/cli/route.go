@@ -114,6 +114,9 @@ func routeRun(ctx context.Context, f *Factory, opts *RouteOptions) error {
 				}
 				to := roleOf[dec.To]
 				res, err := d.Send(ctx, deliver.Request{Pane: to.ID, Profile: profileOf(to), Text: relay.Forward(dec)})
+				if err == nil {
+					logInput(f, info, to, relay.Forward(dec))
+				}
 				ev["kind"], ev["outcome"] = "route.forward", res.Outcome
 				if err != nil {
 					ev["error"] = err.Error()

@@ -109,6 +109,9 @@ func sendRun(ctx context.Context, f *Factory, opts *SendOptions) error {
 		res, err := d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: tuned(cfg, opts.Role, t.Profile), Text: text, Force: opts.Force})
 		out.Result = res
 		out.MS = res.Duration.Milliseconds()
+		if err == nil {
+			logInput(f, info, t.Pane, deliver.Sanitize(text))
+		}
 		return err
 	}()
 	if err != nil {

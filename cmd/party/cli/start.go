@@ -30,6 +30,7 @@ type StartOptions struct {
 	Size     string // WxH of a detached session
 	Replace  bool
 	NoAttach bool
+	Record   string // record every pane into this directory
 }
 
 // defaultPanes is the layout when no --pane is given.
@@ -60,6 +61,7 @@ and a shell. Each pane is tagged with @party_role and @party_agent.`,
 	cmd.Flags().StringVar(&opts.Size, "size", "200x50", "window size WxH while detached")
 	cmd.Flags().BoolVar(&opts.Replace, "replace", false, "replace a session of the same name")
 	cmd.Flags().BoolVar(&opts.NoAttach, "no-attach", false, "do not attach, even on a terminal")
+	cmd.Flags().StringVar(&opts.Record, "record", "", "record every pane into this directory (party record, in a window of the session)")
 	return cmd
 }
 
@@ -268,6 +270,11 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 		return err
 	}
 	created = false
+	if opts.Record != "" {
+		if err := startRecorder(ctx, tc, name, opts.Record); err != nil {
+			return err
+		}
+	}
 
 	if f.JSON {
 		writeJSON(f.IO.Out, res)
@@ -402,4 +409,20 @@ func lookPath(prog, path, cwd string) (string, error) {
 func isExecutable(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
+}
+
+// startRecorder runs party record in a new window of the session, so it
+// lives and ends with the session.
+func startRecorder(ctx context.Context, tc *tmux.Client, session, dir string) error {
+	exe, err := exeForPanes()
+	if err != nil {
+		return err
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	_, err = tc.Run(ctx, "new-window", "-d", "-t", tmux.SessionTarget(session), "-n", "party-record",
+		"--", exe, "--session", session, "record", "--out", abs)
+	return err
 }

@@ -304,7 +304,11 @@ func (t *talker) deliver(ctx context.Context, p mux.Pane, profile agent.Profile,
 		}
 	}
 	d := &deliver.Deliverer{Mux: t.tc, Clock: t.f.Clock, Locker: state.Locker{Dir: lockDir, Clock: t.f.Clock}}
-	return d.Send(ctx, deliver.Request{Pane: p.ID, Profile: profile, Text: text})
+	res, err := d.Send(ctx, deliver.Request{Pane: p.ID, Profile: profile, Text: text})
+	if err == nil {
+		logInput(t.f, t.info, p, deliver.Sanitize(text))
+	}
+	return res, err
 }
 
 // record writes the request record of a waiting talk; the caller removes

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/partyhq/party/core/record"
+)
+
+// ReplayOptions are the inputs of party replay.
+type ReplayOptions struct {
+	File    string
+	Speed   float64
+	NoDelay bool
+}
+
+func newReplayCmd(f *Factory, runF func(context.Context, *ReplayOptions) error) *cobra.Command {
+	opts := &ReplayOptions{}
+	cmd := &cobra.Command{
+		Use:   "replay FILE.cast",
+		Short: "Play a recorded cast in the terminal",
+		Long: `Write the output of a cast to stdout with its recorded pacing (--speed N
+plays N times faster; --no-delay prints it at once). With --json it prints
+the header and events instead.`,
+		Args: argsBetween(1, 1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.File = args[0]
+			if opts.Speed <= 0 {
+				return fmt.Errorf("%w: --speed must be positive", errUsage)
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return replayRun(c.Context(), f, opts)
+		},
+	}
+	cmd.Flags().Float64Var(&opts.Speed, "speed", 1, "play this many times faster")
+	cmd.Flags().BoolVar(&opts.NoDelay, "no-delay", false, "print at once")
+	return cmd
+}
+
+func replayRun(ctx context.Context, f *Factory, opts *ReplayOptions) error {
+	fh, err := os.Open(opts.File)
+	if err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
+	}
+	defer fh.Close()
+	h, events, err := record.Read(fh)
+	if err != nil {
+		return fmt.Errorf("%s: %w", opts.File, err)
+	}
+	if f.JSON {
+		writeJSON(f.IO.Out, map[string]any{"header": h, "events": events})
+		return nil
+	}
+	var at float64
+	for _, e := range events {
+		if e.Kind != "o" {
+			continue
+		}
+		if !opts.NoDelay && e.Time > at {
+			if err := f.Clock.Sleep(ctx, time.Duration((e.Time-at)/opts.Speed*float64(time.Second))); err != nil {
+				return err
+			}
+		}
+		at = e.Time
+		if _, err := fmt.Fprint(f.IO.Out, e.Data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
