@@ -43,8 +43,8 @@ var DefaultRedactions = []string{
 	`AIza[0-9A-Za-z_-]{35}`,              // Google
 	`gh[pousr]_[A-Za-z0-9]{36,}`,         // GitHub
 	`github_pat_[A-Za-z0-9_]{40,}`,
-	`AKIA[0-9A-Z]{16}`,                // AWS access key id
-	`xox[abprs]-[A-Za-z0-9-]{10,}`,    // Slack
+	`AKIA[0-9A-Z]{16}`,             // AWS access key id
+	`xox[abprs]-[A-Za-z0-9-]{10,}`, // Slack
 	`(?i)bearer\s+[A-Za-z0-9._~+/-]{20,}=*`,
 }
 
