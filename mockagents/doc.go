@@ -36,6 +36,16 @@
 // SessionStart command hooks with the real JSON on stdin; codex runs the
 // program of -c notify=[...] with the turn's JSON as its last argument.
 //
+// # Replay
+//
+// --replay FILE.cast plays a recorded agent (party record): the recorded
+// output with its pacing (--speed N, --no-delay), and at each recorded
+// input it waits for a submission that matches it, loosely by default
+// (whitespace and party's marker nonce do not count) or byte for byte
+// with --exact. A submission that does not match is reported on screen,
+// on stderr and in the log (mode "diverged") with the event where the
+// replay diverged.
+//
 // # Script
 //
 //	# comment

@@ -27,6 +27,7 @@ type Options struct {
 	Settings    string        // claude --settings
 	Notify      []string      // codex notify
 	TracePath   string        // PARTY_MOCK_TRACE: when completions were emitted
+	Replay      *Replay       // --replay: play a recorded cast instead of a persona
 }
 
 // segment is a piece of the input: typed text, or one paste (which claude
@@ -99,17 +100,21 @@ func newEngine(opt Options, out io.Writer, size func() (int, int)) *engine {
 // run drives the agent until it exits, returning the exit status.
 func (e *engine) run(in io.Reader, winch <-chan os.Signal) int {
 	io.WriteString(e.out, "\x1b[?2004h")
-	if e.opt.AltScreen {
-		io.WriteString(e.out, "\x1b[?1049h")
+	if e.opt.Replay != nil {
+		e.play()
+	} else {
+		if e.opt.AltScreen {
+			io.WriteString(e.out, "\x1b[?1049h")
+		}
+		e.banner()
+		if e.opt.TrustDialog {
+			e.trustDialog()
+		}
+		if e.opt.Persona == "claude" {
+			e.hooks.claudeEvent("SessionStart", map[string]any{"source": "startup", "model": "mock"}, false)
+		}
+		e.draw()
 	}
-	e.banner()
-	if e.opt.TrustDialog {
-		e.trustDialog()
-	}
-	if e.opt.Persona == "claude" {
-		e.hooks.claudeEvent("SessionStart", map[string]any{"source": "startup", "model": "mock"}, false)
-	}
-	e.draw()
 	go func() {
 		buf := make([]byte, 64*1024)
 		for {
@@ -404,6 +409,10 @@ func (e *engine) accept(mode string) {
 	e.input = nil
 	e.seq++
 	_ = appendLog(e.opt.LogPath, LogEntry{Agent: e.opt.Persona, Pane: e.opt.Pane, Seq: e.seq, Mode: mode, Text: text, Time: time.Now().UTC()})
+	if e.opt.Replay != nil {
+		e.replayInput(text)
+		return
+	}
 	switch mode {
 	case "submit":
 		e.startTurn(text)

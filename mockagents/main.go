@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -60,6 +61,8 @@ func options(args []string, getenv func(string) string) (Options, error) {
 	}
 	script := getenv("PARTY_MOCK_SCRIPT")
 	noAlt := false
+	var replay string
+	speed, noDelay, exact := 1.0, false, false
 	for i := 1; i < len(args); i++ {
 		a := args[i]
 		val := func() string {
@@ -84,6 +87,18 @@ func options(args []string, getenv func(string) string) (Options, error) {
 			}
 		case a == "--no-alt-screen":
 			noAlt = true
+		case a == "--replay":
+			replay = val()
+		case a == "--speed":
+			v, err := strconv.ParseFloat(val(), 64)
+			if err != nil || v <= 0 {
+				return opt, fmt.Errorf("--speed must be a positive number")
+			}
+			speed = v
+		case a == "--no-delay":
+			noDelay = true
+		case a == "--exact":
+			exact = true
 		}
 	}
 	switch opt.Persona {
@@ -105,6 +120,15 @@ func options(args []string, getenv func(string) string) (Options, error) {
 			return opt, fmt.Errorf("PARTY_MOCK_ENTER_GUARD: %w", err)
 		}
 		opt.EnterGuard = d
+	}
+	if replay != "" {
+		r, err := LoadReplay(replay)
+		if err != nil {
+			return opt, err
+		}
+		r.Speed, r.NoDelay, r.Exact = speed, noDelay, exact
+		opt.Replay = r
+		opt.AltScreen = false
 	}
 	if script != "" {
 		s, err := LoadScript(script)

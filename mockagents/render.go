@@ -138,6 +138,9 @@ func (e *engine) inputLines() []string {
 // draw writes the screen: new history lines above the live region (inline),
 // or the whole screen (alternate screen).
 func (e *engine) draw() {
+	if e.opt.Replay != nil {
+		return // the recording draws the screen
+	}
 	var b strings.Builder
 	live := e.live()
 	if e.opt.AltScreen {
