@@ -33,6 +33,10 @@ var rules = []struct {
 	with string
 }{
 	{regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`), "<TIME>"},
+	{regexp.MustCompile(`\b\d\d:\d\d:\d\d(\.\d+)?\b`), "<TIME>"},
+	{regexp.MustCompile(`PARTY_DONE_( immediately followed by )?[a-z2-9]{12}\b`), "PARTY_DONE_$1<NONCE>"},
+	{regexp.MustCompile(`\b\d{2,4}x\d{2,4}\b`), "<SIZE>"},
+	{regexp.MustCompile(`\btk-[a-z2-9]{8}\b`), "tk-<TASK>"},
 	{regexp.MustCompile(`%\d+\b`), "%N"},
 	{regexp.MustCompile(`@\d+\b`), "@N"},
 	{regexp.MustCompile(`\b[0-9a-f]{8,}\b`), "<HEX>"},

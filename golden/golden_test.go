@@ -19,6 +19,9 @@ func TestNormalize(t *testing.T) {
 		{"durations", "✻ Worked for 1m 52s, 120ms", "✻ Worked for <DUR>, <DUR>\n"},
 		{"trailing space and blank lines", "❯\u00a0  \nx  \n\n\n", "❯\nx\n"},
 		{"control bytes", "a\x1b[0mb\tc", "a\\x1b[0mb\tc\n"},
+		{"clock times", "17:14:39.616 input", "<TIME> input\n"},
+		{"marker nonces", "PARTY_DONE_ immediately followed by k3j9x2m8q4ab; PARTY_DONE_k3j9x2m8q4ab", "PARTY_DONE_ immediately followed by <NONCE>; PARTY_DONE_<NONCE>\n"},
+		{"sizes", "resized to 120x40", "resized to <SIZE>\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -16,20 +16,24 @@ import (
 )
 
 func newLogCmd(f *Factory) *cobra.Command {
-	var follow bool
+	var (
+		follow bool
+		kind   string
+	)
 	cmd := &cobra.Command{
 		Use:   "log",
 		Short: "Show the session's event log (hook events, relay blocks and routing)",
 		Args:  argsBetween(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			return logRun(c.Context(), f, follow)
+			return logRun(c.Context(), f, follow, kind)
 		},
 	}
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing new events until Ctrl-C")
+	cmd.Flags().StringVar(&kind, "kind", "", "only events whose kind starts with this (relay., route., input, turn-)")
 	return cmd
 }
 
-func logRun(ctx context.Context, f *Factory, follow bool) error {
+func logRun(ctx context.Context, f *Factory, follow bool, kind string) error {
 	tc := f.Tmux()
 	sc, err := openPartyScope(ctx, f, tc)
 	if err != nil {
@@ -54,7 +58,10 @@ func logRun(ctx context.Context, f *Factory, follow bool) error {
 		}
 		offset = next
 		for _, l := range lines {
-			printEvent(f, l)
+			var ev struct{ Kind string }
+			if kind == "" || (json.Unmarshal(l, &ev) == nil && strings.HasPrefix(ev.Kind, kind)) {
+				printEvent(f, l)
+			}
 		}
 		if !follow {
 			return nil

@@ -139,7 +139,7 @@ func relayRun(ctx context.Context, f *Factory, opts *RelayOptions) error {
 			return rp.failed(taskID, err)
 		}
 	} else {
-		t := relay.Task{ID: "t" + wait.NewNonce()[:8], Text: opts.Task, Planner: opts.Planner, Executor: opts.Executor,
+		t := relay.Task{ID: "tk-" + wait.NewNonce()[:8], Text: opts.Task, Planner: opts.Planner, Executor: opts.Executor,
 			Rounds: opts.Rounds, PlanWait: opts.PlanTimeout, ExecWait: opts.ExecTimeout}
 		taskID = t.ID
 		fmt.Fprintf(f.IO.ErrOut, "party: relay task %s: %s -> %s\n", t.ID, t.Planner, t.Executor)
