@@ -42,7 +42,8 @@
 // output with its pacing (--speed N, --no-delay), and at each recorded
 // input it waits for a submission that matches it, loosely by default
 // (whitespace and party's marker nonce do not count) or byte for byte
-// with --exact. A submission that does not match is reported on screen,
+// with --exact; the recorded marker nonce is replaced by the new one in
+// what follows, so talk --wait replays too. A submission that does not match is reported on screen,
 // on stderr and in the log (mode "diverged") with the event where the
 // replay diverged.
 //

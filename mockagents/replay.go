@@ -20,7 +20,8 @@ type Replay struct {
 	NoDelay bool
 	Exact   bool // compare inputs byte for byte, else loosely
 	next    int
-	at      float64 // cast time of the last event played
+	at      float64           // cast time of the last event played
+	swap    map[string]string // recorded marker nonce -> this run's
 }
 
 // LoadReplay reads a cast for replay.
@@ -39,7 +40,7 @@ func LoadReplay(path string) (*Replay, error) {
 
 var (
 	spaces      = regexp.MustCompile(`\s+`)
-	instruction = regexp.MustCompile(`\(When you have completely finished, end your reply with one line holding the text PARTY_DONE_ immediately followed by [a-z0-9]+, with nothing between them\.\)`)
+	instruction = regexp.MustCompile(`\(When you have completely finished, end your reply with one line holding the text PARTY_DONE_ immediately followed by ([a-z0-9]+), with nothing between them\.\)`)
 )
 
 // loose normalizes an input for loose matching: party's marker
@@ -72,7 +73,11 @@ func (e *engine) play() {
 			}
 			r.at = ev.Time
 			r.next++
-			io.WriteString(e.out, ev.Data)
+			data := ev.Data
+			for old, now := range r.swap {
+				data = strings.ReplaceAll(data, old, now)
+			}
+			io.WriteString(e.out, data)
 		default:
 			r.at = ev.Time
 			r.next++
@@ -92,6 +97,14 @@ func (e *engine) replayInput(text string) {
 	if !r.matches(want, text) {
 		e.diverged(fmt.Sprintf("replay diverged at event %d: want input %q, got %q", r.next+1, want, text))
 		return
+	}
+	// party asks for a new marker nonce each run: the recorded answer
+	// prints the new one, so a talk --wait replays too.
+	if old, now := instruction.FindStringSubmatch(want), instruction.FindStringSubmatch(text); old != nil && now != nil {
+		if r.swap == nil {
+			r.swap = map[string]string{}
+		}
+		r.swap[old[1]] = now[1]
 	}
 	r.at = r.Events[r.next].Time
 	r.next++

@@ -3,6 +3,11 @@
 // against real tmux, each scenario on its own private server (-L) that is
 // killed when the scenario ends. tmux missing is a failure, never a skip.
 //
+// $GOLDEN is the golden/ directory: a cast kept in golden/transcripts
+// starts a recorded agent in one line,
+//
+//	exec party start --pane 'claude=mockagent --replay '$GOLDEN'/transcripts/x.cast'
+//
 // Besides testscript's built-ins, scenarios have these commands:
 //
 //	tmux ARGS...                 tmux on the scenario's server

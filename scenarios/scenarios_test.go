@@ -91,6 +91,7 @@ func setup(env *testscript.Env) error {
 		"LC_ALL":                 "C.UTF-8",
 		"TERM":                   "xterm-256color",
 		"SOCK":                   sock,
+		"GOLDEN":                 golden.Dir(),
 		"PARTY_SESSION":          "",
 		"TMUX":                   "",
 		"TMUX_PANE":              "",

@@ -79,6 +79,9 @@ type Deliverer struct {
 	// Poll is the interval between screen captures while confirming. Zero
 	// means the default (5ms).
 	Poll time.Duration
+	// Pasted, when set, is told each text as soon as it is in the pane,
+	// before Enter (recordings log it as input).
+	Pasted func(pane, text string)
 }
 
 const captureHistory = 0
@@ -128,6 +131,9 @@ func (d *Deliverer) Send(ctx context.Context, req Request) (Result, error) {
 
 	if err := d.Mux.Paste(ctx, req.Pane, []byte(text)); err != nil {
 		return res, fmt.Errorf("send to %s: paste: %w", req.Pane, err)
+	}
+	if d.Pasted != nil {
+		d.Pasted(req.Pane, text)
 	}
 	if err := d.Clock.Sleep(ctx, req.Profile.Settle); err != nil {
 		return res, err

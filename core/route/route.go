@@ -72,3 +72,14 @@ func Roles(panes []mux.Pane) []string {
 	}
 	return roles
 }
+
+// RolesByPane maps each tagged pane's id to its role.
+func RolesByPane(panes []mux.Pane) map[string]string {
+	m := map[string]string{}
+	for _, p := range panes {
+		if p.Role != "" {
+			m[p.ID] = p.Role
+		}
+	}
+	return m
+}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/partyhq/party/core/mux"
+	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/record"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/tmux"
@@ -92,9 +92,20 @@ func recordRun(ctx context.Context, f *Factory, opts *RecordOptions) error {
 		}
 		casts[p.ID], sizes[p.ID] = c, [2]int{p.Width, p.Height}
 		defer c.Flush()
+		// The recording starts from what the pane shows now.
+		if screen, err := tc.Capture(ctx, p.ID, 0); err == nil {
+			if err := c.Output(start, []byte("\x1b[H\x1b[2J"+strings.ReplaceAll(screen, "\n", "\r\n")+"\r\n")); err != nil {
+				return err
+			}
+		}
 	}
 	events := filepath.Join(sc.Info.StateDir, state.EventLog)
 	offset := state.Size(events)
+	waker, err := state.Listen(state.WakeDir(f.Getenv, sc.Info.StateDir))
+	if err != nil {
+		return err
+	}
+	defer waker.Close()
 	fmt.Fprintf(f.IO.ErrOut, "party: recording %d panes of %s into %s (Ctrl-C stops)\n", len(casts), sc.Session, out)
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -109,6 +120,8 @@ func recordRun(ctx context.Context, f *Factory, opts *RecordOptions) error {
 					return err
 				}
 			}
+		case <-waker.C: // an input was logged
+			offset = recordSide(ctx, f, tc, sc.Session, casts, sizes, events, offset)
 		case <-tick.C:
 			offset = recordSide(ctx, f, tc, sc.Session, casts, sizes, events, offset)
 		case <-ctx.Done():
@@ -163,12 +176,18 @@ func finishRecording(f *Factory, events, out string, r *record.Redactor) error {
 	return nil
 }
 
-// logInput notes in the session's event log what party delivered to a
-// pane, so a recording can show it as input.
-func logInput(f *Factory, info tmux.SessionInfo, p mux.Pane, text string) {
-	if info.StateDir == "" {
-		return
+// deliverer is the delivery protocol on tmux for a session: it notes in
+// the session's event log what it pastes into a pane (as soon as it is in,
+// before Enter) and wakes a recorder, so a recording shows it as input at
+// the right moment.
+func deliverer(f *Factory, tc *tmux.Client, root string, info tmux.SessionInfo, roles map[string]string) *deliver.Deliverer {
+	d := &deliver.Deliverer{Mux: tc, Clock: f.Clock, Locker: state.Locker{Dir: lockDir(root, info.SocketPath), Clock: f.Clock}}
+	if info.StateDir != "" {
+		d.Pasted = func(pane, text string) {
+			_ = state.AppendEvent(filepath.Join(info.StateDir, state.EventLog),
+				map[string]any{"time": f.Clock.Now().UTC(), "kind": "input", "pane": pane, "role": roles[pane], "text": text})
+			state.Wake(state.WakeDir(f.Getenv, info.StateDir))
+		}
 	}
-	_ = state.AppendEvent(filepath.Join(info.StateDir, state.EventLog),
-		map[string]any{"time": f.Clock.Now().UTC(), "kind": "input", "pane": p.ID, "role": p.Role, "text": text})
+	return d
 }

@@ -261,11 +261,8 @@ func (rp *relayPanes) Send(ctx context.Context, role, text string) error {
 	if err != nil {
 		return err
 	}
-	d := &deliver.Deliverer{Mux: rp.tc, Clock: rp.f.Clock,
-		Locker: state.Locker{Dir: lockDir(rp.root, rp.info.SocketPath), Clock: rp.f.Clock}}
-	if _, err = d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: t.Profile, Text: text}); err == nil {
-		logInput(rp.f, rp.info, t.Pane, deliver.Sanitize(text))
-	}
+	d := deliverer(rp.f, rp.tc, rp.root, rp.info, map[string]string{t.Pane.ID: role})
+	_, err = d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: t.Profile, Text: text})
 	return err
 }
 

@@ -95,7 +95,7 @@ func routeRun(ctx context.Context, f *Factory, opts *RouteOptions) error {
 	}
 	defer w.close()
 	events := filepath.Join(info.StateDir, state.EventLog)
-	d := &deliver.Deliverer{Mux: tc, Clock: f.Clock, Locker: state.Locker{Dir: lockDir(root, info.SocketPath), Clock: f.Clock}}
+	d := deliverer(f, tc, root, info, route.RolesByPane(panes))
 	_ = state.AppendEvent(events, map[string]any{"time": f.Clock.Now().UTC(), "kind": "route.start", "roles": sb.Roles, "hop_limit": opts.HopLimit})
 	fmt.Fprintf(f.IO.ErrOut, "party: switchboard on %s: %d roles, hop limit %d\n", session, len(roleOf), opts.HopLimit)
 	for {
@@ -114,9 +114,6 @@ func routeRun(ctx context.Context, f *Factory, opts *RouteOptions) error {
 				}
 				to := roleOf[dec.To]
 				res, err := d.Send(ctx, deliver.Request{Pane: to.ID, Profile: profileOf(to), Text: relay.Forward(dec)})
-				if err == nil {
-					logInput(f, info, to, relay.Forward(dec))
-				}
 				ev["kind"], ev["outcome"] = "route.forward", res.Outcome
 				if err != nil {
 					ev["error"] = err.Error()

@@ -97,11 +97,7 @@ func sendRun(ctx context.Context, f *Factory, opts *SendOptions) error {
 				return err
 			}
 		}
-		d := &deliver.Deliverer{
-			Mux:    tc,
-			Clock:  f.Clock,
-			Locker: state.Locker{Dir: lockDir(root, info.SocketPath), Clock: f.Clock},
-		}
+		d := deliverer(f, tc, root, info, map[string]string{t.Pane.ID: opts.Role})
 		cfg, err := f.Config()
 		if err != nil {
 			return err
@@ -109,9 +105,6 @@ func sendRun(ctx context.Context, f *Factory, opts *SendOptions) error {
 		res, err := d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: tuned(cfg, opts.Role, t.Profile), Text: text, Force: opts.Force})
 		out.Result = res
 		out.MS = res.Duration.Milliseconds()
-		if err == nil {
-			logInput(f, info, t.Pane, deliver.Sanitize(text))
-		}
 		return err
 	}()
 	if err != nil {

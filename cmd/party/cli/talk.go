@@ -248,7 +248,7 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *talkJSON) (wait.
 		text = "[SYSTEM: " + strings.TrimSpace(ac.Preamble) + "]\n\n" + text
 	}
 	if !t.opts.Wait {
-		res, err := t.deliver(ctx, p, profile, text, lockDir)
+		res, err := t.deliver(ctx, p, profile, text)
 		out.Outcome = res.Outcome
 		return wait.Result{}, err
 	}
@@ -287,7 +287,7 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *talkJSON) (wait.
 	if turn.Hooks {
 		wake = t.watch.hookChan(p.ID)
 	}
-	res, err := t.deliver(ctx, p, profile, text, lockDir)
+	res, err := t.deliver(ctx, p, profile, text)
 	out.Outcome = res.Outcome
 	if err != nil {
 		return wait.Result{}, err
@@ -296,19 +296,15 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *talkJSON) (wait.
 	return w.Wait(ctx, turn, t.opts.Timeout)
 }
 
-func (t *talker) deliver(ctx context.Context, p mux.Pane, profile agent.Profile, text, lockDir string) (deliver.Result, error) {
+func (t *talker) deliver(ctx context.Context, p mux.Pane, profile agent.Profile, text string) (deliver.Result, error) {
 	if len(text) > maxPaste {
 		var err error
 		if text, err = spill(t.root, t.info, text); err != nil {
 			return deliver.Result{Outcome: deliver.Failed}, err
 		}
 	}
-	d := &deliver.Deliverer{Mux: t.tc, Clock: t.f.Clock, Locker: state.Locker{Dir: lockDir, Clock: t.f.Clock}}
-	res, err := d.Send(ctx, deliver.Request{Pane: p.ID, Profile: profile, Text: text})
-	if err == nil {
-		logInput(t.f, t.info, p, deliver.Sanitize(text))
-	}
-	return res, err
+	d := deliverer(t.f, t.tc, t.root, t.info, map[string]string{p.ID: p.Role})
+	return d.Send(ctx, deliver.Request{Pane: p.ID, Profile: profile, Text: text})
 }
 
 // record writes the request record of a waiting talk; the caller removes
