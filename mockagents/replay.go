@@ -50,6 +50,14 @@ func loose(s string) string {
 	return strings.TrimSpace(spaces.ReplaceAllString(instruction.ReplaceAllString(s, "(marker)"), " "))
 }
 
+// swapped is recorded output with this run's marker nonces.
+func (r *Replay) swapped(data string) string {
+	for old, now := range r.swap {
+		data = strings.ReplaceAll(data, old, now)
+	}
+	return data
+}
+
 func (r *Replay) matches(want, got string) bool {
 	if r.Exact {
 		return want == got
@@ -73,11 +81,7 @@ func (e *engine) play() {
 			}
 			r.at = ev.Time
 			r.next++
-			data := ev.Data
-			for old, now := range r.swap {
-				data = strings.ReplaceAll(data, old, now)
-			}
-			io.WriteString(e.out, data)
+			io.WriteString(e.out, r.swapped(ev.Data))
 		default:
 			r.at = ev.Time
 			r.next++
@@ -89,7 +93,29 @@ func (e *engine) play() {
 // or reports where the replay diverged.
 func (e *engine) replayInput(text string) {
 	r := e.opt.Replay
-	if r.next >= len(r.Events) || r.Events[r.next].Kind != "i" {
+	j := r.next
+	for j < len(r.Events) && r.Events[j].Kind != "i" {
+		j++
+	}
+	// party asks for a new marker nonce each run: the recorded answer
+	// prints the new one, so a talk --wait replays too.
+	if j < len(r.Events) {
+		if old, now := instruction.FindStringSubmatch(r.Events[j].Data), instruction.FindStringSubmatch(text); old != nil && now != nil {
+			if r.swap == nil {
+				r.swap = map[string]string{}
+			}
+			r.swap[old[1]] = now[1]
+		}
+	}
+	// Input that arrives sooner than the recorded pacing: what the
+	// recording printed before that input is printed now.
+	for ; r.next < j; r.next++ {
+		if ev := r.Events[r.next]; ev.Kind == "o" {
+			io.WriteString(e.out, r.swapped(ev.Data))
+		}
+		r.at = r.Events[r.next].Time
+	}
+	if r.next >= len(r.Events) {
 		e.diverged(fmt.Sprintf("replay diverged at event %d: got input %q where the recording has none", r.next+1, text))
 		return
 	}
@@ -97,14 +123,6 @@ func (e *engine) replayInput(text string) {
 	if !r.matches(want, text) {
 		e.diverged(fmt.Sprintf("replay diverged at event %d: want input %q, got %q", r.next+1, want, text))
 		return
-	}
-	// party asks for a new marker nonce each run: the recorded answer
-	// prints the new one, so a talk --wait replays too.
-	if old, now := instruction.FindStringSubmatch(want), instruction.FindStringSubmatch(text); old != nil && now != nil {
-		if r.swap == nil {
-			r.swap = map[string]string{}
-		}
-		r.swap[old[1]] = now[1]
 	}
 	r.at = r.Events[r.next].Time
 	r.next++
