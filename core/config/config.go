@@ -39,6 +39,8 @@ type Config struct {
 	PollInterval time.Duration
 	CaptureLines int
 	PreambleMode string // always | disabled
+	// Planner and Executor are the roles party relay uses by default.
+	Planner, Executor string
 	Agents       map[string]Agent
 	// Sources says which layer set each key: default, or a file path.
 	Sources map[string]string
@@ -54,8 +56,8 @@ func (w Warning) String() string { return fmt.Sprintf("%s: unknown key %q", w.Fi
 // Defaults returns the built-in configuration.
 func Defaults() Config {
 	c := Config{Timeout: 60 * time.Second, PollInterval: time.Second, CaptureLines: 200,
-		PreambleMode: "disabled", Agents: map[string]Agent{}, Sources: map[string]string{}}
-	for _, k := range []string{"defaults.timeout", "defaults.pollInterval", "defaults.captureLines", "preambleMode"} {
+		PreambleMode: "disabled", Planner: "planner", Executor: "executor", Agents: map[string]Agent{}, Sources: map[string]string{}}
+	for _, k := range []string{"defaults.timeout", "defaults.pollInterval", "defaults.captureLines", "preambleMode", "relay.planner", "relay.executor"} {
 		c.Sources[k] = "default"
 	}
 	return c
@@ -100,6 +102,10 @@ type raw struct {
 		CaptureLines *int      `json:"captureLines"`
 	} `json:"defaults"`
 	PreambleMode *string                    `json:"preambleMode"`
+	Relay        struct {
+		Planner  *string `json:"planner"`
+		Executor *string `json:"executor"`
+	} `json:"relay"`
 	Agents       map[string]json.RawMessage `json:"agents"`
 }
 
@@ -135,6 +141,20 @@ func (c *Config) apply(path string, b []byte) ([]Warning, error) {
 		}
 		c.PreambleMode = *m
 		set("preambleMode")
+	}
+	for key, v := range map[string]*string{"relay.planner": r.Relay.Planner, "relay.executor": r.Relay.Executor} {
+		if v == nil {
+			continue
+		}
+		if strings.TrimSpace(*v) == "" {
+			return warns, fmt.Errorf("%s: %s must name a role: %w", path, key, ErrInvalid)
+		}
+		if key == "relay.planner" {
+			c.Planner = *v
+		} else {
+			c.Executor = *v
+		}
+		set(key)
 	}
 	names := make([]string, 0, len(r.Agents))
 	for name := range r.Agents {
@@ -186,7 +206,8 @@ func lineCol(b []byte, off int) (int, int) {
 
 // schema lists the known keys; "*" stands for any agent name.
 var schema = map[string]map[string]bool{
-	"":           {"defaults": true, "preambleMode": true, "agents": true},
+	"":           {"defaults": true, "preambleMode": true, "agents": true, "relay": true},
+	"relay":      {"planner": true, "executor": true},
 	"defaults":   {"timeout": true, "pollInterval": true, "captureLines": true},
 	"agents.*":   {"command": true, "preamble": true, "settleMs": true, "marker": true},
 	"agents":     nil, // any name
@@ -216,7 +237,7 @@ func unknownKeys(path string, b []byte) ([]Warning, error) {
 					walk(full, "agents.*", sub)
 				}
 			case known[k]:
-				if sub, ok := m[k].(map[string]any); ok && (k == "defaults" || k == "agents") {
+				if sub, ok := m[k].(map[string]any); ok && (k == "defaults" || k == "agents" || k == "relay") {
 					walk(full, full, sub)
 				}
 			default:

@@ -94,6 +94,7 @@ func TestSetGet(t *testing.T) {
 	e.write(t, true, `{"custom":{"keep":"me"},"defaults":{"captureLines":10}}`)
 	require.NoError(t, Set(local, "defaults.timeout", "5s"))
 	require.NoError(t, Set(local, "agents.codex.marker", "true"))
+	require.NoError(t, Set(local, "relay.planner", "architect"))
 	c, _, err := Load(e.getenv, e.cwd)
 	require.NoError(t, err)
 	v, err := c.Get("defaults.timeout")
@@ -102,6 +103,8 @@ func TestSetGet(t *testing.T) {
 	v, _ = c.Get("defaults.captureLines")
 	assert.Equal(t, "10", v, "other keys kept")
 	assert.True(t, c.Agents["codex"].Marker)
+	assert.Equal(t, "architect", c.Planner)
+	assert.Equal(t, "executor", c.Executor, "default")
 	b, _ := os.ReadFile(local)
 	assert.Contains(t, string(b), `"keep": "me"`, "unknown keys kept too")
 

@@ -35,6 +35,8 @@ func keyKind(key string) (kind, error) {
 		return kDuration, nil
 	case "defaults.captureLines":
 		return kInt, nil
+	case "relay.planner", "relay.executor":
+		return kString, nil
 	case "preambleMode":
 		return kMode, nil
 	}
@@ -49,7 +51,7 @@ func keyKind(key string) (kind, error) {
 			return kBool, nil
 		}
 	}
-	return 0, fmt.Errorf("%q (keys: defaults.timeout, defaults.pollInterval, defaults.captureLines, preambleMode, agents.NAME.{command,preamble,settleMs,marker}): %w", key, ErrUnknownKey)
+	return 0, fmt.Errorf("%q (keys: defaults.timeout, defaults.pollInterval, defaults.captureLines, preambleMode, relay.planner, relay.executor, agents.NAME.{command,preamble,settleMs,marker}): %w", key, ErrUnknownKey)
 }
 
 // Get returns the effective value of key as text.
@@ -68,6 +70,8 @@ func (c Config) Flat() map[string]string {
 		"defaults.pollInterval": c.PollInterval.String(),
 		"defaults.captureLines": strconv.Itoa(c.CaptureLines),
 		"preambleMode":          c.PreambleMode,
+		"relay.planner":         c.Planner,
+		"relay.executor":        c.Executor,
 	}
 	for name, a := range c.Agents {
 		p := "agents." + name + "."

@@ -64,6 +64,16 @@ Every block and routing decision goes to the event log (party log).`,
 			if opts.Rounds < 1 {
 				return fmt.Errorf("%w: --rounds must be at least 1", errUsage)
 			}
+			cfg, err := f.Config()
+			if err != nil {
+				return err
+			}
+			if !c.Flags().Changed("planner") {
+				opts.Planner = cfg.Planner
+			}
+			if !c.Flags().Changed("executor") {
+				opts.Executor = cfg.Executor
+			}
 			if runF != nil {
 				return runF(c.Context(), opts)
 			}
@@ -71,8 +81,8 @@ Every block and routing decision goes to the event log (party log).`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&opts.Planner, "planner", "planner", "role of the planner pane")
-	fl.StringVar(&opts.Executor, "executor", "executor", "role of the executor pane")
+	fl.StringVar(&opts.Planner, "planner", "planner", "role of the planner pane (config relay.planner)")
+	fl.StringVar(&opts.Executor, "executor", "executor", "role of the executor pane (config relay.executor)")
 	fl.IntVar(&opts.Rounds, "rounds", 3, "plan/result rounds before giving up")
 	fl.StringVar(&planT, "plan-timeout", "5m", "how long the planner may take per step")
 	fl.StringVar(&execT, "exec-timeout", "15m", "how long the executor may take per step")
