@@ -41,7 +41,7 @@ type Config struct {
 	PreambleMode string // always | disabled
 	// Planner and Executor are the roles party relay uses by default.
 	Planner, Executor string
-	Agents       map[string]Agent
+	Agents            map[string]Agent
 	// Sources says which layer set each key: default, or a file path.
 	Sources map[string]string
 }
@@ -101,12 +101,12 @@ type raw struct {
 		PollInterval *Duration `json:"pollInterval"`
 		CaptureLines *int      `json:"captureLines"`
 	} `json:"defaults"`
-	PreambleMode *string                    `json:"preambleMode"`
+	PreambleMode *string `json:"preambleMode"`
 	Relay        struct {
 		Planner  *string `json:"planner"`
 		Executor *string `json:"executor"`
 	} `json:"relay"`
-	Agents       map[string]json.RawMessage `json:"agents"`
+	Agents map[string]json.RawMessage `json:"agents"`
 }
 
 // apply layers one file's content over c.
