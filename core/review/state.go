@@ -1,0 +1,236 @@
+// Package review is party's review coordinator: an implementer and a
+// reviewer keep their context across many reviews while a coordinator
+// moves the work between them. Step is the pure policy (what a signal or a
+// fact does to the state, and which actions follow); Coordinator is the
+// effect loop that reads signals, performs the actions and recovers after a
+// crash. The verdict is only ever the implementer's signal: the coordinator
+// acts alone only on mechanical facts (evidence present, findings file
+// present or late, iteration cap).
+package review
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// State is where the work stands.
+type State int
+
+// The states. CodexReview has two phases, see Phase.
+const (
+	Idle State = iota
+	Implement
+	SelfReview
+	Critics
+	CodexReview
+	Verify
+	PRReady
+	NeedsDiscussion
+	Planning
+	CodexDialogue
+	numStates
+)
+
+var stateNames = [...]string{"IDLE", "IMPLEMENT", "SELF_REVIEW", "CRITICS", "CODEX_REVIEW", "VERIFY",
+	"PR_READY", "NEEDS_DISCUSSION", "PLANNING", "CODEX_DIALOGUE"}
+
+func (s State) String() string {
+	if s < 0 || s >= numStates {
+		return fmt.Sprintf("State(%d)", int(s))
+	}
+	return stateNames[s]
+}
+
+// Valid says whether s is one of the defined states.
+func (s State) Valid() bool { return s >= 0 && s < numStates }
+
+// ParseState reads a state name (IDLE, IMPLEMENT, ...; case-insensitive
+// with '-' for '_').
+func ParseState(name string) (State, error) {
+	for i, n := range stateNames {
+		if equalName(n, name) {
+			return State(i), nil
+		}
+	}
+	return 0, fmt.Errorf("unknown state %q (states: IDLE, IMPLEMENT, SELF_REVIEW, CRITICS, CODEX_REVIEW, VERIFY, PR_READY, NEEDS_DISCUSSION, PLANNING, CODEX_DIALOGUE): %w", name, ErrBadState)
+}
+
+func equalName(canon, s string) bool {
+	if len(canon) != len(s) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '-':
+			c = '_'
+		case c >= 'a' && c <= 'z':
+			c -= 'a' - 'A'
+		}
+		if c != canon[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// MarshalText writes the state's name.
+func (s State) MarshalText() ([]byte, error) {
+	if !s.Valid() {
+		return nil, fmt.Errorf("state %d: %w", int(s), ErrBadState)
+	}
+	return []byte(s.String()), nil
+}
+
+// UnmarshalText reads a state's name.
+func (s *State) UnmarshalText(b []byte) error {
+	v, err := ParseState(string(b))
+	*s = v
+	return err
+}
+
+// Phase is the phase of CodexReview: Dispatched (the reviewer has the
+// request, the coordinator waits for findings) or Verdict (the findings,
+// or the lack of them, went to the implementer, who decides).
+type Phase string
+
+// The phases of CodexReview.
+const (
+	Dispatched Phase = "dispatched"
+	Verdict    Phase = "verdict"
+)
+
+// Kind is a kind of evidence.
+type Kind string
+
+// The kinds of evidence. CodexRan and Codex are the coordinator's own: an
+// agent can never add them.
+const (
+	Critic          Kind = "critic"
+	Minimizer       Kind = "minimizer"
+	CodexRan        Kind = "codex-ran"
+	Codex           Kind = "codex"
+	TestsPassed     Kind = "tests-passed"
+	ChecksPassed    Kind = "checks-passed"
+	SecurityScanned Kind = "security-scanned"
+	PRVerified      Kind = "pr-verified"
+)
+
+// Kinds are every kind of evidence, in the order VERIFY needs them.
+var Kinds = []Kind{Critic, Minimizer, CodexRan, Codex, TestsPassed, ChecksPassed, SecurityScanned, PRVerified}
+
+// AgentKind says whether agents may record evidence of kind k.
+func AgentKind(k Kind) bool {
+	switch k {
+	case Critic, Minimizer, TestsPassed, ChecksPassed, SecurityScanned, PRVerified:
+		return true
+	}
+	return false
+}
+
+// ParseKind reads a kind of evidence an agent may record.
+func ParseKind(s string) (Kind, error) {
+	k := Kind(s)
+	if AgentKind(k) {
+		return k, nil
+	}
+	if k == Codex || k == CodexRan {
+		return "", fmt.Errorf("%s evidence is recorded by the coordinator when a review ran and the implementer approved it: %w", s, ErrForbidden)
+	}
+	return "", fmt.Errorf("unknown evidence %q (kinds: critic, minimizer, tests-passed, checks-passed, security-scanned, pr-verified): %w", s, ErrBadEvent)
+}
+
+// Outcome is how a review ended.
+type Outcome string
+
+// The outcomes of a review.
+const (
+	Pending Outcome = ""        // no findings yet
+	Valid   Outcome = "valid"   // findings that pass the schema
+	Invalid Outcome = "invalid" // a findings file that does not
+	Late    Outcome = "timeout" // no findings before the deadline
+)
+
+// Review is one review request and what became of it.
+type Review struct {
+	N          int       `json:"n"`
+	Base       string    `json:"base,omitempty"`
+	Title      string    `json:"title,omitempty"`
+	Note       string    `json:"note,omitempty"` // the implementer's re-review reason
+	Previous   int       `json:"previous,omitempty"`
+	Dispatched time.Time `json:"dispatched"`
+	Outcome    Outcome   `json:"outcome,omitempty"`
+	Problem    string    `json:"problem,omitempty"` // why the findings are invalid
+	Blocking   int       `json:"blocking"`
+	Total      int       `json:"total"`
+	Delivered  bool      `json:"delivered"` // the result reached the implementer
+}
+
+// Exchange is a question to an agent and its awaited answer: a prompt to
+// the reviewer or a planning dialogue.
+type Exchange struct {
+	N        int       `json:"n"`
+	Kind     string    `json:"kind"` // prompt | dialogue
+	From, To string    `json:"from,omitempty"`
+	Text     string    `json:"text"`
+	Asked    time.Time `json:"asked"`
+	Return   State     `json:"return"` // dialogue: the state to go back to
+}
+
+// Status is the coordinator's whole state, persisted as state.json.
+type Status struct {
+	State State     `json:"state"`
+	Phase Phase     `json:"phase,omitempty"`
+	Since time.Time `json:"since"`
+	// MaxIterations is the iteration cap; Iteration counts the reviews since
+	// the last resume, Reviews every review.
+	MaxIterations int                `json:"max_iterations"`
+	Iteration     int                `json:"iteration"`
+	Reviews       int                `json:"reviews"`
+	Evidence      map[Kind]time.Time `json:"evidence"`
+	LastEdit      time.Time          `json:"last_edit,omitzero"`
+	Review        *Review            `json:"review,omitempty"`
+	Note          string             `json:"note,omitempty"` // why NEEDS_DISCUSSION
+	Exchanges     []Exchange         `json:"exchanges,omitempty"`
+	Asked         int                `json:"asked"` // exchanges ever started
+	SessionID     string             `json:"session_id,omitempty"`
+	// Signal is the id of the last signal applied: a signal at or below it
+	// is never applied again.
+	Signal string `json:"signal,omitempty"`
+}
+
+// New returns the starting status.
+func New(now time.Time, maxIterations int) Status {
+	if maxIterations < 1 {
+		maxIterations = 1
+	}
+	return Status{State: Idle, Since: now, MaxIterations: maxIterations, Evidence: map[Kind]time.Time{}}
+}
+
+// Fresh says whether evidence of kind k exists and is not older than the
+// last code edit.
+func (s Status) Fresh(k Kind) bool {
+	t, ok := s.Evidence[k]
+	return ok && !t.Before(s.LastEdit)
+}
+
+// Complete says whether every kind of evidence is present and fresh.
+func (s Status) Complete() bool {
+	for _, k := range Kinds {
+		if !s.Fresh(k) {
+			return false
+		}
+	}
+	return true
+}
+
+// Errors of Step. Each leaves the status unchanged.
+var (
+	ErrIllegal   = errors.New("illegal in this state")
+	ErrNoReview  = errors.New("no review has run")
+	ErrEvidence  = errors.New("evidence missing")
+	ErrForbidden = errors.New("not allowed")
+	ErrBadEvent  = errors.New("bad event")
+	ErrBadState  = errors.New("bad state")
+)
