@@ -170,12 +170,13 @@ type Review struct {
 // Exchange is a question to an agent and its awaited answer: a prompt to
 // the reviewer or a planning dialogue.
 type Exchange struct {
-	N        int       `json:"n"`
-	Kind     string    `json:"kind"` // prompt | dialogue
-	From, To string    `json:"from,omitempty"`
-	Text     string    `json:"text"`
-	Asked    time.Time `json:"asked"`
-	Return   State     `json:"return"` // dialogue: the state to go back to
+	N      int       `json:"n"`
+	Kind   string    `json:"kind"` // prompt | dialogue
+	From   string    `json:"from,omitempty"`
+	To     string    `json:"to,omitempty"`
+	Text   string    `json:"text"`
+	Asked  time.Time `json:"asked"`
+	Return State     `json:"return"` // dialogue: the state to go back to
 }
 
 // Status is the coordinator's whole state, persisted as state.json.

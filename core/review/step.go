@@ -30,6 +30,7 @@ const (
 	EvFindingsBad    EventKind = "findings-invalid" // Reason says why
 	EvFindingsLate   EventKind = "findings-timeout"
 	EvDispatchFailed EventKind = "dispatch-failed" // Reason
+	EvRedispatch     EventKind = "redispatch"      // recovery: review N again, new deadline
 	EvAnswer         EventKind = "answer"          // exchange N answered
 	EvAnswerLate     EventKind = "answer-timeout"
 	EvDelivered      EventKind = "delivered" // the result of review N reached the implementer
@@ -194,6 +195,13 @@ func (s *Status) apply(ev Event) ([]Action, error) {
 		s.Review = nil
 		s.enter(Implement, ev.At)
 		return []Action{notice("review request failed: " + ev.Reason)}, nil
+
+	case EvRedispatch:
+		if st != CodexReview || s.Phase != Dispatched || !s.current(ev.N) {
+			return nil, ErrIllegal
+		}
+		s.Review.Dispatched = ev.At
+		return []Action{{Kind: ActDispatch, N: ev.N}}, nil
 
 	case EvFindings, EvFindingsBad, EvFindingsLate:
 		if st != CodexReview || !s.current(ev.N) {

@@ -79,6 +79,8 @@ func TestPhaseTable(t *testing.T) {
 		{"dispatch failed", in(CodexReview, Dispatched), Event{Kind: EvDispatchFailed, N: 1}, Implement, "", []ActionKind{ActDeliver}, nil},
 		{"dispatch failed after findings", in(CodexReview, Verdict), Event{Kind: EvDispatchFailed, N: 1}, CodexReview, Verdict, nil, ErrIllegal},
 
+		{"redispatch", in(CodexReview, Dispatched), Event{Kind: EvRedispatch, N: 1}, CodexReview, Dispatched, []ActionKind{ActDispatch}, nil},
+		{"redispatch after findings", in(CodexReview, Verdict), Event{Kind: EvRedispatch, N: 1}, CodexReview, Verdict, nil, ErrIllegal},
 		{"approve", in(CodexReview, Verdict), Event{Kind: EvApprove}, Verify, "", []ActionKind{ActMarkers}, nil},
 		{"approve before findings", in(CodexReview, Dispatched), Event{Kind: EvApprove}, CodexReview, Dispatched, nil, ErrNoReview},
 		{"approve without review", in(Implement, ""), Event{Kind: EvApprove}, Implement, "", nil, ErrNoReview},

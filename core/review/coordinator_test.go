@@ -1,0 +1,227 @@
+package review
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// fakeClock is a clock the test moves by hand.
+type fakeClock struct{ now time.Time }
+
+func (c *fakeClock) Now() time.Time { return c.now }
+func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.now = c.now.Add(d)
+	return ctx.Err()
+}
+
+// fakeEffects records what the coordinator sent.
+type fakeEffects struct {
+	sent    []string
+	diff    Diff
+	diffErr error
+}
+
+func (f *fakeEffects) Diff(context.Context, string) (Diff, error) { return f.diff, f.diffErr }
+func (f *fakeEffects) Send(_ context.Context, role, line string) error {
+	f.sent = append(f.sent, role+": "+line)
+	return nil
+}
+func (f *fakeEffects) Health(context.Context) error { return nil }
+
+func newCoordinator(t *testing.T) (*Coordinator, *fakeEffects, *fakeClock) {
+	t.Helper()
+	dir := t.TempDir()
+	clk := &fakeClock{now: t0}
+	require.NoError(t, Init(dir, clk.now, 3))
+	fx := &fakeEffects{diff: Diff{Patch: []byte("diff --git a/x b/x\n"), MergeBase: "abc"}}
+	c := &Coordinator{Dir: dir, Clock: clk, Effects: fx, Logf: t.Logf,
+		Config: Config{Implementer: "claude", Reviewer: "codex", Base: "main", FindingsTimeout: time.Minute, Poll: 10 * time.Millisecond}}
+	s, err := Load(dir)
+	require.NoError(t, err)
+	c.status = s
+	return c, fx, clk
+}
+
+func send(t *testing.T, c *Coordinator, clk *fakeClock, ev Event) string {
+	t.Helper()
+	clk.now = clk.now.Add(time.Second)
+	ev.At = clk.now
+	id, err := Send(c.Dir, ev)
+	require.NoError(t, err)
+	return id
+}
+
+func TestCoordinatorReviewRound(t *testing.T) {
+	c, fx, clk := newCoordinator(t)
+	ctx := context.Background()
+	send(t, c, clk, Event{Kind: EvEvidence, Evidence: Critic})
+	req := send(t, c, clk, Event{Kind: EvRequest, Title: "cache"})
+	require.NoError(t, c.pass(ctx))
+
+	res, ok, err := ReadResult(c.Dir, req)
+	require.NoError(t, err)
+	require.True(t, ok, "the request has a result")
+	assert.Equal(t, CodexReview, res.State)
+	require.Len(t, fx.sent, 1)
+	assert.Equal(t, "codex: [COORDINATOR] review request 1. Read: "+filepath.Join(c.Dir, "reviews/1/prompt.md"), fx.sent[0])
+	prompt, err := os.ReadFile(filepath.Join(c.Dir, "reviews/1/prompt.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(prompt), filepath.Join(c.Dir, "reviews/1/diff.patch"))
+	assert.Contains(t, string(prompt), filepath.Join(c.Dir, "reviews/1/findings.json"))
+
+	findings := `{"findings":[{"id":"F1","file":"a.go","line":3,"severity":"blocking","category":"correctness","description":"off by one","suggestion":"use <"}],"summary":"one bug","stats":{"files_reviewed":1,"blocking":1,"non_blocking":0}}`
+	require.NoError(t, os.WriteFile(filepath.Join(c.Dir, "reviews/1/findings.json"), []byte(findings), 0o600))
+	clk.now = clk.now.Add(time.Second)
+	require.NoError(t, c.pass(ctx))
+	assert.Equal(t, Verdict, c.status.Phase)
+	assert.True(t, c.status.Review.Delivered)
+	require.Len(t, fx.sent, 2)
+	msgPath := filepath.Join(c.Dir, "reviews/1/message.md")
+	assert.Equal(t, "claude: [COORDINATOR] review result ready. Read: "+msgPath, fx.sent[1])
+	msg, err := os.ReadFile(msgPath)
+	require.NoError(t, err)
+	assert.Contains(t, string(msg), "F1 [blocking, correctness] a.go:3: off by one")
+
+	// A signal is applied once: replaying the same file changes nothing.
+	ap := send(t, c, clk, Event{Kind: EvApprove})
+	b, err := os.ReadFile(filepath.Join(c.Dir, "signals", ap+".json"))
+	require.NoError(t, err)
+	require.NoError(t, c.pass(ctx))
+	assert.Equal(t, Verify, c.status.State)
+	require.NoError(t, os.WriteFile(filepath.Join(c.Dir, "signals", ap+".json"), b, 0o600))
+	before := c.status
+	require.NoError(t, c.pass(ctx))
+	assert.Equal(t, before, c.status)
+	sigs, err := Signals(c.Dir)
+	require.NoError(t, err)
+	assert.Empty(t, sigs)
+
+	log, err := os.ReadFile(filepath.Join(c.Dir, TransitionsFile))
+	require.NoError(t, err)
+	assert.Contains(t, string(log), `"event":"approve","from":"CODEX_REVIEW (verdict)","to":"VERIFY"`)
+}
+
+func TestCoordinatorRejectsWithAResult(t *testing.T) {
+	c, fx, clk := newCoordinator(t)
+	id := send(t, c, clk, Event{Kind: EvApprove})
+	require.NoError(t, c.pass(context.Background()))
+	res, ok, err := ReadResult(c.Dir, id)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Equal(t, "no-review", res.Code)
+	assert.ErrorIs(t, ResultError(res), ErrNoReview)
+	assert.Empty(t, fx.sent)
+	assert.Equal(t, Idle, c.status.State)
+}
+
+func TestCoordinatorInvalidAndLateFindings(t *testing.T) {
+	c, fx, clk := newCoordinator(t)
+	ctx := context.Background()
+	send(t, c, clk, Event{Kind: EvEvidence, Evidence: Critic})
+	send(t, c, clk, Event{Kind: EvRequest})
+	require.NoError(t, c.pass(ctx))
+	require.NoError(t, os.WriteFile(c.findingsPath(1), []byte(`{"verdict":"APPROVE","findings":[],"summary":"ok"}`), 0o600))
+	clk.now = clk.now.Add(time.Second)
+	require.NoError(t, c.pass(ctx))
+	assert.Equal(t, Invalid, c.status.Review.Outcome)
+	msg, err := os.ReadFile(filepath.Join(c.reviewDir(1), "message.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(msg), "verdict")
+
+	send(t, c, clk, Event{Kind: EvReReview})
+	send(t, c, clk, Event{Kind: EvRequest})
+	require.NoError(t, c.pass(ctx))
+	assert.Equal(t, 2, c.status.Review.N)
+	clk.now = clk.now.Add(2 * time.Minute)
+	require.NoError(t, c.pass(ctx))
+	assert.Equal(t, Late, c.status.Review.Outcome)
+	assert.Contains(t, fx.sent[len(fx.sent)-1], "review result ready")
+
+	// Findings that arrive after the timeout are delivered, not dropped.
+	require.NoError(t, os.WriteFile(c.findingsPath(2), []byte(`{"findings":[],"summary":"fine","stats":{"files_reviewed":1}}`), 0o600))
+	require.NoError(t, c.pass(ctx))
+	assert.Equal(t, Valid, c.status.Review.Outcome)
+}
+
+func TestCoordinatorRecovers(t *testing.T) {
+	c, fx, clk := newCoordinator(t)
+	ctx := context.Background()
+	send(t, c, clk, Event{Kind: EvEvidence, Evidence: Critic})
+	send(t, c, clk, Event{Kind: EvRequest})
+	require.NoError(t, c.pass(ctx))
+	require.Len(t, fx.sent, 1)
+
+	// A new coordinator on the same dir: no findings yet, so it dispatches
+	// review 1 again.
+	c2 := &Coordinator{Dir: c.Dir, Clock: clk, Effects: fx, Config: c.Config, Logf: t.Logf}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	require.NoError(t, c2.Run(cctx))
+	require.Len(t, fx.sent, 2)
+	assert.True(t, strings.HasPrefix(fx.sent[1], "codex: [COORDINATOR] review request 1."))
+
+	// With findings written while it was down, the next one delivers them.
+	require.NoError(t, os.WriteFile(c.findingsPath(1), []byte(`{"findings":[],"summary":"fine","stats":{}}`), 0o600))
+	c3 := &Coordinator{Dir: c.Dir, Clock: clk, Effects: fx, Config: c.Config, Logf: t.Logf}
+	require.NoError(t, c3.Run(cctx))
+	require.Len(t, fx.sent, 3)
+	assert.Contains(t, fx.sent[2], "claude: [COORDINATOR] review result ready.")
+	assert.Equal(t, Verdict, c3.Status().Phase)
+}
+
+func TestCoordinatorDispatchFailure(t *testing.T) {
+	c, fx, clk := newCoordinator(t)
+	fx.diff = Diff{}
+	send(t, c, clk, Event{Kind: EvEvidence, Evidence: Critic})
+	send(t, c, clk, Event{Kind: EvRequest})
+	require.NoError(t, c.pass(context.Background()))
+	assert.Equal(t, Implement, c.status.State)
+	assert.Equal(t, 0, c.status.Reviews)
+	require.Len(t, fx.sent, 1)
+	assert.Contains(t, fx.sent[0], "claude: [COORDINATOR] notice result ready.")
+}
+
+func TestMarkers(t *testing.T) {
+	c, _, clk := newCoordinator(t)
+	c.Config.MarkerDir = t.TempDir()
+	send(t, c, clk, Event{Kind: EvSession, Text: "sid1"})
+	send(t, c, clk, Event{Kind: EvEvidence, Evidence: Critic})
+	require.NoError(t, c.pass(context.Background()))
+	assert.FileExists(t, filepath.Join(c.Config.MarkerDir, "claude-code-critic-sid1"))
+	send(t, c, clk, Event{Kind: EvEdit})
+	require.NoError(t, c.pass(context.Background()))
+	assert.NoFileExists(t, filepath.Join(c.Config.MarkerDir, "claude-code-critic-sid1"), "an edit makes the evidence stale")
+}
+
+func TestGate(t *testing.T) {
+	none := in(Implement, "")
+	none.Evidence = map[Kind]time.Time{}
+	tests := []struct {
+		name string
+		s    Status
+		cmd  string
+		deny bool
+	}{
+		{"request without critic evidence", none, "party review request --base main", true},
+		{"request with evidence", in(Implement, ""), "party review request", false},
+		{"request after cd", none, "cd /repo && /usr/local/bin/party --json review request", true},
+		{"quoted text is not a command", none, `echo "party review request"`, false},
+		{"approve without review", in(Implement, ""), "party review approve", true},
+		{"approve after findings", in(CodexReview, Verdict), "party review approve", false},
+		{"approve in a subshell", in(CodexReview, Dispatched), "(party -L x review approve)", true},
+		{"other commands", none, "go test ./... ; party review status", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Gate(tt.s, tt.cmd)
+			assert.Equal(t, tt.deny, got != "", "reason %q", got)
+		})
+	}
+}

@@ -1,0 +1,131 @@
+package review
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// Gate decides whether an agent may run the shell command cmd in status s:
+// a "party review request" needs fresh critic evidence, a "party review
+// approve" needs a review that ran and wrote valid findings. It returns
+// the reason for a denial, or "" to allow. Gate is the first layer of the
+// defense; the coordinator checks the same facts again when the signal
+// arrives.
+func Gate(s Status, cmd string) string {
+	for _, sub := range reviewCommands(cmd) {
+		switch sub {
+		case "request":
+			if !s.Fresh(Critic) {
+				return "party review request needs fresh critic evidence: run the code-critic (and minimizer), record them with 'party evidence add critic', then request the review"
+			}
+		case "approve":
+			_, ran := s.Evidence[CodexRan]
+			if s.State != CodexReview || s.Phase != Verdict || s.Review == nil || s.Review.Outcome != Valid || !ran {
+				return "party review approve needs a review that ran and wrote valid findings; request one with 'party review request'"
+			}
+		}
+	}
+	return ""
+}
+
+// reviewCommands finds the subcommands of every "party review SUB" that cmd
+// runs: party at a command position (start, or after ;, &, |, (, a newline
+// or "then"/"do"), under any path, with global flags before "review".
+func reviewCommands(cmd string) []string {
+	var out []string
+	words := shellWords(cmd)
+	for i := 0; i < len(words); i++ {
+		if i > 0 && !commandStart(words[i-1]) {
+			continue
+		}
+		if filepath.Base(words[i]) != "party" {
+			continue
+		}
+		j := i + 1
+		for j < len(words) && strings.HasPrefix(words[j], "-") {
+			if flagTakesValue(words[j]) {
+				j++
+			}
+			j++
+		}
+		if j+1 < len(words) && words[j] == "review" {
+			out = append(out, words[j+1])
+		}
+	}
+	return out
+}
+
+func commandStart(prev string) bool {
+	switch prev {
+	case ";", "&&", "||", "|", "&", "(", "\n", "then", "do", "else", "!", "{", "$(", "`":
+		return true
+	}
+	return strings.Contains(prev, "=") && !strings.HasPrefix(prev, "-") // VAR=x party ...
+}
+
+func flagTakesValue(f string) bool {
+	switch f {
+	case "-L", "-S", "--socket", "--socket-path", "--session":
+		return true
+	}
+	return false
+}
+
+// shellWords splits cmd into words and operators the way a shell would,
+// well enough to find commands: quotes are removed, operators are words.
+func shellWords(cmd string) []string {
+	var (
+		out   []string
+		cur   strings.Builder
+		inTok bool
+		quote byte
+	)
+	flush := func() {
+		if inTok {
+			out = append(out, cur.String())
+			cur.Reset()
+			inTok = false
+		}
+	}
+	for i := 0; i < len(cmd); i++ {
+		c := cmd[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else {
+				cur.WriteByte(c)
+			}
+		case c == '\'' || c == '"':
+			quote, inTok = c, true
+		case c == '\\' && i+1 < len(cmd):
+			i++
+			if cmd[i] != '\n' {
+				cur.WriteByte(cmd[i])
+				inTok = true
+			}
+		case c == ' ' || c == '\t':
+			flush()
+		case c == '\n' || c == ';' || c == '(' || c == ')' || c == '`' || c == '{' || c == '}':
+			flush()
+			out = append(out, string(c))
+		case c == '$' && i+1 < len(cmd) && cmd[i+1] == '(':
+			flush()
+			out = append(out, "$(")
+			i++
+		case c == '&' || c == '|':
+			flush()
+			if i+1 < len(cmd) && cmd[i+1] == c {
+				out = append(out, string([]byte{c, c}))
+				i++
+			} else {
+				out = append(out, string(c))
+			}
+		default:
+			cur.WriteByte(c)
+			inTok = true
+		}
+	}
+	flush()
+	return out
+}
