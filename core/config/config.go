@@ -42,9 +42,25 @@ type Config struct {
 	// Planner and Executor are the roles party relay uses by default.
 	Planner, Executor string
 	Agents            map[string]Agent
+	Review            Review
 	// Sources says which layer set each key: default, or a file path.
 	Sources map[string]string
 }
+
+// Review configures the review coordinator.
+type Review struct {
+	Implementer     string        `json:"implementer"`     // role that implements and decides verdicts
+	Reviewer        string        `json:"reviewer"`        // role that reviews
+	Base            string        `json:"base"`            // default base branch of a review
+	MaxIterations   int           `json:"maxIterations"`   // reviews before NEEDS_DISCUSSION
+	FindingsTimeout time.Duration `json:"findingsTimeout"` // wait for findings and answers
+	HealthInterval  time.Duration `json:"healthInterval"`  // agent pane health check
+	MarkerDir       string        `json:"markerDir"`       // also write claude-<type>-<session_id> markers here
+}
+
+// reviewKeys are the keys of Review.
+var reviewKeys = []string{"review.implementer", "review.reviewer", "review.base", "review.maxIterations",
+	"review.findingsTimeout", "review.healthInterval", "review.markerDir"}
 
 // Warning is an unknown key in a file.
 type Warning struct {
@@ -56,8 +72,10 @@ func (w Warning) String() string { return fmt.Sprintf("%s: unknown key %q", w.Fi
 // Defaults returns the built-in configuration.
 func Defaults() Config {
 	c := Config{Timeout: 60 * time.Second, PollInterval: time.Second, CaptureLines: 200,
-		PreambleMode: "disabled", Planner: "planner", Executor: "executor", Agents: map[string]Agent{}, Sources: map[string]string{}}
-	for _, k := range []string{"defaults.timeout", "defaults.pollInterval", "defaults.captureLines", "preambleMode", "relay.planner", "relay.executor"} {
+		PreambleMode: "disabled", Planner: "planner", Executor: "executor", Agents: map[string]Agent{}, Sources: map[string]string{},
+		Review: Review{Implementer: "claude", Reviewer: "codex", Base: "main", MaxIterations: 3,
+			FindingsTimeout: 900 * time.Second, HealthInterval: 30 * time.Second}}
+	for _, k := range append([]string{"defaults.timeout", "defaults.pollInterval", "defaults.captureLines", "preambleMode", "relay.planner", "relay.executor"}, reviewKeys...) {
 		c.Sources[k] = "default"
 	}
 	return c
@@ -107,6 +125,15 @@ type raw struct {
 		Executor *string `json:"executor"`
 	} `json:"relay"`
 	Agents map[string]json.RawMessage `json:"agents"`
+	Review struct {
+		Implementer     *string   `json:"implementer"`
+		Reviewer        *string   `json:"reviewer"`
+		Base            *string   `json:"base"`
+		MaxIterations   *int      `json:"maxIterations"`
+		FindingsTimeout *Duration `json:"findingsTimeout"`
+		HealthInterval  *Duration `json:"healthInterval"`
+		MarkerDir       *string   `json:"markerDir"`
+	} `json:"review"`
 }
 
 // apply layers one file's content over c.
@@ -156,6 +183,9 @@ func (c *Config) apply(path string, b []byte) ([]Warning, error) {
 		}
 		set(key)
 	}
+	if err := c.applyReview(path, r, set); err != nil {
+		return warns, err
+	}
 	names := make([]string, 0, len(r.Agents))
 	for name := range r.Agents {
 		names = append(names, name)
@@ -176,6 +206,56 @@ func (c *Config) apply(path string, b []byte) ([]Warning, error) {
 		}
 	}
 	return warns, nil
+}
+
+func (c *Config) applyReview(path string, r raw, set func(string)) error {
+	rv := r.Review
+	for key, v := range map[string]*string{"review.implementer": rv.Implementer, "review.reviewer": rv.Reviewer, "review.base": rv.Base} {
+		if v == nil {
+			continue
+		}
+		if strings.TrimSpace(*v) == "" {
+			return fmt.Errorf("%s: %s must not be empty: %w", path, key, ErrInvalid)
+		}
+		switch key {
+		case "review.implementer":
+			c.Review.Implementer = *v
+		case "review.reviewer":
+			c.Review.Reviewer = *v
+		default:
+			c.Review.Base = *v
+		}
+		set(key)
+	}
+	if n := rv.MaxIterations; n != nil {
+		if *n < 1 {
+			return fmt.Errorf("%s: review.maxIterations must be at least 1, got %d: %w", path, *n, ErrInvalid)
+		}
+		c.Review.MaxIterations = *n
+		set("review.maxIterations")
+	}
+	for key, d := range map[string]*Duration{"review.findingsTimeout": rv.FindingsTimeout, "review.healthInterval": rv.HealthInterval} {
+		if d == nil {
+			continue
+		}
+		if *d <= 0 {
+			return fmt.Errorf("%s: %s must be positive: %w", path, key, ErrInvalid)
+		}
+		if key == "review.findingsTimeout" {
+			c.Review.FindingsTimeout = time.Duration(*d)
+		} else {
+			c.Review.HealthInterval = time.Duration(*d)
+		}
+		set(key)
+	}
+	if d := rv.MarkerDir; d != nil {
+		if *d != "" && !filepath.IsAbs(*d) {
+			return fmt.Errorf("%s: review.markerDir must be an absolute directory, got %q: %w", path, *d, ErrInvalid)
+		}
+		c.Review.MarkerDir = *d
+		set("review.markerDir")
+	}
+	return nil
 }
 
 // positioned turns a JSON error into FILE:LINE:COL: message.
@@ -206,7 +286,9 @@ func lineCol(b []byte, off int) (int, int) {
 
 // schema lists the known keys; "*" stands for any agent name.
 var schema = map[string]map[string]bool{
-	"":           {"defaults": true, "preambleMode": true, "agents": true, "relay": true},
+	"": {"defaults": true, "preambleMode": true, "agents": true, "relay": true, "review": true},
+	"review": {"implementer": true, "reviewer": true, "base": true, "maxIterations": true,
+		"findingsTimeout": true, "healthInterval": true, "markerDir": true},
 	"relay":      {"planner": true, "executor": true},
 	"defaults":   {"timeout": true, "pollInterval": true, "captureLines": true},
 	"agents.*":   {"command": true, "preamble": true, "settleMs": true, "marker": true},
@@ -237,7 +319,7 @@ func unknownKeys(path string, b []byte) ([]Warning, error) {
 					walk(full, "agents.*", sub)
 				}
 			case known[k]:
-				if sub, ok := m[k].(map[string]any); ok && (k == "defaults" || k == "agents" || k == "relay") {
+				if sub, ok := m[k].(map[string]any); ok && (k == "defaults" || k == "agents" || k == "relay" || k == "review") {
 					walk(full, full, sub)
 				}
 			default:

@@ -35,8 +35,12 @@ func keyKind(key string) (kind, error) {
 		return kDuration, nil
 	case "defaults.captureLines":
 		return kInt, nil
-	case "relay.planner", "relay.executor":
+	case "relay.planner", "relay.executor", "review.implementer", "review.reviewer", "review.base", "review.markerDir":
 		return kString, nil
+	case "review.maxIterations":
+		return kInt, nil
+	case "review.findingsTimeout", "review.healthInterval":
+		return kDuration, nil
 	case "preambleMode":
 		return kMode, nil
 	}
@@ -51,7 +55,7 @@ func keyKind(key string) (kind, error) {
 			return kBool, nil
 		}
 	}
-	return 0, fmt.Errorf("%q (keys: defaults.timeout, defaults.pollInterval, defaults.captureLines, preambleMode, relay.planner, relay.executor, agents.NAME.{command,preamble,settleMs,marker}): %w", key, ErrUnknownKey)
+	return 0, fmt.Errorf("%q (keys: defaults.timeout, defaults.pollInterval, defaults.captureLines, preambleMode, relay.planner, relay.executor, review.{implementer,reviewer,base,maxIterations,findingsTimeout,healthInterval,markerDir}, agents.NAME.{command,preamble,settleMs,marker}): %w", key, ErrUnknownKey)
 }
 
 // Get returns the effective value of key as text.
@@ -66,12 +70,19 @@ func (c Config) Get(key string) (string, error) {
 // Flat returns every effective key with its value as text.
 func (c Config) Flat() map[string]string {
 	m := map[string]string{
-		"defaults.timeout":      c.Timeout.String(),
-		"defaults.pollInterval": c.PollInterval.String(),
-		"defaults.captureLines": strconv.Itoa(c.CaptureLines),
-		"preambleMode":          c.PreambleMode,
-		"relay.planner":         c.Planner,
-		"relay.executor":        c.Executor,
+		"defaults.timeout":       c.Timeout.String(),
+		"defaults.pollInterval":  c.PollInterval.String(),
+		"defaults.captureLines":  strconv.Itoa(c.CaptureLines),
+		"preambleMode":           c.PreambleMode,
+		"relay.planner":          c.Planner,
+		"relay.executor":         c.Executor,
+		"review.implementer":     c.Review.Implementer,
+		"review.reviewer":        c.Review.Reviewer,
+		"review.base":            c.Review.Base,
+		"review.maxIterations":   strconv.Itoa(c.Review.MaxIterations),
+		"review.findingsTimeout": c.Review.FindingsTimeout.String(),
+		"review.healthInterval":  c.Review.HealthInterval.String(),
+		"review.markerDir":       c.Review.MarkerDir,
 	}
 	for name, a := range c.Agents {
 		p := "agents." + name + "."

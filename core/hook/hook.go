@@ -1,6 +1,6 @@
 // Package hook turns the completion hooks of the agents into party events:
 // Claude Code's hook JSON (Stop, StopFailure, UserPromptSubmit,
-// Notification, SessionStart) on stdin, and Codex's notify JSON as the last
+// Notification, SessionStart, PreToolUse, PostToolUse) on stdin, and Codex's notify JSON as the last
 // argv element. It also builds the launch arguments that wire those hooks
 // to "party hook" when party starts an agent.
 package hook
@@ -20,6 +20,8 @@ const (
 	TurnFailed   = "turn-failed"   // a turn ended with an API error
 	Notification = "notification"  // e.g. waiting for permission
 	SessionStart = "session-start"
+	ToolUse      = "tool-use"  // about to run a tool (PreToolUse)
+	ToolUsed     = "tool-used" // ran a tool (PostToolUse)
 )
 
 // Event is one line of a session's event log.
@@ -39,6 +41,11 @@ type Event struct {
 	// the error type of a failed turn.
 	Type    string `json:"type,omitempty"`
 	Message string `json:"message,omitempty"`
+	// Tool is the tool of a tool event, with its command (Bash) or file
+	// (Edit, Write).
+	Tool    string `json:"tool,omitempty"`
+	Command string `json:"command,omitempty"`
+	File    string `json:"file,omitempty"`
 }
 
 // ErrPayload is a hook payload that cannot be read.
@@ -54,6 +61,12 @@ type claudePayload struct {
 	NotifType     string `json:"notification_type"`
 	Error         any    `json:"error"`
 	ErrorType     string `json:"error_type"`
+	ToolName      string `json:"tool_name"`
+	ToolInput     struct {
+		Command  string `json:"command"`
+		FilePath string `json:"file_path"`
+		Notebook string `json:"notebook_path"`
+	} `json:"tool_input"`
 }
 
 // FromClaude reads a Claude Code hook payload.
@@ -77,6 +90,15 @@ func FromClaude(payload []byte) (Event, error) {
 		e.Kind, e.Type, e.Message = Notification, p.NotifType, p.Message
 	case "SessionStart":
 		e.Kind = SessionStart
+	case "PreToolUse", "PostToolUse":
+		e.Kind = ToolUse
+		if p.HookEventName == "PostToolUse" {
+			e.Kind = ToolUsed
+		}
+		e.Tool, e.Command, e.File = p.ToolName, p.ToolInput.Command, p.ToolInput.FilePath
+		if e.File == "" {
+			e.File = p.ToolInput.Notebook
+		}
 	case "":
 		return Event{}, fmt.Errorf("claude hook: %w: no hook_event_name", ErrPayload)
 	default:
@@ -127,6 +149,10 @@ func ClaudeSettings(command string) []byte {
 	for _, ev := range []string{"UserPromptSubmit", "Stop", "StopFailure", "Notification", "SessionStart"} {
 		hooks[ev] = entry
 	}
+	// The review gate and the edit trace: Bash commands are checked before
+	// they run, every tool is logged after.
+	hooks["PreToolUse"] = []map[string]any{{"matcher": "Bash", "hooks": entry[0]["hooks"]}}
+	hooks["PostToolUse"] = []map[string]any{{"matcher": "*", "hooks": entry[0]["hooks"]}}
 	b, _ := json.MarshalIndent(map[string]any{"hooks": hooks}, "", "  ")
 	return b
 }

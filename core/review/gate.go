@@ -28,6 +28,20 @@ func Gate(s Status, cmd string) string {
 	return ""
 }
 
+// CodeEdit says whether an edit of path by an agent's tool changes the
+// code under review: notes (.md), logs (.log, .jsonl) and files under /tmp
+// do not.
+func CodeEdit(path string) bool {
+	if path == "" || strings.HasPrefix(filepath.Clean(path), "/tmp/") {
+		return false
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".md", ".log", ".jsonl":
+		return false
+	}
+	return true
+}
+
 // reviewCommands finds the subcommands of every "party review SUB" that cmd
 // runs: party at a command position (start, or after ;, &, |, (, a newline
 // or "then"/"do"), under any path, with global flags before "review".

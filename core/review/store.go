@@ -53,6 +53,28 @@ func Load(dir string) (Status, error) {
 	return s, nil
 }
 
+// Current is the status in dir with the signals still waiting applied, as
+// the coordinator will see it once it has taken them: what a new signal or
+// a gate is checked against.
+func Current(dir string) (Status, error) {
+	s, err := Load(dir)
+	if err != nil {
+		return s, err
+	}
+	waiting, err := Signals(dir)
+	if err != nil {
+		return s, err
+	}
+	for _, sig := range waiting {
+		if sig.ID > s.Signal {
+			if n, _, err := Step(s, sig.Event); err == nil {
+				s = n
+			}
+		}
+	}
+	return s, nil
+}
+
 // Save writes s into dir atomically.
 func Save(dir string, s Status) error {
 	b, err := json.MarshalIndent(s, "", "  ")

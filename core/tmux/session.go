@@ -74,6 +74,25 @@ func (c *Client) SplitWindow(ctx context.Context, target string, spawn Spawn) (s
 	return id, nil
 }
 
+// NewWindow runs spawn in a new window named name of session, in the
+// background (the current window stays), and returns its pane's id.
+func (c *Client) NewWindow(ctx context.Context, session, name string, spawn Spawn) (string, error) {
+	args := []string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", SessionTarget(session) + ":", "-n", name}
+	out, err := c.Run(ctx, append(args, spawn.args()...)...)
+	if err != nil {
+		return "", fmt.Errorf("new window %s in %s: %w", name, session, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// RespawnPane restarts pane id with spawn, killing what runs there.
+func (c *Client) RespawnPane(ctx context.Context, id string, spawn Spawn) error {
+	if _, err := c.Run(ctx, append([]string{"respawn-pane", "-k", "-t", id}, spawn.args()...)...); err != nil {
+		return fmt.Errorf("respawn pane %s: %w", id, err)
+	}
+	return nil
+}
+
 // Option is one option to set: Scope is "-p" (pane), "-w" (window) or ""
 // (session); Target the pane or session target.
 type Option struct {

@@ -9,6 +9,7 @@ import (
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/relay"
+	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/route"
 	"github.com/partyhq/party/core/wait"
 )
@@ -53,6 +54,13 @@ var codes = []struct {
 	{wait.ErrTurnFailed, "TURN_FAILED", ExitError},
 	{wait.ErrPermission, "PERMISSION_PROMPT", ExitError},
 	{errBusy, "AGENT_BUSY", ExitConflict},
+	{review.ErrNoCoordinator, "NO_COORDINATOR", ExitNotFound},
+	{review.ErrNoReview, "NO_REVIEW", ExitConflict},
+	{review.ErrEvidence, "EVIDENCE_MISSING", ExitConflict},
+	{review.ErrForbidden, "FORBIDDEN", ExitConflict},
+	{review.ErrBadState, "USAGE", ExitUsage},
+	{review.ErrBadEvent, "USAGE", ExitUsage},
+	{review.ErrIllegal, "ILLEGAL_TRANSITION", ExitConflict},
 	{errConflict, "CONFLICT", ExitConflict},
 	{relay.ErrStalled, "STALLED", ExitTimeout},
 	{relay.ErrRounds, "OUT_OF_ROUNDS", ExitError},

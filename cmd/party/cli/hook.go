@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/hook"
+	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/state"
 )
 
@@ -89,9 +91,45 @@ func hookRun(ctx context.Context, f *Factory, opts *HookOptions) error {
 			return fmt.Errorf("session %s is not a party session", name)
 		}
 	}
+	// The gate answers first: Claude waits for it.
+	if ev.Kind == hook.ToolUse && ev.Tool == "Bash" {
+		if s, err := review.Current(review.Dir(dir)); err == nil {
+			if reason := review.Gate(s, ev.Command); reason != "" {
+				writeJSON(f.IO.Out, map[string]any{"hookSpecificOutput": map[string]string{
+					"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": reason}})
+			}
+		}
+	}
 	if err := state.AppendEvent(filepath.Join(dir, state.EventLog), ev); err != nil {
+		return err
+	}
+	if err := reviewSignal(dir, ev); err != nil {
 		return err
 	}
 	state.Wake(state.WakeDir(f.Getenv, dir))
 	return nil
 }
+
+// reviewSignal tells a session's review coordinator, if it has one, what
+// a hook event means for it: a code edit, or Claude's session id.
+func reviewSignal(stateDir string, ev hook.Event) error {
+	dir := review.Dir(stateDir)
+	if _, err := os.Stat(filepath.Join(dir, review.StateFile)); err != nil {
+		return nil
+	}
+	var sig review.Event
+	switch {
+	case ev.Kind == hook.ToolUsed && editTools[ev.Tool] && review.CodeEdit(ev.File):
+		sig = review.Event{Kind: review.EvEdit, Reason: ev.File}
+	case ev.Kind == hook.SessionStart && ev.Session != "":
+		sig = review.Event{Kind: review.EvSession, Text: ev.Session}
+	default:
+		return nil
+	}
+	sig.At = ev.Time
+	_, err := review.Send(dir, sig)
+	return err
+}
+
+// editTools are Claude's tools that change files.
+var editTools = map[string]bool{"Edit": true, "Write": true, "MultiEdit": true, "NotebookEdit": true}

@@ -31,6 +31,9 @@ type StartOptions struct {
 	Replace  bool
 	NoAttach bool
 	Record   string // record every pane into this directory
+	// Review runs the review coordinator; Dashboard adds a pane showing
+	// its status.
+	Review, Dashboard bool
 }
 
 // defaultPanes is the layout when no --pane is given.
@@ -62,6 +65,8 @@ and a shell. Each pane is tagged with @party_role and @party_agent.`,
 	cmd.Flags().BoolVar(&opts.Replace, "replace", false, "replace a session of the same name")
 	cmd.Flags().BoolVar(&opts.NoAttach, "no-attach", false, "do not attach, even on a terminal")
 	cmd.Flags().StringVar(&opts.Record, "record", "", "record every pane into this directory (party record, in a window of the session)")
+	cmd.Flags().BoolVar(&opts.Review, "review", false, "run the review coordinator (party coordinator) in a hidden window")
+	cmd.Flags().BoolVar(&opts.Dashboard, "dashboard", false, "with --review: a small bottom pane showing party status --watch")
 	return cmd
 }
 
@@ -141,6 +146,9 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 	cfg, err := f.Config()
 	if err != nil {
 		return err
+	}
+	if opts.Dashboard && !opts.Review {
+		return fmt.Errorf("%w: --dashboard shows the review coordinator: give --review too", errUsage)
 	}
 	panes, err := parsePanes(opts.Panes)
 	if err != nil {
@@ -261,13 +269,28 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 		return err
 	}
 	res := startResult{Session: name, StateDir: dir, Socket: socketPath, Panes: panes}
+	launches := map[string]launch{}
+	for _, p := range panes {
+		launches[p.Role] = launch{Argv: spawn(p).Argv, Env: spawn(p).Env}
+	}
 	rec := struct {
 		startResult
-		Created time.Time `json:"created"`
-		Cwd     string    `json:"cwd"`
-	}{res, f.Clock.Now().UTC(), cwd}
+		Created time.Time         `json:"created"`
+		Cwd     string            `json:"cwd"`
+		Launch  map[string]launch `json:"launch"`
+	}{res, f.Clock.Now().UTC(), cwd, launches}
 	if err := writeJSONFile(filepath.Join(dir, "session.json"), rec); err != nil {
 		return err
+	}
+	if opts.Dashboard {
+		if err := startDashboard(ctx, tc, name, cwd, env); err != nil {
+			return err
+		}
+	}
+	if opts.Review {
+		if err := startCoordinator(ctx, f, tc, name, dir); err != nil {
+			return err
+		}
 	}
 	created = false
 	if opts.Record != "" {
@@ -424,5 +447,20 @@ func startRecorder(ctx context.Context, tc *tmux.Client, session, dir string) er
 	}
 	_, err = tc.Run(ctx, "new-window", "-d", "-t", tmux.SessionTarget(session), "-n", "party-record",
 		"--", exe, "--session", session, "record", "--out", abs)
+	return err
+}
+
+// startDashboard adds a short full-width pane at the bottom of the
+// session's window running party status --watch.
+func startDashboard(ctx context.Context, tc *tmux.Client, session, cwd string, env []string) error {
+	exe, err := exeForPanes()
+	if err != nil {
+		return err
+	}
+	args := []string{"split-window", "-d", "-f", "-v", "-l", "5", "-t", tmux.SessionTarget(session) + ":", "-c", cwd}
+	for _, kv := range env {
+		args = append(args, "-e", kv)
+	}
+	_, err = tc.Run(ctx, append(args, "--", exe, "--session", session, "status", "--watch")...)
 	return err
 }
