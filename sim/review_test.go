@@ -18,7 +18,7 @@ func TestReviewRandomWalks(t *testing.T) {
 		review.EvEdit, review.EvSelfReview, review.EvEvidence, review.EvClearEvidence, review.EvRequest,
 		review.EvPrompt, review.EvApprove, review.EvReReview, review.EvNeedsDiscussion, review.EvResume,
 		review.EvAsk, review.EvSession, review.EvFindings, review.EvFindingsBad, review.EvFindingsLate,
-		review.EvDispatchFailed, review.EvAnswer, review.EvAnswerLate, review.EvDelivered, "bogus",
+		review.EvDispatchFailed, review.EvRedispatch, review.EvAnswer, review.EvAnswerLate, review.EvDelivered, "bogus",
 	}
 	evidence := append([]review.Kind{"nonsense"}, review.Kinds...)
 	states := []string{"", "IDLE", "IMPLEMENT", "VERIFY", "PR_READY", "CODEX_REVIEW", "CODEX_DIALOGUE", "nowhere"}

@@ -154,6 +154,11 @@ messages to agents by role.`,
 		newConfigCmd(f),
 		newRecordCmd(f, nil),
 		newReplayCmd(f, nil),
+		newReviewCmd(f, nil),
+		newAskCmd(f, nil),
+		newEvidenceCmd(f),
+		newStatusCmd(f, nil, "status"),
+		newCoordinatorCmd(f),
 	)
 	return root
 }
