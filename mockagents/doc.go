@@ -31,9 +31,15 @@
 //	                              notify, marker) or tagged block was emitted,
 //	                              for benchmarks
 //
-// Hooks are wired as with the real agents: claude reads --settings FILE and
-// runs its UserPromptSubmit, Stop, StopFailure, Notification and
-// SessionStart command hooks with the real JSON on stdin; codex runs the
+// Hooks are wired as with the real agents: claude reads the hooks of
+// ~/.claude/settings.json, ./.claude/settings.json,
+// ./.claude/settings.local.json and --settings FILE, and runs its
+// UserPromptSubmit, Stop, StopFailure, Notification and SessionStart
+// command hooks with the real JSON on stdin, and for write and run its
+// PreToolUse and PostToolUse hooks whose matcher selects the tool (Write,
+// Bash): a PreToolUse hook that prints permissionDecision "deny" or exits 2
+// stops the tool, and the screen says so. The session id is
+// $PARTY_MOCK_SESSION_ID, else random; codex runs the
 // program of -c notify=[...] with the turn's JSON as its last argument.
 //
 // # Replay

@@ -2,9 +2,11 @@ package mockagents
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -496,9 +498,22 @@ func (e *engine) next() {
 			}
 		case "write":
 			path, text, _ := strings.Cut(st.Arg, " ")
-			text = expand(unescape(text), e.groups)
-			_ = os.MkdirAll(filepath.Dir(path), 0o755)
-			_ = os.WriteFile(path, []byte(text), 0o644)
+			path, text = expand(path, e.groups), expand(unescape(text), e.groups)
+			abs, _ := filepath.Abs(path)
+			e.tool("Write", map[string]any{"file_path": abs, "content": text}, "Write("+path+")", func() (string, error) {
+				if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+					return "", err
+				}
+				return fmt.Sprintf("Wrote %d bytes", len(text)), os.WriteFile(abs, []byte(text), 0o644)
+			})
+			return
+		case "run":
+			cmd := expand(st.Arg, e.groups)
+			e.tool("Bash", map[string]any{"command": cmd}, "Bash("+cmd+")", func() (string, error) {
+				out, err := exec.Command("sh", "-c", cmd).CombinedOutput()
+				return string(out), err
+			})
+			return
 		case "permission":
 			e.permission(expand(st.Arg, e.groups))
 			return
@@ -515,6 +530,72 @@ func (e *engine) next() {
 		}
 	}
 	e.endTurn(true)
+}
+
+// tool runs a tool the way the agent does, off the loop: claude's
+// PreToolUse hooks may deny it, then do runs, then the PostToolUse hooks
+// see its result. The screen shows the call and the start of its output;
+// the turn goes on when it is done.
+func (e *engine) tool(name string, input map[string]any, call string, do func() (string, error)) {
+	turn := e.turns
+	claude := e.opt.Persona == "claude"
+	go func() {
+		var out string
+		var err error
+		deny := ""
+		if claude {
+			deny = e.hooks.claudeTool("PreToolUse", name, map[string]any{"tool_input": input})
+		}
+		if deny == "" {
+			out, err = do()
+			if claude {
+				code := 0
+				var ee *exec.ExitError
+				if errors.As(err, &ee) {
+					code = ee.ExitCode()
+				}
+				e.hooks.claudeTool("PostToolUse", name, map[string]any{"tool_input": input,
+					"tool_response": map[string]any{"stdout": out, "stderr": "", "exit_code": code}})
+			}
+		}
+		e.events <- func() {
+			if e.turns != turn {
+				return
+			}
+			e.addHistory(toolLines(claude, call, out, err, deny)...)
+			e.next()
+		}
+	}()
+}
+
+// toolLines is how a tool call shows in history.
+func toolLines(claude bool, call, out string, err error, deny string) []string {
+	head, sub := "• Ran "+strings.TrimSuffix(strings.TrimPrefix(call, "Bash("), ")"), "  └ "
+	if claude {
+		head, sub = "⏺ "+call, "  ⎿  "
+	}
+	var body []string
+	switch {
+	case deny != "":
+		body = []string{"Error: PreToolUse:" + strings.SplitN(call, "(", 2)[0] + " hook denied this tool: " + deny}
+	default:
+		body = strings.Split(strings.TrimRight(out, "\n"), "\n")
+		if len(body) > 5 {
+			body = append(body[:5], fmt.Sprintf("… +%d lines", len(body)-5))
+		}
+		if err != nil {
+			body = append(body, "Error: "+err.Error())
+		}
+	}
+	lines := []string{head}
+	for i, l := range body {
+		if i == 0 {
+			lines = append(lines, sub+l)
+		} else {
+			lines = append(lines, strings.Repeat(" ", len([]rune(sub)))+l)
+		}
+	}
+	return lines
 }
 
 func (e *engine) permission(cmd string) {

@@ -1,9 +1,15 @@
 package mockagents
 
 import (
+	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 )
@@ -11,15 +17,33 @@ import (
 // hooks runs an agent's hooks the way the real agent does, in order, on a
 // goroutine of their own so the screen never waits for them.
 type hooks struct {
-	claude map[string][]string // event -> shell commands (claude --settings)
-	notify []string            // codex notify argv
-	queue  chan func()
+	claude  map[string][]claudeHook // event -> command hooks of every settings file
+	notify  []string                // codex notify argv
+	session string                  // claude's session id
+	queue   chan func()
 }
 
+// claudeHook is one command hook; matcher selects tools (tool events only).
+type claudeHook struct {
+	matcher *regexp.Regexp
+	command string
+}
+
+// newHooks reads claude's hooks as Claude Code does: user settings, the
+// project's settings and local settings, then --settings FILE; the hooks
+// of all of them run.
 func newHooks(settingsFile string, notify []string) *hooks {
-	h := &hooks{notify: notify, queue: make(chan func(), 64)}
+	h := &hooks{notify: notify, queue: make(chan func(), 64), claude: map[string][]claudeHook{}, session: sessionID()}
+	cwd, _ := os.Getwd()
+	files := []string{filepath.Join(os.Getenv("HOME"), ".claude", "settings.json"),
+		filepath.Join(cwd, ".claude", "settings.json"), filepath.Join(cwd, ".claude", "settings.local.json")}
 	if settingsFile != "" {
-		h.claude = readClaudeHooks(settingsFile)
+		files = append(files, settingsFile)
+	}
+	for _, f := range files {
+		for ev, hs := range readClaudeHooks(f) {
+			h.claude[ev] = append(h.claude[ev], hs...)
+		}
 	}
 	go func() {
 		for f := range h.queue {
@@ -29,15 +53,26 @@ func newHooks(settingsFile string, notify []string) *hooks {
 	return h
 }
 
+// sessionID is $PARTY_MOCK_SESSION_ID, else a new random id.
+func sessionID() string {
+	if id := os.Getenv("PARTY_MOCK_SESSION_ID"); id != "" {
+		return id
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return "mock-" + hex.EncodeToString(b[:])
+}
+
 // readClaudeHooks reads the command hooks of a Claude Code settings file.
-func readClaudeHooks(path string) map[string][]string {
+func readClaudeHooks(path string) map[string][]claudeHook {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil
 	}
 	var s struct {
 		Hooks map[string][]struct {
-			Hooks []struct {
+			Matcher string `json:"matcher"`
+			Hooks   []struct {
 				Type    string `json:"type"`
 				Command string `json:"command"`
 			} `json:"hooks"`
@@ -46,17 +81,80 @@ func readClaudeHooks(path string) map[string][]string {
 	if json.Unmarshal(b, &s) != nil {
 		return nil
 	}
-	out := map[string][]string{}
+	out := map[string][]claudeHook{}
 	for ev, groups := range s.Hooks {
 		for _, g := range groups {
+			var m *regexp.Regexp
+			if g.Matcher != "" && g.Matcher != "*" {
+				var err error
+				if m, err = regexp.Compile("^(" + g.Matcher + ")$"); err != nil {
+					continue
+				}
+			}
 			for _, hk := range g.Hooks {
 				if hk.Type == "command" && hk.Command != "" {
-					out[ev] = append(out[ev], hk.Command)
+					out[ev] = append(out[ev], claudeHook{matcher: m, command: hk.Command})
 				}
 			}
 		}
 	}
 	return out
+}
+
+// payload adds the fields every claude hook gets.
+func (h *hooks) payload(event string, fields map[string]any) []byte {
+	cwd, _ := os.Getwd()
+	fields["session_id"] = h.session
+	fields["transcript_path"] = ""
+	fields["cwd"] = cwd
+	fields["permission_mode"] = "default"
+	fields["hook_event_name"] = event
+	b, _ := json.Marshal(fields)
+	return b
+}
+
+// claudeTool runs the PreToolUse or PostToolUse hooks whose matcher
+// selects tool, and waits for them. For PreToolUse it returns the reason
+// of a denial: a hook that printed permissionDecision "deny", or exited 2
+// (its stderr is the reason); "" allows the tool.
+func (h *hooks) claudeTool(event, tool string, fields map[string]any) string {
+	var cmds []string
+	for _, hk := range h.claude[event] {
+		if hk.matcher == nil || hk.matcher.MatchString(tool) {
+			cmds = append(cmds, hk.command)
+		}
+	}
+	if len(cmds) == 0 {
+		return ""
+	}
+	fields["tool_name"] = tool
+	b := h.payload(event, fields)
+	deny := make(chan string, 1)
+	h.queue <- func() {
+		reason := ""
+		for _, c := range cmds {
+			cmd := exec.Command("sh", "-c", c)
+			cmd.Stdin = bytes.NewReader(b)
+			var out, errb bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &out, &errb
+			err := cmd.Run()
+			var ee *exec.ExitError
+			if errors.As(err, &ee) && ee.ExitCode() == 2 && reason == "" {
+				reason = strings.TrimSpace(errb.String())
+			}
+			var d struct {
+				Out struct {
+					Decision string `json:"permissionDecision"`
+					Reason   string `json:"permissionDecisionReason"`
+				} `json:"hookSpecificOutput"`
+			}
+			if json.Unmarshal(out.Bytes(), &d) == nil && d.Out.Decision == "deny" && reason == "" {
+				reason = d.Out.Reason
+			}
+		}
+		deny <- reason
+	}
+	return <-deny
 }
 
 // claudeEvent runs the hooks of event with payload (the common fields are
@@ -66,18 +164,12 @@ func (h *hooks) claudeEvent(event string, payload map[string]any, wait bool) {
 	if len(cmds) == 0 {
 		return
 	}
-	cwd, _ := os.Getwd()
-	payload["session_id"] = "mock-session"
-	payload["transcript_path"] = ""
-	payload["cwd"] = cwd
-	payload["permission_mode"] = "default"
-	payload["hook_event_name"] = event
-	b, _ := json.Marshal(payload)
+	b := h.payload(event, payload)
 	done := make(chan struct{})
 	h.queue <- func() {
 		defer close(done)
-		for _, c := range cmds {
-			cmd := exec.Command("sh", "-c", c)
+		for _, hk := range cmds {
+			cmd := exec.Command("sh", "-c", hk.command)
 			cmd.Stdin = strings.NewReader(string(b))
 			_ = cmd.Run()
 		}

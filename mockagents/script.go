@@ -99,6 +99,10 @@ func ParseScript(name, text string) (*Script, error) {
 			if p, _, _ := strings.Cut(arg, " "); p == "" {
 				return nil, fail(argCol, "write needs PATH and TEXT")
 			}
+		case "run":
+			if arg == "" {
+				return nil, fail(argCol, "run needs a command")
+			}
 		case "permission", "fail":
 			if arg == "" {
 				return nil, fail(argCol, "%s needs an argument", word)
