@@ -77,7 +77,7 @@ func (c *Client) SplitWindow(ctx context.Context, target string, spawn Spawn) (s
 // NewWindow runs spawn in a new window named name of session, in the
 // background (the current window stays), and returns its pane's id.
 func (c *Client) NewWindow(ctx context.Context, session, name string, spawn Spawn) (string, error) {
-	args := []string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", SessionTarget(session) + ":", "-n", name}
+	args := []string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", SessionTarget(session), "-n", name}
 	out, err := c.Run(ctx, append(args, spawn.args()...)...)
 	if err != nil {
 		return "", fmt.Errorf("new window %s in %s: %w", name, session, err)

@@ -457,7 +457,7 @@ func startDashboard(ctx context.Context, tc *tmux.Client, session, cwd string, e
 	if err != nil {
 		return err
 	}
-	args := []string{"split-window", "-d", "-f", "-v", "-l", "5", "-t", tmux.SessionTarget(session) + ":", "-c", cwd}
+	args := []string{"split-window", "-d", "-f", "-v", "-l", "5", "-t", tmux.SessionTarget(session), "-c", cwd}
 	for _, kv := range env {
 		args = append(args, "-e", kv)
 	}
