@@ -159,6 +159,8 @@ messages to agents by role.`,
 		newEvidenceCmd(f),
 		newStatusCmd(f, nil, "status"),
 		newCoordinatorCmd(f),
+		newHooksCmd(f, nil),
+		newInstructionsCmd(f, nil),
 	)
 	return root
 }

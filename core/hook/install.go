@@ -1,0 +1,347 @@
+package hook
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+)
+
+// ErrSettings is a Claude Code settings document that cannot be merged.
+var ErrSettings = errors.New("invalid Claude settings")
+
+// claudeEntry is one hook party installs in a Claude Code settings file.
+type claudeEntry struct {
+	event   string
+	matcher string // "" means no matcher key
+}
+
+// claudeEntries are the hooks party installs: the Bash gate, the trace log
+// of every tool use, and the session start.
+var claudeEntries = []claudeEntry{
+	{event: "PreToolUse", matcher: "Bash"},
+	{event: "PostToolUse", matcher: "*"},
+	{event: "SessionStart"},
+}
+
+// MergeClaudeSettings merges party's hooks, each running command, into the
+// Claude Code settings document existing (empty means a new document). Every
+// other key and every hook of the user is kept, in order. A hook that is
+// party's (see IsPartyCommand) is updated in place, so merging twice leaves
+// one copy and reports changed false the second time. merged is indented
+// with two spaces and ends with a newline; it is the input, normalized, when
+// changed is false. An existing document that is not valid JSON, or whose
+// hooks do not have Claude's shape, is an error wrapping ErrSettings.
+func MergeClaudeSettings(existing []byte, command string) (merged []byte, changed bool, err error) {
+	doc := object{}
+	if len(bytes.TrimSpace(existing)) > 0 {
+		if err := validJSON(existing); err != nil {
+			return nil, false, err
+		}
+		if doc, err = parseObject(existing); err != nil {
+			return nil, false, fmt.Errorf("top level: %w", err)
+		}
+	} else {
+		changed = true
+	}
+	hooks := object{}
+	if raw, ok := doc.get("hooks"); ok && !isNull(raw) {
+		if hooks, err = parseObject(raw); err != nil {
+			return nil, false, fmt.Errorf("hooks: %w", err)
+		}
+	}
+	hooksChanged := false
+	for _, e := range claudeEntries {
+		var groups []json.RawMessage
+		if raw, ok := hooks.get(e.event); ok && !isNull(raw) {
+			if err := json.Unmarshal(raw, &groups); err != nil {
+				return nil, false, fmt.Errorf("hooks.%s: want an array: %w", e.event, ErrSettings)
+			}
+		}
+		out, ch, err := mergeEvent(groups, e, command)
+		if err != nil {
+			return nil, false, err
+		}
+		if ch {
+			hooks.set(e.event, marshalArray(out))
+			hooksChanged = true
+		}
+	}
+	if hooksChanged {
+		doc.set("hooks", hooks.marshal())
+		changed = true
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, doc.marshal(), "", "  "); err != nil {
+		return nil, false, fmt.Errorf("%v: %w", err, ErrSettings)
+	}
+	buf.WriteByte('\n')
+	return buf.Bytes(), changed, nil
+}
+
+// mergeEvent puts one hook running command in the matcher groups of one
+// event: the first party hook in a group with e's matcher is updated in
+// place, every other party hook is removed (with its group when nothing else
+// is left in it), and a new group is appended when there was none.
+func mergeEvent(groups []json.RawMessage, e claudeEntry, command string) ([]json.RawMessage, bool, error) {
+	out := make([]json.RawMessage, 0, len(groups)+1)
+	placed, changed := false, false
+	for i, g := range groups {
+		at := fmt.Sprintf("hooks.%s[%d]", e.event, i)
+		obj, err := parseObject(g)
+		if err != nil {
+			return nil, false, fmt.Errorf("%s: %w", at, err)
+		}
+		var hs []json.RawMessage
+		if raw, ok := obj.get("hooks"); ok && !isNull(raw) {
+			if err := json.Unmarshal(raw, &hs); err != nil {
+				return nil, false, fmt.Errorf("%s.hooks: want an array: %w", at, ErrSettings)
+			}
+		}
+		matcher := obj.str("matcher")
+		kept := make([]json.RawMessage, 0, len(hs))
+		groupChanged := false
+		for _, h := range hs {
+			ho, err := parseObject(h)
+			if err != nil || !IsPartyCommand(ho.str("command"), command) {
+				kept = append(kept, h) // the user's, whatever it is
+				continue
+			}
+			if placed || matcher != e.matcher {
+				groupChanged = true // a duplicate, or under another matcher
+				continue
+			}
+			placed = true
+			if ho.str("type") == "command" && ho.str("command") == command {
+				kept = append(kept, h)
+				continue
+			}
+			ho.set("type", jsonString("command"))
+			ho.set("command", jsonString(command))
+			kept = append(kept, ho.marshal())
+			groupChanged = true
+		}
+		if !groupChanged {
+			out = append(out, g)
+			continue
+		}
+		changed = true
+		if len(kept) == 0 {
+			continue // the group held only party's hooks
+		}
+		obj.set("hooks", marshalArray(kept))
+		out = append(out, obj.marshal())
+	}
+	if !placed {
+		g := object{}
+		if e.matcher != "" {
+			g.set("matcher", jsonString(e.matcher))
+		}
+		h := object{}
+		h.set("type", jsonString("command"))
+		h.set("command", jsonString(command))
+		g.set("hooks", marshalArray([]json.RawMessage{h.marshal()}))
+		out = append(out, g.marshal())
+		changed = true
+	}
+	return out, changed, nil
+}
+
+// IsPartyCommand reports whether the hook command cmd is party's: command
+// itself, or any command whose first word names a program called "party"
+// and whose other words are exactly "hook claude".
+func IsPartyCommand(cmd, command string) bool {
+	if cmd == command {
+		return true
+	}
+	w, ok := shellWords(cmd)
+	return ok && len(w) == 3 && path.Base(w[0]) == "party" && w[1] == "hook" && w[2] == "claude"
+}
+
+// shellWords splits s into words the way a POSIX shell would for plain
+// words, single and double quotes and backslashes; ok is false when s has
+// an unterminated quote.
+func shellWords(s string) (words []string, ok bool) {
+	var (
+		w      strings.Builder
+		inWord bool
+	)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, false
+			}
+			w.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
+					i++
+				}
+				w.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, false
+			}
+			inWord = true
+		case c == '\\' && i+1 < len(s):
+			i++
+			w.WriteByte(s[i])
+			inWord = true
+		default:
+			w.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words, true
+}
+
+// validJSON checks that b is one JSON value and says where it is not.
+func validJSON(b []byte) error {
+	var v any
+	err := json.Unmarshal(b, &v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line, col := position(b, se.Offset-1) // Offset is just past the bad byte
+		return fmt.Errorf("line %d, column %d: %v: %w", line, col, se, ErrSettings)
+	}
+	if err != nil {
+		return fmt.Errorf("%v: %w", err, ErrSettings)
+	}
+	return nil
+}
+
+// position is the 1-based line and column of byte offset off of b.
+func position(b []byte, off int64) (line, col int) {
+	off = max(0, min(off, int64(len(b))))
+	before := b[:off]
+	line = bytes.Count(before, []byte("\n")) + 1
+	col = len(before) - bytes.LastIndexByte(before, '\n')
+	return line, col
+}
+
+// object is a JSON object that keeps its members in order and their values
+// as they were written, so fields party does not know survive a merge.
+type object []member
+
+type member struct {
+	key   string
+	value json.RawMessage
+}
+
+// parseObject reads a JSON object; anything else is an error wrapping
+// ErrSettings.
+func parseObject(raw []byte) (object, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("want an object: %w", ErrSettings)
+	}
+	o := object{}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("%v: %w", err, ErrSettings)
+		}
+		key, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return nil, fmt.Errorf("%q: %v: %w", key, err, ErrSettings)
+		}
+		o = append(o, member{key, v})
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, fmt.Errorf("%v: %w", err, ErrSettings)
+	}
+	return o, nil
+}
+
+// get returns the value of key; with duplicate keys the last one counts,
+// as in encoding/json.
+func (o object) get(key string) (json.RawMessage, bool) {
+	for i := len(o) - 1; i >= 0; i-- {
+		if o[i].key == key {
+			return o[i].value, true
+		}
+	}
+	return nil, false
+}
+
+// str returns the value of key when it is a string, else "".
+func (o object) str(key string) string {
+	raw, _ := o.get(key)
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// set replaces the value of key in place, or appends key.
+func (o *object) set(key string, v json.RawMessage) {
+	for i := len(*o) - 1; i >= 0; i-- {
+		if (*o)[i].key == key {
+			(*o)[i].value = v
+			return
+		}
+	}
+	*o = append(*o, member{key, v})
+}
+
+// marshal encodes o compactly, its values as they are.
+func (o object) marshal() json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, m := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(jsonString(m.key))
+		b.WriteByte(':')
+		b.Write(m.value)
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+func marshalArray(vs []json.RawMessage) json.RawMessage {
+	var b bytes.Buffer
+	b.WriteByte('[')
+	for i, v := range vs {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(v)
+	}
+	b.WriteByte(']')
+	return b.Bytes()
+}
+
+// jsonString encodes s as a JSON string without HTML escaping, so commands
+// with & < > stay readable.
+func jsonString(s string) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s)
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
+}
+
+func isNull(raw json.RawMessage) bool {
+	return string(bytes.TrimSpace(raw)) == "null"
+}
