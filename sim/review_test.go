@@ -70,7 +70,9 @@ func approved(before, after review.Status) bool {
 
 func checkStatus(t *testing.T, walk int, trace []review.EventKind, s review.Status) {
 	t.Helper()
-	fail := func(why string) { t.Fatalf("walk %d: %s (state %s phase %q); trace %v", walk, why, s.State, s.Phase, trace) }
+	fail := func(why string) {
+		t.Fatalf("walk %d: %s (state %s phase %q); trace %v", walk, why, s.State, s.Phase, trace)
+	}
 	if !s.State.Valid() {
 		fail("undefined state")
 	}
