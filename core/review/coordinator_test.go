@@ -200,6 +200,16 @@ func TestMarkers(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(c.Config.MarkerDir, "claude-code-critic-sid1"), "an edit makes the evidence stale")
 }
 
+func TestCodeEdit(t *testing.T) {
+	assert.True(t, CodeEdit("/w/repo/cache.go", "/w/repo"))
+	assert.True(t, CodeEdit("/w/repo/sub/x", "/w/repo"))
+	assert.False(t, CodeEdit("/w/repo/NOTES.md", "/w/repo"))
+	assert.False(t, CodeEdit("/w/repo/run.jsonl", "/w/repo"))
+	assert.False(t, CodeEdit("/w/repository/x.go", "/w/repo"), "a sibling directory is outside")
+	assert.False(t, CodeEdit("/tmp/scratch.go", "/w/repo"))
+	assert.False(t, CodeEdit("/w/repo/x.go", ""))
+}
+
 func TestGate(t *testing.T) {
 	none := in(Implement, "")
 	none.Evidence = map[Kind]time.Time{}

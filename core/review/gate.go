@@ -28,11 +28,12 @@ func Gate(s Status, cmd string) string {
 	return ""
 }
 
-// CodeEdit says whether an edit of path by an agent's tool changes the
-// code under review: notes (.md), logs (.log, .jsonl) and files under /tmp
-// do not.
-func CodeEdit(path string) bool {
-	if path == "" || strings.HasPrefix(filepath.Clean(path), "/tmp/") {
+// CodeEdit says whether an agent's edit of path changes the work under
+// review in the repository at root: files outside it, notes (.md) and logs
+// (.log, .jsonl) do not.
+func CodeEdit(path, root string) bool {
+	rel, err := filepath.Rel(root, path)
+	if path == "" || root == "" || err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
 		return false
 	}
 	switch strings.ToLower(filepath.Ext(path)) {

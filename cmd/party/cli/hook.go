@@ -119,7 +119,11 @@ func reviewSignal(stateDir string, ev hook.Event) error {
 	}
 	var sig review.Event
 	switch {
-	case ev.Kind == hook.ToolUsed && editTools[ev.Tool] && review.CodeEdit(ev.File):
+	case ev.Kind == hook.ToolUsed && editTools[ev.Tool]:
+		rec, err := readSessionRecord(stateDir)
+		if err != nil || !review.CodeEdit(ev.File, rec.Cwd) {
+			return err
+		}
 		sig = review.Event{Kind: review.EvEdit, Reason: ev.File}
 	case ev.Kind == hook.SessionStart && ev.Session != "":
 		sig = review.Event{Kind: review.EvSession, Text: ev.Session}

@@ -18,6 +18,7 @@ import (
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/hook"
+	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/tmux"
 )
@@ -226,6 +227,13 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 	}
 	if err := wireHooks(dir, panes); err != nil {
 		return err
+	}
+	if opts.Review {
+		// Before the agents start: their first hooks (SessionStart) already
+		// reach the coordinator.
+		if err := review.Init(review.Dir(dir), f.Clock.Now().UTC(), cfg.Review.MaxIterations); err != nil {
+			return err
+		}
 	}
 	env := append(paneEnv(f.Environ(), name), "PARTY_STATE_DIR="+dir)
 	spawn := func(p paneSpec) tmux.Spawn {
