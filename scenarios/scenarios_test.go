@@ -40,7 +40,7 @@ func TestMain(m *testing.M) {
 
 // waitLimit bounds every wait of a scenario; it is a hang guard, not a
 // timing assertion.
-const waitLimit = 20 * time.Second
+const waitLimit = 60 * time.Second
 
 func TestScenarios(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
