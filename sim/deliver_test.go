@@ -76,6 +76,8 @@ func TestDelivery(t *testing.T) {
 			outcome: deliver.Queued, enters: 1, submitted: []sim.Submission{{Text: "later", Mode: "queued"}}, pasted: true},
 		{name: "busy codex queues on Tab, never steers", persona: "codex", setup: func(a *sim.Agent) { a.BusyFor(time.Minute) }, text: "later",
 			outcome: deliver.Queued, enters: 1, submitted: []sim.Submission{{Text: "later", Mode: "queued"}}, pasted: true},
+		{name: "codex busy at the look but idle by the key: Enter, not Tab", persona: "codex", setup: func(a *sim.Agent) { a.BusyFor(100 * time.Millisecond) }, text: "now",
+			outcome: deliver.Submitted, enters: 1, submitted: []sim.Submission{{Text: "now", Mode: "submit"}}, pasted: true},
 		{name: "copy mode is left first", persona: "claude", setup: func(a *sim.Agent) { a.CopyMode() }, text: "x",
 			outcome: deliver.Submitted, enters: 1, submitted: []sim.Submission{{Text: "x", Mode: "submit"}}, pasted: true},
 		{name: "control bytes are removed, CRLF folded", persona: "claude", text: "a\r\nb\x1b[201~c\x07",

@@ -145,28 +145,34 @@ func (d *Deliverer) Send(ctx context.Context, req Request) (Result, error) {
 	res.Screen = pasted
 	_, sawInput := typed(req.Profile, pasted)
 
-	key := "Enter"
-	if res.WasBusy && req.Profile.QueueKey != "" {
-		key = req.Profile.QueueKey
-	}
 	window := d.confirm()
+	var keys []string
 	for attempt := 0; attempt <= d.retries(); attempt++ {
 		if attempt > 0 {
 			if _, ok := agent.Dialog(res.Screen); ok {
 				break // never press Enter into a dialog
 			}
 		}
+		// The key follows the screen of the moment: a busy agent may have
+		// finished its turn since the paste (codex ignores Tab when idle),
+		// or turned busy (its Enter would steer).
+		busy := req.Profile.IsBusy(res.Screen)
+		key := "Enter"
+		if busy && req.Profile.QueueKey != "" {
+			key = req.Profile.QueueKey
+		}
 		if err := d.Mux.SendKey(ctx, req.Pane, key); err != nil {
 			return res, fmt.Errorf("send to %s: press %s: %w", req.Pane, key, err)
 		}
 		res.Enters++
-		ok, err := d.watch(ctx, req, pasted, sawInput, res.WasBusy, window, &res)
+		keys = append(keys, key)
+		ok, err := d.watch(ctx, req, pasted, sawInput, busy, window, &res)
 		if err != nil {
 			return res, err
 		}
 		if ok {
 			res.Outcome = Submitted
-			if res.WasBusy {
+			if busy {
 				res.Outcome = Queued
 			}
 			res.Duration = d.Clock.Now().Sub(start)
@@ -176,7 +182,7 @@ func (d *Deliverer) Send(ctx context.Context, req Request) (Result, error) {
 	}
 	res.Outcome = Unconfirmed
 	res.Duration = d.Clock.Now().Sub(start)
-	return res, fmt.Errorf("send to %s: pressed %s %d times: %w", req.Pane, key, res.Enters, ErrUnconfirmed)
+	return res, fmt.Errorf("send to %s: pressed %s: %w", req.Pane, strings.Join(keys, ", "), ErrUnconfirmed)
 }
 
 // watch captures the pane until the submission is confirmed or window ends.
