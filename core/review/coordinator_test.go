@@ -227,6 +227,10 @@ func TestGate(t *testing.T) {
 		{"approve after findings", in(CodexReview, Verdict), "party review approve", false},
 		{"approve in a subshell", in(CodexReview, Dispatched), "(party -L x review approve)", true},
 		{"other commands", none, "go test ./... ; party review status", false},
+		{"critic evidence recorded first in the same line", none, "party evidence add critic && party review request", false},
+		{"critic evidence recorded after the request", none, "party review request; party evidence add critic", true},
+		{"other evidence does not stand for the critic", none, "party evidence add minimizer && party review request", true},
+		{"evidence add as text is not a command", none, "echo party evidence add critic && party review request", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -7,18 +7,23 @@ import (
 
 // Gate decides whether an agent may run the shell command cmd in status s:
 // a "party review request" needs fresh critic evidence, a "party review
-// approve" needs a review that ran and wrote valid findings. It returns
-// the reason for a denial, or "" to allow. Gate is the first layer of the
-// defense; the coordinator checks the same facts again when the signal
-// arrives.
+// approve" needs a review that ran and wrote valid findings. A "party
+// evidence add critic" earlier in the same command line counts, since it
+// runs first ("party evidence add critic && party review request"). It
+// returns the reason for a denial, or "" to allow. Gate is the first layer
+// of the defense; the coordinator checks the same facts again when the
+// signal arrives.
 func Gate(s Status, cmd string) string {
-	for _, sub := range reviewCommands(cmd) {
-		switch sub {
-		case "request":
-			if !s.Fresh(Critic) {
+	critic := s.Fresh(Critic)
+	for _, args := range partyCommands(cmd) {
+		switch {
+		case len(args) >= 3 && args[0] == "evidence" && args[1] == "add" && args[2] == string(Critic):
+			critic = true
+		case len(args) >= 2 && args[0] == "review" && args[1] == "request":
+			if !critic {
 				return "party review request needs fresh critic evidence: run the code-critic (and minimizer), record them with 'party evidence add critic', then request the review"
 			}
-		case "approve":
+		case len(args) >= 2 && args[0] == "review" && args[1] == "approve":
 			_, ran := s.Evidence[CodexRan]
 			if s.State != CodexReview || s.Phase != Verdict || s.Review == nil || s.Review.Outcome != Valid || !ran {
 				return "party review approve needs a review that ran and wrote valid findings; request one with 'party review request'"
@@ -43,11 +48,12 @@ func CodeEdit(path, root string) bool {
 	return true
 }
 
-// reviewCommands finds the subcommands of every "party review SUB" that cmd
-// runs: party at a command position (start, or after ;, &, |, (, a newline
-// or "then"/"do"), under any path, with global flags before "review".
-func reviewCommands(cmd string) []string {
-	var out []string
+// partyCommands finds every party command that cmd runs, in order, as its
+// arguments after the global flags: party at a command position (start,
+// or after ;, &, |, (, a newline or "then"/"do"), under any path. Each
+// command's arguments end at the next operator.
+func partyCommands(cmd string) [][]string {
+	var out [][]string
 	words := shellWords(cmd)
 	for i := 0; i < len(words); i++ {
 		if i > 0 && !commandStart(words[i-1]) {
@@ -63,11 +69,22 @@ func reviewCommands(cmd string) []string {
 			}
 			j++
 		}
-		if j+1 < len(words) && words[j] == "review" {
-			out = append(out, words[j+1])
+		k := j
+		for k < len(words) && !operator(words[k]) {
+			k++
 		}
+		out = append(out, words[j:k])
 	}
 	return out
+}
+
+// operator says whether a word of shellWords ends a simple command.
+func operator(w string) bool {
+	switch w {
+	case ";", "&&", "||", "|", "&", "(", ")", "\n", "{", "}", "$(", "`":
+		return true
+	}
+	return false
 }
 
 func commandStart(prev string) bool {
