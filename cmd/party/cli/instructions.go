@@ -69,12 +69,21 @@ const claudeInstructions = "## Working with party's review loop\n\n" +
 	"- For planning questions to another agent use `party ask ROLE \"QUESTION\"`.\n\n" +
 	"### Deciding after the findings\n\n" +
 	"Read the findings file, then give exactly one verdict:\n\n" +
-	"- Blocking findings: fix them, then `party review re-review \"<what you changed>\"`\n" +
-	"  for a full new review.\n" +
+	"- Blocking findings: fix them, then `party review re-review \"<what you changed>\"`.\n" +
 	"- Only non-blocking findings: fix them or note why not, then `party review approve`.\n" +
 	"- A finding you dispute: explain why in the re-review reason, or stop with\n" +
 	"  `party review needs-discussion \"<reason>\"` so the user decides.\n\n" +
 	"Approve only when no blocking finding is left.\n\n" +
+	"### Re-review tiers\n\n" +
+	"Say in the re-review reason which tier the change is; the reviewer reads it.\n\n" +
+	"1. **Fix**: a few lines that address the findings and nothing else. Reason:\n" +
+	"   `fix: F1, F3 addressed in cache.go`. The reviewer checks the previous findings.\n" +
+	"2. **Rework**: the design, an interface or several files changed. Reason:\n" +
+	"   `rework: <what changed>`. The reviewer reviews the whole diff again.\n" +
+	"3. **Dispute**: you disagree with a blocking finding. Reason:\n" +
+	"   `dispute: F2, because <why>`. A second dispute of the same finding goes to\n" +
+	"   `party review needs-discussion` instead.\n\n" +
+	"Any code edit after approval makes the evidence stale, and a new review is needed.\n\n" +
 	"### Iteration cap\n\n" +
 	"After `review.maxIterations` reviews (default 3) the loop moves to\n" +
 	"NEEDS_DISCUSSION. Only `party review resume` leaves it; wait for the user.\n\n" +
@@ -94,7 +103,11 @@ const codexInstructions = "## Reviewing in party's review loop\n\n" +
 	"  findings file atomically: write a temporary file next to it, then rename\n" +
 	"  it into place. Write nothing else there.\n" +
 	"- From iteration 2 on, the prompt names your previous findings: check\n" +
-	"  whether each was addressed, and report again what is still open.\n\n" +
+	"  whether each was addressed, and report again what is still open.\n" +
+	"- The implementer's note says the tier of the change: `fix:` (check the\n" +
+	"  previous findings and the lines that changed), `rework:` (review the whole\n" +
+	"  diff again) or `dispute:` (weigh the argument; keep the finding blocking\n" +
+	"  only if it still holds, and say why in its description).\n\n" +
 	"### Findings format\n\n" +
 	"Write exactly this JSON schema, with no verdict field:\n\n" +
 	"```json\n" + review.FindingsSchema + "\n```\n\n" +
