@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -31,8 +33,9 @@ type Effects interface {
 	Diff(ctx context.Context, base string) (Diff, error)
 	// Send delivers one line to the pane of role (delivery protocol).
 	Send(ctx context.Context, role, line string) error
-	// Health respawns the dead agent panes of the session.
-	Health(ctx context.Context) error
+	// Health respawns the dead agent panes of the session and returns
+	// the roles it respawned.
+	Health(ctx context.Context) ([]string, error)
 }
 
 // Config is the coordinator's configuration.
@@ -43,6 +46,9 @@ type Config struct {
 	HealthInterval        time.Duration
 	Poll                  time.Duration // safety-net poll of findings and signals
 	MarkerDir             string        // also write /tmp/claude-<type>-<session_id> markers here
+	// MaxIterations, when set, replaces the iteration cap of the saved
+	// state, so that a changed review.maxIterations takes effect.
+	MaxIterations int
 }
 
 // Coordinator is the effect loop around Step: it applies signals in order,
@@ -61,7 +67,29 @@ type Coordinator struct {
 
 	status     Status
 	nextHealth time.Time
+	// outbox holds the lines an agent has not taken yet, retried with
+	// backoff; respawned says when each role's pane was last respawned.
+	outbox    []pending
+	respawned map[string]time.Time
 }
+
+// pending is a line the coordinator still owes an agent.
+type pending struct {
+	role, line string
+	kind       string // dispatch, review, question or notice
+	n          int    // review or exchange number
+	next       time.Time
+	wait       time.Duration
+}
+
+// Delivery retry timing: the first retry after retryFirst, doubling up to
+// retryMax; a respawned pane gets lines only after respawnGrace, the time
+// an agent needs to draw its screen.
+const (
+	retryFirst   = 5 * time.Second
+	retryMax     = time.Minute
+	respawnGrace = 3 * time.Second
+)
 
 // Init writes the starting status into dir unless one is there.
 func Init(dir string, now time.Time, maxIterations int) error {
@@ -81,6 +109,13 @@ func (c *Coordinator) Run(ctx context.Context) error {
 	s, err := Load(c.Dir)
 	if err != nil {
 		return err
+	}
+	if c.Config.MaxIterations > 0 && s.MaxIterations != c.Config.MaxIterations {
+		c.Logf("iteration cap: %d (was %d)", c.Config.MaxIterations, s.MaxIterations)
+		s.MaxIterations = c.Config.MaxIterations
+		if err := Save(c.Dir, s); err != nil {
+			return err
+		}
 	}
 	c.status = s
 	if err := c.recover(ctx); err != nil {
@@ -119,11 +154,124 @@ func (c *Coordinator) pass(ctx context.Context) error {
 	}
 	if now := c.Clock.Now(); c.Effects != nil && c.Config.HealthInterval > 0 && !now.Before(c.nextHealth) {
 		c.nextHealth = now.Add(c.Config.HealthInterval)
-		if err := c.Effects.Health(ctx); err != nil && ctx.Err() == nil {
+		roles, err := c.Effects.Health(ctx)
+		if err != nil && ctx.Err() == nil {
 			c.Logf("health check: %v", err)
+		}
+		if err := c.respawnedRoles(ctx, roles); err != nil {
+			return err
+		}
+	}
+	return c.flush(ctx)
+}
+
+// respawnedRoles makes up for what a respawned agent lost with its
+// context: a reviewer mid-review gets the request again, an implementer
+// that has not decided yet gets the result again.
+func (c *Coordinator) respawnedRoles(ctx context.Context, roles []string) error {
+	now := c.Clock.Now()
+	for _, role := range roles {
+		if c.respawned == nil {
+			c.respawned = map[string]time.Time{}
+		}
+		c.respawned[role] = now
+		s := c.status
+		if s.State != CodexReview || s.Review == nil {
+			continue
+		}
+		switch {
+		case role == c.Config.Reviewer && s.Phase == Dispatched && !exists(c.findingsPath(s.Review.N)):
+			c.Logf("reviewer %s was respawned during review %d: dispatching it again", role, s.Review.N)
+			if err := c.apply(ctx, "", Event{Kind: EvRedispatch, N: s.Review.N, At: now}); err != nil && !isStep(err) {
+				return err
+			}
+		case role == c.Config.Implementer && s.Phase == Verdict:
+			c.Logf("implementer %s was respawned before deciding on review %d: delivering the result again", role, s.Review.N)
+			if err := c.perform(ctx, Action{Kind: ActDeliver, Type: "review", N: s.Review.N}); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// post sends line to role, or keeps it in the outbox for a retry when the
+// agent cannot take it now. A delivered review result is recorded.
+func (c *Coordinator) post(ctx context.Context, p pending) error {
+	now := c.Clock.Now()
+	if at, ok := c.respawned[p.role]; ok && now.Before(at.Add(respawnGrace)) {
+		p.next = at.Add(respawnGrace)
+		c.queue(p)
+		return nil
+	}
+	if err := c.Effects.Send(ctx, p.role, p.line); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
+		if p.wait = 2 * p.wait; p.wait == 0 {
+			p.wait = retryFirst
+		}
+		p.wait = min(p.wait, retryMax)
+		p.next = now.Add(p.wait)
+		c.Logf("%s %d: could not reach %s (retry in %s): %v", p.kind, p.n, p.role, p.wait, err)
+		c.queue(p)
+		return nil
+	}
+	c.Logf("%s %d delivered to %s", p.kind, p.n, p.role)
+	if p.kind == "review" {
+		return c.apply(ctx, "", Event{Kind: EvDelivered, N: p.n, At: now})
+	}
+	return nil
+}
+
+// queue puts p in the outbox, in place of an older line of the same kind
+// and number.
+func (c *Coordinator) queue(p pending) {
+	for i, q := range c.outbox {
+		if q.kind == p.kind && q.n == p.n && q.role == p.role && p.kind != "notice" {
+			c.outbox[i] = p
+			return
+		}
+	}
+	c.outbox = append(c.outbox, p)
+}
+
+// flush retries the lines whose time has come, and forgets those that no
+// longer matter (a review that moved on, a question answered).
+func (c *Coordinator) flush(ctx context.Context) error {
+	now := c.Clock.Now()
+	due := c.outbox[:0:0]
+	keep := c.outbox[:0:0]
+	for _, p := range c.outbox {
+		switch {
+		case !c.owed(p):
+		case now.Before(p.next):
+			keep = append(keep, p)
+		default:
+			due = append(due, p)
+		}
+	}
+	c.outbox = keep
+	for _, p := range due {
+		if err := c.post(ctx, p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// owed says whether the line p still needs to reach its agent.
+func (c *Coordinator) owed(p pending) bool {
+	s := c.status
+	switch p.kind {
+	case "dispatch":
+		return s.State == CodexReview && s.Phase == Dispatched && s.current(p.n) && !exists(c.findingsPath(p.n))
+	case "review":
+		return s.current(p.n) && !s.Review.Delivered
+	case "question":
+		return slices.ContainsFunc(s.Exchanges, func(x Exchange) bool { return x.N == p.n }) && !exists(c.answerPath(p.n))
+	}
+	return true
 }
 
 // Status returns the status as the loop last saved it.
@@ -174,8 +322,14 @@ func (c *Coordinator) signals(ctx context.Context) error {
 		}
 		res := Result{ID: sig.ID}
 		switch {
-		case sig.ID <= c.status.Signal:
-			// Applied before a crash; only its removal was lost.
+		case hasResult(c.Dir, sig.ID):
+			// Taken before a crash; only its removal was lost.
+			if err := discard(c.Dir, sig.ID); err != nil {
+				return err
+			}
+			continue
+		case sig.ID == c.status.Signal:
+			// Applied before a crash that came before its result.
 			res.State, res.Phase = c.status.State, c.status.Phase
 		case sig.Event.Kind == "":
 			res.Error, res.Code = "unreadable signal file", "bad-event"
@@ -208,7 +362,7 @@ func (e *stepError) Unwrap() error { return e.err }
 // returned as a *stepError.
 func (c *Coordinator) apply(ctx context.Context, id string, ev Event) error {
 	prev := c.status
-	next, acts, err := Step(prev, ev)
+	next, acts, err := Admit(c.Dir, prev, ev)
 	tr := Transition{Time: c.Clock.Now().UTC(), Signal: id, Event: ev.Kind, From: prev.where(), To: next.where(), Detail: detail(ev)}
 	if err != nil {
 		tr.Error = err.Error()
@@ -260,9 +414,7 @@ func (c *Coordinator) logTransition(tr Transition) {
 func (c *Coordinator) reviewDir(n int) string {
 	return filepath.Join(c.Dir, "reviews", strconv.Itoa(n))
 }
-func (c *Coordinator) findingsPath(n int) string {
-	return filepath.Join(c.reviewDir(n), "findings.json")
-}
+func (c *Coordinator) findingsPath(n int) string { return FindingsPath(c.Dir, n) }
 func (c *Coordinator) exchangeDir(n int) string {
 	return filepath.Join(c.Dir, "exchanges", strconv.Itoa(n))
 }
@@ -318,8 +470,8 @@ func (c *Coordinator) dispatch(ctx context.Context, n int) error {
 	if len(d.Untracked) > 0 {
 		fmt.Fprintf(&b, "New files not yet tracked by git (read them in the working tree): %s\n", strings.Join(d.Untracked, ", "))
 	}
-	if r.Previous > 0 {
-		fmt.Fprintf(&b, "\nThis is iteration %d. Your previous findings are in %s: check whether each was addressed.\n", c.status.Iteration, c.findingsPath(r.Previous))
+	if prev := c.findingsPath(r.Previous); r.Previous > 0 && exists(prev) {
+		fmt.Fprintf(&b, "\nThis is iteration %d. Your previous findings are in %s: check whether each was addressed.\n", c.status.Iteration, prev)
 	}
 	if r.Note != "" {
 		fmt.Fprintf(&b, "The implementer's note: %s\n", r.Note)
@@ -330,12 +482,7 @@ func (c *Coordinator) dispatch(ctx context.Context, n int) error {
 		return err
 	}
 	line := fmt.Sprintf("[COORDINATOR] review request %d. Read: %s", n, prompt)
-	if err := c.Effects.Send(ctx, c.Config.Reviewer, line); err != nil {
-		c.Logf("review %d: could not reach the reviewer (%s): %v", n, c.Config.Reviewer, err)
-		return c.notify(ctx, fmt.Sprintf("Review %d could not be sent to the reviewer (%s): %v. The coordinator reports a timeout if no findings arrive.", n, c.Config.Reviewer, err))
-	}
-	c.Logf("review %d dispatched to %s", n, c.Config.Reviewer)
-	return nil
+	return c.post(ctx, pending{role: c.Config.Reviewer, line: line, kind: "dispatch", n: n})
 }
 
 func (c *Coordinator) deliver(ctx context.Context, a Action) error {
@@ -375,15 +522,7 @@ func (c *Coordinator) deliver(ctx context.Context, a Action) error {
 		return c.notify(ctx, a.Message)
 	}
 	line := fmt.Sprintf("[COORDINATOR] %s result ready. Read: %s", a.Type, path)
-	if err := c.Effects.Send(ctx, to, line); err != nil {
-		c.Logf("%s %d: could not reach %s: %v", a.Type, a.N, to, err)
-		return nil
-	}
-	c.Logf("%s %d delivered to %s", a.Type, a.N, to)
-	if a.Type == "review" {
-		return c.apply(ctx, "", Event{Kind: EvDelivered, N: a.N, At: c.Clock.Now()})
-	}
-	return nil
+	return c.post(ctx, pending{role: to, line: line, kind: a.Type, n: a.N})
 }
 
 // notify writes a notice for the implementer and points it there.
@@ -396,10 +535,7 @@ func (c *Coordinator) notify(ctx context.Context, text string) error {
 	if err := state.WriteFile(path, []byte(text+"\n"), 0o644); err != nil {
 		return err
 	}
-	if err := c.Effects.Send(ctx, c.Config.Implementer, "[COORDINATOR] notice result ready. Read: "+path); err != nil {
-		c.Logf("notice: could not reach %s: %v", c.Config.Implementer, err)
-	}
-	return nil
+	return c.post(ctx, pending{role: c.Config.Implementer, line: "[COORDINATOR] notice result ready. Read: " + path, kind: "notice"})
 }
 
 func (c *Coordinator) ask(ctx context.Context, n int) error {
@@ -432,10 +568,7 @@ func (c *Coordinator) ask(ctx context.Context, n int) error {
 	if x.Kind == "dialogue" {
 		c.dialogueLog(n, "")
 	}
-	if err := c.Effects.Send(ctx, to, fmt.Sprintf("[COORDINATOR] question %d from %s. Read: %s", n, from, q)); err != nil {
-		c.Logf("question %d: could not reach %s: %v", n, to, err)
-	}
-	return nil
+	return c.post(ctx, pending{role: to, line: fmt.Sprintf("[COORDINATOR] question %d from %s. Read: %s", n, from, q), kind: "question", n: n})
 }
 
 // dialogueLog appends a question (answer "") or its answer to dialogue.jsonl.
@@ -491,6 +624,13 @@ func (c *Coordinator) watch(ctx context.Context) error {
 	return nil
 }
 
+// partial says whether a findings file that failed to parse may still be
+// being written: empty, cut short, or not JSON (yet).
+func partial(err error) bool {
+	var syn *json.SyntaxError
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &syn)
+}
+
 func isStep(err error) bool {
 	var se *stepError
 	return errors.As(err, &se)
@@ -511,8 +651,7 @@ func (c *Coordinator) findings(n int, now time.Time) (Event, bool) {
 	}
 	f, err := ParseFindings(b)
 	if err != nil {
-		var syn *json.SyntaxError
-		if (errors.As(err, &syn) || strings.Contains(err.Error(), "unexpected EOF")) && now.Sub(st.ModTime()) < 2*c.Config.Poll {
+		if partial(err) && now.Sub(st.ModTime()) < 2*c.Config.Poll {
 			return Event{}, false
 		}
 		return Event{Kind: EvFindingsBad, N: n, At: now, Reason: err.Error()}, true

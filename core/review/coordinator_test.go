@@ -2,6 +2,7 @@ package review
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,17 +24,26 @@ func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {
 
 // fakeEffects records what the coordinator sent.
 type fakeEffects struct {
-	sent    []string
-	diff    Diff
-	diffErr error
+	sent      []string
+	diff      Diff
+	diffErr   error
+	down      map[string]bool // roles whose panes take nothing
+	respawned []string        // what the next Health reports
 }
 
 func (f *fakeEffects) Diff(context.Context, string) (Diff, error) { return f.diff, f.diffErr }
 func (f *fakeEffects) Send(_ context.Context, role, line string) error {
+	if f.down[role] {
+		return errors.New(role + " is down")
+	}
 	f.sent = append(f.sent, role+": "+line)
 	return nil
 }
-func (f *fakeEffects) Health(context.Context) error { return nil }
+func (f *fakeEffects) Health(context.Context) ([]string, error) {
+	roles := f.respawned
+	f.respawned = nil
+	return roles, nil
+}
 
 func newCoordinator(t *testing.T) (*Coordinator, *fakeEffects, *fakeClock) {
 	t.Helper()
@@ -238,4 +248,142 @@ func TestGate(t *testing.T) {
 			assert.Equal(t, tt.deny, got != "", "reason %q", got)
 		})
 	}
+}
+
+// passAt moves the clock by d and runs one pass.
+func passAt(t *testing.T, c *Coordinator, clk *fakeClock, d time.Duration) {
+	t.Helper()
+	clk.now = clk.now.Add(d)
+	require.NoError(t, c.pass(context.Background()))
+}
+
+func writeFindings(t *testing.T, c *Coordinator, n int, body string) {
+	t.Helper()
+	require.NoError(t, os.MkdirAll(c.reviewDir(n), 0o700))
+	require.NoError(t, os.WriteFile(c.findingsPath(n), []byte(body), 0o600))
+}
+
+const cleanFindings = `{"findings":[],"summary":"fine","stats":{"files_reviewed":1}}`
+
+func TestCoordinatorTakesASignalStampedBeforeOneApplied(t *testing.T) {
+	c, _, clk := newCoordinator(t)
+	early := clk.now.Add(time.Second)
+	send(t, c, clk, Event{Kind: EvSession, Text: "sid"})
+	send(t, c, clk, Event{Kind: EvSession, Text: "sid2"})
+	passAt(t, c, clk, 0)
+	// A sender whose clock read earlier writes its signal only now.
+	id, err := Send(c.Dir, Event{Kind: EvEvidence, Evidence: Critic, At: early})
+	require.NoError(t, err)
+	require.Less(t, id, c.status.Signal, "the late signal sorts first")
+	passAt(t, c, clk, 0)
+	res, ok, err := ReadResult(c.Dir, id)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Empty(t, res.Error)
+	assert.Contains(t, c.status.Evidence, Critic, "the late signal was applied, not dropped")
+}
+
+func TestCoordinatorRetriesDeliveryUntilTheAgentTakesIt(t *testing.T) {
+	c, fx, clk := newCoordinator(t)
+	send(t, c, clk, Event{Kind: EvEvidence, Evidence: Critic})
+	send(t, c, clk, Event{Kind: EvRequest})
+	passAt(t, c, clk, 0)
+	fx.down = map[string]bool{"claude": true}
+	writeFindings(t, c, 1, cleanFindings)
+	passAt(t, c, clk, time.Second)
+	require.Equal(t, Verdict, c.status.Phase)
+	assert.False(t, c.status.Review.Delivered)
+	passAt(t, c, clk, time.Second)
+	assert.Len(t, fx.sent, 1, "no retry before the backoff")
+
+	fx.down = nil
+	passAt(t, c, clk, retryFirst)
+	require.Len(t, fx.sent, 2)
+	assert.Contains(t, fx.sent[1], "claude: [COORDINATOR] review result ready.")
+	assert.True(t, c.status.Review.Delivered)
+	passAt(t, c, clk, retryMax)
+	assert.Len(t, fx.sent, 2, "delivered once")
+}
+
+func TestCoordinatorRedispatchesToARespawnedReviewer(t *testing.T) {
+	c, fx, clk := newCoordinator(t)
+	c.Config.HealthInterval = time.Second
+	send(t, c, clk, Event{Kind: EvEvidence, Evidence: Critic})
+	send(t, c, clk, Event{Kind: EvRequest})
+	passAt(t, c, clk, 0)
+	require.Len(t, fx.sent, 1)
+
+	fx.respawned = []string{"codex"}
+	passAt(t, c, clk, time.Second)
+	assert.Len(t, fx.sent, 1, "the respawned agent gets time to start")
+	passAt(t, c, clk, respawnGrace)
+	require.Len(t, fx.sent, 2)
+	assert.True(t, strings.HasPrefix(fx.sent[1], "codex: [COORDINATOR] review request 1."), fx.sent[1])
+	assert.Equal(t, Dispatched, c.status.Phase)
+}
+
+func TestApproveNeedsTheFindingsFileAndFreshReview(t *testing.T) {
+	c, _, clk := newCoordinator(t)
+	send(t, c, clk, Event{Kind: EvEvidence, Evidence: Critic})
+	send(t, c, clk, Event{Kind: EvRequest})
+	passAt(t, c, clk, 0)
+	writeFindings(t, c, 1, cleanFindings)
+	passAt(t, c, clk, time.Second)
+	require.Equal(t, Valid, c.status.Review.Outcome)
+
+	require.NoError(t, os.Remove(c.findingsPath(1)))
+	id := send(t, c, clk, Event{Kind: EvApprove})
+	passAt(t, c, clk, 0)
+	res, _, err := ReadResult(c.Dir, id)
+	require.NoError(t, err)
+	assert.ErrorIs(t, ResultError(res), ErrNoReview)
+	assert.Contains(t, res.Error, "is gone")
+
+	writeFindings(t, c, 1, cleanFindings)
+	send(t, c, clk, Event{Kind: EvEdit})
+	id = send(t, c, clk, Event{Kind: EvApprove})
+	passAt(t, c, clk, 0)
+	res, _, err = ReadResult(c.Dir, id)
+	require.NoError(t, err)
+	assert.ErrorIs(t, ResultError(res), ErrNoReview)
+	assert.Contains(t, res.Error, "changed after review 1 ran")
+	assert.NotContains(t, c.status.Evidence, Codex)
+}
+
+func TestNextReviewPointsToThePreviousFindings(t *testing.T) {
+	c, fx, clk := newCoordinator(t)
+	send(t, c, clk, Event{Kind: EvEvidence, Evidence: Critic})
+	send(t, c, clk, Event{Kind: EvRequest})
+	passAt(t, c, clk, 0)
+	writeFindings(t, c, 1, cleanFindings)
+	passAt(t, c, clk, time.Second)
+	send(t, c, clk, Event{Kind: EvReReview, Reason: "fix: F1"})
+	send(t, c, clk, Event{Kind: EvEdit})
+	send(t, c, clk, Event{Kind: EvEvidence, Evidence: Critic})
+	// The first try of review 2 finds nothing to review.
+	fx.diff = Diff{}
+	send(t, c, clk, Event{Kind: EvRequest})
+	passAt(t, c, clk, 0)
+	require.Equal(t, Implement, c.status.State)
+
+	fx.diff = Diff{Patch: []byte("diff --git a/x b/x\n"), MergeBase: "abc", Uncommitted: true}
+	send(t, c, clk, Event{Kind: EvRequest})
+	passAt(t, c, clk, 0)
+	require.Equal(t, 2, c.status.Review.N)
+	prompt, err := os.ReadFile(filepath.Join(c.reviewDir(2), "prompt.md"))
+	require.NoError(t, err)
+	assert.Contains(t, string(prompt), "Your previous findings are in "+c.findingsPath(1))
+	assert.Contains(t, string(prompt), "The implementer's note: fix: F1")
+	assert.Contains(t, string(prompt), "It includes changes that are not committed yet.")
+}
+
+func TestCoordinatorTakesTheConfiguredCap(t *testing.T) {
+	c, _, _ := newCoordinator(t)
+	c.Config.MaxIterations = 5
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	require.NoError(t, c.Run(ctx))
+	s, err := Load(c.Dir)
+	require.NoError(t, err)
+	assert.Equal(t, 5, s.MaxIterations)
 }

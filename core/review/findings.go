@@ -49,7 +49,7 @@ func ParseFindings(b []byte) (Findings, error) {
 		if strings.Contains(err.Error(), `unknown field "verdict"`) {
 			return f, fmt.Errorf("findings carry a verdict; the implementer decides verdicts, the reviewer only reports findings: %w", ErrFindings)
 		}
-		return f, fmt.Errorf("%v: %w", err, ErrFindings)
+		return f, fmt.Errorf("not JSON of the findings schema (%w): %w", err, ErrFindings)
 	}
 	if dec.More() {
 		return f, fmt.Errorf("more than one JSON value: %w", ErrFindings)
@@ -57,6 +57,9 @@ func ParseFindings(b []byte) (Findings, error) {
 	var probs []string
 	if !bytes.Contains(b, []byte(`"findings"`)) {
 		probs = append(probs, `"findings" is missing (use [] for none)`)
+	}
+	if !bytes.Contains(b, []byte(`"stats"`)) {
+		probs = append(probs, `"stats" is missing`)
 	}
 	if strings.TrimSpace(f.Summary) == "" {
 		probs = append(probs, `"summary" is empty`)
@@ -73,6 +76,9 @@ func ParseFindings(b []byte) (Findings, error) {
 		seen[x.ID] = true
 		if x.Severity != "blocking" && x.Severity != "non-blocking" {
 			probs = append(probs, fmt.Sprintf(`%s: "severity" must be blocking or non-blocking, got %q`, at, x.Severity))
+		}
+		if strings.TrimSpace(x.Category) == "" {
+			probs = append(probs, at+`: "category" is empty`)
 		}
 		if strings.TrimSpace(x.Description) == "" {
 			probs = append(probs, at+`: "description" is empty`)

@@ -24,9 +24,8 @@ func Gate(s Status, cmd string) string {
 				return "party review request needs fresh critic evidence: run the code-critic (and minimizer), record them with 'party evidence add critic', then request the review"
 			}
 		case len(args) >= 2 && args[0] == "review" && args[1] == "approve":
-			_, ran := s.Evidence[CodexRan]
-			if s.State != CodexReview || s.Phase != Verdict || s.Review == nil || s.Review.Outcome != Valid || !ran {
-				return "party review approve needs a review that ran and wrote valid findings; request one with 'party review request'"
+			if approvable(s) != nil {
+				return "party review approve needs a review that ran and wrote valid findings for the current code; request one with 'party review request'"
 			}
 		}
 	}

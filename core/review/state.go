@@ -146,10 +146,11 @@ type Outcome string
 
 // The outcomes of a review.
 const (
-	Pending Outcome = ""        // no findings yet
-	Valid   Outcome = "valid"   // findings that pass the schema
-	Invalid Outcome = "invalid" // a findings file that does not
-	Late    Outcome = "timeout" // no findings before the deadline
+	Pending Outcome = ""         // no findings yet
+	Valid   Outcome = "valid"    // findings that pass the schema
+	Invalid Outcome = "invalid"  // a findings file that does not
+	Late    Outcome = "timeout"  // no findings before the deadline
+	NotSent Outcome = "not-sent" // the request never reached the reviewer
 )
 
 // Review is one review request and what became of it.

@@ -173,10 +173,12 @@ func (s *Status) apply(ev Event) ([]Action, error) {
 			return nil, fmt.Errorf("a review request needs fresh critic evidence (party evidence add critic after the code-critic approves): %w", ErrEvidence)
 		}
 		r := &Review{N: s.Reviews + 1, Base: ev.Base, Title: ev.Title, Dispatched: ev.At}
-		if s.Review != nil {
-			r.Note = s.Review.Note
-			if s.Iteration > 0 {
-				r.Previous = s.Review.N
+		if p := s.Review; p != nil {
+			// The reviewer is pointed to the last review that ran, and
+			// reads the implementer's re-review note.
+			r.Note, r.Previous = p.Note, p.N
+			if p.Outcome == NotSent {
+				r.Previous = p.Previous
 			}
 		}
 		s.Review = r
@@ -192,7 +194,7 @@ func (s *Status) apply(ev Event) ([]Action, error) {
 		}
 		s.Reviews--
 		s.Iteration--
-		s.Review = nil
+		s.Review.Outcome, s.Review.Problem = NotSent, ev.Reason
 		s.enter(Implement, ev.At)
 		return []Action{notice("review request failed: " + ev.Reason)}, nil
 
@@ -233,8 +235,8 @@ func (s *Status) apply(ev Event) ([]Action, error) {
 		return nil, nil
 
 	case EvApprove:
-		if _, ran := s.Evidence[CodexRan]; st != CodexReview || s.Phase != Verdict || s.Review.Outcome != Valid || !ran {
-			return nil, fmt.Errorf("approve needs a review that ran and wrote valid findings: %w", ErrNoReview)
+		if err := approvable(*s); err != nil {
+			return nil, err
 		}
 		s.Evidence[Codex] = ev.At
 		s.Review.Note = ""
@@ -350,3 +352,15 @@ func (s *Status) exchange(kind string, ev Event) Exchange {
 }
 
 func notice(text string) Action { return Action{Kind: ActDeliver, Type: "notice", Message: text} }
+
+// approvable says why s cannot be approved: approval needs valid findings
+// of the review in progress, written for the code as it is now.
+func approvable(s Status) error {
+	if s.State != CodexReview || s.Phase != Verdict || s.Review == nil || s.Review.Outcome != Valid {
+		return fmt.Errorf("approve needs a review that ran and wrote valid findings: %w", ErrNoReview)
+	}
+	if !s.Fresh(CodexRan) {
+		return fmt.Errorf("approve needs a review of the code as it is: it changed after review %d ran (re-review to get a new one): %w", s.Review.N, ErrNoReview)
+	}
+	return nil
+}

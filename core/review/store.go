@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -66,13 +67,39 @@ func Current(dir string) (Status, error) {
 		return s, err
 	}
 	for _, sig := range waiting {
-		if sig.ID > s.Signal {
-			if n, _, err := Step(s, sig.Event); err == nil {
+		if !applied(dir, s, sig.ID) {
+			if n, _, err := Admit(dir, s, sig.Event); err == nil {
 				s = n
 			}
 		}
 	}
 	return s, nil
+}
+
+// Admit is Step with the facts that live in files checked too: approve
+// needs the findings file of the review in progress.
+func Admit(dir string, s Status, ev Event) (Status, []Action, error) {
+	if ev.Kind == EvApprove && s.Review != nil && s.Review.Outcome == Valid {
+		if path := FindingsPath(dir, s.Review.N); !exists(path) {
+			return s, nil, fmt.Errorf("%s in %s: approve needs the findings of review %d, and %s is gone: %w", ev.Kind, s.where(), s.Review.N, path, ErrNoReview)
+		}
+	}
+	return Step(s, ev)
+}
+
+// applied says whether signal id was applied already: it is the last one
+// the status took (a crash came before its file was removed), or its result
+// is written. Ids are times of the senders' clocks, so a signal written
+// late may sort before one applied already: order alone proves nothing.
+func applied(dir string, s Status, id string) bool {
+	return id == s.Signal || hasResult(dir, id)
+}
+
+func hasResult(dir, id string) bool { return exists(filepath.Join(dir, resultsDir, id+".json")) }
+
+// FindingsPath is where the reviewer writes the findings of review n.
+func FindingsPath(dir string, n int) string {
+	return filepath.Join(dir, "reviews", strconv.Itoa(n), "findings.json")
 }
 
 // Save writes s into dir atomically.
@@ -157,7 +184,12 @@ func consume(dir string, r Result) error {
 	if err := state.WriteFile(filepath.Join(rd, r.ID+".json"), b, 0o600); err != nil {
 		return err
 	}
-	err := os.Remove(filepath.Join(dir, signalsDir, r.ID+".json"))
+	return discard(dir, r.ID)
+}
+
+// discard removes signal id, whose result is recorded already.
+func discard(dir, id string) error {
+	err := os.Remove(filepath.Join(dir, signalsDir, id+".json"))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}

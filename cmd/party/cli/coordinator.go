@@ -269,7 +269,7 @@ func coordinatorRun(ctx context.Context, f *Factory) error {
 		Effects: &paneEffects{f: f, tc: tc, session: sc.Session, rec: sess, logf: logf},
 		Config: review.Config{Implementer: cfg.Review.Implementer, Reviewer: cfg.Review.Reviewer, Base: cfg.Review.Base,
 			FindingsTimeout: cfg.Review.FindingsTimeout, HealthInterval: cfg.Review.HealthInterval,
-			Poll: 500 * time.Millisecond, MarkerDir: cfg.Review.MarkerDir},
+			Poll: 500 * time.Millisecond, MarkerDir: cfg.Review.MarkerDir, MaxIterations: cfg.Review.MaxIterations},
 		Wake: w.C,
 		Logf: logf,
 	}
@@ -389,12 +389,13 @@ func (e *paneEffects) Send(ctx context.Context, role, line string) error {
 }
 
 // Health respawns every dead agent pane of the session with the command
-// and environment party start gave it.
-func (e *paneEffects) Health(ctx context.Context) error {
+// and environment party start gave it, and returns their roles.
+func (e *paneEffects) Health(ctx context.Context) ([]string, error) {
 	panes, err := e.tc.ListPanes(ctx, e.session)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	var roles []string
 	for _, p := range panes {
 		if !p.Dead || p.Role == "" {
 			continue
@@ -408,6 +409,7 @@ func (e *paneEffects) Health(ctx context.Context) error {
 			continue
 		}
 		e.logf("health: %s (%s) was dead (status %s); respawned", p.Role, p.ID, orDefault(p.DeadStatus, "unknown"))
+		roles = append(roles, p.Role)
 	}
-	return nil
+	return roles, nil
 }

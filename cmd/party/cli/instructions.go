@@ -70,7 +70,9 @@ const claudeInstructions = "## Working with party's review loop\n\n" +
 	"### Deciding after the findings\n\n" +
 	"Read the findings file, then give exactly one verdict:\n\n" +
 	"- Blocking findings: fix them, then `party review re-review \"<what you changed>\"`.\n" +
-	"- Only non-blocking findings: fix them or note why not, then `party review approve`.\n" +
+	"- Only non-blocking findings: `party review approve`, and note the ones you leave.\n" +
+	"  Approval is of the code that was reviewed: if you edit code to fix them, that\n" +
+	"  is a re-review (`fix:`), and approve is refused until the new review ran.\n" +
 	"- A finding you dispute: explain why in the re-review reason, or stop with\n" +
 	"  `party review needs-discussion \"<reason>\"` so the user decides.\n\n" +
 	"Approve only when no blocking finding is left.\n\n" +

@@ -248,7 +248,7 @@ func signalRun(ctx context.Context, f *Factory, opts *SignalOptions) error {
 	}
 	ev := opts.Event
 	ev.At = f.Clock.Now().UTC()
-	if _, _, err := review.Step(s, ev); err != nil {
+	if _, _, err := review.Admit(dir, s, ev); err != nil {
 		return err
 	}
 	id, err := review.Send(dir, ev)
