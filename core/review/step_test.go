@@ -30,6 +30,33 @@ func in(st State, ph Phase) Status {
 	return s
 }
 
+// complete adds fresh evidence of every kind an agent records.
+func complete(s Status) Status {
+	for _, k := range []Kind{Critic, Minimizer, TestsPassed, ChecksPassed, SecurityScanned, PRVerified} {
+		s.Evidence[k] = at(4)
+	}
+	if s.State != CodexReview {
+		s.Evidence[CodexRan], s.Evidence[Codex] = at(4), at(4)
+	}
+	return s
+}
+
+// edited records a code edit at t.
+func edited(s Status, t time.Time) Status { s.LastEdit = t; return s }
+
+// invalid makes the review's findings invalid.
+func invalid(s Status) Status { s.Review.Outcome = Invalid; return s }
+
+// capped puts the review at the iteration cap.
+func capped(s Status) Status { s.Iteration = s.MaxIterations; return s }
+
+// asked adds exchange 1 of kind, asked from IMPLEMENT.
+func asked(s Status, kind string) Status {
+	s.Exchanges = []Exchange{{N: 1, Kind: kind, To: "codex", Text: "q", Asked: at(2), Return: Implement}}
+	s.Asked = 1
+	return s
+}
+
 func TestPhaseTable(t *testing.T) {
 	tests := []struct {
 		name  string
@@ -111,6 +138,27 @@ func TestPhaseTable(t *testing.T) {
 		{"empty prompt", in(Implement, ""), Event{Kind: EvPrompt}, Implement, "", nil, ErrBadEvent},
 		{"session id", in(Idle, ""), Event{Kind: EvSession, Text: "abc"}, Idle, "", []ActionKind{ActMarkers}, nil},
 		{"unknown event", in(Idle, ""), Event{Kind: "dance"}, Idle, "", nil, ErrBadEvent},
+
+		{"delivered", in(CodexReview, Verdict), Event{Kind: EvDelivered, N: 1}, CodexReview, Verdict, nil, nil},
+		{"delivered of another review", in(CodexReview, Verdict), Event{Kind: EvDelivered, N: 2}, CodexReview, Verdict, nil, ErrIllegal},
+		{"delivered without a review", in(Implement, ""), Event{Kind: EvDelivered, N: 1}, Implement, "", nil, ErrIllegal},
+		{"needs discussion after self review", in(SelfReview, ""), Event{Kind: EvNeedsDiscussion}, NeedsDiscussion, "", nil, nil},
+		{"needs discussion during critics", in(Critics, ""), Event{Kind: EvNeedsDiscussion}, NeedsDiscussion, "", nil, nil},
+		{"needs discussion in planning", in(Planning, ""), Event{Kind: EvNeedsDiscussion}, NeedsDiscussion, "", nil, nil},
+		{"needs discussion when idle", in(Idle, ""), Event{Kind: EvNeedsDiscussion}, Idle, "", nil, ErrIllegal},
+		{"approve with every other evidence fresh", complete(in(CodexReview, Verdict)), Event{Kind: EvApprove}, PRReady, "", []ActionKind{ActMarkers}, nil},
+		{"approve after an edit since the review", edited(in(CodexReview, Verdict), at(5)), Event{Kind: EvApprove}, CodexReview, Verdict, nil, ErrNoReview},
+		{"approve of invalid findings", invalid(in(CodexReview, Verdict)), Event{Kind: EvApprove}, CodexReview, Verdict, nil, ErrNoReview},
+		{"resume to verify with complete evidence", complete(in(NeedsDiscussion, "")), Event{Kind: EvResume, To: "verify"}, PRReady, "", nil, nil},
+		{"resume to verify", in(NeedsDiscussion, ""), Event{Kind: EvResume, To: "VERIFY"}, Verify, "", nil, nil},
+		{"ask in verify", in(Verify, ""), Event{Kind: EvAsk, Role: "codex", Text: "why?"}, Verify, "", nil, ErrIllegal},
+		{"ask while discussing", in(NeedsDiscussion, ""), Event{Kind: EvAsk, Role: "codex", Text: "why?"}, NeedsDiscussion, "", nil, ErrIllegal},
+		{"ask in a dialogue", in(CodexDialogue, ""), Event{Kind: EvAsk, Role: "codex", Text: "and?"}, CodexDialogue, "", nil, ErrIllegal},
+		{"answer to a prompt keeps the state", asked(in(CodexReview, Dispatched), "prompt"), Event{Kind: EvAnswer, N: 1}, CodexReview, Dispatched, []ActionKind{ActDeliver}, nil},
+		{"answer ends the dialogue", asked(in(CodexDialogue, ""), "dialogue"), Event{Kind: EvAnswer, N: 1}, Implement, "", []ActionKind{ActDeliver}, nil},
+		{"late answer ends the dialogue too", asked(in(CodexDialogue, ""), "dialogue"), Event{Kind: EvAnswerLate, N: 1}, Implement, "", []ActionKind{ActDeliver}, nil},
+		{"empty session id", in(Idle, ""), Event{Kind: EvSession}, Idle, "", nil, ErrBadEvent},
+		{"re-review at the cap", capped(in(CodexReview, Verdict)), Event{Kind: EvReReview}, NeedsDiscussion, "", []ActionKind{ActDeliver}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
