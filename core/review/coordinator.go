@@ -267,7 +267,7 @@ func (c *Coordinator) owed(p pending) bool {
 	case "dispatch":
 		return s.State == CodexReview && s.Phase == Dispatched && s.current(p.n) && !exists(c.findingsPath(p.n))
 	case "review":
-		return s.current(p.n) && !s.Review.Delivered
+		return s.State == CodexReview && s.Phase == Verdict && s.current(p.n)
 	case "question":
 		return slices.ContainsFunc(s.Exchanges, func(x Exchange) bool { return x.N == p.n }) && !exists(c.answerPath(p.n))
 	}

@@ -387,3 +387,24 @@ func TestCoordinatorTakesTheConfiguredCap(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 5, s.MaxIterations)
 }
+
+func TestCoordinatorRedeliversToARespawnedImplementer(t *testing.T) {
+	c, fx, clk := newCoordinator(t)
+	c.Config.HealthInterval = time.Second
+	send(t, c, clk, Event{Kind: EvEvidence, Evidence: Critic})
+	send(t, c, clk, Event{Kind: EvRequest})
+	passAt(t, c, clk, 0)
+	writeFindings(t, c, 1, cleanFindings)
+	passAt(t, c, clk, time.Second)
+	require.Len(t, fx.sent, 2)
+	require.True(t, c.status.Review.Delivered)
+
+	fx.respawned = []string{"claude"}
+	passAt(t, c, clk, time.Second)
+	assert.Len(t, fx.sent, 2, "the respawned agent gets time to start")
+	passAt(t, c, clk, respawnGrace)
+	require.Len(t, fx.sent, 3)
+	assert.Equal(t, fx.sent[1], fx.sent[2], "the same result line again")
+	passAt(t, c, clk, retryMax)
+	assert.Len(t, fx.sent, 3, "once")
+}
