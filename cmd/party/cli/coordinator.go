@@ -195,7 +195,7 @@ func superviseRun(ctx context.Context, f *Factory) error {
 	for {
 		cmd := exec.Command(exe, args...)
 		cmd.Stdout, cmd.Stderr = f.IO.Out, f.IO.ErrOut
-		cmd.Env = os.Environ()
+		cmd.Env = f.Environ()
 		if err := cmd.Start(); err != nil {
 			return fmt.Errorf("start coordinator: %w", err)
 		}
