@@ -2,11 +2,13 @@ package scenarios
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -43,6 +45,12 @@ func newBenchServer(b *testing.B) *benchServer {
 // takes it), whose mocks answer as script says.
 func newBench(b *testing.B, scriptText string, panes ...string) *benchServer {
 	b.Helper()
+	return newBenchWith(b, scriptText, nil, panes...)
+}
+
+// newBenchWith is newBench with more arguments for party start.
+func newBenchWith(b *testing.B, scriptText string, startArgs []string, panes ...string) *benchServer {
+	b.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		b.Fatalf("tmux is required: %v", err)
 	}
@@ -76,7 +84,7 @@ func newBench(b *testing.B, scriptText string, panes ...string) *benchServer {
 		os.RemoveAll(tmpdir)
 	})
 	s.tc = tmux.New(tmux.Socket{Name: s.env["SOCK"]}, tmux.ExecRunner{Env: s.environ()})
-	args := []string{"start", "--session", "bench", "--no-attach"}
+	args := append([]string{"start", "--session", "bench", "--no-attach"}, startArgs...)
 	for _, p := range panes {
 		args = append(args, "--pane", p)
 	}
@@ -148,6 +156,20 @@ func (s *benchServer) waitEntry(b *testing.B, n int) time.Time {
 			before = size()
 		}
 		time.Sleep(100 * time.Microsecond)
+	}
+	b.Fatalf("no submission after entry %d", n)
+	return time.Time{}
+}
+
+// entryTime waits until the mock log holds more than n entries and returns
+// the time the mock logged entry n at.
+func (s *benchServer) entryTime(b *testing.B, n int) time.Time {
+	deadline := time.Now().Add(waitLimit)
+	for time.Now().Before(deadline) {
+		if e, err := mockagents.ReadLog(s.log); err == nil && len(e) > n {
+			return e[n].Time
+		}
+		time.Sleep(time.Millisecond)
 	}
 	b.Fatalf("no submission after entry %d", n)
 	return time.Time{}
@@ -398,4 +420,69 @@ func BenchmarkRelayHop(b *testing.B) {
 		lat = append(lat, taken.Sub(printed))
 	}
 	report(b, "hop", lat)
+}
+
+// BenchmarkReviewRound measures the review coordinator's two hops: from
+// the start of "party review request" to the pointer line in the
+// reviewer's log (dispatch: diff, prompt, delivery), and from the
+// findings file landing to the result line in the implementer's log
+// (deliver: noticing the file, schema check, message, delivery).
+func BenchmarkReviewRound(b *testing.B) {
+	repo := b.TempDir()
+	git := func(args ...string) {
+		cmd := exec.Command("git", append([]string{"-C", repo}, args...)...)
+		cmd.Env = append(os.Environ(), "GIT_AUTHOR_NAME=b", "GIT_AUTHOR_EMAIL=b@b", "GIT_COMMITTER_NAME=b", "GIT_COMMITTER_EMAIL=b@b")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("git %v: %v\n%s", args, err, out)
+		}
+	}
+	git("init", "-q", "-b", "main")
+	git("commit", "-q", "--allow-empty", "-m", "init")
+	if err := os.WriteFile(filepath.Join(repo, "cache.go"), []byte("package cache\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	s := newBenchWith(b, "on *\n  say ok\n", []string{"--review", "--cwd", repo}, "claude", "codex")
+	s.party(b, "config", "set", "--global", "review.maxIterations", "1000")
+	s.party(b, "coordinator", "stop")
+	s.party(b, "coordinator", "start")
+	dir := strings.TrimSpace(s.party(b, "review", "status", "--json"))
+	var st struct {
+		Coordinator struct{ Running bool } `json:"coordinator"`
+	}
+	if err := json.Unmarshal([]byte(dir), &st); err != nil || !st.Coordinator.Running {
+		b.Fatalf("coordinator not running: %v\n%s", err, dir)
+	}
+	reviews := filepath.Join(s.env["XDG_STATE_HOME"], "party", "sessions")
+	var dispatch, deliver []time.Duration
+	for i := 0; i < b.N; i++ {
+		s.party(b, "evidence", "add", "critic")
+		n := s.entries(b)
+		start := time.Now()
+		// The command returns once the coordinator took the signal, which
+		// is after the dispatch: the mock's own time of the entry counts.
+		s.party(b, "review", "request")
+		seen := s.entryTime(b, n)
+		dispatch = append(dispatch, seen.Sub(start))
+		s.idle(b, "codex")
+
+		matches, _ := filepath.Glob(filepath.Join(reviews, "bench-*", "review", "reviews", strconv.Itoa(i+1)))
+		if len(matches) != 1 {
+			b.Fatalf("review %d: no directory under %s", i+1, reviews)
+		}
+		tmp := filepath.Join(matches[0], "findings.tmp")
+		if err := os.WriteFile(tmp, []byte(`{"findings":[],"summary":"fine","stats":{}}`), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		n = s.entries(b)
+		start = time.Now()
+		if err := os.Rename(tmp, filepath.Join(matches[0], "findings.json")); err != nil {
+			b.Fatal(err)
+		}
+		seen = s.entryTime(b, n)
+		deliver = append(deliver, seen.Sub(start))
+		s.idle(b, "claude")
+		s.party(b, "review", "re-review", "next round")
+	}
+	report(b, "dispatch", dispatch)
+	report(b, "deliver", deliver)
 }

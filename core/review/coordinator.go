@@ -44,7 +44,7 @@ type Config struct {
 	Base                  string        // default base branch of a review
 	FindingsTimeout       time.Duration // for findings and answers
 	HealthInterval        time.Duration
-	Poll                  time.Duration // safety-net poll of findings and signals
+	Poll                  time.Duration // how often findings and answers are looked for (signals wake the loop)
 	MarkerDir             string        // also write /tmp/claude-<type>-<session_id> markers here
 	// MaxIterations, when set, replaces the iteration cap of the saved
 	// state, so that a changed review.maxIterations takes effect.
@@ -136,12 +136,31 @@ func (c *Coordinator) Run(ctx context.Context) error {
 			case <-waitCtx.Done():
 			}
 		}()
-		_ = c.Clock.Sleep(waitCtx, c.Config.Poll)
+		_ = c.Clock.Sleep(waitCtx, c.nap())
 		cancel()
 		if ctx.Err() != nil {
 			return nil
 		}
 	}
+}
+
+// idleNap bounds the sleep of a coordinator that awaits nothing: signals
+// wake it, the nap only covers a lost wake-up.
+const idleNap = 2 * time.Second
+
+// nap is how long the loop sleeps: Poll while findings, answers or
+// retries are awaited, else until the next health check, at most idleNap.
+func (c *Coordinator) nap() time.Duration {
+	s := c.status
+	if len(c.outbox) > 0 || len(s.Exchanges) > 0 ||
+		(s.State == CodexReview && s.Review != nil && (s.Phase == Dispatched || s.Review.Outcome == Late)) {
+		return c.Config.Poll
+	}
+	d := idleNap
+	if c.Config.HealthInterval > 0 {
+		d = min(d, c.nextHealth.Sub(c.Clock.Now()))
+	}
+	return max(d, c.Config.Poll)
 }
 
 // pass does one round: signals, findings and answers, health.
@@ -624,6 +643,10 @@ func (c *Coordinator) watch(ctx context.Context) error {
 	return nil
 }
 
+// writeGrace is how long a findings file that does not parse is given to
+// be finished after its last change.
+const writeGrace = time.Second
+
 // partial says whether a findings file that failed to parse may still be
 // being written: empty, cut short, or not JSON (yet).
 func partial(err error) bool {
@@ -651,7 +674,7 @@ func (c *Coordinator) findings(n int, now time.Time) (Event, bool) {
 	}
 	f, err := ParseFindings(b)
 	if err != nil {
-		if partial(err) && now.Sub(st.ModTime()) < 2*c.Config.Poll {
+		if partial(err) && now.Sub(st.ModTime()) < writeGrace {
 			return Event{}, false
 		}
 		return Event{Kind: EvFindingsBad, N: n, At: now, Reason: err.Error()}, true

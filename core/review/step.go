@@ -271,9 +271,8 @@ func (s *Status) apply(ev Event) ([]Action, error) {
 		return nil, nil
 
 	case EvResume:
-		if st != NeedsDiscussion && st != PRReady {
-			return nil, ErrIllegal
-		}
+		// A target resume can never go to is the caller's mistake in any
+		// state: it is reported before the state is.
 		to := Implement
 		if ev.To != "" {
 			var err error
@@ -285,6 +284,9 @@ func (s *Status) apply(ev Event) ([]Action, error) {
 		case Idle, Implement, SelfReview, Critics, Verify, Planning:
 		default:
 			return nil, fmt.Errorf("resume --to %s: only IDLE, IMPLEMENT, SELF_REVIEW, CRITICS, VERIFY or PLANNING: %w", to, ErrBadEvent)
+		}
+		if st != NeedsDiscussion && st != PRReady {
+			return nil, ErrIllegal
 		}
 		s.Iteration, s.Note = 0, ""
 		s.enter(to, ev.At)

@@ -127,6 +127,7 @@ func TestPhaseTable(t *testing.T) {
 		{"resume into a review", in(NeedsDiscussion, ""), Event{Kind: EvResume, To: "CODEX_REVIEW"}, NeedsDiscussion, "", nil, ErrBadEvent},
 		{"resume to nowhere", in(NeedsDiscussion, ""), Event{Kind: EvResume, To: "LUNCH"}, NeedsDiscussion, "", nil, ErrBadState},
 		{"resume while implementing", in(Implement, ""), Event{Kind: EvResume}, Implement, "", nil, ErrIllegal},
+		{"resume into a review while implementing", in(Implement, ""), Event{Kind: EvResume, To: "CODEX_REVIEW"}, Implement, "", nil, ErrBadEvent},
 
 		{"ask from idle", in(Idle, ""), Event{Kind: EvAsk, Role: "codex", Text: "plan?"}, CodexDialogue, "", []ActionKind{ActAsk}, nil},
 		{"ask in planning", in(Planning, ""), Event{Kind: EvAsk, Role: "codex", Text: "plan?"}, CodexDialogue, "", []ActionKind{ActAsk}, nil},

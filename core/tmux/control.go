@@ -280,11 +280,11 @@ func (cc *Control) PaneState(ctx context.Context, id string) (mux.Pane, error) {
 		}
 		pid, _ := strconv.Atoi(f[3])
 		p := mux.Pane{ID: id, PID: pid, Dead: f[1] == "1", DeadStatus: f[2]}
-		if (p.Dead && p.DeadStatus != "") || try > 0 || !isZombie(pid) {
+		if (p.Dead && p.DeadStatus != "") || try > 0 || !IsZombie(pid) {
 			return p, nil
 		}
 		if server, err := strconv.Atoi(f[4]); err == nil && server > 0 {
-			for i := 0; i < 50 && isZombie(pid); i++ {
+			for i := 0; i < 50 && IsZombie(pid); i++ {
 				_ = syscall.Kill(server, syscall.SIGCHLD)
 				runtime.Gosched()
 			}

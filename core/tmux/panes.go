@@ -75,11 +75,11 @@ func (c *Client) reapZombies(rows [][]string) bool {
 	reaped := false
 	for _, r := range rows {
 		p := parsePane(r)
-		if (p.Dead && p.DeadStatus != "") || !isZombie(p.PID) {
+		if (p.Dead && p.DeadStatus != "") || !IsZombie(p.PID) {
 			continue
 		}
 		if server, err := strconv.Atoi(r[len(paneFields)-1]); err == nil && server > 0 {
-			for i := 0; i < 50 && isZombie(p.PID); i++ {
+			for i := 0; i < 50 && IsZombie(p.PID); i++ {
 				_ = syscall.Kill(server, syscall.SIGCHLD)
 				runtime.Gosched()
 			}
@@ -89,9 +89,9 @@ func (c *Client) reapZombies(rows [][]string) bool {
 	return reaped
 }
 
-// isZombie reports whether process pid has exited but was not reaped.
+// IsZombie reports whether process pid has exited but was not reaped.
 // Linux only (it reads /proc); elsewhere it says false.
-func isZombie(pid int) bool {
+func IsZombie(pid int) bool {
 	if pid <= 0 {
 		return false
 	}

@@ -269,7 +269,7 @@ func coordinatorRun(ctx context.Context, f *Factory) error {
 		Effects: &paneEffects{f: f, tc: tc, session: sc.Session, rec: sess, logf: logf},
 		Config: review.Config{Implementer: cfg.Review.Implementer, Reviewer: cfg.Review.Reviewer, Base: cfg.Review.Base,
 			FindingsTimeout: cfg.Review.FindingsTimeout, HealthInterval: cfg.Review.HealthInterval,
-			Poll: 500 * time.Millisecond, MarkerDir: cfg.Review.MarkerDir, MaxIterations: cfg.Review.MaxIterations},
+			Poll: 100 * time.Millisecond, MarkerDir: cfg.Review.MarkerDir, MaxIterations: cfg.Review.MaxIterations},
 		Wake: w.C,
 		Logf: logf,
 	}

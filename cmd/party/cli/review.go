@@ -17,6 +17,7 @@ import (
 
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/tmux"
 )
 
 // SignalOptions are the inputs of the commands that send the coordinator
@@ -448,6 +449,6 @@ func readPID(path string) int {
 	return n
 }
 
-// alive says whether process pid exists (its parent, the supervisor or
-// the pane, reaps it at once when it exits).
-func alive(pid int) bool { return pid > 0 && syscall.Kill(pid, 0) == nil }
+// alive says whether process pid runs. A supervisor that exited can stay
+// a zombie of the tmux server for a while (tmux #4559): that is not alive.
+func alive(pid int) bool { return pid > 0 && syscall.Kill(pid, 0) == nil && !tmux.IsZombie(pid) }
