@@ -14,6 +14,7 @@ import (
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/route"
 )
 
@@ -137,4 +138,53 @@ func TestUsageErrorJSON(t *testing.T) {
 	f, _, errOut = testFactory("")
 	assert.Equal(t, ExitUsage, Run(context.Background(), f, []string{"send", "--bogus"}))
 	assert.Contains(t, errOut.String(), "unknown flag")
+}
+
+func TestReviewSignalFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    review.Event
+		wantErr error
+	}{
+		{"request", []string{"review", "request", "--base", "develop", "--title", "LRU cache"}, review.Event{Kind: review.EvRequest, Base: "develop", Title: "LRU cache"}, nil},
+		{"request takes no text", []string{"review", "request", "now"}, review.Event{}, errUsage},
+		{"re-review joins its reason", []string{"review", "re-review", "fix:", "F1"}, review.Event{Kind: review.EvReReview, Reason: "fix: F1"}, nil},
+		{"needs-discussion", []string{"review", "needs-discussion", "API choice"}, review.Event{Kind: review.EvNeedsDiscussion, Reason: "API choice"}, nil},
+		{"resume to a state", []string{"review", "resume", "--to", "verify"}, review.Event{Kind: review.EvResume, To: "verify"}, nil},
+		{"resume to nowhere", []string{"review", "resume", "--to", "LUNCH"}, review.Event{}, errUsage},
+		{"prompt", []string{"review", "prompt", "is the API fine?"}, review.Event{Kind: review.EvPrompt, Text: "is the API fine?"}, nil},
+		{"empty prompt", []string{"review", "prompt", "  "}, review.Event{}, errUsage},
+		{"approve", []string{"review", "approve"}, review.Event{Kind: review.EvApprove}, nil},
+		{"ask", []string{"ask", "codex", "which cache?"}, review.Event{Kind: review.EvAsk, Role: "codex", Text: "which cache?"}, nil},
+		{"ask without question", []string{"ask", "codex"}, review.Event{}, errUsage},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, _, _ := testFactory("")
+			var got *SignalOptions
+			capture := func(_ context.Context, o *SignalOptions) error { got = o; return nil }
+			root := NewRootCmd(f)
+			for _, c := range root.Commands() {
+				if c.Name() == "review" || c.Name() == "ask" {
+					root.RemoveCommand(c)
+				}
+			}
+			root.AddCommand(newReviewCmd(f, capture), newAskCmd(f, capture))
+			root.SetArgs(tt.args)
+			root.SetOut(f.IO.Out)
+			root.SetErr(f.IO.ErrOut)
+			err := root.ExecuteContext(context.Background())
+			if tt.wantErr != nil {
+				require.Error(t, err)
+				assert.ErrorIs(t, err, tt.wantErr)
+				assert.Nil(t, got, "nothing runs")
+				return
+			}
+			require.NoError(t, err)
+			require.NotNil(t, got)
+			assert.Equal(t, tt.want, got.Event)
+			assert.Equal(t, signalWait, got.Wait)
+		})
+	}
 }
