@@ -240,6 +240,7 @@ func (s *Status) apply(ev Event) ([]Action, error) {
 		}
 		s.Evidence[Codex] = ev.At
 		s.Review.Note = ""
+		s.Iteration = 0 // the cap counts reviews without approval
 		s.enter(Verify, ev.At)
 		if s.Complete() {
 			s.enter(PRReady, ev.At)

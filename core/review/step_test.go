@@ -192,6 +192,14 @@ func TestApproveNeedsTheReviewEvidence(t *testing.T) {
 	assert.ErrorIs(t, err, ErrNoReview, "cleared codex-ran evidence: the review must run again")
 }
 
+func TestApprovalRestartsTheIterationCount(t *testing.T) {
+	s := capped(in(CodexReview, Verdict))
+	s, _, err := Step(s, Event{Kind: EvApprove, At: at(5)})
+	require.NoError(t, err)
+	assert.Equal(t, 0, s.Iteration)
+	assert.Equal(t, 1, s.Reviews, "every review still counts")
+}
+
 func TestStepDoesNotAliasItsInput(t *testing.T) {
 	s := in(CodexReview, Dispatched)
 	_, _, err := Step(s, Event{Kind: EvFindings, N: 1, At: at(5)})
