@@ -33,8 +33,9 @@ func newDemoCmd(f *Factory, runF func(context.Context, *DemoOptions) error) *cob
 		Short: "Run a party of mock agents on a private tmux server",
 		Long: `Start the default party (codex, claude and a shell) with the mock agents
 on a private tmux server, deliver a message to each by role, show what each
-agent received and answered, then stop everything: no tmux server, process
-or file is left behind.`,
+agent received and answered; then run the review loop (party start --review)
+between a claude and a codex mock in a new git repository until PR_READY;
+then stop everything: no tmux server, process or file is left behind.`,
 		Args: argsBetween(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			if runF != nil {
@@ -80,8 +81,13 @@ func demoRun(ctx context.Context, f *Factory, opts *DemoOptions) error {
 	defer os.RemoveAll(tmp)
 	sock := "party-demo-" + strconv.Itoa(os.Getpid())
 	mockLog := filepath.Join(tmp, "mock.log")
+	exe, err := exeForPanes()
+	if err != nil {
+		return err
+	}
 	env := map[string]string{
-		"PATH":              mockDir + string(os.PathListSeparator) + f.Getenv("PATH"),
+		// The mocks first, then party itself: the review loop's agents run it.
+		"PATH":              mockDir + string(os.PathListSeparator) + filepath.Dir(exe) + string(os.PathListSeparator) + f.Getenv("PATH"),
 		"PARTY_TMUX_SOCKET": sock,
 		"PARTY_TMUX_CONFIG": os.DevNull,
 		"XDG_STATE_HOME":    filepath.Join(tmp, "state"),
@@ -179,8 +185,12 @@ func demoRun(ctx context.Context, f *Factory, opts *DemoOptions) error {
 		}
 		fmt.Fprintf(log, "\n== screen of %s (%s)\n%s\n", role, p.ID, lastLines(screen, 8))
 	}
+	rs, err := demoReview(ctx, &quiet, tc, tmp, log)
+	if err != nil {
+		return err
+	}
 	if f.JSON {
-		writeJSON(f.IO.Out, map[string]any{"deliveries": results, "received": entries})
+		writeJSON(f.IO.Out, map[string]any{"deliveries": results, "received": entries, "review": rs})
 	}
 	fmt.Fprintf(log, "\n== stopping: the session, its agents and the tmux server\n")
 	return nil

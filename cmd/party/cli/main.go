@@ -55,7 +55,14 @@ func (f *Factory) Tmux() *tmux.Client {
 	sock := tmux.SocketFromEnv(tmux.Socket{Name: f.Socket, Path: f.SocketPath}, f.Getenv)
 	r := f.Runner
 	if r == nil {
-		r = tmux.ExecRunner{}
+		// tmux gives a new pane the PATH of the client that made it (3.3a
+		// overrides -e PATH), so the client runs with the Factory's
+		// environment.
+		var env []string
+		if f.Environ != nil {
+			env = f.Environ()
+		}
+		r = tmux.ExecRunner{Env: env}
 	}
 	c := tmux.New(sock, r)
 	c.Config = f.Getenv("PARTY_TMUX_CONFIG")
