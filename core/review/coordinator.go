@@ -152,13 +152,16 @@ const idleNap = 2 * time.Second
 // retries are awaited, else until the next health check, at most idleNap.
 func (c *Coordinator) nap() time.Duration {
 	s := c.status
-	if len(c.outbox) > 0 || len(s.Exchanges) > 0 ||
-		(s.State == CodexReview && s.Review != nil && (s.Phase == Dispatched || s.Review.Outcome == Late)) {
+	if len(s.Exchanges) > 0 || (s.State == CodexReview && s.Review != nil && (s.Phase == Dispatched || s.Review.Outcome == Late)) {
 		return c.Config.Poll
 	}
+	now := c.Clock.Now()
 	d := idleNap
 	if c.Config.HealthInterval > 0 {
-		d = min(d, c.nextHealth.Sub(c.Clock.Now()))
+		d = min(d, c.nextHealth.Sub(now))
+	}
+	for _, p := range c.outbox {
+		d = min(d, p.next.Sub(now))
 	}
 	return max(d, c.Config.Poll)
 }
@@ -302,6 +305,14 @@ func (c *Coordinator) Status() Status { return c.status }
 // unanswered questions are asked again.
 func (c *Coordinator) recover(ctx context.Context) error {
 	s := c.status
+	// The last signal applied before a crash may still wait without its
+	// result: record it first, so that no signal sorted before it is
+	// applied in between and makes it look new.
+	if s.Signal != "" && !hasResult(c.Dir, s.Signal) && exists(filepath.Join(c.Dir, signalsDir, s.Signal+".json")) {
+		if err := consume(c.Dir, Result{ID: s.Signal, State: s.State, Phase: s.Phase}); err != nil {
+			return err
+		}
+	}
 	if s.State == CodexReview && s.Review != nil {
 		switch {
 		case s.Phase == Dispatched && !exists(c.findingsPath(s.Review.N)):
@@ -469,9 +480,23 @@ func (c *Coordinator) dispatch(ctx context.Context, n int) error {
 	if err == nil && len(d.Patch) == 0 && len(d.Untracked) == 0 {
 		err = fmt.Errorf("nothing to review: no change against %s", base)
 	}
+	if err != nil && ctx.Err() != nil {
+		// Stopped while taking the diff: the review stays dispatched and
+		// the next start dispatches it again.
+		return nil
+	}
 	if err != nil {
 		c.Logf("review %d: %v", n, err)
 		return c.apply(ctx, "", Event{Kind: EvDispatchFailed, N: n, Reason: err.Error(), At: c.Clock.Now()})
+	}
+	if stale := c.findingsPath(n); exists(stale) {
+		// Left by a reviewer of an earlier try of this number: kept aside,
+		// never taken for this review.
+		aside := fmt.Sprintf("%s.stale-%d", stale, c.Clock.Now().UnixNano())
+		if err := os.Rename(stale, aside); err != nil {
+			return err
+		}
+		c.Logf("review %d: an old findings file was moved to %s", n, aside)
 	}
 	diffPath := filepath.Join(dir, "diff.patch")
 	if err := state.WriteFile(diffPath, d.Patch, 0o644); err != nil {

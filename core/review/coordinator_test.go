@@ -241,6 +241,9 @@ func TestGate(t *testing.T) {
 		{"critic evidence recorded after the request", none, "party review request; party evidence add critic", true},
 		{"other evidence does not stand for the critic", none, "party evidence add minimizer && party review request", true},
 		{"evidence add as text is not a command", none, "echo party evidence add critic && party review request", true},
+		{"flags after the subcommand", in(Implement, ""), "party review --json approve", true},
+		{"flags between the words", none, "party evidence --json add critic && party review request --base main", false},
+		{"a flag value is not a subcommand", none, "party review --title approve request", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -407,4 +410,64 @@ func TestCoordinatorRedeliversToARespawnedImplementer(t *testing.T) {
 	assert.Equal(t, fx.sent[1], fx.sent[2], "the same result line again")
 	passAt(t, c, clk, retryMax)
 	assert.Len(t, fx.sent, 3, "once")
+}
+
+func TestAnEditDuringTheReviewMakesItStale(t *testing.T) {
+	c, _, clk := newCoordinator(t)
+	send(t, c, clk, Event{Kind: EvEvidence, Evidence: Critic})
+	send(t, c, clk, Event{Kind: EvRequest})
+	passAt(t, c, clk, 0)
+	// The implementer edits while the reviewer reads the old diff.
+	send(t, c, clk, Event{Kind: EvEdit})
+	passAt(t, c, clk, 0)
+	writeFindings(t, c, 1, cleanFindings)
+	passAt(t, c, clk, time.Second)
+	require.Equal(t, Valid, c.status.Review.Outcome)
+	id := send(t, c, clk, Event{Kind: EvApprove})
+	passAt(t, c, clk, 0)
+	res, _, err := ReadResult(c.Dir, id)
+	require.NoError(t, err)
+	assert.ErrorIs(t, ResultError(res), ErrNoReview, "the edit came after the diff the reviewer saw")
+}
+
+func TestRecoveryRecordsTheLastSignalBeforeOlderOnes(t *testing.T) {
+	c, _, clk := newCoordinator(t)
+	send(t, c, clk, Event{Kind: EvEvidence, Evidence: Critic})
+	passAt(t, c, clk, 0)
+	// A request applied and saved, then a crash before its file was
+	// removed; a signal stamped earlier arrives meanwhile.
+	early := clk.now.Add(500 * time.Millisecond)
+	req := send(t, c, clk, Event{Kind: EvRequest})
+	b, err := os.ReadFile(filepath.Join(c.Dir, "signals", req+".json"))
+	require.NoError(t, err)
+	passAt(t, c, clk, 0)
+	require.NoError(t, os.Remove(filepath.Join(c.Dir, "results", req+".json")))
+	require.NoError(t, os.WriteFile(filepath.Join(c.Dir, "signals", req+".json"), b, 0o600))
+	older, err := Send(c.Dir, Event{Kind: EvEvidence, Evidence: Minimizer, At: early})
+	require.NoError(t, err)
+	require.Less(t, older, req)
+
+	c2 := &Coordinator{Dir: c.Dir, Clock: clk, Effects: c.Effects, Config: c.Config, Logf: t.Logf}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // Run recovers, then stops
+	require.NoError(t, c2.Run(ctx))
+	require.NoError(t, c2.pass(context.Background()))
+	assert.Equal(t, 1, c2.Status().Reviews, "the request was applied once")
+	res, ok, err := ReadResult(c.Dir, req)
+	require.NoError(t, err)
+	require.True(t, ok)
+	assert.Empty(t, res.Error)
+}
+
+func TestStaleFindingsAreNotTakenForANewReview(t *testing.T) {
+	c, _, clk := newCoordinator(t)
+	writeFindings(t, c, 1, cleanFindings)
+	send(t, c, clk, Event{Kind: EvEvidence, Evidence: Critic})
+	send(t, c, clk, Event{Kind: EvRequest})
+	passAt(t, c, clk, 0)
+	passAt(t, c, clk, time.Second)
+	assert.Equal(t, Dispatched, c.status.Phase, "the old file is not review 1's findings")
+	aside, err := filepath.Glob(c.findingsPath(1) + ".stale-*")
+	require.NoError(t, err)
+	assert.Len(t, aside, 1, "kept, not deleted")
 }

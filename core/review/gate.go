@@ -68,11 +68,18 @@ func partyCommands(cmd string) [][]string {
 			}
 			j++
 		}
-		k := j
-		for k < len(words) && !operator(words[k]) {
-			k++
+		// Arguments up to the next operator, flags (and their values)
+		// left out: "review --json approve" is "review approve".
+		var args []string
+		for k := j; k < len(words) && !operator(words[k]); k++ {
+			switch {
+			case flagTakesValue(words[k]):
+				k++
+			case !strings.HasPrefix(words[k], "-"):
+				args = append(args, words[k])
+			}
 		}
-		out = append(out, words[j:k])
+		out = append(out, args)
 	}
 	return out
 }
@@ -96,7 +103,7 @@ func commandStart(prev string) bool {
 
 func flagTakesValue(f string) bool {
 	switch f {
-	case "-L", "-S", "--socket", "--socket-path", "--session":
+	case "-L", "-S", "--socket", "--socket-path", "--session", "--base", "--title", "--to":
 		return true
 	}
 	return false

@@ -174,10 +174,10 @@ func (s *Status) apply(ev Event) ([]Action, error) {
 		}
 		r := &Review{N: s.Reviews + 1, Base: ev.Base, Title: ev.Title, Dispatched: ev.At}
 		if p := s.Review; p != nil {
-			// The reviewer is pointed to the last review that ran, and
+			// The reviewer is pointed to the last valid findings, and
 			// reads the implementer's re-review note.
 			r.Note, r.Previous = p.Note, p.N
-			if p.Outcome == NotSent {
+			if p.Outcome != Valid {
 				r.Previous = p.Previous
 			}
 		}
@@ -217,7 +217,9 @@ func (s *Status) apply(ev Event) ([]Action, error) {
 		switch ev.Kind {
 		case EvFindings:
 			r.Outcome, r.Problem, r.Blocking, r.Total = Valid, "", ev.Blocking, ev.Total
-			s.Evidence[CodexRan] = ev.At
+			// The review saw the code as it was when its diff was taken:
+			// an edit after the dispatch makes it stale.
+			s.Evidence[CodexRan] = r.Dispatched
 		case EvFindingsBad:
 			r.Outcome, r.Problem = Invalid, ev.Reason
 		case EvFindingsLate:

@@ -58,11 +58,13 @@ func Load(dir string) (Status, error) {
 // the coordinator will see it once it has taken them: what a new signal or
 // a gate is checked against.
 func Current(dir string) (Status, error) {
-	s, err := Load(dir)
-	if err != nil {
-		return s, err
-	}
+	// The signals first: one the coordinator takes in between is then in
+	// the status, and applied() skips it.
 	waiting, err := Signals(dir)
+	if err != nil {
+		return Status{}, err
+	}
+	s, err := Load(dir)
 	if err != nil {
 		return s, err
 	}

@@ -381,6 +381,11 @@ func (e *paneEffects) Send(ctx context.Context, role, line string) error {
 	}
 	d := deliverer(e.f, e.tc, root, t.Info, map[string]string{t.Pane.ID: role})
 	res, err := d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: tuned(cfg, role, t.Profile), Text: line})
+	if errors.Is(err, deliver.ErrUnconfirmed) {
+		// The line is in the pane: sending it again would paste it twice.
+		e.logf("sent to %s (%s): %s [unconfirmed: not sent again]", role, t.Pane.ID, line)
+		return nil
+	}
 	if err != nil {
 		return err
 	}

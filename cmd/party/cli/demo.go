@@ -91,6 +91,7 @@ func demoRun(ctx context.Context, f *Factory, opts *DemoOptions) error {
 		"PARTY_TMUX_SOCKET": sock,
 		"PARTY_TMUX_CONFIG": os.DevNull,
 		"XDG_STATE_HOME":    filepath.Join(tmp, "state"),
+		"XDG_RUNTIME_DIR":   tmp, // wake-up sockets, removed with tmp
 		"PARTY_MOCK_LOG":    mockLog,
 	}
 	df := *f

@@ -103,6 +103,9 @@ func demoReview(ctx context.Context, f *Factory, tc *tmux.Client, tmp string, lo
 		return nil, err
 	}
 	dir := review.Dir(sc.Info.StateDir)
+	// Stopped before the server goes, so that it writes nothing into tmp
+	// while tmp is removed.
+	defer func() { _ = stopCoordinator(context.WithoutCancel(ctx), f, dir) }()
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	var (
