@@ -138,3 +138,32 @@ func TestWakeReachesEveryWaiter(t *testing.T) {
 	_, err = os.Stat(stale.path)
 	assert.True(t, os.IsNotExist(err), "a dead waiter's socket is removed")
 }
+
+func TestTheLastWaiterRemovesItsDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "wake")
+	a, err := Listen(dir)
+	require.NoError(t, err)
+	b, err := Listen(dir)
+	require.NoError(t, err)
+	require.NoError(t, a.Close())
+	assert.DirExists(t, dir, "b still waits in it")
+	require.NoError(t, b.Close())
+	assert.NoDirExists(t, dir)
+
+	// Waiters that come and go at once never fail for the directory.
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := 0; j < 50; j++ {
+				w, err := Listen(dir)
+				if !assert.NoError(t, err) {
+					return
+				}
+				w.Close()
+			}
+		}()
+	}
+	wg.Wait()
+}

@@ -47,16 +47,26 @@ type Waiter struct {
 
 // Listen registers a waiter in dir. Close it when done.
 func Listen(dir string) (*Waiter, error) {
-	if err := MkdirPrivate(dir); err != nil {
-		return nil, err
-	}
 	// Socket paths are limited to ~100 bytes; the pid keeps names short.
 	var rnd [4]byte
 	_, _ = rand.Read(rnd[:])
 	path := filepath.Join(dir, strconv.Itoa(os.Getpid())+"-"+hex.EncodeToString(rnd[:])+".sock")
-	conn, err := net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
-	if err != nil {
-		return nil, fmt.Errorf("wake socket: %w", err)
+	var conn *net.UnixConn
+	for try := 0; ; try++ {
+		// The last waiter's Close may remove the directory at any moment
+		// (MkdirAll then fails with "exists", the bind with "not exist"):
+		// make it again.
+		err := MkdirPrivate(dir)
+		if err == nil {
+			conn, err = net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
+			if err == nil {
+				break
+			}
+			err = fmt.Errorf("wake socket: %w", err)
+		}
+		if !(errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrExist)) || try == 9 {
+			return nil, err
+		}
 	}
 	c := make(chan struct{}, 1)
 	go func() {
@@ -78,6 +88,7 @@ func Listen(dir string) (*Waiter, error) {
 // Close unregisters the waiter.
 func (w *Waiter) Close() error {
 	os.Remove(w.path)
+	os.Remove(filepath.Dir(w.path)) // only when no other waiter is left in it
 	return w.conn.Close()
 }
 
