@@ -83,6 +83,16 @@ func (w *Waiter) Wait(ctx context.Context, t Turn, timeout time.Duration) (Resul
 			return Result{}, err
 		}
 		if pane.Dead {
+			// tmux marks a pane dead when its terminal closes and learns
+			// the exit status when it reaps the process, a moment later.
+			for i := 0; i < 20 && pane.DeadStatus == ""; i++ {
+				if w.Clock.Sleep(ctx, 5*time.Millisecond) != nil {
+					break
+				}
+				if p, err := w.Mux.Pane(ctx, t.Pane); err == nil {
+					pane = p
+				}
+			}
 			last, _ := w.Mux.Capture(ctx, t.Pane, 0)
 			return Result{}, fmt.Errorf("%s exited (status %s) while answering; last screen:\n%s: %w",
 				t.Pane, orUnknown(pane.DeadStatus), last, deliver.ErrPaneDead)
