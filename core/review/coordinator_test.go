@@ -268,6 +268,17 @@ func writeFindings(t *testing.T, c *Coordinator, n int, body string) {
 
 const cleanFindings = `{"findings":[],"summary":"fine","stats":{"files_reviewed":1}}`
 
+// reviewed runs review 1 to valid findings.
+func reviewed(t *testing.T, c *Coordinator, clk *fakeClock) {
+	t.Helper()
+	send(t, c, clk, Event{Kind: EvEvidence, Evidence: Critic})
+	send(t, c, clk, Event{Kind: EvRequest})
+	passAt(t, c, clk, 0)
+	writeFindings(t, c, 1, cleanFindings)
+	passAt(t, c, clk, time.Second)
+	require.Equal(t, Valid, c.status.Review.Outcome)
+}
+
 func TestCoordinatorTakesASignalStampedBeforeOneApplied(t *testing.T) {
 	c, _, clk := newCoordinator(t)
 	early := clk.now.Add(time.Second)
@@ -327,12 +338,7 @@ func TestCoordinatorRedispatchesToARespawnedReviewer(t *testing.T) {
 
 func TestApproveNeedsTheFindingsFileAndFreshReview(t *testing.T) {
 	c, _, clk := newCoordinator(t)
-	send(t, c, clk, Event{Kind: EvEvidence, Evidence: Critic})
-	send(t, c, clk, Event{Kind: EvRequest})
-	passAt(t, c, clk, 0)
-	writeFindings(t, c, 1, cleanFindings)
-	passAt(t, c, clk, time.Second)
-	require.Equal(t, Valid, c.status.Review.Outcome)
+	reviewed(t, c, clk)
 
 	require.NoError(t, os.Remove(c.findingsPath(1)))
 	id := send(t, c, clk, Event{Kind: EvApprove})
@@ -355,11 +361,7 @@ func TestApproveNeedsTheFindingsFileAndFreshReview(t *testing.T) {
 
 func TestNextReviewPointsToThePreviousFindings(t *testing.T) {
 	c, fx, clk := newCoordinator(t)
-	send(t, c, clk, Event{Kind: EvEvidence, Evidence: Critic})
-	send(t, c, clk, Event{Kind: EvRequest})
-	passAt(t, c, clk, 0)
-	writeFindings(t, c, 1, cleanFindings)
-	passAt(t, c, clk, time.Second)
+	reviewed(t, c, clk)
 	send(t, c, clk, Event{Kind: EvReReview, Reason: "fix: F1"})
 	send(t, c, clk, Event{Kind: EvEdit})
 	send(t, c, clk, Event{Kind: EvEvidence, Evidence: Critic})
@@ -394,11 +396,7 @@ func TestCoordinatorTakesTheConfiguredCap(t *testing.T) {
 func TestCoordinatorRedeliversToARespawnedImplementer(t *testing.T) {
 	c, fx, clk := newCoordinator(t)
 	c.Config.HealthInterval = time.Second
-	send(t, c, clk, Event{Kind: EvEvidence, Evidence: Critic})
-	send(t, c, clk, Event{Kind: EvRequest})
-	passAt(t, c, clk, 0)
-	writeFindings(t, c, 1, cleanFindings)
-	passAt(t, c, clk, time.Second)
+	reviewed(t, c, clk)
 	require.Len(t, fx.sent, 2)
 	require.True(t, c.status.Review.Delivered)
 
