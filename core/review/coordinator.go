@@ -262,8 +262,7 @@ func (c *Coordinator) queue(p pending) {
 // longer matter (a review that moved on, a question answered).
 func (c *Coordinator) flush(ctx context.Context) error {
 	now := c.Clock.Now()
-	due := c.outbox[:0:0]
-	keep := c.outbox[:0:0]
+	var due, keep []pending
 	for _, p := range c.outbox {
 		switch {
 		case !c.owed(p):
@@ -358,9 +357,6 @@ func (c *Coordinator) signals(ctx context.Context) error {
 				return err
 			}
 			continue
-		case sig.ID == c.status.Signal:
-			// Applied before a crash that came before its result.
-			res.State, res.Phase = c.status.State, c.status.Phase
 		case sig.Event.Kind == "":
 			res.Error, res.Code = "unreadable signal file", "bad-event"
 			c.Logf("signal %s: unreadable; dropped with an error result", sig.ID)
@@ -441,9 +437,7 @@ func (c *Coordinator) logTransition(tr Transition) {
 }
 
 // Paths of a review's and an exchange's files.
-func (c *Coordinator) reviewDir(n int) string {
-	return filepath.Join(c.Dir, "reviews", strconv.Itoa(n))
-}
+func (c *Coordinator) reviewDir(n int) string    { return ReviewDir(c.Dir, n) }
 func (c *Coordinator) findingsPath(n int) string { return FindingsPath(c.Dir, n) }
 func (c *Coordinator) exchangeDir(n int) string {
 	return filepath.Join(c.Dir, "exchanges", strconv.Itoa(n))

@@ -99,10 +99,12 @@ func applied(dir string, s Status, id string) bool {
 
 func hasResult(dir, id string) bool { return exists(filepath.Join(dir, resultsDir, id+".json")) }
 
+// ReviewDir is the directory of review n: its diff, prompt, findings and
+// message.
+func ReviewDir(dir string, n int) string { return filepath.Join(dir, "reviews", strconv.Itoa(n)) }
+
 // FindingsPath is where the reviewer writes the findings of review n.
-func FindingsPath(dir string, n int) string {
-	return filepath.Join(dir, "reviews", strconv.Itoa(n), "findings.json")
-}
+func FindingsPath(dir string, n int) string { return filepath.Join(ReviewDir(dir, n), "findings.json") }
 
 // Save writes s into dir atomically.
 func Save(dir string, s Status) error {

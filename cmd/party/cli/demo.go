@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/route"
 	"github.com/partyhq/party/core/tmux"
 )
@@ -128,18 +129,9 @@ func demoRun(ctx context.Context, f *Factory, opts *DemoOptions) error {
 	if err := startRun(ctx, &quiet, &StartOptions{Session: "demo", Size: "160x48", NoAttach: true}); err != nil {
 		return err
 	}
-	panes, err := tc.ListPanes(ctx, "demo")
+	panes, err := waitAgents(ctx, f, tc, "demo")
 	if err != nil {
 		return err
-	}
-	for _, role := range []string{"claude", "codex"} {
-		p, err := route.Resolve(panes, role)
-		if err != nil {
-			return err
-		}
-		if err := waitIdle(ctx, f, tc, p.ID, agent.Lookup(agent.Kind(role))); err != nil {
-			return err
-		}
 	}
 	if err := panesRun(ctx, &quiet); err != nil {
 		return err
@@ -195,6 +187,25 @@ func demoRun(ctx context.Context, f *Factory, opts *DemoOptions) error {
 	}
 	fmt.Fprintf(log, "\n== stopping: the session, its agents and the tmux server\n")
 	return nil
+}
+
+// waitAgents waits until the claude and codex panes of session show their
+// input lines, and returns the session's panes.
+func waitAgents(ctx context.Context, f *Factory, tc *tmux.Client, session string) ([]mux.Pane, error) {
+	panes, err := tc.ListPanes(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	for _, role := range []string{"claude", "codex"} {
+		p, err := route.Resolve(panes, role)
+		if err != nil {
+			return nil, err
+		}
+		if err := waitIdle(ctx, f, tc, p.ID, agent.Lookup(agent.Kind(role))); err != nil {
+			return nil, err
+		}
+	}
+	return panes, nil
 }
 
 // waitIdle waits until the agent in pane shows its input line.

@@ -11,9 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/review"
-	"github.com/partyhq/party/core/route"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/tmux"
 )
@@ -81,18 +79,9 @@ func demoReview(ctx context.Context, f *Factory, tc *tmux.Client, tmp string, lo
 	if err != nil {
 		return nil, err
 	}
-	panes, err := tc.ListPanes(ctx, "review")
+	panes, err := waitAgents(ctx, f, tc, "review")
 	if err != nil {
 		return nil, err
-	}
-	for _, role := range []string{"claude", "codex"} {
-		p, err := route.Resolve(panes, role)
-		if err != nil {
-			return nil, err
-		}
-		if err := waitIdle(ctx, f, tc, p.ID, agent.Lookup(agent.Kind(role))); err != nil {
-			return nil, err
-		}
 	}
 	fmt.Fprintf(log, "   started with the coordinator in a hidden window; party send claude 'implement the LRU cache'\n")
 	if err := sendRun(ctx, &rf, &SendOptions{Role: "claude", Text: "implement the LRU cache"}); err != nil {
