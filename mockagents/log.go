@@ -20,6 +20,10 @@ type LogEntry struct {
 	Time  time.Time `json:"time"`
 }
 
+// AppendLog appends e to the log at path under an flock; an empty path
+// logs nothing.
+func AppendLog(path string, e LogEntry) error { return appendLog(path, e) }
+
 // appendLog appends e to the log at path under an flock.
 func appendLog(path string, e LogEntry) error {
 	if path == "" {

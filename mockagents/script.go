@@ -177,7 +177,35 @@ func (s *Script) Plan(prompt string) ([]Step, []string) {
 	return defaultSteps(prompt), []string{prompt}
 }
 
+// Matches reports whether a rule of the script matches prompt.
+func (s *Script) Matches(prompt string) bool {
+	if s == nil {
+		return false
+	}
+	for _, r := range s.Rules {
+		if _, ok := r.match(prompt); ok {
+			return true
+		}
+	}
+	return false
+}
+
 var groupRef = regexp.MustCompile(`\$(\d)`)
+
+// Expand replaces $0..$9 in s with a rule's groups, as say and write do.
+func Expand(s string, groups []string) string { return expand(s, groups) }
+
+var markerRequest = regexp.MustCompile(`PARTY_DONE_ immediately followed by ([a-z0-9]+)`)
+
+// MarkerNonce returns the nonce of party's completion marker when prompt
+// asks for one (the marker step answers "PARTY_DONE_" + nonce).
+func MarkerNonce(prompt string) (string, bool) {
+	m := markerRequest.FindStringSubmatch(prompt)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
+}
 
 // expand replaces $0..$9 with groups.
 func expand(s string, groups []string) string {

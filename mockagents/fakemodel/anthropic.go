@@ -1,0 +1,188 @@
+package fakemodel
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+)
+
+// anthropic is the Messages API as Claude Code uses it.
+type anthropic struct{}
+
+type anthropicBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+}
+
+func (anthropic) decode(body []byte, r *http.Request) (request, error) {
+	var m struct {
+		Model    string `json:"model"`
+		Stream   bool   `json:"stream"`
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+		OutputConfig struct {
+			Format json.RawMessage `json:"format"`
+		} `json:"output_config"`
+	}
+	if err := json.Unmarshal(body, &m); err != nil {
+		return request{}, fmt.Errorf("messages request: %w", err)
+	}
+	req := request{agent: "claude", stream: m.Stream, model: m.Model}
+	if len(m.Messages) == 0 {
+		return req, fmt.Errorf("messages request without messages")
+	}
+	// The conversation ends with the user's message, possibly followed by
+	// system messages Claude Code adds (agent lists, reminders).
+	last := m.Messages[len(m.Messages)-1]
+	for i := len(m.Messages) - 1; i >= 0 && last.Role == "system"; i-- {
+		last = m.Messages[i]
+	}
+	if last.Role != "user" {
+		return req, nil
+	}
+	var blocks []anthropicBlock
+	var s string
+	if json.Unmarshal(last.Content, &s) == nil {
+		blocks = []anthropicBlock{{Type: "text", Text: s}}
+	} else if err := json.Unmarshal(last.Content, &blocks); err != nil {
+		return req, fmt.Errorf("message content: %w", err)
+	}
+	for _, b := range blocks {
+		switch b.Type {
+		case "text":
+			if strings.HasPrefix(b.Text, "<system-reminder>") {
+				continue
+			}
+			req.texts = append(req.texts, b.Text)
+		case "tool_result":
+			req.toolID = b.ToolUseID
+		}
+	}
+	// Side requests (the session title) ask for JSON output; turns never do.
+	if f := m.OutputConfig.Format; len(f) > 0 && string(f) != "null" {
+		req.side = "structured output"
+	}
+	return req, nil
+}
+
+func (anthropic) sideAnswer(w http.ResponseWriter, req request, body []byte) {
+	text := `{"title": "Fake model session"}`
+	a := anthropic{}.open(w, req)
+	a.text(text)
+	a.end()
+}
+
+func (anthropic) errorStatus(w http.ResponseWriter, status int, msg string) {
+	kind := "api_error"
+	switch {
+	case status == 400:
+		kind = "invalid_request_error"
+	case status == 401:
+		kind = "authentication_error"
+	case status == 429:
+		kind = "rate_limit_error"
+	case status == 529:
+		kind = "overloaded_error"
+	}
+	writeJSON(w, status, map[string]any{"type": "error", "error": map[string]any{"type": kind, "message": msg}})
+}
+
+func (anthropic) open(w http.ResponseWriter, req request) answer {
+	a := &anthropicAnswer{w: w, stream: req.stream, model: req.model, id: "msg_fake" + randomHex(6)}
+	if a.stream {
+		sseHeaders(w)
+		sse(w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
+			"id": a.id, "type": "message", "role": "assistant", "model": a.model, "content": []any{},
+			"stop_reason": nil, "stop_sequence": nil,
+			"usage": map[string]any{"input_tokens": 12, "output_tokens": 1},
+		}})
+	}
+	return a
+}
+
+type anthropicAnswer struct {
+	w       http.ResponseWriter
+	stream  bool
+	model   string
+	id      string
+	index   int
+	inText  bool
+	content []map[string]any
+	out     strings.Builder
+}
+
+func (a *anthropicAnswer) text(s string) error {
+	a.out.WriteString(s)
+	if !a.stream {
+		return nil
+	}
+	if !a.inText {
+		a.inText = true
+		if err := sse(a.w, "content_block_start", map[string]any{"type": "content_block_start", "index": a.index,
+			"content_block": map[string]any{"type": "text", "text": ""}}); err != nil {
+			return err
+		}
+	}
+	return sse(a.w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": a.index,
+		"delta": map[string]any{"type": "text_delta", "text": s}})
+}
+
+func (a *anthropicAnswer) closeText() {
+	if a.out.Len() > 0 {
+		a.content = append(a.content, map[string]any{"type": "text", "text": a.out.String()})
+	}
+	if a.stream && a.inText {
+		sse(a.w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": a.index})
+		a.index++
+	}
+	a.inText = false
+}
+
+func (a *anthropicAnswer) tool(id, cmd string) error {
+	a.closeText()
+	input := map[string]any{"command": cmd, "description": "Run " + cmd}
+	a.content = append(a.content, map[string]any{"type": "tool_use", "id": "toolu_" + id, "name": "Bash", "input": input})
+	if a.stream {
+		in, _ := json.Marshal(input)
+		sse(a.w, "content_block_start", map[string]any{"type": "content_block_start", "index": a.index,
+			"content_block": map[string]any{"type": "tool_use", "id": "toolu_" + id, "name": "Bash", "input": map[string]any{}}})
+		sse(a.w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": a.index,
+			"delta": map[string]any{"type": "input_json_delta", "partial_json": string(in)}})
+		sse(a.w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": a.index})
+		a.index++
+	}
+	return a.finish("tool_use")
+}
+
+func (a *anthropicAnswer) end() error {
+	a.closeText()
+	return a.finish("end_turn")
+}
+
+func (a *anthropicAnswer) finish(reason string) error {
+	usage := map[string]any{"input_tokens": 12, "output_tokens": max(1, a.out.Len()/4)}
+	if !a.stream {
+		writeJSON(a.w, http.StatusOK, map[string]any{"id": a.id, "type": "message", "role": "assistant", "model": a.model,
+			"content": a.content, "stop_reason": reason, "stop_sequence": nil, "usage": usage})
+		return nil
+	}
+	sse(a.w, "message_delta", map[string]any{"type": "message_delta",
+		"delta": map[string]any{"stop_reason": reason, "stop_sequence": nil}, "usage": usage})
+	return sse(a.w, "message_stop", map[string]any{"type": "message_stop"})
+}
+
+func (a *anthropicAnswer) fail(kind string) error {
+	if !a.stream {
+		anthropic{}.errorStatus(a.w, 500, "fakemodel: scripted failure "+kind)
+		return nil
+	}
+	if !strings.HasSuffix(kind, "_error") {
+		kind = "api_error"
+	}
+	return sse(a.w, "error", map[string]any{"type": "error", "error": map[string]any{"type": kind, "message": "fakemodel: scripted failure"}})
+}

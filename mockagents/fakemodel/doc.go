@@ -1,0 +1,51 @@
+// Package fakemodel is a local model server that lets the REAL agents run
+// offline: one HTTP server on 127.0.0.1 that speaks, streaming, the
+// Anthropic Messages API (Claude Code), the OpenAI Responses API (Codex CLI)
+// and the Gemini API (Gemini CLI), and answers as a mock agent script says
+// (the script language of package mockagents), so one script drives a mock
+// and a real agent alike.
+//
+// # Endpoints
+//
+//	HEAD /, GET /                                   liveness (Claude probes it)
+//	POST /v1/messages[?beta=true]                   Anthropic, SSE or JSON
+//	POST /v1/messages/count_tokens                  Anthropic token count
+//	POST /v1/responses                              OpenAI Responses, SSE
+//	POST /v1beta/models/M:streamGenerateContent     Gemini, SSE (?alt=sse)
+//	POST /v1beta/models/M:generateContent           Gemini, JSON
+//	POST /v1beta/models/M:countTokens               Gemini token count
+//	GET  /v1beta/models[/M]                         Gemini model list
+//	PUT  /fakemodel/script                          replace the script
+//
+// # Script steps on the wire
+//
+// A request's user text is matched against the script's rules like a mock
+// agent's submission. think waits before the next piece; say, echo and
+// marker stream answer text (marker only when the prompt asks for party's
+// completion marker); fail N with a 3-digit N answers that HTTP status
+// before any byte, and fail WORD (or fail N once text was streamed) ends the
+// stream with an error event; permission CMD and run CMD ask for the
+// agent's shell tool (Claude Bash tool_use, Codex exec_command with
+// require_escalated, Gemini run_shell_command), which opens the agent's
+// permission dialog; the steps after it run when the tool's result comes
+// back; hang keeps the stream open without a byte more; crash drops the
+// connection. With no script, or when no rule matches, the answer is a
+// short line quoting the prompt, plus the marker when asked for one.
+//
+// Side requests are answered at once and never matched: Claude's title
+// request, Codex's title thread, Gemini's router and next-speaker
+// classifiers (any request that asks for JSON output).
+//
+// # Log
+//
+// Every request is logged to LogPath in the mock log's JSON-lines format
+// (mockagents.LogEntry): agent is the API's agent (claude, codex, gemini),
+// seq the request number, text the user's text byte-exact as the agent sent
+// it. mode is submit for a user submission, side for a side request, and
+// continue for a request that only carries a tool's result. A request that
+// carries several new user texts (Claude sends the messages queued during a
+// turn together) is logged as one line per text, with the same seq.
+//
+// The script file is read again whenever it changes, so a scenario changes
+// the behaviour by rewriting it (or with PUT /fakemodel/script).
+package fakemodel

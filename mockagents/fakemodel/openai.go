@@ -1,0 +1,175 @@
+package fakemodel
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// openai is the Responses API as Codex CLI uses it.
+type openai struct{}
+
+// codexContext are the user messages Codex adds itself: they are not
+// what the user typed.
+var codexContext = []string{"<environment_context>", "<user_instructions>", "# AGENTS.md", "<permissions", "<user_shell_command>", "<turn_aborted>"}
+
+func (openai) decode(body []byte, r *http.Request) (request, error) {
+	var m struct {
+		Model        string `json:"model"`
+		Stream       bool   `json:"stream"`
+		Instructions string `json:"instructions"`
+		Input        []struct {
+			Type    string `json:"type"`
+			Role    string `json:"role"`
+			CallID  string `json:"call_id"`
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"input"`
+		Text struct {
+			Format json.RawMessage `json:"format"`
+		} `json:"text"`
+	}
+	if err := json.Unmarshal(body, &m); err != nil {
+		return request{}, fmt.Errorf("responses request: %w", err)
+	}
+	req := request{agent: "codex", stream: m.Stream, model: m.Model}
+	// The new input is what follows the model's last output.
+	start := 0
+	for i, it := range m.Input {
+		if it.Type != "message" || it.Role == "assistant" {
+			start = i + 1
+			if it.Type == "function_call_output" || it.Type == "custom_tool_call_output" {
+				req.toolID = it.CallID
+			}
+		}
+	}
+	for _, it := range m.Input[start:] {
+		if it.Type != "message" || it.Role != "user" {
+			continue
+		}
+		for _, c := range it.Content {
+			if c.Type == "input_text" && !isCodexContext(c.Text) {
+				req.texts = append(req.texts, c.Text)
+			}
+		}
+	}
+	if len(m.Text.Format) > 0 && string(m.Text.Format) != "null" || strings.Contains(m.Instructions, "task title") ||
+		len(req.texts) > 0 && strings.Contains(req.texts[0], "Generate a concise") {
+		req.side = "title"
+	}
+	return req, nil
+}
+
+func isCodexContext(text string) bool {
+	t := strings.TrimSpace(text)
+	for _, p := range codexContext {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (openai) sideAnswer(w http.ResponseWriter, req request, body []byte) {
+	req.stream = true
+	a := openai{}.open(w, req)
+	a.text(`{"title": "Fake model task"}`)
+	a.end()
+}
+
+func (openai) errorStatus(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": "server_error", "code": nil}})
+}
+
+func (openai) open(w http.ResponseWriter, req request) answer {
+	a := &openaiAnswer{w: w, model: req.model, id: "resp_" + randomHex(8), msgID: "msg_" + randomHex(8)}
+	sseHeaders(w)
+	a.event("response.created", map[string]any{"response": a.response("in_progress", []any{})})
+	return a
+}
+
+type openaiAnswer struct {
+	w      http.ResponseWriter
+	model  string
+	id     string
+	msgID  string
+	seq    int
+	inText bool
+	out    strings.Builder
+	items  []any
+}
+
+func (a *openaiAnswer) event(kind string, fields map[string]any) error {
+	fields["type"] = kind
+	fields["sequence_number"] = a.seq
+	a.seq++
+	return sse(a.w, kind, fields)
+}
+
+func (a *openaiAnswer) response(status string, output []any) map[string]any {
+	r := map[string]any{"id": a.id, "object": "response", "created_at": time.Now().Unix(), "status": status,
+		"model": a.model, "output": output}
+	if status == "completed" {
+		r["usage"] = map[string]any{"input_tokens": 12, "input_tokens_details": map[string]any{"cached_tokens": 0},
+			"output_tokens": max(1, a.out.Len()/4), "output_tokens_details": map[string]any{"reasoning_tokens": 0},
+			"total_tokens": 12 + max(1, a.out.Len()/4)}
+	}
+	return r
+}
+
+func (a *openaiAnswer) text(s string) error {
+	if !a.inText {
+		a.inText = true
+		a.event("response.output_item.added", map[string]any{"output_index": len(a.items),
+			"item": map[string]any{"id": a.msgID, "type": "message", "status": "in_progress", "role": "assistant", "content": []any{}}})
+		a.event("response.content_part.added", map[string]any{"item_id": a.msgID, "output_index": len(a.items), "content_index": 0,
+			"part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}})
+	}
+	a.out.WriteString(s)
+	return a.event("response.output_text.delta", map[string]any{"item_id": a.msgID, "output_index": len(a.items), "content_index": 0, "delta": s})
+}
+
+func (a *openaiAnswer) closeText() {
+	if !a.inText {
+		return
+	}
+	a.inText = false
+	text := a.out.String()
+	part := map[string]any{"type": "output_text", "text": text, "annotations": []any{}}
+	a.event("response.output_text.done", map[string]any{"item_id": a.msgID, "output_index": len(a.items), "content_index": 0, "text": text})
+	a.event("response.content_part.done", map[string]any{"item_id": a.msgID, "output_index": len(a.items), "content_index": 0, "part": part})
+	item := map[string]any{"id": a.msgID, "type": "message", "status": "completed", "role": "assistant", "content": []any{part}}
+	a.event("response.output_item.done", map[string]any{"output_index": len(a.items), "item": item})
+	a.items = append(a.items, item)
+}
+
+func (a *openaiAnswer) tool(id, cmd string) error {
+	a.closeText()
+	args, _ := json.Marshal(map[string]any{"cmd": cmd, "sandbox_permissions": "require_escalated",
+		"justification": "The fake model asks to run " + cmd})
+	item := map[string]any{"id": "fc_" + id, "type": "function_call", "status": "completed", "call_id": "call_" + id,
+		"name": "exec_command", "arguments": string(args)}
+	a.event("response.output_item.added", map[string]any{"output_index": len(a.items), "item": item})
+	a.event("response.output_item.done", map[string]any{"output_index": len(a.items), "item": item})
+	a.items = append(a.items, item)
+	return a.complete()
+}
+
+func (a *openaiAnswer) end() error {
+	a.closeText()
+	return a.complete()
+}
+
+func (a *openaiAnswer) complete() error {
+	return a.event("response.completed", map[string]any{"response": a.response("completed", a.items)})
+}
+
+func (a *openaiAnswer) fail(kind string) error {
+	r := a.response("failed", a.items)
+	r["error"] = map[string]any{"code": "server_error", "message": "fakemodel: scripted failure " + kind}
+	return a.event("response.failed", map[string]any{"response": r})
+}

@@ -1,0 +1,428 @@
+package fakemodel
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/partyhq/party/mockagents"
+)
+
+// Options configure a Server.
+type Options struct {
+	// ScriptPath is the answer script; it is read again when it changes.
+	// Empty means the default answers.
+	ScriptPath string
+	// LogPath receives one JSON line per request (see the package doc).
+	LogPath string
+	// DumpDir, when set, receives every request body as a file, for
+	// studying what an agent sends.
+	DumpDir string
+	// Addr is the address to listen on; default 127.0.0.1:0.
+	Addr string
+}
+
+// Server is a running fake model.
+type Server struct {
+	opt  Options
+	ln   net.Listener
+	http *http.Server
+	// ctx ends when the server closes: hanging streams return.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu       sync.Mutex
+	script   *mockagents.Script
+	stamp    string // size and mtime of the script file last read
+	scriptE  error
+	seq      int
+	pending  map[string]resume // tool call id -> the steps after it
+	lastTool map[string]string // agent -> its last tool call id
+}
+
+// resume is what a turn does once its tool's result comes back.
+type resume struct {
+	steps  []mockagents.Step
+	groups []string
+	prompt string
+}
+
+// Start listens and serves in the background until Close.
+func Start(opt Options) (*Server, error) {
+	addr := opt.Addr
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("fakemodel: listen: %w", err)
+	}
+	s := &Server{opt: opt, ln: ln, pending: map[string]resume{}, lastTool: map[string]string{}}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	if _, err := s.loadScript(); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	s.http = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	go s.http.Serve(ln)
+	return s, nil
+}
+
+// URL is the server's base URL, http://127.0.0.1:PORT.
+func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
+
+// Close stops the server; hanging streams end.
+func (s *Server) Close() error {
+	s.cancel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	err := s.http.Shutdown(ctx)
+	if errors.Is(err, context.DeadlineExceeded) {
+		err = s.http.Close()
+	}
+	return err
+}
+
+// SetScript replaces the script with text.
+func (s *Server) SetScript(text string) error {
+	sc, err := mockagents.ParseScript("script", text)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.script, s.stamp, s.opt.ScriptPath = sc, "", ""
+	return nil
+}
+
+// loadScript returns the script, reading the file again when it changed.
+func (s *Server) loadScript() (*mockagents.Script, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.opt.ScriptPath == "" {
+		return s.script, nil
+	}
+	st, err := os.Stat(s.opt.ScriptPath)
+	if err != nil {
+		return nil, fmt.Errorf("fakemodel: script: %w", err)
+	}
+	stamp := fmt.Sprint(st.Size(), st.ModTime().UnixNano())
+	if stamp == s.stamp {
+		return s.script, s.scriptE
+	}
+	s.stamp = stamp
+	s.script, s.scriptE = mockagents.LoadScript(s.opt.ScriptPath)
+	return s.script, s.scriptE
+}
+
+// request is what an API's decoder makes of one HTTP request.
+type request struct {
+	agent  string   // claude, codex, gemini
+	texts  []string // the user's new texts, in order
+	side   string   // why it is a side request, "" for a turn
+	toolID string   // the tool call whose result this request carries
+	stream bool
+	model  string
+	schema json.RawMessage // the JSON schema a side request asks for
+}
+
+// prompt is the text the script's rules match: the new texts together.
+func (r request) prompt() string { return strings.Join(r.texts, "\n\n") }
+
+// api is one wire protocol.
+type api interface {
+	// decode reads a request body.
+	decode(body []byte, r *http.Request) (request, error)
+	// sideAnswer is the complete answer to a side request.
+	sideAnswer(w http.ResponseWriter, req request, body []byte)
+	// errorStatus writes an HTTP error answer in the API's shape.
+	errorStatus(w http.ResponseWriter, status int, msg string)
+	// stream starts an answer; its methods write the pieces.
+	open(w http.ResponseWriter, req request) answer
+}
+
+// answer writes one model answer, streaming or not.
+type answer interface {
+	text(s string) error
+	tool(id, cmd string) error // ask for the shell tool; ends the answer
+	end() error                // a normal end of the answer
+	fail(kind string) error    // an error event mid-stream
+}
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path := r.URL.Path
+	switch {
+	case path == "/" && (r.Method == http.MethodHead || r.Method == http.MethodGet):
+		w.WriteHeader(http.StatusOK)
+		return
+	case path == "/fakemodel/script" && r.Method == http.MethodPut:
+		b, _ := io.ReadAll(r.Body)
+		if err := s.SetScript(string(b)); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+		return
+	case strings.HasSuffix(path, "/count_tokens") || strings.HasSuffix(path, ":countTokens"):
+		w.Header().Set("Content-Type", "application/json")
+		if strings.HasSuffix(path, ":countTokens") {
+			io.WriteString(w, `{"totalTokens": 12}`)
+		} else {
+			io.WriteString(w, `{"input_tokens": 12}`)
+		}
+		return
+	case r.Method == http.MethodGet && strings.HasPrefix(path, "/v1beta/models"):
+		geminiModels(w, path)
+		return
+	}
+	var a api
+	switch {
+	case r.Method == http.MethodPost && strings.HasSuffix(path, "/v1/messages"):
+		a = anthropic{}
+	case r.Method == http.MethodPost && strings.HasSuffix(path, "/responses"):
+		a = openai{}
+	case r.Method == http.MethodPost && (strings.HasSuffix(path, ":streamGenerateContent") || strings.HasSuffix(path, ":generateContent")):
+		a = gemini{}
+	default:
+		http.Error(w, "fakemodel: no such endpoint: "+r.Method+" "+path, http.StatusNotFound)
+		return
+	}
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return
+	}
+	s.serve(w, r, a, body)
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, a api, body []byte) {
+	req, err := a.decode(body, r)
+	if err != nil {
+		a.errorStatus(w, http.StatusBadRequest, "fakemodel: "+err.Error())
+		return
+	}
+	seq := s.record(req, body)
+	if req.side != "" {
+		a.sideAnswer(w, req, body)
+		return
+	}
+	script, err := s.loadScript()
+	if err != nil {
+		a.errorStatus(w, http.StatusInternalServerError, err.Error())
+		return
+	}
+	var steps []mockagents.Step
+	var groups []string
+	prompt := req.prompt()
+	if req.toolID != "" {
+		if rs, ok := s.takePending(req.agent, req.toolID); ok {
+			steps, groups, prompt = rs.steps, rs.groups, rs.prompt
+		}
+	}
+	if steps == nil {
+		if len(req.texts) == 0 {
+			// A tool result with no turn waiting for it: say it is done.
+			steps = []mockagents.Step{{Kind: "say", Arg: "Done."}}
+		} else {
+			steps, groups = plan(script, prompt)
+		}
+	}
+	t := &turn{s: s, w: w, a: a, req: req, seq: seq, prompt: prompt, groups: groups, ctx: r.Context()}
+	t.run(steps)
+}
+
+// plan is the script's steps for prompt; the default answer quotes the
+// prompt and prints the marker when asked for one.
+func plan(script *mockagents.Script, prompt string) ([]mockagents.Step, []string) {
+	steps, groups := script.Plan(prompt)
+	if !script.Matches(prompt) {
+		steps = append(steps, mockagents.Step{Kind: "marker"})
+	}
+	return steps, groups
+}
+
+// turn runs a rule's steps as one answer.
+type turn struct {
+	s      *Server
+	w      http.ResponseWriter
+	a      api
+	req    request
+	seq    int
+	prompt string
+	groups []string
+	ctx    context.Context
+
+	ans   answer // nil until the first byte
+	wrote int    // text pieces written
+}
+
+func (t *turn) begin() answer {
+	if t.ans == nil {
+		t.ans = t.a.open(t.w, t.req)
+	}
+	return t.ans
+}
+
+func (t *turn) say(text string) error {
+	if t.wrote > 0 {
+		text = "\n" + text
+	}
+	t.wrote++
+	return t.begin().text(text)
+}
+
+func (t *turn) run(steps []mockagents.Step) {
+	for i, st := range steps {
+		var err error
+		switch st.Kind {
+		case "think":
+			select {
+			case <-time.After(st.Dur):
+			case <-t.ctx.Done():
+				return
+			case <-t.s.ctx.Done():
+				return
+			}
+		case "say":
+			err = t.say(mockagents.Expand(st.Arg, t.groups))
+		case "echo":
+			err = t.say(t.prompt)
+		case "marker":
+			if nonce, ok := mockagents.MarkerNonce(t.prompt); ok {
+				err = t.say("PARTY_DONE_" + nonce)
+			}
+		case "permission", "run":
+			id := randomHex(8)
+			t.s.addPending(t.req.agent, id, resume{steps: steps[i+1:], groups: t.groups, prompt: t.prompt})
+			t.begin().tool(id, mockagents.Expand(st.Arg, t.groups))
+			return
+		case "fail":
+			if n, perr := strconv.Atoi(st.Arg); perr == nil && n >= 100 && n <= 599 && t.ans == nil {
+				t.a.errorStatus(t.w, n, fmt.Sprintf("fakemodel: scripted failure %d", n))
+				return
+			}
+			t.begin().fail(st.Arg)
+			return
+		case "hang":
+			t.begin()
+			flush(t.w)
+			select {
+			case <-t.ctx.Done():
+			case <-t.s.ctx.Done():
+			}
+			return
+		case "crash":
+			panic(http.ErrAbortHandler)
+		case "write":
+			err = t.say("[fakemodel: the write step is for mock agents only]")
+		}
+		if err != nil {
+			return
+		}
+	}
+	t.begin().end()
+}
+
+// record logs req and returns its request number.
+func (s *Server) record(req request, body []byte) int {
+	s.mu.Lock()
+	s.seq++
+	seq := s.seq
+	s.mu.Unlock()
+	if s.opt.DumpDir != "" {
+		_ = os.MkdirAll(s.opt.DumpDir, 0o755)
+		_ = os.WriteFile(filepath.Join(s.opt.DumpDir, fmt.Sprintf("%04d-%s.json", seq, req.agent)), body, 0o644)
+	}
+	mode := "submit"
+	switch {
+	case req.side != "":
+		mode = "side"
+	case len(req.texts) == 0:
+		mode = "continue"
+	}
+	texts := req.texts
+	if len(texts) == 0 {
+		texts = []string{""}
+	}
+	now := time.Now().UTC()
+	for _, text := range texts {
+		_ = mockagents.AppendLog(s.opt.LogPath, mockagents.LogEntry{Agent: req.agent, Seq: seq, Mode: mode, Text: text, Time: now})
+	}
+	return seq
+}
+
+// addPending keeps the rest of a turn until its tool's result comes back.
+func (s *Server) addPending(agent, id string, rs resume) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pending[id] = rs
+	s.lastTool[agent] = id
+}
+
+// takePending returns the rest of the turn whose tool call id is id. An
+// agent that does not echo the call id (Gemini may not) gets its last one.
+func (s *Server) takePending(agent, id string) (resume, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, k := range []string{id, strings.TrimPrefix(id, "toolu_"), strings.TrimPrefix(id, "call_"), s.lastTool[agent]} {
+		if rs, ok := s.pending[k]; ok {
+			delete(s.pending, k)
+			return rs, true
+		}
+	}
+	return resume{}, false
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// sse writes one server-sent event and flushes it.
+func sse(w http.ResponseWriter, event string, data any) error {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	if event != "" {
+		if _, err := fmt.Fprintf(w, "event: %s\n", event); err != nil {
+			return err
+		}
+	}
+	if _, err := fmt.Fprintf(w, "data: %s\n\n", b); err != nil {
+		return err
+	}
+	flush(w)
+	return nil
+}
+
+func flush(w http.ResponseWriter) {
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func sseHeaders(w http.ResponseWriter) {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
