@@ -26,8 +26,12 @@ tmux: ## check for tmux, installing it where that is possible
 demo: tmux build ## run a party of mock agents on a private tmux server
 	$(BIN)/party demo --mock-dir $(BIN)/mock
 
+.PHONY: agents
+agents: ## install the pinned real agents (claude, codex, gemini) into ~/.cache/party/agents
+	@./.ci/need-agents
+
 .PHONY: test
-test: tmux ## run every test, tmux scenarios included
+test: tmux agents ## run every test, tmux scenarios and real agents included
 	$(GO) test $(TESTFLAGS) ./...
 
 .PHONY: bench
