@@ -55,7 +55,8 @@ func (anthropic) decode(body []byte, r *http.Request) (request, error) {
 	for _, b := range blocks {
 		switch b.Type {
 		case "text":
-			if strings.HasPrefix(b.Text, "<system-reminder>") {
+			// Claude Code's own notes are not the user's text.
+			if strings.HasPrefix(b.Text, "<system-reminder>") || strings.HasPrefix(b.Text, "[Request interrupted by user") {
 				continue
 			}
 			req.texts = append(req.texts, b.Text)

@@ -368,3 +368,19 @@ func TestEndpoints(t *testing.T) {
 	resp = post(t, s.URL()+"/nope", map[string]any{})
 	assert.Equal(t, 404, resp.StatusCode)
 }
+
+func TestDeclinedToolThenNewText(t *testing.T) {
+	s, _ := start(t, testScript)
+	resp := post(t, s.URL()+"/v1/messages", claudeBody(text("perm please")))
+	var id string
+	for _, e := range events(t, resp.Body) {
+		if cb, ok := e["content_block"].(map[string]any); ok && cb["type"] == "tool_use" {
+			id = cb["id"].(string)
+		}
+	}
+	require.NotEmpty(t, id)
+	resp = post(t, s.URL()+"/v1/messages", claudeBody(
+		map[string]any{"type": "tool_result", "tool_use_id": id, "content": "declined", "is_error": true}, text("plain")))
+	got, _ := claudeText(events(t, resp.Body))
+	assert.Equal(t, "answer to plain", got, "new text after a declined tool is a new turn")
+}

@@ -37,25 +37,27 @@ func (openai) decode(body []byte, r *http.Request) (request, error) {
 		return request{}, fmt.Errorf("responses request: %w", err)
 	}
 	req := request{agent: "codex", stream: m.Stream, model: m.Model}
-	// The new input is what follows the model's last output.
-	start := 0
-	for i, it := range m.Input {
-		if it.Type != "message" || it.Role == "assistant" {
-			start = i + 1
-			if it.Type == "function_call_output" || it.Type == "custom_tool_call_output" {
-				req.toolID = it.CallID
+	// The new input is the last user message, when nothing of the model's
+	// follows it. (An interrupted turn's message stays in the history
+	// before it; a steered turn's first message was sent before.)
+	for i := len(m.Input) - 1; i >= 0; i-- {
+		it := m.Input[i]
+		if it.Type == "function_call_output" || it.Type == "custom_tool_call_output" {
+			req.toolID = it.CallID
+		}
+		if it.Type == "message" && it.Role == "user" {
+			var texts []string
+			for _, c := range it.Content {
+				if c.Type == "input_text" {
+					texts = append(texts, c.Text)
+				}
 			}
-		}
-	}
-	for _, it := range m.Input[start:] {
-		if it.Type != "message" || it.Role != "user" {
-			continue
-		}
-		for _, c := range it.Content {
-			if c.Type == "input_text" && !isCodexContext(c.Text) {
-				req.texts = append(req.texts, c.Text)
+			if isCodexContext(strings.Join(texts, "")) {
+				continue
 			}
+			req.texts = texts
 		}
+		break
 	}
 	if len(m.Text.Format) > 0 && string(m.Text.Format) != "null" || strings.Contains(m.Instructions, "task title") ||
 		len(req.texts) > 0 && strings.Contains(req.texts[0], "Generate a concise") {

@@ -226,7 +226,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, a api, body []byt
 	var groups []string
 	prompt := req.prompt()
 	if req.toolID != "" {
-		if rs, ok := s.takePending(req.agent, req.toolID); ok {
+		// A tool's result goes on with the turn that asked for it, unless
+		// the user wrote something new with it (a declined tool): then
+		// that turn is over and the new text is answered.
+		if rs, ok := s.takePending(req.agent, req.toolID); ok && len(req.texts) == 0 {
 			steps, groups, prompt = rs.steps, rs.groups, rs.prompt
 		}
 	}
