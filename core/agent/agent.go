@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Kind names an agent family.
@@ -22,7 +23,9 @@ const (
 	Generic Kind = "generic"
 )
 
-// Profile describes how one kind of agent behaves on screen.
+// Profile describes how one kind of agent behaves on screen. The screen
+// shapes it reads are the real agents' (AGENTS-REFERENCE.md §2); the mock
+// personas draw the same.
 type Profile struct {
 	Kind Kind
 	// Commands are the pane_current_command values that mean the agent is
@@ -34,8 +37,10 @@ type Profile struct {
 	// Empty means the input line is unknown and submission is confirmed by
 	// the screen changing.
 	Prompts []string
-	// Placeholders are texts an empty input line shows.
-	Placeholders []string
+	// Placeholders are texts an empty input line shows; PlaceholderPattern
+	// matches more of them (claude's Try "…").
+	Placeholders       []string
+	PlaceholderPattern *regexp.Regexp
 	// Busy matches a screen line shown while the agent works.
 	Busy *regexp.Regexp
 	// QueueKey is the key that queues a message while the agent is busy
@@ -51,7 +56,16 @@ var profiles = map[Kind]Profile{
 		Commands: []string{"claude", "node"},
 		Settle:   150 * time.Millisecond,
 		Prompts:  []string{"❯"},
-		Busy:     regexp.MustCompile(`^\s*[·✢✳✶✻✽*]\s+\S.*…\s*\(.*\)`),
+		// Dim placeholders: while a message is queued, and in a fresh
+		// session.
+		Placeholders:       []string{"Press up to edit queued messages"},
+		PlaceholderPattern: regexp.MustCompile(`^Try ".*"$`),
+		// "✢ Skedaddling…", "✻ Thinking… (16s · ↓ 8 tokens)",
+		// "· Whirring… (running stop hooks… 0/2 · 4s)", and the retry line
+		// "✻ API error · Retrying in 13s · attempt 7/10". Not "✻ Sautéed
+		// for 6s", which ends a turn. The footer's "esc to interrupt" is
+		// read apart (IsBusy).
+		Busy:     regexp.MustCompile(`^ ?[·✢✳✶✻✽*] (?:[^…\s][^…]{0,60}…|API error · Retrying in )`),
 		QueueKey: "Enter",
 	},
 	Codex: {
@@ -60,17 +74,22 @@ var profiles = map[Kind]Profile{
 		Settle:       150 * time.Millisecond,
 		Prompts:      []string{"›"},
 		Placeholders: []string{"Ask Codex to do anything", "Implement {feature}", "Find and fix a bug in @filename", "Explain this codebase", "Summarize recent commits", "Improve documentation in @filename", "Write tests for @filename"},
-		Busy:         regexp.MustCompile(`^\s*•\s+Working\s*\(`),
-		QueueKey:     "Tab",
+		// "• Working (1s • esc to interrupt)" alternating with "◦ Working
+		// (…)"; the header may be a reasoning title instead of Working.
+		Busy:     regexp.MustCompile(`^\s*[•◦] \S.*\([^()]*\b(?i:esc) to interrupt\)\s*$`),
+		QueueKey: "Tab",
 	},
 	Gemini: {
-		Kind:         Gemini,
-		Commands:     []string{"gemini", "node"},
-		Settle:       100 * time.Millisecond,
+		Kind:     Gemini,
+		Commands: []string{"gemini", "node"},
+		// An Enter within ~40 ms of the paste being processed is a newline:
+		// at 100 ms a third of the sends needed a second Enter, 200 ms none.
+		Settle:       200 * time.Millisecond,
 		Prompts:      []string{">"},
 		Placeholders: []string{"Type your message or @path/to/file"},
-		Busy:         regexp.MustCompile(`\(esc to cancel, \d+s\)`),
-		QueueKey:     "Enter",
+		// " ⠸ Thinking... (esc to cancel, 1s)", "(esc to cancel, 1m 4s)".
+		Busy:     regexp.MustCompile(`\(esc to cancel, (?:\d+h )?(?:\d+m )?\d+s\)|^\s*[\x{2801}-\x{28FF}] \S.*(?:\.\.\.|…)`),
+		QueueKey: "Enter",
 	},
 	Shell: {
 		Kind:     Shell,
@@ -128,29 +147,137 @@ func (p Profile) Runs(currentCommand string) bool {
 }
 
 // InputLine finds the agent's input line on screen and returns what is
-// typed in it, with placeholders reported as empty. found is false when the
-// profile has no prompt glyph or none is on screen.
+// typed in it (the lines of a multi-line input joined with "\n"), with
+// placeholders reported as empty. found is false when the profile has no
+// prompt glyph or no input line is on screen: claude's is the ❯ line of the
+// last box between two rules (a history echo "❯ text" is not), gemini's
+// the > line under the last rule, codex's the last › line; a dialog or
+// panel drawn in place of the input box means there is none.
 func (p Profile) InputLine(screen string) (text string, found bool) {
 	if len(p.Prompts) == 0 {
 		return "", false
 	}
 	lines := strings.Split(screen, "\n")
+	switch p.Kind {
+	case Claude:
+		return p.claudeInput(lines)
+	case Gemini:
+		i, j, ok := geminiInput(lines)
+		if !ok {
+			return "", false
+		}
+		return p.typed(geminiText(lines[i:j])), true
+	}
 	for i := len(lines) - 1; i >= 0; i-- {
+		if caretItem.MatchString(lines[i]) {
+			return "", false // a dialog drawn in place of the input
+		}
 		rest, ok := p.afterPrompt(lines[i])
 		if !ok {
 			continue
 		}
-		if numbered.MatchString(rest) {
-			continue // a dialog's highlighted item, not the input line
-		}
-		for _, ph := range p.Placeholders {
-			if rest == ph {
-				return "", true
-			}
-		}
-		return rest, true
+		return p.typed(rest), true
 	}
 	return "", false
+}
+
+// typed is text with placeholders reported as empty.
+func (p Profile) typed(text string) string {
+	for _, ph := range p.Placeholders {
+		if text == ph {
+			return ""
+		}
+	}
+	if p.PlaceholderPattern != nil && p.PlaceholderPattern.MatchString(text) {
+		return ""
+	}
+	return text
+}
+
+// claudeInput reads claude's input box: a rule, "❯" + U+00A0 and the text
+// (continuation lines indented by two), a rule, the footer. Only the last
+// two rules on screen can hold it.
+func (p Profile) claudeInput(lines []string) (string, bool) {
+	bottom := lastRule(lines, len(lines))
+	if bottom < 0 {
+		return "", false
+	}
+	top := lastRule(lines, bottom)
+	if top < 0 || top+1 >= bottom {
+		return "", false
+	}
+	box := lines[top+1 : bottom]
+	first := strings.TrimRight(box[0], " ")
+	rest, ok := strings.CutPrefix(first, "❯")
+	if !ok || (rest != "" && !strings.HasPrefix(rest, "\u00a0")) {
+		return "", false
+	}
+	out := []string{strings.TrimPrefix(rest, "\u00a0")}
+	for _, l := range box[1:] {
+		out = append(out, strings.TrimPrefix(l, "  "))
+	}
+	return p.typed(trimLines(out)), true
+}
+
+// lastRule is the index of the last rule line above end, or -1.
+func lastRule(lines []string, end int) int {
+	for i := end - 1; i >= 0; i-- {
+		if isRule(lines[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// isRule reports whether l is a horizontal rule (─ only).
+func isRule(l string) bool {
+	t := strings.TrimSpace(l)
+	return utf8.RuneCountInString(t) >= 4 && strings.Trim(t, "─") == ""
+}
+
+// geminiInput finds gemini's input: the " > " line a few lines under the
+// last rule (a hint and a blank line come between), and its continuation
+// lines (indented by three). The input is lines[i:j]. A history echo
+// " > text" has no rule above it; a boxed dialog hides the rule and the
+// input.
+func geminiInput(lines []string) (i, j int, ok bool) {
+	r := lastRule(lines, len(lines))
+	if r < 0 {
+		return 0, 0, false
+	}
+	for i = r + 1; i < len(lines) && i <= r+4; i++ {
+		if geminiPrompt.MatchString(lines[i]) {
+			j = i + 1
+			for j < len(lines) && strings.HasPrefix(lines[j], "   ") && strings.TrimSpace(lines[j]) != "" {
+				j++
+			}
+			return i, j, true
+		}
+	}
+	return 0, 0, false
+}
+
+var geminiPrompt = regexp.MustCompile(`^ ?>(?: |$)`)
+
+// geminiText is the text of gemini's input lines.
+func geminiText(lines []string) string {
+	out := make([]string, len(lines))
+	for k, l := range lines {
+		if k == 0 {
+			l = geminiPrompt.ReplaceAllString(l, "")
+		}
+		out[k] = strings.TrimLeft(l, " ")
+	}
+	return trimLines(out)
+}
+
+// trimLines joins lines with their trailing blanks and the blank lines at
+// the end removed.
+func trimLines(lines []string) string {
+	for k := range lines {
+		lines[k] = strings.TrimRight(lines[k], " \u00a0\t")
+	}
+	return strings.Trim(strings.Join(lines, "\n"), " \u00a0\t\n")
 }
 
 func (p Profile) afterPrompt(line string) (string, bool) {
@@ -168,13 +295,55 @@ func (p Profile) afterPrompt(line string) (string, bool) {
 	return "", false
 }
 
-// IsBusy reports whether the screen shows the agent working.
+// IsBusy reports whether the screen shows the agent working. Claude is
+// also busy when its footer (under the input box) says "esc to interrupt".
 func (p Profile) IsBusy(screen string) bool {
 	if p.Busy == nil {
 		return false
 	}
-	for _, l := range strings.Split(screen, "\n") {
+	lines := strings.Split(screen, "\n")
+	for _, l := range lines {
 		if p.Busy.MatchString(l) {
+			return true
+		}
+	}
+	if p.Kind == Claude {
+		if r := lastRule(lines, len(lines)); r >= 0 {
+			for _, l := range lines[r+1:] {
+				if strings.Contains(l, "esc to interrupt") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// MenuOpen reports whether a completion menu is open over the input, so
+// that Enter would pick one of its items instead of submitting: gemini's
+// / and @ menus, which open for an input starting with / or whose last
+// word holds @ and list their items under the input.
+func (p Profile) MenuOpen(screen string) bool {
+	if p.Kind != Gemini {
+		return false
+	}
+	lines := strings.Split(screen, "\n")
+	i, j, ok := geminiInput(lines)
+	if !ok {
+		return false
+	}
+	text := geminiText(lines[i:j])
+	words := strings.Fields(text)
+	if !strings.HasPrefix(text, "/") && (len(words) == 0 || !strings.Contains(words[len(words)-1], "@") || strings.HasSuffix(text, " ")) {
+		return false
+	}
+	// Items are listed between the input and the footer.
+	for _, l := range lines[j:] {
+		t := strings.TrimSpace(l)
+		if isRule(l) || strings.Contains(l, "sandbox") || strings.Contains(l, "/model") {
+			break
+		}
+		if t != "" {
 			return true
 		}
 	}
@@ -182,10 +351,12 @@ func (p Profile) IsBusy(screen string) bool {
 }
 
 var (
-	numbered = regexp.MustCompile(`^\d{1,2}\.\s+\S`)
-	// caretItem is a highlighted item of a numbered menu: "❯ 1. Yes".
-	caretItem = regexp.MustCompile(`^\s*[❯›>▶→]\s*\d{1,2}\.\s+\S`)
-	plainItem = regexp.MustCompile(`^\s*\d{1,2}\.\s+\S`)
+	// caretItem is a highlighted item of a numbered menu: "❯ 1. Yes",
+	// "› 1. Yes, proceed (y)", or in a gemini box "│ ● 1. Allow once".
+	caretItem = regexp.MustCompile(`^\s*(?:[❯›>▶→]|│\s*●)\s*\d{1,2}\.\s+\S`)
+	plainItem = regexp.MustCompile(`^\s*(?:│\s*)?\d{1,2}\.\s+\S`)
+	// textBox is a boxed dialog that takes typed text: gemini's API-key box.
+	textBox = regexp.MustCompile(`^\s*│\s*(Enter Gemini API Key)\b`)
 )
 
 // dialogWindow is how many non-blank lines at the bottom of the screen are
@@ -193,8 +364,9 @@ var (
 const dialogWindow = 16
 
 // Dialog reports whether a numbered menu or dialog is on screen, returning
-// its highlighted line. A menu is a caret-marked numbered item with at least
-// one other numbered item near it, within the bottom of the screen.
+// its highlighted line. A menu is a caret-marked numbered item (or a boxed
+// "● 1." item) with at least one other numbered item near it, within the
+// bottom of the screen; gemini's API-key text box is a dialog too.
 func Dialog(screen string) (string, bool) {
 	var tail []string
 	lines := strings.Split(screen, "\n")
@@ -204,12 +376,15 @@ func Dialog(screen string) (string, bool) {
 		}
 	}
 	for i, l := range tail {
+		if m := textBox.FindStringSubmatch(l); m != nil {
+			return m[1], true
+		}
 		if !caretItem.MatchString(l) {
 			continue
 		}
 		for j := max(0, i-4); j < min(len(tail), i+5); j++ {
 			if j != i && plainItem.MatchString(tail[j]) {
-				return strings.TrimSpace(l), true
+				return strings.Trim(strings.TrimSpace(l), "│ "), true
 			}
 		}
 	}

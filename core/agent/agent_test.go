@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -24,6 +25,23 @@ func TestInfer(t *testing.T) {
 	}
 }
 
+// Screens as the real agents draw them (AGENTS-REFERENCE.md §2), and the
+// mock personas with them.
+const (
+	rule       = "────────────────────────────────────────────────────────────"
+	claudeFoot = "  ? for shortcuts · ← for agents"
+	geminiFoot = " workspace (/directory)       sandbox                 /model\n ~/party                      no sandbox              gemini-2.5-pro"
+)
+
+func claudeBox(input ...string) string {
+	return rule + "\n" + strings.Join(input, "\n") + "\n" + rule + "\n" + claudeFoot + "\n"
+}
+
+func geminiBox(input ...string) string {
+	return "                                          ? for shortcuts\n" + rule + "\n Shift+Tab to accept edits\n\n" +
+		strings.Join(input, "\n") + "\n\n" + geminiFoot + "\n"
+}
+
 func TestInputLine(t *testing.T) {
 	tests := []struct {
 		name   string
@@ -32,50 +50,130 @@ func TestInputLine(t *testing.T) {
 		want   string
 		found  bool
 	}{
-		{"claude idle", Claude, "────\n❯\u00a0\n────\n  ? for shortcuts", "", true},
-		{"claude typed", Claude, "────\n❯\u00a0hello world\n────", "hello world", true},
-		{"claude placeholder paste", Claude, "❯\u00a0[Pasted text #1 +12 lines]", "[Pasted text #1 +12 lines]", true},
-		{"claude dialog item is not input", Claude, "Do you want to proceed?\n❯ 1. Yes\n  2. No", "", false},
+		{"claude idle", Claude, claudeBox("❯\u00a0"), "", true},
+		{"claude idle trimmed by tmux", Claude, claudeBox("❯"), "", true},
+		{"claude typed", Claude, claudeBox("❯\u00a0hello world"), "hello world", true},
+		{"claude multi-line input", Claude, claudeBox("❯\u00a0first", "  second"), "first\nsecond", true},
+		{"claude paste placeholder is text", Claude, claudeBox("❯\u00a0[Pasted text #1 +12 lines]"), "[Pasted text #1 +12 lines]", true},
+		{"claude queued placeholder is empty", Claude,
+			"✢ Skedaddling…\n\n  ❯ queued while busy\n" + claudeBox("❯\u00a0Press up to edit queued messages"), "", true},
+		{"claude Try placeholder is empty", Claude, claudeBox(`❯` + "\u00a0" + `Try "how does <filepath> work?"`), "", true},
+		{"claude history echo is not the input", Claude,
+			"❯ earlier prompt\n\n● The answer.\n\n✻ Sautéed for 6s\n\n" + claudeBox("❯\u00a0"), "", true},
+		{"claude echo alone is no input line", Claude, "❯ earlier prompt\n\n● The answer.\n", "", false},
+		{"claude the last box counts", Claude, claudeBox("❯\u00a0old") + "\n● answer\n" + claudeBox("❯\u00a0new"), "new", true},
+		{"claude permission dialog hides the input", Claude,
+			"❯ clean up\n\n" + rule + "\n Bash command\n\n   rm -rf build\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. Yes, and always allow access to rm\n   3. No\n\n Esc to cancel · Tab to amend\n", "", false},
+		{"claude trust dialog", Claude, "Do you trust the files in this folder?\n ❯ 1. Yes, I trust this folder\n   2. No, exit\n", "", false},
 		{"codex placeholder", Codex, "› Ask Codex to do anything\n\n  ? for shortcuts", "", true},
-		{"codex typed", Codex, "› fix the bug", "fix the bug", true},
-		{"gemini placeholder", Gemini, " >   Type your message or @path/to/file", "", true},
+		{"codex typed", Codex, "› earlier\n\n• answer\n\n› fix the bug\n\n  ? for shortcuts", "fix the bug", true},
+		{"codex approval hides the input", Codex,
+			"› run it\n\nWould you like to run the following command?\n\nEnvironment: local\n\nReason: cleanup\n\n$ rm -rf build\n\n› 1. Yes, proceed (y)\n  2. Yes, and don't ask again for these commands (p)\n  3. No, and tell Codex what to do differently (esc)\n\nPress enter to confirm or esc to cancel", "", false},
+		{"gemini placeholder", Gemini, geminiBox(" >   Type your message or @path/to/file"), "", true},
+		{"gemini typed", Gemini, geminiBox(" > explain main.go"), "explain main.go", true},
+		{"gemini multi-line", Gemini, geminiBox(" > one", "   two"), "one\ntwo", true},
+		{"gemini paste placeholder", Gemini, geminiBox(" > [Pasted Text: 12 lines]"), "[Pasted Text: 12 lines]", true},
+		{"gemini history echo is not the input", Gemini, "\n > earlier prompt\n\n✦ The answer\n  goes on.\n", "", false},
+		{"gemini box hides the input", Gemini,
+			" > run it\n╭──────────╮\n│ Allow execution of [Shell]? │\n│ ● 1. Allow once │\n│   2. Allow for this session │\n│   3. No, suggest changes (esc) │\n╰──────────╯\n", "", false},
 		{"generic has no input line", Generic, "mock> hi", "", false},
 		{"no prompt on screen", Claude, "loading…", "", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, found := Lookup(tt.kind).InputLine(tt.screen)
-			assert.Equal(t, tt.found, found)
+			assert.Equal(t, tt.found, found, "found")
 			assert.Equal(t, tt.want, got)
 		})
 	}
 }
 
 func TestBusy(t *testing.T) {
-	assert.True(t, Lookup(Claude).IsBusy("✻ Thinking… (12s · ↑ 1.2k tokens · esc to interrupt)\n❯\u00a0"))
-	assert.True(t, Lookup(Claude).IsBusy("✢ Pondering… (3s)"), "newer builds omit esc to interrupt")
-	assert.False(t, Lookup(Claude).IsBusy("✻ Worked for 1m 52s\n❯\u00a0"), "a finished turn is not busy")
-	assert.True(t, Lookup(Codex).IsBusy("• Working (1m 4s • esc to interrupt)"))
-	assert.False(t, Lookup(Codex).IsBusy("› Ask Codex to do anything"))
-	assert.True(t, Lookup(Gemini).IsBusy("⠋ Thinking… (esc to cancel, 5s)"))
+	tests := []struct {
+		name   string
+		kind   Kind
+		screen string
+		want   bool
+	}{
+		{"claude verb without parenthesis", Claude, "✢ Skedaddling…\n\n" + claudeBox("❯\u00a0"), true},
+		{"claude verb with parenthesis", Claude, "✶ Pondering… (16s · ↓ 8 tokens)\n\n" + claudeBox("❯\u00a0"), true},
+		{"claude every glyph", Claude, "· Whirring…\n✳ Whirring…\n✻ Whirring…\n✽ Whirring…\n* Whirring…", true},
+		{"claude running stop hooks", Claude, "· Whirring… (running stop hooks… 0/2 · 4s)\n\n" + claudeBox("❯\u00a0"), true},
+		{"claude old style busy line", Claude, "✻ Thinking… (12s · ↑ 1.2k tokens · esc to interrupt)\n❯\u00a0", true},
+		{"claude esc to interrupt in the footer", Claude, rule + "\n❯\u00a0\n" + rule + "\n  esc to interrupt\n", true},
+		{"claude retrying", Claude, "✻ API error · Retrying in 13s · attempt 7/10\n" + claudeBox("❯\u00a0"), true},
+		{"claude finished turn", Claude, "● Done.\n\n✻ Sautéed for 6s\n\n" + claudeBox("❯\u00a0"), false},
+		{"claude worked for", Claude, "✻ Worked for 1m 52s\n" + claudeBox("❯\u00a0"), false},
+		{"claude esc to interrupt in an answer", Claude, "● Press esc to interrupt it.\n\n" + claudeBox("❯\u00a0"), false},
+		{"claude answer with an ellipsis", Claude, "● Loading…\n  * item…\n" + claudeBox("❯\u00a0"), false},
+		{"codex bullet frame", Codex, "• Working (1s • esc to interrupt)\n\n› Ask Codex to do anything", true},
+		{"codex hollow frame", Codex, "◦ Working (1m 04s • esc to interrupt)\n\n› Ask Codex to do anything", true},
+		{"codex reasoning header", Codex, "• Planning the fix (5s • esc to interrupt)", true},
+		{"codex idle", Codex, "• The answer.\n\nWorked for <1s • 12:05\n\n› Ask Codex to do anything", false},
+		{"codex queued follow-ups alone", Codex, "• Queued follow-up inputs\n  ↳ text\n› Ask Codex to do anything", false},
+		{"gemini ascii dots", Gemini, " ⠸ Thinking... (esc to cancel, 1s)\n\n" + geminiBox(" >   Type your message or @path/to/file"), true},
+		{"gemini minutes", Gemini, " ⠏ Thinking... (esc to cancel, 1m 4s)", true},
+		{"gemini spinner without parenthesis", Gemini, " ⠋ Thinking...", true},
+		{"gemini unicode ellipsis", Gemini, "⠋ Thinking… (esc to cancel, 5s)", true},
+		{"gemini idle", Gemini, "✦ The answer...\n" + geminiBox(" >   Type your message or @path/to/file"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, Lookup(tt.kind).IsBusy(tt.screen))
+		})
+	}
 }
 
 func TestDialog(t *testing.T) {
 	tests := []struct {
-		name   string
-		screen string
-		want   bool
+		name     string
+		screen   string
+		want     bool
+		selected string
 	}{
-		{"claude trust", "Do you trust the files in this folder?\n❯ 1. Yes, I trust this folder\n  2. No, exit\nEnter to confirm · Esc to cancel", true},
-		{"claude permission", "Do you want to proceed?\n❯ 1. Yes\n  2. Yes, and don't ask again\n  3. No (esc)", true},
-		{"codex approval", "Would you like to run the following command?\n  $ ls\n› 1. Yes, proceed (y)\n  2. No (esc)", true},
-		{"numbered list in an answer", "⏺ Steps:\n  1. parse\n  2. build\n────\n❯\u00a0\n────", false},
-		{"idle", "❯\u00a0\n", false},
+		{"claude trust", "Do you trust the files in this folder?\n ❯ 1. Yes, I trust this folder\n   2. No, exit\n\n Enter to confirm · Esc to cancel", true, "❯ 1. Yes, I trust this folder"},
+		{"claude api key", "Detected a custom API key in your environment\n   1. Yes\n ❯ 2. No (recommended)\n", true, "❯ 2. No (recommended)"},
+		{"claude permission", rule + "\n Bash command\n\n   rm -rf build\n\n Do you want to proceed?\n ❯ 1. Yes\n   2. Yes, and always allow access to rm\n   3. No\n\n Esc to cancel · Tab to amend", true, "❯ 1. Yes"},
+		{"codex approval", "Would you like to run the following command?\n\nEnvironment: local\n\nReason: cleanup\n\n$ ls\n\n› 1. Yes, proceed (y)\n  2. Yes, and don't ask again for these commands (p)\n  3. No, and tell Codex what to do differently (esc)\n\nPress enter to confirm or esc to cancel", true, "› 1. Yes, proceed (y)"},
+		{"codex trust", "› 1. Trust and continue\n  2. Quit\n", true, "› 1. Trust and continue"},
+		{"gemini tool box", "╭──────────────────────────────╮\n│ ?  Shell rm -rf build         │\n│                               │\n│ Allow execution of [Shell]?   │\n│                               │\n│ ● 1. Allow once               │\n│   2. Allow for this session   │\n│   3. No, suggest changes (esc)│\n╰──────────────────────────────╯", true, "● 1. Allow once"},
+		{"gemini trust box", "╭────────────╮\n│ Do you trust this folder? │\n│ ● 1. Trust folder (x) │\n│   2. Trust parent folder │\n│   3. Don't trust │\n╰────────────╯", true, "● 1. Trust folder (x)"},
+		{"gemini auth box", "╭────────────╮\n│ How would you like to authenticate for this project? │\n│   1. Login with Google │\n│ ● 2. Use Gemini API Key │\n│   3. Vertex AI │\n╰────────────╯", true, "● 2. Use Gemini API Key"},
+		{"gemini api key text box", "╭────────────╮\n│ Enter Gemini API Key │\n│ ╭──────╮ │\n│ │ Paste your API key here │ │\n│ ╰──────╯ │\n╰────────────╯", true, "Enter Gemini API Key"},
+		{"numbered list in a claude answer", "● Steps:\n  1. parse\n  2. build\n" + claudeBox("❯\u00a0"), false, ""},
+		{"claude answer starting with a numbered item", "● 1. parse\n  2. build\n" + claudeBox("❯\u00a0"), false, ""},
+		{"gemini answer with a numbered list", "✦ 1. parse\n  2. build\n" + geminiBox(" >   Type your message or @path/to/file"), false, ""},
+		{"idle", claudeBox("❯\u00a0"), false, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, got := Dialog(tt.screen)
+			sel, got := Dialog(tt.screen)
 			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.selected, sel)
+		})
+	}
+}
+
+func TestMenuOpen(t *testing.T) {
+	tests := []struct {
+		name   string
+		kind   Kind
+		screen string
+		want   bool
+	}{
+		{"gemini slash menu", Gemini, geminiBox(" > /he", "", " help    For help on gemini-cli", " theme   Change the theme"), true},
+		{"gemini at menu", Gemini, geminiBox(" > foo@", "", " codebase_investigator  [Agent]", " README.md"), true},
+		{"gemini long menu", Gemini, geminiBox(" > /", "", " about  Show version info", " ▼", " (1/26)"), true},
+		{"gemini at without matches", Gemini, geminiBox(" > mail bob@example.com"), false},
+		{"gemini completed path", Gemini, geminiBox(" > read @README.md"), false},
+		{"gemini plain text", Gemini, geminiBox(" > explain main.go"), false},
+		{"gemini at in an earlier word", Gemini, geminiBox(" > ask bob@example.com now"), false},
+		{"gemini empty", Gemini, geminiBox(" >   Type your message or @path/to/file"), false},
+		{"claude never", Claude, claudeBox("❯\u00a0/he"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, Lookup(tt.kind).MenuOpen(tt.screen))
 		})
 	}
 }

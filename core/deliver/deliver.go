@@ -148,10 +148,11 @@ func (d *Deliverer) Send(ctx context.Context, req Request) (Result, error) {
 	window := d.confirm()
 	var keys []string
 	for attempt := 0; attempt <= d.retries(); attempt++ {
-		if attempt > 0 {
-			if _, ok := agent.Dialog(res.Screen); ok {
-				break // never press Enter into a dialog
+		if _, ok := agent.Dialog(res.Screen); (ok && attempt > 0) || (req.Profile.MenuOpen(res.Screen) && !req.Force) {
+			if attempt == 0 {
+				return res, fmt.Errorf("send to %s: a completion menu opened over the text (Enter would pick from it): %w", req.Pane, ErrDialog)
 			}
+			break // never press Enter into a dialog or a menu
 		}
 		// The key follows the screen of the moment: a busy agent may have
 		// finished its turn since the paste (codex ignores Tab when idle),
