@@ -14,33 +14,119 @@
 // answer to a dialog, text is the choice). Writers hold an flock, so
 // concurrent mocks never interleave.
 //
+// # Screens
+//
+// Each persona draws what the real agent draws (AGENTS-REFERENCE.md §2):
+//
+//   - claude: input box rule / "❯"+U+00A0 / rule / "? for shortcuts · ←
+//     for agents"; a fresh session's empty input shows a dim Try "…". Busy:
+//     "✢ Skedaddling…" (glyph · ✢ ✳ ✶ ✻ ✽ *, a random verb, "…"), no
+//     parenthesis until the first token or ParenAfter, then "(16s · ↓ 8
+//     tokens)", "(running stop hooks… 0/2 · 4s)" while Stop hooks run, and
+//     "esc to interrupt" in the footer. History: "❯ text" (plain space),
+//     answers "● text", a finished turn "✻ Sautéed for 6s" (random verb),
+//     errors "● API Error: 500 …". A queued message shows as "  ❯ text"
+//     above the box, with the dim "Press up to edit queued messages" in the
+//     input; Up takes the queue back into the input. The permission dialog
+//     replaces the box and the spinner: " Do you want to proceed?",
+//     " ❯ 1. Yes", "2. Yes, and always allow …", "3. No", "Esc to cancel ·
+//     Tab to amend".
+//   - codex: "› Ask Codex to do anything"; busy "• Working (1s • esc to
+//     interrupt)" alternating with "◦ Working (…)"; "› text" echoes, "•"
+//     answers, "Worked for 3s • 12:05", "■ …" errors; Tab while busy queues
+//     ("• Queued follow-up inputs" / "↳ text"), Enter while busy steers (the
+//     turn starts over on the new text). The approval prompt replaces the
+//     busy line and the input: "Would you like to run the following
+//     command?", "Environment: local", "Reason: …", "$ cmd", "› 1. Yes,
+//     proceed (y)", "2. Yes, and don't ask again … (p)", "3. No, and tell
+//     Codex … (esc)", "Press enter to confirm or esc to cancel".
+//   - gemini: " >   Type your message or @path/to/file" between a rule and
+//     the footer (workspace … sandbox … /model); busy " ⠸ Thinking... (esc
+//     to cancel, 1s)", after a minute "1m 4s"; "  Queued (press ↑ to
+//     edit):" above the spinner, the queue merged into one prompt joined by
+//     a blank line; " > text" echoes, "✦ text" answers with a two-space
+//     continuation. Dialogs are boxes (╭│╰) with "● 1." on the selected
+//     item and hide the input and the spinner: "Allow execution of
+//     [Shell]?" (Allow once / Allow for this session / No, suggest changes
+//     (esc)), the trust dialog, the auth dialog ("● 2. Use Gemini API Key")
+//     and the "Enter Gemini API Key" text box. An input starting with / (one
+//     word) or whose last word holds @ opens a completion menu under the
+//     input; Enter picks its highlighted item (a command runs, a path is put
+//     into the input), Tab completes, Esc closes it. A paste of more than 5
+//     lines (500 chars) becomes "[Pasted Text: N lines]" after 0.5 s.
+//
+// Every persona: Esc during a turn interrupts it with no hook or notify
+// (claude prints Interrupted and puts the prompt back into the input, codex
+// "■ Conversation interrupted", gemini "ℹ Request cancelled."); Ctrl-U
+// clears the input; codex and gemini trim the submitted text (the log keeps
+// it as typed).
+//
 // # Behaviours (environment, defaulting to the real agents')
+//
+// Flags take 1 (on) or 0 (off); durations a Go duration or bare
+// milliseconds.
 //
 //	PARTY_MOCK_SCRIPT=FILE        answer script (below)
 //	PARTY_MOCK_LOG=FILE           submission log
-//	PARTY_MOCK_ALT_SCREEN=0|1     alternate screen (claude: off, codex: on;
-//	                              also CLAUDE_CODE_NO_FLICKER=1, codex --no-alt-screen)
-//	PARTY_MOCK_TRUST_DIALOG=1     show the trust dialog at start
-//	PARTY_MOCK_ENTER_GUARD=100ms  claude: an Enter this soon after a paste is lost
-//	                              (0 disables); an Enter in the same read as the
-//	                              paste's end is always lost, as in the real one
-//	PARTY_MOCK_BURST=0            codex: disable the paste-burst window (3+ chars
-//	                              <=8ms apart; an Enter within 120ms is a newline)
-//	PARTY_MOCK_NO_ESC_HINT=1      claude: busy line without "esc to interrupt"
 //	PARTY_MOCK_TRACE=FILE         log when each completion (Stop hook, codex
 //	                              notify, marker) or tagged block was emitted,
 //	                              for benchmarks
+//	PARTY_MOCK_ALT_SCREEN=0|1     alternate screen (claude: off, codex: on;
+//	                              also CLAUDE_CODE_NO_FLICKER=1, codex --no-alt-screen)
+//	PARTY_MOCK_TRUST_DIALOG=1     the trust dialog at start (gemini: boxed)
+//	PARTY_MOCK_START_DELAY=300ms  the prompt is drawn and keys are read only
+//	                              after this (gemini 300ms, others 0; the
+//	                              real gemini takes 4-10 s)
+//	PARTY_MOCK_ENTER_GUARD=100ms  claude: an Enter this soon after a paste is
+//	                              lost (0 disables); an Enter in the same read
+//	                              as the paste's end is always lost, as in the
+//	                              real one
+//	PARTY_MOCK_NO_ESC_HINT=1      claude: no "esc to interrupt" in the footer
+//	PARTY_MOCK_CLAUDE_PAREN_AFTER=15s  claude: the busy line has no
+//	                              parenthesis this long (or until the first
+//	                              answer text); 0 shows it at once
+//	PARTY_MOCK_CLAUDE_TRY=0       claude: no dim Try "…" in a fresh session
+//	PARTY_MOCK_CLAUDE_BATCH=0     claude: queued messages go one turn each
+//	                              instead of together as one turn (one
+//	                              UserPromptSubmit per message, each with
+//	                              its prompt_id, one Stop with the last)
+//	PARTY_MOCK_CLAUDE_ESC_RESTORE=0  claude: Esc does not put the prompt back
+//	PARTY_MOCK_NOTIFY_DELAY=300ms claude: the permission Notification this
+//	                              long after the dialog opened (real ~6.4s);
+//	                              PermissionRequest runs at once
+//	PARTY_MOCK_BURST=0            codex: disable the paste-burst window (3+ chars
+//	                              <=8ms apart; an Enter within 120ms is a newline)
+//	PARTY_MOCK_CODEX_BLINK=0      codex: the busy line is always "•"
+//	PARTY_MOCK_CODEX_ALL_INPUTS=0 codex: notify's input-messages holds only
+//	                              the turn's messages, not the whole thread's
+//	PARTY_MOCK_GEMINI_MENUS=0     gemini: no / and @ completion menus
+//	PARTY_MOCK_GEMINI_MERGE=0     gemini: queued messages go one turn each
+//	PARTY_MOCK_GEMINI_AUTH=1      gemini: the auth dialog and the API-key box
+//	                              at start (after the trust dialog)
+//	PARTY_MOCK_GEMINI_PASTE_GUARD=40ms  gemini: an Enter this soon after a
+//	                              paste (or 30ms after a typed key) is a newline
 //
 // Hooks are wired as with the real agents: claude reads the hooks of
 // ~/.claude/settings.json, ./.claude/settings.json,
-// ./.claude/settings.local.json and --settings FILE, and runs its
-// UserPromptSubmit, Stop, StopFailure, Notification and SessionStart
-// command hooks with the real JSON on stdin, and for write and run its
-// PreToolUse and PostToolUse hooks whose matcher selects the tool (Write,
-// Bash): a PreToolUse hook that prints permissionDecision "deny" or exits 2
-// stops the tool, and the screen says so. The session id is
-// $PARTY_MOCK_SESSION_ID, else random; codex runs the
-// program of -c notify=[...] with the turn's JSON as its last argument.
+// ./.claude/settings.local.json and --settings FILE, and runs its command
+// hooks with the real JSON on stdin. Every payload has session_id
+// ($PARTY_MOCK_SESSION_ID, else a random UUID), transcript_path, cwd and
+// hook_event_name; UserPromptSubmit {prompt, prompt_id}; Stop
+// {last_assistant_message, stop_hook_active, prompt_id}; StopFailure
+// {error (the fail step's type), last_assistant_message "API Error: …",
+// prompt_id}, no error_type; PermissionRequest {tool_name, tool_input,
+// permission_suggestions} when the permission dialog opens, then
+// Notification {notification_type "permission_prompt", message "Claude
+// needs your permission"}; SessionStart {source, model}. For write, run and
+// permission its PreToolUse hooks (and PostToolUse after write and run)
+// whose matcher selects the tool (Write, Bash) run: a PreToolUse hook that
+// prints permissionDecision "deny" or exits 2 stops the tool, and the
+// screen says so. No hook runs on an interrupt or a refused permission.
+// Codex runs the program of -c notify=[...] with the turn's JSON as its
+// last argument: type agent-turn-complete, thread-id and turn-id (UUIDs),
+// cwd, client "codex-tui", input-messages (every user message of the
+// thread so far), last-assistant-message; none after an error, a refused
+// approval or an interrupt.
 //
 // # Replay
 //

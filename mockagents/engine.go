@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,41 +16,84 @@ import (
 	"unicode/utf8"
 )
 
-// Options configure one mock agent.
+// Options configure one mock agent. DefaultOptions gives a persona the
+// behaviour of the real agent; each field below Replay switches one quirk.
 type Options struct {
-	Persona     string // claude, codex, gemini, generic
-	Script      *Script
-	LogPath     string
-	Pane        string
-	AltScreen   bool
-	TrustDialog bool
-	EnterGuard  time.Duration // claude
-	Burst       bool          // codex
-	NoEscHint   bool          // claude
-	Settings    string        // claude --settings
-	Notify      []string      // codex notify
-	TracePath   string        // PARTY_MOCK_TRACE: when completions were emitted
-	Replay      *Replay       // --replay: play a recorded cast instead of a persona
+	Persona   string // claude, codex, gemini, generic
+	Script    *Script
+	LogPath   string
+	Pane      string
+	AltScreen bool
+	Settings  string   // claude --settings
+	Notify    []string // codex notify
+	TracePath string   // PARTY_MOCK_TRACE: when completions were emitted
+	Replay    *Replay  // --replay: play a recorded cast instead of a persona
+
+	TrustDialog bool          // a trust dialog at start
+	StartDelay  time.Duration // the agent draws its prompt and reads keys only after this
+	EnterGuard  time.Duration // claude: an Enter this soon after a paste is lost
+	NoEscHint   bool          // claude: no "esc to interrupt" in the footer while busy
+	ParenAfter  time.Duration // claude: the busy line has no parenthesis this long (or until the first token)
+	TryHint     bool          // claude: a fresh session's empty input shows a dim Try "…"
+	Batch       bool          // claude: queued messages are sent together as one turn
+	EscRestore  bool          // claude: Esc during a turn puts its prompt back into the input
+	NotifyDelay time.Duration // claude: permission Notification this long after the dialog opened
+	Burst       bool          // codex: the paste-burst window
+	Blink       bool          // codex: the busy line alternates • and ◦
+	AllInputs   bool          // codex: notify's input-messages holds every user message of the thread
+	Menus       bool          // gemini: / and @ completion menus, Enter picks the highlighted item
+	Merge       bool          // gemini: queued messages merged into one prompt
+	Auth        bool          // gemini: auth dialog and API-key box at start
+	PasteGuard  time.Duration // gemini: an Enter this soon after a paste is a newline
 }
 
-// segment is a piece of the input: typed text, or one paste (which claude
-// and codex may show as a placeholder).
+// DefaultOptions returns the real agent's behaviour for persona.
+func DefaultOptions(persona string) Options {
+	o := Options{Persona: persona}
+	switch persona {
+	case "claude":
+		o.EnterGuard = 100 * time.Millisecond
+		o.ParenAfter = 15 * time.Second
+		o.TryHint, o.Batch, o.EscRestore = true, true, true
+		o.NotifyDelay = 300 * time.Millisecond
+	case "codex":
+		o.AltScreen, o.Burst, o.Blink, o.AllInputs = true, true, true, true
+	case "gemini":
+		o.Menus, o.Merge = true, true
+		o.PasteGuard = 40 * time.Millisecond
+		o.StartDelay = 300 * time.Millisecond
+	}
+	return o
+}
+
+// segment is a piece of the input: typed text, or one paste (which the
+// agents may show as a placeholder).
 type segment struct {
 	text  []byte
 	paste bool
-	n     int // paste number
+	n     int       // paste number
+	at    time.Time // when the paste ended
 }
 
+// dialog is a modal on screen: a numbered menu, or (textBox) a box that
+// takes typed text.
 type dialog struct {
+	lead   []string // lines above it (claude, codex)
+	rule   bool     // claude: a rule on top
 	title  []string
 	items  []string
+	indent string // before each item
+	after  []string
 	sel    int
-	footer string
-	no     int // the item Esc chooses
+	no     int          // the item Esc chooses; -1: Esc does nothing
+	keys   map[rune]int // shortcut keys
 	choose func(item int)
-}
 
-type queued struct{ text string }
+	textBox bool
+	text    []byte
+	submit  func(text string)
+	cancel  func()
+}
 
 // engine is one running mock agent. All its state belongs to the run loop.
 type engine struct {
@@ -58,6 +102,10 @@ type engine struct {
 	size   func() (int, int)
 	w, h   int
 	events chan func()
+
+	ready   bool     // past the start delay
+	early   [][]byte // input read before ready
+	startup []func() // dialogs still to show at start
 
 	input      []segment
 	pastes     int
@@ -68,6 +116,9 @@ type engine struct {
 	lastTyped  time.Time
 	burstRun   int
 	burstUntil time.Time
+	fresh      bool // nothing submitted yet (claude's Try hint)
+	menuSel    int  // gemini: highlighted completion
+	menuOff    bool // gemini: menu dismissed with Esc until the input changes
 
 	history  []string // lines printed above the live region
 	printed  int      // history lines already written (inline)
@@ -76,24 +127,37 @@ type engine struct {
 	busy      bool
 	busySince time.Time
 	frame     int
-	queue     []queued
+	queue     []string
 	dialog    *dialog
 	seq       int
 	turns     int
+	gen       int // bumped when a turn starts or is cancelled; stale timers check it
 
 	// the running turn
-	steps  []Step
-	groups []string
-	step   int
-	prompt string
-	answer []string
+	prompts    []string // the messages of the turn (claude sends a queue as one turn)
+	promptIDs  []string // claude prompt_id of each
+	prompt     string   // what the script answers (the last message)
+	steps      []Step
+	groups     []string
+	step       int
+	answer     []string
+	tokens     int
+	firstToken bool
+	verb       string
+	stopping   bool // claude: Stop hooks running
+	stopDone   int
+	stopTotal  int
+	stopSince  time.Time
+
+	thread string   // codex thread id
+	inputs []string // codex: every user message of the thread
 
 	hooks *hooks
 	exit  chan int
 }
 
 func newEngine(opt Options, out io.Writer, size func() (int, int)) *engine {
-	e := &engine{opt: opt, out: out, size: size, events: make(chan func(), 256), exit: make(chan int, 1)}
+	e := &engine{opt: opt, out: out, size: size, events: make(chan func(), 256), exit: make(chan int, 1), fresh: true, thread: newUUID()}
 	e.w, e.h = size()
 	e.hooks = newHooks(opt.Settings, opt.Notify)
 	return e
@@ -103,17 +167,17 @@ func newEngine(opt Options, out io.Writer, size func() (int, int)) *engine {
 func (e *engine) run(in io.Reader, winch <-chan os.Signal) int {
 	io.WriteString(e.out, "\x1b[?2004h")
 	if e.opt.Replay != nil {
+		e.ready = true
 		e.play()
 	} else {
 		if e.opt.AltScreen {
 			io.WriteString(e.out, "\x1b[?1049h")
 		}
 		e.banner()
-		if e.opt.TrustDialog {
-			e.trustDialog()
-		}
-		if e.opt.Persona == "claude" {
-			e.hooks.claudeEvent("SessionStart", map[string]any{"source": "startup", "model": "mock"}, false)
+		if e.opt.StartDelay > 0 {
+			e.later(e.opt.StartDelay, e.start)
+		} else {
+			e.start()
 		}
 		e.draw()
 	}
@@ -123,7 +187,7 @@ func (e *engine) run(in io.Reader, winch <-chan os.Signal) int {
 			n, err := in.Read(buf)
 			if n > 0 {
 				chunk := append([]byte(nil), buf[:n]...)
-				e.events <- func() { e.feed(chunk) }
+				e.events <- func() { e.read(chunk) }
 			}
 			if err != nil {
 				e.events <- func() { e.quit(0) }
@@ -141,7 +205,7 @@ func (e *engine) run(in io.Reader, winch <-chan os.Signal) int {
 		case f := <-e.events:
 			f()
 		case <-tick.C:
-			if !e.busy {
+			if !e.busy || e.dialog != nil {
 				continue
 			}
 			e.frame++
@@ -158,6 +222,37 @@ func (e *engine) run(in io.Reader, winch <-chan os.Signal) int {
 		}
 		e.draw()
 	}
+}
+
+// start ends the start delay: the startup dialogs open, claude's
+// SessionStart hook runs, and the keys typed meanwhile are read.
+func (e *engine) start() {
+	e.ready = true
+	if e.opt.TrustDialog && e.opt.Persona != "generic" {
+		e.startup = append(e.startup, e.trustDialog)
+	}
+	if e.opt.Auth && e.opt.Persona == "gemini" {
+		e.startup = append(e.startup, e.authDialog)
+	}
+	e.nextStartup()
+	if e.opt.Persona == "claude" {
+		e.hooks.claudeEvent("SessionStart", map[string]any{"source": "startup", "model": "claude-mock"}, false)
+	}
+	early := e.early
+	e.early = nil
+	for _, c := range early {
+		e.feed(c)
+	}
+}
+
+// nextStartup opens the next startup dialog, if any.
+func (e *engine) nextStartup() {
+	if len(e.startup) == 0 {
+		return
+	}
+	f := e.startup[0]
+	e.startup = e.startup[1:]
+	f()
 }
 
 func (e *engine) quit(code int) {
@@ -177,6 +272,27 @@ func (e *engine) restore() {
 // later runs f on the loop after d.
 func (e *engine) later(d time.Duration, f func()) {
 	time.AfterFunc(d, func() { e.events <- f })
+}
+
+// laterInTurn runs f on the loop after d unless the turn has ended or been
+// cancelled meanwhile.
+func (e *engine) laterInTurn(d time.Duration, f func()) {
+	gen := e.gen
+	e.later(d, func() {
+		if e.gen == gen {
+			f()
+		}
+	})
+}
+
+// read takes one read of input; before the agent is ready it waits, as in
+// the terminal's buffer.
+func (e *engine) read(chunk []byte) {
+	if !e.ready {
+		e.early = append(e.early, chunk)
+		return
+	}
+	e.feed(chunk)
 }
 
 // feed consumes one read of input.
@@ -218,7 +334,7 @@ func (e *engine) feed(chunk []byte) {
 			data = data[n:]
 		case b == '\r':
 			data = data[1:]
-			if pasteEndedHere && e.opt.Persona == "claude" {
+			if pasteEndedHere && e.opt.Persona == "claude" && e.dialog == nil {
 				continue // an Enter in the same read as the paste's end is lost
 			}
 			e.enter()
@@ -237,12 +353,17 @@ func (e *engine) feed(chunk []byte) {
 				e.quit(0)
 				return
 			}
-			e.input = nil
+			e.setInput("")
 		case b == 0x04:
 			data = data[1:]
 			if e.inputText() == "" {
 				e.quit(0)
 				return
+			}
+		case b == 0x15: // Ctrl-U clears the input
+			data = data[1:]
+			if e.dialog == nil {
+				e.setInput("")
 			}
 		case b < 0x20:
 			data = data[1:]
@@ -253,9 +374,11 @@ func (e *engine) feed(chunk []byte) {
 				return
 			}
 			data = data[size:]
-			if e.dialog != nil && r >= '1' && r <= '9' {
-				if n := int(r - '1'); n < len(e.dialog.items) {
+			if d := e.dialog; d != nil && !d.textBox {
+				if n, ok := d.keys[r]; ok {
 					e.choose(n)
+				} else if r >= '1' && r <= '9' && int(r-'1') < len(d.items) {
+					e.choose(int(r - '1'))
 				}
 				continue
 			}
@@ -267,30 +390,21 @@ func (e *engine) feed(chunk []byte) {
 // escape handles an escape sequence at the start of data, returning its
 // length, or ok=false when it is incomplete.
 func (e *engine) escape(data []byte) (int, bool) {
-	if len(data) == 1 {
-		// A lone ESC at the end of a read is the Esc key.
-		e.esc()
-		return 1, true
-	}
-	if data[1] != '[' {
+	if len(data) == 1 || data[1] != '[' {
+		// A lone ESC (or ESC not starting a CSI) is the Esc key.
 		e.esc()
 		return 1, true
 	}
 	for i := 2; i < len(data); i++ {
 		if data[i] >= 0x40 && data[i] <= 0x7e {
-			seq := string(data[:i+1])
-			switch seq {
+			switch string(data[:i+1]) {
 			case "\x1b[200~":
 				e.inPaste = true
 				e.pasteBuf.Reset()
 			case "\x1b[A":
-				if e.dialog != nil && e.dialog.sel > 0 {
-					e.dialog.sel--
-				}
+				e.arrow(-1)
 			case "\x1b[B":
-				if e.dialog != nil && e.dialog.sel < len(e.dialog.items)-1 {
-					e.dialog.sel++
-				}
+				e.arrow(+1)
 			}
 			return i + 1, true
 		}
@@ -298,24 +412,68 @@ func (e *engine) escape(data []byte) (int, bool) {
 	return 0, false
 }
 
+func (e *engine) arrow(delta int) {
+	if d := e.dialog; d != nil {
+		if !d.textBox {
+			d.sel = max(0, min(len(d.items)-1, d.sel+delta))
+		}
+		return
+	}
+	if items, _ := e.completions(); len(items) > 0 {
+		e.menuSel = (e.menuSel + delta + len(items)) % len(items)
+		return
+	}
+	// Claude: Up with an empty input takes the queued messages back to edit.
+	if delta < 0 && e.opt.Persona == "claude" && len(e.queue) > 0 && e.inputText() == "" {
+		e.setInput(strings.Join(e.queue, "\n"))
+		e.queue = nil
+	}
+}
+
 func (e *engine) esc() {
-	if e.dialog != nil {
-		e.choose(e.dialog.no)
+	if d := e.dialog; d != nil {
+		switch {
+		case d.textBox:
+			if d.cancel != nil {
+				e.dialog = nil
+				d.cancel()
+			}
+		case d.no >= 0:
+			e.choose(d.no)
+		}
+		return
+	}
+	if items, _ := e.completions(); len(items) > 0 {
+		e.menuOff = true
+		return
+	}
+	if e.busy && !e.stopping {
+		e.interrupt()
 	}
 }
 
 func (e *engine) endPaste() {
 	text := e.pasteBuf.String()
 	e.pasteEnd = time.Now()
-	if e.dialog != nil {
-		return // text typed into a dialog goes nowhere
+	if d := e.dialog; d != nil {
+		if d.textBox {
+			d.text = append(d.text, text...)
+		}
+		return // text pasted into a menu goes nowhere
 	}
 	e.pastes++
-	e.input = append(e.input, segment{text: []byte(text), paste: true, n: e.pastes})
+	e.input = append(e.input, segment{text: []byte(text), paste: true, n: e.pastes, at: e.pasteEnd})
+	e.inputChanged()
+	if e.opt.Persona == "gemini" {
+		e.later(geminiPasteDelay, func() {}) // redraw when the placeholder shows
+	}
 }
 
 func (e *engine) typeText(s string, typed bool) {
-	if e.dialog != nil {
+	if d := e.dialog; d != nil {
+		if d.textBox && s != "\n" {
+			d.text = append(d.text, s...)
+		}
 		return
 	}
 	now := time.Now()
@@ -332,6 +490,7 @@ func (e *engine) typeText(s string, typed bool) {
 	if typed {
 		e.lastTyped = now
 	}
+	e.inputChanged()
 	if n := len(e.input); n > 0 && !e.input[n-1].paste {
 		e.input[n-1].text = append(e.input[n-1].text, s...)
 		return
@@ -340,10 +499,18 @@ func (e *engine) typeText(s string, typed bool) {
 }
 
 func (e *engine) backspace() {
-	n := len(e.input)
-	if n == 0 || e.dialog != nil {
+	if d := e.dialog; d != nil {
+		if d.textBox && len(d.text) > 0 {
+			_, size := utf8.DecodeLastRune(d.text)
+			d.text = d.text[:len(d.text)-size]
+		}
 		return
 	}
+	n := len(e.input)
+	if n == 0 {
+		return
+	}
+	e.inputChanged()
 	last := &e.input[n-1]
 	if last.paste {
 		e.input = e.input[:n-1]
@@ -356,6 +523,17 @@ func (e *engine) backspace() {
 	}
 }
 
+func (e *engine) inputChanged() { e.menuSel, e.menuOff = 0, false }
+
+// setInput replaces the input with typed text.
+func (e *engine) setInput(s string) {
+	e.inputChanged()
+	e.input = nil
+	if s != "" {
+		e.input = []segment{{text: []byte(s)}}
+	}
+}
+
 func (e *engine) inputText() string {
 	var b strings.Builder
 	for _, s := range e.input {
@@ -365,15 +543,30 @@ func (e *engine) inputText() string {
 }
 
 func (e *engine) tab() {
-	if e.opt.Persona == "codex" && e.busy && e.dialog == nil && e.inputText() != "" {
+	if e.dialog != nil {
+		return
+	}
+	if items, word := e.completions(); len(items) > 0 {
+		e.complete(items[e.menuSel], word)
+		return
+	}
+	if e.opt.Persona == "codex" && e.busy && e.inputText() != "" {
 		e.accept("queued")
 	}
 }
 
 func (e *engine) enter() {
 	now := time.Now()
-	if e.dialog != nil {
-		e.choose(e.dialog.sel)
+	if d := e.dialog; d != nil {
+		if d.textBox {
+			if len(d.text) > 0 {
+				e.dialog = nil
+				e.logEntry("dialog", string(d.text))
+				d.submit(string(d.text))
+			}
+			return
+		}
+		e.choose(d.sel)
 		return
 	}
 	switch e.opt.Persona {
@@ -387,9 +580,16 @@ func (e *engine) enter() {
 			return
 		}
 	case "gemini":
-		if now.Sub(e.lastTyped) < 30*time.Millisecond {
+		if now.Sub(e.lastTyped) < 30*time.Millisecond || now.Sub(e.pasteEnd) < e.opt.PasteGuard {
 			e.typeText("\n", false)
 			return
+		}
+		if items, word := e.completions(); len(items) > 0 {
+			// Enter picks the highlighted completion: a command is run at
+			// once, a path is put into the input.
+			if e.complete(items[e.menuSel], word) {
+				return
+			}
 		}
 	}
 	if strings.TrimSpace(e.inputText()) == "" {
@@ -405,31 +605,39 @@ func (e *engine) enter() {
 	e.accept(mode)
 }
 
+// logEntry appends one entry to the mock log.
+func (e *engine) logEntry(mode, text string) {
+	e.seq++
+	_ = appendLog(e.opt.LogPath, LogEntry{Agent: e.opt.Persona, Pane: e.opt.Pane, Seq: e.seq, Mode: mode, Text: text, Time: time.Now().UTC()})
+}
+
 // accept takes the input as a submission.
 func (e *engine) accept(mode string) {
 	text := e.inputText()
-	e.input = nil
-	e.seq++
-	_ = appendLog(e.opt.LogPath, LogEntry{Agent: e.opt.Persona, Pane: e.opt.Pane, Seq: e.seq, Mode: mode, Text: text, Time: time.Now().UTC()})
+	e.setInput("")
+	e.fresh = false
+	e.logEntry(mode, text)
 	if e.opt.Replay != nil {
 		e.replayInput(text)
 		return
 	}
+	if e.opt.Persona == "gemini" || e.opt.Persona == "codex" {
+		text = strings.TrimSpace(text) // the log keeps what was typed
+	}
 	switch mode {
 	case "submit":
-		e.startTurn(text)
+		e.startTurn([]string{text})
 	case "queued":
-		e.queue = append(e.queue, queued{text: text})
+		e.queue = append(e.queue, text)
 	case "steer":
-		e.addHistory(e.userLine(text)...)
+		e.steer(text)
 	}
 }
 
 func (e *engine) choose(item int) {
 	d := e.dialog
 	e.dialog = nil
-	e.seq++
-	_ = appendLog(e.opt.LogPath, LogEntry{Agent: e.opt.Persona, Pane: e.opt.Pane, Seq: e.seq, Mode: "dialog", Text: strconv.Itoa(item + 1), Time: time.Now().UTC()})
+	e.logEntry("dialog", strconv.Itoa(item+1))
 	d.choose(item)
 }
 
@@ -437,30 +645,97 @@ func (e *engine) trustDialog() {
 	d := &dialog{no: 1, choose: func(item int) {
 		if item == 1 {
 			e.quit(1)
+			return
 		}
+		e.nextStartup()
 	}}
-	if e.opt.Persona == "codex" {
-		d.title = []string{"Do you trust the contents of this directory?"}
-		d.items = []string{"Yes, continue", "No, quit"}
-		d.footer = "Press enter to confirm or esc to cancel"
-	} else {
-		d.title = []string{"Do you trust the files in this folder?"}
+	cwd, _ := os.Getwd()
+	switch e.opt.Persona {
+	case "codex":
+		d.title = []string{"", "  Folder access", "  " + cwd, "", "  Trust this folder? Codex can read, edit, and run files here, subject to your permission", "  settings. Your trust decision will be saved.", ""}
+		d.items = []string{"Trust and continue", "Back to Agent Command Center"}
+		d.after = []string{"", "  enter continue · esc back"}
+	case "gemini":
+		d.title = []string{"", "Do you trust the files in this folder?", "", "Trusting a folder allows Gemini CLI to load its local configurations, including custom", "commands, hooks, MCP servers, agent skills, and settings.", "", ""}
+		d.items = []string{"Trust folder (" + filepath.Base(cwd) + ")", "Trust parent folder (" + filepath.Base(filepath.Dir(cwd)) + ")", "Don't trust"}
+		d.after = []string{""}
+		d.no = -1
+		d.choose = func(int) { e.nextStartup() }
+	default:
+		d.title = []string{" Accessing workspace:", "", " " + cwd, "", " Quick safety check: Is this a project you created or one you trust?", "",
+			" Claude Code'll be able to read, edit, and execute files here.", ""}
 		d.items = []string{"Yes, I trust this folder", "No, exit"}
-		d.footer = "Enter to confirm · Esc to cancel"
+		d.indent = " "
+		d.after = []string{"", " Enter to confirm · Esc to cancel"}
 	}
 	e.dialog = d
 }
 
-// startTurn runs the script's answer to prompt.
-func (e *engine) startTurn(prompt string) {
-	e.turns++
-	e.busy, e.busySince = true, time.Now()
-	e.prompt, e.answer, e.step = prompt, nil, 0
-	e.steps, e.groups = e.opt.Script.Plan(prompt)
-	e.addHistory(e.userLine(prompt)...)
-	if e.opt.Persona == "claude" {
-		e.hooks.claudeEvent("UserPromptSubmit", map[string]any{"prompt": prompt}, true)
+// authDialog is gemini's auth-method dialog; its second item opens the
+// API-key box.
+func (e *engine) authDialog() {
+	e.dialog = &dialog{
+		title:  []string{"", "? Get started", "", "  How would you like to authenticate for this project?", ""},
+		items:  []string{"Sign in with Google", "Use Gemini API Key", "Vertex AI"},
+		indent: "  ",
+		sel:    1,
+		no:     -1,
+		after:  []string{"", "  (Use Enter to select)", ""},
+		choose: func(item int) {
+			if item == 1 {
+				e.apiKeyBox()
+				return
+			}
+			e.nextStartup()
+		},
 	}
+}
+
+func (e *engine) apiKeyBox() {
+	e.dialog = &dialog{
+		textBox: true,
+		title: []string{"", "Enter Gemini API Key", "", "Please enter your Gemini API key. It will be securely stored in your system keychain.",
+			"You can get an API key from https://aistudio.google.com/app/apikey", ""},
+		after:  []string{"", "(Press Enter to submit, Esc to cancel, Ctrl+C to clear stored key)", ""},
+		submit: func(string) { e.nextStartup() },
+		cancel: e.authDialog,
+	}
+}
+
+// startTurn sends messages to the model as one turn.
+func (e *engine) startTurn(msgs []string) {
+	e.turns++
+	e.gen++
+	e.busy, e.busySince = true, time.Now()
+	e.prompts, e.promptIDs = msgs, nil
+	e.prompt = msgs[len(msgs)-1]
+	e.answer, e.step, e.tokens, e.firstToken = nil, 0, 0, false
+	e.verb = gerunds[rand.IntN(len(gerunds))]
+	for _, m := range msgs {
+		e.addHistory(e.userLine(m)...)
+		switch e.opt.Persona {
+		case "claude":
+			id := newUUID()
+			e.promptIDs = append(e.promptIDs, id)
+			e.hooks.claudeEvent("UserPromptSubmit", map[string]any{"prompt": m, "prompt_id": id}, true)
+		case "codex":
+			e.inputs = append(e.inputs, m)
+		}
+	}
+	e.steps, e.groups = e.opt.Script.Plan(e.prompt)
+	e.next()
+}
+
+// steer is codex's Enter while busy: the model request in flight is
+// abandoned and sent again with the new message, in the same turn.
+func (e *engine) steer(text string) {
+	e.addHistory(e.userLine(text)...)
+	e.inputs = append(e.inputs, text)
+	e.gen++
+	e.prompts = append(e.prompts, text)
+	e.prompt = text
+	e.steps, e.groups = e.opt.Script.Plan(text)
+	e.step = 0
 	e.next()
 }
 
@@ -473,28 +748,27 @@ func (e *engine) next() {
 		e.step++
 		switch st.Kind {
 		case "think":
-			turn := e.turns
-			e.later(st.Dur, func() {
-				if e.turns == turn {
-					e.next()
-				}
-			})
+			e.laterInTurn(st.Dur, e.next)
 			return
 		case "say":
 			text := expand(st.Arg, e.groups)
 			e.answer = append(e.answer, text)
+			e.tokens += max(1, utf8.RuneCountInString(text)/4)
+			e.firstToken = true
 			e.addHistory(e.answerLines(text)...)
 			if strings.Contains(text, "[[/POLI:MSG]]") {
 				e.trace("block")
 				e.draw()
 			}
 		case "echo":
-			e.addHistory(strings.Split(e.prompt, "\n")...)
+			e.addHistory(strings.Split(strings.Join(e.prompts, "\n"), "\n")...)
 		case "marker":
-			if m := markerAsk.FindStringSubmatch(e.prompt); m != nil {
-				e.trace("marker")
-				e.addHistory("PARTY_DONE_" + m[1])
-				e.draw()
+			for _, p := range e.prompts {
+				if m := markerAsk.FindStringSubmatch(p); m != nil {
+					e.trace("marker")
+					e.addHistory("PARTY_DONE_" + m[1])
+					e.draw()
+				}
 			}
 		case "write":
 			path, text, _ := strings.Cut(st.Arg, " ")
@@ -518,9 +792,7 @@ func (e *engine) next() {
 			e.permission(expand(st.Arg, e.groups))
 			return
 		case "fail":
-			e.addHistory("  ⎿ API Error: " + st.Arg)
-			e.hooks.claudeEvent("StopFailure", map[string]any{"error_type": st.Arg, "error": st.Arg}, false)
-			e.endTurn(false)
+			e.fail(st.Arg)
 			return
 		case "crash":
 			e.quit(st.Code)
@@ -529,7 +801,15 @@ func (e *engine) next() {
 			return
 		}
 	}
-	e.endTurn(true)
+	e.endTurn()
+}
+
+// promptID is claude's prompt_id of the turn: the last message's.
+func (e *engine) promptID() string {
+	if len(e.promptIDs) == 0 {
+		return ""
+	}
+	return e.promptIDs[len(e.promptIDs)-1]
 }
 
 // tool runs a tool the way the agent does, off the loop: claude's
@@ -537,42 +817,47 @@ func (e *engine) next() {
 // see its result. The screen shows the call and the start of its output;
 // the turn goes on when it is done.
 func (e *engine) tool(name string, input map[string]any, call string, do func() (string, error)) {
-	turn := e.turns
+	gen := e.gen
 	claude := e.opt.Persona == "claude"
+	useID, promptID := "toolu_"+strings.ReplaceAll(newUUID(), "-", "")[:24], e.promptID()
 	go func() {
 		var out string
 		var err error
 		deny := ""
 		if claude {
-			deny = e.hooks.claudeTool("PreToolUse", name, map[string]any{"tool_input": input})
+			deny = e.hooks.claudeTool("PreToolUse", name, map[string]any{"tool_input": input, "tool_use_id": useID, "prompt_id": promptID})
 		}
 		if deny == "" {
+			start := time.Now()
 			out, err = do()
 			if claude {
-				code := 0
-				var ee *exec.ExitError
-				if errors.As(err, &ee) {
-					code = ee.ExitCode()
+				stderr := ""
+				if err != nil {
+					stderr = err.Error()
 				}
-				e.hooks.claudeTool("PostToolUse", name, map[string]any{"tool_input": input,
-					"tool_response": map[string]any{"stdout": out, "stderr": "", "exit_code": code}})
+				e.hooks.claudeTool("PostToolUse", name, map[string]any{"tool_input": input, "tool_use_id": useID, "prompt_id": promptID,
+					"tool_response": map[string]any{"stdout": out, "stderr": stderr, "interrupted": false, "isImage": false, "noOutputExpected": false},
+					"duration_ms":   time.Since(start).Milliseconds()})
 			}
 		}
 		e.events <- func() {
-			if e.turns != turn {
+			if e.gen != gen {
 				return
 			}
-			e.addHistory(toolLines(claude, call, out, err, deny)...)
+			e.addHistory(e.toolLines(call, out, err, deny)...)
 			e.next()
 		}
 	}()
 }
 
 // toolLines is how a tool call shows in history.
-func toolLines(claude bool, call, out string, err error, deny string) []string {
+func (e *engine) toolLines(call, out string, err error, deny string) []string {
 	head, sub := "• Ran "+strings.TrimSuffix(strings.TrimPrefix(call, "Bash("), ")"), "  └ "
-	if claude {
-		head, sub = "⏺ "+call, "  ⎿  "
+	switch e.opt.Persona {
+	case "claude":
+		head, sub = "● "+call, "  ⎿  "
+	case "gemini":
+		head, sub = "✓  "+call, "   "
 	}
 	var body []string
 	switch {
@@ -583,7 +868,10 @@ func toolLines(claude bool, call, out string, err error, deny string) []string {
 		if len(body) > 5 {
 			body = append(body[:5], fmt.Sprintf("… +%d lines", len(body)-5))
 		}
-		if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			body = append(body, "Error: Exit code "+strconv.Itoa(ee.ExitCode()))
+		} else if err != nil {
 			body = append(body, "Error: "+err.Error())
 		}
 	}
@@ -592,56 +880,223 @@ func toolLines(claude bool, call, out string, err error, deny string) []string {
 		if i == 0 {
 			lines = append(lines, sub+l)
 		} else {
-			lines = append(lines, strings.Repeat(" ", len([]rune(sub)))+l)
+			lines = append(lines, strings.Repeat(" ", utf8.RuneCountInString(sub))+l)
 		}
 	}
 	return lines
 }
 
+// permission asks to run cmd. Claude runs its PreToolUse hooks first (a
+// denial skips the dialog), then opens the dialog, runs PermissionRequest
+// and, NotifyDelay later if the dialog is still open, the permission
+// Notification. Choosing No ends the turn without any hook.
 func (e *engine) permission(cmd string) {
+	if e.opt.Persona != "claude" {
+		e.openPermission(cmd)
+		return
+	}
+	gen, promptID := e.gen, e.promptID()
+	input := map[string]any{"command": cmd, "description": "Run " + firstWord(cmd)}
+	go func() {
+		deny := e.hooks.claudeTool("PreToolUse", "Bash", map[string]any{"tool_input": input, "prompt_id": promptID,
+			"tool_use_id": "toolu_" + strings.ReplaceAll(newUUID(), "-", "")[:24]})
+		e.events <- func() {
+			if e.gen != gen {
+				return
+			}
+			if deny != "" {
+				e.addHistory(e.toolLines("Bash("+cmd+")", "", nil, deny)...)
+				e.next()
+				return
+			}
+			e.openPermission(cmd)
+			d := e.dialog
+			e.hooks.claudeEvent("PermissionRequest", map[string]any{"tool_name": "Bash", "tool_input": input,
+				"permission_suggestions": []map[string]any{{"type": "addRules", "behavior": "allow", "destination": "localSettings",
+					"rules": []map[string]any{{"toolName": "Bash", "ruleContent": firstWord(cmd) + ":*"}}}}}, false)
+			e.later(e.opt.NotifyDelay, func() {
+				if e.dialog == d {
+					e.hooks.claudeEvent("Notification", map[string]any{"message": "Claude needs your permission", "notification_type": "permission_prompt"}, false)
+				}
+			})
+		}
+	}()
+}
+
+func (e *engine) openPermission(cmd string) {
 	d := &dialog{}
-	if e.opt.Persona == "codex" {
-		d.title = []string{"Would you like to run the following command?", "", "  $ " + cmd}
-		d.items = []string{"Yes, proceed (y)", "No, and tell Codex what to do differently (esc)"}
-		d.footer = "Press enter to confirm or esc to cancel"
-	} else {
-		d.title = []string{"Bash command", "", "  " + cmd, "", "Do you want to proceed?"}
-		d.items = []string{"Yes", "Yes, and don't ask again for this command", "No, and tell Claude what to do differently (esc)"}
+	cwd, _ := os.Getwd()
+	switch e.opt.Persona {
+	case "codex":
+		e.addHistory("• Running "+cmd, "")
+		d.title = []string{"  Would you like to run the following command?", "", "  Environment: local", "", "  Reason: the script asked for it", "", "  $ " + cmd, ""}
+		d.items = []string{"Yes, proceed (y)", "Yes, and don't ask again for commands that start with `" + cmd + "` (p)", "No, and tell Codex what to do differently (esc)"}
+		d.keys = map[rune]int{'y': 0, 'p': 1}
+		d.after = []string{"", "  Press enter to confirm or esc to cancel"}
+	case "gemini":
+		d.title = append(append([]string{"? Shell  " + cmd}, box(min(e.w, 80)-4, cmd)...), "Allow execution of [Shell]?", "")
+		d.items = []string{"Allow once", "Allow for this session", "No, suggest changes (esc)"}
+	default:
+		e.addHistory("● Bash(" + cmd + ")")
+		d.lead = []string{"  ⎿  Waiting…", ""}
+		d.rule = true
+		d.title = []string{" Bash command", "", "   " + cmd, "   Run " + cmd, "", " Do you want to proceed?"}
+		d.items = []string{"Yes", "Yes, and always allow access to " + filepath.Base(cwd) + "/ from this project", "No"}
+		d.indent = " "
+		d.after = []string{"", " Esc to cancel · Tab to amend · ctrl+e to explain"}
 	}
 	d.no = len(d.items) - 1
 	d.choose = func(item int) {
 		if item == d.no {
-			e.addHistory("  ⎿ Interrupted by user")
-			e.endTurn(false)
+			switch e.opt.Persona {
+			case "codex":
+				e.addHistory("✗ You canceled the request to run "+cmd, "")
+			case "gemini":
+				e.addHistory("ℹ Request cancelled.", "")
+			default:
+				e.addHistory("  ⎿  Interrupted · What should Claude do instead?", "")
+			}
+			e.stopTurn()
 			return
+		}
+		if e.opt.Persona == "claude" {
+			e.addHistory("  ⎿  (No content)", "")
 		}
 		e.next()
 	}
 	e.dialog = d
-	e.hooks.claudeEvent("Notification", map[string]any{"message": "Claude needs your permission to use Bash", "notification_type": "permission_prompt"}, false)
 }
 
-// endTurn finishes the running turn and starts the next queued message.
-func (e *engine) endTurn(ok bool) {
-	took := time.Since(e.busySince).Round(time.Second)
-	e.busy = false
-	answer := strings.Join(e.answer, "\n")
-	if ok {
-		switch e.opt.Persona {
-		case "claude":
-			e.addHistory(fmt.Sprintf("✻ Worked for %s", took))
-			e.trace("stop")
-			e.hooks.claudeEvent("Stop", map[string]any{"stop_hook_active": false, "last_assistant_message": answer}, false)
-		case "codex":
-			e.trace("notify")
-			e.hooks.codexTurn(e.prompt, answer, e.turns)
+// fail ends the turn with an API error: claude runs StopFailure (no
+// Stop), codex sends no notify.
+func (e *engine) fail(kind string) {
+	code := map[string]int{"rate_limit": 429, "server_error": 500, "api_error": 500, "overloaded": 529,
+		"authentication_failed": 401, "billing_error": 402, "invalid_request": 400}[kind]
+	if code == 0 {
+		code = 400
+	}
+	switch e.opt.Persona {
+	case "claude":
+		msg := fmt.Sprintf("API Error: %d mock %s", code, kind)
+		e.addHistory("● "+msg, "")
+		e.hooks.claudeEvent("StopFailure", map[string]any{"error": kind, "last_assistant_message": msg, "prompt_id": e.promptID()}, false)
+		e.addHistory("✻ "+pastVerbs[rand.IntN(len(pastVerbs))]+" for "+claudeDur(time.Since(e.busySince)), "")
+	case "codex":
+		e.addHistory(fmt.Sprintf(`■ {"error":{"code":null,"message":"mock %s","type":%q}}`, kind, kind), "")
+	case "gemini":
+		e.addHistory(fmt.Sprintf(`✕ [API Error: {"error":{"code":%d,"message":"mock %s","status":%q}}]`, code, kind, strings.ToUpper(kind)), "",
+			`ℹ This request failed. Press F12 for diagnostics, or run /settings and change "Error Verbosity" to full for full`, "  details.", "")
+	default:
+		e.addHistory("API Error: " + kind)
+	}
+	e.stopTurn()
+}
+
+// interrupt is Esc during a turn: it stops without any hook or notify;
+// claude puts the prompt (and what was queued) back into the input.
+func (e *engine) interrupt() {
+	switch e.opt.Persona {
+	case "claude":
+		// What was queued runs at once; with nothing queued the prompt goes
+		// back into the input.
+		e.addHistory("  ⎿  Interrupted · What should Claude do instead?", "")
+		if e.opt.EscRestore && len(e.queue) == 0 {
+			back := strings.Join(e.prompts, "\n")
+			if cur := e.inputText(); cur != "" {
+				back += "\n" + cur
+			}
+			e.setInput(back)
 		}
+	case "codex":
+		// What was queued goes back into the input.
+		e.addHistory("■ Conversation interrupted - use /feedback if something went wrong", "")
+		if len(e.queue) > 0 {
+			back := strings.Join(e.queue, "\n")
+			if cur := e.inputText(); cur != "" {
+				back += "\n" + cur
+			}
+			e.queue = nil
+			e.setInput(back)
+		}
+	case "gemini":
+		e.addHistory("ℹ Request cancelled.", "")
+	default:
+		e.addHistory("interrupted")
 	}
-	if len(e.queue) > 0 {
-		q := e.queue[0]
-		e.queue = e.queue[1:]
-		e.startTurn(q.text)
+	e.stopTurn()
+}
+
+// endTurn finishes the running turn normally: claude's Stop hooks (the
+// busy line says so while they run), codex's notify; then what was queued
+// is sent.
+func (e *engine) endTurn() {
+	answer := strings.Join(e.answer, "\n")
+	switch e.opt.Persona {
+	case "claude":
+		e.trace("stop")
+		payload := map[string]any{"stop_hook_active": false, "last_assistant_message": answer, "prompt_id": e.promptID(),
+			"effort": "medium", "background_tasks": []any{}, "session_crons": []any{}}
+		gen := e.gen
+		e.stopTotal = e.hooks.claudeProgress("Stop", payload, func(done int) {
+			e.events <- func() {
+				if e.gen != gen {
+					return
+				}
+				e.stopDone = done
+				if done == e.stopTotal {
+					e.finish()
+				}
+			}
+		})
+		if e.stopTotal > 0 {
+			e.stopping, e.stopDone, e.stopSince = true, 0, time.Now()
+			return
+		}
+	case "codex":
+		e.trace("notify")
+		inputs := e.prompts
+		if e.opt.AllInputs {
+			inputs = e.inputs
+		}
+		e.hooks.codexTurn(e.thread, newUUID(), inputs, answer)
 	}
+	e.finish()
+}
+
+// finish prints the turn's summary and goes idle (or on with the queue).
+func (e *engine) finish() {
+	took := time.Since(e.busySince)
+	switch e.opt.Persona {
+	case "claude":
+		e.addHistory("✻ "+pastVerbs[rand.IntN(len(pastVerbs))]+" for "+claudeDur(took), "")
+	case "codex":
+		d := "<1s"
+		if took >= time.Second {
+			d = codexDur(took)
+		}
+		e.addHistory("  Worked for "+d+" • "+time.Now().Format("15:04"), "")
+	}
+	e.stopTurn()
+}
+
+// stopTurn leaves the turn and sends what was queued: claude all of it as
+// one turn, gemini merged into one prompt, codex one at a time.
+func (e *engine) stopTurn() {
+	e.gen++
+	e.busy, e.stopping = false, false
+	if len(e.queue) == 0 {
+		return
+	}
+	var msgs []string
+	switch {
+	case e.opt.Persona == "claude" && e.opt.Batch:
+		msgs, e.queue = e.queue, nil
+	case e.opt.Persona == "gemini" && e.opt.Merge:
+		msgs, e.queue = []string{strings.Join(e.queue, "\n\n")}, nil
+	default:
+		msgs, e.queue = e.queue[:1], e.queue[1:]
+	}
+	e.startTurn(msgs)
 }
 
 // trace records when the agent emitted a completion, for benchmarks.
@@ -653,33 +1108,50 @@ func (e *engine) trace(what string) {
 
 // userLine is how a submitted prompt shows in history.
 func (e *engine) userLine(text string) []string {
-	first, _, _ := strings.Cut(text, "\n")
-	if len(text) > 200 || strings.Count(text, "\n") > 3 {
-		first = fmt.Sprintf("[%d chars]", len(text))
+	lines := strings.Split(text, "\n")
+	if len(text) > 200 || len(lines) > 4 {
+		lines = []string{fmt.Sprintf("[%d chars]", len(text))}
 	}
+	lead, cont := "mock> ", "      "
 	switch e.opt.Persona {
 	case "claude":
-		return []string{"> " + first, ""}
+		lead, cont = "❯ ", "  "
 	case "codex":
-		return []string{"▌ " + first, ""}
+		lead, cont = "› ", "  "
 	case "gemini":
-		return []string{"> " + first, ""}
+		lead, cont = " > ", "   "
 	}
-	return []string{"mock> " + first}
+	out := make([]string, 0, len(lines)+2)
+	if e.opt.Persona == "gemini" {
+		out = append(out, "") // the grey block's top
+	}
+	for i, l := range lines {
+		if i == 0 {
+			out = append(out, lead+l)
+		} else {
+			out = append(out, cont+l)
+		}
+	}
+	if e.opt.Persona != "generic" {
+		out = append(out, "")
+	}
+	return out
 }
 
 func (e *engine) answerLines(text string) []string {
+	lead := map[string]string{"claude": "● ", "codex": "• ", "gemini": "✦ "}[e.opt.Persona]
 	lines := strings.Split(text, "\n")
-	if e.opt.Persona == "claude" {
-		for i := range lines {
-			if i == 0 {
-				lines[i] = "⏺ " + lines[i]
-			} else {
-				lines[i] = "  " + lines[i]
-			}
+	if lead == "" {
+		return lines
+	}
+	for i := range lines {
+		if i == 0 {
+			lines[i] = lead + lines[i]
+		} else if lines[i] != "" {
+			lines[i] = "  " + lines[i]
 		}
 	}
-	return lines
+	return append(lines, "")
 }
 
 func (e *engine) addHistory(lines ...string) { e.history = append(e.history, lines...) }
@@ -709,11 +1181,46 @@ func box(w int, lines ...string) []string {
 	inner := w - 4
 	out := []string{"╭" + strings.Repeat("─", w-2) + "╮"}
 	for _, l := range lines {
-		pad := inner - width(l)
-		if pad < 0 {
-			pad = 0
-		}
+		pad := max(0, inner-width(l))
 		out = append(out, "│ "+l+strings.Repeat(" ", pad)+" │")
 	}
 	return append(out, "╰"+strings.Repeat("─", w-2)+"╯")
+}
+
+func firstWord(s string) string {
+	if f := strings.Fields(s); len(f) > 0 {
+		return f[0]
+	}
+	return s
+}
+
+// The words of claude's busy line and of its turn summary.
+var (
+	gerunds = []string{"Skedaddling", "Pondering", "Whirring", "Cogitating", "Noodling", "Percolating", "Ruminating",
+		"Simmering", "Moseying", "Schlepping", "Unravelling", "Fluttering", "Sock-hopping", "Hatching", "Marinating", "Wrangling"}
+	pastVerbs = []string{"Sautéed", "Churned", "Worked", "Brewed", "Cooked", "Baked", "Crunched", "Cogitated", "Mulled"}
+)
+
+// claudeDur is a duration as claude shows it: 6s, 1m 52s, 1h 2m 3s.
+func claudeDur(d time.Duration) string {
+	s := int(d.Round(time.Second) / time.Second)
+	switch {
+	case s >= 3600:
+		return fmt.Sprintf("%dh %dm %ds", s/3600, s%3600/60, s%60)
+	case s >= 60:
+		return fmt.Sprintf("%dm %ds", s/60, s%60)
+	}
+	return fmt.Sprintf("%ds", s)
+}
+
+// codexDur is a duration as codex shows it: 4s, 1m 04s, 1h 02m 03s.
+func codexDur(d time.Duration) string {
+	s := int(d / time.Second)
+	switch {
+	case s >= 3600:
+		return fmt.Sprintf("%dh %02dm %02ds", s/3600, s%3600/60, s%60)
+	case s >= 60:
+		return fmt.Sprintf("%dm %02ds", s/60, s%60)
+	}
+	return fmt.Sprintf("%ds", s)
 }

@@ -70,22 +70,20 @@ func (m *mock) entries(n int) []LogEntry {
 	}
 }
 
-func claudeOpts() Options {
-	return Options{Persona: "claude", EnterGuard: 100 * time.Millisecond}
-}
+func claudeOpts() Options { return DefaultOptions("claude") }
 
 func TestIdleScreens(t *testing.T) {
 	for _, tt := range []struct {
 		persona string
 		want    []string
 	}{
-		{"claude", []string{"\x1b[?2004h", "Welcome to Claude Code", "❯\u00a0", "? for shortcuts"}},
-		{"codex", []string{"\x1b[?2004h", ">_ OpenAI Codex", "› Ask Codex to do anything", "100% context left"}},
-		{"gemini", []string{"\x1b[?2004h", " >   Type your message or @path/to/file"}},
+		{"claude", []string{"\x1b[?2004h", "Welcome to Claude Code", "❯\u00a0\x1b[2mTry \"", "? for shortcuts · ← for agents"}},
+		{"codex", []string{"\x1b[?2004h", ">_ OpenAI Codex", "› Ask Codex to do anything", "  ← for agents · ? for shortcuts"}},
+		{"gemini", []string{"\x1b[?2004h", "─────\r\n Shift+Tab to accept edits\r\n\r\n >   Type your message or @path/to/file", "workspace (/directory)", "/model"}},
 		{"generic", []string{"\x1b[?2004h", "mock> "}},
 	} {
 		t.Run(tt.persona, func(t *testing.T) {
-			m := startMock(t, Options{Persona: tt.persona, AltScreen: tt.persona == "codex"}, "")
+			m := startMock(t, DefaultOptions(tt.persona), "")
 			for _, w := range tt.want {
 				m.expect(w)
 			}
@@ -147,13 +145,13 @@ func TestClaudePastePlaceholder(t *testing.T) {
 	m := startMock(t, claudeOpts(), "")
 	m.expect("❯\u00a0")
 	m.paste(strings.Repeat("x", 900))
-	m.expect("[Pasted text #1 +0 lines]")
+	m.expect("[Pasted text #1]")
 	m.paste("a\nb\nc\nd\ne")
 	m.expect("[Pasted text #2 +4 lines]")
 }
 
 func TestCodexPasteBurstWindow(t *testing.T) {
-	m := startMock(t, Options{Persona: "codex", Burst: true}, "on *\n  say ok\n")
+	m := startMock(t, DefaultOptions("codex"), "on *\n  say ok\n")
 	m.expect("› Ask Codex")
 	// Typed fast (one read) and Enter at once: Enter is a newline.
 	m.send("abc")
@@ -177,14 +175,15 @@ func TestQueueWhileBusy(t *testing.T) {
 		m.paste("two")
 		time.Sleep(150 * time.Millisecond)
 		m.send("\r")
-		m.expect("queued: two")
+		m.expect("  ❯ two\r\n")
+		m.expect("Press up to edit queued messages")
 		m.expect("second done")
 		got := m.entries(2)
 		require.Len(t, got, 2)
 		assert.Equal(t, []string{"submit", "queued"}, []string{got[0].Mode, got[1].Mode})
 	})
 	t.Run("codex queues on Tab and steers on Enter", func(t *testing.T) {
-		m := startMock(t, Options{Persona: "codex"}, "on *\n  think 2s\n  say done\n")
+		m := startMock(t, DefaultOptions("codex"), "on *\n  think 2s\n  say done\n")
 		m.expect("› Ask Codex")
 		m.paste("one")
 		m.send("\r")
@@ -210,8 +209,10 @@ func TestTrustDialog(t *testing.T) {
 		{"arrow down then Enter exits", "\x1b[B\r", 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			m := startMock(t, Options{Persona: "claude", TrustDialog: true}, "")
-			m.expect("❯ 1. Yes, I trust this folder")
+			opt := claudeOpts()
+			opt.TrustDialog = true
+			m := startMock(t, opt, "")
+			m.expect(" ❯ 1. Yes, I trust this folder")
 			m.send(tt.keys)
 			select {
 			case code := <-m.done:
@@ -222,7 +223,9 @@ func TestTrustDialog(t *testing.T) {
 		})
 	}
 	t.Run("1 trusts and text typed into the dialog is not submitted", func(t *testing.T) {
-		m := startMock(t, Options{Persona: "claude", TrustDialog: true}, "")
+		opt := claudeOpts()
+		opt.TrustDialog = true
+		m := startMock(t, opt, "")
 		m.expect("Yes, I trust this folder")
 		m.paste("not a prompt")
 		m.send("1")

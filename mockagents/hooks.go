@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -58,9 +57,17 @@ func sessionID() string {
 	if id := os.Getenv("PARTY_MOCK_SESSION_ID"); id != "" {
 		return id
 	}
-	var b [6]byte
+	return newUUID()
+}
+
+// newUUID returns a random (version 4) UUID.
+func newUUID() string {
+	var b [16]byte
 	_, _ = rand.Read(b[:])
-	return "mock-" + hex.EncodeToString(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b[:])
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
 }
 
 // readClaudeHooks reads the command hooks of a Claude Code settings file.
@@ -101,14 +108,17 @@ func readClaudeHooks(path string) map[string][]claudeHook {
 	return out
 }
 
-// payload adds the fields every claude hook gets.
+// payload adds the fields every claude hook gets. transcript_path is
+// where Claude Code keeps the session's transcript (the mock writes none).
 func (h *hooks) payload(event string, fields map[string]any) []byte {
 	cwd, _ := os.Getwd()
 	fields["session_id"] = h.session
-	fields["transcript_path"] = ""
+	fields["transcript_path"] = filepath.Join(os.Getenv("HOME"), ".claude", "projects", strings.ReplaceAll(cwd, "/", "-"), h.session+".jsonl")
 	fields["cwd"] = cwd
-	fields["permission_mode"] = "default"
 	fields["hook_event_name"] = event
+	if event != "SessionStart" && event != "Notification" {
+		fields["permission_mode"] = "default"
+	}
 	b, _ := json.Marshal(fields)
 	return b
 }
@@ -179,16 +189,46 @@ func (h *hooks) claudeEvent(event string, payload map[string]any, wait bool) {
 	}
 }
 
-// codexTurn runs codex's notify program after a turn.
-func (h *hooks) codexTurn(prompt, answer string, turn int) {
+// claudeProgress runs the hooks of event one after the other, off the
+// caller's goroutine, calling progress with how many have finished after
+// each; it returns how many there are (0: progress is never called).
+func (h *hooks) claudeProgress(event string, payload map[string]any, progress func(done int)) int {
+	cmds := h.claude[event]
+	if len(cmds) == 0 {
+		return 0
+	}
+	b := h.payload(event, payload)
+	h.queue <- func() {
+		for i, hk := range cmds {
+			cmd := exec.Command("sh", "-c", hk.command)
+			cmd.Stdin = bytes.NewReader(b)
+			_ = cmd.Run()
+			progress(i + 1)
+		}
+	}
+	return len(cmds)
+}
+
+// codexNotify is the JSON codex gives its notify program, in its order.
+type codexNotify struct {
+	Type          string   `json:"type"`
+	ThreadID      string   `json:"thread-id"`
+	TurnID        string   `json:"turn-id"`
+	Cwd           string   `json:"cwd"`
+	Client        string   `json:"client"`
+	InputMessages []string `json:"input-messages"`
+	LastMessage   string   `json:"last-assistant-message"`
+}
+
+// codexTurn runs codex's notify program after a turn, with the JSON as its
+// last argument.
+func (h *hooks) codexTurn(thread, turn string, inputs []string, answer string) {
 	if len(h.notify) == 0 {
 		return
 	}
 	cwd, _ := os.Getwd()
-	b, _ := json.Marshal(map[string]any{
-		"type": "agent-turn-complete", "thread-id": "mock-thread", "turn-id": strconv.Itoa(turn), "cwd": cwd,
-		"input-messages": []string{prompt}, "last-assistant-message": answer,
-	})
+	b, _ := json.Marshal(codexNotify{Type: "agent-turn-complete", ThreadID: thread, TurnID: turn, Cwd: cwd,
+		Client: "codex-tui", InputMessages: append([]string{}, inputs...), LastMessage: answer})
 	argv := append(append([]string{}, h.notify...), string(b))
 	h.queue <- func() {
 		cmd := exec.Command(argv[0], argv[1:]...)

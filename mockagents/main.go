@@ -47,17 +47,22 @@ func Main() int {
 // --settings, codex -c notify=... and --no-alt-screen; others are ignored)
 // and the PARTY_MOCK_* behaviours.
 func options(args []string, getenv func(string) string) (Options, error) {
-	opt := Options{
-		Persona:    persona(filepath.Base(args[0])),
-		LogPath:    getenv("PARTY_MOCK_LOG"),
-		TracePath:  getenv("PARTY_MOCK_TRACE"),
-		Pane:       getenv("TMUX_PANE"),
-		EnterGuard: 100 * time.Millisecond,
-		Burst:      getenv("PARTY_MOCK_BURST") != "0",
-		NoEscHint:  getenv("PARTY_MOCK_NO_ESC_HINT") == "1",
-	}
+	name := persona(filepath.Base(args[0]))
 	if p := getenv("PARTY_MOCK_PERSONA"); p != "" {
-		opt.Persona = persona(p)
+		name = persona(p)
+	}
+	for i, a := range args {
+		switch {
+		case a == "--persona" && i+1 < len(args):
+			name = persona(args[i+1])
+		case strings.HasPrefix(a, "--persona="):
+			name = persona(strings.TrimPrefix(a, "--persona="))
+		}
+	}
+	opt := DefaultOptions(name)
+	opt.LogPath, opt.TracePath, opt.Pane = getenv("PARTY_MOCK_LOG"), getenv("PARTY_MOCK_TRACE"), getenv("TMUX_PANE")
+	if err := switches(&opt, getenv); err != nil {
+		return opt, err
 	}
 	script := getenv("PARTY_MOCK_SCRIPT")
 	noAlt := false
@@ -74,9 +79,7 @@ func options(args []string, getenv func(string) string) (Options, error) {
 		}
 		switch {
 		case a == "--persona":
-			opt.Persona = persona(val())
-		case strings.HasPrefix(a, "--persona="):
-			opt.Persona = persona(strings.TrimPrefix(a, "--persona="))
+			val()
 		case a == "--mock-script":
 			script = val()
 		case a == "--settings":
@@ -113,14 +116,6 @@ func options(args []string, getenv func(string) string) (Options, error) {
 	case "0":
 		opt.AltScreen = false
 	}
-	opt.TrustDialog = getenv("PARTY_MOCK_TRUST_DIALOG") == "1" && (opt.Persona == "claude" || opt.Persona == "codex")
-	if g := getenv("PARTY_MOCK_ENTER_GUARD"); g != "" {
-		d, err := parseDur(g)
-		if err != nil {
-			return opt, fmt.Errorf("PARTY_MOCK_ENTER_GUARD: %w", err)
-		}
-		opt.EnterGuard = d
-	}
 	if replay != "" {
 		r, err := LoadReplay(replay)
 		if err != nil {
@@ -138,6 +133,59 @@ func options(args []string, getenv func(string) string) (Options, error) {
 		opt.Script = s
 	}
 	return opt, nil
+}
+
+// switches applies the PARTY_MOCK_* behaviour switches to opt. A flag is
+// on with 1 and off with 0; a duration is a Go duration or bare
+// milliseconds; unset keeps the real agent's behaviour.
+func switches(opt *Options, getenv func(string) string) error {
+	flags := []struct {
+		env string
+		to  *bool
+	}{
+		{"PARTY_MOCK_TRUST_DIALOG", &opt.TrustDialog},
+		{"PARTY_MOCK_NO_ESC_HINT", &opt.NoEscHint},
+		{"PARTY_MOCK_CLAUDE_TRY", &opt.TryHint},
+		{"PARTY_MOCK_CLAUDE_BATCH", &opt.Batch},
+		{"PARTY_MOCK_CLAUDE_ESC_RESTORE", &opt.EscRestore},
+		{"PARTY_MOCK_BURST", &opt.Burst},
+		{"PARTY_MOCK_CODEX_BLINK", &opt.Blink},
+		{"PARTY_MOCK_CODEX_ALL_INPUTS", &opt.AllInputs},
+		{"PARTY_MOCK_GEMINI_MENUS", &opt.Menus},
+		{"PARTY_MOCK_GEMINI_MERGE", &opt.Merge},
+		{"PARTY_MOCK_GEMINI_AUTH", &opt.Auth},
+	}
+	for _, f := range flags {
+		switch v := getenv(f.env); v {
+		case "":
+		case "1":
+			*f.to = true
+		case "0":
+			*f.to = false
+		default:
+			return fmt.Errorf("%s: want 0 or 1, got %q", f.env, v)
+		}
+	}
+	durs := []struct {
+		env string
+		to  *time.Duration
+	}{
+		{"PARTY_MOCK_START_DELAY", &opt.StartDelay},
+		{"PARTY_MOCK_ENTER_GUARD", &opt.EnterGuard},
+		{"PARTY_MOCK_CLAUDE_PAREN_AFTER", &opt.ParenAfter},
+		{"PARTY_MOCK_NOTIFY_DELAY", &opt.NotifyDelay},
+		{"PARTY_MOCK_GEMINI_PASTE_GUARD", &opt.PasteGuard},
+	}
+	for _, d := range durs {
+		if v := getenv(d.env); v != "" {
+			x, err := parseDur(v)
+			if err != nil {
+				return fmt.Errorf("%s: %w", d.env, err)
+			}
+			*d.to = x
+		}
+	}
+	return nil
 }
 
 func persona(name string) string {

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 	"unicode"
@@ -11,96 +14,117 @@ import (
 )
 
 var (
-	claudeGlyphs = []string{"·", "✢", "✳", "✶", "✻", "✽"}
+	claudeGlyphs = []string{"·", "✢", "✳", "✶", "✻", "✽", "*"}
 	geminiGlyphs = []string{"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"}
 )
 
+const (
+	// geminiPasteDelay is how long gemini shows a large paste before it
+	// collapses into its placeholder.
+	geminiPasteDelay = 500 * time.Millisecond
+	// maxMenu is how many completions gemini shows at once.
+	maxMenu = 8
+	dimOn   = "\x1b[2m"
+	dimOff  = "\x1b[22m"
+)
+
 // live is the bottom region of the screen: status, input and footer, or a
-// dialog.
+// dialog in place of all of them.
 func (e *engine) live() []string {
+	if !e.ready {
+		return nil
+	}
+	if e.dialog != nil {
+		return e.dialogLines()
+	}
 	var out []string
-	secs := int(time.Since(e.busySince).Seconds())
-	if e.busy {
-		switch e.opt.Persona {
-		case "claude":
-			hint := " · esc to interrupt"
-			if e.opt.NoEscHint {
-				hint = ""
-			}
-			out = append(out, fmt.Sprintf("%s Thinking… (%ds · ↑ 1.2k tokens%s)", claudeGlyphs[e.frame%len(claudeGlyphs)], secs, hint))
-		case "codex":
-			out = append(out, fmt.Sprintf("• Working (%ds • esc to interrupt)", secs))
-		case "gemini":
-			out = append(out, fmt.Sprintf("%s Thinking… (esc to cancel, %ds)", geminiGlyphs[e.frame%len(geminiGlyphs)], secs))
-		default:
-			out = append(out, fmt.Sprintf("working… %ds", secs))
-		}
-		for _, q := range e.queue {
-			first, _, _ := strings.Cut(q.text, "\n")
-			out = append(out, "  ⎿ queued: "+clip(first, 60))
-		}
-	}
-	if d := e.dialog; d != nil {
-		out = append(out, d.title...)
-		caret := "❯"
-		if e.opt.Persona == "codex" {
-			caret = "›"
-		}
-		for i, it := range d.items {
-			prefix := "  "
-			if i == d.sel {
-				prefix = caret + " "
-			}
-			out = append(out, fmt.Sprintf("%s%d. %s", prefix, i+1, it))
-		}
-		if d.footer != "" {
-			out = append(out, "", d.footer)
-		}
-		return out
-	}
-	lines := e.inputLines()
 	switch e.opt.Persona {
 	case "claude":
+		if e.busy {
+			out = append(out, e.claudeBusy(), "")
+		}
+		for _, q := range e.queue {
+			out = append(out, "  ❯ "+clip(firstLine(q), 60))
+		}
 		rule := strings.Repeat("─", max(e.w, 10))
 		out = append(out, rule)
-		for i, l := range lines {
+		for i, l := range e.inputLines() {
 			if i == 0 {
 				out = append(out, "❯\u00a0"+l)
 			} else {
 				out = append(out, "  "+l)
 			}
 		}
-		out = append(out, rule, "  ? for shortcuts")
+		footer := "  ? for shortcuts · ← for agents"
+		if e.busy && !e.opt.NoEscHint {
+			footer = "  esc to interrupt · ← for agents"
+		}
+		out = append(out, rule, footer)
 	case "codex":
-		if len(lines) == 1 && lines[0] == "" {
-			out = append(out, "› Ask Codex to do anything")
-		} else {
-			for i, l := range lines {
-				if i == 0 {
-					out = append(out, "› "+l)
-				} else {
-					out = append(out, "  "+l)
-				}
+		if e.busy {
+			glyph := "•"
+			if e.opt.Blink && e.frame%2 == 1 {
+				glyph = "◦"
+			}
+			out = append(out, fmt.Sprintf("%s Working (%s • esc to interrupt)", glyph, codexDur(time.Since(e.busySince))), "")
+		}
+		if len(e.queue) > 0 {
+			out = append(out, "• Queued follow-up inputs")
+			for _, q := range e.queue {
+				out = append(out, "  ↳ "+clip(firstLine(q), 60))
+			}
+			out = append(out, "    shift+← edit last queued message", "")
+		}
+		for i, l := range e.inputLines() {
+			switch {
+			case i == 0 && l == "" && len(e.input) == 0:
+				out = append(out, "› Ask Codex to do anything")
+			case i == 0:
+				out = append(out, "› "+l)
+			default:
+				out = append(out, "  "+l)
 			}
 		}
 		if e.busy && e.inputText() != "" {
 			out = append(out, "  tab to queue message")
 		}
-		out = append(out, "", "  ? for shortcuts"+strings.Repeat(" ", max(2, min(e.w, 80)-36))+"100% context left")
+		cwd, _ := os.Getwd()
+		out = append(out, "", "  x default · "+cwd, "  ← for agents · ? for shortcuts")
 	case "gemini":
-		if len(lines) == 1 && lines[0] == "" {
-			out = append(out, " >   Type your message or @path/to/file")
-		} else {
-			for i, l := range lines {
-				if i == 0 {
-					out = append(out, " > "+l)
-				} else {
-					out = append(out, "   "+l)
-				}
+		if len(e.queue) > 0 {
+			out = append(out, "  Queued (press ↑ to edit):")
+			for _, q := range e.queue {
+				out = append(out, "    "+clip(firstLine(q), 60))
 			}
 		}
+		status := ""
+		if e.busy {
+			status = fmt.Sprintf(" %s Thinking... (esc to cancel, %s)", geminiGlyphs[e.frame%len(geminiGlyphs)], geminiDur(time.Since(e.busySince)))
+		}
+		hint := "? for shortcuts"
+		out = append(out, status+strings.Repeat(" ", max(2, e.w-width(status)-width(hint)-1))+hint,
+			strings.Repeat("─", max(e.w, 10)), " Shift+Tab to accept edits", "")
+		for i, l := range e.inputLines() {
+			switch {
+			case i == 0 && l == "" && len(e.input) == 0:
+				out = append(out, " >   Type your message or @path/to/file")
+			case i == 0:
+				out = append(out, " > "+l)
+			default:
+				out = append(out, "   "+l)
+			}
+		}
+		out = append(out, "")
+		out = append(out, e.menuLines()...)
+		out = append(out, e.geminiFooter()...)
 	default:
-		for i, l := range lines {
+		if e.busy {
+			out = append(out, fmt.Sprintf("working… %ds", int(time.Since(e.busySince).Seconds())))
+		}
+		for _, q := range e.queue {
+			out = append(out, "  queued: "+clip(firstLine(q), 60))
+		}
+		for i, l := range e.inputLines() {
 			if i == 0 {
 				out = append(out, "mock> "+l)
 			} else {
@@ -111,18 +135,101 @@ func (e *engine) live() []string {
 	return out
 }
 
+// claudeBusy is claude's busy line: a glyph, a random verb and "…", with
+// no parenthesis until the first token or ParenAfter.
+func (e *engine) claudeBusy() string {
+	s := claudeGlyphs[e.frame%len(claudeGlyphs)] + " " + e.verb + "…"
+	took := time.Since(e.busySince)
+	switch {
+	case e.stopping && e.stopTotal == 1:
+		s += fmt.Sprintf(" (running stop hook · %s · ↓ %d tokens)", claudeDur(time.Since(e.stopSince)), e.tokens)
+	case e.stopping:
+		s += fmt.Sprintf(" (running stop hooks… %d/%d · %s)", e.stopDone, e.stopTotal, claudeDur(time.Since(e.stopSince)))
+	case e.firstToken || took >= e.opt.ParenAfter:
+		s += fmt.Sprintf(" (%s · ↓ %d tokens)", claudeDur(took), e.tokens)
+	}
+	return s
+}
+
+// dialogLines draws the dialog as the persona does: claude with a ❯ caret
+// (under a rule for a permission), codex with a › caret, gemini in a box
+// with ● on the selected item. The input box and the busy line are hidden
+// meanwhile.
+func (e *engine) dialogLines() []string {
+	d := e.dialog
+	body := append([]string{}, d.title...)
+	if d.textBox {
+		in := string(d.text)
+		if in == "" {
+			in = "Paste your API key here"
+		}
+		body = append(body, box(min(e.w, 80)-4, clip(in, min(e.w, 80)-12))...)
+	}
+	caret, pad := "❯ ", "  "
+	switch e.opt.Persona {
+	case "codex":
+		caret = "› "
+	case "gemini":
+		caret = "● "
+	}
+	for i, it := range d.items {
+		mark := pad
+		if i == d.sel {
+			mark = caret
+		}
+		body = append(body, fmt.Sprintf("%s%s%d. %s", d.indent, mark, i+1, it))
+	}
+	body = append(body, d.after...)
+	if e.opt.Persona == "gemini" {
+		return box(min(e.w, 80), body...)
+	}
+	if d.rule {
+		body = append([]string{strings.Repeat("─", max(e.w, 10))}, body...)
+	}
+	return append(append([]string{}, d.lead...), body...)
+}
+
+// geminiFooter is gemini's footer under the input.
+func (e *engine) geminiFooter() []string {
+	dir, _ := os.Getwd()
+	col := max(24, max(e.w, 40)/2)
+	if width(dir) > col-3 {
+		dir = "…/" + filepath.Base(dir)
+	}
+	row := func(a, b, c string) string {
+		return " " + a + strings.Repeat(" ", max(2, col-width(a)-1)) + b + strings.Repeat(" ", max(2, col-width(b))) + c
+	}
+	return []string{row("workspace (/directory)", "sandbox", "/model"), row(dir, "no sandbox", "Auto")}
+}
+
 // inputLines is the input as shown: pastes may collapse to a placeholder,
-// and only the last lines of a long input are shown.
+// only the last lines of a long input are shown, and an empty input may
+// show a dim placeholder.
 func (e *engine) inputLines() []string {
 	var b strings.Builder
 	for _, s := range e.input {
+		nl := bytes.Count(s.text, []byte("\n"))
 		switch {
-		case s.paste && e.opt.Persona == "claude" && (len(s.text) >= 800 || bytes.Count(s.text, []byte("\n")) > 3):
-			fmt.Fprintf(&b, "[Pasted text #%d +%d lines]", s.n, bytes.Count(s.text, []byte("\n")))
+		case s.paste && e.opt.Persona == "claude" && nl > 3:
+			fmt.Fprintf(&b, "[Pasted text #%d +%d lines]", s.n, nl)
+		case s.paste && e.opt.Persona == "claude" && len(s.text) >= 800:
+			fmt.Fprintf(&b, "[Pasted text #%d]", s.n)
 		case s.paste && e.opt.Persona == "codex" && utf8.RuneCount(s.text) > 1000:
 			fmt.Fprintf(&b, "[Pasted Content %d chars]", utf8.RuneCount(s.text))
+		case s.paste && e.opt.Persona == "gemini" && time.Since(s.at) >= geminiPasteDelay && nl+1 > 5:
+			fmt.Fprintf(&b, "[Pasted Text: %d lines]", nl+1)
+		case s.paste && e.opt.Persona == "gemini" && time.Since(s.at) >= geminiPasteDelay && utf8.RuneCount(s.text) > 500:
+			fmt.Fprintf(&b, "[Pasted Text: %d chars]", utf8.RuneCount(s.text))
 		default:
 			b.Write(s.text)
+		}
+	}
+	if b.Len() == 0 && e.opt.Persona == "claude" {
+		switch {
+		case len(e.queue) > 0:
+			return []string{dimOn + "Press up to edit queued messages" + dimOff}
+		case e.fresh && e.opt.TryHint:
+			return []string{dimOn + `Try "how does <filepath> work?"` + dimOff}
 		}
 	}
 	lines := strings.Split(strings.ReplaceAll(b.String(), "\t", "    "), "\n")
@@ -133,6 +240,128 @@ func (e *engine) inputLines() []string {
 		lines[i] = clip(l, 4*max(e.w, 20))
 	}
 	return lines
+}
+
+// completion is one item of gemini's completion menu.
+type completion struct {
+	label, desc string
+	slash       bool
+}
+
+var geminiCommands = []completion{
+	{"about", "Show version info", true}, {"auth", "Change the auth method", true}, {"bug", "Submit a bug report", true},
+	{"chat", "Manage conversation history", true}, {"clear", "Clear the screen and conversation history", true},
+	{"compress", "Compresses the context by replacing it with a summary", true},
+	{"copy", "Copy the last result or code snippet to clipboard", true}, {"directory", "Manage workspace directories", true},
+	{"docs", "Open full Gemini CLI documentation in your browser", true}, {"editor", "Set external editor preference", true},
+	{"extensions", "List active extensions", true}, {"help", "For help on gemini-cli", true}, {"hooks", "Manage hooks", true},
+	{"ide", "Manage IDE integration", true}, {"init", "Analyzes the project and creates a tailored GEMINI.md file", true},
+	{"mcp", "List configured MCP servers and tools", true}, {"memory", "Commands for interacting with memory", true},
+	{"model", "Opens a dialog to configure the model", true}, {"privacy", "Display the privacy notice", true},
+	{"quit", "Exit the cli", true}, {"restore", "Restore a tool call", true}, {"settings", "View and edit Gemini CLI settings", true},
+	{"stats", "Check session stats", true}, {"theme", "Change the theme", true}, {"tools", "List available Gemini CLI tools", true},
+	{"vim", "Toggle vim mode on/off", true},
+}
+
+// completions is gemini's completion menu for the word under the cursor
+// (the end of the input): a command while the input is one word starting
+// with /, files and agents for a word holding @. start is where the
+// completed part of the input begins.
+func (e *engine) completions() (items []completion, start int) {
+	if e.opt.Persona != "gemini" || !e.opt.Menus || e.dialog != nil || e.menuOff || !e.ready {
+		return nil, 0
+	}
+	text := e.inputText()
+	if strings.HasPrefix(text, "/") && !strings.ContainsAny(text, " \t\n") {
+		// Commands starting with the word first, then those holding it.
+		var more []completion
+		for _, c := range geminiCommands {
+			switch {
+			case strings.HasPrefix(c.label, text[1:]):
+				items = append(items, c)
+			case strings.Contains(c.label, text[1:]):
+				more = append(more, c)
+			}
+		}
+		return append(items, more...), 0
+	}
+	ws := strings.LastIndexAny(text, " \t\n") + 1
+	at := strings.LastIndex(text[ws:], "@")
+	if at < 0 {
+		return nil, 0
+	}
+	prefix := strings.ToLower(text[ws+at+1:])
+	cands := []completion{{label: "codebase_investigator", desc: "[Agent]"}}
+	if entries, err := os.ReadDir("."); err == nil {
+		var names []string
+		for _, en := range entries {
+			if n := en.Name(); !strings.HasPrefix(n, ".") {
+				if en.IsDir() {
+					n += "/"
+				}
+				names = append(names, n)
+			}
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			cands = append(cands, completion{label: n})
+		}
+	}
+	for _, c := range cands {
+		if strings.HasPrefix(strings.ToLower(c.label), prefix) {
+			items = append(items, c)
+		}
+	}
+	return items, ws + at
+}
+
+// complete puts the completion c into the input in place of what starts
+// at start. A command is then submitted (false: the caller goes on with
+// Enter); a path or agent stays in the input (true).
+func (e *engine) complete(c completion, start int) bool {
+	text := e.inputText()
+	if c.slash {
+		e.setInput("/" + c.label)
+		return false
+	}
+	head := text[:start]
+	if head != "" && !strings.HasSuffix(head, " ") && !strings.HasSuffix(head, "\n") {
+		head += " "
+	}
+	e.setInput(head + "@" + c.label + " ")
+	return true
+}
+
+// menuLines draws gemini's completion menu under the input.
+func (e *engine) menuLines() []string {
+	items, _ := e.completions()
+	if len(items) == 0 {
+		return nil
+	}
+	off := max(0, e.menuSel-maxMenu+1)
+	end := min(len(items), off+maxMenu)
+	col := 0
+	for _, c := range items {
+		col = max(col, width(c.label))
+	}
+	var out []string
+	if off > 0 {
+		out = append(out, " ▲")
+	}
+	for _, c := range items[off:end] {
+		l := " " + c.label
+		if c.desc != "" {
+			l += strings.Repeat(" ", col-width(c.label)+3) + c.desc
+		}
+		out = append(out, clip(l, max(e.w, 20)-2))
+	}
+	if end < len(items) {
+		out = append(out, " ▼")
+	}
+	if len(items) > maxMenu {
+		out = append(out, fmt.Sprintf(" (%d/%d)", e.menuSel+1, len(items)))
+	}
+	return out
 }
 
 // draw writes the screen: new history lines above the live region (inline),
@@ -183,11 +412,17 @@ func rows(lines []string, w int) int {
 	return n
 }
 
-// width is the display width of s: wide (CJK, emoji) runes take two cells.
+// width is the display width of s: wide (CJK, emoji) runes take two cells,
+// escape sequences none.
 func width(s string) int {
 	n := 0
+	esc := false
 	for _, r := range s {
 		switch {
+		case esc:
+			esc = r < 0x40 || r > 0x7e || r == '['
+		case r == 0x1b:
+			esc = true
 		case r < 0x20:
 		case unicode.Is(unicode.Han, r), unicode.Is(unicode.Hangul, r), unicode.Is(unicode.Hiragana, r),
 			unicode.Is(unicode.Katakana, r), r >= 0x1F300 && r <= 0x1FAFF, r >= 0xFF00 && r <= 0xFF60:
@@ -204,4 +439,21 @@ func clip(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+func firstLine(s string) string {
+	first, _, _ := strings.Cut(s, "\n")
+	return first
+}
+
+// geminiDur is a duration as gemini shows it: 4s, 1m 4s.
+func geminiDur(d time.Duration) string {
+	s := int(d / time.Second)
+	switch {
+	case s >= 3600:
+		return fmt.Sprintf("%dh %dm %ds", s/3600, s%3600/60, s%60)
+	case s >= 60:
+		return fmt.Sprintf("%dm %ds", s/60, s%60)
+	}
+	return fmt.Sprintf("%ds", s)
 }
