@@ -74,20 +74,39 @@ func FindMarker(screen, nonce, prompt string) (answer string, found bool) {
 }
 
 // chrome matches agent UI lines that are never part of an answer: rules,
-// prompt lines, status footers and finished-turn lines.
-var chrome = regexp.MustCompile(`^\s*(─{3,}.*|[❯›>]\s.*|[❯›>]|\? for shortcuts.*|\d+% context left.*|[✻✢✳✶✽·]\s+Worked for .*)$`)
+// prompt lines, status footers and finished-turn lines (claude's
+// "✻ Sautéed for 6s" with its random verb, codex's "Worked for 3s • 12:05").
+var chrome = regexp.MustCompile(`^\s*(─{3,}.*|[❯›>]\s.*|[❯›>]|\? for shortcuts.*|\d+% context left.*|[✻✢✳✶✽·*]\s+\S+ed for \d.*|Worked for .*)$`)
 
-// CleanAnswer trims agent chrome and blank edges from an answer and drops
-// the answer bullet ("⏺ ") of claude.
+// answerGlyphs start an answer on the agents' screens: claude's ● (⏺ in
+// older builds), codex's •, gemini's ✦; the answer's further lines are
+// indented by two.
+var answerGlyphs = []string{"● ", "⏺ ", "• ", "✦ "}
+
+// CleanAnswer trims agent chrome and blank edges from an answer, and drops
+// the answer glyph with the indent it gives the answer's further lines.
 func CleanAnswer(s string) string {
 	var keep []string
 	for _, l := range strings.Split(s, "\n") {
 		if chrome.MatchString(l) {
 			continue
 		}
-		l = strings.TrimRight(l, " \u00a0")
-		l = strings.TrimPrefix(l, "⏺ ")
-		keep = append(keep, l)
+		keep = append(keep, strings.TrimRight(l, " \u00a0"))
+	}
+	for i, l := range keep {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		for _, g := range answerGlyphs {
+			if rest, ok := strings.CutPrefix(l, g); ok {
+				keep[i] = rest
+				for j := i + 1; j < len(keep); j++ {
+					keep[j] = strings.TrimPrefix(keep[j], "  ")
+				}
+				break
+			}
+		}
+		break
 	}
 	return strings.Trim(strings.Join(keep, "\n"), "\n")
 }

@@ -29,7 +29,10 @@ func TestFindMarker(t *testing.T) {
 		name, screen, answer string
 		found                bool
 	}{
-		{"answer after echo", "> question" + Instruction(n) + "\n⏺ The answer\n  is 42.\nPARTY_DONE_k3j9x2m8q4ab\n────\n❯\u00a0\n────", "The answer\n  is 42.", true},
+		{"answer after echo", "> question" + Instruction(n) + "\n⏺ The answer\n  is 42.\nPARTY_DONE_k3j9x2m8q4ab\n────\n❯\u00a0\n────", "The answer\nis 42.", true},
+		{"gemini's glyph and indent", " > q" + Instruction(n) + "\n✦ The answer is 42.\n  Second line.\n\n  PARTY_DONE_k3j9x2m8q4ab", "The answer is 42.\nSecond line.", true},
+		{"codex's bullet and footer", "› q\n• list:\n    - a\nPARTY_DONE_k3j9x2m8q4ab\n  Worked for 1s • 12:05", "list:\n  - a", true},
+		{"claude's random verb line", "❯ q\n● fine\n✻ Sautéed for 6s\nPARTY_DONE_k3j9x2m8q4ab", "fine", true},
 		{"marker on the answer line", "> q" + Instruction(n) + "\nDone. PARTY_DONE_k3j9x2m8q4ab", "Done.", true},
 		{"other nonce", "PARTY_DONE_zzzzzzzzzzzz", "", false},
 		{"prefix of a longer token", "PARTY_DONE_k3j9x2m8q4abX", "", false},
