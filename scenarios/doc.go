@@ -15,11 +15,38 @@
 //	waitscreen TARGET REGEXP     wait until the pane's screen matches
 //	waitfor REGEXP CMD ARGS...   run CMD until its stdout matches
 //	mocklog count N              wait until the mock log has N entries, fail if it has more
-//	mocklog text I FILE          entry I (from 0) holds exactly the bytes of FILE
+//	mocklog text I FILE [CHANGE...]
+//	                             entry I (from 0) holds exactly the bytes of FILE, after
+//	                             the changes a real agent makes to its input: tabs4 (each
+//	                             tab becomes 4 spaces), trim (leading and trailing
+//	                             whitespace go), trimend (trailing whitespace goes)
 //	mocklog is I TEXT            entry I holds exactly TEXT
 //	mocklog field I KEY VALUE    entry I has KEY (agent, mode, pane) equal to VALUE
-//	mocklog set FILE             the texts are exactly the lines of FILE, in any order
+//	mocklog set FILE [SEP]       the texts are exactly the lines of FILE, in any order;
+//	                             with SEP ('\n\n') an entry may hold several joined by SEP
+//	mocklog each FILE [SEP]      every line of FILE arrives at least once, and nothing else
 //	mocklog none                 the mock log has no entries
 //	gen crlf|lines100|kb100 FILE   write a generated text to FILE and what must arrive to FILE.want
 //	golden NAME                  stdout, normalized, equals golden/NAME (-update rewrites)
+//	fakemodel start [SCRIPT]     start the fake model server (package mockagents/fakemodel)
+//	                             in the test process, scripted by SCRIPT, logging to
+//	                             $PARTY_MOCK_LOG; sets $FAKEMODEL_URL; stopped at the end
+//	realagent KIND...            seed the real agents (claude, codex, gemini) into $HOME for
+//	                             $WORK and $FAKEMODEL_URL, add their environment, and put the
+//	                             pinned agents (make agents) first on PATH
+//
+// mocklog reads the mock agents' log and the fake model's alike, and
+// counts only submissions: the fake model's side requests (mode side:
+// titles, routers) and tool-result continuations (mode continue) are
+// left out.
+//
+// # Real agents
+//
+// A scenario named real_<agent>_<case> drives the pinned REAL agents
+// (package mockagents/realagent; `make agents` installs them, and their
+// absence is a failure): fakemodel start, realagent KIND..., then party
+// as usual, with the fake model's log as the oracle. Every process such a
+// scenario starts carries $PARTY_TEST_TOKEN, and whatever still carries it
+// when the tmux server is gone (Codex's app-server daemon, an agent that
+// ignored the hang-up) is killed.
 package scenarios

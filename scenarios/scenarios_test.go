@@ -9,18 +9,21 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/partyhq/party/cmd/party/cli"
 	"github.com/partyhq/party/golden"
 	"github.com/partyhq/party/mockagents"
+	"github.com/partyhq/party/mockagents/realagent"
 )
 
 // update rewrites golden files and the expected files of failing cmp
@@ -59,12 +62,16 @@ func TestScenarios(t *testing.T) {
 			"gen":        cmdGen,
 			"waitfor":    cmdWaitFor,
 			"golden":     cmdGolden,
+			"fakemodel":  cmdFakeModel,
+			"realagent":  cmdRealAgent,
 		},
 	})
 }
 
 // setup gives each scenario a private tmux server, state and home, and
-// registers the server's teardown.
+// registers the server's teardown; a real_* scenario also gets a token
+// ($PARTY_TEST_TOKEN) that marks its processes, which are reaped once the
+// server is gone.
 func setup(env *testscript.Env) error {
 	var b [4]byte
 	_, _ = rand.Read(b[:])
@@ -99,8 +106,15 @@ func setup(env *testscript.Env) error {
 	} {
 		env.Setenv(k, v)
 	}
+	real := &realState{}
+	if isRealScenario(work) {
+		real.token = newToken()
+		env.Setenv(realagent.TokenVar, real.token)
+	}
+	env.Values[realKey{}] = real
 	env.Defer(func() {
 		killServer(env.Getenv, sock)
+		real.teardown(env.T())
 		os.RemoveAll(tmpdir)
 	})
 	return nil
@@ -152,7 +166,7 @@ func killServer(getenv func(string) string, sock string) {
 
 func scriptEnv(ts *testscript.TestScript) []string {
 	var env []string
-	for _, k := range []string{"PATH", "HOME", "TMUX_TMPDIR", "LC_ALL", "TERM", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "PARTY_MOCK_LOG"} {
+	for _, k := range []string{"PATH", "HOME", "TMUX_TMPDIR", "LC_ALL", "TERM", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "PARTY_MOCK_LOG", realagent.TokenVar} {
 		env = append(env, k+"="+ts.Getenv(k))
 	}
 	return env
@@ -217,7 +231,7 @@ func cmdWaitScreen(ts *testscript.TestScript, neg bool, args []string) {
 
 func cmdMockLog(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
-		ts.Fatalf("usage: mocklog count N | text I FILE | field I KEY VALUE | none")
+		ts.Fatalf("usage: mocklog count N | is I TEXT | text I FILE [CHANGE...] | field I KEY VALUE | set FILE [SEP] | each FILE [SEP] | none")
 	}
 	path := ts.Getenv("PARTY_MOCK_LOG")
 	read := func() []mockagents.LogEntry {
@@ -225,7 +239,7 @@ func cmdMockLog(ts *testscript.TestScript, neg bool, args []string) {
 		if err != nil && !os.IsNotExist(err) {
 			ts.Fatalf("mock log: %v", err)
 		}
-		return entries
+		return submissions(entries)
 	}
 	entry := func(i string, need int) mockagents.LogEntry {
 		n, err := strconv.Atoi(i)
@@ -249,28 +263,78 @@ func cmdMockLog(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("mock log has %d entries, want %d:\n%s", len(entries), want, dump(entries))
 		}
 	case "text":
+		if len(args) < 3 {
+			ts.Fatalf("usage: mocklog text I FILE [tabs4] [trim|trimend]")
+		}
 		e := entry(args[1], 0)
-		want, err := os.ReadFile(ts.MkAbs(args[2]))
+		b, err := os.ReadFile(ts.MkAbs(args[2]))
 		ts.Check(err)
-		if e.Text != string(want) {
-			ts.Fatalf("mock log entry %s: text differs from %s\n got %d bytes: %s\nwant %d bytes: %s",
-				args[1], args[2], len(e.Text), clip(strconv.Quote(e.Text)), len(want), clip(strconv.Quote(string(want))))
+		want := string(b)
+		for _, change := range args[3:] {
+			want = agentChange(ts, change, want)
+		}
+		if e.Text != want {
+			ts.Fatalf("mock log entry %s: text differs from %s %s\n got %d bytes: %s\nwant %d bytes: %s",
+				args[1], args[2], strings.Join(args[3:], " "), len(e.Text), clip(strconv.Quote(e.Text)), len(want), clip(strconv.Quote(want)))
 		}
 	case "is":
 		e := entry(args[1], 0)
 		if e.Text != args[2] {
 			ts.Fatalf("mock log entry %s: got %s, want %s", args[1], strconv.Quote(e.Text), strconv.Quote(args[2]))
 		}
-	case "set":
-		// Each line of FILE is one expected text; order is free, every
-		// text must arrive exactly once.
+	case "set", "each":
+		// set: each line of FILE is one expected text; order is free,
+		// every text must arrive exactly once. each: every line of FILE
+		// arrives at least once, and every text that arrives is one of
+		// them. With SEP (Go escapes, e.g. '\n\n'), an entry may hold
+		// several texts joined by SEP, as when an agent merges the
+		// messages queued during a turn; empty pieces are dropped.
+		if len(args) != 2 && len(args) != 3 {
+			ts.Fatalf("usage: mocklog %s FILE [SEP]", args[0])
+		}
 		b, err := os.ReadFile(ts.MkAbs(args[1]))
 		ts.Check(err)
 		want := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
-		entries := waitEntries(read, len(want))
-		var got []string
-		for _, e := range entries {
-			got = append(got, e.Text)
+		var sep string
+		if len(args) == 3 {
+			sep, err = strconv.Unquote(`"` + args[2] + `"`)
+			ts.Check(err)
+		}
+		texts := func(entries []mockagents.LogEntry) []string {
+			var got []string
+			for _, e := range entries {
+				if sep == "" {
+					got = append(got, e.Text)
+					continue
+				}
+				for _, t := range strings.Split(e.Text, sep) {
+					if t != "" {
+						got = append(got, t)
+					}
+				}
+			}
+			return got
+		}
+		// done says whether the wait for more texts is over.
+		done := func(got []string) bool { return len(got) >= len(want) }
+		if args[0] == "each" {
+			done = func(got []string) bool { return len(missing(want, got)) == 0 }
+		}
+		entries := read()
+		for deadline := time.Now().Add(waitLimit); !done(texts(entries)) && time.Now().Before(deadline); entries = read() {
+			time.Sleep(20 * time.Millisecond)
+		}
+		time.Sleep(300 * time.Millisecond) // to catch extra submissions
+		entries = read()
+		got := texts(entries)
+		if args[0] == "each" {
+			if m := missing(want, got); len(m) > 0 {
+				ts.Fatalf("mock log lacks %q of %s:\n%s", m, args[1], dump(entries))
+			}
+			if m := missing(got, want); len(m) > 0 {
+				ts.Fatalf("mock log has %q, not in %s:\n%s", m, args[1], dump(entries))
+			}
+			break
 		}
 		sort.Strings(got)
 		sort.Strings(want)
@@ -286,6 +350,48 @@ func cmdMockLog(ts *testscript.TestScript, neg bool, args []string) {
 	default:
 		ts.Fatalf("mocklog: unknown check %q", args[0])
 	}
+}
+
+// missing returns the texts of want that are not in got.
+func missing(want, got []string) []string {
+	var out []string
+	for _, w := range want {
+		if !slices.Contains(got, w) {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// agentChange applies to an expected text a change a real agent makes to
+// what it is given (AGENTS-REFERENCE §3): tabs4, each tab becomes 4
+// spaces (Claude); trim, leading and trailing whitespace go (Codex,
+// Gemini); trimend, trailing whitespace goes (Claude, for a text short
+// enough to stay in its input box rather than become a paste placeholder,
+// and for a text queued while it is busy).
+func agentChange(ts *testscript.TestScript, change, text string) string {
+	switch change {
+	case "tabs4":
+		return strings.ReplaceAll(text, "\t", "    ")
+	case "trim":
+		return strings.TrimSpace(text)
+	case "trimend":
+		return strings.TrimRightFunc(text, unicode.IsSpace)
+	}
+	ts.Fatalf("mocklog text: unknown change %q (want tabs4, trim or trimend)", change)
+	return ""
+}
+
+// submissions drops the fake model's entries that are not submissions:
+// side requests (titles, routers) and tool-result continuations.
+func submissions(entries []mockagents.LogEntry) []mockagents.LogEntry {
+	out := entries[:0:0]
+	for _, e := range entries {
+		if e.Mode != "side" && e.Mode != "continue" {
+			out = append(out, e)
+		}
+	}
+	return out
 }
 
 // waitEntries waits until the log has at least n entries, and then a little
