@@ -236,7 +236,7 @@ func (e *engine) start() {
 	}
 	e.nextStartup()
 	if e.opt.Persona == "claude" {
-		e.hooks.claudeEvent("SessionStart", map[string]any{"source": "startup", "model": "claude-mock"}, false)
+		e.hooks.claudeEvent("SessionStart", map[string]any{"source": "startup", "model": "claude-mock"})
 	}
 	early := e.early
 	e.early = nil
@@ -702,27 +702,45 @@ func (e *engine) apiKeyBox() {
 	}
 }
 
-// startTurn sends messages to the model as one turn.
+// startTurn sends messages to the model as one turn. Claude runs its
+// UserPromptSubmit hooks first, one per message, while the screen goes on.
 func (e *engine) startTurn(msgs []string) {
 	e.turns++
 	e.gen++
 	e.busy, e.busySince = true, time.Now()
 	e.prompts, e.promptIDs = msgs, nil
 	e.prompt = msgs[len(msgs)-1]
-	e.answer, e.step, e.tokens, e.firstToken = nil, 0, 0, false
+	e.answer, e.step, e.steps, e.tokens, e.firstToken = nil, 0, nil, 0, false
 	e.verb = gerunds[rand.IntN(len(gerunds))]
+	var submits []map[string]any
 	for _, m := range msgs {
 		e.addHistory(e.userLine(m)...)
 		switch e.opt.Persona {
 		case "claude":
 			id := newUUID()
 			e.promptIDs = append(e.promptIDs, id)
-			e.hooks.claudeEvent("UserPromptSubmit", map[string]any{"prompt": m, "prompt_id": id}, true)
+			submits = append(submits, map[string]any{"prompt": m, "prompt_id": id})
 		case "codex":
 			e.inputs = append(e.inputs, m)
 		}
 	}
+	gen := e.gen
+	if e.hooks.claudeEach("UserPromptSubmit", submits, func() {
+		e.events <- func() {
+			if e.gen == gen {
+				e.plan()
+			}
+		}
+	}) {
+		return
+	}
+	e.plan()
+}
+
+// plan starts the script's answer to the turn's prompt.
+func (e *engine) plan() {
 	e.steps, e.groups = e.opt.Script.Plan(e.prompt)
+	e.step = 0
 	e.next()
 }
 
@@ -734,9 +752,7 @@ func (e *engine) steer(text string) {
 	e.gen++
 	e.prompts = append(e.prompts, text)
 	e.prompt = text
-	e.steps, e.groups = e.opt.Script.Plan(text)
-	e.step = 0
-	e.next()
+	e.plan()
 }
 
 var markerAsk = regexp.MustCompile(`PARTY_DONE_ immediately followed by ([a-z0-9]+)`)
@@ -913,10 +929,10 @@ func (e *engine) permission(cmd string) {
 			d := e.dialog
 			e.hooks.claudeEvent("PermissionRequest", map[string]any{"tool_name": "Bash", "tool_input": input,
 				"permission_suggestions": []map[string]any{{"type": "addRules", "behavior": "allow", "destination": "localSettings",
-					"rules": []map[string]any{{"toolName": "Bash", "ruleContent": firstWord(cmd) + ":*"}}}}}, false)
+					"rules": []map[string]any{{"toolName": "Bash", "ruleContent": firstWord(cmd) + ":*"}}}}})
 			e.later(e.opt.NotifyDelay, func() {
 				if e.dialog == d {
-					e.hooks.claudeEvent("Notification", map[string]any{"message": "Claude needs your permission", "notification_type": "permission_prompt"}, false)
+					e.hooks.claudeEvent("Notification", map[string]any{"message": "Claude needs your permission", "notification_type": "permission_prompt"})
 				}
 			})
 		}
@@ -979,7 +995,7 @@ func (e *engine) fail(kind string) {
 	case "claude":
 		msg := fmt.Sprintf("API Error: %d mock %s", code, kind)
 		e.addHistory("● "+msg, "")
-		e.hooks.claudeEvent("StopFailure", map[string]any{"error": kind, "last_assistant_message": msg, "prompt_id": e.promptID()}, false)
+		e.hooks.claudeEvent("StopFailure", map[string]any{"error": kind, "last_assistant_message": msg, "prompt_id": e.promptID()})
 		e.addHistory("✻ "+pastVerbs[rand.IntN(len(pastVerbs))]+" for "+claudeDur(time.Since(e.busySince)), "")
 	case "codex":
 		e.addHistory(fmt.Sprintf(`■ {"error":{"code":null,"message":"mock %s","type":%q}}`, kind, kind), "")

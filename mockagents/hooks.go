@@ -168,25 +168,9 @@ func (h *hooks) claudeTool(event, tool string, fields map[string]any) string {
 }
 
 // claudeEvent runs the hooks of event with payload (the common fields are
-// added) and waits for them, as claude does for UserPromptSubmit.
-func (h *hooks) claudeEvent(event string, payload map[string]any, wait bool) {
-	cmds := h.claude[event]
-	if len(cmds) == 0 {
-		return
-	}
-	b := h.payload(event, payload)
-	done := make(chan struct{})
-	h.queue <- func() {
-		defer close(done)
-		for _, hk := range cmds {
-			cmd := exec.Command("sh", "-c", hk.command)
-			cmd.Stdin = strings.NewReader(string(b))
-			_ = cmd.Run()
-		}
-	}
-	if wait {
-		<-done
-	}
+// added), off the caller's goroutine.
+func (h *hooks) claudeEvent(event string, payload map[string]any) {
+	h.claudeEach(event, []map[string]any{payload}, func() {})
 }
 
 // claudeProgress runs the hooks of event one after the other, off the
@@ -207,6 +191,31 @@ func (h *hooks) claudeProgress(event string, payload map[string]any, progress fu
 		}
 	}
 	return len(cmds)
+}
+
+// claudeEach runs the hooks of event once per payload, in order, off the
+// caller's goroutine, then calls done (on the hooks' goroutine). It
+// reports false, calling nothing, when event has no hooks.
+func (h *hooks) claudeEach(event string, payloads []map[string]any, done func()) bool {
+	cmds := h.claude[event]
+	if len(cmds) == 0 {
+		return false
+	}
+	var bs [][]byte
+	for _, p := range payloads {
+		bs = append(bs, h.payload(event, p))
+	}
+	h.queue <- func() {
+		for _, b := range bs {
+			for _, hk := range cmds {
+				cmd := exec.Command("sh", "-c", hk.command)
+				cmd.Stdin = bytes.NewReader(b)
+				_ = cmd.Run()
+			}
+		}
+		done()
+	}
+	return true
 }
 
 // codexNotify is the JSON codex gives its notify program, in its order.
