@@ -116,7 +116,7 @@ func (c *Client) Inspect(ctx context.Context, id string) (mux.Pane, string, erro
 
 func (c *Client) inspect(ctx context.Context, id string) (mux.Pane, string, bool, error) {
 	fsep, rsep := c.seps()
-	out, err := c.Run(ctx, "display-message", "-p", "-t", id, strings.Join(paneFields, fsep)+rsep, ";",
+	out, err := c.Run(ctx, "display-message", "-p", "-t", id, strings.Join(paneFields, fsep)+rsep, cmdSep,
 		"capture-pane", "-p", "-J", "-t", id)
 	if err != nil {
 		return mux.Pane{}, "", false, fmt.Errorf("pane %s: %w", id, err)
@@ -156,7 +156,7 @@ func trimCapture(s string) string {
 func (c *Client) Paste(ctx context.Context, id string, text []byte) error {
 	buf := "party-" + token()
 	_, err := c.RunStdin(ctx, text,
-		"load-buffer", "-b", buf, "-", ";",
+		"load-buffer", "-b", buf, "-", cmdSep,
 		"paste-buffer", "-p", "-r", "-d", "-b", buf, "-t", id)
 	if err != nil {
 		_, _ = c.Run(context.WithoutCancel(ctx), "delete-buffer", "-b", buf)

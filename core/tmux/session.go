@@ -17,10 +17,13 @@ type Spawn struct {
 	Argv []string // empty: the default shell
 }
 
+// args are the arguments of a command that starts a pane. The directory is
+// a Literal (tmux expands -c as a format); -e values and the command's
+// words are not expanded, and Argv escapes any that ends in ';'.
 func (s Spawn) args() []string {
 	var a []string
 	if s.Cwd != "" {
-		a = append(a, "-c", s.Cwd)
+		a = append(a, "-c", Literal(s.Cwd))
 	}
 	for _, e := range s.Env {
 		a = append(a, "-e", e)
@@ -40,23 +43,32 @@ func (s Spawn) args() []string {
 // NewSession creates a detached session of one window sized w x h running
 // spawn, and returns its first pane's id. opts are set by the same tmux
 // process before the server handles anything else, so an option such as
-// remain-on-exit is in place even for a program that exits at once.
+// remain-on-exit is in place even for a program that exits at once. The
+// name must pass CheckSessionName; a session that tmux named otherwise is
+// killed and refused.
 func (c *Client) NewSession(ctx context.Context, name string, w, h int, spawn Spawn, opts ...Option) (string, error) {
-	args := []string{"new-session", "-d", "-P", "-F", "#{pane_id}", "-s", name,
+	if err := CheckSessionName(name); err != nil {
+		return "", err
+	}
+	fsep, _ := c.seps()
+	args := []string{"new-session", "-d", "-P", "-F", "#{pane_id}" + fsep + "#{session_name}", "-s", Literal(name),
 		"-x", strconv.Itoa(w), "-y", strconv.Itoa(h)}
 	args = append(args, spawn.args()...)
 	if len(opts) > 0 {
-		set, err := setArgs(opts)
-		if err != nil {
-			return "", err
-		}
-		args = append(append(args, ";"), set...)
+		args = append(append(args, cmdSep), setArgs(opts)...)
 	}
 	out, err := c.Run(ctx, args...)
 	if err != nil {
 		return "", fmt.Errorf("new session %q: %w", name, err)
 	}
-	return strings.TrimSpace(string(out)), nil
+	id, got, _ := strings.Cut(strings.TrimSuffix(string(out), "\n"), fsep)
+	if got != name {
+		if strings.HasPrefix(id, "%") {
+			_, _ = c.Run(context.WithoutCancel(ctx), "kill-session", "-t", id)
+		}
+		return "", fmt.Errorf("new session %q: tmux named it %q: %w", name, got, ErrName)
+	}
+	return id, nil
 }
 
 // SplitWindow splits the window of pane target, runs spawn in the new pane,
@@ -74,10 +86,21 @@ func (c *Client) SplitWindow(ctx context.Context, target string, spawn Spawn) (s
 	return id, nil
 }
 
+// SplitBottom adds a full-width pane of lines rows at the bottom of the
+// current window of session, running spawn, and returns its id.
+func (c *Client) SplitBottom(ctx context.Context, session string, lines int, spawn Spawn) (string, error) {
+	args := []string{"split-window", "-d", "-f", "-v", "-l", strconv.Itoa(lines), "-P", "-F", "#{pane_id}", "-t", SessionTarget(session)}
+	out, err := c.Run(ctx, append(args, spawn.args()...)...)
+	if err != nil {
+		return "", fmt.Errorf("split window of %s: %w", session, err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
 // NewWindow runs spawn in a new window named name of session, in the
 // background (the current window stays), and returns its pane's id.
 func (c *Client) NewWindow(ctx context.Context, session, name string, spawn Spawn) (string, error) {
-	args := []string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", SessionTarget(session), "-n", name}
+	args := []string{"new-window", "-d", "-P", "-F", "#{pane_id}", "-t", SessionTarget(session), "-n", Literal(name)}
 	out, err := c.Run(ctx, append(args, spawn.args()...)...)
 	if err != nil {
 		return "", fmt.Errorf("new window %s in %s: %w", name, session, err)
@@ -99,27 +122,21 @@ type Option struct {
 	Scope, Target, Name, Value string
 }
 
-// SetOptions sets opts in one tmux process.
+// SetOptions sets opts in one tmux process. Option values are not
+// expanded by tmux, and Argv keeps a trailing ';'.
 func (c *Client) SetOptions(ctx context.Context, opts ...Option) error {
-	args, err := setArgs(opts)
-	if err != nil {
-		return err
-	}
-	if _, err := c.Run(ctx, args...); err != nil {
+	if _, err := c.Run(ctx, setArgs(opts)...); err != nil {
 		return fmt.Errorf("set options: %w", err)
 	}
 	return nil
 }
 
-// setArgs chains one set-option per option, separated by ";" arguments.
-func setArgs(opts []Option) ([]string, error) {
+// setArgs chains one set-option per option.
+func setArgs(opts []Option) []string {
 	var args []string
 	for i, o := range opts {
-		if strings.HasSuffix(o.Value, ";") || strings.HasSuffix(o.Target, ";") {
-			return nil, fmt.Errorf("option %s value %q ends in ';', which tmux would drop: %w", o.Name, o.Value, ErrCommand)
-		}
 		if i > 0 {
-			args = append(args, ";")
+			args = append(args, cmdSep)
 		}
 		args = append(args, "set-option")
 		if o.Scope != "" {
@@ -127,7 +144,7 @@ func setArgs(opts []Option) ([]string, error) {
 		}
 		args = append(args, "-t", o.Target, o.Name, o.Value)
 	}
-	return args, nil
+	return args
 }
 
 // SessionTarget is the exact-match target of session name.

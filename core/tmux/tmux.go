@@ -198,6 +198,9 @@ func (c *Client) RunStdin(ctx context.Context, stdin []byte, args ...string) ([]
 }
 
 // Argv is the full argv that runs the tmux command args on this server.
+// Every argument reaches the command exactly as given: one that ends in
+// ';' is escaped (EscapeArg), and only this package's cmdSep separates
+// two commands.
 func (c *Client) Argv(args ...string) []string {
 	bin := c.Bin
 	if bin == "" {
@@ -207,7 +210,14 @@ func (c *Client) Argv(args ...string) []string {
 	if c.Config != "" && len(args) > 0 && args[0] == "new-session" {
 		argv = append(argv, "-f", c.Config)
 	}
-	return append(argv, args...)
+	for _, a := range args {
+		if a == cmdSep {
+			argv = append(argv, ";")
+			continue
+		}
+		argv = append(argv, EscapeArg(a))
+	}
+	return argv
 }
 
 // SocketArgs is the socket selection as a command-line fragment for

@@ -128,15 +128,18 @@ func TestClassify(t *testing.T) {
 }
 
 func TestSpawnNeverUsesAShell(t *testing.T) {
-	assert.Equal(t, []string{"-c", "/w", "-e", "A=1", "--", "env", "--", "claude"},
-		Spawn{Cwd: "/w", Env: []string{"A=1"}, Argv: []string{"claude"}}.args(),
+	assert.Equal(t, []string{"-c", "/w##1", "-e", "A=1", "--", "env", "--", "claude"},
+		Spawn{Cwd: "/w#1", Env: []string{"A=1"}, Argv: []string{"claude"}}.args(),
 		"one word goes through env, not sh -c")
 	assert.Equal(t, []string{"--", "codex", "-c", "x=$(y)"}, Spawn{Argv: []string{"codex", "-c", "x=$(y)"}}.args())
 	assert.Empty(t, Spawn{}.args(), "no command: tmux's default shell")
 }
 
-func TestSetOptionsRefusesTrailingSemicolon(t *testing.T) {
-	c := New(Socket{}, newStub(t))
-	err := c.SetOptions(context.Background(), Option{Target: "%1", Name: "@party_role", Value: "x;"})
-	assert.ErrorIs(t, err, ErrCommand)
+func TestSetOptionsKeepTrailingSemicolon(t *testing.T) {
+	r := newStub(t, stub{})
+	c := New(Socket{}, r)
+	require.NoError(t, c.SetOptions(context.Background(),
+		Option{Target: "%1", Name: "@party_role", Value: "x;"}, Option{Scope: "-p", Target: "%2", Name: "@a", Value: ";"}))
+	assert.Equal(t, [][]string{{"set-option", "-t", "%1", "@party_role", "x;"}, {"set-option", "-p", "-t", "%2", "@a", ";"}},
+		tmuxCommands(r.calls[0].argv[2:]))
 }

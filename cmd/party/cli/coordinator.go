@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/launch"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/tmux"
@@ -134,8 +135,11 @@ func startCoordinator(ctx context.Context, f *Factory, tc *tmux.Client, session,
 	if err != nil {
 		return err
 	}
-	spawn := tmux.Spawn{Env: append(paneEnv(f.Environ(), session), "PARTY_STATE_DIR="+stateDir),
-		Argv: []string{exe, "--session", session, "coordinator", "supervise"}}
+	spawn, err := launchSpawn(stateDir, coordinatorWindow, launch.Spec{Env: append(paneEnv(f.Environ(), session), "PARTY_STATE_DIR="+stateDir),
+		Argv: []string{exe, "--session", session, "coordinator", "supervise"}})
+	if err != nil {
+		return err
+	}
 	if _, err := tc.NewWindow(ctx, session, coordinatorWindow, spawn); err != nil {
 		return err
 	}
@@ -280,14 +284,14 @@ func coordinatorRun(ctx context.Context, f *Factory) error {
 
 // sessionRecord is what party start wrote to session.json.
 type sessionRecord struct {
-	Session string            `json:"session"`
-	Cwd     string            `json:"cwd"`
-	Env     []string          `json:"env"`
-	Launch  map[string]launch `json:"launch"` // by role
+	Session string                `json:"session"`
+	Cwd     string                `json:"cwd"`
+	Env     []string              `json:"env"`
+	Launch  map[string]paneLaunch `json:"launch"` // by role
 }
 
-// launch is how a pane was started, to respawn it the same way.
-type launch struct {
+// paneLaunch is how a pane was started, to respawn it the same way.
+type paneLaunch struct {
 	Argv []string `json:"argv"`
 	Env  []string `json:"env"`
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/partyhq/party/core/relay"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/tmux"
 	"github.com/partyhq/party/core/wait"
 )
 
@@ -68,6 +69,7 @@ var codes = []struct {
 	{errNoSession, "SESSION_UNRESOLVED", ExitUsage},
 	{errAgentMissing, "AGENT_MISSING", ExitUsage},
 	{errUsage, "USAGE", ExitUsage},
+	{tmux.ErrName, "USAGE", ExitUsage},
 	{config.ErrInvalid, "CONFIG_INVALID", ExitUsage},
 	{config.ErrUnknownKey, "USAGE", ExitUsage},
 	{mux.ErrNoServer, "NO_SERVER", ExitNotFound},

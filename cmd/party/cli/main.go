@@ -168,6 +168,7 @@ messages to agents by role.`,
 		newCoordinatorCmd(f),
 		newHooksCmd(f, nil),
 		newInstructionsCmd(f, nil),
+		newExecSpecCmd(f),
 	)
 	return root
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/partyhq/party/core/blocks"
 	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/launch"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/relay"
 	"github.com/partyhq/party/core/route"
@@ -57,7 +58,7 @@ func routeRun(ctx context.Context, f *Factory, opts *RouteOptions) error {
 	}
 	session, info := sc.Session, sc.Info
 	if opts.Detach {
-		return detachRoute(ctx, f, tc, session, opts)
+		return detachRoute(ctx, f, tc, session, info.StateDir, opts)
 	}
 	root, err := f.StateRoot()
 	if err != nil {
@@ -134,20 +135,23 @@ func routeRun(ctx context.Context, f *Factory, opts *RouteOptions) error {
 }
 
 // detachRoute runs the switchboard in a new window of the session.
-func detachRoute(ctx context.Context, f *Factory, tc *tmux.Client, session string, opts *RouteOptions) error {
+func detachRoute(ctx context.Context, f *Factory, tc *tmux.Client, session, stateDir string, opts *RouteOptions) error {
 	exe, err := exeForPanes()
 	if err != nil {
 		return err
 	}
-	out, err := tc.Run(ctx, "new-window", "-d", "-t", tmux.SessionTarget(session), "-n", "party-route", "-P", "-F", "#{pane_id}",
-		"--", exe, "--session", session, "route", "--hop-limit", fmt.Sprint(opts.HopLimit))
+	spawn, err := launchSpawn(stateDir, "party-route", launch.Spec{Argv: []string{exe, "--session", session, "route", "--hop-limit", fmt.Sprint(opts.HopLimit)}})
+	if err != nil {
+		return err
+	}
+	id, err := tc.NewWindow(ctx, session, "party-route", spawn)
 	if err != nil {
 		return err
 	}
 	if f.JSON {
-		writeJSON(f.IO.Out, map[string]string{"pane": string(out[:len(out)-1])})
+		writeJSON(f.IO.Out, map[string]string{"pane": id})
 	} else {
-		fmt.Fprintf(f.IO.Out, "switchboard running in %s", out)
+		fmt.Fprintf(f.IO.Out, "switchboard running in %s\n", id)
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/hook"
+	"github.com/partyhq/party/core/launch"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/tmux"
@@ -188,8 +189,8 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 	if name == "" {
 		name = sessionName(cwd)
 	}
-	if strings.ContainsAny(name, ":.") || strings.HasSuffix(name, ";") || strings.TrimSpace(name) == "" {
-		return fmt.Errorf("%w: session name %q: no ':', '.', trailing ';' or blank names", errUsage, name)
+	if err := tmux.CheckSessionName(name); err != nil {
+		return fmt.Errorf("%w: %w", errUsage, err)
 	}
 	root, err := f.StateRoot()
 	if err != nil {
@@ -236,10 +237,20 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 		}
 	}
 	env := append(paneEnv(f.Environ(), name), "PARTY_STATE_DIR="+dir)
-	spawn := func(p paneSpec) tmux.Spawn {
-		return tmux.Spawn{Cwd: cwd, Env: append(env, "PARTY_ROLE="+p.Role), Argv: p.launch}
+	spawns := make([]tmux.Spawn, len(panes))
+	for i, p := range panes {
+		penv := append(slices.Clone(env), "PARTY_ROLE="+p.Role)
+		if len(p.launch) == 0 {
+			// A shell: tmux's default shell (default-shell, default-command).
+			spawns[i] = tmux.Spawn{Cwd: cwd, Env: penv}
+			continue
+		}
+		// The program's words go through a spec file: tmux never parses them.
+		if spawns[i], err = launchSpawn(dir, p.Role, launch.Spec{Argv: p.launch, Env: penv, Dir: cwd}); err != nil {
+			return err
+		}
 	}
-	first, err := tc.NewSession(ctx, name, w, h, spawn(panes[0]),
+	first, err := tc.NewSession(ctx, name, w, h, spawns[0],
 		tmux.Option{Scope: "-w", Target: tmux.SessionTarget(name), Name: "remain-on-exit", Value: "on"})
 	if err != nil {
 		return err
@@ -253,7 +264,7 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 	}()
 	panes[0].ID = first
 	for i := 1; i < len(panes); i++ {
-		id, err := tc.SplitWindow(ctx, panes[i-1].ID, spawn(panes[i]))
+		id, err := tc.SplitWindow(ctx, panes[i-1].ID, spawns[i])
 		if err != nil {
 			return err
 		}
@@ -277,21 +288,21 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 		return err
 	}
 	res := startResult{Session: name, StateDir: dir, Socket: socketPath, Panes: panes}
-	launches := map[string]launch{}
-	for _, p := range panes {
-		launches[p.Role] = launch{Argv: spawn(p).Argv, Env: spawn(p).Env}
+	launches := map[string]paneLaunch{}
+	for i, p := range panes {
+		launches[p.Role] = paneLaunch{Argv: spawns[i].Argv, Env: spawns[i].Env}
 	}
 	rec := struct {
 		startResult
-		Created time.Time         `json:"created"`
-		Cwd     string            `json:"cwd"`
-		Launch  map[string]launch `json:"launch"`
+		Created time.Time             `json:"created"`
+		Cwd     string                `json:"cwd"`
+		Launch  map[string]paneLaunch `json:"launch"`
 	}{res, f.Clock.Now().UTC(), cwd, launches}
 	if err := writeJSONFile(filepath.Join(dir, "session.json"), rec); err != nil {
 		return err
 	}
 	if opts.Dashboard {
-		if err := startDashboard(ctx, tc, name, cwd, env); err != nil {
+		if err := startDashboard(ctx, tc, name, dir, cwd, env); err != nil {
 			return err
 		}
 	}
@@ -302,7 +313,7 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 	}
 	created = false
 	if opts.Record != "" {
-		if err := startRecorder(ctx, tc, name, opts.Record); err != nil {
+		if err := startRecorder(ctx, tc, name, dir, opts.Record); err != nil {
 			return err
 		}
 	}
@@ -444,31 +455,34 @@ func isExecutable(p string) bool {
 
 // startRecorder runs party record in a new window of the session, so it
 // lives and ends with the session.
-func startRecorder(ctx context.Context, tc *tmux.Client, session, dir string) error {
+func startRecorder(ctx context.Context, tc *tmux.Client, session, stateDir, out string) error {
 	exe, err := exeForPanes()
 	if err != nil {
 		return err
 	}
-	abs, err := filepath.Abs(dir)
+	abs, err := filepath.Abs(out)
 	if err != nil {
 		return err
 	}
-	_, err = tc.Run(ctx, "new-window", "-d", "-t", tmux.SessionTarget(session), "-n", "party-record",
-		"--", exe, "--session", session, "record", "--out", abs)
+	spawn, err := launchSpawn(stateDir, "party-record", launch.Spec{Argv: []string{exe, "--session", session, "record", "--out", abs}})
+	if err != nil {
+		return err
+	}
+	_, err = tc.NewWindow(ctx, session, "party-record", spawn)
 	return err
 }
 
 // startDashboard adds a short full-width pane at the bottom of the
 // session's window running party status --watch.
-func startDashboard(ctx context.Context, tc *tmux.Client, session, cwd string, env []string) error {
+func startDashboard(ctx context.Context, tc *tmux.Client, session, stateDir, cwd string, env []string) error {
 	exe, err := exeForPanes()
 	if err != nil {
 		return err
 	}
-	args := []string{"split-window", "-d", "-f", "-v", "-l", "5", "-t", tmux.SessionTarget(session), "-c", cwd}
-	for _, kv := range env {
-		args = append(args, "-e", kv)
+	spawn, err := launchSpawn(stateDir, "party-dashboard", launch.Spec{Argv: []string{exe, "--session", session, "status", "--watch"}, Env: env, Dir: cwd})
+	if err != nil {
+		return err
 	}
-	_, err = tc.Run(ctx, append(args, "--", exe, "--session", session, "status", "--watch")...)
+	_, err = tc.SplitBottom(ctx, session, 5, spawn)
 	return err
 }

@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/partyhq/party/core/launch"
+	"github.com/partyhq/party/core/tmux"
+)
+
+// newExecSpecCmd is the launcher tmux runs in a pane: it reads a spec
+// written by party and replaces itself with the program.
+func newExecSpecCmd(f *Factory) *cobra.Command {
+	return &cobra.Command{
+		Use:    launch.Subcommand + " FILE",
+		Short:  "Run the program of a launch spec (what tmux runs in party's panes)",
+		Hidden: true,
+		Args:   argsBetween(1, 1),
+		RunE: func(c *cobra.Command, args []string) error {
+			s, err := launch.Read(args[0])
+			if err != nil {
+				return err
+			}
+			prog, argv, env, err := s.Resolve(f.Environ())
+			if err != nil {
+				return err
+			}
+			if s.Dir != "" {
+				if err := os.Chdir(s.Dir); err != nil {
+					return fmt.Errorf("launch: %w", err)
+				}
+			}
+			if err := syscall.Exec(prog, argv, env); err != nil {
+				return fmt.Errorf("launch %s: %w", prog, err)
+			}
+			return nil
+		},
+	}
+}
+
+// launchSpawn writes the spec of a program to run in a pane of the session
+// whose state dir is stateDir, as launch/NAME.json, and returns the Spawn
+// that runs it: tmux gets only "party exec-spec FILE" and the directory.
+func launchSpawn(stateDir, name string, s launch.Spec) (tmux.Spawn, error) {
+	exe, err := exeForPanes()
+	if err != nil {
+		return tmux.Spawn{}, err
+	}
+	path := filepath.Join(stateDir, "launch", name+".json")
+	if err := launch.Write(path, s); err != nil {
+		return tmux.Spawn{}, err
+	}
+	return tmux.Spawn{Cwd: s.Dir, Argv: launch.Command(exe, path)}, nil
+}
