@@ -45,6 +45,13 @@ type Config struct {
 	Review            Review
 	// Sources says which layer set each key: default, or a file path.
 	Sources map[string]string
+	// Local is the repository's file (./.party/config.json) when there is
+	// one; LocalTrusted says whether the user trusted its content, and
+	// Ignored lists the Trusted keys it set that were left out because
+	// they did not.
+	Local        string
+	LocalTrusted bool
+	Ignored      []string
 }
 
 // Review configures the review coordinator.
@@ -57,10 +64,6 @@ type Review struct {
 	HealthInterval  time.Duration `json:"healthInterval"`  // agent pane health check
 	MarkerDir       string        `json:"markerDir"`       // also write claude-<type>-<session_id> markers here
 }
-
-// reviewKeys are the keys of Review.
-var reviewKeys = []string{"review.implementer", "review.reviewer", "review.base", "review.maxIterations",
-	"review.findingsTimeout", "review.healthInterval", "review.markerDir"}
 
 // Warning is an unknown key in a file.
 type Warning struct {
@@ -75,8 +78,10 @@ func Defaults() Config {
 		PreambleMode: "disabled", Planner: "planner", Executor: "executor", Agents: map[string]Agent{}, Sources: map[string]string{},
 		Review: Review{Implementer: "claude", Reviewer: "codex", Base: "main", MaxIterations: 3,
 			FindingsTimeout: 900 * time.Second, HealthInterval: 30 * time.Second}}
-	for _, k := range append([]string{"defaults.timeout", "defaults.pollInterval", "defaults.captureLines", "preambleMode", "relay.planner", "relay.executor"}, reviewKeys...) {
-		c.Sources[k] = "default"
+	for _, k := range keys {
+		if !strings.HasPrefix(k.Name, "agents.") {
+			c.Sources[k.Name] = "default"
+		}
 	}
 	return c
 }
@@ -90,7 +95,10 @@ func Paths(getenv func(string) string, cwd string) (global, local string) {
 	return filepath.Join(dir, "party", "config.json"), filepath.Join(cwd, ".party", "config.json")
 }
 
-// Load reads the defaults, the global and the local file.
+// Load reads the defaults, the global file and the local file. The local
+// file is a repository's: its Trusted keys take effect only when the user
+// trusted its content (Trust); otherwise they are listed in c.Ignored and
+// left out.
 func Load(getenv func(string) string, cwd string) (Config, []Warning, error) {
 	c := Defaults()
 	global, local := Paths(getenv, cwd)
@@ -103,7 +111,14 @@ func Load(getenv func(string) string, cwd string) (Config, []Warning, error) {
 		if err != nil {
 			return c, warns, fmt.Errorf("%s: %w", path, err)
 		}
-		w, err := c.apply(path, b)
+		trusted := true
+		if path == local {
+			if trusted, err = TrustStoreFor(getenv).Trusted(path, b); err != nil {
+				return c, warns, err
+			}
+			c.Local, c.LocalTrusted = path, trusted
+		}
+		w, err := c.apply(path, b, trusted)
 		warns = append(warns, w...)
 		if err != nil {
 			return c, warns, err
@@ -112,148 +127,92 @@ func Load(getenv func(string) string, cwd string) (Config, []Warning, error) {
 	return c, warns, nil
 }
 
-// raw is a config file as typed JSON.
-type raw struct {
-	Defaults struct {
-		Timeout      *Duration `json:"timeout"`
-		PollInterval *Duration `json:"pollInterval"`
-		CaptureLines *int      `json:"captureLines"`
-	} `json:"defaults"`
-	PreambleMode *string `json:"preambleMode"`
-	Relay        struct {
-		Planner  *string `json:"planner"`
-		Executor *string `json:"executor"`
-	} `json:"relay"`
-	Agents map[string]json.RawMessage `json:"agents"`
-	Review struct {
-		Implementer     *string   `json:"implementer"`
-		Reviewer        *string   `json:"reviewer"`
-		Base            *string   `json:"base"`
-		MaxIterations   *int      `json:"maxIterations"`
-		FindingsTimeout *Duration `json:"findingsTimeout"`
-		HealthInterval  *Duration `json:"healthInterval"`
-		MarkerDir       *string   `json:"markerDir"`
-	} `json:"review"`
-}
+// sections are the objects of a config file whose members are keys.
+var sections = map[string]bool{"defaults": true, "relay": true, "review": true, "agents": true}
 
-// apply layers one file's content over c.
-func (c *Config) apply(path string, b []byte) ([]Warning, error) {
-	var r raw
-	if err := json.Unmarshal(b, &r); err != nil {
+// apply layers one file's content over c; with trusted false its Trusted
+// keys are checked but not applied, and listed in c.Ignored.
+func (c *Config) apply(path string, b []byte, trusted bool) ([]Warning, error) {
+	var v any
+	if err := json.Unmarshal(b, &v); err != nil {
 		return nil, positioned(path, b, err)
 	}
-	warns, err := unknownKeys(path, b)
-	if err != nil {
-		return nil, err
-	}
-	set := func(key string) { c.Sources[key] = path }
-	if d := r.Defaults.Timeout; d != nil {
-		c.Timeout = time.Duration(*d)
-		set("defaults.timeout")
-	}
-	if d := r.Defaults.PollInterval; d != nil {
-		c.PollInterval = time.Duration(*d)
-		set("defaults.pollInterval")
-	}
-	if n := r.Defaults.CaptureLines; n != nil {
-		if *n <= 0 {
-			return warns, fmt.Errorf("%s: defaults.captureLines must be positive, got %d: %w", path, *n, ErrInvalid)
+	var warns []Warning
+	err := walkObject(b, 0, nil, func(at []string, raw json.RawMessage, end int64) error {
+		dotted := strings.Join(at, ".")
+		isObject := len(raw) > 0 && raw[0] == '{'
+		switch {
+		case len(at) == 1 && sections[at[0]], len(at) == 2 && at[0] == "agents":
+			if !isObject {
+				line, col := lineCol(b, int(end))
+				return fmt.Errorf("%s:%d:%d: %s must be an object: %w", path, line, col, dotted, ErrInvalid)
+			}
+			return errDescend
 		}
-		c.CaptureLines = *n
-		set("defaults.captureLines")
-	}
-	if m := r.PreambleMode; m != nil {
-		if *m != "always" && *m != "disabled" {
-			return warns, fmt.Errorf("%s: preambleMode must be always or disabled, got %q: %w", path, *m, ErrInvalid)
+		k, name, err := lookup(dotted)
+		if err != nil {
+			warns = append(warns, Warning{File: path, Key: dotted})
+			return nil
 		}
-		c.PreambleMode = *m
-		set("preambleMode")
-	}
-	for key, v := range map[string]*string{"relay.planner": r.Relay.Planner, "relay.executor": r.Relay.Executor} {
-		if v == nil {
-			continue
+		val, err := k.parseJSON(dotted, raw)
+		if err != nil {
+			line, col := lineCol(b, int(end))
+			if errors.Is(err, ErrInvalid) {
+				return fmt.Errorf("%s:%d:%d: %w", path, line, col, err)
+			}
+			return fmt.Errorf("%s:%d:%d: %v: %w", path, line, col, err, ErrInvalid)
 		}
-		if strings.TrimSpace(*v) == "" {
-			return warns, fmt.Errorf("%s: %s must name a role: %w", path, key, ErrInvalid)
+		if k.Trusted && !trusted {
+			c.Ignored = append(c.Ignored, dotted)
+			return nil
 		}
-		if key == "relay.planner" {
-			c.Planner = *v
-		} else {
-			c.Executor = *v
+		if name != "" {
+			if _, ok := c.Agents[name]; !ok {
+				c.Agents[name] = Agent{}
+			}
 		}
-		set(key)
-	}
-	if err := c.applyReview(path, r, set); err != nil {
-		return warns, err
-	}
-	names := make([]string, 0, len(r.Agents))
-	for name := range r.Agents {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		var fields map[string]json.RawMessage
-		if err := json.Unmarshal(r.Agents[name], &fields); err != nil {
-			return warns, positioned(path, b, err)
-		}
-		a := c.Agents[name]
-		if err := json.Unmarshal(r.Agents[name], &a); err != nil {
-			return warns, fmt.Errorf("%s: agents.%s: %v: %w", path, name, err, ErrInvalid)
-		}
-		c.Agents[name] = a
-		for k := range fields {
-			set("agents." + name + "." + k)
-		}
-	}
-	return warns, nil
+		k.set(c, name, val)
+		c.Sources[dotted] = path
+		return nil
+	})
+	sort.Slice(warns, func(i, j int) bool { return warns[i].Key < warns[j].Key })
+	sort.Strings(c.Ignored)
+	return warns, err
 }
 
-func (c *Config) applyReview(path string, r raw, set func(string)) error {
-	rv := r.Review
-	for key, v := range map[string]*string{"review.implementer": rv.Implementer, "review.reviewer": rv.Reviewer, "review.base": rv.Base} {
-		if v == nil {
-			continue
-		}
-		if strings.TrimSpace(*v) == "" {
-			return fmt.Errorf("%s: %s must not be empty: %w", path, key, ErrInvalid)
-		}
-		switch key {
-		case "review.implementer":
-			c.Review.Implementer = *v
-		case "review.reviewer":
-			c.Review.Reviewer = *v
-		default:
-			c.Review.Base = *v
-		}
-		set(key)
+// errDescend tells walkObject to walk into an object value.
+var errDescend = errors.New("descend")
+
+// walkObject calls visit for each member of the JSON object raw (at byte
+// offset base of the file) with its path, its value and the file offset
+// just past the value; when visit returns errDescend it walks the value's
+// members too. Members come in file order; a key given twice is visited
+// twice, the last one winning as in encoding/json.
+func walkObject(raw []byte, base int64, at []string, visit func([]string, json.RawMessage, int64) error) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return fmt.Errorf("want an object: %w", ErrInvalid)
 	}
-	if n := rv.MaxIterations; n != nil {
-		if *n < 1 {
-			return fmt.Errorf("%s: review.maxIterations must be at least 1, got %d: %w", path, *n, ErrInvalid)
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return err
 		}
-		c.Review.MaxIterations = *n
-		set("review.maxIterations")
-	}
-	for key, d := range map[string]*Duration{"review.findingsTimeout": rv.FindingsTimeout, "review.healthInterval": rv.HealthInterval} {
-		if d == nil {
-			continue
+		key, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return err
 		}
-		if *d <= 0 {
-			return fmt.Errorf("%s: %s must be positive: %w", path, key, ErrInvalid)
+		end := base + dec.InputOffset()
+		path := append(append([]string{}, at...), key)
+		switch err := visit(path, v, end); {
+		case errors.Is(err, errDescend):
+			if err := walkObject(v, end-int64(len(v)), path, visit); err != nil {
+				return err
+			}
+		case err != nil:
+			return err
 		}
-		if key == "review.findingsTimeout" {
-			c.Review.FindingsTimeout = time.Duration(*d)
-		} else {
-			c.Review.HealthInterval = time.Duration(*d)
-		}
-		set(key)
-	}
-	if d := rv.MarkerDir; d != nil {
-		if *d != "" && !filepath.IsAbs(*d) {
-			return fmt.Errorf("%s: review.markerDir must be an absolute directory, got %q: %w", path, *d, ErrInvalid)
-		}
-		c.Review.MarkerDir = *d
-		set("review.markerDir")
 	}
 	return nil
 }
@@ -282,53 +241,6 @@ func lineCol(b []byte, off int) (int, int) {
 	line := bytes.Count(b[:off], []byte("\n")) + 1
 	start := bytes.LastIndexByte(b[:off], '\n') + 1
 	return line, off - start
-}
-
-// schema lists the known keys; "*" stands for any agent name.
-var schema = map[string]map[string]bool{
-	"": {"defaults": true, "preambleMode": true, "agents": true, "relay": true, "review": true},
-	"review": {"implementer": true, "reviewer": true, "base": true, "maxIterations": true,
-		"findingsTimeout": true, "healthInterval": true, "markerDir": true},
-	"relay":      {"planner": true, "executor": true},
-	"defaults":   {"timeout": true, "pollInterval": true, "captureLines": true},
-	"agents.*":   {"command": true, "preamble": true, "settleMs": true, "marker": true},
-	"agents":     nil, // any name
-	"defaults.*": {},
-}
-
-// unknownKeys walks a file's objects and reports keys not in the schema.
-func unknownKeys(path string, b []byte) ([]Warning, error) {
-	var top map[string]any
-	if err := json.Unmarshal(b, &top); err != nil {
-		return nil, positioned(path, b, err)
-	}
-	var warns []Warning
-	var walk func(prefix, schemaKey string, m map[string]any)
-	walk = func(prefix, schemaKey string, m map[string]any) {
-		known := schema[schemaKey]
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			full := strings.TrimPrefix(prefix+"."+k, ".")
-			switch {
-			case schemaKey == "agents":
-				if sub, ok := m[k].(map[string]any); ok {
-					walk(full, "agents.*", sub)
-				}
-			case known[k]:
-				if sub, ok := m[k].(map[string]any); ok && (k == "defaults" || k == "agents" || k == "relay" || k == "review") {
-					walk(full, full, sub)
-				}
-			default:
-				warns = append(warns, Warning{File: path, Key: full})
-			}
-		}
-	}
-	walk("", "", top)
-	return warns, nil
 }
 
 // Duration is a JSON duration: a Go duration string ("2s") or a number of

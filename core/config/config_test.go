@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -17,7 +18,8 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	dir := t.TempDir()
-	e := &env{dir: dir, cwd: filepath.Join(dir, "work"), vars: map[string]string{"XDG_CONFIG_HOME": filepath.Join(dir, "xdg"), "HOME": dir}}
+	e := &env{dir: dir, cwd: filepath.Join(dir, "work"), vars: map[string]string{"XDG_CONFIG_HOME": filepath.Join(dir, "xdg"),
+		"XDG_STATE_HOME": filepath.Join(dir, "state"), "HOME": dir}}
 	require.NoError(t, os.MkdirAll(e.cwd, 0o755))
 	return e
 }
@@ -35,6 +37,13 @@ func (e *env) write(t *testing.T, local bool, content string) string {
 	return path
 }
 
+// trust trusts the local file as it is now.
+func (e *env) trust(t *testing.T) {
+	_, l := Paths(e.getenv, e.cwd)
+	_, err := TrustStoreFor(e.getenv).Trust(l, time.Now())
+	require.NoError(t, err)
+}
+
 func TestLayering(t *testing.T) {
 	e := newEnv(t)
 	c, warns, err := Load(e.getenv, e.cwd)
@@ -44,6 +53,7 @@ func TestLayering(t *testing.T) {
 
 	g := e.write(t, false, `{"defaults":{"timeout":"2m","captureLines":50},"agents":{"claude":{"preamble":"be brief","settleMs":200}}}`)
 	l := e.write(t, true, `{"defaults":{"timeout":1500},"preambleMode":"always","agents":{"claude":{"marker":true}}}`)
+	e.trust(t)
 	c, _, err = Load(e.getenv, e.cwd)
 	require.NoError(t, err)
 	assert.Equal(t, 1500*time.Millisecond, c.Timeout, "local wins; bare numbers are milliseconds")
@@ -62,6 +72,10 @@ func TestBadConfig(t *testing.T) {
 	}{
 		{"syntax error", "{\n  \"defaults\": {\n    \"timeout\": \"1s\",\n  }\n}", ":4:3: invalid character '}'"},
 		{"wrong type", "{\n  \"defaults\": {\"captureLines\": \"many\"}\n}", ":2:37: defaults.captureLines must be int, not string"},
+		{"out of bounds", "{\"review\": {\"maxIterations\": 0}}", ":1:30: review.maxIterations must be from 1 to 100, got 0"},
+		{"not an object", `{"agents":{"claude":"x"}}`, "agents.claude must be an object"},
+		{"settle too long", `{"agents":{"claude":{"settleMs":10001}}}`, "agents.claude.settleMs must be from 0 to 10000"},
+		{"zero duration", `{"defaults":{"pollInterval":0}}`, "defaults.pollInterval must be from 10ms"},
 		{"bad duration", `{"defaults":{"timeout":"soon"}}`, `bad duration "soon"`},
 		{"bad preamble mode", `{"preambleMode":"sometimes"}`, `preambleMode must be always or disabled`},
 		{"agent of the wrong type", `{"agents":{"claude":{"settleMs":"x"}}}`, `agents.claude`},
@@ -95,6 +109,7 @@ func TestSetGet(t *testing.T) {
 	require.NoError(t, Set(local, "defaults.timeout", "5s"))
 	require.NoError(t, Set(local, "agents.codex.marker", "true"))
 	require.NoError(t, Set(local, "relay.planner", "architect"))
+	e.trust(t)
 	c, _, err := Load(e.getenv, e.cwd)
 	require.NoError(t, err)
 	v, err := c.Get("defaults.timeout")
@@ -120,4 +135,76 @@ func TestSetGet(t *testing.T) {
 	c, _, err = Load(e.getenv, e.cwd)
 	require.NoError(t, err)
 	assert.Equal(t, "always", c.PreambleMode)
+}
+
+func TestUntrustedLocalFileIsInert(t *testing.T) {
+	e := newEnv(t)
+	e.write(t, false, `{"agents":{"claude":{"preamble":"mine"}}}`)
+	l := e.write(t, true, `{"defaults":{"timeout":"5s"},"preambleMode":"always","relay":{"planner":"shell"},
+		"agents":{"claude":{"command":"sh -c 'touch /tmp/p'","preamble":"theirs","settleMs":300,"marker":true}},
+		"review":{"markerDir":"/etc","reviewer":"shell","maxIterations":5}}`)
+	c, _, err := Load(e.getenv, e.cwd)
+	require.NoError(t, err)
+	assert.Equal(t, l, c.Local)
+	assert.False(t, c.LocalTrusted)
+	assert.Equal(t, []string{"agents.claude.command", "agents.claude.marker", "agents.claude.preamble",
+		"preambleMode", "relay.planner", "review.markerDir", "review.reviewer"}, c.Ignored)
+	assert.Equal(t, 5*time.Second, c.Timeout, "harmless keys apply")
+	assert.Equal(t, 5, c.Review.MaxIterations)
+	assert.Equal(t, Agent{Preamble: "mine", SettleMs: 300}, c.Agents["claude"])
+	assert.Equal(t, "disabled", c.PreambleMode)
+	assert.Equal(t, "planner", c.Planner)
+	assert.Equal(t, "codex", c.Review.Reviewer)
+	assert.Empty(t, c.Review.MarkerDir)
+
+	e.trust(t)
+	c, _, err = Load(e.getenv, e.cwd)
+	require.NoError(t, err)
+	assert.True(t, c.LocalTrusted)
+	assert.Empty(t, c.Ignored)
+	assert.Equal(t, "sh -c 'touch /tmp/p'", c.Agents["claude"].Command)
+
+	// Any change needs trust again.
+	e.write(t, true, `{"agents":{"claude":{"command":"other"}}}`)
+	c, _, err = Load(e.getenv, e.cwd)
+	require.NoError(t, err)
+	assert.False(t, c.LocalTrusted)
+	assert.Empty(t, c.Agents["claude"].Command)
+
+	// The trust file is the user's alone.
+	fi, err := os.Stat(TrustStoreFor(e.getenv).Path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+	require.NoError(t, TrustStoreFor(e.getenv).Revoke(l))
+}
+
+// TestSetWritesOnlyWhatLoadTakes: every key, with good and bad values:
+// Set refuses exactly what Load would refuse, and what it writes reads back.
+func TestSetWritesOnlyWhatLoadTakes(t *testing.T) {
+	values := []string{"", "0", "1", "-1", "5", "100", "101", "10000", "10001", "0s", "5ms", "500ms", "2s", "25h", "true",
+		"x", "always", "-main", "/abs", "rel", "'unclosed", "a b"}
+	for _, k := range Keys() {
+		key := strings.Replace(k.Name, "*", "claude", 1)
+		for _, v := range values {
+			t.Run(key+"="+v, func(t *testing.T) {
+				e := newEnv(t)
+				_, local := Paths(e.getenv, e.cwd)
+				setErr := Set(local, key, v)
+				if setErr != nil {
+					assert.ErrorIs(t, setErr, ErrInvalid)
+					return
+				}
+				e.trust(t)
+				c, _, err := Load(e.getenv, e.cwd)
+				require.NoError(t, err, "Set wrote %s=%q, which Load refuses", key, v)
+				assert.Equal(t, local, c.Sources[key])
+			})
+		}
+	}
+	e := newEnv(t)
+	_, local := Paths(e.getenv, e.cwd)
+	assert.ErrorIs(t, Set(local, "review.maxIterations", "0"), ErrInvalid)
+	assert.ErrorIs(t, Set(local, "agents.claude.settleMs", "10001"), ErrInvalid)
+	assert.ErrorIs(t, CheckFlag("--timeout", "defaults.timeout", 0), ErrInvalid)
+	assert.NoError(t, CheckFlag("--timeout", "defaults.timeout", time.Second))
 }

@@ -6,16 +6,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/state"
 )
-
-// stringType is the JSON type a duration is written as.
-var stringType = reflect.TypeOf("")
 
 // kind is the type of a key's value.
 type kind int
@@ -25,69 +23,279 @@ const (
 	kInt
 	kBool
 	kDuration
-	kMode
 )
 
-// keyKind returns the type of a dotted key, or ErrUnknownKey.
-func keyKind(key string) (kind, error) {
-	switch key {
-	case "defaults.timeout", "defaults.pollInterval":
-		return kDuration, nil
-	case "defaults.captureLines":
-		return kInt, nil
-	case "relay.planner", "relay.executor", "review.implementer", "review.reviewer", "review.base", "review.markerDir":
-		return kString, nil
-	case "review.maxIterations":
-		return kInt, nil
-	case "review.findingsTimeout", "review.healthInterval":
-		return kDuration, nil
-	case "preambleMode":
-		return kMode, nil
+func (k kind) String() string {
+	return [...]string{"string", "int", "bool", "duration"}[k]
+}
+
+// Key is one configuration key. The table of keys is the one place that
+// says what a key holds, which values are valid and where it lives in
+// Config: Load, Set, Get, Flat and the flags all go through it.
+type Key struct {
+	// Name is the dotted key; "agents.*.command" stands for every agent.
+	Name string
+	kind kind
+	// min and max bound an int, or a duration in nanoseconds (0: none).
+	min, max int64
+	enum     []string
+	check    func(string) error // more checks of a string value
+	// Trusted keys are inert in a repository's file until the user trusts
+	// it: they run programs (agent commands), change what agents receive
+	// (preambles, the marker instruction) or where text goes (the roles
+	// that messages are typed into), or where files are written.
+	Trusted bool
+	get     func(c *Config, name string) string
+	set     func(c *Config, name string, v value)
+}
+
+// value is a checked value of a key.
+type value struct {
+	s string
+	n int64
+	b bool
+	d time.Duration
+}
+
+func notBlank(what string) func(string) error {
+	return func(s string) error {
+		if strings.TrimSpace(s) == "" {
+			return fmt.Errorf("must %s", what)
+		}
+		return nil
 	}
-	parts := strings.Split(key, ".")
-	if len(parts) == 3 && parts[0] == "agents" && parts[1] != "" {
-		switch parts[2] {
-		case "command", "preamble":
-			return kString, nil
-		case "settleMs":
-			return kInt, nil
-		case "marker":
-			return kBool, nil
+}
+
+var keys = []Key{
+	{Name: "defaults.timeout", kind: kDuration, min: int64(time.Millisecond), max: int64(24 * time.Hour),
+		get: func(c *Config, _ string) string { return c.Timeout.String() },
+		set: func(c *Config, _ string, v value) { c.Timeout = v.d }},
+	{Name: "defaults.pollInterval", kind: kDuration, min: int64(10 * time.Millisecond), max: int64(time.Hour),
+		get: func(c *Config, _ string) string { return c.PollInterval.String() },
+		set: func(c *Config, _ string, v value) { c.PollInterval = v.d }},
+	{Name: "defaults.captureLines", kind: kInt, min: 1, max: 100000,
+		get: func(c *Config, _ string) string { return strconv.Itoa(c.CaptureLines) },
+		set: func(c *Config, _ string, v value) { c.CaptureLines = int(v.n) }},
+	{Name: "preambleMode", kind: kString, enum: []string{"always", "disabled"}, Trusted: true,
+		get: func(c *Config, _ string) string { return c.PreambleMode },
+		set: func(c *Config, _ string, v value) { c.PreambleMode = v.s }},
+	{Name: "relay.planner", kind: kString, check: notBlank("name a role"), Trusted: true,
+		get: func(c *Config, _ string) string { return c.Planner },
+		set: func(c *Config, _ string, v value) { c.Planner = v.s }},
+	{Name: "relay.executor", kind: kString, check: notBlank("name a role"), Trusted: true,
+		get: func(c *Config, _ string) string { return c.Executor },
+		set: func(c *Config, _ string, v value) { c.Executor = v.s }},
+	{Name: "review.implementer", kind: kString, check: notBlank("name a role"), Trusted: true,
+		get: func(c *Config, _ string) string { return c.Review.Implementer },
+		set: func(c *Config, _ string, v value) { c.Review.Implementer = v.s }},
+	{Name: "review.reviewer", kind: kString, check: notBlank("name a role"), Trusted: true,
+		get: func(c *Config, _ string) string { return c.Review.Reviewer },
+		set: func(c *Config, _ string, v value) { c.Review.Reviewer = v.s }},
+	{Name: "review.base", kind: kString, check: func(s string) error {
+		if strings.TrimSpace(s) == "" || strings.HasPrefix(s, "-") {
+			return errors.New("must name a branch")
+		}
+		return nil
+	},
+		get: func(c *Config, _ string) string { return c.Review.Base },
+		set: func(c *Config, _ string, v value) { c.Review.Base = v.s }},
+	{Name: "review.maxIterations", kind: kInt, min: 1, max: 100,
+		get: func(c *Config, _ string) string { return strconv.Itoa(c.Review.MaxIterations) },
+		set: func(c *Config, _ string, v value) { c.Review.MaxIterations = int(v.n) }},
+	{Name: "review.findingsTimeout", kind: kDuration, min: int64(time.Second), max: int64(7 * 24 * time.Hour),
+		get: func(c *Config, _ string) string { return c.Review.FindingsTimeout.String() },
+		set: func(c *Config, _ string, v value) { c.Review.FindingsTimeout = v.d }},
+	{Name: "review.healthInterval", kind: kDuration, min: int64(100 * time.Millisecond), max: int64(24 * time.Hour),
+		get: func(c *Config, _ string) string { return c.Review.HealthInterval.String() },
+		set: func(c *Config, _ string, v value) { c.Review.HealthInterval = v.d }},
+	{Name: "review.markerDir", kind: kString, Trusted: true, check: func(s string) error {
+		if s != "" && !filepath.IsAbs(s) {
+			return errors.New("must be an absolute directory")
+		}
+		return nil
+	},
+		get: func(c *Config, _ string) string { return c.Review.MarkerDir },
+		set: func(c *Config, _ string, v value) { c.Review.MarkerDir = v.s }},
+	{Name: "agents.*.command", kind: kString, Trusted: true, check: func(s string) error {
+		_, err := agent.SplitCommand(s)
+		return err
+	},
+		get: func(c *Config, n string) string { return c.Agents[n].Command },
+		set: func(c *Config, n string, v value) { a := c.Agents[n]; a.Command = v.s; c.Agents[n] = a }},
+	{Name: "agents.*.preamble", kind: kString, Trusted: true,
+		get: func(c *Config, n string) string { return c.Agents[n].Preamble },
+		set: func(c *Config, n string, v value) { a := c.Agents[n]; a.Preamble = v.s; c.Agents[n] = a }},
+	{Name: "agents.*.settleMs", kind: kInt, min: 0, max: 10000,
+		get: func(c *Config, n string) string { return strconv.Itoa(c.Agents[n].SettleMs) },
+		set: func(c *Config, n string, v value) { a := c.Agents[n]; a.SettleMs = int(v.n); c.Agents[n] = a }},
+	{Name: "agents.*.marker", kind: kBool, Trusted: true,
+		get: func(c *Config, n string) string { return strconv.FormatBool(c.Agents[n].Marker) },
+		set: func(c *Config, n string, v value) { a := c.Agents[n]; a.Marker = v.b; c.Agents[n] = a }},
+}
+
+// Keys lists every key, agent keys as "agents.*.NAME".
+func Keys() []Key { return append([]Key(nil), keys...) }
+
+// keyNames lists the keys for messages.
+func keyNames() string {
+	names := make([]string, len(keys))
+	for i, k := range keys {
+		names[i] = strings.Replace(k.Name, "*", "NAME", 1)
+	}
+	return strings.Join(names, ", ")
+}
+
+// lookup returns the key of a dotted name and, for agent keys, the agent
+// name.
+func lookup(dotted string) (Key, string, error) {
+	pattern, agentName := dotted, ""
+	if parts := strings.Split(dotted, "."); len(parts) == 3 && parts[0] == "agents" && parts[1] != "" {
+		pattern, agentName = "agents.*."+parts[2], parts[1]
+	}
+	for _, k := range keys {
+		if k.Name == pattern {
+			return k, agentName, nil
 		}
 	}
-	return 0, fmt.Errorf("%q (keys: defaults.timeout, defaults.pollInterval, defaults.captureLines, preambleMode, relay.planner, relay.executor, review.{implementer,reviewer,base,maxIterations,findingsTimeout,healthInterval,markerDir}, agents.NAME.{command,preamble,settleMs,marker}): %w", key, ErrUnknownKey)
+	return Key{}, "", fmt.Errorf("%q (keys: %s): %w", dotted, keyNames(), ErrUnknownKey)
+}
+
+// parseText reads a value of k written on a command line (config set, a
+// flag) and checks it.
+func (k Key) parseText(name, s string) (value, error) {
+	var v value
+	switch k.kind {
+	case kInt:
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil {
+			return v, fmt.Errorf("%s must be a whole number, got %q: %w", name, s, ErrInvalid)
+		}
+		v.n = n
+	case kBool:
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return v, fmt.Errorf("%s must be true or false, got %q: %w", name, s, ErrInvalid)
+		}
+		v.b = b
+	case kDuration:
+		d, err := ParseDuration(s)
+		if err != nil {
+			return v, fmt.Errorf("%s: %w", name, err)
+		}
+		v.d = d
+	default:
+		v.s = s
+	}
+	return v, k.validate(name, v)
+}
+
+// parseJSON reads a value of k from a config file and checks it; a value
+// of the wrong JSON type is reported as "NAME must be KIND, not TYPE".
+func (k Key) parseJSON(name string, raw json.RawMessage) (value, error) {
+	var v value
+	var err error
+	switch k.kind {
+	case kInt:
+		err = json.Unmarshal(raw, &v.n)
+	case kBool:
+		err = json.Unmarshal(raw, &v.b)
+	case kDuration:
+		var d Duration
+		err = json.Unmarshal(raw, &d)
+		v.d = time.Duration(d)
+	default:
+		err = json.Unmarshal(raw, &v.s)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return v, fmt.Errorf("%s must be %s, not %s", name, k.kind, te.Value)
+	}
+	if err != nil {
+		return v, fmt.Errorf("%s: %w", name, err)
+	}
+	return v, k.validate(name, v)
+}
+
+// validate checks v against k's bounds.
+func (k Key) validate(name string, v value) error {
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%s %s: %w", name, fmt.Sprintf(format, args...), ErrInvalid)
+	}
+	switch k.kind {
+	case kInt:
+		if v.n < k.min || (k.max > 0 && v.n > k.max) {
+			return bad("must be from %d to %d, got %d", k.min, k.max, v.n)
+		}
+	case kDuration:
+		if int64(v.d) < k.min || (k.max > 0 && int64(v.d) > k.max) {
+			return bad("must be from %s to %s, got %s", time.Duration(k.min), time.Duration(k.max), v.d)
+		}
+	case kString:
+		if len(k.enum) > 0 && !contains(k.enum, v.s) {
+			return bad("must be %s, got %q", strings.Join(k.enum, " or "), v.s)
+		}
+		if k.check != nil {
+			if err := k.check(v.s); err != nil {
+				return bad("%v, got %q", err, v.s)
+			}
+		}
+	}
+	return nil
+}
+
+// jsonValue is v as Set writes it.
+func (k Key) jsonValue(text string, v value) any {
+	switch k.kind {
+	case kInt:
+		return v.n
+	case kBool:
+		return v.b
+	}
+	return text // strings, and durations as the user wrote them
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// CheckFlag checks a flag's value against the key whose value it
+// overrides (e.g. talk --timeout against defaults.timeout).
+func CheckFlag(flag, key string, d time.Duration) error {
+	k, _, err := lookup(key)
+	if err != nil {
+		return err
+	}
+	if err := k.validate(flag, value{d: d}); err != nil {
+		return err
+	}
+	return nil
 }
 
 // Get returns the effective value of key as text.
 func (c Config) Get(key string) (string, error) {
-	if _, err := keyKind(key); err != nil {
+	k, name, err := lookup(key)
+	if err != nil {
 		return "", err
 	}
-	m := c.Flat()
-	return m[key], nil
+	return k.get(&c, name), nil
 }
 
 // Flat returns every effective key with its value as text.
 func (c Config) Flat() map[string]string {
-	m := map[string]string{
-		"defaults.timeout":       c.Timeout.String(),
-		"defaults.pollInterval":  c.PollInterval.String(),
-		"defaults.captureLines":  strconv.Itoa(c.CaptureLines),
-		"preambleMode":           c.PreambleMode,
-		"relay.planner":          c.Planner,
-		"relay.executor":         c.Executor,
-		"review.implementer":     c.Review.Implementer,
-		"review.reviewer":        c.Review.Reviewer,
-		"review.base":            c.Review.Base,
-		"review.maxIterations":   strconv.Itoa(c.Review.MaxIterations),
-		"review.findingsTimeout": c.Review.FindingsTimeout.String(),
-		"review.healthInterval":  c.Review.HealthInterval.String(),
-		"review.markerDir":       c.Review.MarkerDir,
-	}
-	for name, a := range c.Agents {
-		p := "agents." + name + "."
-		m[p+"command"], m[p+"preamble"] = a.Command, a.Preamble
-		m[p+"settleMs"], m[p+"marker"] = strconv.Itoa(a.SettleMs), strconv.FormatBool(a.Marker)
+	m := map[string]string{}
+	for _, k := range keys {
+		if !strings.HasPrefix(k.Name, "agents.*.") {
+			m[k.Name] = k.get(&c, "")
+			continue
+		}
+		for name := range c.Agents {
+			m[strings.Replace(k.Name, "*", name, 1)] = k.get(&c, name)
+		}
 	}
 	return m
 }
@@ -95,54 +303,28 @@ func (c Config) Flat() map[string]string {
 // Keys returns the keys of Flat in order.
 func (c Config) Keys() []string {
 	m := c.Flat()
-	keys := make([]string, 0, len(m))
+	out := make([]string, 0, len(m))
 	for k := range m {
-		keys = append(keys, k)
+		out = append(out, k)
 	}
-	sort.Strings(keys)
-	return keys
-}
-
-// parseValue checks value against key's type and returns it as JSON.
-func parseValue(key, value string) (any, error) {
-	k, err := keyKind(key)
-	if err != nil {
-		return nil, err
-	}
-	switch k {
-	case kDuration:
-		if _, err := ParseDuration(value); err != nil {
-			return nil, fmt.Errorf("%s: %w", key, err)
-		}
-		return value, nil
-	case kInt:
-		n, err := strconv.Atoi(value)
-		if err != nil || n < 0 {
-			return nil, fmt.Errorf("%s must be a non-negative number, got %q: %w", key, value, ErrInvalid)
-		}
-		return n, nil
-	case kBool:
-		b, err := strconv.ParseBool(value)
-		if err != nil {
-			return nil, fmt.Errorf("%s must be true or false, got %q: %w", key, value, ErrInvalid)
-		}
-		return b, nil
-	case kMode:
-		if value != "always" && value != "disabled" {
-			return nil, fmt.Errorf("preambleMode must be always or disabled, got %q: %w", value, ErrInvalid)
-		}
-	}
-	return value, nil
+	sort.Strings(out)
+	return out
 }
 
 // Set writes key = value into the config file at path, keeping its other
 // keys; the file and its directory are created when missing, and written
-// atomically.
-func Set(path, key, value string) error {
-	v, err := parseValue(key, value)
+// atomically. The value is checked as Load checks it, so Set never writes
+// what Load would refuse.
+func Set(path, key, text string) error {
+	k, name, err := lookup(key)
 	if err != nil {
 		return err
 	}
+	v, err := k.parseText(key, text)
+	if err != nil {
+		return err
+	}
+	_ = name
 	doc := map[string]any{}
 	b, err := os.ReadFile(path)
 	switch {
@@ -164,7 +346,7 @@ func Set(path, key, value string) error {
 		}
 		m = sub
 	}
-	m[parts[len(parts)-1]] = v
+	m[parts[len(parts)-1]] = k.jsonValue(text, v)
 	out, _ := json.MarshalIndent(doc, "", "  ")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/blocks"
+	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/relay"
 	"github.com/partyhq/party/core/state"
@@ -60,6 +61,11 @@ Every block and routing decision goes to the event log (party log).`,
 			}
 			if opts.ExecTimeout, err = parseDuration(execT); err != nil {
 				return fmt.Errorf("%w: --exec-timeout: %w", errUsage, err)
+			}
+			for flag, d := range map[string]time.Duration{"--plan-timeout": opts.PlanTimeout, "--exec-timeout": opts.ExecTimeout} {
+				if err := config.CheckFlag(flag, "defaults.timeout", d); err != nil {
+					return fmt.Errorf("%w: %w", errUsage, err)
+				}
 			}
 			if opts.Rounds < 1 {
 				return fmt.Errorf("%w: --rounds must be at least 1", errUsage)

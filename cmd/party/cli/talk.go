@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -74,8 +73,8 @@ waits its turn, or fails at once with --no-queue (exit 5).`,
 				if opts.Timeout, err = parseDuration(timeout); err != nil {
 					return fmt.Errorf("%w: --timeout: %w", errUsage, err)
 				}
-				if opts.Timeout == 0 {
-					return fmt.Errorf("%w: --timeout must be more than 0", errUsage)
+				if err := config.CheckFlag("--timeout", "defaults.timeout", opts.Timeout); err != nil {
+					return fmt.Errorf("%w: %w", errUsage, err)
 				}
 			}
 			if runF != nil {
@@ -95,19 +94,7 @@ waits its turn, or fails at once with --no-queue (exit 5).`,
 }
 
 // parseDuration reads "500ms", "2s", or bare milliseconds.
-func parseDuration(s string) (time.Duration, error) {
-	if ms, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if ms < 0 {
-			return 0, fmt.Errorf("negative duration %q", s)
-		}
-		return time.Duration(ms) * time.Millisecond, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("bad duration %q (want e.g. 500ms, 2s, or milliseconds)", s)
-	}
-	return d, nil
-}
+func parseDuration(s string) (time.Duration, error) { return config.ParseDuration(s) }
 
 // talkJSON is one agent's outcome.
 type talkJSON struct {
