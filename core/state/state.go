@@ -6,6 +6,7 @@ package state
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -35,13 +36,24 @@ func Root(getenv func(string) string) (string, error) {
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
 
-// SessionDir returns the directory of a session on a server. The server key
-// (its socket) is hashed in, so equal session names on two servers never
-// share a directory.
+// SessionDir returns the directory of a session on a server: the session
+// name made safe for a file name (at most 64 bytes of it), then a hash of
+// the server (its socket) and the exact name. Names that read alike once
+// made safe ("team a" and "team_a", "a|b" and "a&b") and equal names on two
+// servers never share a directory.
 func SessionDir(root, server, session string) string {
-	h := sha256.Sum256([]byte(server))
+	h := sha256.New()
+	for _, part := range []string{server, session} {
+		var n [8]byte
+		binary.BigEndian.PutUint64(n[:], uint64(len(part)))
+		h.Write(n[:]) // length-prefixed: no two pairs hash the same input
+		h.Write([]byte(part))
+	}
 	name := unsafeName.ReplaceAllString(session, "_")
-	return filepath.Join(root, "sessions", name+"-"+hex.EncodeToString(h[:4]))
+	if len(name) > 64 {
+		name = name[:64]
+	}
+	return filepath.Join(root, "sessions", name+"-"+hex.EncodeToString(h.Sum(nil)[:8]))
 }
 
 // MkdirPrivate creates dir and its parents with mode 0700.

@@ -2,6 +2,7 @@ package state
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,6 +34,23 @@ func TestSessionDirSeparatesServers(t *testing.T) {
 	assert.NotEqual(t, a, b)
 	assert.Equal(t, "/r/sessions", filepath.Dir(a))
 	assert.True(t, strings.HasPrefix(filepath.Base(a), "my_sess_ion-"))
+	assert.Equal(t, a, SessionDir("/r", "/tmp/tmux-0/a", "my/sess ion"), "stable")
+}
+
+func TestSessionDirSeparatesNamesThatSanitizeAlike(t *testing.T) {
+	seen := map[string]string{}
+	for _, pair := range [][2]string{
+		{"/s", "team a"}, {"/s", "team_a"}, {"/s", "team/a"}, {"/s", "a|b"}, {"/s", "a&b"}, {"/s", "a_b"},
+		{"/s", "#(x)"}, {"/s", "_(x)"}, {"/s/", "x"}, {"/s", "/x"}, {"", "/s/x"}, {"/s/x", ""},
+		{"/s", strings.Repeat("x", 100)}, {"/s", strings.Repeat("x", 101)},
+	} {
+		d := SessionDir("/r", pair[0], pair[1])
+		if other, ok := seen[d]; ok {
+			t.Errorf("%q and %q share %s", pair, other, d)
+		}
+		seen[d] = fmt.Sprint(pair)
+		assert.LessOrEqual(t, len(filepath.Base(d)), 64+1+16)
+	}
 }
 
 func TestWriteFileIsAtomicAndPrivate(t *testing.T) {
