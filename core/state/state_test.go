@@ -185,3 +185,59 @@ func TestTheLastWaiterRemovesItsDirectory(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestRuntimeDirIsPrivateAndOurs(t *testing.T) {
+	short, err := os.MkdirTemp("/tmp", "prt")
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(short) })
+	env := func(k string) string {
+		if k == "XDG_RUNTIME_DIR" {
+			return short
+		}
+		return ""
+	}
+	dir, err := RuntimeDir(env)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(short, "party"), dir)
+	fi, err := os.Lstat(dir)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o700), fi.Mode().Perm())
+	wake, err := WakeDir(env, "/state/s")
+	require.NoError(t, err)
+	assert.Equal(t, dir, filepath.Dir(wake))
+
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, dir string)
+		want  string
+	}{
+		{"a symlink to a directory someone else chose", func(t *testing.T, dir string) {
+			require.NoError(t, os.Symlink(t.TempDir(), dir))
+		}, "is a symlink"},
+		{"open to others", func(t *testing.T, dir string) {
+			require.NoError(t, os.Mkdir(dir, 0o755))
+			require.NoError(t, os.Chmod(dir, 0o755))
+		}, "has mode -rwxr-xr-x, want 0700"},
+		{"a file", func(t *testing.T, dir string) {
+			require.NoError(t, os.WriteFile(dir, nil, 0o600))
+		}, "is not a directory"},
+		{"another user's", func(t *testing.T, dir string) {
+			if os.Getuid() != 0 {
+				t.Skip("needs root to make a directory of another user")
+			}
+			require.NoError(t, os.Mkdir(dir, 0o700))
+			require.NoError(t, os.Chown(dir, 65534, 65534))
+		}, "belongs to uid 65534"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			require.NoError(t, os.RemoveAll(dir))
+			tt.setup(t, dir)
+			_, err := RuntimeDir(env)
+			assert.ErrorIs(t, err, ErrRuntimeDir)
+			assert.ErrorContains(t, err, tt.want)
+			_, err = ListenSession(env, "/state/s")
+			assert.ErrorIs(t, err, ErrRuntimeDir, "no socket in it")
+		})
+	}
+}

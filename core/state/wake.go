@@ -27,15 +27,80 @@ const EventLog = "events.jsonl"
 
 // WakeDir is the directory of the wake sockets of a session state dir. Unix
 // socket paths are limited to about 100 bytes, so it is a short directory
-// named by a hash of the state dir under $XDG_RUNTIME_DIR/party (when that
-// is short enough), else /tmp/party-UID.
-func WakeDir(getenv func(string) string, stateDir string) string {
-	h := sha256.Sum256([]byte(stateDir))
-	name := hex.EncodeToString(h[:6])
-	if d := getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) && len(d) < 40 {
-		return filepath.Join(d, "party", name)
+// named by a hash of the state dir in RuntimeDir.
+func WakeDir(getenv func(string) string, stateDir string) (string, error) {
+	base, err := RuntimeDir(getenv)
+	if err != nil {
+		return "", err
 	}
-	return filepath.Join("/tmp", "party-"+strconv.Itoa(os.Getuid()), name)
+	h := sha256.Sum256([]byte(stateDir))
+	return filepath.Join(base, hex.EncodeToString(h[:6])), nil
+}
+
+// ListenSession registers a waiter for the session whose state dir is
+// stateDir (Listen in its WakeDir).
+func ListenSession(getenv func(string) string, stateDir string) (*Waiter, error) {
+	dir, err := WakeDir(getenv, stateDir)
+	if err != nil {
+		return nil, err
+	}
+	return Listen(dir)
+}
+
+// WakeSession wakes the waiters of the session whose state dir is
+// stateDir. Without a usable runtime dir there are none to wake: waiters
+// could not listen either.
+func WakeSession(getenv func(string) string, stateDir string) {
+	if dir, err := WakeDir(getenv, stateDir); err == nil {
+		Wake(dir)
+	}
+}
+
+// ErrRuntimeDir is a runtime directory party cannot trust with its sockets.
+var ErrRuntimeDir = errors.New("unsafe runtime directory")
+
+// RuntimeDir returns the directory party keeps its sockets in:
+// $XDG_RUNTIME_DIR/party when XDG_RUNTIME_DIR is set, absolute and short
+// enough for socket paths, else /tmp/party-UID. Either is made with mode
+// 0700 when missing and then checked, without following a symlink: a
+// directory owned by this user that nobody else can enter. Anything else
+// (another user made it first, or a symlink) is an error wrapping
+// ErrRuntimeDir, never a directory someone else controls.
+func RuntimeDir(getenv func(string) string) (string, error) {
+	dir := filepath.Join("/tmp", "party-"+strconv.Itoa(os.Getuid()))
+	if d := getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) && len(d) < 40 {
+		dir = filepath.Join(d, "party")
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
+		return "", fmt.Errorf("runtime dir: %w", err)
+	}
+	if err := checkPrivateDir(dir); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// checkPrivateDir checks that dir itself (not what a symlink points to) is
+// a directory of this user with no access for group or others.
+func checkPrivateDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return fmt.Errorf("runtime dir: %w", err)
+	}
+	switch {
+	case fi.Mode()&os.ModeSymlink != 0:
+		return fmt.Errorf("runtime dir %s is a symlink; remove it, or set XDG_RUNTIME_DIR: %w", dir, ErrRuntimeDir)
+	case !fi.IsDir():
+		return fmt.Errorf("runtime dir %s is not a directory; remove it, or set XDG_RUNTIME_DIR: %w", dir, ErrRuntimeDir)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("runtime dir %s belongs to uid %d, not to you (uid %d); set XDG_RUNTIME_DIR to a directory of yours: %w",
+			dir, st.Uid, os.Getuid(), ErrRuntimeDir)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("runtime dir %s has mode %v, want 0700 (chmod 700 it): %w", dir, fi.Mode().Perm(), ErrRuntimeDir)
+	}
+	return nil
 }
 
 // Waiter receives wake-ups.
@@ -56,7 +121,10 @@ func Listen(dir string) (*Waiter, error) {
 		// The last waiter's Close may remove the directory at any moment
 		// (MkdirAll then fails with "exists", the bind with "not exist"):
 		// make it again.
-		err := MkdirPrivate(dir)
+		err := os.Mkdir(dir, 0o700)
+		if errors.Is(err, os.ErrExist) {
+			err = checkPrivateDir(dir)
+		}
 		if err == nil {
 			conn, err = net.ListenUnixgram("unixgram", &net.UnixAddr{Name: path, Net: "unixgram"})
 			if err == nil {

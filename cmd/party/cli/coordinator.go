@@ -260,7 +260,7 @@ func coordinatorRun(ctx context.Context, f *Factory) error {
 	if err != nil {
 		return err
 	}
-	w, err := state.Listen(state.WakeDir(f.Getenv, sc.Info.StateDir))
+	w, err := state.ListenSession(f.Getenv, sc.Info.StateDir)
 	if err != nil {
 		return err
 	}

@@ -106,7 +106,7 @@ func hookRun(ctx context.Context, f *Factory, opts *HookOptions) error {
 	if err := reviewSignal(dir, ev); err != nil {
 		return err
 	}
-	state.Wake(state.WakeDir(f.Getenv, dir))
+	state.WakeSession(f.Getenv, dir)
 	return nil
 }
 

@@ -43,7 +43,7 @@ func logRun(ctx context.Context, f *Factory, follow bool, kind string) error {
 	path := filepath.Join(info.StateDir, state.EventLog)
 	var wake <-chan struct{}
 	if follow {
-		w, err := state.Listen(state.WakeDir(f.Getenv, info.StateDir))
+		w, err := state.ListenSession(f.Getenv, info.StateDir)
 		if err != nil {
 			return err
 		}

@@ -101,7 +101,7 @@ func recordRun(ctx context.Context, f *Factory, opts *RecordOptions) error {
 	}
 	events := filepath.Join(sc.Info.StateDir, state.EventLog)
 	offset := state.Size(events)
-	waker, err := state.Listen(state.WakeDir(f.Getenv, sc.Info.StateDir))
+	waker, err := state.ListenSession(f.Getenv, sc.Info.StateDir)
 	if err != nil {
 		return err
 	}
@@ -186,7 +186,7 @@ func deliverer(f *Factory, tc *tmux.Client, root string, info tmux.SessionInfo, 
 		d.Pasted = func(pane, text string) {
 			_ = state.AppendEvent(filepath.Join(info.StateDir, state.EventLog),
 				map[string]any{"time": f.Clock.Now().UTC(), "kind": "input", "pane": pane, "role": roles[pane], "text": text})
-			state.Wake(state.WakeDir(f.Getenv, info.StateDir))
+			state.WakeSession(f.Getenv, info.StateDir)
 		}
 	}
 	return d

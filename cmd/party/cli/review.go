@@ -256,7 +256,7 @@ func signalRun(ctx context.Context, f *Factory, opts *SignalOptions) error {
 	if err != nil {
 		return err
 	}
-	state.Wake(state.WakeDir(f.Getenv, filepath.Dir(dir)))
+	state.WakeSession(f.Getenv, filepath.Dir(dir))
 	out := signalJSON{Signal: id, Event: string(ev.Kind)}
 	deadline := f.Clock.Now().Add(opts.Wait)
 	for {

@@ -27,7 +27,7 @@ type watcher struct {
 // hook events wake (a wait on hooks needs no pane output).
 func newWatcher(ctx context.Context, f *Factory, tc *tmux.Client, session, stateDir string, output bool) (*watcher, error) {
 	w := &watcher{wakes: map[string]chan struct{}{}, hooks: map[string]chan struct{}{}, anyC: make(chan struct{}, 1), closed: make(chan struct{})}
-	waker, err := state.Listen(state.WakeDir(f.Getenv, stateDir))
+	waker, err := state.ListenSession(f.Getenv, stateDir)
 	if err != nil {
 		return nil, err
 	}
