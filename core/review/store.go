@@ -21,8 +21,8 @@ const (
 	StateFile       = "state.json"
 	TransitionsFile = "transitions.log"
 	DialogueFile    = "dialogue.jsonl"
-	PIDFile         = "coordinator.pid"
-	SupervisorPID   = "supervisor.pid"
+	CoordinatorLock = "coordinator.lock" // held by the coordinator while it runs; holds its pid
+	SupervisorLock  = "supervisor.lock"  // held by its supervisor while it runs; holds its pid
 	LogFile         = "coordinator.log"
 	signalsDir      = "signals"
 	resultsDir      = "results"

@@ -125,7 +125,7 @@ func startCoordinator(ctx context.Context, f *Factory, tc *tmux.Client, session,
 		return err
 	}
 	dir := review.Dir(stateDir)
-	if p := coordinatorProc(dir); p.Running || p.Supervisor != 0 {
+	if p := coordinatorProc(dir); p.Running || p.supervised {
 		return errCoordinatorRunning
 	}
 	if err := review.Init(dir, f.Clock.Now().UTC(), cfg.Review.MaxIterations); err != nil {
@@ -153,27 +153,33 @@ func startCoordinator(ctx context.Context, f *Factory, tc *tmux.Client, session,
 	return nil
 }
 
+// stopCoordinator sends SIGTERM to the supervisor (else the coordinator)
+// and waits for their locks to go. It signals only a pid that Holder gave:
+// a process that holds the lock, never one a stale file names.
 func stopCoordinator(ctx context.Context, f *Factory, dir string) error {
-	p := coordinatorProc(dir)
-	pid := p.Supervisor
-	if pid == 0 {
-		pid = p.PID
-	}
-	if pid == 0 {
-		return nil
-	}
-	if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
-		return fmt.Errorf("stop coordinator (pid %d): %w", pid, err)
-	}
-	for i := 0; i < 250 && (alive(pid) || alive(p.PID)); i++ {
+	signalled := map[int]bool{}
+	for i := 0; ; i++ {
+		p := coordinatorProc(dir)
+		if !p.Running && !p.supervised {
+			return nil
+		}
+		pid := p.PID
+		if p.supervised {
+			pid = p.Supervisor // it stops the coordinator, and does not restart it
+		}
+		if pid != 0 && !signalled[pid] {
+			signalled[pid] = true
+			if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+				return fmt.Errorf("stop coordinator (pid %d): %w", pid, err)
+			}
+		}
+		if i == 250 {
+			return fmt.Errorf("coordinator (pid %d) did not stop within 5s: %w", pid, errConflict)
+		}
 		if err := f.Clock.Sleep(ctx, 20*time.Millisecond); err != nil {
 			return err
 		}
 	}
-	if alive(pid) {
-		return fmt.Errorf("coordinator (pid %d) did not stop within 5s: %w", pid, errConflict)
-	}
-	return nil
 }
 
 // superviseRun runs "party coordinator run" until it exits cleanly: a
@@ -184,9 +190,14 @@ func superviseRun(ctx context.Context, f *Factory) error {
 	if err != nil {
 		return err
 	}
-	if err := state.WriteFile(filepath.Join(dir, review.SupervisorPID), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
+	release, err := state.Hold(ctx, f.Clock, filepath.Join(dir, review.SupervisorLock))
+	if errors.Is(err, state.ErrHeld) {
+		return errCoordinatorRunning
+	}
+	if err != nil {
 		return err
 	}
+	defer release()
 	logf := coordinatorLog(f, dir)
 	exe, err := exeForPanes()
 	if err != nil {
@@ -253,9 +264,14 @@ func coordinatorRun(ctx context.Context, f *Factory) error {
 	if err := review.Init(dir, f.Clock.Now().UTC(), cfg.Review.MaxIterations); err != nil {
 		return err
 	}
-	if err := state.WriteFile(filepath.Join(dir, review.PIDFile), []byte(strconv.Itoa(os.Getpid())+"\n"), 0o600); err != nil {
+	release, err := state.Hold(ctx, f.Clock, filepath.Join(dir, review.CoordinatorLock))
+	if errors.Is(err, state.ErrHeld) {
+		return errCoordinatorRunning
+	}
+	if err != nil {
 		return err
 	}
+	defer release()
 	sess, err := readSessionRecord(sc.Info.StateDir)
 	if err != nil {
 		return err

@@ -5,19 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/state"
-	"github.com/partyhq/party/core/tmux"
 )
 
 // SignalOptions are the inputs of the commands that send the coordinator
@@ -328,6 +325,7 @@ type procJSON struct {
 	Running    bool `json:"running"`
 	PID        int  `json:"pid,omitempty"`
 	Supervisor int  `json:"supervisor_pid,omitempty"`
+	supervised bool // the supervisor's lock is held
 }
 
 func statusRun(ctx context.Context, f *Factory, opts *StatusOptions) error {
@@ -424,31 +422,11 @@ func orDefault(s, d string) string {
 	return s
 }
 
-// coordinatorProc says whether the coordinator of dir runs.
+// coordinatorProc says whether the coordinator of dir runs: whether its
+// lock is held (a process that holds it is alive), and by which pid.
 func coordinatorProc(dir string) procJSON {
-	p := procJSON{PID: readPID(filepath.Join(dir, review.PIDFile)), Supervisor: readPID(filepath.Join(dir, review.SupervisorPID))}
-	p.Running = alive(p.PID)
-	if !p.Running {
-		p.PID = 0
-	}
-	if !alive(p.Supervisor) {
-		p.Supervisor = 0
-	}
+	var p procJSON
+	p.PID, p.Running = state.Holder(filepath.Join(dir, review.CoordinatorLock))
+	p.Supervisor, p.supervised = state.Holder(filepath.Join(dir, review.SupervisorLock))
 	return p
 }
-
-func readPID(path string) int {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
-	if err != nil || n <= 0 {
-		return 0
-	}
-	return n
-}
-
-// alive says whether process pid runs. A supervisor that exited can stay
-// a zombie of the tmux server for a while (tmux #4559): that is not alive.
-func alive(pid int) bool { return pid > 0 && syscall.Kill(pid, 0) == nil && !tmux.IsZombie(pid) }
