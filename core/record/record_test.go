@@ -2,7 +2,10 @@ package record
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -56,4 +59,33 @@ func TestReadRejectsNonCasts(t *testing.T) {
 	assert.Error(t, err)
 	_, _, err = Read(strings.NewReader(`{"version":2,"width":1,"height":1}` + "\n[1,\"o\"]\n"))
 	assert.ErrorContains(t, err, "line 2")
+}
+
+func TestRecordingFilesArePrivate(t *testing.T) {
+	old := syscall.Umask(0o022)
+	defer syscall.Umask(old)
+	out := filepath.Join(t.TempDir(), "recordings", "t-1")
+	require.NoError(t, MkdirPrivate(out))
+	for _, d := range []string{out, filepath.Dir(out)} {
+		fi, err := os.Stat(d)
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o700), fi.Mode().Perm(), d)
+	}
+	cast := filepath.Join(out, "claude.cast")
+	require.NoError(t, os.WriteFile(cast, []byte("old"), 0o644))
+	f, err := Create(cast)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	events := filepath.Join(out, "events.jsonl")
+	require.NoError(t, WriteFile(events, []byte("{}\n")))
+	for _, p := range []string{cast, events} {
+		fi, err := os.Stat(p)
+		require.NoError(t, err)
+		assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), p)
+	}
+
+	link := filepath.Join(out, "codex.cast")
+	require.NoError(t, os.Symlink(filepath.Join(t.TempDir(), "elsewhere"), link))
+	_, err = Create(link)
+	assert.Error(t, err, "a symlink is not followed")
 }

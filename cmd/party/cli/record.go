@@ -61,7 +61,7 @@ func recordRun(ctx context.Context, f *Factory, opts *RecordOptions) error {
 	if out == "" {
 		out = filepath.Join("recordings", sc.Session+"-"+f.Clock.Now().Format("20060102-150405"))
 	}
-	if err := os.MkdirAll(out, 0o755); err != nil {
+	if err := record.MkdirPrivate(out); err != nil {
 		return err
 	}
 	cc, err := tc.Control(ctx, sc.Session, true)
@@ -80,7 +80,7 @@ func recordRun(ctx context.Context, f *Factory, opts *RecordOptions) error {
 		if name == "" {
 			name = strings.TrimPrefix(p.ID, "%")
 		}
-		fh, err := os.Create(filepath.Join(out, name+".cast"))
+		fh, err := record.Create(filepath.Join(out, name+".cast"))
 		if err != nil {
 			return err
 		}
@@ -164,7 +164,7 @@ func recordSide(ctx context.Context, f *Factory, tc *tmux.Client, session string
 // casts.
 func finishRecording(f *Factory, events, out string, r *record.Redactor) error {
 	if b, err := os.ReadFile(events); err == nil {
-		if err := os.WriteFile(filepath.Join(out, "events.jsonl"), []byte(r.Redact(string(b))), 0o644); err != nil {
+		if err := record.WriteFile(filepath.Join(out, "events.jsonl"), []byte(r.Redact(string(b)))); err != nil {
 			return err
 		}
 	}
