@@ -195,24 +195,30 @@ func (cc *Control) Close() error {
 
 // read parses the control stream until it ends. The first %begin/%end
 // block is the reply to the attach itself and is reported on first.
+//
+// A reply is "%begin TIME NUMBER FLAGS", its lines, then "%end" or "%error"
+// with the same TIME NUMBER FLAGS. A line of the reply (a pane's text in a
+// capture) can start with "%end ": only the guard with the numbers of its
+// %begin ends the reply.
 func (cc *Control) read(r io.Reader, first chan<- error) {
 	defer close(cc.done)
 	defer close(cc.output)
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16<<20)
 	var (
-		inBlock  bool
+		guard    string // the TIME NUMBER FLAGS of the open reply; "" outside one
 		body     strings.Builder
 		attached bool
 	)
 	for sc.Scan() {
 		line := sc.Text()
-		if inBlock {
-			switch {
-			case strings.HasPrefix(line, "%end "), strings.HasPrefix(line, "%error "):
-				inBlock = false
+		if guard != "" {
+			end, isEnd := strings.CutPrefix(line, "%end ")
+			failed, isError := strings.CutPrefix(line, "%error ")
+			if (isEnd && end == guard) || (isError && failed == guard) {
+				guard = ""
 				var err error
-				if strings.HasPrefix(line, "%error ") {
+				if isError {
 					err = ErrCommand
 				}
 				if !attached {
@@ -221,15 +227,15 @@ func (cc *Control) read(r io.Reader, first chan<- error) {
 					continue
 				}
 				cc.reply <- controlReply{body: body.String(), err: err}
-			default:
-				body.WriteString(line)
-				body.WriteByte('\n')
+				continue
 			}
+			body.WriteString(line)
+			body.WriteByte('\n')
 			continue
 		}
 		switch {
 		case strings.HasPrefix(line, "%begin "):
-			inBlock = true
+			guard = strings.TrimPrefix(line, "%begin ")
 			body.Reset()
 		case strings.HasPrefix(line, "%output "):
 			rest := line[len("%output "):]

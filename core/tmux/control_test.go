@@ -111,3 +111,52 @@ func TestUnescapeOutput(t *testing.T) {
 	assert.Equal(t, []byte("a\r\n\x1b[0m\\b"), unescapeOutput(`a\015\012\033[0m\134b`))
 	assert.Equal(t, []byte(`\9x`), unescapeOutput(`\9x`), "not an escape")
 }
+
+func TestControlRepliesEndOnTheirOwnGuard(t *testing.T) {
+	stream := strings.Join([]string{
+		"%begin 1700000000 10 0", "%end 1700000000 10 0", // the attach
+		"%output %1 hi",
+		"%begin 1700000001 11 1",
+		"line one",
+		"%end 1700000001 12 1", // a pane line that looks like a guard
+		"%end 1700000001 11 0",
+		"%error 1700000001 11",
+		"%begin 9 9 9",
+		"last",
+		"%end 1700000001 11 1",
+		"%begin 1700000002 13 1",
+		"%end nope",
+		"%error 1700000002 13 1",
+		"",
+	}, "\n")
+	cc := &Control{output: make(chan Output, 8), reply: make(chan controlReply, 2), done: make(chan struct{})}
+	first := make(chan error, 1)
+	go cc.read(strings.NewReader(stream), first)
+	require.NoError(t, <-first)
+	o := <-cc.output
+	assert.Equal(t, Output{Pane: "%1", Data: []byte("hi")}, o)
+	r := <-cc.reply
+	require.NoError(t, r.err)
+	assert.Equal(t, "line one\n%end 1700000001 12 1\n%end 1700000001 11 0\n%error 1700000001 11\n%begin 9 9 9\nlast\n", r.body)
+	r = <-cc.reply
+	assert.ErrorIs(t, r.err, ErrCommand)
+	assert.Equal(t, "%end nope\n", r.body)
+	<-cc.done
+}
+
+func TestControlCaptureOfAGuardLikeLine(t *testing.T) {
+	c := testServer(t, "sh", "-c", "printf 'a\\n%%end 1 2 1\\n%%error 1 2 1\\nz\\n'; exec cat")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cc, err := c.Control(ctx, "s", false)
+	require.NoError(t, err)
+	defer cc.Close()
+	panes, err := c.ListPanes(ctx, "s")
+	require.NoError(t, err)
+	var screen string
+	for !strings.Contains(screen, "z") && ctx.Err() == nil {
+		screen, err = cc.Capture(ctx, panes[0].ID)
+		require.NoError(t, err)
+	}
+	assert.Equal(t, "a\n%end 1 2 1\n%error 1 2 1\nz", screen)
+}
