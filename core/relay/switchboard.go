@@ -1,7 +1,7 @@
 package relay
 
 import (
-	"fmt"
+	"encoding/json"
 	"strings"
 
 	"github.com/partyhq/party/core/blocks"
@@ -92,8 +92,22 @@ func (s *Switchboard) role(to string) (string, bool) {
 }
 
 // Forward is the text delivered for a decision: the block, re-tagged with
-// its hop and sender, so the recipient sees exactly what was sent.
+// its hop and sender, so the recipient sees exactly what was sent. The
+// header is JSON written by encoding/json (Go's %q is not JSON: it writes
+// \x.. escapes), so the recipient's parser reads back the same fields.
 func Forward(d Decision) string {
-	return fmt.Sprintf("[[POLI:MSG {\"to\":%q,\"from\":%q,\"type\":%q,\"id\":%q,\"hop\":%d}]]\n%s\n[[/POLI:MSG]]",
-		d.Block.To, d.From, d.Block.Type, d.Block.ID, d.Hop, d.Block.Body)
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(forwardHeader{To: d.Block.To, From: d.From, Type: d.Block.Type, ID: d.Block.ID, Hop: d.Hop})
+	return "[[POLI:MSG " + strings.TrimSuffix(b.String(), "\n") + "]]\n" + d.Block.Body + "\n[[/POLI:MSG]]"
+}
+
+// forwardHeader is the header of a forwarded block, every field written.
+type forwardHeader struct {
+	To   string `json:"to"`
+	From string `json:"from"`
+	Type string `json:"type"`
+	ID   string `json:"id"`
+	Hop  int    `json:"hop"`
 }

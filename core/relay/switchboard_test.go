@@ -2,8 +2,10 @@ package relay
 
 import (
 	"testing"
+	"unicode/utf8"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/partyhq/party/core/blocks"
 )
@@ -52,4 +54,35 @@ func TestForwardIsAParsableBlock(t *testing.T) {
 	assert.Empty(t, errs)
 	assert.Equal(t, 2, found[0].Hop)
 	assert.Equal(t, "planner", found[0].From)
+}
+
+func TestForwardHeaderIsJSON(t *testing.T) {
+	// %q would write \x00-style escapes and "\xff", which are not JSON.
+	d := Decision{Block: blocks.Block{Header: blocks.Header{ID: "a\"b\\c]]\x01\u2028", To: "critic", Type: "t<&>"}, Body: "b"}, From: "plan\tner", Hop: 3}
+	found, errs := blocks.Parse(Forward(d))
+	require.Empty(t, errs)
+	require.Len(t, found, 1)
+	assert.Equal(t, blocks.Header{To: "critic", From: "plan\tner", Type: "t<&>", ID: "a\"b\\c]]\x01\u2028", Hop: 3}, found[0].Header)
+	assert.Contains(t, Forward(d), `"type":"t<&>"`, "no HTML escaping")
+}
+
+// FuzzForwardRoundTrip: a forwarded block's header reads back as sent.
+func FuzzForwardRoundTrip(f *testing.F) {
+	f.Add("executor", "planner", "plan", "t1-plan", 1)
+	f.Add("a\"]]", "\\", "\x1b[201~", "\u2028 é", 8)
+	f.Fuzz(func(t *testing.T, to, from, typ, id string, hop int) {
+		for _, s := range []string{to, from, typ, id} {
+			if !utf8.ValidString(s) || s == "" {
+				t.Skip("screen text is UTF-8, and empty fields are omitted by the parser's header")
+			}
+		}
+		if hop < 0 {
+			hop = -hop
+		}
+		d := Decision{Block: blocks.Block{Header: blocks.Header{ID: id, To: to, Type: typ}, Body: "body"}, From: from, Hop: hop}
+		found, errs := blocks.Parse(Forward(d))
+		require.Empty(t, errs, "%q", Forward(d))
+		require.Len(t, found, 1, "%q", Forward(d))
+		assert.Equal(t, blocks.Header{To: to, From: from, Type: typ, ID: id, Hop: hop}, found[0].Header)
+	})
 }
