@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -26,7 +27,7 @@ func parsePane(row []string) mux.Pane {
 	return mux.Pane{
 		ID: row[0], Session: row[1], WindowID: row[2], WindowIndex: n(row[3]), Index: n(row[4]),
 		Role: row[5], Agent: row[6], PID: n(row[7]), Dead: row[8] == "1", DeadStatus: row[9],
-		CurrentCommand: row[10], InMode: row[11] == "1", AltScreen: row[12] == "1",
+		CurrentCommand: currentCommand(row[10], n(row[7])), InMode: row[11] == "1", AltScreen: row[12] == "1",
 		Width: n(row[13]), Height: n(row[14]), Hooks: row[15],
 	}
 }
@@ -87,6 +88,48 @@ func (c *Client) reapZombies(rows [][]string) bool {
 		}
 	}
 	return reaped
+}
+
+// currentCommand corrects tmux's pane_current_command for a program whose
+// path holds a space: tmux names the foreground program by its argv[0] cut
+// at the first space ("/home/John Smith/bin/claude" is "John"). When the
+// foreground process of pane pid (Linux: /proc) has such an argv[0], it is
+// the base name of the whole of it; otherwise tmux's value stands.
+func currentCommand(tmuxValue string, pid int) string {
+	if pid <= 0 || runtime.GOOS != "linux" {
+		return tmuxValue
+	}
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return tmuxValue
+	}
+	// The fields after the command name (in parentheses): state, ppid,
+	// pgrp, session, tty_nr, tpgid (the terminal's foreground group).
+	i := strings.LastIndexByte(string(stat), ')')
+	f := strings.Fields(string(stat[i+1:]))
+	if i < 0 || len(f) < 6 {
+		return tmuxValue
+	}
+	fg, err := strconv.Atoi(f[5])
+	if err != nil || fg <= 0 {
+		return tmuxValue
+	}
+	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(fg) + "/cmdline")
+	if err != nil {
+		return tmuxValue
+	}
+	argv0, _, _ := strings.Cut(string(cmdline), "\x00")
+	return commandName(tmuxValue, argv0)
+}
+
+// commandName is the program name of argv0 when tmux's value is argv0 cut
+// at its first space, else tmux's value.
+func commandName(tmuxValue, argv0 string) string {
+	head, _, spaced := strings.Cut(strings.TrimLeft(argv0, "-"), " ")
+	if !spaced || tmuxValue != filepath.Base(head) {
+		return tmuxValue
+	}
+	return filepath.Base(strings.TrimLeft(argv0, "-"))
 }
 
 // IsZombie reports whether process pid has exited but was not reaped.

@@ -143,3 +143,17 @@ func TestSetOptionsKeepTrailingSemicolon(t *testing.T) {
 	assert.Equal(t, [][]string{{"set-option", "-t", "%1", "@party_role", "x;"}, {"set-option", "-p", "-t", "%2", "@a", ";"}},
 		tmuxCommands(r.calls[0].argv[2:]))
 }
+
+func TestCommandNameOfAPathWithASpace(t *testing.T) {
+	tests := []struct{ tmux, argv0, want string }{
+		{"John", "/home/John Smith/bin/claude", "claude"},
+		{"claude", "/usr/bin/claude", "claude"},
+		{"node", "node", "node"},
+		{"bash", "-bash", "bash"},
+		{"sh", "/bin/sh", "sh"},
+		{"other", "/home/John Smith/bin/claude", "other"}, // not tmux's cut: tmux's value stands
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, commandName(tt.tmux, tt.argv0), tt.argv0)
+	}
+}
