@@ -5,12 +5,54 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // ErrSettings is a Claude Code settings document that cannot be merged.
 var ErrSettings = errors.New("invalid Claude settings")
+
+// ErrSettingsFile is a settings file that party will not write in place.
+var ErrSettingsFile = errors.New("settings file cannot be written")
+
+// CheckSettingsFile says whether the settings file at path can be replaced
+// in place: a missing file can be made; a symlink must lead to a file (a
+// dangling link is refused, not replaced by a file); the file must be
+// writable (its mode allows it, even for root, and access(2) agrees) and
+// so must its directory (the new content is renamed into place).
+func CheckSettingsFile(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	target := path
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		link, _ := os.Readlink(path)
+		if target, err = filepath.EvalSymlinks(path); err != nil {
+			return fmt.Errorf("%s is a symlink to %s, which does not exist; fix or remove the link: %w", path, link, ErrSettingsFile)
+		}
+		if fi, err = os.Stat(target); err != nil {
+			return err
+		}
+	}
+	switch {
+	case !fi.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file: %w", target, ErrSettingsFile)
+	case fi.Mode().Perm()&0o200 == 0 || unix.Access(target, unix.W_OK) != nil:
+		return fmt.Errorf("%s is read-only (mode %04o); make it writable (chmod u+w) to install the hooks: %w", target, fi.Mode().Perm(), ErrSettingsFile)
+	case unix.Access(filepath.Dir(target), unix.W_OK) != nil:
+		return fmt.Errorf("the directory of %s is not writable: %w", target, ErrSettingsFile)
+	}
+	return nil
+}
 
 // claudeEntry is one hook party installs in a Claude Code settings file.
 type claudeEntry struct {

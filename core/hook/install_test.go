@@ -2,6 +2,8 @@ package hook
 
 import (
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -384,4 +386,28 @@ func TestIsPartyCommand(t *testing.T) {
 			assert.Equal(t, tt.want, IsPartyCommand(tt.cmd, partyCmd))
 		})
 	}
+}
+
+func TestCheckSettingsFile(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "settings.json")
+	assert.NoError(t, CheckSettingsFile(file), "a missing file can be made")
+	require.NoError(t, os.WriteFile(file, []byte("{}"), 0o644))
+	assert.NoError(t, CheckSettingsFile(file))
+
+	link := filepath.Join(dir, "link.json")
+	require.NoError(t, os.Symlink(file, link))
+	assert.NoError(t, CheckSettingsFile(link), "a symlink to a file is followed")
+
+	dangling := filepath.Join(dir, "dangling.json")
+	require.NoError(t, os.Symlink(filepath.Join(dir, "dotfiles", "settings.json"), dangling))
+	err := CheckSettingsFile(dangling)
+	assert.ErrorIs(t, err, ErrSettingsFile)
+	assert.ErrorContains(t, err, "which does not exist; fix or remove the link")
+
+	require.NoError(t, os.Chmod(file, 0o444))
+	err = CheckSettingsFile(file)
+	assert.ErrorIs(t, err, ErrSettingsFile, "read-only, even for root")
+	assert.ErrorContains(t, err, "is read-only (mode 0444)")
+	assert.ErrorIs(t, CheckSettingsFile(link), ErrSettingsFile, "through a link too")
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/relay"
 	"github.com/partyhq/party/core/review"
@@ -70,6 +71,7 @@ var codes = []struct {
 	{errAgentMissing, "AGENT_MISSING", ExitUsage},
 	{errUsage, "USAGE", ExitUsage},
 	{tmux.ErrName, "USAGE", ExitUsage},
+	{hook.ErrSettingsFile, "USAGE", ExitUsage},
 	{config.ErrInvalid, "CONFIG_INVALID", ExitUsage},
 	{config.ErrUnknownKey, "USAGE", ExitUsage},
 	{mux.ErrNoServer, "NO_SERVER", ExitNotFound},

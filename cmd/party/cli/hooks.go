@@ -120,6 +120,9 @@ func hooksInstallRun(f *Factory, opts *HooksInstallOptions) error {
 	case !changed:
 		fmt.Fprintf(f.IO.ErrOut, "party: hooks already installed in %s; nothing changed\n", path)
 	default:
+		if err := hook.CheckSettingsFile(path); err != nil {
+			return err
+		}
 		if res.Backup, err = writeClaudeSettings(f, path, old, exists, merged); err != nil {
 			return err
 		}
