@@ -4,7 +4,7 @@ GO      ?= go
 BIN     := bin
 MOCKS   := claude codex gemini mockagent
 # The scenarios run many tmux servers side by side; keep -race on.
-TESTFLAGS ?= -race -count=1
+TESTFLAGS ?= -race -count=1 -timeout 20m
 
 .DEFAULT_GOAL := help
 
