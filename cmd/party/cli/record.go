@@ -106,6 +106,11 @@ func recordRun(ctx context.Context, f *Factory, opts *RecordOptions) error {
 		return err
 	}
 	defer waker.Close()
+	// Recording has begun: party start --record waits for this lock. A
+	// second recorder of the session records all the same.
+	if release, err := state.Hold(ctx, f.Clock, filepath.Join(sc.Info.StateDir, recorderLock)); err == nil {
+		defer release()
+	}
 	fmt.Fprintf(f.IO.ErrOut, "party: recording %d panes of %s into %s (Ctrl-C stops)\n", len(casts), sc.Session, out)
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
@@ -130,6 +135,9 @@ func recordRun(ctx context.Context, f *Factory, opts *RecordOptions) error {
 		}
 	}
 }
+
+// recorderLock is held by a recorder of the session once it records.
+const recorderLock = "recorder.lock"
 
 // recordSide adds what party delivered (from the event log) and pane size
 // changes to the casts, and returns the new event log offset.

@@ -313,7 +313,7 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 	}
 	created = false
 	if opts.Record != "" {
-		if err := startRecorder(ctx, tc, name, dir, opts.Record); err != nil {
+		if err := startRecorder(ctx, f, tc, name, dir, opts.Record); err != nil {
 			return err
 		}
 	}
@@ -454,8 +454,9 @@ func isExecutable(p string) bool {
 }
 
 // startRecorder runs party record in a new window of the session, so it
-// lives and ends with the session.
-func startRecorder(ctx context.Context, tc *tmux.Client, session, stateDir, out string) error {
+// lives and ends with the session, and returns once it records (within 5
+// s), so that what is sent after party start is in the recording.
+func startRecorder(ctx context.Context, f *Factory, tc *tmux.Client, session, stateDir, out string) error {
 	exe, err := exeForPanes()
 	if err != nil {
 		return err
@@ -468,8 +469,19 @@ func startRecorder(ctx context.Context, tc *tmux.Client, session, stateDir, out 
 	if err != nil {
 		return err
 	}
-	_, err = tc.NewWindow(ctx, session, "party-record", spawn)
-	return err
+	if _, err := tc.NewWindow(ctx, session, "party-record", spawn); err != nil {
+		return err
+	}
+	for i := 0; i < 250; i++ {
+		if _, held := state.Holder(filepath.Join(stateDir, recorderLock)); held {
+			return nil
+		}
+		if err := f.Clock.Sleep(ctx, 20*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(f.IO.ErrOut, "party: the recorder of %s has not started after 5s; see its window party-record\n", session)
+	return nil
 }
 
 // startDashboard adds a short full-width pane at the bottom of the
