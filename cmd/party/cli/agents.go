@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/state"
 )
@@ -59,12 +60,16 @@ func loadRegistry(path string) (registry, error) {
 	return r, nil
 }
 
-func saveRegistry(path string, r registry) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	b, _ := json.MarshalIndent(r, "", "  ")
-	return state.WriteFile(path, append(b, '\n'), 0o644)
+// saveRegistry writes the registry; it stays trusted when it was (or is
+// new), as the change is the user's.
+func saveRegistry(f *Factory, path string, r registry) error {
+	return keepTrust(f, path, func() error {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		b, _ := json.MarshalIndent(r, "", "  ")
+		return state.WriteFile(path, append(b, '\n'), 0o644)
+	})
 }
 
 func newAgentsCmd(f *Factory) *cobra.Command {
@@ -106,7 +111,7 @@ over a pane tagged with the same role.`,
 				e.Remark = args[2]
 			}
 			r.Agents[name] = e
-			if err := saveRegistry(path, r); err != nil {
+			if err := saveRegistry(f, path, r); err != nil {
 				return err
 			}
 			return printAgent(f, name, e)
@@ -120,7 +125,7 @@ over a pane tagged with the same role.`,
 				if err != nil {
 					return err
 				}
-				if err := saveRegistry(path, r); err != nil {
+				if err := saveRegistry(f, path, r); err != nil {
 					return err
 				}
 				if f.JSON {
@@ -144,7 +149,7 @@ over a pane tagged with the same role.`,
 					return fmt.Errorf("no agent %q registered: %w", args[0], errNotRegistered)
 				}
 				delete(r.Agents, args[0])
-				if err := saveRegistry(path, r); err != nil {
+				if err := saveRegistry(f, path, r); err != nil {
 					return err
 				}
 				if f.JSON {
@@ -229,6 +234,17 @@ func registeredTarget(ctx context.Context, f *Factory, role string) (target, boo
 	e, ok := r.Agents[role]
 	if !ok {
 		return target{}, false, nil
+	}
+	// The registry came with the repository: until the user trusts it, its
+	// names could send text to any pane (a shell), so none is used.
+	if b, err := os.ReadFile(path); err == nil {
+		if trusted, err := config.TrustStoreFor(f.Getenv).Trusted(path, b); err != nil || !trusted {
+			if !f.registryNoted {
+				f.registryNoted = true
+				fmt.Fprintf(f.IO.ErrOut, "party: %s is not trusted: ignoring its names (read it, then run 'party config trust')\n", path)
+			}
+			return target{}, false, err
+		}
 	}
 	p, err := f.Tmux().Pane(ctx, e.Pane)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -76,30 +77,14 @@ relay.{planner,executor}, review.{implementer,reviewer,markerDir}.`,
 			if global {
 				path = g
 			}
-			// A local file that was trusted, or that this command creates,
-			// holds only the user's settings: it stays trusted.
-			store := config.TrustStoreFor(f.Getenv)
-			keepTrust := false
-			if !global {
-				old, err := os.ReadFile(path)
-				switch {
-				case errors.Is(err, os.ErrNotExist):
-					keepTrust = true
-				case err != nil:
-					return err
-				default:
-					if keepTrust, err = store.Trusted(path, old); err != nil {
-						return err
-					}
-				}
+			set := func() error { return config.Set(path, args[0], args[1]) }
+			if global {
+				err = set()
+			} else {
+				err = keepTrust(f, path, set)
 			}
-			if err := config.Set(path, args[0], args[1]); err != nil {
+			if err != nil {
 				return err
-			}
-			if keepTrust {
-				if _, err := store.Trust(path, f.Clock.Now()); err != nil {
-					return err
-				}
 			}
 			if f.JSON {
 				writeJSON(f.IO.Out, map[string]string{"key": args[0], "value": args[1], "file": path})
@@ -159,6 +144,32 @@ relay.{planner,executor}, review.{implementer,reviewer,markerDir}.`,
 	return cmd
 }
 
+// keepTrust runs write, which changes the repository file at path on the
+// user's behalf: a file that was trusted, or that write creates, holds only
+// the user's settings, so it stays trusted.
+func keepTrust(f *Factory, path string, write func() error) error {
+	store := config.TrustStoreFor(f.Getenv)
+	keep := false
+	old, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		keep = true
+	case err != nil:
+		return err
+	default:
+		if keep, err = store.Trusted(path, old); err != nil {
+			return err
+		}
+	}
+	if err := write(); err != nil {
+		return err
+	}
+	if keep {
+		_, err = store.Trust(path, f.Clock.Now())
+	}
+	return err
+}
+
 // keyList names every config key for the help text.
 func keyList() string {
 	var names []string
@@ -172,11 +183,13 @@ func newConfigTrustCmd(f *Factory) *cobra.Command {
 	var revoke bool
 	cmd := &cobra.Command{
 		Use:   "trust",
-		Short: "Trust the local ./.party/config.json as it is now (--revoke: forget it)",
-		Long: `Record the sha256 of the local ./.party/config.json in your state
-($XDG_STATE_HOME/party/trust.json, mode 0600), so that its keys that run
-programs or change what agents are sent take effect. Read the file first:
-it came with the repository. Any change to it needs trust again.`,
+		Short: "Trust ./.party/config.json and ./.party/agents.json as they are now (--revoke: forget them)",
+		Long: `Record the sha256 of the local ./.party/config.json and ./.party/agents.json
+in your state ($XDG_STATE_HOME/party/trust.json, mode 0600), so that the
+config's keys that run programs or change what agents are sent, and the
+registry's names for panes, take effect. Read the files first: they came
+with the repository. Any change to them needs trust again, except one made
+by 'party config set' or 'party agents', which keeps a trusted file trusted.`,
 		Args: argsBetween(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			cwd, err := f.Getwd()
@@ -185,31 +198,42 @@ it came with the repository. Any change to it needs trust again.`,
 			}
 			_, local := config.Paths(f.Getenv, cwd)
 			store := config.TrustStoreFor(f.Getenv)
-			if revoke {
-				if err := store.Revoke(local); err != nil {
+			type trustJSON struct {
+				File    string `json:"file"`
+				Trusted bool   `json:"trusted"`
+				SHA256  string `json:"sha256,omitempty"`
+			}
+			var out []trustJSON
+			for _, path := range []string{local, filepath.Join(cwd, registryFile)} {
+				if revoke {
+					if err := store.Revoke(path); err != nil {
+						return err
+					}
+					out = append(out, trustJSON{File: path})
+					continue
+				}
+				if _, err := os.Stat(path); err != nil {
+					continue
+				}
+				sum, err := store.Trust(path, f.Clock.Now())
+				if err != nil {
 					return err
 				}
-				if f.JSON {
-					writeJSON(f.IO.Out, map[string]any{"file": local, "trusted": false})
-				} else {
-					fmt.Fprintf(f.IO.Out, "no longer trusted: %s\n", local)
-				}
-				return nil
+				out = append(out, trustJSON{File: path, Trusted: true, SHA256: sum})
 			}
-			if _, err := os.Stat(local); err != nil {
-				return fmt.Errorf("%w: no %s to trust", errUsage, local)
-			}
-			if _, _, err := config.Load(f.Getenv, cwd); err != nil {
-				return err // never trust a file party would refuse
-			}
-			sum, err := store.Trust(local, f.Clock.Now())
-			if err != nil {
-				return err
+			if !revoke && len(out) == 0 {
+				return fmt.Errorf("%w: no %s or %s to trust", errUsage, local, filepath.Join(cwd, registryFile))
 			}
 			if f.JSON {
-				writeJSON(f.IO.Out, map[string]any{"file": local, "trusted": true, "sha256": sum})
-			} else {
-				fmt.Fprintf(f.IO.Out, "trusted %s (sha256 %s)\n", local, sum)
+				writeJSON(f.IO.Out, out)
+				return nil
+			}
+			for _, t := range out {
+				if t.Trusted {
+					fmt.Fprintf(f.IO.Out, "trusted %s (sha256 %s)\n", t.File, t.SHA256)
+				} else {
+					fmt.Fprintf(f.IO.Out, "no longer trusted: %s\n", t.File)
+				}
 			}
 			return nil
 		},

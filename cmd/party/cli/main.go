@@ -48,6 +48,8 @@ type Factory struct {
 	JSON       bool
 
 	cfg *config.Config // loaded by Config
+	// registryNoted: the untrusted agents.json was mentioned on stderr.
+	registryNoted bool
 }
 
 // Tmux returns a client for the server selected by flags and environment.
