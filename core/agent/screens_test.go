@@ -21,7 +21,7 @@ type reading struct {
 }
 
 func text(s string) *string { return &s }
-func flag(b bool) *bool      { return &b }
+func flag(b bool) *bool     { return &b }
 
 var (
 	empty = text("")
@@ -40,7 +40,7 @@ var screenReadings = map[Kind]map[string]reading{
 		"busy-before-token": {input: empty, busy: yes},
 		"busy-streaming":    {input: empty, busy: yes},
 		"queued":            {input: empty, busy: yes}, // "Press up to edit queued messages" is not text
-		"after-interrupt":   {busy: yes},                // the queued message runs at once
+		"after-interrupt":   {busy: yes},               // the queued message runs at once
 		"answered":          {input: empty, busy: no},
 		"stop-hooks":        {input: empty, busy: yes},
 		"dialog-permission": {noBox: true, dialog: true, busy: no},
