@@ -85,7 +85,9 @@
 //	PARTY_MOCK_CLAUDE_PAREN_AFTER=15s  claude: the busy line has no
 //	                              parenthesis this long (or until the first
 //	                              answer text); 0 shows it at once
-//	PARTY_MOCK_CLAUDE_TRY=0       claude: no dim Try "…" in a fresh session
+//	PARTY_MOCK_CLAUDE_TRY=1       claude: a fresh session shows a dim Try "…" in
+//	                              its input (the real one, seeded as the suite
+//	                              seeds it, shows none: golden/screens)
 //	PARTY_MOCK_CLAUDE_BATCH=0     claude: queued messages go one turn each
 //	                              instead of together as one turn (one
 //	                              UserPromptSubmit per message, each with

@@ -54,7 +54,7 @@ func DefaultOptions(persona string) Options {
 	case "claude":
 		o.EnterGuard = 100 * time.Millisecond
 		o.ParenAfter = 15 * time.Second
-		o.TryHint, o.Batch, o.EscRestore = true, true, true
+		o.Batch, o.EscRestore = true, true
 		o.NotifyDelay = 300 * time.Millisecond
 	case "codex":
 		o.AltScreen, o.Burst, o.Blink, o.AllInputs = true, true, true, true
