@@ -77,7 +77,7 @@ func TestIdleScreens(t *testing.T) {
 		persona string
 		want    []string
 	}{
-		{"claude", []string{"\x1b[?2004h", "Welcome to Claude Code", "❯\u00a0\x1b[2mTry \"", "? for shortcuts · ← for agents"}},
+		{"claude", []string{"\x1b[?2004h", "Welcome to Claude Code", "❯\u00a0", "? for shortcuts · ← for agents"}},
 		{"codex", []string{"\x1b[?2004h", ">_ OpenAI Codex", "› Ask Codex to do anything", "  ← for agents · ? for shortcuts"}},
 		{"gemini", []string{"\x1b[?2004h", "─────\r\n Shift+Tab to accept edits\r\n\r\n >   Type your message or @path/to/file", "workspace (/directory)", "/model"}},
 		{"generic", []string{"\x1b[?2004h", "mock> "}},
