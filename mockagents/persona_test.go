@@ -161,10 +161,11 @@ func TestClaudeEscInterrupts(t *testing.T) {
 	m.expect("Interrupted")
 	m.expect("❯\u00a0long job\r\n")
 	m.expect("? for shortcuts")
-	assert.Equal(t, []string{"UserPromptSubmit"}, events(payloads(t, out, 2)), "no hook on an interrupt")
-	// The prompt put back is submitted again by Enter.
+	// The prompt put back is submitted again by Enter. Hooks run in order,
+	// so its hook right after the first means none ran for the interrupt.
 	m.send("\r")
 	m.expect("esc to interrupt")
+	assert.Equal(t, []string{"UserPromptSubmit", "UserPromptSubmit"}, events(payloads(t, out, 2)), "no hook on an interrupt")
 	assert.Equal(t, []string{"submit:long job", "submit:long job"}, modes(m.entries(2)))
 }
 
@@ -195,7 +196,12 @@ func TestClaudeFailureAndPermissionHooks(t *testing.T) {
 	assert.Equal(t, "Claude needs your permission", got[2]["message"])
 	m.send("3")
 	m.expect("Interrupted")
-	assert.Len(t, payloads(t, out, 4), 3, "no hook on a refused permission")
+	// Hooks run in order: the next turn's hook comes right after the
+	// Notification, so nothing ran for the refusal.
+	m.submit("fail again")
+	m.expect("● API Error: 500 ")
+	assert.Equal(t, []string{"StopFailure", "PermissionRequest", "Notification", "StopFailure"}, events(payloads(t, out, 4)),
+		"no hook on a refused permission")
 }
 
 func TestCodexPersona(t *testing.T) {
