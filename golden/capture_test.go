@@ -110,7 +110,7 @@ func newCapturer(t *testing.T, dir string) *capturer {
 	require.NoError(t, err)
 	bin, err := realagent.BinDir()
 	require.NoError(t, err)
-	c.env = []string{"PATH=" + bin + ":" + os.Getenv("PATH"), "LC_ALL=C.UTF-8", "TERM=xterm-256color", "TMUX_TMPDIR=" + tmp,
+	c.env = []string{"PATH=" + bin + ":" + os.Getenv("PATH"), "LC_ALL=C.UTF-8", "TERM=xterm-256color", "TMUX_TMPDIR=" + tmp, "TMPDIR=" + tmp,
 		"PARTY_TEST_TOKEN=" + c.token}
 	t.Cleanup(func() {
 		c.tmux("kill-server")
