@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -608,7 +607,7 @@ func (e *engine) enter() {
 // logEntry appends one entry to the mock log.
 func (e *engine) logEntry(mode, text string) {
 	e.seq++
-	_ = appendLog(e.opt.LogPath, LogEntry{Agent: e.opt.Persona, Pane: e.opt.Pane, Seq: e.seq, Mode: mode, Text: text, Time: time.Now().UTC()})
+	_ = AppendLog(e.opt.LogPath, LogEntry{Agent: e.opt.Persona, Pane: e.opt.Pane, Seq: e.seq, Mode: mode, Text: text, Time: time.Now().UTC()})
 }
 
 // accept takes the input as a submission.
@@ -755,8 +754,6 @@ func (e *engine) steer(text string) {
 	e.plan()
 }
 
-var markerAsk = regexp.MustCompile(`PARTY_DONE_ immediately followed by ([a-z0-9]+)`)
-
 // next runs steps until one has to wait.
 func (e *engine) next() {
 	for e.step < len(e.steps) {
@@ -767,7 +764,7 @@ func (e *engine) next() {
 			e.laterInTurn(st.Dur, e.next)
 			return
 		case "say":
-			text := expand(st.Arg, e.groups)
+			text := Expand(st.Arg, e.groups)
 			e.answer = append(e.answer, text)
 			e.tokens += max(1, utf8.RuneCountInString(text)/4)
 			e.firstToken = true
@@ -780,15 +777,15 @@ func (e *engine) next() {
 			e.addHistory(strings.Split(strings.Join(e.prompts, "\n"), "\n")...)
 		case "marker":
 			for _, p := range e.prompts {
-				if m := markerAsk.FindStringSubmatch(p); m != nil {
+				if nonce, ok := MarkerNonce(p); ok {
 					e.trace("marker")
-					e.addHistory("PARTY_DONE_" + m[1])
+					e.addHistory("PARTY_DONE_" + nonce)
 					e.draw()
 				}
 			}
 		case "write":
 			path, text, _ := strings.Cut(st.Arg, " ")
-			path, text = expand(path, e.groups), expand(unescape(text), e.groups)
+			path, text = Expand(path, e.groups), Expand(unescape(text), e.groups)
 			abs, _ := filepath.Abs(path)
 			e.tool("Write", map[string]any{"file_path": abs, "content": text}, "Write("+path+")", func() (string, error) {
 				if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
@@ -798,14 +795,14 @@ func (e *engine) next() {
 			})
 			return
 		case "run":
-			cmd := expand(st.Arg, e.groups)
+			cmd := Expand(st.Arg, e.groups)
 			e.tool("Bash", map[string]any{"command": cmd}, "Bash("+cmd+")", func() (string, error) {
 				out, err := exec.Command("sh", "-c", cmd).CombinedOutput()
 				return string(out), err
 			})
 			return
 		case "permission":
-			e.permission(expand(st.Arg, e.groups))
+			e.permission(Expand(st.Arg, e.groups))
 			return
 		case "fail":
 			e.fail(st.Arg)
@@ -1118,7 +1115,7 @@ func (e *engine) stopTurn() {
 // trace records when the agent emitted a completion, for benchmarks.
 func (e *engine) trace(what string) {
 	if e.opt.TracePath != "" {
-		_ = appendLog(e.opt.TracePath, LogEntry{Agent: e.opt.Persona, Pane: e.opt.Pane, Mode: what, Time: time.Now()})
+		_ = AppendLog(e.opt.TracePath, LogEntry{Agent: e.opt.Persona, Pane: e.opt.Pane, Mode: what, Time: time.Now()})
 	}
 }
 
@@ -1217,26 +1214,24 @@ var (
 	pastVerbs = []string{"Sautéed", "Churned", "Worked", "Brewed", "Cooked", "Baked", "Crunched", "Cogitated", "Mulled"}
 )
 
-// claudeDur is a duration as claude shows it: 6s, 1m 52s, 1h 2m 3s.
-func claudeDur(d time.Duration) string {
-	s := int(d.Round(time.Second) / time.Second)
+// shownDur is a duration in whole seconds as the agents show it: 6s,
+// 1m 52s, 1h 2m 3s (claude rounds, gemini truncates), or with padded
+// minutes and seconds as codex does: 1m 04s, 1h 02m 03s.
+func shownDur(d time.Duration, padded bool) string {
+	s := int(d / time.Second)
+	hms, ms := "%dh %dm %ds", "%dm %ds"
+	if padded {
+		hms, ms = "%dh %02dm %02ds", "%dm %02ds"
+	}
 	switch {
 	case s >= 3600:
-		return fmt.Sprintf("%dh %dm %ds", s/3600, s%3600/60, s%60)
+		return fmt.Sprintf(hms, s/3600, s%3600/60, s%60)
 	case s >= 60:
-		return fmt.Sprintf("%dm %ds", s/60, s%60)
+		return fmt.Sprintf(ms, s/60, s%60)
 	}
 	return fmt.Sprintf("%ds", s)
 }
 
-// codexDur is a duration as codex shows it: 4s, 1m 04s, 1h 02m 03s.
-func codexDur(d time.Duration) string {
-	s := int(d / time.Second)
-	switch {
-	case s >= 3600:
-		return fmt.Sprintf("%dh %02dm %02ds", s/3600, s%3600/60, s%60)
-	case s >= 60:
-		return fmt.Sprintf("%dm %02ds", s/60, s%60)
-	}
-	return fmt.Sprintf("%ds", s)
-}
+func claudeDur(d time.Duration) string { return shownDur(d.Round(time.Second), false) }
+func codexDur(d time.Duration) string  { return shownDur(d, true) }
+func geminiDur(d time.Duration) string { return shownDur(d, false) }

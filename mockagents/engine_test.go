@@ -277,7 +277,7 @@ func TestScriptErrors(t *testing.T) {
 	s, err := ParseScript("s", "# c\non /question (\\w+)/\n  say answer $1\non *\n  echo\n")
 	require.NoError(t, err)
 	steps, groups := s.Plan("question two")
-	assert.Equal(t, "answer two", expand(steps[0].Arg, groups))
+	assert.Equal(t, "answer two", Expand(steps[0].Arg, groups))
 	steps, _ = s.Plan("other")
 	assert.Equal(t, "echo", steps[0].Kind)
 }
@@ -289,7 +289,7 @@ func TestConcurrentLogAppendsNeverInterleave(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			assert.NoError(t, appendLog(path, LogEntry{Agent: "x", Seq: i, Text: strings.Repeat("y", 10000)}))
+			assert.NoError(t, AppendLog(path, LogEntry{Agent: "x", Seq: i, Text: strings.Repeat("y", 10000)}))
 		}(i)
 	}
 	wg.Wait()

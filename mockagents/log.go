@@ -22,10 +22,7 @@ type LogEntry struct {
 
 // AppendLog appends e to the log at path under an flock; an empty path
 // logs nothing.
-func AppendLog(path string, e LogEntry) error { return appendLog(path, e) }
-
-// appendLog appends e to the log at path under an flock.
-func appendLog(path string, e LogEntry) error {
+func AppendLog(path string, e LogEntry) error {
 	if path == "" {
 		return nil
 	}

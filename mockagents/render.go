@@ -445,15 +445,3 @@ func firstLine(s string) string {
 	first, _, _ := strings.Cut(s, "\n")
 	return first
 }
-
-// geminiDur is a duration as gemini shows it: 4s, 1m 4s.
-func geminiDur(d time.Duration) string {
-	s := int(d / time.Second)
-	switch {
-	case s >= 3600:
-		return fmt.Sprintf("%dh %dm %ds", s/3600, s%3600/60, s%60)
-	case s >= 60:
-		return fmt.Sprintf("%dm %ds", s/60, s%60)
-	}
-	return fmt.Sprintf("%ds", s)
-}

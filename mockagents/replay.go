@@ -133,5 +133,5 @@ func (e *engine) diverged(msg string) {
 	fmt.Fprintf(os.Stderr, "%s\n", msg)
 	io.WriteString(e.out, "\r\n"+msg+"\r\n")
 	e.seq++
-	_ = appendLog(e.opt.LogPath, LogEntry{Agent: e.opt.Persona, Pane: e.opt.Pane, Seq: e.seq, Mode: "diverged", Text: msg, Time: time.Now().UTC()})
+	_ = AppendLog(e.opt.LogPath, LogEntry{Agent: e.opt.Persona, Pane: e.opt.Pane, Seq: e.seq, Mode: "diverged", Text: msg, Time: time.Now().UTC()})
 }

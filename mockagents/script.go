@@ -192,9 +192,6 @@ func (s *Script) Matches(prompt string) bool {
 
 var groupRef = regexp.MustCompile(`\$(\d)`)
 
-// Expand replaces $0..$9 in s with a rule's groups, as say and write do.
-func Expand(s string, groups []string) string { return expand(s, groups) }
-
 var markerRequest = regexp.MustCompile(`PARTY_DONE_ immediately followed by ([a-z0-9]+)`)
 
 // MarkerNonce returns the nonce of party's completion marker when prompt
@@ -207,8 +204,8 @@ func MarkerNonce(prompt string) (string, bool) {
 	return m[1], true
 }
 
-// expand replaces $0..$9 with groups.
-func expand(s string, groups []string) string {
+// Expand replaces $0..$9 in s with a rule's groups, as say and write do.
+func Expand(s string, groups []string) string {
 	return groupRef.ReplaceAllStringFunc(s, func(m string) string {
 		n := int(m[1] - '0')
 		if n < len(groups) {
