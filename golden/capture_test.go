@@ -177,6 +177,22 @@ func (c *capturer) wait(pane, re string) string {
 	return ""
 }
 
+// settled waits for re, lets the agent finish drawing, and saves the
+// screen as state.
+func (c *capturer) settled(pane, re, state string) {
+	c.t.Helper()
+	c.wait(pane, re)
+	time.Sleep(time.Second)
+	c.save(pane, state)
+}
+
+// untrusted is a new directory no agent was told to trust.
+func (c *capturer) untrusted(name string) string {
+	dir := filepath.Join(c.tmp, name)
+	require.NoError(c.t, os.MkdirAll(dir, 0o755))
+	return dir
+}
+
 // save writes the pane's screen as state, plain and with escapes.
 func (c *capturer) save(pane, state string) {
 	plain := c.screen(pane)
@@ -233,9 +249,7 @@ func captureAgent(t *testing.T, kind, dir string) {
 		argv = append(argv, "-c", `notify=["true"]`) // embedded, no background daemon
 	}
 	p := c.start(work, env, argv...)
-	c.wait(p, idleRe[kind])
-	time.Sleep(time.Second)
-	c.save(p, "idle")
+	c.settled(p, idleRe[kind], "idle")
 
 	c.paste(p, "a draft the operator typed")
 	c.wait(p, "a draft the operator typed")
@@ -279,25 +293,19 @@ func captureAgent(t *testing.T, kind, dir string) {
 	c.wait(p, idleRe[kind])
 
 	c.submit(p, "stream an answer")
-	c.wait(p, `The first part of the answer`)
-	time.Sleep(time.Second)
-	c.save(p, "busy-streaming")
+	c.settled(p, `The first part of the answer`, "busy-streaming")
 	c.wait(p, `The second part`)
 	time.Sleep(time.Second)
 	c.wait(p, idleRe[kind])
 	c.save(p, "answered")
 
 	c.submit(p, "perm to touch")
-	c.wait(p, permRe[kind])
-	time.Sleep(time.Second)
-	c.save(p, "dialog-permission")
+	c.settled(p, permRe[kind], "dialog-permission")
 	c.keys(p, "Escape")
 	c.wait(p, idleRe[kind])
 
 	c.submit(p, "bad request")
-	c.wait(p, map[string]string{"claude": `API Error`, "codex": `■`, "gemini": `API Error`}[kind])
-	time.Sleep(time.Second)
-	c.save(p, "error-400")
+	c.settled(p, map[string]string{"claude": `API Error`, "codex": `■`, "gemini": `API Error`}[kind], "error-400")
 	c.wait(p, idleRe[kind])
 
 	c.submit(p, "retry this")
@@ -351,42 +359,29 @@ func captureClaudeExtra(c *capturer) {
 
 	// A directory never trusted opens the trust dialog.
 	_, _, env = c.home("claude")
-	untrusted := filepath.Join(c.tmp, "untrusted-claude")
-	require.NoError(c.t, os.MkdirAll(untrusted, 0o755))
-	p = c.start(untrusted, env, bin)
-	c.wait(p, `trust`)
-	time.Sleep(time.Second)
-	c.save(p, "dialog-trust")
+	p = c.start(c.untrusted("untrusted-claude"), env, bin)
+	c.settled(p, `trust`, "dialog-trust")
 
 	// A key Claude has not seen approved opens the API-key dialog.
 	_, work, env = c.home("claude")
 	p = c.start(work, append(env, "ANTHROPIC_API_KEY=sk-ant-api03-another-key-never-approved-000000"), bin)
-	c.wait(p, `API key`)
-	time.Sleep(time.Second)
-	c.save(p, "dialog-api-key")
+	c.settled(p, `API key`, "dialog-api-key")
 }
 
 func captureCodexTrust(c *capturer) {
 	bin, _ := realagent.Bin("codex")
 	_, _, env := c.home("codex")
-	repo := filepath.Join(c.tmp, "untrusted-repo")
-	require.NoError(c.t, os.MkdirAll(repo, 0o755))
+	repo := c.untrusted("untrusted-repo")
 	require.NoError(c.t, exec.Command("git", "init", "-q", repo).Run())
 	p := c.start(repo, env, bin, "-c", `notify=["true"]`)
-	c.wait(p, `(?i)trust`)
-	time.Sleep(time.Second)
-	c.save(p, "dialog-trust")
+	c.settled(p, `(?i)trust`, "dialog-trust")
 }
 
 func captureGeminiDialogs(c *capturer) {
 	bin, _ := realagent.Bin("gemini")
 	_, _, env := c.home("gemini")
-	untrusted := filepath.Join(c.tmp, "untrusted-gemini")
-	require.NoError(c.t, os.MkdirAll(untrusted, 0o755))
-	p := c.start(untrusted, env, bin)
-	c.wait(p, `Trust folder`)
-	time.Sleep(time.Second)
-	c.save(p, "dialog-trust")
+	p := c.start(c.untrusted("untrusted-gemini"), env, bin)
+	c.settled(p, `Trust folder`, "dialog-trust")
 
 	// Without an auth method in the settings: the auth dialog, then the
 	// API-key box.
@@ -400,16 +395,12 @@ func captureGeminiDialogs(c *capturer) {
 	b, _ = json.Marshal(cfg)
 	require.NoError(c.t, os.WriteFile(settings, b, 0o600))
 	p = c.start(work, env, bin)
-	c.wait(p, `Use Gemini API Key`)
-	time.Sleep(time.Second)
-	c.save(p, "dialog-auth")
+	c.settled(p, `Use Gemini API Key`, "dialog-auth")
 	c.wait(p, `● \d\. Use Gemini API Key|Use Gemini API Key`)
 	for i := 0; i < 4 && !strings.Contains(c.screen(p), "● 2. Use Gemini API Key"); i++ {
 		c.keys(p, "Down")
 		time.Sleep(300 * time.Millisecond)
 	}
 	c.keys(p, "Enter")
-	c.wait(p, `(?i)Enter Gemini API Key|API Key`)
-	time.Sleep(time.Second)
-	c.save(p, "dialog-api-key")
+	c.settled(p, `(?i)Enter Gemini API Key|API Key`, "dialog-api-key")
 }
