@@ -49,6 +49,7 @@ type Agent struct {
 	guard      time.Duration
 	dieOnEnter *string
 	render     time.Duration
+	readyAt    time.Time
 }
 
 // NewAgent returns an idle agent of persona.
@@ -97,6 +98,13 @@ func (a *Agent) RunCommand(cmd string) *Agent { a.command = cmd; return a }
 // RenderDelay makes pasted text show only after d.
 func (a *Agent) RenderDelay(d time.Duration) *Agent { a.render = d; return a }
 
+// StartAfter makes the agent draw its input box, and take keys, only d
+// from now: an agent still starting.
+func (a *Agent) StartAfter(d time.Duration) *Agent { a.readyAt = a.now().Add(d); return a }
+
+// Input is what the input line holds.
+func (a *Agent) Input() string { return a.input }
+
 // CopyMode puts the pane in copy mode.
 func (a *Agent) CopyMode() *Agent { a.copyMode = true; return a }
 
@@ -139,9 +147,11 @@ func (a *Agent) start(text string, at time.Time) {
 	a.history = append(a.history, "> "+first)
 }
 
+func (a *Agent) starting() bool { return a.now().Before(a.readyAt) }
+
 func (a *Agent) paste(text string) {
 	a.advance()
-	if a.dialog || a.dead {
+	if a.dialog || a.dead || a.starting() {
 		return
 	}
 	a.input += text
@@ -158,7 +168,12 @@ func (a *Agent) key(k string) {
 		a.DialogKeys++
 		return
 	}
+	if a.starting() {
+		return
+	}
 	switch k {
+	case "C-u":
+		a.input = ""
 	case "Enter":
 		if a.loseEnters > 0 {
 			a.loseEnters--
@@ -205,6 +220,9 @@ func (a *Agent) Screen() string {
 		lines = append(lines, a.history[len(a.history)-10:]...)
 	} else {
 		lines = append(lines, a.history...)
+	}
+	if a.starting() {
+		return strings.Join(append(lines, " "+a.Persona+" is starting"), "\n")
 	}
 	secs := int(a.now().Sub(a.busyUntil.Add(-a.Think)).Seconds())
 	input := a.input

@@ -159,3 +159,96 @@ func TestVirtualTimeOnly(t *testing.T) {
 	assert.Greater(t, f.clock.Now().Sub(sim.NewClock().Now()), 5*time.Second, "retries spent virtual seconds")
 	assert.Less(t, time.Since(wall), 2*time.Second, "and no real ones")
 }
+
+func TestForeignTextIsNeverMerged(t *testing.T) {
+	for _, persona := range []string{"claude", "codex"} {
+		t.Run(persona, func(t *testing.T) {
+			f := newFixture(persona, func(a *sim.Agent) { a.Type("half-typed draft") })
+			res, err := f.send("x", false)
+			require.ErrorIs(t, err, deliver.ErrInputBusy)
+			assert.Contains(t, err.Error(), "--clear")
+			assert.Equal(t, deliver.Failed, res.Outcome)
+			assert.Zero(t, f.mux.Count("paste"), "nothing pasted next to the draft")
+			assert.Zero(t, f.mux.Count("key"), "no key pressed")
+			assert.Equal(t, "half-typed draft", f.agent.Input(), "the draft is left alone")
+		})
+	}
+}
+
+func TestClearRemovesForeignTextFirst(t *testing.T) {
+	f := newFixture("claude", func(a *sim.Agent) { a.Type("FIRST-x interrupted") })
+	res, err := f.d.Send(context.Background(), deliver.Request{Pane: f.pane, Profile: agent.Lookup(agent.Claude), Text: "SECOND-x", Clear: true})
+	require.NoError(t, err)
+	assert.Equal(t, deliver.Submitted, res.Outcome)
+	require.Len(t, f.agent.Submissions, 1)
+	assert.Equal(t, "SECOND-x", f.agent.Submissions[0].Text)
+}
+
+func TestStartingAgentIsWaitedFor(t *testing.T) {
+	f := newFixture("claude", func(a *sim.Agent) { a.StartAfter(8 * time.Second) })
+	start := f.clock.Now()
+	res, err := f.send("early bird", false)
+	require.NoError(t, err)
+	assert.Equal(t, deliver.Submitted, res.Outcome)
+	assert.GreaterOrEqual(t, f.clock.Now().Sub(start), 8*time.Second)
+	require.Len(t, f.agent.Submissions, 1)
+	assert.Equal(t, "early bird", f.agent.Submissions[0].Text)
+}
+
+func TestAgentNeverReadyIsRefusedUnpasted(t *testing.T) {
+	f := newFixture("codex", func(a *sim.Agent) { a.StartAfter(time.Hour) })
+	res, err := f.d.Send(context.Background(), deliver.Request{Pane: f.pane, Profile: agent.Lookup(agent.Codex), Text: "x", Ready: 5 * time.Second})
+	require.ErrorIs(t, err, deliver.ErrNotReady)
+	assert.Equal(t, deliver.Failed, res.Outcome)
+	assert.Zero(t, f.mux.Count("paste"))
+}
+
+func TestBusyClaudeQueuesWithOneEnter(t *testing.T) {
+	f := newFixture("claude", func(a *sim.Agent) { a.BusyFor(time.Minute) })
+	res, err := f.send("next", false)
+	require.NoError(t, err)
+	assert.Equal(t, deliver.Queued, res.Outcome)
+	assert.Equal(t, 1, res.Enters, "presses: %s", f.mux.History(f.pane))
+}
+
+func TestLostEnterIsPressedAgainOnlyIntoOurText(t *testing.T) {
+	f := newFixture("claude", func(a *sim.Agent) { a.LoseEnters(1) })
+	res, err := f.send("hello", false)
+	require.NoError(t, err)
+	assert.Equal(t, 2, res.Enters)
+	require.Len(t, f.agent.Submissions, 1)
+}
+
+func TestInterruptedSendTakesBackItsPaste(t *testing.T) {
+	f := newFixture("claude", func(a *sim.Agent) { a.LoseEnters(100) })
+	ctx, cancel := context.WithCancel(context.Background())
+	f.d.Pasted = func(string, string) { cancel() }
+	_, err := f.d.Send(ctx, deliver.Request{Pane: f.pane, Profile: agent.Lookup(agent.Claude), Text: "FIRST-x"})
+	require.ErrorIs(t, err, context.Canceled)
+	assert.Empty(t, f.agent.Input(), "the pasted text is taken back")
+	assert.Empty(t, f.agent.Submissions)
+	f.agent.LoseEnters(0)
+	f.d.Pasted = nil
+	res, err := f.send("SECOND-x", false)
+	require.NoError(t, err)
+	assert.Equal(t, deliver.Submitted, res.Outcome)
+	assert.Equal(t, "SECOND-x", f.agent.Submissions[0].Text, "never merged with the interrupted one")
+}
+
+func TestInterpretedTextIsMadePlainOrRefused(t *testing.T) {
+	f := newFixture("claude", nil)
+	_, err := f.send("!touch FILE", false)
+	require.ErrorIs(t, err, deliver.ErrInterpreted)
+	assert.Contains(t, err.Error(), "--raw")
+	assert.Zero(t, f.mux.Count("paste"))
+
+	res, err := f.d.Send(context.Background(), deliver.Request{Pane: f.pane, Profile: agent.Lookup(agent.Claude), Text: "/compact", Raw: true})
+	require.NoError(t, err, "--raw sends a command on purpose")
+	assert.Equal(t, deliver.Submitted, res.Outcome)
+
+	c := newFixture("codex", nil)
+	_, err = c.send("!touch FILE", false)
+	require.NoError(t, err)
+	require.Len(t, c.agent.Submissions, 1)
+	assert.Equal(t, " !touch FILE", c.agent.Submissions[0].Text, "codex trims the space that keeps ! plain")
+}

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -46,6 +47,20 @@ type Profile struct {
 	// QueueKey is the key that queues a message while the agent is busy
 	// (Enter for claude, Tab for codex, whose Enter steers the running turn).
 	QueueKey string
+	// Pasted matches what the input shows in place of a long paste
+	// ("[Pasted text #2 +40 lines]").
+	Pasted *regexp.Regexp
+	// Starting matches a line shown while the agent draws its prompt but
+	// does not take input as typed yet (gemini's "Initializing...").
+	Starting *regexp.Regexp
+	// Warmup is how long a freshly started agent must have shown its
+	// input box before it takes a paste as a paste: gemini reads text
+	// pasted sooner as typed keys ("?" opens its shortcuts, "!" its shell
+	// mode).
+	Warmup time.Duration
+	// ClearKeys empty one line of the input box, pressed in turn until
+	// it is empty (default C-u).
+	ClearKeys []string
 }
 
 var shells = []string{"bash", "zsh", "sh", "dash", "fish", "ksh", "tcsh", "csh", "nu", "elvish"}
@@ -67,6 +82,7 @@ var profiles = map[Kind]Profile{
 		// read apart (IsBusy).
 		Busy:     regexp.MustCompile(`^ ?[·✢✳✶✻✽*] (?:[^…\s][^…]{0,60}…|API error · Retrying in )`),
 		QueueKey: "Enter",
+		Pasted:   regexp.MustCompile(`\[Pasted text #\d+(?: \+\d+ lines)?\]`),
 	},
 	Codex: {
 		Kind:         Codex,
@@ -78,6 +94,10 @@ var profiles = map[Kind]Profile{
 		// (…)"; the header may be a reasoning title instead of Working.
 		Busy:     regexp.MustCompile(`^\s*[•◦] \S.*\([^()]*\b(?i:esc) to interrupt\)\s*$`),
 		QueueKey: "Tab",
+		Pasted:   regexp.MustCompile(`\[Pasted Content \d+ chars\]`),
+		// A refused /word is left with the cursor at its start, where
+		// C-u deletes nothing.
+		ClearKeys: []string{"C-e", "C-u"},
 	},
 	Gemini: {
 		Kind:     Gemini,
@@ -90,6 +110,13 @@ var profiles = map[Kind]Profile{
 		// " ⠸ Thinking... (esc to cancel, 1s)", "(esc to cancel, 1m 4s)".
 		Busy:     regexp.MustCompile(`\(esc to cancel, (?:\d+h )?(?:\d+m )?\d+s\)|^\s*[\x{2801}-\x{28FF}] \S.*(?:\.\.\.|…)`),
 		QueueKey: "Enter",
+		Pasted:   regexp.MustCompile(`\[Pasted Text: \d+ lines?\]`),
+		Starting: regexp.MustCompile(`(?m)^\s*ℹ ?Initializing\.\.\.`),
+		// Measured: 0.5 s after the placeholder showed, pastes were still
+		// read as keys; 1 s and 2 s were safe.
+		Warmup: 1500 * time.Millisecond,
+		// C-u never joins lines in gemini; BSpace does.
+		ClearKeys: []string{"C-u", "BSpace"},
 	},
 	Shell: {
 		Kind:     Shell,
@@ -389,4 +416,55 @@ func Dialog(screen string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// IsStarting reports whether the agent shows its prompt but is still
+// starting up, so that what it is sent now is not read as typed.
+func (p Profile) IsStarting(screen string) bool {
+	return p.Starting != nil && p.Starting.MatchString(screen)
+}
+
+// Holds reports whether the input shown, in (as InputLine returns it),
+// can be the text pasted: its paste placeholder, or a visible part of the
+// text (the agents rewrap it, turn tabs into spaces, trim it and show "…"
+// for what scrolled out of a tall input, so those do not count).
+func (p Profile) Holds(in, text string) bool {
+	if in == "" {
+		return false
+	}
+	if p.Pasted != nil && p.Pasted.MatchString(in) {
+		return true
+	}
+	for _, part := range strings.Split(in, "…") {
+		if !ContainsText(text, part) {
+			return false
+		}
+	}
+	return true
+}
+
+// HoldsAll reports whether the input shown is the whole text pasted (or
+// its placeholder), nothing else.
+func (p Profile) HoldsAll(in, text string) bool {
+	if p.Pasted != nil && p.Pasted.MatchString(in) && strings.TrimSpace(p.Pasted.ReplaceAllString(in, "")) == "" {
+		return true
+	}
+	return in != "" && squeeze(in) == squeeze(text)
+}
+
+// ContainsText reports whether s holds sub once white space is dropped
+// from both: how an agent's echo of a text (rewrapped, tabs made spaces,
+// trimmed, several queued texts merged into one) is matched to it.
+func ContainsText(s, sub string) bool {
+	return strings.Contains(squeeze(s), squeeze(sub))
+}
+
+// squeeze drops every white space character.
+func squeeze(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsSpace(r) {
+			return -1
+		}
+		return r
+	}, s)
 }

@@ -1,10 +1,23 @@
-// Package deliver submits text to an agent pane: typed is not enough, the
-// agent must have taken it. The protocol (DESIGN.md "Delivery means
-// submitted") is: lock the pane across processes, refuse a dead pane, a pane
-// not running its agent or a dialog on screen, leave copy mode, paste the text
-// as one bracketed paste, let it settle, press Enter on its own, and confirm
-// on screen that the input was taken, retrying Enter a bounded number of
-// times and never into a dialog.
+// Package deliver is the one path that types into an agent's pane: send,
+// talk, relay, route, the review coordinator and registered agents all go
+// through Send. The protocol (DESIGN.md "Delivery means submitted once, as
+// text, into an idle input box"):
+//
+//  1. Queue for the pane across processes, first come first served; the
+//     caller's deadline covers the wait.
+//  2. Refuse a dead pane or one not running its agent; wait for an agent
+//     still starting; refuse a dialog, a menu or text already in the input
+//     box (someone is typing; --clear removes it first).
+//  3. Make the text plain for the agent (agent.Profile.Literal) unless the
+//     caller sends a command on purpose (Raw).
+//  4. Paste it as one bracketed paste; press Enter only once the idle box
+//     visibly holds it and the agent's settle time has passed, never into a
+//     dialog or menu (a busy agent gets its queue key: Tab for codex).
+//  5. Confirm by the agent's submit event, else by the box emptying or the
+//     agent turning busy. Once confirmed nothing more is pressed; Enter is
+//     pressed again only while the box still holds our text.
+//  6. Interrupted between paste and confirmation, it takes back what it
+//     pasted when the box holds exactly that.
 package deliver
 
 import (
@@ -18,6 +31,7 @@ import (
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/mux"
+	"github.com/partyhq/party/core/observe"
 )
 
 // Outcome is how a delivery ended.
@@ -38,9 +52,14 @@ var (
 	ErrDialog      = errors.New("a menu or dialog is on screen")
 	ErrUnconfirmed = errors.New("submission not confirmed")
 	ErrEmpty       = errors.New("nothing to send")
+	ErrInputBusy   = errors.New("the input box already holds text")
+	ErrNotReady    = errors.New("the agent did not show its input box")
+	// ErrInterpreted is a text the agent would run as a command.
+	ErrInterpreted = agent.ErrInterpreted
 )
 
-// Locker serializes deliveries to one pane across processes.
+// Locker serializes deliveries to one pane across processes, first come
+// first served.
 type Locker interface {
 	// Lock blocks until key is held or ctx is done.
 	Lock(ctx context.Context, key string) (unlock func(), err error)
@@ -49,19 +68,35 @@ type Locker interface {
 // Request is one message for one pane.
 type Request struct {
 	Pane    string        // pane id, e.g. "%3"
-	Profile agent.Profile // how the agent in the pane behaves
+	Profile agent.Profile // how the agent in the pane behaves (settle tuned)
 	Text    string        // as given; Sanitize is applied
-	Force   bool          // send even when a menu is on screen
+	// Force pastes even when a dialog or menu is on screen and presses
+	// Enter once, unconfirmed by the input box (the operator knows).
+	Force bool
+	// Raw sends the text as the agent reads it: a leading "/" or "!" is
+	// its command. Text an agent wrote is never sent raw.
+	Raw bool
+	// Clear empties the input box when it holds someone else's text,
+	// instead of refusing.
+	Clear bool
+	// Ready is how long an agent still starting is waited for; zero means
+	// DefaultReady.
+	Ready time.Duration
 }
+
+// DefaultReady is how long a delivery waits for an agent to show its
+// input box: gemini takes 4-10 s after start.
+const DefaultReady = 30 * time.Second
 
 // Result reports a delivery.
 type Result struct {
 	Outcome  Outcome       `json:"outcome"`
 	Pane     string        `json:"pane"`
 	Bytes    int           `json:"bytes"`
-	Enters   int           `json:"enters"` // Enter presses, retries included
+	Enters   int           `json:"enters"` // Enter (or Tab) presses
 	WasBusy  bool          `json:"busy"`
-	Screen   string        `json:"-"` // last screen seen, for errors
+	Via      string        `json:"confirmed_by,omitempty"` // event, screen
+	Screen   string        `json:"-"`                      // last screen seen, for errors
 	Duration time.Duration `json:"-"`
 }
 
@@ -70,25 +105,26 @@ type Deliverer struct {
 	Mux    mux.Multiplexer
 	Clock  clock.Clock
 	Locker Locker
-	// Retries is how many times Enter is pressed again when the first press
-	// is not confirmed. Zero means the default (3).
+	// Events is the session's event log, where agents with hooks announce
+	// each submission; the zero value reads none.
+	Events observe.Events
+	// Retries is how many times Enter is pressed again while the box
+	// still holds the text after the first press. Zero means 3.
 	Retries int
-	// Confirm is how long the first Enter is watched before a retry; each
-	// retry doubles it. Zero means the default (400ms).
+	// Confirm is how long the first Enter is watched before looking again;
+	// each retry doubles it. Zero means 400ms.
 	Confirm time.Duration
-	// Poll is the interval between screen captures while confirming. Zero
-	// means the default (5ms).
+	// Poll is the interval between screen captures. Zero means 5ms.
 	Poll time.Duration
 	// Pasted, when set, is told each text as soon as it is in the pane,
 	// before Enter (recordings log it as input).
 	Pasted func(pane, text string)
 }
 
-const captureHistory = 0
-
-// Send delivers req. On refusal the error wraps ErrPaneDead, ErrNotRunning
-// or ErrDialog; when Enter was pressed but not seen taken the result's
-// outcome is Unconfirmed and the error wraps ErrUnconfirmed.
+// Send delivers req. On refusal the error wraps ErrPaneDead,
+// ErrNotRunning, ErrDialog, ErrInputBusy, ErrNotReady or ErrInterpreted;
+// when the submission was not seen the outcome is Unconfirmed and the
+// error wraps ErrUnconfirmed.
 func (d *Deliverer) Send(ctx context.Context, req Request) (Result, error) {
 	start := d.Clock.Now()
 	text := Sanitize(req.Text)
@@ -96,161 +132,368 @@ func (d *Deliverer) Send(ctx context.Context, req Request) (Result, error) {
 	if strings.TrimSpace(text) == "" {
 		return res, fmt.Errorf("send to %s: %w", req.Pane, ErrEmpty)
 	}
+	if !req.Raw {
+		plain, err := req.Profile.Literal(text)
+		if err != nil {
+			return res, fmt.Errorf("send to %s: %w (--raw sends it as a command on purpose)", req.Pane, err)
+		}
+		text = plain
+	}
 	unlock, err := d.Locker.Lock(ctx, req.Pane)
 	if err != nil {
-		return res, fmt.Errorf("send to %s: lock: %w", req.Pane, err)
+		return res, fmt.Errorf("send to %s: waiting for earlier sends: %w", req.Pane, err)
 	}
 	defer unlock()
 
-	pane, before, err := d.Mux.Inspect(ctx, req.Pane)
+	st, err := d.ready(ctx, req)
+	res.Screen = st.Screen
 	if err != nil {
-		return res, fmt.Errorf("send to %s: %w", req.Pane, err)
+		return res, err
 	}
-	if pane.Dead {
-		return res, fmt.Errorf("send to %s (%s): %w", req.Pane, describeDead(pane), ErrPaneDead)
-	}
-	if !req.Profile.Runs(pane.CurrentCommand) {
-		return res, fmt.Errorf("send to %s: running %q, expected %s: %w",
-			req.Pane, pane.CurrentCommand, strings.Join(req.Profile.Commands, " or "), ErrNotRunning)
-	}
-	if pane.InMode {
-		// Copy mode shows the scrollback, not the agent: leave it and look
-		// again.
-		if err := d.Mux.LeaveMode(ctx, req.Pane); err != nil {
-			return res, fmt.Errorf("send to %s: leave copy mode: %w", req.Pane, err)
-		}
-		if before, err = d.Mux.Capture(ctx, req.Pane, captureHistory); err != nil {
-			return res, fmt.Errorf("send to %s: %w", req.Pane, err)
-		}
-	}
-	res.Screen = before
-	if line, ok := agent.Dialog(before); ok && !req.Force {
-		return res, fmt.Errorf("send to %s: %q (answer it or use --force): %w", req.Pane, line, ErrDialog)
-	}
-	res.WasBusy = req.Profile.IsBusy(before)
-
+	res.WasBusy = st.Busy
+	events := st.Pane.Hooks != ""
+	mark := d.Events.Mark()
 	if err := d.Mux.Paste(ctx, req.Pane, []byte(text)); err != nil {
 		return res, fmt.Errorf("send to %s: paste: %w", req.Pane, err)
 	}
 	if d.Pasted != nil {
 		d.Pasted(req.Pane, text)
 	}
-	if err := d.Clock.Sleep(ctx, req.Profile.Settle); err != nil {
-		return res, err
+	s := submission{d: d, req: req, text: text, events: events, mark: mark, res: &res}
+	err = s.run(ctx)
+	if err != nil && res.Outcome != Submitted && res.Outcome != Queued {
+		if ctx.Err() != nil {
+			d.takeBack(req, text)
+		}
 	}
-	pasted, err := d.awaitInput(ctx, req)
-	if err != nil {
-		return res, err
-	}
-	res.Screen = pasted
-	_, sawInput := typed(req.Profile, pasted)
+	res.Duration = d.Clock.Now().Sub(start)
+	return res, err
+}
 
-	window := d.confirm()
-	var keys []string
-	for attempt := 0; attempt <= d.retries(); attempt++ {
-		if _, ok := agent.Dialog(res.Screen); (ok && attempt > 0) || (req.Profile.MenuOpen(res.Screen) && !req.Force) {
-			if attempt == 0 {
-				return res, fmt.Errorf("send to %s: a completion menu opened over the text (Enter would pick from it): %w", req.Pane, ErrDialog)
-			}
-			break // never press Enter into a dialog or a menu
-		}
-		// The key follows the screen of the moment: a busy agent may have
-		// finished its turn since the paste (codex ignores Tab when idle),
-		// or turned busy (its Enter would steer).
-		busy := req.Profile.IsBusy(res.Screen)
-		key := "Enter"
-		if busy && req.Profile.QueueKey != "" {
-			key = req.Profile.QueueKey
-		}
-		if err := d.Mux.SendKey(ctx, req.Pane, key); err != nil {
-			return res, fmt.Errorf("send to %s: press %s: %w", req.Pane, key, err)
-		}
-		res.Enters++
-		keys = append(keys, key)
-		ok, err := d.watch(ctx, req, pasted, sawInput, busy, window, &res)
+// ready looks at the pane until the agent takes text: it waits for an
+// agent still starting (up to req.Ready) and refuses a dead pane, another
+// program, a dialog, a menu, and text in the input box unless req.Clear.
+func (d *Deliverer) ready(ctx context.Context, req Request) (observe.State, error) {
+	limit := req.Ready
+	if limit <= 0 {
+		limit = DefaultReady
+	}
+	deadline := d.Clock.Now().Add(limit)
+	clears := 0
+	var (
+		foreign time.Time // when text was first seen in the box
+		shown   time.Time // when the box was first seen ready
+	)
+	for {
+		pane, screen, err := d.Mux.Inspect(ctx, req.Pane)
 		if err != nil {
-			return res, err
+			return observe.State{}, fmt.Errorf("send to %s: %w", req.Pane, err)
+		}
+		if pane.Dead {
+			return observe.State{Pane: pane, Screen: screen}, fmt.Errorf("send to %s (%s): %w", req.Pane, describeDead(pane), ErrPaneDead)
+		}
+		if !req.Profile.Runs(pane.CurrentCommand) {
+			return observe.State{Pane: pane, Screen: screen}, fmt.Errorf("send to %s: running %q, expected %s: %w",
+				req.Pane, pane.CurrentCommand, strings.Join(req.Profile.Commands, " or "), ErrNotRunning)
+		}
+		if pane.InMode {
+			// Copy mode shows the scrollback, not the agent: leave it.
+			if err := d.Mux.LeaveMode(ctx, req.Pane); err != nil {
+				return observe.State{}, fmt.Errorf("send to %s: leave copy mode: %w", req.Pane, err)
+			}
+			if screen, err = d.Mux.Capture(ctx, req.Pane, 0); err != nil {
+				return observe.State{}, fmt.Errorf("send to %s: %w", req.Pane, err)
+			}
+		}
+		st := observe.Read(req.Profile, pane, screen)
+		switch {
+		case req.Force:
+			return st, nil
+		case st.Dialog != "":
+			return st, fmt.Errorf("send to %s: %q (answer it, or --force): %w", req.Pane, st.Dialog, ErrDialog)
+		case st.Menu:
+			return st, fmt.Errorf("send to %s: a completion menu is open over the input (Enter would pick from it): %w", req.Pane, ErrDialog)
+		case st.HasInput && st.Input != "" && !st.Starting:
+			if foreign.IsZero() {
+				foreign = d.Clock.Now()
+			}
+			if !req.Clear && d.Clock.Now().Sub(foreign) < foreignGrace {
+				break // an earlier submission may still be leaving the box
+			}
+			if !req.Clear {
+				return st, fmt.Errorf("send to %s: it holds %q, not sent by party (someone typing?); --clear removes it first: %w",
+					req.Pane, clip(st.Input, 80), ErrInputBusy)
+			}
+			if clears++; clears > maxClears {
+				return st, fmt.Errorf("send to %s: the input box still holds %q after %d Ctrl-U: %w", req.Pane, clip(st.Input, 80), maxClears, ErrInputBusy)
+			}
+			if err := d.clearLine(ctx, req); err != nil {
+				return st, fmt.Errorf("send to %s: clear the input: %w", req.Pane, err)
+			}
+		case st.Ready(req.Profile):
+			// A freshly started agent may show its box before it takes
+			// a paste as a paste.
+			if w := req.Profile.Warmup; w > 0 && observe.Young(pane.PID, youngAgent) {
+				if shown.IsZero() {
+					shown = d.Clock.Now()
+				}
+				if d.Clock.Now().Sub(shown) < w {
+					break
+				}
+			}
+			return st, nil
+		case !d.Clock.Now().Before(deadline):
+			why := "no input box on screen"
+			if st.Starting {
+				why = "still starting"
+			}
+			return st, fmt.Errorf("send to %s: %s after %s: %w", req.Pane, why, limit, ErrNotReady)
+		}
+		if err := d.Clock.Sleep(ctx, readyPoll); err != nil {
+			return st, fmt.Errorf("send to %s: waiting for the agent's input box: %w", req.Pane, err)
+		}
+	}
+}
+
+// maxClears bounds the Ctrl-U presses that empty a box (one per line in
+// some agents).
+const maxClears = 20
+
+// showWindow is how long a paste may take to show in the input box: a
+// loaded machine and gemini's placeholder (drawn 0.5-1 s after a long
+// paste) take their time.
+const showWindow = 5 * time.Second
+
+// foreignGrace is how long text in the input box is watched before it is
+// taken for someone else's: the agent may still be clearing a submission.
+const foreignGrace = 300 * time.Millisecond
+
+// youngAgent is the age under which an agent's Warmup applies.
+const youngAgent = 30 * time.Second
+
+// readyPoll is how often a starting agent is looked at.
+const readyPoll = 50 * time.Millisecond
+
+// submission is one pasted text on its way in.
+type submission struct {
+	d      *Deliverer
+	req    Request
+	text   string // as pasted
+	events bool   // the agent announces submissions in the event log
+	mark   int64  // the event log's end before the paste
+	res    *Result
+}
+
+func (s *submission) run(ctx context.Context) error {
+	p, pane := s.req.Profile, s.req.Pane
+	blind := len(p.Prompts) == 0 || s.req.Force
+	pasted := s.d.Clock.Now()
+	_, seen, err := s.showing(ctx, pasted)
+	if err != nil {
+		return err
+	}
+	if wait := p.Settle - s.d.Clock.Now().Sub(pasted); wait > 0 {
+		if err := s.d.Clock.Sleep(ctx, wait); err != nil {
+			return err
+		}
+	}
+	if !blind && !seen {
+		return fmt.Errorf("send to %s: pasted, but the text never showed in its input box; Enter not pressed: %w", pane, ErrUnconfirmed)
+	}
+	window := s.d.confirm()
+	var (
+		keys []string
+		st   observe.State
+	)
+	for attempt := 0; attempt <= s.d.retries(); attempt++ {
+		// The key follows the screen of the moment: a busy agent may have
+		// finished since the last look (codex ignores Tab when idle), or
+		// turned busy (its Enter would steer).
+		if st, err = s.look(ctx); err != nil {
+			return err
+		}
+		if attempt > 0 || !blind {
+			// Only into our own text, in an idle box with nothing over it.
+			if st.Dialog != "" || st.Menu || !st.HasInput || !p.Holds(st.Input, s.text) {
+				break
+			}
+		}
+		busy := st.Busy
+		key := "Enter"
+		if busy && p.QueueKey != "" {
+			key = p.QueueKey
+		}
+		if err := s.d.Mux.SendKey(ctx, pane, key); err != nil {
+			return fmt.Errorf("send to %s: press %s: %w", pane, key, err)
+		}
+		s.res.Enters++
+		keys = append(keys, key)
+		var ok bool
+		st, ok, err = s.watch(ctx, st, window)
+		if err != nil {
+			return err
 		}
 		if ok {
-			res.Outcome = Submitted
+			s.res.Outcome = Submitted
 			if busy {
-				res.Outcome = Queued
+				s.res.Outcome = Queued
 			}
-			res.Duration = d.Clock.Now().Sub(start)
-			return res, nil
+			return nil
+		}
+		if blind {
+			break // never a second Enter into what we cannot see
 		}
 		window *= 2
 	}
-	res.Outcome = Unconfirmed
-	res.Duration = d.Clock.Now().Sub(start)
-	return res, fmt.Errorf("send to %s: pressed %s: %w", req.Pane, strings.Join(keys, ", "), ErrUnconfirmed)
+	s.res.Outcome = Unconfirmed
+	s.res.Screen = st.Screen
+	return fmt.Errorf("send to %s: pressed %s: %w", pane, strings.Join(keys, ", "), ErrUnconfirmed)
 }
 
-// watch captures the pane until the submission is confirmed or window ends.
-func (d *Deliverer) watch(ctx context.Context, req Request, pasted string, sawInput, wasBusy bool, window time.Duration, res *Result) (bool, error) {
-	deadline := d.Clock.Now().Add(window)
+// showing waits, up to the confirm window, for the input box to show the
+// pasted text (or its placeholder), and returns the last state seen.
+func (s *submission) showing(ctx context.Context, since time.Time) (observe.State, bool, error) {
+	p := s.req.Profile
+	deadline := since.Add(showWindow)
 	for {
-		if err := d.Clock.Sleep(ctx, d.poll()); err != nil {
-			return false, err
-		}
-		screen, err := d.Mux.Capture(ctx, req.Pane, captureHistory)
+		st, err := s.look(ctx)
 		if err != nil {
-			return false, fmt.Errorf("send to %s: %w", req.Pane, err)
+			return st, false, err
 		}
-		res.Screen = screen
-		if taken(req.Profile, pasted, screen, sawInput, wasBusy) {
-			return true, nil
+		if len(p.Prompts) == 0 || s.req.Force {
+			return st, false, nil
 		}
-		if _, has := typed(req.Profile, screen); has {
-			sawInput = true
+		if st.HasInput && p.Holds(st.Input, s.text) {
+			return st, true, nil
 		}
-		if pane, err := d.Mux.Pane(ctx, req.Pane); err == nil && pane.Dead {
-			return false, fmt.Errorf("send to %s: pane died after Enter (%s): %w", req.Pane, describeDead(pane), ErrPaneDead)
+		if st.Menu || st.Dialog != "" {
+			return st, false, fmt.Errorf("send to %s: %s opened over the pasted text; Enter not pressed: %w",
+				s.req.Pane, map[bool]string{true: "a completion menu", false: fmt.Sprintf("%q", st.Dialog)}[st.Menu], ErrDialog)
 		}
-		if !d.Clock.Now().Before(deadline) {
-			return false, nil
+		if !s.d.Clock.Now().Before(deadline) {
+			return st, false, nil
+		}
+		if err := s.d.Clock.Sleep(ctx, s.d.poll()); err != nil {
+			return st, false, err
 		}
 	}
 }
 
-// awaitInput captures the pane after the paste settled. When the agent's
-// input line is known but still empty, it keeps watching for up to the
-// confirm window for the pasted text to show, so that an empty line after
-// Enter can be trusted to mean "taken".
-func (d *Deliverer) awaitInput(ctx context.Context, req Request) (string, error) {
-	deadline := d.Clock.Now().Add(d.confirm())
+// watch looks at the pane after a key press until the submission is
+// confirmed or window ends.
+func (s *submission) watch(ctx context.Context, before observe.State, window time.Duration) (observe.State, bool, error) {
+	p := s.req.Profile
+	deadline := s.d.Clock.Now().Add(window)
+	st := before
 	for {
-		screen, err := d.Mux.Capture(ctx, req.Pane, captureHistory)
+		if err := s.d.Clock.Sleep(ctx, s.d.poll()); err != nil {
+			return st, false, err
+		}
+		if s.events && s.d.Events.Submitted(s.req.Pane, s.mark, s.text) {
+			s.res.Via = "event"
+			return s.cleared(ctx, st)
+		}
+		var err error
+		if st, err = s.look(ctx); err != nil {
+			return st, false, err
+		}
+		if st.Pane.Dead {
+			return st, false, fmt.Errorf("send to %s: pane died after Enter (%s): %w", s.req.Pane, describeDead(st.Pane), ErrPaneDead)
+		}
+		taken := false
+		switch {
+		case len(p.Prompts) == 0:
+			taken = st.Screen != before.Screen
+		case !before.Busy && st.Busy:
+			taken = true
+		case st.HasInput && st.Input == "" && st.Dialog == "":
+			taken = true
+		}
+		if taken {
+			s.res.Via = "screen"
+			return st, true, nil
+		}
+		if !s.d.Clock.Now().Before(deadline) {
+			return st, false, nil
+		}
+	}
+}
+
+// cleared follows a submission the agent announced until its input box no
+// longer shows the text (the hook can come before the box is redrawn), so
+// that the next delivery finds it empty. It presses nothing.
+func (s *submission) cleared(ctx context.Context, st observe.State) (observe.State, bool, error) {
+	deadline := s.d.Clock.Now().Add(s.d.confirm())
+	for st.HasInput && s.req.Profile.Holds(st.Input, s.text) && s.d.Clock.Now().Before(deadline) {
+		if err := s.d.Clock.Sleep(ctx, s.d.poll()); err != nil {
+			return st, true, nil
+		}
+		next, err := s.look(ctx)
 		if err != nil {
-			return "", fmt.Errorf("send to %s: %w", req.Pane, err)
+			return st, true, nil
 		}
-		if _, has := typed(req.Profile, screen); has || len(req.Profile.Prompts) == 0 || !d.Clock.Now().Before(deadline) {
-			return screen, nil
+		st = next
+	}
+	return st, true, nil
+}
+
+// look reads the pane once.
+func (s *submission) look(ctx context.Context) (observe.State, error) {
+	pane, screen, err := s.d.Mux.Inspect(ctx, s.req.Pane)
+	if err != nil {
+		return observe.State{}, fmt.Errorf("send to %s: %w", s.req.Pane, err)
+	}
+	st := observe.Read(s.req.Profile, pane, screen)
+	s.res.Screen = screen
+	return st, nil
+}
+
+// takeBack removes a text that was pasted but not submitted, when the
+// input box holds exactly that: a send interrupted between paste and
+// confirmation leaves nothing behind to merge with the next one.
+func (d *Deliverer) takeBack(req Request, text string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(context.Background()), 2*time.Second)
+	defer cancel()
+	for i := range maxClears {
+		pane, screen, err := d.Mux.Inspect(ctx, req.Pane)
+		if err != nil || pane.Dead {
+			return
 		}
-		if err := d.Clock.Sleep(ctx, d.poll()); err != nil {
-			return "", err
+		st := observe.Read(req.Profile, pane, screen)
+		if st.Dialog != "" || !st.HasInput || st.Input == "" || !req.Profile.Holds(st.Input, text) {
+			return
 		}
+		// All of it, not a part next to someone else's text; later
+		// presses clear what is left of it line by line.
+		if i == 0 && !req.Profile.HoldsAll(st.Input, text) {
+			return
+		}
+		if err := d.clearLine(ctx, req); err != nil {
+			return
+		}
+		_ = d.Clock.Sleep(ctx, d.poll())
 	}
 }
 
-// typed returns the agent's input line and whether it holds text.
-func typed(p agent.Profile, screen string) (string, bool) {
-	in, found := p.InputLine(screen)
-	return in, found && in != ""
+// clearLine presses the agent's keys that empty one line of its input.
+func (d *Deliverer) clearLine(ctx context.Context, req Request) error {
+	keys := req.Profile.ClearKeys
+	if len(keys) == 0 {
+		keys = []string{"C-u"}
+	}
+	for _, k := range keys {
+		if err := d.Mux.SendKey(ctx, req.Pane, k); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// taken reports whether screen shows the input taken: the agent turned busy,
-// or its input line, seen holding the text, is empty again. For agents whose
-// input line is unknown, any change of the screen after Enter counts.
-func taken(p agent.Profile, pasted, screen string, sawInput, wasBusy bool) bool {
-	if len(p.Prompts) == 0 {
-		return screen != pasted
+func clip(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
 	}
-	if !wasBusy && p.IsBusy(screen) {
-		return true
-	}
-	in, found := p.InputLine(screen)
-	return sawInput && found && in == ""
+	return string([]rune(s)[:n]) + "…"
 }
 
 func (d *Deliverer) retries() int {

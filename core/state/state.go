@@ -4,7 +4,6 @@
 package state
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -15,9 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"time"
 
-	"github.com/partyhq/party/core/clock"
 	"golang.org/x/sys/unix"
 )
 
@@ -93,49 +90,6 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
-}
-
-// Locker takes flock locks on files under Dir, one per key. A lock is
-// released when its holder unlocks or dies, so a crashed process never
-// leaves a stale lock behind.
-type Locker struct {
-	Dir   string
-	Clock clock.Clock
-	// Poll is how often a waiting Lock retries; default 5ms.
-	Poll time.Duration
-}
-
-// Lock blocks until the lock of key is held or ctx is done.
-func (l Locker) Lock(ctx context.Context, key string) (func(), error) {
-	if err := MkdirPrivate(l.Dir); err != nil {
-		return nil, err
-	}
-	path := filepath.Join(l.Dir, lockName(key)+".lock")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("lock %s: %w", key, err)
-	}
-	poll := l.Poll
-	if poll <= 0 {
-		poll = 5 * time.Millisecond
-	}
-	for {
-		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-		if err == nil {
-			return func() {
-				_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
-				f.Close()
-			}, nil
-		}
-		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", key, err)
-		}
-		if err := l.Clock.Sleep(ctx, poll); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("lock %s: %w", key, err)
-		}
-	}
 }
 
 func lockName(key string) string {

@@ -241,3 +241,54 @@ func TestRuntimeDirIsPrivateAndOurs(t *testing.T) {
 		})
 	}
 }
+
+func TestLockerFirstComeFirstServed(t *testing.T) {
+	l := Locker{Dir: t.TempDir(), Clock: clock.Real{}, Poll: time.Millisecond}
+	unlock, err := l.Lock(context.Background(), "%1")
+	require.NoError(t, err)
+	tickets := func() int {
+		m, _ := filepath.Glob(filepath.Join(l.Dir, "1.t*"))
+		return len(m)
+	}
+	var (
+		mu    sync.Mutex
+		order []int
+		wg    sync.WaitGroup
+	)
+	for i := range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			u, err := l.Lock(context.Background(), "%1")
+			if !assert.NoError(t, err) {
+				return
+			}
+			mu.Lock()
+			order = append(order, i)
+			mu.Unlock()
+			u()
+		}()
+		// The next caller comes only once this one has its ticket.
+		for tickets() < i+2 {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	unlock()
+	wg.Wait()
+	assert.Equal(t, []int{0, 1, 2, 3, 4, 5}, order)
+	assert.Zero(t, tickets(), "every ticket removed")
+}
+
+func TestLockerSkipsDeadTickets(t *testing.T) {
+	l := Locker{Dir: t.TempDir(), Clock: clock.Real{}, Poll: time.Millisecond}
+	// A ticket whose holder died: the file stays, its flock went with it.
+	require.NoError(t, os.WriteFile(filepath.Join(l.Dir, "k.t1"), nil, 0o600))
+	require.NoError(t, os.WriteFile(filepath.Join(l.Dir, "k.seq"), []byte("1\n"), 0o600))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	unlock, err := l.Lock(ctx, "k")
+	require.NoError(t, err)
+	unlock()
+	_, err = os.Stat(filepath.Join(l.Dir, "k.t1"))
+	assert.True(t, os.IsNotExist(err), "the dead ticket is removed")
+}

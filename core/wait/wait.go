@@ -50,6 +50,9 @@ type Turn struct {
 	Nonce string
 	// History is how many scrollback lines a marker search captures.
 	History int
+	// Started is when the caller began (queued behind other talks, say):
+	// the timeout counts from it. Zero means from Wait.
+	Started time.Time
 }
 
 // Result is a finished turn.
@@ -73,6 +76,9 @@ type Waiter struct {
 // reports a failure or a permission prompt, ctx ends, or timeout passes.
 func (w *Waiter) Wait(ctx context.Context, t Turn, timeout time.Duration) (Result, error) {
 	start := w.Clock.Now()
+	if !t.Started.IsZero() {
+		start = t.Started
+	}
 	deadline := start.Add(timeout)
 	tracker := turnTracker{prompt: t.Prompt}
 	offset := t.Offset

@@ -25,6 +25,7 @@ const (
 	ExitTimeout     = 4
 	ExitConflict    = 5
 	ExitUnconfirmed = 6 // delivered but the submission was not seen
+	ExitInputBusy   = 7 // the agent's input box holds someone else's text
 	ExitInterrupted = 130
 )
 
@@ -52,6 +53,9 @@ var codes = []struct {
 	{deliver.ErrDialog, "DIALOG_ON_SCREEN", ExitError},
 	{deliver.ErrUnconfirmed, "UNCONFIRMED", ExitUnconfirmed},
 	{deliver.ErrEmpty, "EMPTY_MESSAGE", ExitUsage},
+	{deliver.ErrInputBusy, "INPUT_NOT_EMPTY", ExitInputBusy},
+	{deliver.ErrNotReady, "AGENT_NOT_READY", ExitTimeout},
+	{deliver.ErrInterpreted, "INTERPRETED_TEXT", ExitUsage},
 	{wait.ErrTimeout, "TIMEOUT", ExitTimeout},
 	{wait.ErrTurnFailed, "TURN_FAILED", ExitError},
 	{wait.ErrPermission, "PERMISSION_PROMPT", ExitError},

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -53,6 +54,9 @@ type Factory struct {
 }
 
 // Tmux returns a client for the server selected by flags and environment.
+// takesText names the commands whose last argument is a message.
+var takesText = map[string]bool{"send": true, "talk": true}
+
 func (f *Factory) Tmux() *tmux.Client {
 	sock := tmux.SocketFromEnv(tmux.Socket{Name: f.Socket, Path: f.SocketPath}, f.Getenv)
 	r := f.Runner
@@ -142,6 +146,9 @@ messages to agents by role.`,
 	pf.BoolVar(&f.JSON, "json", false, "print JSON")
 	root.MarkFlagsMutuallyExclusive("socket", "socket-path")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if takesText[c.Name()] && strings.HasPrefix(err.Error(), "unknown") {
+			return fmt.Errorf("%w: %w (a TEXT that starts with '-' goes after '--': party %s ROLE -- '-n …')", errUsage, err, c.Name())
+		}
 		return fmt.Errorf("%w: %w", errUsage, err)
 	})
 	root.AddCommand(

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/observe"
 	"github.com/partyhq/party/core/record"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/tmux"
@@ -191,6 +192,7 @@ func finishRecording(f *Factory, events, out string, r *record.Redactor) error {
 func deliverer(f *Factory, tc *tmux.Client, root string, info tmux.SessionInfo, roles map[string]string) *deliver.Deliverer {
 	d := &deliver.Deliverer{Mux: tc, Clock: f.Clock, Locker: state.Locker{Dir: lockDir(root, info.SocketPath), Clock: f.Clock}}
 	if info.StateDir != "" {
+		d.Events = observe.Events{Path: filepath.Join(info.StateDir, state.EventLog)}
 		d.Pasted = func(pane, text string) {
 			_ = state.AppendEvent(filepath.Join(info.StateDir, state.EventLog),
 				map[string]any{"time": f.Clock.Now().UTC(), "kind": "input", "pane": pane, "role": roles[pane], "text": text})

@@ -277,8 +277,12 @@ func (rp *relayPanes) Send(ctx context.Context, role, text string) error {
 	if err != nil {
 		return err
 	}
+	cfg, err := rp.f.Config()
+	if err != nil {
+		return err
+	}
 	d := deliverer(rp.f, rp.tc, rp.root, rp.info, map[string]string{t.Pane.ID: role})
-	_, err = d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: t.Profile, Text: text})
+	_, err = d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: tuned(cfg, role, t.Profile), Text: text})
 	return err
 }
 

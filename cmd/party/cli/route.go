@@ -96,6 +96,10 @@ func routeRun(ctx context.Context, f *Factory, opts *RouteOptions) error {
 	}
 	defer w.close()
 	events := filepath.Join(info.StateDir, state.EventLog)
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
 	d := deliverer(f, tc, root, info, route.RolesByPane(panes))
 	_ = state.AppendEvent(events, map[string]any{"time": f.Clock.Now().UTC(), "kind": "route.start", "roles": sb.Roles, "hop_limit": opts.HopLimit})
 	fmt.Fprintf(f.IO.ErrOut, "party: switchboard on %s: %d roles, hop limit %d\n", session, len(roleOf), opts.HopLimit)
@@ -114,7 +118,7 @@ func routeRun(ctx context.Context, f *Factory, opts *RouteOptions) error {
 					continue
 				}
 				to := roleOf[dec.To]
-				res, err := d.Send(ctx, deliver.Request{Pane: to.ID, Profile: profileOf(to), Text: relay.Forward(dec)})
+				res, err := d.Send(ctx, deliver.Request{Pane: to.ID, Profile: tuned(cfg, dec.To, profileOf(to)), Text: relay.Forward(dec)})
 				ev["kind"], ev["outcome"] = "route.forward", res.Outcome
 				if err != nil {
 					ev["error"] = err.Error()

@@ -22,6 +22,8 @@ type SendOptions struct {
 	Text  string
 	Stdin bool // read the text from stdin ("-")
 	Force bool
+	Raw   bool // send a command on purpose: no literal rule
+	Clear bool // empty the input box of someone else's text first
 }
 
 // maxPaste is the largest text pasted as is; a longer one is written to a
@@ -31,18 +33,30 @@ const maxPaste = 512 << 10
 func newSendCmd(f *Factory, runF func(context.Context, *SendOptions) error) *cobra.Command {
 	opts := &SendOptions{}
 	cmd := &cobra.Command{
-		Use:   "send ROLE TEXT|-",
+		Use:   "send ROLE [--] TEXT|-",
 		Short: "Deliver a message to the agent with ROLE and confirm it was submitted",
 		Long: `Deliver TEXT (or stdin with -) to the pane with ROLE as one paste, press
-Enter on its own, and confirm the agent took it. The text is sent as given,
-except that CRLF becomes LF and control characters other than tab and LF
-(ESC included) are removed.
+Enter once the agent's input box shows it, and confirm the agent took it.
+The text is sent as given, except that CRLF becomes LF and control
+characters other than tab and LF (ESC included) are removed. A TEXT that
+starts with '-' goes after '--'.
+
+The text is plain text for the model, never a command: where an agent would
+run it (a leading '!' or '/', claude's bare 'exit') party either makes it
+plain by a rule the agent honours or refuses it (exit 2); --raw sends it as
+the agent reads it, a command on purpose.
+
+An agent still starting is waited for (up to 30s). Text already in the
+input box (someone typing) is never merged with the message: party refuses
+(exit 7) unless --clear, which empties the box first.
 
 Outcomes: submitted, queued (the agent was busy and queued it), unconfirmed
 (exit 6) and failed. A dead pane or one not running its agent exits 3; a
 menu or dialog on screen exits 1 unless --force.`,
 		Example: `  party send claude 'Review the diff in /tmp/x.patch'
-  git diff | party send codex -`,
+  git diff | party send codex -
+  party send codex -- '-n is not a flag here'
+  party send claude --raw /compact`,
 		Args: argsBetween(2, 2),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Role = args[0]
@@ -58,6 +72,8 @@ menu or dialog on screen exits 1 unless --force.`,
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "send even when a menu or dialog is on screen")
+	cmd.Flags().BoolVar(&opts.Raw, "raw", false, "send the text as the agent reads it: a leading / or ! is its command")
+	cmd.Flags().BoolVar(&opts.Clear, "clear", false, "empty the input box first when it holds someone else's text")
 	return cmd
 }
 
@@ -102,7 +118,7 @@ func sendRun(ctx context.Context, f *Factory, opts *SendOptions) error {
 		if err != nil {
 			return err
 		}
-		res, err := d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: tuned(cfg, opts.Role, t.Profile), Text: text, Force: opts.Force})
+		res, err := d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: tuned(cfg, opts.Role, t.Profile), Text: text, Force: opts.Force, Raw: opts.Raw, Clear: opts.Clear})
 		out.Result = res
 		out.MS = res.Duration.Milliseconds()
 		return err

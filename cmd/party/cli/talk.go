@@ -34,6 +34,7 @@ type TalkOptions struct {
 	NoPreamble bool
 	Marker     bool
 	NoQueue    bool
+	Clear      bool
 }
 
 // errBusy is a talk refused because another one is waiting on the agent.
@@ -90,6 +91,7 @@ waits its turn, or fails at once with --no-queue (exit 5).`,
 	fl.BoolVar(&opts.NoPreamble, "no-preamble", false, "do not prepend the agent's preamble")
 	fl.BoolVar(&opts.Marker, "marker", false, "detect completion with a nonce marker even when hooks are wired")
 	fl.BoolVar(&opts.NoQueue, "no-queue", false, "fail at once (exit 5) when another talk is waiting on the agent")
+	fl.BoolVar(&opts.Clear, "clear", false, "empty the input box first when it holds someone else's text")
 	return cmd
 }
 
@@ -240,17 +242,24 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *talkJSON) (wait.
 		return wait.Result{}, err
 	}
 
-	// One request per agent: hold its request lock until the answer.
-	lctx := ctx
+	// One request per agent, first come first served: hold its request
+	// lock until the answer. The time queued counts against --timeout.
+	deadline := t.f.Clock.Now().Add(t.opts.Timeout)
+	qctx, cancelQueue := context.WithDeadline(ctx, deadline)
+	defer cancelQueue()
+	lctx := qctx
 	if t.opts.NoQueue {
 		var cancel context.CancelFunc
-		lctx, cancel = context.WithCancel(ctx)
+		lctx, cancel = context.WithCancel(lctx)
 		cancel() // try once
 	}
 	unlock, err := state.Locker{Dir: lockDir, Clock: t.f.Clock}.Lock(lctx, "request-"+p.ID)
 	if err != nil {
 		if t.opts.NoQueue && ctx.Err() == nil {
 			return wait.Result{}, fmt.Errorf("%s (%s) is answering another talk (without --no-queue this one would wait its turn): %w", p.Role, p.ID, errBusy)
+		}
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			return wait.Result{}, fmt.Errorf("%s (%s) was still answering earlier talks after %s: %w", p.Role, p.ID, t.opts.Timeout, wait.ErrTimeout)
 		}
 		return wait.Result{}, err
 	}
@@ -263,6 +272,11 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *talkJSON) (wait.
 		turn.Nonce = wait.NewNonce()
 		text += wait.Instruction(turn.Nonce)
 	}
+	// A text too long to paste goes to a file: the agent gets, and the
+	// wait follows, the pointer.
+	if text, err = t.spill(text); err != nil {
+		return wait.Result{}, err
+	}
 	turn.Prompt = deliver.Sanitize(text)
 	rec, err := t.record(p, turn)
 	if err != nil {
@@ -274,24 +288,30 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *talkJSON) (wait.
 	if turn.Hooks {
 		wake = t.watch.hookChan(p.ID)
 	}
-	res, err := t.deliver(ctx, p, profile, text)
+	res, err := t.deliver(qctx, p, profile, text)
 	out.Outcome = res.Outcome
 	if err != nil {
 		return wait.Result{}, err
 	}
 	w := &wait.Waiter{Mux: t.watch.mux(t.tc), Clock: t.f.Clock, Wake: wake, Poll: t.cfg.PollInterval}
+	turn.Started = deadline.Add(-t.opts.Timeout)
 	return w.Wait(ctx, turn, t.opts.Timeout)
 }
 
+func (t *talker) spill(text string) (string, error) {
+	if len(text) <= maxPaste {
+		return text, nil
+	}
+	return spill(t.root, t.info, text)
+}
+
 func (t *talker) deliver(ctx context.Context, p mux.Pane, profile agent.Profile, text string) (deliver.Result, error) {
-	if len(text) > maxPaste {
-		var err error
-		if text, err = spill(t.root, t.info, text); err != nil {
-			return deliver.Result{Outcome: deliver.Failed}, err
-		}
+	text, err := t.spill(text)
+	if err != nil {
+		return deliver.Result{Outcome: deliver.Failed}, err
 	}
 	d := deliverer(t.f, t.tc, t.root, t.info, map[string]string{p.ID: p.Role})
-	return d.Send(ctx, deliver.Request{Pane: p.ID, Profile: profile, Text: text})
+	return d.Send(ctx, deliver.Request{Pane: p.ID, Profile: profile, Text: text, Clear: t.opts.Clear})
 }
 
 // record writes the request record of a waiting talk; the caller removes

@@ -1,0 +1,113 @@
+// Package observe reads one pane's state from its sources, most trusted
+// first: the agent's own events (routed through party hook into the
+// session's event log), then the screen, read by the agent's profile.
+package observe
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/hook"
+	"github.com/partyhq/party/core/mux"
+)
+
+// State is what a pane shows at one moment.
+type State struct {
+	Pane   mux.Pane
+	Screen string
+	// Input is the text in the agent's input box, placeholders excluded;
+	// HasInput is false when no input box is on screen.
+	Input    string
+	HasInput bool
+	Busy     bool
+	Starting bool   // the prompt is up but the agent is not taking input yet
+	Dialog   string // the highlighted line of a dialog on screen
+	Menu     bool   // a completion menu is open over the input
+}
+
+// Read reads a screen of pane with the agent's profile.
+func Read(p agent.Profile, pane mux.Pane, screen string) State {
+	s := State{Pane: pane, Screen: screen}
+	s.Input, s.HasInput = p.InputLine(screen)
+	s.Busy = p.IsBusy(screen)
+	s.Starting = p.IsStarting(screen)
+	s.Dialog, _ = agent.Dialog(screen)
+	s.Menu = p.MenuOpen(screen)
+	return s
+}
+
+// Ready reports whether the agent shows an input box it takes text into:
+// it has started and no dialog or menu covers the box. An agent whose
+// input box is unknown (no prompt glyph) is ready when it runs.
+func (s State) Ready(p agent.Profile) bool {
+	if len(p.Prompts) == 0 {
+		return true
+	}
+	return s.HasInput && !s.Starting && s.Dialog == "" && !s.Menu
+}
+
+// Events reads the agent events of a session's event log.
+type Events struct {
+	Path string // the session's event log; empty: no events
+}
+
+// Mark is the current end of the log: events after it are new.
+func (e Events) Mark() int64 {
+	if e.Path == "" {
+		return 0
+	}
+	st, err := os.Stat(e.Path)
+	if err != nil {
+		return 0
+	}
+	return st.Size()
+}
+
+// Submitted reports whether, since mark, the agent in pane announced a
+// submission holding text (Claude's UserPromptSubmit, Gemini's
+// BeforeAgent): held, not equal, since queued texts arrive merged.
+func (e Events) Submitted(pane string, mark int64, text string) bool {
+	if e.Path == "" {
+		return false
+	}
+	f, err := os.Open(e.Path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if _, err := f.Seek(mark, io.SeekStart); err != nil {
+		return false
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	for sc.Scan() {
+		var ev hook.Event
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Kind != hook.PromptSubmit || ev.Pane != pane {
+			continue
+		}
+		for _, p := range ev.Prompts {
+			if agent.ContainsText(p, text) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Young reports whether the process pid started less than d ago, as far
+// as /proc tells (elsewhere, or for an unknown pid, it is not young).
+func Young(pid int, d time.Duration) bool {
+	if pid <= 0 {
+		return false
+	}
+	st, err := os.Stat("/proc/" + strconv.Itoa(pid))
+	if err != nil {
+		return false
+	}
+	return time.Since(st.ModTime()) < d
+}
