@@ -11,7 +11,9 @@ import (
 func TestTurnTracker(t *testing.T) {
 	submit := func(p string) hook.Event { return hook.Event{Kind: hook.PromptSubmit, Prompts: []string{p}} }
 	stop := func(a string) hook.Event { return hook.Event{Kind: hook.TurnComplete, Answer: a} }
-	gsubmit := func(p string) hook.Event { return hook.Event{Agent: "gemini", Kind: hook.PromptSubmit, Prompts: []string{p}} }
+	gsubmit := func(p string) hook.Event {
+		return hook.Event{Agent: "gemini", Kind: hook.PromptSubmit, Prompts: []string{p}}
+	}
 	gafter := func(p, a string) hook.Event {
 		return hook.Event{Agent: "gemini", Kind: hook.TurnComplete, Prompts: []string{p}, Answer: a}
 	}
