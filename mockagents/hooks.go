@@ -19,13 +19,13 @@ import (
 // hooks runs an agent's hooks the way the real agent does, in order, on a
 // goroutine of their own so the screen never waits for them.
 type hooks struct {
-	claude  map[string][]claudeHook // event -> command hooks of every settings file
+	claude map[string][]claudeHook // event -> command hooks of every settings file
 	// geminiCmds are gemini's command hooks (their matchers are ignored:
 	// party's Gemini events have none).
 	geminiCmds map[string][]claudeHook
-	notify  []string                // codex notify argv
-	session string                  // claude's session id
-	queue   chan func()
+	notify     []string // codex notify argv
+	session    string   // claude's session id
+	queue      chan func()
 }
 
 // claudeHook is one command hook; matcher selects tools (tool events only).
