@@ -24,6 +24,7 @@ const GeminiNoResponse = "[no response text]"
 // geminiPayload is the JSON Gemini CLI gives every hook on stdin.
 type geminiPayload struct {
 	SessionID     string `json:"session_id"`
+	Transcript    string `json:"transcript_path"`
 	HookEventName string `json:"hook_event_name"`
 	Prompt        string `json:"prompt"`
 	Response      string `json:"prompt_response"`
@@ -48,6 +49,10 @@ func FromGemini(payload []byte) (Event, error) {
 	}
 	e := Event{Agent: "gemini", Raw: p.HookEventName, Session: p.SessionID}
 	switch p.HookEventName {
+	case "AfterAgent":
+		e.Transcript = p.Transcript
+	}
+	switch p.HookEventName {
 	case "BeforeAgent":
 		e.Kind, e.Prompts = PromptSubmit, []string{p.Prompt}
 	case "AfterAgent":
@@ -70,6 +75,66 @@ func FromGemini(payload []byte) (Event, error) {
 		e.Kind = strings.ToLower(p.HookEventName)
 	}
 	return e, nil
+}
+
+// GeminiTranscriptAnswer reads the answer of the last turn from Gemini's
+// transcript (the chat recording, JSON lines): the text of the model
+// messages after the last user message, joined by newlines as Gemini joins
+// a turn's model calls. AfterAgent's prompt_response is not the raw text
+// when the model streamed it in several chunks: Gemini 0.61 joins the
+// chunks' texts with spaces after its history consolidation appended every
+// later chunk to the first one in place (geminiChat.ts, turn.ts
+// getResponseText), so "a\nb" streamed as "a", "\nb" arrives as
+// "a\nb \nb". ok is false when the transcript has no model text for the
+// turn. Only the last 8 MiB of the file are read.
+func GeminiTranscriptAnswer(path string) (answer string, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	const tail = 8 << 20
+	st, err := f.Stat()
+	if err != nil {
+		return "", false
+	}
+	off := max(0, st.Size()-tail)
+	buf := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil {
+		return "", false
+	}
+	if off > 0 {
+		if i := bytes.IndexByte(buf, '\n'); i >= 0 {
+			buf = buf[i+1:]
+		}
+	}
+	var texts []string
+	seenUser := false
+	for _, line := range bytes.Split(buf, []byte("\n")) {
+		if !bytes.Contains(line, []byte(`"type"`)) {
+			continue
+		}
+		var m struct {
+			Type    string          `json:"type"`
+			Content json.RawMessage `json:"content"`
+		}
+		if json.Unmarshal(line, &m) != nil {
+			continue
+		}
+		switch m.Type {
+		case "user":
+			texts, seenUser = nil, true
+		case "gemini":
+			var s string
+			if json.Unmarshal(m.Content, &s) == nil && s != "" {
+				texts = append(texts, s)
+			}
+		}
+	}
+	if !seenUser || len(texts) == 0 {
+		return "", false
+	}
+	return strings.Join(texts, "\n"), true
 }
 
 // geminiEntries are the hooks party puts in Gemini's settings: only what a

@@ -12,7 +12,10 @@ import (
 )
 
 // The payloads of Gemini CLI 0.61 (AGENTS-REFERENCE.md §4).
-const geminiBase = `"session_id":"7c1d","transcript_path":"/h/.gemini/tmp/x/chats/session.json","cwd":"/w","timestamp":"2026-11-02T10:00:00.000Z"`
+const (
+	geminiBase = `"session_id":"7c1d","transcript_path":"/h/.gemini/tmp/x/chats/session.jsonl","cwd":"/w","timestamp":"2026-11-02T10:00:00.000Z"`
+	transcript = "/h/.gemini/tmp/x/chats/session.jsonl"
+)
 
 func TestFromGemini(t *testing.T) {
 	tests := []struct {
@@ -23,9 +26,9 @@ func TestFromGemini(t *testing.T) {
 		{"before agent", `{` + geminiBase + `,"hook_event_name":"BeforeAgent","prompt":"first\n\nsecond"}`,
 			Event{Agent: "gemini", Raw: "BeforeAgent", Session: "7c1d", Kind: PromptSubmit, Prompts: []string{"first\n\nsecond"}}},
 		{"after agent", `{` + geminiBase + `,"hook_event_name":"AfterAgent","prompt":"q","prompt_response":"line 1\n  line 2\n","stop_hook_active":false}`,
-			Event{Agent: "gemini", Raw: "AfterAgent", Session: "7c1d", Kind: TurnComplete, Prompts: []string{"q"}, Answer: "line 1\n  line 2\n"}},
+			Event{Agent: "gemini", Raw: "AfterAgent", Session: "7c1d", Kind: TurnComplete, Prompts: []string{"q"}, Answer: "line 1\n  line 2\n", Transcript: transcript}},
 		{"after agent without text is a failure", `{` + geminiBase + `,"hook_event_name":"AfterAgent","prompt":"q","prompt_response":"[no response text]","stop_hook_active":false}`,
-			Event{Agent: "gemini", Raw: "AfterAgent", Session: "7c1d", Kind: TurnFailed, Prompts: []string{"q"}, Type: "error",
+			Event{Agent: "gemini", Raw: "AfterAgent", Session: "7c1d", Kind: TurnFailed, Prompts: []string{"q"}, Type: "error", Transcript: transcript,
 				Message: "Gemini's turn ended with no response text (the model request failed; the error is on its screen)"}},
 		{"tool permission", `{` + geminiBase + `,"hook_event_name":"Notification","notification_type":"ToolPermission","message":"Tool Shell requires editing","details":{"type":"exec","title":"Confirm Shell Command","command":"rm -rf build","rootCommand":"rm"}}`,
 			Event{Agent: "gemini", Raw: "Notification", Session: "7c1d", Kind: Notification, Type: PermissionPrompt, Message: "Tool Shell requires editing", Command: "rm -rf build"}},
@@ -146,5 +149,29 @@ func TestGeminiTrust(t *testing.T) {
 	assert.True(t, ok, "folder trust off")
 	env["GEMINI_CLI_TRUST_WORKSPACE"] = "false"
 	ok, _ = GeminiTrust(home, getenv)
+	assert.False(t, ok)
+}
+
+func TestGeminiTranscriptAnswer(t *testing.T) {
+	// The shape of Gemini 0.61's chat recording.
+	rec := `{"sessionId":"600c","projectHash":"8d4f","startTime":"2026-11-23T17:04:49.189Z","kind":"main"}
+{"$set":{"messages":[{"id":"d049","type":"user","content":[{"text":"<session_context>...</session_context>"}]}]}}
+{"id":"d24b","timestamp":"2026-11-23T17:04:49.739Z","type":"user","content":[{"text":"what is six times seven?"}]}
+{"$set":{"lastUpdated":"2026-11-23T17:04:49.739Z"}}
+{"id":"fb40","timestamp":"2026-11-23T17:04:50.307Z","type":"gemini","content":"old answer","thoughts":[],"model":"gemini-3.8-flash"}
+{"id":"224b","timestamp":"2026-11-23T17:04:51.279Z","type":"user","content":[{"text":"and seven times six?"}]}
+{"id":"96b6","timestamp":"2026-11-23T17:04:51.803Z","type":"gemini","content":"The answer is 42.\nSecond line.","thoughts":[]}
+{"$set":{"lastUpdated":"2026-11-23T17:04:51.803Z"}}
+`
+	path := filepath.Join(t.TempDir(), "session.jsonl")
+	require.NoError(t, os.WriteFile(path, []byte(rec), 0o600))
+	got, ok := GeminiTranscriptAnswer(path)
+	assert.True(t, ok)
+	assert.Equal(t, "The answer is 42.\nSecond line.", got)
+
+	require.NoError(t, os.WriteFile(path, []byte(rec+`{"id":"x","type":"user","content":[{"text":"fails"}]}`+"\n"), 0o600))
+	_, ok = GeminiTranscriptAnswer(path)
+	assert.False(t, ok, "no model text after the last prompt")
+	_, ok = GeminiTranscriptAnswer(filepath.Join(t.TempDir(), "missing"))
 	assert.False(t, ok)
 }

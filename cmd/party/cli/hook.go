@@ -78,6 +78,13 @@ func hookRun(ctx context.Context, f *Factory, opts *HookOptions) error {
 			return rerr
 		}
 		ev, err = hook.FromGemini(payload)
+		if err == nil && ev.Kind == hook.TurnComplete {
+			// prompt_response is mangled when the answer came in chunks;
+			// the transcript has the raw text.
+			if a, ok := hook.GeminiTranscriptAnswer(ev.Transcript); ok {
+				ev.Answer = a
+			}
+		}
 	default:
 		return fmt.Errorf("unknown agent %q (want claude, gemini or codex-notify)", opts.Agent)
 	}
