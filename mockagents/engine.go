@@ -724,13 +724,14 @@ func (e *engine) startTurn(msgs []string) {
 		}
 	}
 	gen := e.gen
-	if e.hooks.claudeEach("UserPromptSubmit", submits, func() {
+	resume := func() {
 		e.events <- func() {
 			if e.gen == gen {
 				e.plan()
 			}
 		}
-	}) {
+	}
+	if e.hooks.claudeEach("UserPromptSubmit", submits, resume) || e.hooks.gemini(e.opt.Persona, "BeforeAgent", map[string]any{"prompt": e.prompt}, resume) {
 		return
 	}
 	e.plan()
@@ -949,6 +950,7 @@ func (e *engine) openPermission(cmd string) {
 	case "gemini":
 		d.title = append(append([]string{"? Shell  " + cmd}, box(min(e.w, 80)-4, cmd)...), "Allow execution of [Shell]?", "")
 		d.items = []string{"Allow once", "Allow for this session", "No, suggest changes (esc)"}
+		e.hooks.geminiPermission(e.opt.Persona, cmd)
 	default:
 		e.addHistory("● Bash(" + cmd + ")")
 		d.lead = []string{"  ⎿  Waiting…", ""}
@@ -999,6 +1001,7 @@ func (e *engine) fail(kind string) {
 	case "gemini":
 		e.addHistory(fmt.Sprintf(`✕ [API Error: {"error":{"code":%d,"message":"mock %s","status":%q}}]`, code, kind, strings.ToUpper(kind)), "",
 			`ℹ This request failed. Press F12 for diagnostics, or run /settings and change "Error Verbosity" to full for full`, "  details.", "")
+		e.hooks.gemini(e.opt.Persona, "AfterAgent", map[string]any{"prompt": e.prompt, "prompt_response": "[no response text]", "stop_hook_active": false}, func() {})
 	default:
 		e.addHistory("API Error: " + kind)
 	}
@@ -1072,6 +1075,17 @@ func (e *engine) endTurn() {
 			inputs = e.inputs
 		}
 		e.hooks.codexTurn(e.thread, newUUID(), inputs, answer)
+	case "gemini":
+		gen := e.gen
+		if e.hooks.gemini(e.opt.Persona, "AfterAgent", map[string]any{"prompt": e.prompt, "prompt_response": answer, "stop_hook_active": false}, func() {
+			e.events <- func() {
+				if e.gen == gen {
+					e.finish()
+				}
+			}
+		}) {
+			return
+		}
 	}
 	e.finish()
 }

@@ -11,15 +11,21 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
+
+	"github.com/partyhq/party/core/hook"
 )
 
 // hooks runs an agent's hooks the way the real agent does, in order, on a
 // goroutine of their own so the screen never waits for them.
 type hooks struct {
-	claude  map[string][]claudeHook // event -> command hooks of every settings file
-	notify  []string                // codex notify argv
-	session string                  // claude's session id
-	queue   chan func()
+	claude map[string][]claudeHook // event -> command hooks of every settings file
+	// geminiCmds are gemini's command hooks (their matchers are ignored:
+	// party's Gemini events have none).
+	geminiCmds map[string][]claudeHook
+	notify     []string // codex notify argv
+	session    string   // claude's session id
+	queue      chan func()
 }
 
 // claudeHook is one command hook; matcher selects tools (tool events only).
@@ -32,7 +38,7 @@ type claudeHook struct {
 // project's settings and local settings, then --settings FILE; the hooks
 // of all of them run.
 func newHooks(settingsFile string, notify []string) *hooks {
-	h := &hooks{notify: notify, queue: make(chan func(), 64), claude: map[string][]claudeHook{}, session: sessionID()}
+	h := &hooks{notify: notify, queue: make(chan func(), 64), claude: map[string][]claudeHook{}, session: sessionID(), geminiCmds: geminiHooks()}
 	cwd, _ := os.Getwd()
 	files := []string{filepath.Join(os.Getenv("HOME"), ".claude", "settings.json"),
 		filepath.Join(cwd, ".claude", "settings.json"), filepath.Join(cwd, ".claude", "settings.local.json")}
@@ -76,6 +82,12 @@ func readClaudeHooks(path string) map[string][]claudeHook {
 	if err != nil {
 		return nil
 	}
+	return parseHooks(b)
+}
+
+// parseHooks reads the command hooks of a settings document, Claude's or
+// Gemini's (the same shape).
+func parseHooks(b []byte) map[string][]claudeHook {
 	var s struct {
 		Hooks map[string][]struct {
 			Matcher string `json:"matcher"`
@@ -256,4 +268,68 @@ func parseNotify(v string) []string {
 		return nil
 	}
 	return argv
+}
+
+// geminiHooks reads Gemini CLI's command hooks as Gemini 0.61 does: the
+// project's .gemini/settings.json, then the user's (the arrays of both
+// run), none at all when Gemini does not trust the folder
+// (~/.gemini/trustedFolders.json and the rest, see hook.GeminiTrust).
+func geminiHooks() map[string][]claudeHook {
+	cwd, _ := os.Getwd()
+	if ok, _ := hook.GeminiTrust(cwd, os.Getenv); !ok {
+		return nil
+	}
+	user := filepath.Join(hook.GeminiHome(os.Getenv), ".gemini", "settings.json")
+	files := []string{filepath.Join(cwd, ".gemini", "settings.json"), user}
+	if files[0] == user {
+		files = files[1:] // in the home folder there are only user settings
+	}
+	out := map[string][]claudeHook{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for ev, hs := range parseHooks(hook.StripJSONComments(b)) {
+			out[ev] = append(out[ev], hs...)
+		}
+	}
+	return out
+}
+
+// gemini runs the Gemini hooks of event with fields (the common fields
+// are added) off the caller's goroutine, then calls done there; it
+// reports false, calling nothing, when the agent is not gemini or has no
+// such hook. Gemini waits for its hooks: the caller goes on in done.
+func (h *hooks) gemini(persona, event string, fields map[string]any, done func()) bool {
+	cmds := h.geminiCmds[event]
+	if persona != "gemini" || len(cmds) == 0 {
+		return false
+	}
+	cwd, _ := os.Getwd()
+	fields["session_id"] = h.session
+	fields["transcript_path"] = filepath.Join(hook.GeminiHome(os.Getenv), ".gemini", "tmp", "mock", "chats", "session-"+h.session+".json")
+	fields["cwd"] = cwd
+	fields["hook_event_name"] = event
+	fields["timestamp"] = time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
+	b, _ := json.Marshal(fields)
+	h.queue <- func() {
+		for _, hk := range cmds {
+			cmd := exec.Command("bash", "-c", hk.command)
+			cmd.Stdin = bytes.NewReader(b)
+			cmd.Env = append(os.Environ(), "GEMINI_PROJECT_DIR="+cwd, "GEMINI_CWD="+cwd, "GEMINI_SESSION_ID="+h.session, "CLAUDE_PROJECT_DIR="+cwd)
+			_ = cmd.Run()
+		}
+		done()
+	}
+	return true
+}
+
+// geminiPermission is the ToolPermission Notification of Gemini's shell
+// confirmation box.
+func (h *hooks) geminiPermission(persona, command string) {
+	root, _, _ := strings.Cut(strings.TrimSpace(command), " ")
+	h.gemini(persona, "Notification", map[string]any{"notification_type": "ToolPermission",
+		"message": "Tool Confirm Shell Command requires execution",
+		"details": map[string]any{"type": "exec", "title": "Confirm Shell Command", "command": command, "rootCommand": root}}, func() {})
 }

@@ -46,6 +46,8 @@ type Event struct {
 	Tool    string `json:"tool,omitempty"`
 	Command string `json:"command,omitempty"`
 	File    string `json:"file,omitempty"`
+	// Transcript is the agent's transcript file (Gemini's transcript_path).
+	Transcript string `json:"transcript,omitempty"`
 }
 
 // ErrPayload is a hook payload that cannot be read.

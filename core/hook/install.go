@@ -14,8 +14,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// ErrSettings is a Claude Code settings document that cannot be merged.
-var ErrSettings = errors.New("invalid Claude settings")
+// ErrSettings is an agent's settings document (Claude Code's, Gemini CLI's)
+// that cannot be merged.
+var ErrSettings = errors.New("invalid settings")
 
 // ErrSettingsFile is a settings file that party will not write in place.
 var ErrSettingsFile = errors.New("settings file cannot be written")
@@ -77,6 +78,12 @@ var claudeEntries = []claudeEntry{
 // changed is false. An existing document that is not valid JSON, or whose
 // hooks do not have Claude's shape, is an error wrapping ErrSettings.
 func MergeClaudeSettings(existing []byte, command string) (merged []byte, changed bool, err error) {
+	return mergeSettings(existing, claudeEntries, command, func(c string) bool { return IsPartyCommand(c, command) }, nil)
+}
+
+// mergeSettings merges a hook running command for each of entries into the
+// settings document existing; see MergeClaudeSettings.
+func mergeSettings(existing []byte, entries []claudeEntry, command string, isParty func(string) bool, extra object) (merged []byte, changed bool, err error) {
 	doc := object{}
 	if len(bytes.TrimSpace(existing)) > 0 {
 		if err := validJSON(existing); err != nil {
@@ -95,14 +102,14 @@ func MergeClaudeSettings(existing []byte, command string) (merged []byte, change
 		}
 	}
 	hooksChanged := false
-	for _, e := range claudeEntries {
+	for _, e := range entries {
 		var groups []json.RawMessage
 		if raw, ok := hooks.get(e.event); ok && !isNull(raw) {
 			if err := json.Unmarshal(raw, &groups); err != nil {
 				return nil, false, fmt.Errorf("hooks.%s: want an array: %w", e.event, ErrSettings)
 			}
 		}
-		out, ch, err := mergeEvent(groups, e, command)
+		out, ch, err := mergeEvent(groups, e, command, isParty, extra)
 		if err != nil {
 			return nil, false, err
 		}
@@ -124,10 +131,11 @@ func MergeClaudeSettings(existing []byte, command string) (merged []byte, change
 }
 
 // mergeEvent puts one hook running command in the matcher groups of one
-// event: the first party hook in a group with e's matcher is updated in
-// place, every other party hook is removed (with its group when nothing else
-// is left in it), and a new group is appended when there was none.
-func mergeEvent(groups []json.RawMessage, e claudeEntry, command string) ([]json.RawMessage, bool, error) {
+// event: the first party hook (isParty) in a group with e's matcher is
+// updated in place, every other party hook is removed (with its group when
+// nothing else is left in it), and a new group is appended when there was
+// none; a new hook gets the members extra after type and command.
+func mergeEvent(groups []json.RawMessage, e claudeEntry, command string, isParty func(string) bool, extra object) ([]json.RawMessage, bool, error) {
 	out := make([]json.RawMessage, 0, len(groups)+1)
 	placed, changed := false, false
 	for i, g := range groups {
@@ -147,7 +155,7 @@ func mergeEvent(groups []json.RawMessage, e claudeEntry, command string) ([]json
 		groupChanged := false
 		for _, h := range hs {
 			ho, err := parseObject(h)
-			if err != nil || !IsPartyCommand(ho.str("command"), command) {
+			if err != nil || !isParty(ho.str("command")) {
 				kept = append(kept, h) // the user's, whatever it is
 				continue
 			}
@@ -184,6 +192,9 @@ func mergeEvent(groups []json.RawMessage, e claudeEntry, command string) ([]json
 		h := object{}
 		h.set("type", jsonString("command"))
 		h.set("command", jsonString(command))
+		for _, m := range extra {
+			h.set(m.key, m.value)
+		}
 		g.set("hooks", marshalArray([]json.RawMessage{h.marshal()}))
 		out = append(out, g.marshal())
 		changed = true
@@ -195,11 +206,17 @@ func mergeEvent(groups []json.RawMessage, e claudeEntry, command string) ([]json
 // itself, or any command whose first word names a program called "party"
 // and whose other words are exactly "hook claude".
 func IsPartyCommand(cmd, command string) bool {
+	return isPartyHook(cmd, command, "claude")
+}
+
+// isPartyHook reports whether the hook command cmd is command, or names a
+// program called "party" with the words "hook AGENT".
+func isPartyHook(cmd, command, agent string) bool {
 	if cmd == command {
 		return true
 	}
 	w, ok := shellWords(cmd)
-	return ok && len(w) == 3 && path.Base(w[0]) == "party" && w[1] == "hook" && w[2] == "claude"
+	return ok && len(w) == 3 && path.Base(w[0]) == "party" && w[1] == "hook" && w[2] == agent
 }
 
 // shellWords splits s into words the way a POSIX shell would for plain
@@ -332,6 +349,17 @@ func (o object) str(key string) string {
 		return ""
 	}
 	return s
+}
+
+// del removes every member named key.
+func (o *object) del(key string) {
+	kept := (*o)[:0]
+	for _, m := range *o {
+		if m.key != key {
+			kept = append(kept, m)
+		}
+	}
+	*o = kept
 }
 
 // set replaces the value of key in place, or appends key.

@@ -11,6 +11,12 @@ import (
 func TestTurnTracker(t *testing.T) {
 	submit := func(p string) hook.Event { return hook.Event{Kind: hook.PromptSubmit, Prompts: []string{p}} }
 	stop := func(a string) hook.Event { return hook.Event{Kind: hook.TurnComplete, Answer: a} }
+	gsubmit := func(p string) hook.Event {
+		return hook.Event{Agent: "gemini", Kind: hook.PromptSubmit, Prompts: []string{p}}
+	}
+	gafter := func(p, a string) hook.Event {
+		return hook.Event{Agent: "gemini", Kind: hook.TurnComplete, Prompts: []string{p}, Answer: a}
+	}
 	tests := []struct {
 		name   string
 		events []hook.Event
@@ -27,6 +33,13 @@ func TestTurnTracker(t *testing.T) {
 		{"permission prompt in our turn", []hook.Event{submit("q"), {Kind: hook.Notification, Type: "permission_prompt", Message: "Claude needs your permission"}}, true, "", ErrPermission},
 		{"idle notification is not an error", []hook.Event{submit("q"), {Kind: hook.Notification, Type: "idle_prompt"}}, false, "", nil},
 		{"failure before our turn is ignored", []hook.Event{{Kind: hook.TurnFailed}, submit("q")}, false, "", nil},
+		{"gemini after agent of our turn", []hook.Event{gsubmit("q"), gafter("q", "line 1\nline 2")}, true, "line 1\nline 2", nil},
+		{"gemini merged queue holds our prompt last", []hook.Event{gsubmit("earlier\n\nq"), gafter("earlier\n\nq", "both")}, true, "both", nil},
+		{"gemini merged queue holds our prompt first", []hook.Event{gafter("q\n\nlater", "both")}, true, "both", nil},
+		{"gemini prompt that only contains ours is not ours", []hook.Event{gsubmit("not q"), gafter("not q", "other")}, false, "", nil},
+		{"gemini answer of an earlier turn is not ours", []hook.Event{gafter("earlier", "old"), gsubmit("q"), gafter("q", "new")}, true, "new", nil},
+		{"gemini no response text fails our turn", []hook.Event{gsubmit("q"), {Agent: "gemini", Kind: hook.TurnFailed, Prompts: []string{"q"}, Type: "error"}}, true, "", ErrTurnFailed},
+		{"gemini tool permission in our turn", []hook.Event{gsubmit("q"), {Agent: "gemini", Kind: hook.Notification, Type: hook.PermissionPrompt, Message: "Tool Shell requires confirmation"}}, true, "", ErrPermission},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

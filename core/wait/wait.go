@@ -183,7 +183,8 @@ func orUnknown(s string) string {
 // turnTracker follows one pane's hook events and ties the turn to the
 // prompt that started it: a Stop counts only after the UserPromptSubmit
 // that carried this prompt (claude), or when its input messages hold it
-// (codex), never merely because it is the next Stop.
+// (codex), or when Gemini's AfterAgent prompt holds it (Gemini merges
+// queued prompts into one), never merely because it is the next Stop.
 type turnTracker struct {
 	prompt  string
 	started bool
@@ -192,7 +193,7 @@ type turnTracker struct {
 func (tt *turnTracker) see(ev hook.Event) (Result, bool, error) {
 	mine := false
 	for _, p := range ev.Prompts {
-		if samePrompt(p, tt.prompt) {
+		if samePrompt(p, tt.prompt) || (ev.Agent == "gemini" && inMerged(p, tt.prompt)) {
 			mine = true
 		}
 	}
@@ -209,11 +210,11 @@ func (tt *turnTracker) see(ev hook.Event) (Result, bool, error) {
 			return Result{Answer: strings.TrimSpace(ev.Answer), Via: "hook"}, true, nil
 		}
 	case hook.TurnFailed:
-		if tt.started {
+		if tt.started || mine {
 			return Result{}, true, fmt.Errorf("%s: %s: %w", ev.Type, ev.Message, ErrTurnFailed)
 		}
 	case hook.Notification:
-		if tt.started && ev.Type == "permission_prompt" {
+		if tt.started && ev.Type == hook.PermissionPrompt {
 			return Result{}, true, fmt.Errorf("%s: %w", ev.Message, ErrPermission)
 		}
 	}
@@ -224,4 +225,17 @@ func (tt *turnTracker) see(ev hook.Event) (Result, bool, error) {
 // Agents may trim or expand whitespace at the edges.
 func samePrompt(got, sent string) bool {
 	return strings.TrimSpace(got) == strings.TrimSpace(sent)
+}
+
+// inMerged reports whether sent is one of the prompts that Gemini merged
+// into got: queued prompts are trimmed and joined by a blank line, so sent
+// is got's start, end or middle between "\n\n" boundaries.
+func inMerged(got, sent string) bool {
+	got, sent = strings.TrimSpace(got), strings.TrimSpace(sent)
+	if sent == "" {
+		return false
+	}
+	const sep = "\n\n"
+	return got == sent || strings.HasPrefix(got, sent+sep) || strings.HasSuffix(got, sep+sent) ||
+		strings.Contains(got, sep+sent+sep)
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,7 +17,7 @@ import (
 
 // HookOptions are the inputs of party hook.
 type HookOptions struct {
-	Agent   string // claude | codex-notify
+	Agent   string // claude | gemini | codex-notify
 	Payload []byte // codex: the last argument
 }
 
@@ -26,12 +27,15 @@ const maxPayload = 16 << 20
 func newHookCmd(f *Factory, runF func(context.Context, *HookOptions) error) *cobra.Command {
 	opts := &HookOptions{}
 	return &cobra.Command{
-		Use:   "hook claude | hook codex-notify JSON",
+		Use:   "hook claude | hook gemini | hook codex-notify JSON",
 		Short: "Record an agent's hook event (run by the agents, not by you)",
 		Long: `Record one completion hook of an agent in its session's event log and wake
-whoever waits for it. Claude Code runs "party hook claude" with the hook JSON
-on stdin; Codex runs "party hook codex-notify JSON". It always exits 0 at
-once, so it can never block or fail the agent; problems go to stderr.`,
+whoever waits for it. Claude Code runs "party hook claude" and Gemini CLI
+"party hook gemini" with the hook JSON on stdin; Codex runs "party hook
+codex-notify JSON". It always exits 0 at once, so it can never block or fail
+the agent; problems go to stderr. For Gemini it prints {} on stdout (Gemini
+reads a hook's stdout, or else its stderr, as the hook's decision) and
+exits 1 only when the payload is not Gemini's hook JSON.`,
 		Hidden:             true,
 		Args:               argsBetween(1, 2),
 		DisableFlagParsing: true,
@@ -42,6 +46,9 @@ once, so it can never block or fail the agent; problems go to stderr.`,
 			}
 			if runF != nil {
 				return runF(c.Context(), opts)
+			}
+			if opts.Agent == "gemini" {
+				return geminiHookRun(c.Context(), f, opts)
 			}
 			if err := hookRun(c.Context(), f, opts); err != nil {
 				fmt.Fprintf(f.IO.ErrOut, "party hook: %v\n", err)
@@ -65,8 +72,21 @@ func hookRun(ctx context.Context, f *Factory, opts *HookOptions) error {
 		ev, err = hook.FromClaude(payload)
 	case "codex-notify":
 		ev, err = hook.FromCodex(opts.Payload)
+	case "gemini":
+		payload, rerr := io.ReadAll(io.LimitReader(f.IO.In, maxPayload))
+		if rerr != nil {
+			return rerr
+		}
+		ev, err = hook.FromGemini(payload)
+		if err == nil && ev.Kind == hook.TurnComplete {
+			// prompt_response is mangled when the answer came in chunks;
+			// the transcript has the raw text.
+			if a, ok := hook.GeminiTranscriptAnswer(ev.Transcript); ok {
+				ev.Answer = a
+			}
+		}
 	default:
-		return fmt.Errorf("unknown agent %q (want claude or codex-notify)", opts.Agent)
+		return fmt.Errorf("unknown agent %q (want claude, gemini or codex-notify)", opts.Agent)
 	}
 	if err != nil {
 		return err
@@ -74,6 +94,11 @@ func hookRun(ctx context.Context, f *Factory, opts *HookOptions) error {
 	ev.Pane = f.Getenv("TMUX_PANE")
 	ev.Time = f.Clock.Now().UTC()
 	dir := f.Getenv("PARTY_STATE_DIR")
+	if dir == "" && opts.Agent == "gemini" {
+		// party's Gemini hooks live in a folder's settings, so a gemini
+		// run outside party runs them too: nothing to record.
+		return nil
+	}
 	if dir == "" {
 		if ev.Pane == "" {
 			return fmt.Errorf("neither PARTY_STATE_DIR nor TMUX_PANE is set")
@@ -107,6 +132,24 @@ func hookRun(ctx context.Context, f *Factory, opts *HookOptions) error {
 		return err
 	}
 	state.WakeSession(f.Getenv, dir)
+	return nil
+}
+
+// geminiHookRun records a Gemini hook. Gemini parses a hook's stdout (or,
+// when it is empty, its stderr) as the hook's decision, and an exit status
+// of 2 as a denial that re-prompts the model: so stdout is always {} (no
+// decision), the status is 0, or 1 (a warning in Gemini, never a denial)
+// when the payload is not Gemini's hook JSON.
+func geminiHookRun(ctx context.Context, f *Factory, opts *HookOptions) error {
+	err := hookRun(ctx, f, opts)
+	fmt.Fprintln(f.IO.Out, "{}")
+	if err == nil {
+		return nil
+	}
+	fmt.Fprintf(f.IO.ErrOut, "party hook: %v\n", err)
+	if errors.Is(err, hook.ErrPayload) {
+		return &reported{error: err, text: true, json: true}
+	}
 	return nil
 }
 

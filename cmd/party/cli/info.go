@@ -45,8 +45,15 @@ func stopRun(ctx context.Context, f *Factory, opts *StopOptions) error {
 			return err
 		}
 	}
+	info, infoErr := tc.SessionInfo(ctx, name)
 	if err := tc.KillSession(ctx, name); err != nil {
 		return err
+	}
+	if infoErr == nil && info.StateDir != "" {
+		// Take party's Gemini hooks out of the folder's settings again.
+		if err := unwireGemini(ctx, f, info.StateDir); err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "party: %v\n", err)
+		}
 	}
 	if f.JSON {
 		writeJSON(f.IO.Out, map[string]string{"stopped": name})

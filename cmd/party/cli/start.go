@@ -78,7 +78,7 @@ type paneSpec struct {
 	Agent agent.Kind `json:"agent"`
 	Argv  []string   `json:"argv"`
 	ID    string     `json:"pane"`
-	Hooks string     `json:"hooks,omitempty"` // how completion hooks are wired: claude-settings, codex-notify
+	Hooks string     `json:"hooks,omitempty"` // how completion hooks are wired: claude-settings, codex-notify, gemini-settings
 	// launch is Argv plus the arguments that wire the hooks.
 	launch []string
 }
@@ -209,6 +209,9 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 		if err := tc.KillSession(ctx, name); err != nil {
 			return err
 		}
+		if err := unwireGemini(ctx, f, state.SessionDir(root, tc.Socket.Resolve(f.Getenv), name)); err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "party: %v\n", err)
+		}
 	}
 
 	socketPath := tc.Socket.Resolve(f.Getenv)
@@ -226,7 +229,7 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 		}
 		panes[i].Argv = append([]string{exe}, p.Argv[1:]...)
 	}
-	if err := wireHooks(dir, panes); err != nil {
+	if err := wireHooks(f, dir, cwd, panes); err != nil {
 		return err
 	}
 	if opts.Review {
@@ -260,6 +263,7 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 	defer func() {
 		if created {
 			_ = tc.KillSession(context.WithoutCancel(ctx), name)
+			_ = unwireGemini(context.WithoutCancel(ctx), f, dir)
 		}
 	}()
 	panes[0].ID = first
@@ -336,11 +340,15 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 // wireHooks adds to the launch command of each claude and codex pane the
 // arguments that make the agent report its turns to "party hook": a
 // settings file for claude (--settings), a notify program for codex.
-func wireHooks(dir string, panes []paneSpec) error {
+// Gemini has no such flag: its hooks go into the folder's
+// .gemini/settings.json (wireGemini), and a gemini pane whose folder
+// Gemini does not trust keeps the marker, with a warning.
+func wireHooks(f *Factory, dir, cwd string, panes []paneSpec) error {
 	exe, err := exeForPanes()
 	if err != nil {
 		return fmt.Errorf("wire hooks: %w", err)
 	}
+	geminiWired, fallback := false, ""
 	for i, p := range panes {
 		panes[i].launch = p.Argv
 		switch p.Agent {
@@ -354,6 +362,18 @@ func wireHooks(dir string, panes []paneSpec) error {
 		case agent.Codex:
 			panes[i].launch = append(slices.Clone(p.Argv), "-c", hook.CodexNotify([]string{exe, "hook", "codex-notify"}))
 			panes[i].Hooks = "codex-notify"
+		case agent.Gemini:
+			if !geminiWired {
+				if fallback, err = wireGemini(f, dir, cwd, p.Argv); err != nil {
+					return err
+				}
+				geminiWired = true
+			}
+			if fallback != "" {
+				fmt.Fprintf(f.IO.ErrOut, "party: warning: %s pane: %s; talk --wait reads party's marker from its screen instead\n", p.Role, fallback)
+				continue
+			}
+			panes[i].Hooks = "gemini-settings"
 		}
 	}
 	return nil
