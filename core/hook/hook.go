@@ -46,7 +46,7 @@ type Event struct {
 	Tool    string `json:"tool,omitempty"`
 	Command string `json:"command,omitempty"`
 	File    string `json:"file,omitempty"`
-	// Transcript is the agent's transcript file (Gemini's transcript_path).
+	// Transcript is the agent's transcript file (transcript_path).
 	Transcript string `json:"transcript,omitempty"`
 }
 
@@ -56,6 +56,7 @@ var ErrPayload = errors.New("bad hook payload")
 // claudePayload is the JSON Claude Code gives every hook.
 type claudePayload struct {
 	SessionID     string `json:"session_id"`
+	Transcript    string `json:"transcript_path"`
 	HookEventName string `json:"hook_event_name"`
 	Prompt        string `json:"prompt"`
 	LastMessage   string `json:"last_assistant_message"`
@@ -77,17 +78,30 @@ func FromClaude(payload []byte) (Event, error) {
 	if err := json.Unmarshal(payload, &p); err != nil {
 		return Event{}, fmt.Errorf("claude hook: %w: %v", ErrPayload, err)
 	}
-	e := Event{Agent: "claude", Raw: p.HookEventName, Session: p.SessionID}
+	e := Event{Agent: "claude", Raw: p.HookEventName, Session: p.SessionID, Transcript: p.Transcript}
 	switch p.HookEventName {
 	case "UserPromptSubmit":
 		e.Kind, e.Prompts = PromptSubmit, []string{p.Prompt}
 	case "Stop", "SubagentStop":
 		e.Kind, e.Answer = TurnComplete, p.LastMessage
 	case "StopFailure":
-		e.Kind, e.Type, e.Message = TurnFailed, p.ErrorType, errorText(p.Error)
+		// Claude 2.1 sends error ("unknown", "server_error"…) and the
+		// text it showed ("API Error: 500 …") as last_assistant_message;
+		// older ones error_type and an error object.
+		e.Kind, e.Type, e.Message = TurnFailed, p.ErrorType, p.LastMessage
+		if e.Type == "" {
+			e.Type = errorText(p.Error)
+		}
+		if e.Message == "" {
+			e.Message = errorText(p.Error)
+		}
 		if e.Type == "" {
 			e.Type = "error"
 		}
+	case "PermissionRequest":
+		// Comes ~0.2 s after the dialog opens; the Notification ~6 s later.
+		e.Kind, e.Type, e.Tool, e.Command = Notification, PermissionPrompt, p.ToolName, p.ToolInput.Command
+		e.Message = "Claude asks permission to use " + p.ToolName
 	case "Notification":
 		e.Kind, e.Type, e.Message = Notification, p.NotifType, p.Message
 	case "SessionStart":
@@ -148,7 +162,7 @@ func FromCodex(payload []byte) (Event, error) {
 func ClaudeSettings(command string) []byte {
 	entry := []map[string]any{{"hooks": []map[string]any{{"type": "command", "command": command, "timeout": 10}}}}
 	hooks := map[string]any{}
-	for _, ev := range []string{"UserPromptSubmit", "Stop", "StopFailure", "Notification", "SessionStart"} {
+	for _, ev := range []string{"UserPromptSubmit", "Stop", "StopFailure", "Notification", "PermissionRequest", "SessionStart"} {
 		hooks[ev] = entry
 	}
 	// The review gate and the edit trace: Bash commands are checked before

@@ -17,9 +17,10 @@ import (
 
 // Errors a wait ends with.
 var (
-	ErrTimeout    = errors.New("timed out waiting for the answer")
-	ErrTurnFailed = errors.New("the agent's turn failed")
-	ErrPermission = errors.New("the agent is waiting for permission")
+	ErrTimeout     = errors.New("timed out waiting for the answer")
+	ErrTurnFailed  = errors.New("the agent's turn failed")
+	ErrPermission  = errors.New("the agent is waiting for permission")
+	ErrInterrupted = errors.New("the agent's turn was interrupted")
 )
 
 // TimeoutError is a wait that ran out of time; Screen is the last screen
@@ -53,6 +54,17 @@ type Turn struct {
 	// Started is when the caller began (queued behind other talks, say):
 	// the timeout counts from it. Zero means from Wait.
 	Started time.Time
+	// Sources are further witnesses of the turn (the agent's transcript
+	// file), checked on every look after the events.
+	Sources []Source
+}
+
+// A Source is a witness of a turn besides the event log: typically an
+// agent's transcript file, read from where it stood when the prompt was
+// sent. Check reports the turn's end once the source shows it: an answer,
+// or an error wrapping ErrTurnFailed, ErrPermission or ErrInterrupted.
+type Source interface {
+	Check() (res Result, done bool, err error)
 }
 
 // Result is a finished turn.
@@ -117,6 +129,11 @@ func (w *Waiter) Wait(ctx context.Context, t Turn, timeout time.Duration) (Resul
 				if res, done, err := tracker.see(ev); done || err != nil {
 					return res, err
 				}
+			}
+		}
+		for _, s := range t.Sources {
+			if res, done, err := s.Check(); done || err != nil {
+				return res, err
 			}
 		}
 		if t.Nonce != "" || !t.Hooks {
@@ -199,11 +216,11 @@ func (tt *turnTracker) see(ev hook.Event) (Result, bool, error) {
 	}
 	switch ev.Kind {
 	case hook.PromptSubmit:
+		// Claude sends the messages queued during a turn as one turn: N
+		// submits, then one Stop that closes them all. A later submit
+		// does not end ours.
 		if mine {
 			tt.started = true
-		} else if tt.started {
-			// A later prompt began: ours ended without a Stop we saw.
-			tt.started = false
 		}
 	case hook.TurnComplete:
 		if mine || (tt.started && len(ev.Prompts) == 0) {

@@ -59,6 +59,7 @@ var codes = []struct {
 	{wait.ErrTimeout, "TIMEOUT", ExitTimeout},
 	{wait.ErrTurnFailed, "TURN_FAILED", ExitError},
 	{wait.ErrPermission, "PERMISSION_PROMPT", ExitError},
+	{wait.ErrInterrupted, "TURN_INTERRUPTED", ExitError},
 	{errBusy, "AGENT_BUSY", ExitConflict},
 	{review.ErrNoCoordinator, "NO_COORDINATOR", ExitNotFound},
 	{review.ErrNoReview, "NO_REVIEW", ExitConflict},
