@@ -67,6 +67,9 @@ func (c *Client) Control(ctx context.Context, session string, output bool) (*Con
 		cmd.Env = r.Env
 	}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// The client dies with party, however party dies (kill -9 included):
+	// a client left attached to a server wedges it.
+	dieWithParent(cmd.SysProcAttr)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err

@@ -108,7 +108,9 @@ func classify(stderr string) error {
 		strings.Contains(stderr, "session not found"):
 		return mux.ErrNoSession
 	case strings.Contains(stderr, "can't find pane"),
-		strings.Contains(stderr, "can't find window"):
+		strings.Contains(stderr, "can't find window"),
+		strings.Contains(stderr, "no current target"): // the pane's session is gone
+
 		return mux.ErrNoPane
 	}
 	return ErrCommand

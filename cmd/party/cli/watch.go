@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -112,11 +113,22 @@ type controlMux struct {
 }
 
 func (m controlMux) Pane(ctx context.Context, id string) (mux.Pane, error) {
-	return m.cc.PaneState(ctx, id)
+	p, err := m.cc.PaneState(ctx, id)
+	return p, sessionGone(id, err)
 }
 
 func (m controlMux) Capture(ctx context.Context, id string, history int) (string, error) {
-	return m.cc.CaptureHistory(ctx, id, history)
+	s, err := m.cc.CaptureHistory(ctx, id, history)
+	return s, sessionGone(id, err)
+}
+
+// sessionGone reads a closed control client as what it means: the
+// session (or its whole server) ended, a not-found error (exit 3).
+func sessionGone(pane string, err error) error {
+	if errors.Is(err, tmux.ErrControlClosed) {
+		return fmt.Errorf("%s: the session or its tmux server ended (%w): %w", pane, err, mux.ErrNoSession)
+	}
+	return err
 }
 
 // wake wakes pane's waiter, or every waiter when pane is empty.
