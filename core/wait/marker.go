@@ -7,9 +7,11 @@ package wait
 
 import (
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // markerPrefix starts every completion marker.
@@ -39,12 +41,19 @@ func Instruction(nonce string) string {
 		"the text %s immediately followed by %s, with nothing between them.)", markerPrefix, nonce)
 }
 
+// ErrAnswerCut is a marker found whose answer starts above the history
+// captured.
+var ErrAnswerCut = errors.New("the start of the answer is beyond the captured history")
+
 // FindMarker reports whether screen holds the marker of nonce, and returns
-// the text above it back to the echoed prompt: the answer. The echo is the
-// last line before the marker holding the nonce (the instruction) or the
-// prompt's first line. Wrapped lines are expected to be joined already
-// (capture -J).
-func FindMarker(screen, nonce, prompt string) (answer string, found bool) {
+// the text between the submission and the marker: the answer. The
+// submission is found by position, never by the prompt's words: the last
+// line before the marker that holds the nonce (the echoed instruction), or
+// else the last echo line of the prompt (the agent's prompt glyph, then
+// the prompt's first line, or a paste placeholder). With neither on screen
+// the answer was cut: err wraps ErrAnswerCut. Wrapped lines are expected
+// to be joined already (capture -J).
+func FindMarker(screen, nonce, prompt string) (answer string, found bool, err error) {
 	re := regexp.MustCompile(`(^|[^A-Za-z0-9_])` + regexp.QuoteMeta(Marker(nonce)) + `($|[^A-Za-z0-9])`)
 	lines := strings.Split(screen, "\n")
 	at := -1
@@ -55,28 +64,64 @@ func FindMarker(screen, nonce, prompt string) (answer string, found bool) {
 		}
 	}
 	if at < 0 {
-		return "", false
+		return "", false, nil
+	}
+	start := -1
+	for i := at - 1; i >= 0 && start < 0; i-- {
+		if strings.Contains(lines[i], nonce) {
+			start = i + 1 // the last line of the echoed instruction
+		}
 	}
 	first, _, _ := strings.Cut(strings.TrimSpace(prompt), "\n")
-	start := 0
-	for i := at - 1; i >= 0; i-- {
-		if strings.Contains(lines[i], nonce) || (first != "" && strings.Contains(lines[i], first)) {
-			start = i + 1 // the last line of the echoed prompt
-			break
+	for i := at - 1; i >= 0 && start < 0; i-- {
+		if isEcho(lines[i], strings.TrimSpace(first)) {
+			start = i + 1
 		}
+	}
+	if start < 0 {
+		return "", true, fmt.Errorf("marker %s found, but neither the prompt nor its instruction is in the %d lines read: %w", Marker(nonce), len(lines), ErrAnswerCut)
 	}
 	body := lines[start:at]
 	// The marker line may carry answer text before the marker.
 	if before := strings.TrimSpace(re.Split(lines[at], 2)[0]); before != "" {
 		body = append(body, before)
 	}
-	return CleanAnswer(strings.Join(body, "\n")), true
+	return CleanAnswer(strings.Join(body, "\n")), true, nil
 }
+
+// isEcho reports whether line echoes a prompt whose first line is first:
+// the whole line, after a prompt glyph or a space ("❯ q", " > q",
+// "mock> q"), never a word inside other text; or a paste placeholder
+// echoed in its place.
+func isEcho(line, first string) bool {
+	t := strings.TrimRight(strings.TrimLeft(line, " \u00a0"), " \u00a0")
+	if pastedEcho.MatchString(t) {
+		return true
+	}
+	if first == "" {
+		return false
+	}
+	if t == first {
+		return true
+	}
+	head, ok := strings.CutSuffix(t, first)
+	head = strings.TrimRight(head, " \u00a0")
+	if !ok || head == "" || strings.ContainsAny(head, " \u00a0") {
+		return false
+	}
+	last, _ := utf8.DecodeLastRuneInString(head)
+	return strings.ContainsRune(">❯›$#:", last) // a prompt: "❯", "mock>"
+}
+
+// pastedEcho is a paste placeholder echoed in place of a long prompt.
+var pastedEcho = regexp.MustCompile(`^(?:[❯›>]\s*)?\[Pasted (?:text|Text|Content)[^\]]*\]`)
 
 // chrome matches agent UI lines that are never part of an answer: rules,
 // prompt lines, status footers and finished-turn lines (claude's
 // "✻ Sautéed for 6s" with its random verb, codex's "Worked for 3s • 12:05").
-var chrome = regexp.MustCompile(`^\s*(─{3,}.*|[❯›>]\s.*|[❯›>]|\? for shortcuts.*|\d+% context left.*|[✻✢✳✶✽·*]\s+\S+ed for \d.*|Worked for .*)$`)
+// A line is dropped only for being such chrome, never for what an answer
+// says ("> " quotes stay).
+var chrome = regexp.MustCompile(`^\s*(─{3,}|\? for shortcuts.*|\d+% context left.*|[✻✢✳✶✽·*]\s+\S+ed for \d.*|Worked for .*)$`)
 
 // answerGlyphs start an answer on the agents' screens: claude's ● (⏺ in
 // older builds), codex's •, gemini's ✦; the answer's further lines are

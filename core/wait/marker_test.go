@@ -16,10 +16,10 @@ func TestNonce(t *testing.T) {
 func TestEchoedInstructionNeverMatches(t *testing.T) {
 	n := NewNonce()
 	prompt := "do the thing" + Instruction(n)
-	_, found := FindMarker(prompt, n, prompt)
+	_, found, _ := FindMarker(prompt, n, prompt)
 	assert.False(t, found, "the echoed prompt holds both halves but not the marker")
 	// Also when the echo is wrapped differently and redrawn twice.
-	_, found = FindMarker(prompt+"\n"+prompt, n, prompt)
+	_, found, _ = FindMarker(prompt+"\n"+prompt, n, prompt)
 	assert.False(t, found)
 }
 
@@ -36,14 +36,30 @@ func TestFindMarker(t *testing.T) {
 		{"marker on the answer line", "> q" + Instruction(n) + "\nDone. PARTY_DONE_k3j9x2m8q4ab", "Done.", true},
 		{"other nonce", "PARTY_DONE_zzzzzzzzzzzz", "", false},
 		{"prefix of a longer token", "PARTY_DONE_k3j9x2m8q4abX", "", false},
-		{"no echo on screen (alt screen redraw)", "answer text\nPARTY_DONE_k3j9x2m8q4ab", "answer text", true},
+		{"a markdown quote and a line holding the prompt's word stay", "❯ q\n● this is it:\n  > quoted q\n  q and more\nPARTY_DONE_k3j9x2m8q4ab", "this is it:\n> quoted q\nq and more", true},
 		{"only the prompt's first line echoed", "old stuff\nmock> q\nthe answer\nPARTY_DONE_k3j9x2m8q4ab\nmock>", "the answer", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			answer, found := FindMarker(tt.screen, n, "q")
+			answer, found, err := FindMarker(tt.screen, n, "q")
+			assert.NoError(t, err)
 			assert.Equal(t, tt.found, found)
 			assert.Equal(t, tt.answer, answer)
 		})
 	}
+}
+
+func TestFindMarkerByPosition(t *testing.T) {
+	n := "k3j9x2m8q4ab"
+	// The prompt "hi" is a word of the answer: the answer is still all
+	// that follows the echo.
+	answer, found, err := FindMarker("❯ hi"+Instruction(n)+"\n● this is high time\n  hi\nPARTY_DONE_k3j9x2m8q4ab", n, "hi")
+	assert.NoError(t, err)
+	assert.True(t, found)
+	assert.Equal(t, "this is high time\nhi", answer)
+
+	// The start scrolled out of what was captured: an error, not a part.
+	_, found, err = FindMarker("line 89\nline 90\nPARTY_DONE_k3j9x2m8q4ab", n, "write 300 lines")
+	assert.True(t, found)
+	assert.ErrorIs(t, err, ErrAnswerCut)
 }

@@ -140,8 +140,8 @@ func (w *Waiter) Wait(ctx context.Context, t Turn, timeout time.Duration) (Resul
 			if screen, err = w.Mux.Capture(ctx, t.Pane, t.History); err != nil {
 				return Result{}, err
 			}
-			if answer, found := FindMarker(screen, t.Nonce, t.Prompt); t.Nonce != "" && found {
-				return Result{Answer: answer, Via: "marker"}, nil
+			if answer, found, err := FindMarker(screen, t.Nonce, t.Prompt); t.Nonce != "" && found {
+				return Result{Answer: answer, Via: "marker"}, err
 			}
 		}
 		left := deadline.Sub(w.Clock.Now())
