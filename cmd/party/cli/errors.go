@@ -60,6 +60,7 @@ var codes = []struct {
 	{wait.ErrTurnFailed, "TURN_FAILED", ExitError},
 	{wait.ErrPermission, "PERMISSION_PROMPT", ExitError},
 	{wait.ErrInterrupted, "TURN_INTERRUPTED", ExitError},
+	{wait.ErrAnswerCut, "ANSWER_CUT", ExitError},
 	{errBusy, "AGENT_BUSY", ExitConflict},
 	{review.ErrNoCoordinator, "NO_COORDINATOR", ExitNotFound},
 	{review.ErrNoReview, "NO_REVIEW", ExitConflict},
