@@ -35,8 +35,9 @@ test: tmux agents ## run every test, tmux scenarios and real agents included
 	$(GO) test $(TESTFLAGS) ./...
 
 .PHONY: bench
-bench: tmux ## measure delivery against real tmux and the mock agents
-	$(GO) test -run '^$$' -bench . -benchtime 50x -count 1 ./...
+bench: tmux agents ## measure delivery against real tmux, the mock agents and the real ones
+	$(GO) test -run '^$$' -bench . -skip Real -benchtime 50x -count 1 ./...
+	$(GO) test -run '^$$' -bench Real -benchtime 20x -count 1 ./scenarios
 
 .PHONY: lint
 lint: ## gofmt, go vet, and go mod tidy leaving no diff

@@ -51,6 +51,13 @@ func newBench(b *testing.B, scriptText string, panes ...string) *benchServer {
 // newBenchWith is newBench with more arguments for party start.
 func newBenchWith(b *testing.B, scriptText string, startArgs []string, panes ...string) *benchServer {
 	b.Helper()
+	return newBenchEnv(b, scriptText, startArgs, nil, panes...)
+}
+
+// newBenchEnv is newBenchWith with more environment (KEY=VALUE; a PATH
+// there is put in front of the inherited one) for party and its panes.
+func newBenchEnv(b *testing.B, scriptText string, startArgs, env []string, panes ...string) *benchServer {
+	b.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		b.Fatalf("tmux is required: %v", err)
 	}
@@ -74,6 +81,13 @@ func newBenchWith(b *testing.B, scriptText string, startArgs []string, panes ...
 		log: filepath.Join(dir, "mock.log"),
 	}
 	s.env["PARTY_TMUX_SOCKET"] = s.env["SOCK"]
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		if k == "PATH" {
+			v += string(os.PathListSeparator) + s.env["PATH"]
+		}
+		s.env[k] = v
+	}
 	// Measure the binary users run, not the test binary standing in for it.
 	s.bin = filepath.Join(dir, "party")
 	if out, err := exec.Command("go", "build", "-o", s.bin, "../cmd/party").CombinedOutput(); err != nil {
@@ -94,7 +108,7 @@ func newBenchWith(b *testing.B, scriptText string, startArgs []string, panes ...
 		role, _, _ := strings.Cut(p, "=")
 		s.pane[role] = strings.TrimSpace(s.party(b, "resolve", role))
 	}
-	for role, want := range map[string]string{"claude": "❯\u00a0", "codex": "› Ask Codex", "bot": "mock>"} {
+	for role, want := range map[string]string{"claude": "❯\u00a0", "codex": "› Ask Codex", "gemini": "Type your message", "bot": "mock>"} {
 		if id, ok := s.pane[role]; ok {
 			s.waitScreen(b, id, want)
 		}
@@ -180,7 +194,7 @@ func (s *benchServer) entryTime(b *testing.B, n int) time.Time {
 
 // idle waits until the agent has answered and shows an empty input line.
 func (s *benchServer) idle(b *testing.B, role string) {
-	want := map[string]string{"claude": "❯\u00a0\n", "codex": "› Ask Codex", "bot": "mock>"}[role]
+	want := map[string]string{"claude": "❯\u00a0\n", "codex": "› Ask Codex", "gemini": "Type your message", "bot": "mock>"}[role]
 	s.waitScreen(b, s.pane[role], want)
 }
 

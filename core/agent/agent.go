@@ -50,9 +50,6 @@ type Profile struct {
 	// Pasted matches what the input shows in place of a long paste
 	// ("[Pasted text #2 +40 lines]").
 	Pasted *regexp.Regexp
-	// Starting matches a line shown while the agent draws its prompt but
-	// does not take input as typed yet (gemini's "Initializing...").
-	Starting *regexp.Regexp
 	// Warmup is how long a freshly started agent must have shown its
 	// input box before it takes a paste as a paste: gemini reads text
 	// pasted sooner as typed keys ("?" opens its shortcuts, "!" its shell
@@ -111,7 +108,6 @@ var profiles = map[Kind]Profile{
 		Busy:     regexp.MustCompile(`\(esc to cancel, (?:\d+h )?(?:\d+m )?\d+s\)|^\s*[\x{2801}-\x{28FF}] \S.*(?:\.\.\.|…)`),
 		QueueKey: "Enter",
 		Pasted:   regexp.MustCompile(`\[Pasted Text: \d+ lines?\]`),
-		Starting: regexp.MustCompile(`(?m)^\s*ℹ ?Initializing\.\.\.`),
 		// Measured: 0.5 s after the placeholder showed, pastes were still
 		// read as keys; 1 s and 2 s were safe.
 		Warmup: 1500 * time.Millisecond,
@@ -416,12 +412,6 @@ func Dialog(screen string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// IsStarting reports whether the agent shows its prompt but is still
-// starting up, so that what it is sent now is not read as typed.
-func (p Profile) IsStarting(screen string) bool {
-	return p.Starting != nil && p.Starting.MatchString(screen)
 }
 
 // Holds reports whether the input shown, in (as InputLine returns it),

@@ -213,7 +213,7 @@ func (d *Deliverer) ready(ctx context.Context, req Request) (observe.State, erro
 			return st, fmt.Errorf("send to %s: %q (answer it, or --force): %w", req.Pane, st.Dialog, ErrDialog)
 		case st.Menu:
 			return st, fmt.Errorf("send to %s: a completion menu is open over the input (Enter would pick from it): %w", req.Pane, ErrDialog)
-		case st.HasInput && st.Input != "" && !st.Starting:
+		case st.HasInput && st.Input != "":
 			if foreign.IsZero() {
 				foreign = d.Clock.Now()
 			}
@@ -243,11 +243,7 @@ func (d *Deliverer) ready(ctx context.Context, req Request) (observe.State, erro
 			}
 			return st, nil
 		case !d.Clock.Now().Before(deadline):
-			why := "no input box on screen"
-			if st.Starting {
-				why = "still starting"
-			}
-			return st, fmt.Errorf("send to %s: %s after %s: %w", req.Pane, why, limit, ErrNotReady)
+			return st, fmt.Errorf("send to %s: no input box on screen after %s: %w", req.Pane, limit, ErrNotReady)
 		}
 		if err := d.Clock.Sleep(ctx, readyPoll); err != nil {
 			return st, fmt.Errorf("send to %s: waiting for the agent's input box: %w", req.Pane, err)

@@ -25,7 +25,6 @@ type State struct {
 	Input    string
 	HasInput bool
 	Busy     bool
-	Starting bool   // the prompt is up but the agent is not taking input yet
 	Dialog   string // the highlighted line of a dialog on screen
 	Menu     bool   // a completion menu is open over the input
 }
@@ -35,7 +34,6 @@ func Read(p agent.Profile, pane mux.Pane, screen string) State {
 	s := State{Pane: pane, Screen: screen}
 	s.Input, s.HasInput = p.InputLine(screen)
 	s.Busy = p.IsBusy(screen)
-	s.Starting = p.IsStarting(screen)
 	s.Dialog, _ = agent.Dialog(screen)
 	s.Menu = p.MenuOpen(screen)
 	return s
@@ -48,7 +46,7 @@ func (s State) Ready(p agent.Profile) bool {
 	if len(p.Prompts) == 0 {
 		return true
 	}
-	return s.HasInput && !s.Starting && s.Dialog == "" && !s.Menu
+	return s.HasInput && s.Dialog == "" && !s.Menu
 }
 
 // Events reads the agent events of a session's event log.

@@ -1,0 +1,123 @@
+package scenarios
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/mockagents/fakemodel"
+	"github.com/partyhq/party/mockagents/realagent"
+)
+
+// workScript makes a message starting with "work" a long turn (so that a
+// send during it meets a busy agent) and answers anything else at once.
+const workScript = "on /^work/\n  think 3s\n  say done\non *\n  say ok\n"
+
+// BenchmarkSendIdleBusy measures whole party send commands (start to exit,
+// submission confirmed) to the mocks, idle and busy.
+func BenchmarkSendIdleBusy(b *testing.B) {
+	kinds := []string{"claude", "codex", "gemini"}
+	s := newBench(b, workScript, kinds...)
+	for _, kind := range kinds {
+		benchSendIdleBusy(b, s, kind, "mock")
+	}
+}
+
+// BenchmarkSendReal is BenchmarkSendIdleBusy on the pinned real agents,
+// answering from the fake model. Run it with a small -benchtime (20x):
+// each busy round waits out a 3 s turn.
+func BenchmarkSendReal(b *testing.B) {
+	for _, kind := range []string{"claude", "codex", "gemini"} {
+		s := newRealBench(b, kind)
+		benchSendIdleBusy(b, s, kind, "real")
+	}
+}
+
+// newRealBench starts the real agent kind in a private server, seeded for
+// the fake model, which answers as workScript says.
+func newRealBench(b *testing.B, kind string) *benchServer {
+	b.Helper()
+	bin, err := realagent.Bin(kind)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	script := filepath.Join(dir, "model.script")
+	if err := os.WriteFile(script, []byte(workScript), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	srv, err := fakemodel.Start(fakemodel.Options{ScriptPath: script, LogPath: filepath.Join(dir, "model.log")})
+	if err != nil {
+		b.Fatal(err)
+	}
+	token := newToken()
+	b.Cleanup(func() {
+		_, _ = realagent.Reap(token)
+		_ = srv.Close()
+	})
+	work, home := filepath.Join(dir, "work"), filepath.Join(dir, "home")
+	for _, d := range []string{work, home} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			b.Fatal(err)
+		}
+	}
+	env, err := realagent.Seed(realagent.SeedOptions{Kind: kind, Home: home, ModelURL: srv.URL(), WorkDir: work})
+	if err != nil {
+		b.Fatal(err)
+	}
+	env = append(env, "HOME="+home, "PATH="+filepath.Dir(bin), realagent.TokenVar+"="+token)
+	return newBenchEnv(b, workScript, []string{"--cwd", work}, env, kind)
+}
+
+func benchSendIdleBusy(b *testing.B, s *benchServer, kind, where string) {
+	profile := agent.Lookup(agent.Kind(kind))
+	screen := func() string {
+		sc, _ := s.tc.Capture(context.Background(), s.pane[kind], 0)
+		return sc
+	}
+	waitFor := func(what string, ok func(string) bool) {
+		deadline := time.Now().Add(waitLimit)
+		for !ok(screen()) {
+			if time.Now().After(deadline) {
+				b.Fatalf("%s %s never %s:\n%s", where, kind, what, screen())
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	idle := func(sc string) bool {
+		in, found := profile.InputLine(sc)
+		return found && in == "" && !profile.IsBusy(sc)
+	}
+	send := func(text string) time.Duration {
+		start := time.Now()
+		cmd := exec.Command(s.bin, "send", kind, text)
+		cmd.Env = s.environ()
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("party send %s %q: %v\n%s\nscreen:\n%s", kind, text, err, out, screen())
+		}
+		return time.Since(start)
+	}
+	b.Run(where+"-"+kind+"-idle", func(b *testing.B) {
+		var d []time.Duration
+		for i := 0; i < b.N; i++ {
+			waitFor("turned idle", idle)
+			d = append(d, send("one line for the idle agent"))
+		}
+		report(b, "send", d)
+	})
+	b.Run(where+"-"+kind+"-busy", func(b *testing.B) {
+		var d []time.Duration
+		for i := 0; i < b.N; i++ {
+			waitFor("turned idle", idle)
+			send("work on it")
+			waitFor("turned busy", func(sc string) bool { return profile.IsBusy(sc) && !strings.Contains(sc, "work on it\n›") })
+			d = append(d, send("one line for the busy agent"))
+		}
+		report(b, "send", d)
+	})
+}
