@@ -57,6 +57,10 @@ type Turn struct {
 	// Sources are further witnesses of the turn (the agent's transcript
 	// file), checked on every look after the events.
 	Sources []Source
+	// SourcesOnly says the event log only wakes the wait and the Sources
+	// alone tell the turn's end (Codex: notify fails past 128 KiB of
+	// thread text and matches a repeated text to the wrong turn).
+	SourcesOnly bool
 }
 
 // A Source is a witness of a turn besides the event log: typically an
@@ -115,7 +119,7 @@ func (w *Waiter) Wait(ctx context.Context, t Turn, timeout time.Duration) (Resul
 			return Result{}, fmt.Errorf("%s exited (status %s) while answering; last screen:\n%s: %w",
 				t.Pane, orUnknown(pane.DeadStatus), last, deliver.ErrPaneDead)
 		}
-		if t.Hooks {
+		if t.Hooks && !t.SourcesOnly {
 			lines, next, err := state.ReadFrom(t.Events, offset)
 			if err != nil {
 				return Result{}, err
