@@ -128,7 +128,12 @@
 // last argument: type agent-turn-complete, thread-id and turn-id (UUIDs),
 // cwd, client "codex-tui", input-messages (every user message of the
 // thread so far), last-assistant-message; none after an error, a refused
-// approval or an interrupt.
+// approval or an interrupt. Codex also writes its rollout transcript as
+// 0.169 does (rollout.go): $CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl,
+// made at the first prompt and held open, with session_meta, task_started,
+// item_completed UserMessage, task_complete (last_agent_message, or error
+// after fail), turn_aborted (Esc, a refused approval) and the approval's
+// function_call (sandbox_permissions "require_escalated") and its output.
 //
 // # Replay
 //

@@ -148,8 +148,9 @@ type engine struct {
 	stopTotal  int
 	stopSince  time.Time
 
-	thread string   // codex thread id
-	inputs []string // codex: every user message of the thread
+	thread  string   // codex thread id
+	inputs  []string // codex: every user message of the thread
+	rollout *rollout // codex: the rollout transcript (rollout.go)
 
 	hooks *hooks
 	exit  chan int
@@ -159,6 +160,7 @@ func newEngine(opt Options, out io.Writer, size func() (int, int)) *engine {
 	e := &engine{opt: opt, out: out, size: size, events: make(chan func(), 256), exit: make(chan int, 1), fresh: true, thread: newUUID()}
 	e.w, e.h = size()
 	e.hooks = newHooks(opt.Settings, opt.Notify)
+	e.rollout = newRollout(opt.Persona, e.thread)
 	return e
 }
 
@@ -723,6 +725,7 @@ func (e *engine) startTurn(msgs []string) {
 			e.inputs = append(e.inputs, m)
 		}
 	}
+	e.rollout.turnStarted(msgs)
 	gen := e.gen
 	resume := func() {
 		e.events <- func() {
@@ -749,6 +752,7 @@ func (e *engine) plan() {
 func (e *engine) steer(text string) {
 	e.addHistory(e.userLine(text)...)
 	e.inputs = append(e.inputs, text)
+	e.rollout.userMessage(text)
 	e.gen++
 	e.prompts = append(e.prompts, text)
 	e.prompt = text
@@ -947,6 +951,7 @@ func (e *engine) openPermission(cmd string) {
 		d.items = []string{"Yes, proceed (y)", "Yes, and don't ask again for commands that start with `" + cmd + "` (p)", "No, and tell Codex what to do differently (esc)"}
 		d.keys = map[rune]int{'y': 0, 'p': 1}
 		d.after = []string{"", "  Press enter to confirm or esc to cancel"}
+		e.rollout.askPermission(cmd)
 	case "gemini":
 		d.title = append(append([]string{"? Shell  " + cmd}, box(min(e.w, 80)-4, cmd)...), "Allow execution of [Shell]?", "")
 		d.items = []string{"Allow once", "Allow for this session", "No, suggest changes (esc)"}
@@ -962,6 +967,7 @@ func (e *engine) openPermission(cmd string) {
 	}
 	d.no = len(d.items) - 1
 	d.choose = func(item int) {
+		e.rollout.answered(item != d.no)
 		if item == d.no {
 			switch e.opt.Persona {
 			case "codex":
@@ -998,6 +1004,7 @@ func (e *engine) fail(kind string) {
 		e.addHistory("✻ "+pastVerbs[rand.IntN(len(pastVerbs))]+" for "+claudeDur(time.Since(e.busySince)), "")
 	case "codex":
 		e.addHistory(fmt.Sprintf(`■ {"error":{"code":null,"message":"mock %s","type":%q}}`, kind, kind), "")
+		e.rollout.completed("", "mock "+kind)
 	case "gemini":
 		e.addHistory(fmt.Sprintf(`✕ [API Error: {"error":{"code":%d,"message":"mock %s","status":%q}}]`, code, kind, strings.ToUpper(kind)), "",
 			`ℹ This request failed. Press F12 for diagnostics, or run /settings and change "Error Verbosity" to full for full`, "  details.", "")
@@ -1026,6 +1033,7 @@ func (e *engine) interrupt() {
 	case "codex":
 		// What was queued goes back into the input.
 		e.addHistory("■ Conversation interrupted - use /feedback if something went wrong", "")
+		e.rollout.aborted()
 		if len(e.queue) > 0 {
 			back := strings.Join(e.queue, "\n")
 			if cur := e.inputText(); cur != "" {
@@ -1074,7 +1082,8 @@ func (e *engine) endTurn() {
 		if e.opt.AllInputs {
 			inputs = e.inputs
 		}
-		e.hooks.codexTurn(e.thread, newUUID(), inputs, answer)
+		e.rollout.completed(answer, "")
+		e.hooks.codexTurn(e.thread, e.rollout.turn, inputs, answer)
 	case "gemini":
 		gen := e.gen
 		if e.hooks.gemini(e.opt.Persona, "AfterAgent", map[string]any{"prompt": e.prompt, "prompt_response": answer, "stop_hook_active": false}, func() {

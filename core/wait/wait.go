@@ -57,6 +57,11 @@ type Turn struct {
 	// Sources are further witnesses of the turn (the agent's transcript
 	// file), checked on every look after the events.
 	Sources []Source
+	// SourcesOnly says the event log only wakes the wait and the Sources
+	// alone tell the turn's end (Codex: notify fails past 128 KiB of
+	// thread text and matches a repeated text to the wrong turn). Such a
+	// wait looks at least every 200 ms.
+	SourcesOnly bool
 }
 
 // A Source is a witness of a turn besides the event log: typically an
@@ -115,7 +120,7 @@ func (w *Waiter) Wait(ctx context.Context, t Turn, timeout time.Duration) (Resul
 			return Result{}, fmt.Errorf("%s exited (status %s) while answering; last screen:\n%s: %w",
 				t.Pane, orUnknown(pane.DeadStatus), last, deliver.ErrPaneDead)
 		}
-		if t.Hooks {
+		if t.Hooks && !t.SourcesOnly {
 			lines, next, err := state.ReadFrom(t.Events, offset)
 			if err != nil {
 				return Result{}, err
@@ -151,7 +156,12 @@ func (w *Waiter) Wait(ctx context.Context, t Turn, timeout time.Duration) (Resul
 			}
 			return Result{}, &TimeoutError{Pane: t.Pane, After: timeout, Screen: screen}
 		}
-		if err := w.Sleep(ctx, min(left, w.poll())); err != nil {
+		poll := w.poll()
+		if t.SourcesOnly {
+			// Nothing wakes the wait when a source changes: look often.
+			poll = min(poll, sourcePoll)
+		}
+		if err := w.Sleep(ctx, min(left, poll)); err != nil {
 			return Result{}, err
 		}
 	}
@@ -182,6 +192,10 @@ func (w *Waiter) Sleep(ctx context.Context, d time.Duration) error {
 	_ = err // woken early
 	return nil
 }
+
+// sourcePoll is the longest pause between looks of a turn that only its
+// Sources can end.
+const sourcePoll = 200 * time.Millisecond
 
 func (w *Waiter) poll() time.Duration {
 	if w.Poll > 0 {

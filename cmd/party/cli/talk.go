@@ -278,6 +278,7 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *talkJSON) (wait.
 		return wait.Result{}, err
 	}
 	turn.Prompt = deliver.Sanitize(text)
+	t.codexRollout(ctx, p, profile.Kind, &turn)
 	rec, err := t.record(p, turn)
 	if err != nil {
 		return wait.Result{}, err
