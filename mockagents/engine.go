@@ -151,14 +151,16 @@ type engine struct {
 	thread string   // codex thread id
 	inputs []string // codex: every user message of the thread
 
-	hooks *hooks
-	exit  chan int
+	hooks      *hooks
+	transcript *transcript // claude's session transcript
+	exit       chan int
 }
 
 func newEngine(opt Options, out io.Writer, size func() (int, int)) *engine {
 	e := &engine{opt: opt, out: out, size: size, events: make(chan func(), 256), exit: make(chan int, 1), fresh: true, thread: newUUID()}
 	e.w, e.h = size()
 	e.hooks = newHooks(opt.Settings, opt.Notify)
+	e.transcript = newTranscript(opt.Persona, e.hooks.session)
 	return e
 }
 
@@ -723,6 +725,7 @@ func (e *engine) startTurn(msgs []string) {
 			e.inputs = append(e.inputs, m)
 		}
 	}
+	e.transcript.prompts(msgs, e.promptID())
 	gen := e.gen
 	resume := func() {
 		e.events <- func() {
@@ -770,6 +773,7 @@ func (e *engine) next() {
 			e.tokens += max(1, utf8.RuneCountInString(text)/4)
 			e.firstToken = true
 			e.addHistory(e.answerLines(text)...)
+			e.transcript.assistant(text)
 			if strings.Contains(text, "[[/POLI:MSG]]") {
 				e.trace("block")
 				e.draw()
@@ -924,6 +928,7 @@ func (e *engine) permission(cmd string) {
 				return
 			}
 			e.openPermission(cmd)
+			e.transcript.toolUse("Bash", input)
 			d := e.dialog
 			e.hooks.claudeEvent("PermissionRequest", map[string]any{"tool_name": "Bash", "tool_input": input,
 				"permission_suggestions": []map[string]any{{"type": "addRules", "behavior": "allow", "destination": "localSettings",
@@ -970,6 +975,7 @@ func (e *engine) openPermission(cmd string) {
 				e.addHistory("ℹ Request cancelled.", "")
 			default:
 				e.addHistory("  ⎿  Interrupted · What should Claude do instead?", "")
+				e.transcript.refused()
 			}
 			e.stopTurn()
 			return
@@ -994,6 +1000,7 @@ func (e *engine) fail(kind string) {
 	case "claude":
 		msg := fmt.Sprintf("API Error: %d mock %s", code, kind)
 		e.addHistory("● "+msg, "")
+		e.transcript.apiError(kind, msg, code)
 		e.hooks.claudeEvent("StopFailure", map[string]any{"error": kind, "last_assistant_message": msg, "prompt_id": e.promptID()})
 		e.addHistory("✻ "+pastVerbs[rand.IntN(len(pastVerbs))]+" for "+claudeDur(time.Since(e.busySince)), "")
 	case "codex":
@@ -1016,6 +1023,7 @@ func (e *engine) interrupt() {
 		// What was queued runs at once; with nothing queued the prompt goes
 		// back into the input.
 		e.addHistory("  ⎿  Interrupted · What should Claude do instead?", "")
+		e.transcript.interrupted()
 		if e.opt.EscRestore && len(e.queue) == 0 {
 			back := strings.Join(e.prompts, "\n")
 			if cur := e.inputText(); cur != "" {
@@ -1096,6 +1104,7 @@ func (e *engine) finish() {
 	switch e.opt.Persona {
 	case "claude":
 		e.addHistory("✻ "+pastVerbs[rand.IntN(len(pastVerbs))]+" for "+claudeDur(took), "")
+		e.transcript.end()
 	case "codex":
 		d := "<1s"
 		if took >= time.Second {
