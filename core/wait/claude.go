@@ -35,8 +35,9 @@ const (
 //
 // An Esc before the model's first token leaves no trace in the transcript:
 // Claude takes the prompt off the screen and puts it back into the input
-// box. When Screen is set, that is read too: once the screen was seen
-// without the prompt in the box, an idle Claude holding it again means the
+// box. When Screen is set, that is read too: once the prompt's entry is in
+// the transcript (Claude writes it after emptying the box, ~0.1 s after
+// Enter), an idle Claude holding the prompt in its box again means the
 // turn was interrupted.
 type ClaudeTranscript struct {
 	Pane    string
@@ -52,7 +53,6 @@ type ClaudeTranscript struct {
 	ended   bool              // the turn ended (turn_duration) or another began
 	tools   map[string]string // tool_use id -> "Bash(cmd)"
 	refused string            // the tool whose permission was refused
-	cleared bool              // a screen without the prompt in the box was seen
 }
 
 // NewClaudeTranscript returns the transcript source of a prompt about to
@@ -143,7 +143,7 @@ func (c *ClaudeTranscript) see(line []byte) error {
 		// turn was queued with ours; one of another turn ends ours.
 		switch {
 		case sameText(text, c.Prompt):
-			c.found, c.turn, c.ended, c.refused, c.cleared = true, e.PromptID, false, "", false
+			c.found, c.turn, c.ended, c.refused = true, e.PromptID, false, ""
 		case c.found && c.turn != "" && e.PromptID != c.turn:
 			c.ended = true
 		}
@@ -189,7 +189,7 @@ func (c *ClaudeTranscript) see(line []byte) error {
 }
 
 // checkScreen reports an Esc before the first token: the prompt is back in
-// the input box of an idle Claude, after a screen without it.
+// the input box of an idle Claude.
 func (c *ClaudeTranscript) checkScreen() error {
 	if c.Screen == nil || !c.found || c.ended {
 		return nil
@@ -199,11 +199,7 @@ func (c *ClaudeTranscript) checkScreen() error {
 		return nil // the waiter reads the pane and reports it gone
 	}
 	st := observe.Read(c.Profile, mux.Pane{ID: c.Pane}, screen)
-	back := st.HasInput && c.Profile.HoldsAll(st.Input, c.Prompt)
-	switch {
-	case !back || st.Busy:
-		c.cleared = true
-	case c.cleared && st.Dialog == "" && !st.Menu:
+	if st.HasInput && c.Profile.HoldsAll(st.Input, c.Prompt) && !st.Busy && st.Dialog == "" && !st.Menu {
 		return fmt.Errorf("the turn was interrupted (Esc) before Claude answered; the prompt is back in its input box: %w", ErrInterrupted)
 	}
 	return nil

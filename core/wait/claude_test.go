@@ -125,7 +125,7 @@ func TestClaudeTranscriptAmendedRefusal(t *testing.T) {
 
 // TestClaudeTranscriptEscBeforeToken: an Esc before the first token leaves
 // no transcript entry; the real screen has the prompt back in the box of
-// an idle Claude. It counts only after a screen without it.
+// an idle Claude.
 func TestClaudeTranscriptEscBeforeToken(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "s.jsonl")
 	lines := readLines(t, realTranscript)
@@ -140,7 +140,7 @@ func TestClaudeTranscriptEscBeforeToken(t *testing.T) {
 	}{
 		{"busy then back in the box", []string{busy, back}, ErrInterrupted},
 		{"empty box then back in the box", []string{idle, back}, ErrInterrupted},
-		{"in the box from the first look", []string{back, back}, nil},
+		{"in the box at the first look", []string{back}, ErrInterrupted},
 		{"still busy", []string{busy, busy}, nil},
 	}
 	for _, tt := range tests {
