@@ -96,6 +96,10 @@
 //	PARTY_MOCK_NOTIFY_DELAY=300ms claude: the permission Notification this
 //	                              long after the dialog opened (real ~6.4s);
 //	                              PermissionRequest runs at once
+//	PARTY_MOCK_CLAUDE_PERMISSION_HOOK=0  claude: no PermissionRequest hook
+//	                              runs (a Claude Code without it): a dialog
+//	                              answered before the Notification leaves no
+//	                              hook at all
 //	PARTY_MOCK_BURST=0            codex: disable the paste-burst window (3+ chars
 //	                              <=8ms apart; an Enter within 120ms is a newline)
 //	PARTY_MOCK_CODEX_BLINK=0      codex: the busy line is always "•"
@@ -124,6 +128,17 @@
 // whose matcher selects the tool (Write, Bash) run: a PreToolUse hook that
 // prints permissionDecision "deny" or exits 2 stops the tool, and the
 // screen says so. No hook runs on an interrupt or a refused permission.
+// claude also writes its session transcript where the real one does,
+// $HOME/.claude/projects/<cwd with / as ->/<session_id>.jsonl (the
+// payloads' transcript_path), from the first prompt on, with the records
+// party reads: a user entry per prompt (the messages of a queued batch
+// share one promptId), an assistant entry per say, the tool_use of a
+// permission, the API error message (isApiErrorMessage) of fail, the
+// refused tool_result ("The user doesn't want to proceed with this tool
+// use. …", is_error) followed by "[Request interrupted by user for tool
+// use]", "[Request interrupted by user]" on an Esc once the answer began
+// (none before the first token, as in the real one), and a system
+// turn_duration when a turn ends.
 // Codex runs the program of -c notify=[...] with the turn's JSON as its
 // last argument: type agent-turn-complete, thread-id and turn-id (UUIDs),
 // cwd, client "codex-tui", input-messages (every user message of the

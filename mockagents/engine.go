@@ -152,8 +152,9 @@ type engine struct {
 	inputs  []string // codex: every user message of the thread
 	rollout *rollout // codex: the rollout transcript (rollout.go)
 
-	hooks *hooks
-	exit  chan int
+	hooks      *hooks
+	transcript *transcript // claude's session transcript
+	exit       chan int
 }
 
 func newEngine(opt Options, out io.Writer, size func() (int, int)) *engine {
@@ -161,6 +162,7 @@ func newEngine(opt Options, out io.Writer, size func() (int, int)) *engine {
 	e.w, e.h = size()
 	e.hooks = newHooks(opt.Settings, opt.Notify)
 	e.rollout = newRollout(opt.Persona, e.thread)
+	e.transcript = newTranscript(opt.Persona, e.hooks.session)
 	return e
 }
 
@@ -726,6 +728,7 @@ func (e *engine) startTurn(msgs []string) {
 		}
 	}
 	e.rollout.turnStarted(msgs)
+	e.transcript.prompts(msgs, e.promptID())
 	gen := e.gen
 	resume := func() {
 		e.events <- func() {
@@ -774,6 +777,7 @@ func (e *engine) next() {
 			e.tokens += max(1, utf8.RuneCountInString(text)/4)
 			e.firstToken = true
 			e.addHistory(e.answerLines(text)...)
+			e.transcript.assistant(text)
 			if strings.Contains(text, "[[/POLI:MSG]]") {
 				e.trace("block")
 				e.draw()
@@ -928,6 +932,7 @@ func (e *engine) permission(cmd string) {
 				return
 			}
 			e.openPermission(cmd)
+			e.transcript.toolUse("Bash", input)
 			d := e.dialog
 			e.hooks.claudeEvent("PermissionRequest", map[string]any{"tool_name": "Bash", "tool_input": input,
 				"permission_suggestions": []map[string]any{{"type": "addRules", "behavior": "allow", "destination": "localSettings",
@@ -976,6 +981,7 @@ func (e *engine) openPermission(cmd string) {
 				e.addHistory("ℹ Request cancelled.", "")
 			default:
 				e.addHistory("  ⎿  Interrupted · What should Claude do instead?", "")
+				e.transcript.refused()
 			}
 			e.stopTurn()
 			return
@@ -1000,6 +1006,7 @@ func (e *engine) fail(kind string) {
 	case "claude":
 		msg := fmt.Sprintf("API Error: %d mock %s", code, kind)
 		e.addHistory("● "+msg, "")
+		e.transcript.apiError(kind, msg, code)
 		e.hooks.claudeEvent("StopFailure", map[string]any{"error": kind, "last_assistant_message": msg, "prompt_id": e.promptID()})
 		e.addHistory("✻ "+pastVerbs[rand.IntN(len(pastVerbs))]+" for "+claudeDur(time.Since(e.busySince)), "")
 	case "codex":
@@ -1023,6 +1030,7 @@ func (e *engine) interrupt() {
 		// What was queued runs at once; with nothing queued the prompt goes
 		// back into the input.
 		e.addHistory("  ⎿  Interrupted · What should Claude do instead?", "")
+		e.transcript.interrupted()
 		if e.opt.EscRestore && len(e.queue) == 0 {
 			back := strings.Join(e.prompts, "\n")
 			if cur := e.inputText(); cur != "" {
@@ -1105,6 +1113,7 @@ func (e *engine) finish() {
 	switch e.opt.Persona {
 	case "claude":
 		e.addHistory("✻ "+pastVerbs[rand.IntN(len(pastVerbs))]+" for "+claudeDur(took), "")
+		e.transcript.end()
 	case "codex":
 		d := "<1s"
 		if took >= time.Second {

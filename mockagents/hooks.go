@@ -50,6 +50,9 @@ func newHooks(settingsFile string, notify []string) *hooks {
 			h.claude[ev] = append(h.claude[ev], hs...)
 		}
 	}
+	if os.Getenv("PARTY_MOCK_CLAUDE_PERMISSION_HOOK") == "0" {
+		delete(h.claude, "PermissionRequest") // a Claude Code that has none
+	}
 	go func() {
 		for f := range h.queue {
 			f()
@@ -121,11 +124,11 @@ func parseHooks(b []byte) map[string][]claudeHook {
 }
 
 // payload adds the fields every claude hook gets. transcript_path is
-// where Claude Code keeps the session's transcript (the mock writes none).
+// where Claude Code keeps the session's transcript (transcript.go).
 func (h *hooks) payload(event string, fields map[string]any) []byte {
 	cwd, _ := os.Getwd()
 	fields["session_id"] = h.session
-	fields["transcript_path"] = filepath.Join(os.Getenv("HOME"), ".claude", "projects", strings.ReplaceAll(cwd, "/", "-"), h.session+".jsonl")
+	fields["transcript_path"] = claudeTranscriptPath(h.session)
 	fields["cwd"] = cwd
 	fields["hook_event_name"] = event
 	if event != "SessionStart" && event != "Notification" {

@@ -29,9 +29,16 @@ type TimeoutError struct {
 	Pane   string
 	After  time.Duration
 	Screen string
+	// Retrying is the API error retry the screen shows ("attempt 7/10,
+	// next in 13s"), or "": the agent was not stuck but kept retrying.
+	Retrying string
 }
 
 func (e *TimeoutError) Error() string {
+	if e.Retrying != "" {
+		return fmt.Sprintf("no answer from %s after %s: the agent was retrying an API error (%s); last screen:\n%s",
+			e.Pane, e.After, e.Retrying, e.Screen)
+	}
 	return fmt.Sprintf("no answer from %s after %s; last screen:\n%s", e.Pane, e.After, e.Screen)
 }
 
@@ -68,9 +75,15 @@ type Turn struct {
 // agent's transcript file, read from where it stood when the prompt was
 // sent. Check reports the turn's end once the source shows it: an answer,
 // or an error wrapping ErrTurnFailed, ErrPermission or ErrInterrupted.
+// A Source that also has a See(hook.Event) method is shown every event of
+// the turn's pane the waiter reads, before Check (to learn a transcript's
+// path, say).
 type Source interface {
 	Check() (res Result, done bool, err error)
 }
+
+// eventSeer is a Source that learns from the pane's hook events.
+type eventSeer interface{ See(hook.Event) }
 
 // Result is a finished turn.
 type Result struct {
@@ -131,6 +144,11 @@ func (w *Waiter) Wait(ctx context.Context, t Turn, timeout time.Duration) (Resul
 				if json.Unmarshal(l, &ev) != nil || ev.Pane != t.Pane {
 					continue
 				}
+				for _, s := range t.Sources {
+					if es, ok := s.(eventSeer); ok {
+						es.See(ev)
+					}
+				}
 				if res, done, err := tracker.see(ev); done || err != nil {
 					return res, err
 				}
@@ -154,7 +172,7 @@ func (w *Waiter) Wait(ctx context.Context, t Turn, timeout time.Duration) (Resul
 			if screen == "" {
 				screen, _ = w.Mux.Capture(ctx, t.Pane, 0)
 			}
-			return Result{}, &TimeoutError{Pane: t.Pane, After: timeout, Screen: screen}
+			return Result{}, &TimeoutError{Pane: t.Pane, After: timeout, Screen: screen, Retrying: Retrying(screen)}
 		}
 		poll := w.poll()
 		if t.SourcesOnly {
