@@ -386,8 +386,13 @@ func (s *submission) watch(ctx context.Context, before observe.State, window tim
 			return st, false, err
 		}
 		if s.events && s.d.Events.Submitted(s.req.Pane, s.mark, s.text) {
-			s.res.Via = "event"
-			return s.cleared(ctx, st)
+			if st, ok := s.cleared(ctx, st); ok {
+				s.res.Via = "event"
+				return st, true, nil
+			}
+			// The box still holds the text: the event was an earlier
+			// submission of the same words, and this Enter was lost.
+			return st, false, nil
 		}
 		var err error
 		if st, err = s.look(ctx); err != nil {
@@ -417,20 +422,24 @@ func (s *submission) watch(ctx context.Context, before observe.State, window tim
 
 // cleared follows a submission the agent announced until its input box no
 // longer shows the text (the hook can come before the box is redrawn), so
-// that the next delivery finds it empty. It presses nothing.
-func (s *submission) cleared(ctx context.Context, st observe.State) (observe.State, bool, error) {
+// that the next delivery finds it empty. It presses nothing, and reports
+// false when the box still holds the text at the end of the confirm window.
+func (s *submission) cleared(ctx context.Context, st observe.State) (observe.State, bool) {
+	holds := func(st observe.State) bool {
+		return st.HasInput && s.req.Profile.HoldsAll(st.Input, s.text)
+	}
 	deadline := s.d.Clock.Now().Add(s.d.confirm())
-	for st.HasInput && s.req.Profile.Holds(st.Input, s.text) && s.d.Clock.Now().Before(deadline) {
-		if err := s.d.Clock.Sleep(ctx, s.d.poll()); err != nil {
-			return st, true, nil
+	for holds(st) && s.d.Clock.Now().Before(deadline) {
+		if s.d.Clock.Sleep(ctx, s.d.poll()) != nil {
+			return st, true // interrupted: the event stands
 		}
 		next, err := s.look(ctx)
 		if err != nil {
-			return st, true, nil
+			return st, true
 		}
 		st = next
 	}
-	return st, true, nil
+	return st, !holds(st)
 }
 
 // look reads the pane once.
