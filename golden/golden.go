@@ -41,6 +41,8 @@ var rules = []struct {
 	{regexp.MustCompile(`@\d+\b`), "@N"},
 	{regexp.MustCompile(`\b[0-9a-f]{8,}\b`), "<HEX>"},
 	{regexp.MustCompile(`\b(\d+h )?(\d+m )?\d+(\.\d+)?(ms|s)\b`), "<DUR>"},
+	// Agents' transcript paths name the temporary working directory.
+	{regexp.MustCompile(` transcript="[^"\n]*"?`), ` transcript="<PATH>"`},
 }
 
 // Normalize returns s with volatile parts replaced by placeholders, trailing
