@@ -256,7 +256,7 @@ func TestCodexPersona(t *testing.T) {
 
 func TestGeminiPersona(t *testing.T) {
 	opt := DefaultOptions("gemini")
-	opt.StartDelay = 500 * time.Millisecond
+	opt.StartDelay, opt.InitPhase = 500*time.Millisecond, false
 	m := startMock(t, opt, "on /one/\n  think 1s\n  say first done\non /perm/\n  permission rm -rf build\n  say removed\non *\n  say got [$0]\n")
 	// Keys sent during the slow start are read once it is ready.
 	m.paste("early")
