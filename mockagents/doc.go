@@ -93,15 +93,25 @@
 //     for a list of supported commands.") and stays in the input with the
 //     cursor before it: Ctrl-U clears nothing and the next text is put in
 //     front of it. A space before the ! or / makes a prompt (sent trimmed).
+//   - gemini, / (PARTY_MOCK_SLASH): a known command runs, trimmed first (a
+//     space before the / does not count): /help prints the help box,
+//     /quit and /exit quit; an unknown /word is a prompt.
 //   - gemini, slow start (PARTY_MOCK_GEMINI_INIT, on while the start delay
-//     lasts, without start dialogs): the prompt is up at once but the keys
-//     are read one by one: a ? takes the input so far with it, a ! in an
-//     empty (or blank) input switches shell mode ("  shell mode enabled
-//     (esc to disable)", " !   Type your shell command"). What is submitted
-//     meanwhile is queued ("ℹ Initializing... Prompts will be queued.") and
-//     sent once ready, merged; in shell mode it runs as a command ("$ cmd"
-//     and a box "✓  Shell Command cmd" or "x  …" with "Command exited with
-//     code N."). Shell mode stays on until Esc.
+//     lasts, without start dialogs): the idle prompt is up at once. In the
+//     first half of the delay keys wait, unseen; then they are read one by
+//     one, as keys, not as a paste: Enter is lost, a ? opens the shortcuts
+//     help (" Shortcuts See /help for more", until Esc) and takes the input
+//     so far with it, a ! in an empty (or blank) input switches shell mode
+//     ("  shell mode enabled (esc to disable)", " !   Type your shell
+//     command"). In the second half what is submitted is queued ("ℹ
+//     Initializing... Prompts will be queued.") and sent once ready,
+//     merged; in shell mode it runs as a command (" $ cmd" and a box
+//     "✓  Shell Command cmd", or "x  …" with "Command exited with code
+//     N."). Shell mode stays on until Esc. (The real gemini's phases last
+//     seconds and vary; measured: "why? !touch EARLY" + Enter early left
+//     the help and "touch EARLY" in shell mode, a plain text early stayed
+//     unsent in the input, the same text a little later was queued and
+//     sent intact.)
 //
 // # Behaviours (environment, defaulting to the real agents')
 //
@@ -152,8 +162,9 @@
 //	                              paste (or 30ms after a typed key) is a newline
 //	PARTY_MOCK_BANG=0             claude, codex: a leading ! is a prompt, not
 //	                              a shell command
-//	PARTY_MOCK_SLASH=0            claude, codex: a leading / is a prompt, not
-//	                              a command (no panel, no refusal, no /quit)
+//	PARTY_MOCK_SLASH=0            claude, codex, gemini: a leading / is a
+//	                              prompt, not a command (no panel, no
+//	                              refusal, no /quit)
 //	PARTY_MOCK_CLAUDE_EXIT=0      claude: a bare exit or quit is a prompt
 //	PARTY_MOCK_BACKSLASH=0        claude, gemini: a trailing \ then Enter
 //	                              submits (with the \)

@@ -46,10 +46,10 @@ type Options struct {
 	Auth        bool          // gemini: auth dialog and API-key box at start
 	PasteGuard  time.Duration // gemini: an Enter this soon after a paste is a newline
 	Bang        bool          // claude, codex: an input starting with ! runs as shell commands
-	Slash       bool          // claude, codex: an input starting with / is a command (claude /cost panel, codex /quit, unknown refused)
+	Slash       bool          // claude, codex, gemini: an input starting with / is a command (claude /cost panel, codex /quit, unknown refused; gemini /help, /quit)
 	ExitWords   bool          // claude: a bare exit or quit quits
 	Backslash   bool          // claude, gemini: a trailing \ then Enter is a newline (the \ is removed)
-	InitPhase   bool          // gemini: the prompt is up during StartDelay; what is submitted meanwhile is queued, loses every ?, and a leading ! is shell mode
+	InitPhase   bool          // gemini: the prompt is up during StartDelay: keys wait its first half and are then read one by one, submissions in its second half are queued
 }
 
 // DefaultOptions returns the real agent's behaviour for persona.
@@ -67,7 +67,7 @@ func DefaultOptions(persona string) Options {
 		o.Bang, o.Slash = true, true
 	case "gemini":
 		o.Menus, o.Merge = true, true
-		o.Backslash, o.InitPhase = true, true
+		o.Backslash, o.InitPhase, o.Slash = true, true, true
 		o.PasteGuard = 40 * time.Millisecond
 		o.StartDelay = 300 * time.Millisecond
 	}
@@ -120,6 +120,8 @@ type engine struct {
 	tail       string // codex: the input after the cursor (a refused command stays there, the cursor before it)
 	shellMode  bool   // gemini: shell mode (a leading ! while initializing)
 	initPhase  bool   // gemini: the prompt is up but the agent still initializes
+	rawPhase   bool   // gemini: the first half of that: keys wait, then are read one by one
+	help       bool   // gemini: the shortcuts help is open (a ? read while initializing)
 	pastes     int
 	inPaste    bool
 	pasteBuf   bytes.Buffer
@@ -191,6 +193,10 @@ func (e *engine) run(in io.Reader, winch <-chan os.Signal) int {
 		}
 		e.banner()
 		e.initPhase = e.opt.InitPhase && e.opt.Persona == "gemini" && e.opt.StartDelay > 0 && !e.opt.TrustDialog && !e.opt.Auth
+		if e.initPhase {
+			e.rawPhase = true
+			e.later(e.opt.StartDelay/2, e.endRawPhase)
+		}
 		if e.opt.StartDelay > 0 {
 			e.later(e.opt.StartDelay, e.start)
 		} else {
@@ -318,7 +324,7 @@ func (e *engine) laterInTurn(d time.Duration, f func()) {
 // read takes one read of input; before the agent is ready it waits, as in
 // the terminal's buffer.
 func (e *engine) read(chunk []byte) {
-	if !e.ready && !e.initPhase {
+	if e.rawPhase || !e.ready && !e.initPhase {
 		e.early = append(e.early, chunk)
 		return
 	}
@@ -478,6 +484,10 @@ func (e *engine) esc() {
 		e.menuOff = true
 		return
 	}
+	if e.help {
+		e.help = false
+		return
+	}
 	if e.shellMode {
 		e.shellMode = false
 		return
@@ -495,9 +505,6 @@ func (e *engine) endPaste() {
 			d.text = append(d.text, text...)
 		}
 		return // text pasted into a menu goes nowhere
-	}
-	if text = e.initFilter(text); text == "" {
-		return
 	}
 	e.pastes++
 	e.input = append(e.input, segment{text: []byte(text), paste: true, n: e.pastes, at: e.pasteEnd})
@@ -527,9 +534,6 @@ func (e *engine) typeText(s string, typed bool) {
 	}
 	if typed {
 		e.lastTyped = now
-		if s = e.initFilter(s); s == "" {
-			return
-		}
 	}
 	e.inputChanged()
 	if n := len(e.input); n > 0 && !e.input[n-1].paste {

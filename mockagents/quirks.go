@@ -112,6 +112,14 @@ func (e *engine) interpret() bool {
 			e.runShell(strings.TrimSpace(text))
 			return true
 		}
+		if name, ok := slashName(strings.TrimSpace(text)); ok && e.opt.Slash && geminiKnows(name) {
+			// Gemini trims first: a space before the / does not count. An
+			// unknown /word is a prompt.
+			e.setInput("")
+			e.logEntry("command", text)
+			e.geminiCommand(name)
+			return true
+		}
 	}
 	return false
 }
@@ -292,30 +300,65 @@ func (e *engine) backslashNewline() bool {
 	return true
 }
 
-// initFilter is what gemini does with text, typed or pasted, that
-// arrives while it initializes: the keys are read one by one, a ? takes
-// the input so far with it, and a ! while the input is empty (or blank)
-// switches shell mode on (or off). Measured once: "why? !not a command"
-// left "not a command" in shell mode.
-func (e *engine) initFilter(s string) string {
-	if !e.initPhase {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '?':
-			e.input, e.tail = nil, ""
-			b.Reset()
-		case r == '!' && strings.TrimSpace(e.inputText()+b.String()) == "":
-			e.shellMode = !e.shellMode
-			e.input, e.tail = nil, ""
-			b.Reset()
-		default:
-			b.WriteRune(r)
+// endRawPhase ends the first half of gemini's initialization: the keys
+// that waited are read one by one, as keys, not as a paste: Enter is lost,
+// a ? opens the shortcuts help and takes the input typed so far with it, a
+// ! in an empty (or blank) input switches shell mode. Measured: "why?
+// !touch EARLY" then Enter left the help open and "touch EARLY" in the
+// input in shell mode; a plain text was left in the input unsent.
+func (e *engine) endRawPhase() {
+	e.rawPhase = false
+	early := e.early
+	e.early = nil
+	for _, c := range early {
+		c = bytes.ReplaceAll(bytes.ReplaceAll(c, []byte("\x1b[200~"), nil), []byte("\x1b[201~"), nil)
+		for _, r := range string(c) {
+			switch {
+			case r == '?':
+				e.help = true
+				e.setInput("")
+			case r == '!' && strings.TrimSpace(e.inputText()) == "":
+				e.shellMode = !e.shellMode
+				e.setInput("")
+			case r == '\n' || r == '\t' || r >= 0x20 && r != 0x7f:
+				e.typeText(string(r), false)
+			}
 		}
 	}
-	return b.String()
+}
+
+// geminiKnows reports whether name is one of gemini's commands.
+func geminiKnows(name string) bool {
+	for _, c := range geminiCommands {
+		if c.label == name {
+			return true
+		}
+	}
+	return name == "exit"
+}
+
+// geminiCommand runs gemini's command: /help prints the help box, /quit
+// (/exit) quits, another does nothing.
+func (e *engine) geminiCommand(name string) {
+	switch name {
+	case "quit", "exit":
+		e.quit(0)
+	case "help":
+		e.addHistory(box(min(max(e.w, 40), 100),
+			"Basics:",
+			"Add context: Use @ to specify files for context (e.g., @src/myFile.ts) to target specific files or folders.",
+			"Shell mode: Execute shell commands via ! (e.g., !npm run start) or use natural language.", "",
+			"Commands:",
+			" /help - For help on gemini-cli",
+			" /quit - Exit the cli",
+			" ! - shell command", "",
+			"Keyboard Shortcuts:",
+			"Esc - Cancel operation / Clear input (double press)",
+			"For a full list of shortcuts, see https://geminicli.com/docs/cli/keyboard-shortcuts/")...)
+		e.addHistory("")
+	default:
+		e.addHistory("ℹ /"+name+" (not modelled by the mock)", "")
+	}
 }
 
 // bangInput reports whether the input is a ! shell command as claude and

@@ -204,52 +204,91 @@ func TestBackslashNewline(t *testing.T) {
 	})
 }
 
-func TestGeminiInitPhase(t *testing.T) {
-	inTempDir(t)
-	opt := DefaultOptions("gemini")
-	opt.StartDelay = time.Hour // it never gets ready
-	m := startMock(t, opt, "on *\n  say got [$0]\n")
-	m.expect(" >   Type your message or @path/to/file")
-	// Keys are read one by one: a ? takes the input with it, a ! in the
-	// empty input is shell mode (measured: this text left "not a command"
-	// in shell mode).
-	m.paste("why? !not a command")
-	m.expect("  shell mode enabled (esc to disable)\r\n\r\n ! not a command")
-	time.Sleep(100 * time.Millisecond)
-	m.send("\r")
-	// Submitted while initializing: queued.
-	m.expect("ℹ Initializing... Prompts will be queued.")
-	m.expect("  Queued (press ↑ to edit):\r\n    not a command\r\n")
-	m.expect(" !   Type your shell command")
-	assert.Equal(t, []string{"queued:not a command"}, modes(m.entries(1)))
+// do runs f on the mock's loop, as a timer would.
+func (m *mock) do(f func()) { m.e.events <- f }
 
-	t.Run("once ready the queue is sent, in shell mode run", func(t *testing.T) {
+// waited waits until n bytes of input wait for the agent to be ready.
+func (m *mock) waited(n int) {
+	m.t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		got := make(chan int)
+		m.do(func() {
+			k := 0
+			for _, c := range m.e.early {
+				k += len(c)
+			}
+			got <- k
+		})
+		if <-got >= n {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	m.t.Fatalf("%d bytes of input never arrived", n)
+}
+
+func TestGeminiInitPhase(t *testing.T) {
+	t.Run("first half: keys wait, then are read one by one", func(t *testing.T) {
 		dir := inTempDir(t)
 		opt := DefaultOptions("gemini")
-		opt.StartDelay = 700 * time.Millisecond
+		opt.StartDelay = time.Hour // the test ends the phases
 		m := startMock(t, opt, "on *\n  say got [$0]\n")
-		m.expect(" >   Type your message")
-		m.submit("one")
-		m.submit("two")
-		m.expect("✦ got [one\r\n\r\n  two]")
-
-		opt.StartDelay = 500 * time.Millisecond
-		m = startMock(t, opt, "on *\n  say got [$0]\n")
-		m.expect(" >   Type your message")
-		m.submit("!touch F1")
-		m.expect(" $ touch F1\r\n")
-		m.expect("│ ✓  Shell Command touch F1")
-		assert.FileExists(t, filepath.Join(dir, "F1"))
-		assert.Equal(t, []string{"queued:touch F1"}, modes(m.entries(1)))
-		// Shell mode stays on: the next text runs too; Esc leaves it.
-		m.submit("false")
-		m.expect("│ x  Shell Command false")
-		m.expect("Command exited with code 1.")
+		m.expect(" >   Type your message or @path/to/file")
+		// Nothing shows and Enter is lost; a ? opens the help and takes
+		// the input with it, a ! in the blank input is shell mode.
+		m.paste("why? !touch EARLY")
+		m.send("\r")
+		m.waited(len("\x1b[200~why? !touch EARLY\x1b[201~\r"))
+		m.do(m.e.endRawPhase)
+		m.expect(" Shortcuts See /help for more")
+		m.expect("  shell mode enabled (esc to disable)\r\n\r\n ! touch EARLY")
+		m.do(m.e.start)
+		m.send("\x1b") // closes the help, shell mode stays
+		m.send("\r")
+		m.expect("│ ✓  Shell Command touch EARLY")
+		assert.FileExists(t, filepath.Join(dir, "EARLY"))
+		assert.Equal(t, []string{"shell:touch EARLY"}, modes(m.entries(1)))
+		// Esc leaves shell mode.
 		m.send("\x1b")
 		m.expect(" >   Type your message")
-		m.submit("hi")
-		m.expect("✦ got [hi]")
-		assert.Equal(t, []string{"queued:touch F1", "shell:false", "submit:hi"}, modes(m.entries(3)))
+		m.submit("hi?")
+		m.expect("✦ got [hi?]")
+	})
+	t.Run("second half: submissions are queued, sent once ready", func(t *testing.T) {
+		inTempDir(t)
+		opt := DefaultOptions("gemini")
+		opt.StartDelay = time.Hour
+		m := startMock(t, opt, "on *\n  say got [$0]\n")
+		m.expect(" >   Type your message")
+		m.do(m.e.endRawPhase)
+		m.submit("why? !not a command")
+		m.expect("ℹ Initializing... Prompts will be queued.")
+		m.expect("  Queued (press ↑ to edit):\r\n    why? !not a command\r\n")
+		m.submit("two")
+		m.expect("    two\r\n")
+		m.do(m.e.start)
+		m.expect("✦ got [why? !not a command\r\n\r\n  two]")
+		assert.Equal(t, []string{"queued:why? !not a command", "queued:two"}, modes(m.entries(2)))
+	})
+	t.Run("a queue taken in shell mode runs", func(t *testing.T) {
+		dir := inTempDir(t)
+		opt := DefaultOptions("gemini")
+		opt.StartDelay = time.Hour
+		m := startMock(t, opt, "on *\n  say got [$0]\n")
+		m.expect(" >   Type your message")
+		m.paste("x?!")
+		m.waited(len("\x1b[200~x?!\x1b[201~"))
+		m.do(m.e.endRawPhase)
+		m.expect(" !   Type your shell command")
+		m.submit("touch F1; false")
+		m.expect("ℹ Initializing... Prompts will be queued.")
+		m.do(m.e.start)
+		m.expect(" $ touch F1; false\r\n")
+		m.expect("│ x  Shell Command touch F1; false")
+		m.expect("Command exited with code 1.")
+		assert.FileExists(t, filepath.Join(dir, "F1"))
+		assert.Equal(t, []string{"queued:touch F1; false"}, modes(m.entries(1)))
 	})
 	t.Run("off", func(t *testing.T) {
 		inTempDir(t)
@@ -262,6 +301,21 @@ func TestGeminiInitPhase(t *testing.T) {
 		m.send("\r")
 		m.expect("✦ got [early? !x]")
 	})
+}
+
+func TestGeminiCommands(t *testing.T) {
+	inTempDir(t)
+	m := startMock(t, DefaultOptions("gemini"), "on *\n  say got [$0]\n")
+	m.expect(" >   Type your message")
+	// A space before the / does not count (gemini trims); an unknown
+	// command is a prompt.
+	m.submit(" /help")
+	m.expect("│ Basics:")
+	m.submit("/nosuchcmd")
+	m.expect("✦ got [/nosuchcmd]")
+	m.submit("/quit ")
+	assert.Equal(t, 0, waitExit(t, m))
+	assert.Equal(t, []string{"command: /help", "submit:/nosuchcmd", "command:/quit "}, modes(m.entries(3)))
 }
 
 func TestQuirkSwitches(t *testing.T) {
@@ -279,7 +333,7 @@ func TestQuirkSwitches(t *testing.T) {
 		case "codex":
 			assert.True(t, def.Bang && def.Slash && !def.ExitWords, p)
 		case "gemini":
-			assert.True(t, def.Backslash && def.InitPhase && !def.Bang, p)
+			assert.True(t, def.Backslash && def.InitPhase && def.Slash && !def.Bang, p)
 		}
 	}
 	_, err := options([]string{"claude"}, func(k string) string { return map[string]string{"PARTY_MOCK_BANG": "yes"}[k] })

@@ -120,8 +120,20 @@ func (e *engine) live() []string {
 		if e.shellMode {
 			mode = "  shell mode enabled (esc to disable)"
 		}
-		out = append(out, status+strings.Repeat(" ", max(2, e.w-width(status)-width(hint)-1))+hint,
-			strings.Repeat("─", max(e.w, 10)), mode, "")
+		rule := strings.Repeat("─", max(e.w, 10))
+		out = append(out, status+strings.Repeat(" ", max(2, e.w-width(status)-width(hint)-1))+hint, rule)
+		if e.help {
+			col := max(e.w, 60) / 3
+			row := func(a, b, c string) string {
+				return " " + a + strings.Repeat(" ", max(2, col-width(a)-1)) + b + strings.Repeat(" ", max(2, col-width(b))) + c
+			}
+			out = append(out, " Shortcuts See /help for more",
+				row("! shell mode", "Shift+Tab cycle mode", "Ctrl+V paste images"),
+				row("@ select file or folder", "Ctrl+Y YOLO mode", "Alt+M raw markdown mode"),
+				row("Double Esc clear & rewind", "Ctrl+R reverse-search history", "Ctrl+G open external editor"),
+				" Tab focus UI", rule)
+		}
+		out = append(out, mode, "")
 		for i, l := range e.inputLines() {
 			switch {
 			case i == 0 && l == "" && len(e.input) == 0 && e.shellMode:
