@@ -10,9 +10,11 @@
 // Every accepted submission is appended to $PARTY_MOCK_LOG as one JSON line
 // {"agent","pane","seq","mode","text","time"}: text is exactly the input
 // (pasted and typed bytes, without the submitting Enter); mode is submit,
-// queued (taken while busy), steer (codex: Enter while busy) or dialog (an
-// answer to a dialog, text is the choice). Writers hold an flock, so
-// concurrent mocks never interleave.
+// queued (taken while busy, or while gemini initializes), steer (codex:
+// Enter while busy), dialog (an answer to a dialog, text is the choice),
+// shell (a ! command that ran, text is what ran) or command (a slash
+// command or claude's exit word the agent took, text as typed). Writers
+// hold an flock, so concurrent mocks never interleave.
 //
 // # Screens
 //
@@ -58,8 +60,58 @@
 // Every persona: Esc during a turn interrupts it with no hook or notify
 // (claude prints Interrupted and puts the prompt back into the input, codex
 // "■ Conversation interrupted", gemini "ℹ Request cancelled."); Ctrl-U
-// clears the input; codex and gemini trim the submitted text (the log keeps
+// clears the input before the cursor; codex and gemini trim the submitted
+// text, claude trims its end and makes each tab four spaces (the log keeps
 // it as typed).
+//
+// # Input quirks (measured on the pinned agents; each one a switch below)
+//
+//   - claude, ! (PARTY_MOCK_BANG): an input starting with ! is bash mode
+//     (the input shows "! cmd", footer "! for shell mode"); Enter runs the
+//     rest, every line of it, with sh -c in the working directory and
+//     prints "! cmd" and "  ⎿  output" ("(Bash completed with no
+//     output)"); then the model gets "<bash-input>cmd</bash-input>\n
+//     <bash-stdout>…</bash-stdout><bash-stderr></bash-stderr>" as a turn
+//     of its own (no echo, no UserPromptSubmit; its Stop runs). A space
+//     before the ! makes a prompt, sent with the space.
+//   - claude, / (PARTY_MOCK_SLASH): /cost (or /usage) opens the settings
+//     panel ("Settings  Status   Config   Usage   Stats", "Total cost: …",
+//     "Esc to cancel") in place of the input; it swallows every key until
+//     Esc, then "❯ /usage" / "⎿  Settings dialog dismissed". An unknown
+//     /word prints "● Unknown command: /word" and clears the input; /exit
+//     and /quit quit. A space before the /, or a path (/usr/bin), makes a
+//     prompt.
+//   - claude, exit (PARTY_MOCK_CLAUDE_EXIT): a bare exit or quit (spaces
+//     around it do not count) quits with status 0.
+//   - claude and gemini, \ (PARTY_MOCK_BACKSLASH): Enter after a trailing
+//     \ removes the \ and inserts a newline instead of submitting; a space
+//     after the \ submits it.
+//   - codex, ! and / (PARTY_MOCK_BANG, PARTY_MOCK_SLASH): !cmd runs in a
+//     local shell, no approval, no model request ("• You ran cmd", "  │
+//     line 2", "  └ output", "Worked for …"); /quit and /exit quit; an
+//     unknown /word is refused ("• Unrecognized command '/word'. Type "/"
+//     for a list of supported commands.") and stays in the input with the
+//     cursor before it: Ctrl-U clears nothing and the next text is put in
+//     front of it. A space before the ! or / makes a prompt (sent trimmed).
+//   - gemini, / (PARTY_MOCK_SLASH): a known command runs, trimmed first (a
+//     space before the / does not count): /help prints the help box,
+//     /quit and /exit quit; an unknown /word is a prompt.
+//   - gemini, slow start (PARTY_MOCK_GEMINI_INIT, on while the start delay
+//     lasts, without start dialogs): the idle prompt is up at once. In the
+//     first half of the delay keys wait, unseen; then they are read one by
+//     one, as keys, not as a paste: Enter is lost, a ? opens the shortcuts
+//     help (" Shortcuts See /help for more", until Esc) and takes the input
+//     so far with it, a ! in an empty (or blank) input switches shell mode
+//     ("  shell mode enabled (esc to disable)", " !   Type your shell
+//     command"). In the second half what is submitted is queued ("ℹ
+//     Initializing... Prompts will be queued.") and sent once ready,
+//     merged; in shell mode it runs as a command (" $ cmd" and a box
+//     "✓  Shell Command cmd", or "x  …" with "Command exited with code
+//     N."). Shell mode stays on until Esc. (The real gemini's phases last
+//     seconds and vary; measured: "why? !touch EARLY" + Enter early left
+//     the help and "touch EARLY" in shell mode, a plain text early stayed
+//     unsent in the input, the same text a little later was queued and
+//     sent intact.)
 //
 // # Behaviours (environment, defaulting to the real agents')
 //
@@ -74,9 +126,10 @@
 //	PARTY_MOCK_ALT_SCREEN=0|1     alternate screen (claude: off, codex: on;
 //	                              also CLAUDE_CODE_NO_FLICKER=1, codex --no-alt-screen)
 //	PARTY_MOCK_TRUST_DIALOG=1     the trust dialog at start (gemini: boxed)
-//	PARTY_MOCK_START_DELAY=300ms  the prompt is drawn and keys are read only
-//	                              after this (gemini 300ms, others 0; the
-//	                              real gemini takes 4-10 s)
+//	PARTY_MOCK_START_DELAY=300ms  the agent is ready only after this (gemini
+//	                              300ms, others 0; the real gemini takes
+//	                              4-10 s); the prompt is drawn and keys are
+//	                              read then, except gemini's (GEMINI_INIT)
 //	PARTY_MOCK_ENTER_GUARD=100ms  claude: an Enter this soon after a paste is
 //	                              lost (0 disables); an Enter in the same read
 //	                              as the paste's end is always lost, as in the
@@ -107,6 +160,16 @@
 //	                              at start (after the trust dialog)
 //	PARTY_MOCK_GEMINI_PASTE_GUARD=40ms  gemini: an Enter this soon after a
 //	                              paste (or 30ms after a typed key) is a newline
+//	PARTY_MOCK_BANG=0             claude, codex: a leading ! is a prompt, not
+//	                              a shell command
+//	PARTY_MOCK_SLASH=0            claude, codex, gemini: a leading / is a
+//	                              prompt, not a command (no panel, no
+//	                              refusal, no /quit)
+//	PARTY_MOCK_CLAUDE_EXIT=0      claude: a bare exit or quit is a prompt
+//	PARTY_MOCK_BACKSLASH=0        claude, gemini: a trailing \ then Enter
+//	                              submits (with the \)
+//	PARTY_MOCK_GEMINI_INIT=0      gemini: no prompt until the start delay is
+//	                              over (keys wait, then are read as usual)
 //
 // Hooks are wired as with the real agents: claude reads the hooks of
 // ~/.claude/settings.json, ./.claude/settings.json,

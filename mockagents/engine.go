@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -44,6 +45,11 @@ type Options struct {
 	Merge       bool          // gemini: queued messages merged into one prompt
 	Auth        bool          // gemini: auth dialog and API-key box at start
 	PasteGuard  time.Duration // gemini: an Enter this soon after a paste is a newline
+	Bang        bool          // claude, codex: an input starting with ! runs as shell commands
+	Slash       bool          // claude, codex, gemini: an input starting with / is a command (claude /cost panel, codex /quit, unknown refused; gemini /help, /quit)
+	ExitWords   bool          // claude: a bare exit or quit quits
+	Backslash   bool          // claude, gemini: a trailing \ then Enter is a newline (the \ is removed)
+	InitPhase   bool          // gemini: the prompt is up during StartDelay: keys wait its first half and are then read one by one, submissions in its second half are queued
 }
 
 // DefaultOptions returns the real agent's behaviour for persona.
@@ -55,10 +61,13 @@ func DefaultOptions(persona string) Options {
 		o.ParenAfter = 15 * time.Second
 		o.Batch, o.EscRestore = true, true
 		o.NotifyDelay = 300 * time.Millisecond
+		o.Bang, o.Slash, o.ExitWords, o.Backslash = true, true, true, true
 	case "codex":
 		o.AltScreen, o.Burst, o.Blink, o.AllInputs = true, true, true, true
+		o.Bang, o.Slash = true, true
 	case "gemini":
 		o.Menus, o.Merge = true, true
+		o.Backslash, o.InitPhase, o.Slash = true, true, true
 		o.PasteGuard = 40 * time.Millisecond
 		o.StartDelay = 300 * time.Millisecond
 	}
@@ -88,6 +97,7 @@ type dialog struct {
 	keys   map[rune]int // shortcut keys
 	choose func(item int)
 
+	panel   bool // no items: it swallows every key until Esc (cancel)
 	textBox bool
 	text    []byte
 	submit  func(text string)
@@ -107,6 +117,11 @@ type engine struct {
 	startup []func() // dialogs still to show at start
 
 	input      []segment
+	tail       string // codex: the input after the cursor (a refused command stays there, the cursor before it)
+	shellMode  bool   // gemini: shell mode (a leading ! while initializing)
+	initPhase  bool   // gemini: the prompt is up but the agent still initializes
+	rawPhase   bool   // gemini: the first half of that: keys wait, then are read one by one
+	help       bool   // gemini: the shortcuts help is open (a ? read while initializing)
 	pastes     int
 	inPaste    bool
 	pasteBuf   bytes.Buffer
@@ -153,10 +168,13 @@ type engine struct {
 
 	hooks *hooks
 	exit  chan int
+	done  chan struct{} // closed when run returns: shell commands still running are killed
+
+	startedAt time.Time
 }
 
 func newEngine(opt Options, out io.Writer, size func() (int, int)) *engine {
-	e := &engine{opt: opt, out: out, size: size, events: make(chan func(), 256), exit: make(chan int, 1), fresh: true, thread: newUUID()}
+	e := &engine{opt: opt, out: out, size: size, events: make(chan func(), 256), exit: make(chan int, 1), done: make(chan struct{}), fresh: true, thread: newUUID(), startedAt: time.Now()}
 	e.w, e.h = size()
 	e.hooks = newHooks(opt.Settings, opt.Notify)
 	return e
@@ -164,6 +182,7 @@ func newEngine(opt Options, out io.Writer, size func() (int, int)) *engine {
 
 // run drives the agent until it exits, returning the exit status.
 func (e *engine) run(in io.Reader, winch <-chan os.Signal) int {
+	defer close(e.done)
 	io.WriteString(e.out, "\x1b[?2004h")
 	if e.opt.Replay != nil {
 		e.ready = true
@@ -173,6 +192,11 @@ func (e *engine) run(in io.Reader, winch <-chan os.Signal) int {
 			io.WriteString(e.out, "\x1b[?1049h")
 		}
 		e.banner()
+		e.initPhase = e.opt.InitPhase && e.opt.Persona == "gemini" && e.opt.StartDelay > 0 && !e.opt.TrustDialog && !e.opt.Auth
+		if e.initPhase {
+			e.rawPhase = true
+			e.later(e.opt.StartDelay/2, e.endRawPhase)
+		}
 		if e.opt.StartDelay > 0 {
 			e.later(e.opt.StartDelay, e.start)
 		} else {
@@ -227,6 +251,19 @@ func (e *engine) run(in io.Reader, winch <-chan os.Signal) int {
 // SessionStart hook runs, and the keys typed meanwhile are read.
 func (e *engine) start() {
 	e.ready = true
+	if e.initPhase {
+		e.initPhase = false
+		switch {
+		case len(e.queue) > 0 && e.shellMode:
+			// Queued while initializing and in shell mode: it runs as a
+			// shell command (logged as queued when it was submitted).
+			cmd := strings.Join(e.queue, "\n\n")
+			e.queue = nil
+			e.shell(cmd)
+		case len(e.queue) > 0 && !e.busy:
+			e.sendQueue() // gemini sends what was queued while it initialized
+		}
+	}
 	if e.opt.TrustDialog && e.opt.Persona != "generic" {
 		e.startup = append(e.startup, e.trustDialog)
 	}
@@ -287,7 +324,7 @@ func (e *engine) laterInTurn(d time.Duration, f func()) {
 // read takes one read of input; before the agent is ready it waits, as in
 // the terminal's buffer.
 func (e *engine) read(chunk []byte) {
-	if !e.ready {
+	if e.rawPhase || !e.ready && !e.initPhase {
 		e.early = append(e.early, chunk)
 		return
 	}
@@ -359,10 +396,11 @@ func (e *engine) feed(chunk []byte) {
 				e.quit(0)
 				return
 			}
-		case b == 0x15: // Ctrl-U clears the input
+		case b == 0x15: // Ctrl-U clears the input before the cursor
 			data = data[1:]
 			if e.dialog == nil {
-				e.setInput("")
+				e.inputChanged()
+				e.input = nil
 			}
 		case b < 0x20:
 			data = data[1:]
@@ -432,7 +470,7 @@ func (e *engine) arrow(delta int) {
 func (e *engine) esc() {
 	if d := e.dialog; d != nil {
 		switch {
-		case d.textBox:
+		case d.textBox, d.panel:
 			if d.cancel != nil {
 				e.dialog = nil
 				d.cancel()
@@ -444,6 +482,14 @@ func (e *engine) esc() {
 	}
 	if items, _ := e.completions(); len(items) > 0 {
 		e.menuOff = true
+		return
+	}
+	if e.help {
+		e.help = false
+		return
+	}
+	if e.shellMode {
+		e.shellMode = false
 		return
 	}
 	if e.busy && !e.stopping {
@@ -527,7 +573,7 @@ func (e *engine) inputChanged() { e.menuSel, e.menuOff = 0, false }
 // setInput replaces the input with typed text.
 func (e *engine) setInput(s string) {
 	e.inputChanged()
-	e.input = nil
+	e.input, e.tail = nil, ""
 	if s != "" {
 		e.input = []segment{{text: []byte(s)}}
 	}
@@ -538,6 +584,7 @@ func (e *engine) inputText() string {
 	for _, s := range e.input {
 		b.Write(s.text)
 	}
+	b.WriteString(e.tail)
 	return b.String()
 }
 
@@ -565,6 +612,9 @@ func (e *engine) enter() {
 			}
 			return
 		}
+		if d.panel {
+			return // a panel swallows keys until Esc
+		}
 		e.choose(d.sel)
 		return
 	}
@@ -572,6 +622,9 @@ func (e *engine) enter() {
 	case "claude":
 		if e.opt.EnterGuard > 0 && now.Sub(e.pasteEnd) < e.opt.EnterGuard {
 			return // the Enter right after a paste is lost
+		}
+		if e.backslashNewline() {
+			return
 		}
 	case "codex":
 		if e.opt.Burst && now.Before(e.burstUntil) {
@@ -590,12 +643,18 @@ func (e *engine) enter() {
 				return
 			}
 		}
+		if e.backslashNewline() {
+			return
+		}
 	}
 	if strings.TrimSpace(e.inputText()) == "" {
 		return
 	}
+	if e.interpret() {
+		return
+	}
 	mode := "submit"
-	if e.busy {
+	if e.busy || e.initPhase {
 		mode = "queued"
 		if e.opt.Persona == "codex" {
 			mode = "steer"
@@ -616,12 +675,20 @@ func (e *engine) accept(mode string) {
 	e.setInput("")
 	e.fresh = false
 	e.logEntry(mode, text)
+	if e.initPhase && mode == "queued" && len(e.queue) == 0 {
+		e.addHistory("ℹ Initializing... Prompts will be queued.", "")
+	}
 	if e.opt.Replay != nil {
 		e.replayInput(text)
 		return
 	}
-	if e.opt.Persona == "gemini" || e.opt.Persona == "codex" {
-		text = strings.TrimSpace(text) // the log keeps what was typed
+	switch e.opt.Persona { // the log keeps what was typed
+	case "gemini", "codex":
+		text = strings.TrimSpace(text)
+	case "claude":
+		// Claude keeps leading whitespace, trims trailing, and a tab is
+		// four spaces.
+		text = strings.TrimRightFunc(strings.ReplaceAll(text, "\t", "    "), unicode.IsSpace)
 	}
 	switch mode {
 	case "submit":
@@ -703,7 +770,12 @@ func (e *engine) apiKeyBox() {
 
 // startTurn sends messages to the model as one turn. Claude runs its
 // UserPromptSubmit hooks first, one per message, while the screen goes on.
-func (e *engine) startTurn(msgs []string) {
+func (e *engine) startTurn(msgs []string) { e.turn(msgs, true) }
+
+// turn starts a turn on msgs; user says they are the user's messages
+// (echoed, with claude's UserPromptSubmit hooks and prompt_ids), not what
+// the agent sends on its own (claude's bash-mode follow-up).
+func (e *engine) turn(msgs []string, user bool) {
 	e.turns++
 	e.gen++
 	e.busy, e.busySince = true, time.Now()
@@ -712,6 +784,11 @@ func (e *engine) startTurn(msgs []string) {
 	e.answer, e.step, e.steps, e.tokens, e.firstToken = nil, 0, nil, 0, false
 	e.verb = gerunds[rand.IntN(len(gerunds))]
 	var submits []map[string]any
+	if !user {
+		e.promptIDs = []string{newUUID()}
+		e.plan()
+		return
+	}
 	for _, m := range msgs {
 		e.addHistory(e.userLine(m)...)
 		switch e.opt.Persona {
@@ -1111,6 +1188,11 @@ func (e *engine) finish() {
 func (e *engine) stopTurn() {
 	e.gen++
 	e.busy, e.stopping = false, false
+	e.sendQueue()
+}
+
+// sendQueue starts a turn on what was queued, if anything.
+func (e *engine) sendQueue() {
 	if len(e.queue) == 0 {
 		return
 	}

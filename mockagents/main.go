@@ -154,6 +154,11 @@ func switches(opt *Options, getenv func(string) string) error {
 		{"PARTY_MOCK_GEMINI_MENUS", &opt.Menus},
 		{"PARTY_MOCK_GEMINI_MERGE", &opt.Merge},
 		{"PARTY_MOCK_GEMINI_AUTH", &opt.Auth},
+		{"PARTY_MOCK_BANG", &opt.Bang},
+		{"PARTY_MOCK_SLASH", &opt.Slash},
+		{"PARTY_MOCK_CLAUDE_EXIT", &opt.ExitWords},
+		{"PARTY_MOCK_BACKSLASH", &opt.Backslash},
+		{"PARTY_MOCK_GEMINI_INIT", &opt.InitPhase},
 	}
 	for _, f := range flags {
 		switch v := getenv(f.env); v {

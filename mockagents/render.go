@@ -31,7 +31,7 @@ const (
 // live is the bottom region of the screen: status, input and footer, or a
 // dialog in place of all of them.
 func (e *engine) live() []string {
-	if !e.ready {
+	if !e.ready && !e.initPhase {
 		return nil
 	}
 	if e.dialog != nil {
@@ -48,16 +48,23 @@ func (e *engine) live() []string {
 		}
 		rule := strings.Repeat("─", max(e.w, 10))
 		out = append(out, rule)
+		bang := e.bangInput()
 		for i, l := range e.inputLines() {
-			if i == 0 {
+			switch {
+			case i == 0 && bang:
+				out = append(out, "! "+strings.TrimPrefix(l, "!"))
+			case i == 0:
 				out = append(out, "❯\u00a0"+l)
-			} else {
+			default:
 				out = append(out, "  "+l)
 			}
 		}
 		footer := "  ? for shortcuts · ← for agents"
-		if e.busy && !e.opt.NoEscHint {
+		switch {
+		case e.busy && !e.opt.NoEscHint:
 			footer = "  esc to interrupt · ← for agents"
+		case bang:
+			footer = "  ! for shell mode"
 		}
 		out = append(out, rule, footer)
 	case "codex":
@@ -75,10 +82,13 @@ func (e *engine) live() []string {
 			}
 			out = append(out, "    shift+← edit last queued message", "")
 		}
+		bang := e.bangInput()
 		for i, l := range e.inputLines() {
 			switch {
-			case i == 0 && l == "" && len(e.input) == 0:
+			case i == 0 && l == "" && e.inputText() == "":
 				out = append(out, "› Ask Codex to do anything")
+			case i == 0 && bang:
+				out = append(out, "! "+strings.TrimPrefix(l, "!"))
 			case i == 0:
 				out = append(out, "› "+l)
 			default:
@@ -89,7 +99,11 @@ func (e *engine) live() []string {
 			out = append(out, "  tab to queue message")
 		}
 		cwd, _ := os.Getwd()
-		out = append(out, "", "  x default · "+cwd, "  ← for agents · ? for shortcuts")
+		hints := "  ← for agents · ? for shortcuts"
+		if bang {
+			hints = strings.Repeat(" ", max(2, e.w-len("Shell mode")-1)) + "Shell mode"
+		}
+		out = append(out, "", "  x default · "+cwd, hints)
 	case "gemini":
 		if len(e.queue) > 0 {
 			out = append(out, "  Queued (press ↑ to edit):")
@@ -102,12 +116,32 @@ func (e *engine) live() []string {
 			status = fmt.Sprintf(" %s Thinking... (esc to cancel, %s)", geminiGlyphs[e.frame%len(geminiGlyphs)], geminiDur(time.Since(e.busySince)))
 		}
 		hint := "? for shortcuts"
-		out = append(out, status+strings.Repeat(" ", max(2, e.w-width(status)-width(hint)-1))+hint,
-			strings.Repeat("─", max(e.w, 10)), " Shift+Tab to accept edits", "")
+		mode := " Shift+Tab to accept edits"
+		if e.shellMode {
+			mode = "  shell mode enabled (esc to disable)"
+		}
+		rule := strings.Repeat("─", max(e.w, 10))
+		out = append(out, status+strings.Repeat(" ", max(2, e.w-width(status)-width(hint)-1))+hint, rule)
+		if e.help {
+			col := max(e.w, 60) / 3
+			row := func(a, b, c string) string {
+				return " " + a + strings.Repeat(" ", max(2, col-width(a)-1)) + b + strings.Repeat(" ", max(2, col-width(b))) + c
+			}
+			out = append(out, " Shortcuts See /help for more",
+				row("! shell mode", "Shift+Tab cycle mode", "Ctrl+V paste images"),
+				row("@ select file or folder", "Ctrl+Y YOLO mode", "Alt+M raw markdown mode"),
+				row("Double Esc clear & rewind", "Ctrl+R reverse-search history", "Ctrl+G open external editor"),
+				" Tab focus UI", rule)
+		}
+		out = append(out, mode, "")
 		for i, l := range e.inputLines() {
 			switch {
+			case i == 0 && l == "" && len(e.input) == 0 && e.shellMode:
+				out = append(out, " !   Type your shell command")
 			case i == 0 && l == "" && len(e.input) == 0:
 				out = append(out, " >   Type your message or @path/to/file")
+			case i == 0 && e.shellMode:
+				out = append(out, " ! "+l)
 			case i == 0:
 				out = append(out, " > "+l)
 			default:
@@ -224,6 +258,7 @@ func (e *engine) inputLines() []string {
 			b.Write(s.text)
 		}
 	}
+	b.WriteString(e.tail)
 	if b.Len() == 0 && e.opt.Persona == "claude" {
 		switch {
 		case len(e.queue) > 0:
@@ -268,7 +303,7 @@ var geminiCommands = []completion{
 // with /, files and agents for a word holding @. start is where the
 // completed part of the input begins.
 func (e *engine) completions() (items []completion, start int) {
-	if e.opt.Persona != "gemini" || !e.opt.Menus || e.dialog != nil || e.menuOff || !e.ready {
+	if e.opt.Persona != "gemini" || !e.opt.Menus || e.dialog != nil || e.menuOff || !e.ready || e.shellMode {
 		return nil, 0
 	}
 	text := e.inputText()
