@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // The input quirks: what an agent reads in a submitted text instead of
@@ -300,14 +301,14 @@ func (e *engine) backslashNewline() bool {
 	return true
 }
 
-// endRawPhase ends the first half of gemini's initialization: the keys
+// endRawPhase ends the first third of gemini's initialization: the keys
 // that waited are read one by one, as keys, not as a paste: Enter is lost,
 // a ? opens the shortcuts help and takes the input typed so far with it, a
 // ! in an empty (or blank) input switches shell mode. Measured: "why?
 // !touch EARLY" then Enter left the help open and "touch EARLY" in the
 // input in shell mode; a plain text was left in the input unsent.
 func (e *engine) endRawPhase() {
-	e.rawPhase = false
+	e.rawPhase, e.enterLost = false, true
 	early := e.early
 	e.early = nil
 	for _, c := range early {
@@ -326,6 +327,11 @@ func (e *engine) endRawPhase() {
 		}
 	}
 }
+
+// endEnterLost ends the second third of gemini's initialization: Enter
+// is taken again (measured: a paste 0.5 s after the prompt showed was in
+// the input, its Enter lost).
+func (e *engine) endEnterLost() { e.enterLost = false }
 
 // geminiKnows reports whether name is one of gemini's commands.
 func geminiKnows(name string) bool {
@@ -365,4 +371,46 @@ func (e *engine) geminiCommand(name string) {
 // codex show it: the ! becomes the prompt glyph.
 func (e *engine) bangInput() bool {
 	return e.opt.Bang && (e.opt.Persona == "claude" || e.opt.Persona == "codex") && strings.HasPrefix(e.inputText(), "!")
+}
+
+// killLine is Ctrl-U: with LineKill, as the real agents do, it deletes
+// from the cursor (the end of the input before a refused command) to the
+// start of the line; at a line start claude and codex delete the newline
+// before it, gemini nothing; a paste shown as a placeholder goes at once.
+// Without LineKill it clears everything before the cursor.
+func (e *engine) killLine() {
+	if len(e.input) == 0 {
+		return
+	}
+	e.inputChanged()
+	if !e.opt.LineKill {
+		e.input = nil
+		return
+	}
+	deleted := false
+	for n := len(e.input); n > 0; n = len(e.input) {
+		last := &e.input[n-1]
+		if e.placeholder(*last) != "" {
+			if !deleted {
+				e.input = e.input[:n-1]
+			}
+			return
+		}
+		for len(last.text) > 0 {
+			_, size := utf8.DecodeLastRune(last.text)
+			if last.text[len(last.text)-1] == '\n' {
+				if !deleted && e.opt.Persona != "gemini" {
+					last.text = last.text[:len(last.text)-1]
+					deleted = true
+				}
+				if len(last.text) == 0 {
+					e.input = e.input[:n-1]
+				}
+				return
+			}
+			last.text = last.text[:len(last.text)-size]
+			deleted = true
+		}
+		e.input = e.input[:n-1]
+	}
 }

@@ -242,19 +242,9 @@ func (e *engine) geminiFooter() []string {
 func (e *engine) inputLines() []string {
 	var b strings.Builder
 	for _, s := range e.input {
-		nl := bytes.Count(s.text, []byte("\n"))
-		switch {
-		case s.paste && e.opt.Persona == "claude" && nl > 3:
-			fmt.Fprintf(&b, "[Pasted text #%d +%d lines]", s.n, nl)
-		case s.paste && e.opt.Persona == "claude" && len(s.text) >= 800:
-			fmt.Fprintf(&b, "[Pasted text #%d]", s.n)
-		case s.paste && e.opt.Persona == "codex" && utf8.RuneCount(s.text) > 1000:
-			fmt.Fprintf(&b, "[Pasted Content %d chars]", utf8.RuneCount(s.text))
-		case s.paste && e.opt.Persona == "gemini" && time.Since(s.at) >= geminiPasteDelay && nl+1 > 5:
-			fmt.Fprintf(&b, "[Pasted Text: %d lines]", nl+1)
-		case s.paste && e.opt.Persona == "gemini" && time.Since(s.at) >= geminiPasteDelay && utf8.RuneCount(s.text) > 500:
-			fmt.Fprintf(&b, "[Pasted Text: %d chars]", utf8.RuneCount(s.text))
-		default:
+		if p := e.placeholder(s); p != "" {
+			b.WriteString(p)
+		} else {
 			b.Write(s.text)
 		}
 	}
@@ -275,6 +265,28 @@ func (e *engine) inputLines() []string {
 		lines[i] = clip(l, 4*max(e.w, 20))
 	}
 	return lines
+}
+
+// placeholder is how the input shows the paste s when the agent collapses
+// it ("" when it shows the text).
+func (e *engine) placeholder(s segment) string {
+	if !s.paste {
+		return ""
+	}
+	nl := bytes.Count(s.text, []byte("\n"))
+	switch {
+	case e.opt.Persona == "claude" && nl > 3:
+		return fmt.Sprintf("[Pasted text #%d +%d lines]", s.n, nl)
+	case e.opt.Persona == "claude" && len(s.text) >= 800:
+		return fmt.Sprintf("[Pasted text #%d]", s.n)
+	case e.opt.Persona == "codex" && utf8.RuneCount(s.text) > 1000:
+		return fmt.Sprintf("[Pasted Content %d chars]", utf8.RuneCount(s.text))
+	case e.opt.Persona == "gemini" && time.Since(s.at) >= geminiPasteDelay && nl+1 > 5:
+		return fmt.Sprintf("[Pasted Text: %d lines]", nl+1)
+	case e.opt.Persona == "gemini" && time.Since(s.at) >= geminiPasteDelay && utf8.RuneCount(s.text) > 500:
+		return fmt.Sprintf("[Pasted Text: %d chars]", utf8.RuneCount(s.text))
+	}
+	return ""
 }
 
 // completion is one item of gemini's completion menu.
@@ -359,11 +371,7 @@ func (e *engine) complete(c completion, start int) bool {
 		e.setInput("/" + c.label)
 		return false
 	}
-	head := text[:start]
-	if head != "" && !strings.HasSuffix(head, " ") && !strings.HasSuffix(head, "\n") {
-		head += " "
-	}
-	e.setInput(head + "@" + c.label + " ")
+	e.setInput(text[:start] + "@" + c.label + " ")
 	return true
 }
 
