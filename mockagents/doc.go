@@ -80,7 +80,10 @@
 //     <bash-stdout>…</bash-stdout><bash-stderr></bash-stderr>" as a turn
 //     of its own (no echo, no UserPromptSubmit; its Stop runs). A space
 //     before the ! makes a prompt, sent with the space.
-//   - claude, / (PARTY_MOCK_SLASH): /cost (or /usage) opens the settings
+//   - claude, / (PARTY_MOCK_SLASH): while the input is one word starting
+//     with / the command menu takes the footer's place ("/usage (cost)
+//     Show session cost, …"; none: `No commands match "/word"`) and Enter
+//     runs its highlighted command. /cost (or /usage) opens the settings
 //     panel ("Settings  Status   Config   Usage   Stats", "Total cost: …",
 //     "Esc to cancel") in place of the input; it swallows every key until
 //     Esc, then "❯ /usage" / "⎿  Settings dialog dismissed". An unknown

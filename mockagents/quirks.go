@@ -19,13 +19,51 @@ import (
 // with keys while it still initializes. Measured on the pinned agents
 // (AGENTS-REFERENCE.md §3; /tmp/notes/literal.md of the measuring run).
 
-// claudeCommands are claude's slash commands the mock knows by name; only
-// /cost (/usage), /exit and /quit do something.
-var claudeCommands = map[string]bool{
-	"add-dir": true, "agents": true, "clear": true, "compact": true, "config": true, "context": true, "cost": true,
-	"doctor": true, "effort": true, "exit": true, "export": true, "help": true, "hooks": true, "init": true, "login": true,
-	"logout": true, "mcp": true, "memory": true, "model": true, "permissions": true, "quit": true, "resume": true,
-	"review": true, "status": true, "usage": true,
+// claudeCommands are claude's slash commands the mock knows, in the order
+// its menu lists them; only /usage (/cost) and /exit (/quit) do something.
+var claudeCommands = []completion{
+	{label: "usage", alias: "cost", desc: "Show session cost, plan usage, and activity stats"},
+	{label: "context", desc: "Visualize current context usage as a colored grid"},
+	{label: "resume", desc: "Resume a previous conversation"},
+	{label: "clear", desc: "Start a new session with empty context; previous session stays on disk (resumable with /resume)"},
+	{label: "compact", desc: "Free up context by summarizing the conversation so far"},
+	{label: "model", desc: "Set the AI model for Claude Code"},
+	{label: "add-dir", desc: "Add a new working directory"},
+	{label: "agents", desc: "Manage agent configurations"},
+	{label: "config", desc: "Open config panel"},
+	{label: "doctor", desc: "Diagnose and verify your Claude Code installation and settings"},
+	{label: "effort", desc: "Set the effort level"},
+	{label: "exit", alias: "quit", desc: "Exit the REPL"},
+	{label: "export", desc: "Export the current conversation to a file or clipboard"},
+	{label: "help", desc: "Show help and available commands"},
+	{label: "hooks", desc: "Manage hook configurations for tool events"},
+	{label: "init", desc: "Initialize a new CLAUDE.md file with codebase documentation"},
+	{label: "mcp", desc: "Manage MCP servers"},
+	{label: "memory", desc: "Edit Claude memory files"},
+	{label: "permissions", desc: "Manage allow & deny tool permission rules"},
+	{label: "review", desc: "Review a pull request"},
+	{label: "status", desc: "Show Claude Code status including version, model, account, and connectivity"},
+}
+
+// claudeCompletions is claude's command menu while the input is one word
+// starting with /: the commands whose name or alias starts with the word,
+// then those holding it.
+func (e *engine) claudeCompletions() []completion {
+	text := e.inputText()
+	if !strings.HasPrefix(text, "/") || strings.ContainsAny(text, " \t\n") || strings.Contains(text[1:], "/") {
+		return nil
+	}
+	w := text[1:]
+	var items, more []completion
+	for _, c := range claudeCommands {
+		switch {
+		case strings.HasPrefix(c.label, w) || c.alias != "" && strings.HasPrefix(c.alias, w):
+			items = append(items, c)
+		case strings.Contains(c.label, w):
+			more = append(more, c)
+		}
+	}
+	return append(items, more...)
 }
 
 // codexCommands are codex's slash commands the mock knows by name; only
@@ -74,6 +112,9 @@ func (e *engine) interpret() bool {
 			return true
 		}
 		if name, ok := slashName(text); ok && e.opt.Slash {
+			if items, _ := e.completions(); len(items) > 0 {
+				name = items[e.menuSel].label // Enter picks the highlighted command
+			}
 			e.setInput("")
 			e.fresh = false
 			e.logEntry("command", text)
@@ -134,11 +175,20 @@ func (e *engine) claudeCommand(name, text string) {
 		e.usagePanel(text)
 	case name == "exit" || name == "quit":
 		e.quit(0)
-	case claudeCommands[name]:
+	case claudeKnows(name):
 		e.addHistory("❯ "+text, "  ⎿  (not modelled by the mock)", "")
 	default:
 		e.addHistory("● Unknown command: /"+name, "")
 	}
+}
+
+func claudeKnows(name string) bool {
+	for _, c := range claudeCommands {
+		if c.label == name || c.alias == name {
+			return true
+		}
+	}
+	return false
 }
 
 // usagePanel is claude's settings panel on its Usage tab, as /cost opens

@@ -84,8 +84,20 @@ func TestClaudeSlashCommands(t *testing.T) {
 	m.send("\x1b")
 	m.expect("❯ /usage\r\n  ⎿  Settings dialog dismissed")
 	m.expect("❯\u00a0\r\n")
+	// A word after / opens the command menu; Enter runs its highlighted
+	// item.
+	m.paste("/cos")
+	m.expect("─\r\n/usage (cost)                 Show session cost, plan usage, and activity stats")
+	time.Sleep(150 * time.Millisecond)
+	m.send("\r")
+	m.expect("  Settings  Status   Config   Usage   Stats")
+	m.send("\x1b")
+	m.expect("  ⎿  Settings dialog dismissed")
 	// An unknown command is refused and the input cleared.
-	m.submit("/nosuchcmd")
+	m.paste("/nosuchcmd")
+	m.expect(`No commands match "/nosuchcmd"`)
+	time.Sleep(150 * time.Millisecond)
+	m.send("\r")
 	m.expect("● Unknown command: /nosuchcmd")
 	m.expect("❯\u00a0\r\n")
 	// A space before the / makes it a prompt; so does a path.
@@ -93,7 +105,7 @@ func TestClaudeSlashCommands(t *testing.T) {
 	m.expect("● prompt [ /cost]")
 	m.submit("/usr/bin/env is where?")
 	m.expect("● prompt [/usr/bin/env is where?]")
-	assert.Equal(t, []string{"command:/cost ", "command:/nosuchcmd", "submit: /cost", "submit:/usr/bin/env is where?"}, modes(m.entries(4)))
+	assert.Equal(t, []string{"command:/cost ", "command:/cos", "command:/nosuchcmd", "submit: /cost", "submit:/usr/bin/env is where?"}, modes(m.entries(5)))
 
 	t.Run("off", func(t *testing.T) {
 		inTempDir(t)
@@ -107,7 +119,7 @@ func TestClaudeSlashCommands(t *testing.T) {
 }
 
 func TestClaudeExitWords(t *testing.T) {
-	for _, text := range []string{"exit", "  quit ", "/exit"} {
+	for _, text := range []string{"exit", "  quit ", "/exit", "/qui"} {
 		t.Run(text, func(t *testing.T) {
 			inTempDir(t)
 			m := startMock(t, claudeOpts(), "")
