@@ -59,10 +59,16 @@
 //
 // Every persona: Esc during a turn interrupts it with no hook or notify
 // (claude prints Interrupted and puts the prompt back into the input, codex
-// "■ Conversation interrupted", gemini "ℹ Request cancelled."); Ctrl-U
-// clears the input before the cursor; codex and gemini trim the submitted
-// text, claude trims its end and makes each tab four spaces (the log keeps
-// it as typed).
+// "■ Conversation interrupted", gemini "ℹ Request cancelled."); codex and
+// gemini trim the submitted text, claude trims its end and makes each tab
+// four spaces (the log keeps it as typed).
+//
+// Ctrl-U (PARTY_MOCK_LINE_KILL) deletes from the cursor to the start of
+// its line, as the real ones do: at a line start claude and codex delete
+// the newline before it (N lines take 2N-1 presses), gemini nothing (it
+// never joins lines); a paste shown as a placeholder goes in one press.
+// The cursor is at the end of the input, except after codex refused a
+// command (then it is before it, and Ctrl-U deletes nothing).
 //
 // # Input quirks (measured on the pinned agents; each one a switch below)
 //
@@ -74,7 +80,10 @@
 //     <bash-stdout>…</bash-stdout><bash-stderr></bash-stderr>" as a turn
 //     of its own (no echo, no UserPromptSubmit; its Stop runs). A space
 //     before the ! makes a prompt, sent with the space.
-//   - claude, / (PARTY_MOCK_SLASH): /cost (or /usage) opens the settings
+//   - claude, / (PARTY_MOCK_SLASH): while the input is one word starting
+//     with / the command menu takes the footer's place ("/usage (cost)
+//     Show session cost, …"; none: `No commands match "/word"`) and Enter
+//     runs its highlighted command. /cost (or /usage) opens the settings
 //     panel ("Settings  Status   Config   Usage   Stats", "Total cost: …",
 //     "Esc to cancel") in place of the input; it swallows every key until
 //     Esc, then "❯ /usage" / "⎿  Settings dialog dismissed". An unknown
@@ -98,20 +107,21 @@
 //     /quit and /exit quit; an unknown /word is a prompt.
 //   - gemini, slow start (PARTY_MOCK_GEMINI_INIT, on while the start delay
 //     lasts, without start dialogs): the idle prompt is up at once. In the
-//     first half of the delay keys wait, unseen; then they are read one by
+//     first third of the delay keys wait, unseen; then they are read one by
 //     one, as keys, not as a paste: Enter is lost, a ? opens the shortcuts
 //     help (" Shortcuts See /help for more", until Esc) and takes the input
 //     so far with it, a ! in an empty (or blank) input switches shell mode
 //     ("  shell mode enabled (esc to disable)", " !   Type your shell
-//     command"). In the second half what is submitted is queued ("ℹ
+//     command"). In the second third a paste is taken but an Enter is
+//     lost. In the last third what is submitted is queued ("ℹ
 //     Initializing... Prompts will be queued.") and sent once ready,
 //     merged; in shell mode it runs as a command (" $ cmd" and a box
 //     "✓  Shell Command cmd", or "x  …" with "Command exited with code
 //     N."). Shell mode stays on until Esc. (The real gemini's phases last
 //     seconds and vary; measured: "why? !touch EARLY" + Enter early left
 //     the help and "touch EARLY" in shell mode, a plain text early stayed
-//     unsent in the input, the same text a little later was queued and
-//     sent intact.)
+//     unsent in the input, 0.5 s after the prompt a paste was taken and its
+//     Enter lost, 1 s after it was queued and sent intact.)
 //
 // # Behaviours (environment, defaulting to the real agents')
 //
@@ -170,6 +180,8 @@
 //	                              submits (with the \)
 //	PARTY_MOCK_GEMINI_INIT=0      gemini: no prompt until the start delay is
 //	                              over (keys wait, then are read as usual)
+//	PARTY_MOCK_LINE_KILL=0        Ctrl-U clears all the input before the
+//	                              cursor, not just its line
 //
 // Hooks are wired as with the real agents: claude reads the hooks of
 // ~/.claude/settings.json, ./.claude/settings.json,

@@ -49,7 +49,8 @@ type Options struct {
 	Slash       bool          // claude, codex, gemini: an input starting with / is a command (claude /cost panel, codex /quit, unknown refused; gemini /help, /quit)
 	ExitWords   bool          // claude: a bare exit or quit quits
 	Backslash   bool          // claude, gemini: a trailing \ then Enter is a newline (the \ is removed)
-	InitPhase   bool          // gemini: the prompt is up during StartDelay: keys wait its first half and are then read one by one, submissions in its second half are queued
+	InitPhase   bool          // gemini: the prompt is up during StartDelay: keys wait its first third and are then read one by one, an Enter in its second third is lost, submissions in its last third are queued
+	LineKill    bool          // claude, codex, gemini: Ctrl-U deletes to the start of the line (claude, codex: at a line start the newline before it)
 }
 
 // DefaultOptions returns the real agent's behaviour for persona.
@@ -61,13 +62,13 @@ func DefaultOptions(persona string) Options {
 		o.ParenAfter = 15 * time.Second
 		o.Batch, o.EscRestore = true, true
 		o.NotifyDelay = 300 * time.Millisecond
-		o.Bang, o.Slash, o.ExitWords, o.Backslash = true, true, true, true
+		o.Bang, o.Slash, o.ExitWords, o.Backslash, o.LineKill = true, true, true, true, true
 	case "codex":
 		o.AltScreen, o.Burst, o.Blink, o.AllInputs = true, true, true, true
-		o.Bang, o.Slash = true, true
+		o.Bang, o.Slash, o.LineKill = true, true, true
 	case "gemini":
 		o.Menus, o.Merge = true, true
-		o.Backslash, o.InitPhase, o.Slash = true, true, true
+		o.Backslash, o.InitPhase, o.Slash, o.LineKill = true, true, true, true
 		o.PasteGuard = 40 * time.Millisecond
 		o.StartDelay = 300 * time.Millisecond
 	}
@@ -120,7 +121,8 @@ type engine struct {
 	tail       string // codex: the input after the cursor (a refused command stays there, the cursor before it)
 	shellMode  bool   // gemini: shell mode (a leading ! while initializing)
 	initPhase  bool   // gemini: the prompt is up but the agent still initializes
-	rawPhase   bool   // gemini: the first half of that: keys wait, then are read one by one
+	rawPhase   bool   // gemini: the first third of that: keys wait, then are read one by one
+	enterLost  bool   // gemini: the second third: an Enter is lost
 	help       bool   // gemini: the shortcuts help is open (a ? read while initializing)
 	pastes     int
 	inPaste    bool
@@ -195,7 +197,8 @@ func (e *engine) run(in io.Reader, winch <-chan os.Signal) int {
 		e.initPhase = e.opt.InitPhase && e.opt.Persona == "gemini" && e.opt.StartDelay > 0 && !e.opt.TrustDialog && !e.opt.Auth
 		if e.initPhase {
 			e.rawPhase = true
-			e.later(e.opt.StartDelay/2, e.endRawPhase)
+			e.later(e.opt.StartDelay/3, e.endRawPhase)
+			e.later(e.opt.StartDelay*2/3, e.endEnterLost)
 		}
 		if e.opt.StartDelay > 0 {
 			e.later(e.opt.StartDelay, e.start)
@@ -252,7 +255,7 @@ func (e *engine) run(in io.Reader, winch <-chan os.Signal) int {
 func (e *engine) start() {
 	e.ready = true
 	if e.initPhase {
-		e.initPhase = false
+		e.initPhase, e.enterLost = false, false
 		switch {
 		case len(e.queue) > 0 && e.shellMode:
 			// Queued while initializing and in shell mode: it runs as a
@@ -396,11 +399,10 @@ func (e *engine) feed(chunk []byte) {
 				e.quit(0)
 				return
 			}
-		case b == 0x15: // Ctrl-U clears the input before the cursor
+		case b == 0x15:
 			data = data[1:]
 			if e.dialog == nil {
-				e.inputChanged()
-				e.input = nil
+				e.killLine()
 			}
 		case b < 0x20:
 			data = data[1:]
@@ -632,6 +634,9 @@ func (e *engine) enter() {
 			return
 		}
 	case "gemini":
+		if e.enterLost {
+			return // still initializing: the Enter is lost
+		}
 		if now.Sub(e.lastTyped) < 30*time.Millisecond || now.Sub(e.pasteEnd) < e.opt.PasteGuard {
 			e.typeText("\n", false)
 			return

@@ -159,6 +159,7 @@ func switches(opt *Options, getenv func(string) string) error {
 		{"PARTY_MOCK_CLAUDE_EXIT", &opt.ExitWords},
 		{"PARTY_MOCK_BACKSLASH", &opt.Backslash},
 		{"PARTY_MOCK_GEMINI_INIT", &opt.InitPhase},
+		{"PARTY_MOCK_LINE_KILL", &opt.LineKill},
 	}
 	for _, f := range flags {
 		switch v := getenv(f.env); v {

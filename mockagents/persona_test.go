@@ -308,7 +308,7 @@ func TestGeminiCompletionMenus(t *testing.T) {
 	m.expect(" codebase_investigator")
 	time.Sleep(100 * time.Millisecond)
 	m.send("\r")
-	m.expect(" > foo @codebase_investigator")
+	m.expect(" > foo@codebase_investigator")
 	m.send("\x15")
 	// Esc closes the menu; Enter then submits the text as typed.
 	m.send("/he")

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // The input quirks: what an agent reads in a submitted text instead of
@@ -18,13 +19,51 @@ import (
 // with keys while it still initializes. Measured on the pinned agents
 // (AGENTS-REFERENCE.md §3; /tmp/notes/literal.md of the measuring run).
 
-// claudeCommands are claude's slash commands the mock knows by name; only
-// /cost (/usage), /exit and /quit do something.
-var claudeCommands = map[string]bool{
-	"add-dir": true, "agents": true, "clear": true, "compact": true, "config": true, "context": true, "cost": true,
-	"doctor": true, "effort": true, "exit": true, "export": true, "help": true, "hooks": true, "init": true, "login": true,
-	"logout": true, "mcp": true, "memory": true, "model": true, "permissions": true, "quit": true, "resume": true,
-	"review": true, "status": true, "usage": true,
+// claudeCommands are claude's slash commands the mock knows, in the order
+// its menu lists them; only /usage (/cost) and /exit (/quit) do something.
+var claudeCommands = []completion{
+	{label: "usage", alias: "cost", desc: "Show session cost, plan usage, and activity stats"},
+	{label: "context", desc: "Visualize current context usage as a colored grid"},
+	{label: "resume", desc: "Resume a previous conversation"},
+	{label: "clear", desc: "Start a new session with empty context; previous session stays on disk (resumable with /resume)"},
+	{label: "compact", desc: "Free up context by summarizing the conversation so far"},
+	{label: "model", desc: "Set the AI model for Claude Code"},
+	{label: "add-dir", desc: "Add a new working directory"},
+	{label: "agents", desc: "Manage agent configurations"},
+	{label: "config", desc: "Open config panel"},
+	{label: "doctor", desc: "Diagnose and verify your Claude Code installation and settings"},
+	{label: "effort", desc: "Set the effort level"},
+	{label: "exit", alias: "quit", desc: "Exit the REPL"},
+	{label: "export", desc: "Export the current conversation to a file or clipboard"},
+	{label: "help", desc: "Show help and available commands"},
+	{label: "hooks", desc: "Manage hook configurations for tool events"},
+	{label: "init", desc: "Initialize a new CLAUDE.md file with codebase documentation"},
+	{label: "mcp", desc: "Manage MCP servers"},
+	{label: "memory", desc: "Edit Claude memory files"},
+	{label: "permissions", desc: "Manage allow & deny tool permission rules"},
+	{label: "review", desc: "Review a pull request"},
+	{label: "status", desc: "Show Claude Code status including version, model, account, and connectivity"},
+}
+
+// claudeCompletions is claude's command menu while the input is one word
+// starting with /: the commands whose name or alias starts with the word,
+// then those holding it.
+func (e *engine) claudeCompletions() []completion {
+	text := e.inputText()
+	if !strings.HasPrefix(text, "/") || strings.ContainsAny(text, " \t\n") || strings.Contains(text[1:], "/") {
+		return nil
+	}
+	w := text[1:]
+	var items, more []completion
+	for _, c := range claudeCommands {
+		switch {
+		case strings.HasPrefix(c.label, w) || c.alias != "" && strings.HasPrefix(c.alias, w):
+			items = append(items, c)
+		case strings.Contains(c.label, w):
+			more = append(more, c)
+		}
+	}
+	return append(items, more...)
 }
 
 // codexCommands are codex's slash commands the mock knows by name; only
@@ -73,6 +112,9 @@ func (e *engine) interpret() bool {
 			return true
 		}
 		if name, ok := slashName(text); ok && e.opt.Slash {
+			if items, _ := e.completions(); len(items) > 0 {
+				name = items[e.menuSel].label // Enter picks the highlighted command
+			}
 			e.setInput("")
 			e.fresh = false
 			e.logEntry("command", text)
@@ -133,11 +175,20 @@ func (e *engine) claudeCommand(name, text string) {
 		e.usagePanel(text)
 	case name == "exit" || name == "quit":
 		e.quit(0)
-	case claudeCommands[name]:
+	case claudeKnows(name):
 		e.addHistory("❯ "+text, "  ⎿  (not modelled by the mock)", "")
 	default:
 		e.addHistory("● Unknown command: /"+name, "")
 	}
+}
+
+func claudeKnows(name string) bool {
+	for _, c := range claudeCommands {
+		if c.label == name || c.alias == name {
+			return true
+		}
+	}
+	return false
 }
 
 // usagePanel is claude's settings panel on its Usage tab, as /cost opens
@@ -300,14 +351,14 @@ func (e *engine) backslashNewline() bool {
 	return true
 }
 
-// endRawPhase ends the first half of gemini's initialization: the keys
+// endRawPhase ends the first third of gemini's initialization: the keys
 // that waited are read one by one, as keys, not as a paste: Enter is lost,
 // a ? opens the shortcuts help and takes the input typed so far with it, a
 // ! in an empty (or blank) input switches shell mode. Measured: "why?
 // !touch EARLY" then Enter left the help open and "touch EARLY" in the
 // input in shell mode; a plain text was left in the input unsent.
 func (e *engine) endRawPhase() {
-	e.rawPhase = false
+	e.rawPhase, e.enterLost = false, true
 	early := e.early
 	e.early = nil
 	for _, c := range early {
@@ -326,6 +377,11 @@ func (e *engine) endRawPhase() {
 		}
 	}
 }
+
+// endEnterLost ends the second third of gemini's initialization: Enter
+// is taken again (measured: a paste 0.5 s after the prompt showed was in
+// the input, its Enter lost).
+func (e *engine) endEnterLost() { e.enterLost = false }
 
 // geminiKnows reports whether name is one of gemini's commands.
 func geminiKnows(name string) bool {
@@ -365,4 +421,46 @@ func (e *engine) geminiCommand(name string) {
 // codex show it: the ! becomes the prompt glyph.
 func (e *engine) bangInput() bool {
 	return e.opt.Bang && (e.opt.Persona == "claude" || e.opt.Persona == "codex") && strings.HasPrefix(e.inputText(), "!")
+}
+
+// killLine is Ctrl-U: with LineKill, as the real agents do, it deletes
+// from the cursor (the end of the input before a refused command) to the
+// start of the line; at a line start claude and codex delete the newline
+// before it, gemini nothing; a paste shown as a placeholder goes at once.
+// Without LineKill it clears everything before the cursor.
+func (e *engine) killLine() {
+	if len(e.input) == 0 {
+		return
+	}
+	e.inputChanged()
+	if !e.opt.LineKill {
+		e.input = nil
+		return
+	}
+	deleted := false
+	for n := len(e.input); n > 0; n = len(e.input) {
+		last := &e.input[n-1]
+		if e.placeholder(*last) != "" {
+			if !deleted {
+				e.input = e.input[:n-1]
+			}
+			return
+		}
+		for len(last.text) > 0 {
+			_, size := utf8.DecodeLastRune(last.text)
+			if last.text[len(last.text)-1] == '\n' {
+				if !deleted && e.opt.Persona != "gemini" {
+					last.text = last.text[:len(last.text)-1]
+					deleted = true
+				}
+				if len(last.text) == 0 {
+					e.input = e.input[:n-1]
+				}
+				return
+			}
+			last.text = last.text[:len(last.text)-size]
+			deleted = true
+		}
+		e.input = e.input[:n-1]
+	}
 }

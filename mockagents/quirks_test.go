@@ -84,8 +84,20 @@ func TestClaudeSlashCommands(t *testing.T) {
 	m.send("\x1b")
 	m.expect("❯ /usage\r\n  ⎿  Settings dialog dismissed")
 	m.expect("❯\u00a0\r\n")
+	// A word after / opens the command menu; Enter runs its highlighted
+	// item.
+	m.paste("/cos")
+	m.expect("─\r\n/usage (cost)                 Show session cost, plan usage, and activity stats")
+	time.Sleep(150 * time.Millisecond)
+	m.send("\r")
+	m.expect("  Settings  Status   Config   Usage   Stats")
+	m.send("\x1b")
+	m.expect("  ⎿  Settings dialog dismissed")
 	// An unknown command is refused and the input cleared.
-	m.submit("/nosuchcmd")
+	m.paste("/nosuchcmd")
+	m.expect(`No commands match "/nosuchcmd"`)
+	time.Sleep(150 * time.Millisecond)
+	m.send("\r")
 	m.expect("● Unknown command: /nosuchcmd")
 	m.expect("❯\u00a0\r\n")
 	// A space before the / makes it a prompt; so does a path.
@@ -93,7 +105,7 @@ func TestClaudeSlashCommands(t *testing.T) {
 	m.expect("● prompt [ /cost]")
 	m.submit("/usr/bin/env is where?")
 	m.expect("● prompt [/usr/bin/env is where?]")
-	assert.Equal(t, []string{"command:/cost ", "command:/nosuchcmd", "submit: /cost", "submit:/usr/bin/env is where?"}, modes(m.entries(4)))
+	assert.Equal(t, []string{"command:/cost ", "command:/cos", "command:/nosuchcmd", "submit: /cost", "submit:/usr/bin/env is where?"}, modes(m.entries(5)))
 
 	t.Run("off", func(t *testing.T) {
 		inTempDir(t)
@@ -107,7 +119,7 @@ func TestClaudeSlashCommands(t *testing.T) {
 }
 
 func TestClaudeExitWords(t *testing.T) {
-	for _, text := range []string{"exit", "  quit ", "/exit"} {
+	for _, text := range []string{"exit", "  quit ", "/exit", "/qui"} {
 		t.Run(text, func(t *testing.T) {
 			inTempDir(t)
 			m := startMock(t, claudeOpts(), "")
@@ -262,7 +274,11 @@ func TestGeminiInitPhase(t *testing.T) {
 		m := startMock(t, opt, "on *\n  say got [$0]\n")
 		m.expect(" >   Type your message")
 		m.do(m.e.endRawPhase)
+		// Second third: the paste is taken, its Enter lost.
 		m.submit("why? !not a command")
+		m.expect(" > why? !not a command")
+		m.do(m.e.endEnterLost)
+		m.send("\r")
 		m.expect("ℹ Initializing... Prompts will be queued.")
 		m.expect("  Queued (press ↑ to edit):\r\n    why? !not a command\r\n")
 		m.submit("two")
@@ -280,6 +296,7 @@ func TestGeminiInitPhase(t *testing.T) {
 		m.paste("x?!")
 		m.waited(len("\x1b[200~x?!\x1b[201~"))
 		m.do(m.e.endRawPhase)
+		m.do(m.e.endEnterLost)
 		m.expect(" !   Type your shell command")
 		m.submit("touch F1; false")
 		m.expect("ℹ Initializing... Prompts will be queued.")
@@ -318,15 +335,64 @@ func TestGeminiCommands(t *testing.T) {
 	assert.Equal(t, []string{"command: /help", "submit:/nosuchcmd", "command:/quit "}, modes(m.entries(3)))
 }
 
+func TestCtrlUDeletesALine(t *testing.T) {
+	for _, tt := range []struct {
+		persona, prompt string
+		presses         []string // the input after each Ctrl-U
+	}{
+		// 2N-1 presses for N lines: at a line start the newline goes.
+		{"claude", "❯\u00a0", []string{"line one\r\n  line two\r\n  \r\n─", "line one\r\n  line two\r\n─", "line one\r\n  \r\n─", "line one\r\n─", "\r\n─"}},
+		{"codex", "› ", []string{"line one\r\n  line two\r\n  \r\n", "line one\r\n  line two\r\n", "line one\r\n  \r\n", "line one\r\n", "Ask Codex"}},
+		// Gemini never joins lines.
+		{"gemini", " > ", []string{"line one\r\n   line two\r\n   \r\n", "line one\r\n   line two\r\n   \r\n"}},
+	} {
+		t.Run(tt.persona, func(t *testing.T) {
+			inTempDir(t)
+			m := startMock(t, DefaultOptions(tt.persona), "")
+			m.expect(map[string]string{"claude": "❯\u00a0", "codex": "› Ask Codex", "gemini": "Type your message"}[tt.persona])
+			m.paste("line one\nline two\nline three")
+			m.expect("line three")
+			for _, want := range tt.presses {
+				m.send("\x15")
+				m.expect(tt.prompt + want)
+			}
+		})
+	}
+	t.Run("a placeholder goes at once", func(t *testing.T) {
+		inTempDir(t)
+		m := startMock(t, claudeOpts(), "")
+		m.expect("❯\u00a0")
+		m.send("ab")
+		m.paste("1\n2\n3\n4\n5")
+		m.expect("❯\u00a0ab[Pasted text #1 +4 lines]")
+		m.send("\x15")
+		m.expect("❯\u00a0ab\r\n")
+		m.send("\x15")
+		m.expect("❯\u00a0\r\n")
+	})
+	t.Run("off", func(t *testing.T) {
+		inTempDir(t)
+		opt := claudeOpts()
+		opt.LineKill = false
+		m := startMock(t, opt, "")
+		m.expect("❯\u00a0")
+		m.paste("line one\nline two")
+		m.expect("line two")
+		m.send("\x15")
+		m.expect("❯\u00a0\r\n")
+	})
+}
+
 func TestQuirkSwitches(t *testing.T) {
 	env := map[string]string{"PARTY_MOCK_BANG": "0", "PARTY_MOCK_SLASH": "0", "PARTY_MOCK_CLAUDE_EXIT": "0",
-		"PARTY_MOCK_BACKSLASH": "0", "PARTY_MOCK_GEMINI_INIT": "0"}
+		"PARTY_MOCK_BACKSLASH": "0", "PARTY_MOCK_GEMINI_INIT": "0", "PARTY_MOCK_LINE_KILL": "0"}
 	for _, p := range []string{"claude", "codex", "gemini"} {
 		def, err := options([]string{p}, func(string) string { return "" })
 		require.NoError(t, err)
 		off, err := options([]string{p}, func(k string) string { return env[k] })
 		require.NoError(t, err)
-		assert.False(t, off.Bang || off.Slash || off.ExitWords || off.Backslash || off.InitPhase, p)
+		assert.False(t, off.Bang || off.Slash || off.ExitWords || off.Backslash || off.InitPhase || off.LineKill, p)
+		assert.True(t, def.LineKill, p)
 		switch p {
 		case "claude":
 			assert.True(t, def.Bang && def.Slash && def.ExitWords && def.Backslash, p)

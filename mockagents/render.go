@@ -59,14 +59,20 @@ func (e *engine) live() []string {
 				out = append(out, "  "+l)
 			}
 		}
-		footer := "  ? for shortcuts · ← for agents"
+		footer := []string{"  ? for shortcuts · ← for agents"}
+		menu := e.menuLines()
+		word, slash := slashName(e.inputText())
 		switch {
+		case len(menu) > 0:
+			footer = menu // the command menu takes the footer's place
+		case slash && e.opt.Slash && !strings.ContainsAny(e.inputText(), " \t\n"):
+			footer = []string{`No commands match "/` + word + `"`}
 		case e.busy && !e.opt.NoEscHint:
-			footer = "  esc to interrupt · ← for agents"
+			footer = []string{"  esc to interrupt · ← for agents"}
 		case bang:
-			footer = "  ! for shell mode"
+			footer = []string{"  ! for shell mode"}
 		}
-		out = append(out, rule, footer)
+		out = append(append(out, rule), footer...)
 	case "codex":
 		if e.busy {
 			glyph := "•"
@@ -242,19 +248,9 @@ func (e *engine) geminiFooter() []string {
 func (e *engine) inputLines() []string {
 	var b strings.Builder
 	for _, s := range e.input {
-		nl := bytes.Count(s.text, []byte("\n"))
-		switch {
-		case s.paste && e.opt.Persona == "claude" && nl > 3:
-			fmt.Fprintf(&b, "[Pasted text #%d +%d lines]", s.n, nl)
-		case s.paste && e.opt.Persona == "claude" && len(s.text) >= 800:
-			fmt.Fprintf(&b, "[Pasted text #%d]", s.n)
-		case s.paste && e.opt.Persona == "codex" && utf8.RuneCount(s.text) > 1000:
-			fmt.Fprintf(&b, "[Pasted Content %d chars]", utf8.RuneCount(s.text))
-		case s.paste && e.opt.Persona == "gemini" && time.Since(s.at) >= geminiPasteDelay && nl+1 > 5:
-			fmt.Fprintf(&b, "[Pasted Text: %d lines]", nl+1)
-		case s.paste && e.opt.Persona == "gemini" && time.Since(s.at) >= geminiPasteDelay && utf8.RuneCount(s.text) > 500:
-			fmt.Fprintf(&b, "[Pasted Text: %d chars]", utf8.RuneCount(s.text))
-		default:
+		if p := e.placeholder(s); p != "" {
+			b.WriteString(p)
+		} else {
 			b.Write(s.text)
 		}
 	}
@@ -277,25 +273,49 @@ func (e *engine) inputLines() []string {
 	return lines
 }
 
-// completion is one item of gemini's completion menu.
+// placeholder is how the input shows the paste s when the agent collapses
+// it ("" when it shows the text).
+func (e *engine) placeholder(s segment) string {
+	if !s.paste {
+		return ""
+	}
+	nl := bytes.Count(s.text, []byte("\n"))
+	switch {
+	case e.opt.Persona == "claude" && nl > 3:
+		return fmt.Sprintf("[Pasted text #%d +%d lines]", s.n, nl)
+	case e.opt.Persona == "claude" && len(s.text) >= 800:
+		return fmt.Sprintf("[Pasted text #%d]", s.n)
+	case e.opt.Persona == "codex" && utf8.RuneCount(s.text) > 1000:
+		return fmt.Sprintf("[Pasted Content %d chars]", utf8.RuneCount(s.text))
+	case e.opt.Persona == "gemini" && time.Since(s.at) >= geminiPasteDelay && nl+1 > 5:
+		return fmt.Sprintf("[Pasted Text: %d lines]", nl+1)
+	case e.opt.Persona == "gemini" && time.Since(s.at) >= geminiPasteDelay && utf8.RuneCount(s.text) > 500:
+		return fmt.Sprintf("[Pasted Text: %d chars]", utf8.RuneCount(s.text))
+	}
+	return ""
+}
+
+// completion is one item of a completion menu (gemini's, claude's
+// commands).
 type completion struct {
 	label, desc string
 	slash       bool
+	alias       string // claude: shown as "/label (alias)"
 }
 
 var geminiCommands = []completion{
-	{"about", "Show version info", true}, {"auth", "Change the auth method", true}, {"bug", "Submit a bug report", true},
-	{"chat", "Manage conversation history", true}, {"clear", "Clear the screen and conversation history", true},
-	{"compress", "Compresses the context by replacing it with a summary", true},
-	{"copy", "Copy the last result or code snippet to clipboard", true}, {"directory", "Manage workspace directories", true},
-	{"docs", "Open full Gemini CLI documentation in your browser", true}, {"editor", "Set external editor preference", true},
-	{"extensions", "List active extensions", true}, {"help", "For help on gemini-cli", true}, {"hooks", "Manage hooks", true},
-	{"ide", "Manage IDE integration", true}, {"init", "Analyzes the project and creates a tailored GEMINI.md file", true},
-	{"mcp", "List configured MCP servers and tools", true}, {"memory", "Commands for interacting with memory", true},
-	{"model", "Opens a dialog to configure the model", true}, {"privacy", "Display the privacy notice", true},
-	{"quit", "Exit the cli", true}, {"restore", "Restore a tool call", true}, {"settings", "View and edit Gemini CLI settings", true},
-	{"stats", "Check session stats", true}, {"theme", "Change the theme", true}, {"tools", "List available Gemini CLI tools", true},
-	{"vim", "Toggle vim mode on/off", true},
+	{"about", "Show version info", true, ""}, {"auth", "Change the auth method", true, ""}, {"bug", "Submit a bug report", true, ""},
+	{"chat", "Manage conversation history", true, ""}, {"clear", "Clear the screen and conversation history", true, ""},
+	{"compress", "Compresses the context by replacing it with a summary", true, ""},
+	{"copy", "Copy the last result or code snippet to clipboard", true, ""}, {"directory", "Manage workspace directories", true, ""},
+	{"docs", "Open full Gemini CLI documentation in your browser", true, ""}, {"editor", "Set external editor preference", true, ""},
+	{"extensions", "List active extensions", true, ""}, {"help", "For help on gemini-cli", true, ""}, {"hooks", "Manage hooks", true, ""},
+	{"ide", "Manage IDE integration", true, ""}, {"init", "Analyzes the project and creates a tailored GEMINI.md file", true, ""},
+	{"mcp", "List configured MCP servers and tools", true, ""}, {"memory", "Commands for interacting with memory", true, ""},
+	{"model", "Opens a dialog to configure the model", true, ""}, {"privacy", "Display the privacy notice", true, ""},
+	{"quit", "Exit the cli", true, ""}, {"restore", "Restore a tool call", true, ""}, {"settings", "View and edit Gemini CLI settings", true, ""},
+	{"stats", "Check session stats", true, ""}, {"theme", "Change the theme", true, ""}, {"tools", "List available Gemini CLI tools", true, ""},
+	{"vim", "Toggle vim mode on/off", true, ""},
 }
 
 // completions is gemini's completion menu for the word under the cursor
@@ -303,7 +323,13 @@ var geminiCommands = []completion{
 // with /, files and agents for a word holding @. start is where the
 // completed part of the input begins.
 func (e *engine) completions() (items []completion, start int) {
-	if e.opt.Persona != "gemini" || !e.opt.Menus || e.dialog != nil || e.menuOff || !e.ready || e.shellMode {
+	if e.dialog != nil || e.menuOff || !e.ready {
+		return nil, 0
+	}
+	if e.opt.Persona == "claude" && e.opt.Slash {
+		return e.claudeCompletions(), 0
+	}
+	if e.opt.Persona != "gemini" || !e.opt.Menus || e.shellMode {
 		return nil, 0
 	}
 	text := e.inputText()
@@ -359,11 +385,7 @@ func (e *engine) complete(c completion, start int) bool {
 		e.setInput("/" + c.label)
 		return false
 	}
-	head := text[:start]
-	if head != "" && !strings.HasSuffix(head, " ") && !strings.HasSuffix(head, "\n") {
-		head += " "
-	}
-	e.setInput(head + "@" + c.label + " ")
+	e.setInput(text[:start] + "@" + c.label + " ")
 	return true
 }
 
@@ -380,6 +402,18 @@ func (e *engine) menuLines() []string {
 		col = max(col, width(c.label))
 	}
 	var out []string
+	if e.opt.Persona == "claude" {
+		// "/usage (cost)                 Show session cost, …", the
+		// highlighted one first, no scroll marks.
+		for _, c := range items[off:end] {
+			l := "/" + c.label
+			if c.alias != "" {
+				l += " (" + c.alias + ")"
+			}
+			out = append(out, clip(l+strings.Repeat(" ", max(2, 30-width(l)))+c.desc, max(e.w, 20)-1))
+		}
+		return out
+	}
 	if off > 0 {
 		out = append(out, " ▲")
 	}
