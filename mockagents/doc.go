@@ -192,6 +192,11 @@
 //	                              submits (with the \)
 //	PARTY_MOCK_GEMINI_INIT=0      gemini: no prompt until the start delay is
 //	                              over (keys wait, then are read as usual)
+//	PARTY_MOCK_CLAUDE_FIRST_PASTE=700ms  claude: the session's first paste
+//	                              shows in the input only this late, an Enter
+//	                              before finds the input empty (the real one:
+//	                              > 0.5 s; off by default: party does not yet
+//	                              wait for its text to show, relay_retry fails)
 //	PARTY_MOCK_LINE_KILL=0        Ctrl-U clears all the input before the
 //	                              cursor, not just its line
 //

@@ -50,6 +50,7 @@ type Options struct {
 	ExitWords   bool          // claude: a bare exit, quit or :q quits
 	Backslash   bool          // claude, gemini: a trailing \ then Enter is a newline (the \ is removed)
 	InitPhase   bool          // gemini: the prompt is up during StartDelay: keys wait its first third and are then read one by one, an Enter in its second third is lost, submissions in its last third are queued
+	FirstPaste  time.Duration // claude: the session's first paste shows in the input only this late (an Enter before finds it empty)
 	LineKill    bool          // claude, codex, gemini: Ctrl-U deletes to the start of the line (claude, codex: at a line start the newline before it)
 }
 
@@ -62,6 +63,11 @@ func DefaultOptions(persona string) Options {
 		o.ParenAfter = 15 * time.Second
 		o.Batch, o.EscRestore = true, true
 		o.NotifyDelay = 300 * time.Millisecond
+		// The real claude's first paste lands after more than 0.5 s (2 of
+		// 2 fresh sessions); on by default it fails mock scenarios where
+		// party presses Enter before its text shows (relay_retry), so it is
+		// off until party checks that.
+		o.FirstPaste = 0
 		o.Bang, o.Slash, o.ExitWords, o.Backslash, o.LineKill, o.Menus = true, true, true, true, true, true
 	case "codex":
 		o.AltScreen, o.Burst, o.Blink, o.AllInputs = true, true, true, true
@@ -528,7 +534,18 @@ func (e *engine) endPaste() {
 		return // text pasted into a menu goes nowhere
 	}
 	e.pastes++
-	e.input = append(e.input, segment{text: []byte(text), paste: true, n: e.pastes, at: e.pasteEnd})
+	seg := segment{text: []byte(text), paste: true, n: e.pastes, at: e.pasteEnd}
+	if e.opt.Persona == "claude" && e.opt.FirstPaste > 0 && e.pastes == 1 {
+		// The first paste after claude started lands late.
+		e.later(e.opt.FirstPaste, func() {
+			e.pasteEnd = time.Now()
+			seg.at = e.pasteEnd
+			e.input = append(e.input, seg)
+			e.inputChanged()
+		})
+		return
+	}
+	e.input = append(e.input, seg)
 	e.inputChanged()
 	if e.opt.Persona == "gemini" {
 		e.later(geminiPasteDelay, func() {}) // redraw when the placeholder shows

@@ -182,6 +182,7 @@ func switches(opt *Options, getenv func(string) string) error {
 		{"PARTY_MOCK_CLAUDE_PAREN_AFTER", &opt.ParenAfter},
 		{"PARTY_MOCK_NOTIFY_DELAY", &opt.NotifyDelay},
 		{"PARTY_MOCK_GEMINI_PASTE_GUARD", &opt.PasteGuard},
+		{"PARTY_MOCK_CLAUDE_FIRST_PASTE", &opt.FirstPaste},
 	}
 	for _, d := range durs {
 		if v := getenv(d.env); v != "" {

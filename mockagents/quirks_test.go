@@ -467,6 +467,25 @@ func TestGeminiEscEscClears(t *testing.T) {
 	m.expect(" >   Type your message")
 }
 
+func TestClaudeFirstPasteIsLate(t *testing.T) {
+	inTempDir(t)
+	opt := claudeOpts()
+	opt.FirstPaste = 400 * time.Millisecond
+	m := startMock(t, opt, "on *\n  say got [$0]\n")
+	m.expect("❯\u00a0")
+	m.paste("first")
+	time.Sleep(150 * time.Millisecond)
+	m.send("\r") // lost: the input is still empty
+	m.expect("❯\u00a0first")
+	time.Sleep(150 * time.Millisecond)
+	m.send("\r")
+	m.expect("● got [first]")
+	// Later pastes show at once.
+	m.submit("second")
+	m.expect("● got [second]")
+	assert.Equal(t, []string{"submit:first", "submit:second"}, modes(m.entries(2)))
+}
+
 func TestQuirkSwitches(t *testing.T) {
 	env := map[string]string{"PARTY_MOCK_BANG": "0", "PARTY_MOCK_SLASH": "0", "PARTY_MOCK_CLAUDE_EXIT": "0",
 		"PARTY_MOCK_BACKSLASH": "0", "PARTY_MOCK_GEMINI_INIT": "0", "PARTY_MOCK_LINE_KILL": "0"}
