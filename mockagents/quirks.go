@@ -200,9 +200,9 @@ func (e *engine) usagePanel(text string) {
 		panel: true,
 		lead:  []string{"❯ " + text, ""},
 		rule:  true,
-		title: []string{
+		title: []string{ // as golden/screens/claude@2.1.197/panel-cost.txt
 			"  Settings  Status   Config   Usage   Stats", "",
-			"  Session",
+			"  Session", "",
 			"  Total cost:            $0.0000",
 			"  Total duration (API):  0s",
 			"  Total duration (wall): " + wall,
