@@ -54,8 +54,10 @@
 //     and the "Enter Gemini API Key" text box. An input starting with / (one
 //     word) or whose last word holds @ opens a completion menu under the
 //     input; Enter picks its highlighted item (a command runs, a path is put
-//     into the input), Tab completes, Esc closes it. A paste of more than 5
-//     lines (500 chars) becomes "[Pasted Text: N lines]" after 0.5 s.
+//     into the input, "foo@" becomes "foo@codebase_investigator "), Tab
+//     completes, Esc closes it; a space after the word: no menu. A paste of
+//     more than 5 lines (500 chars) becomes "[Pasted Text: N lines]" after
+//     0.5 s. One Esc leaves the input alone, Esc Esc clears it.
 //
 // Every persona: Esc during a turn interrupts it with no hook or notify
 // (claude prints Interrupted and puts the prompt back into the input, codex
@@ -68,7 +70,8 @@
 // the newline before it (N lines take 2N-1 presses), gemini nothing (it
 // never joins lines); a paste shown as a placeholder goes in one press.
 // The cursor is at the end of the input, except after codex refused a
-// command (then it is before it, and Ctrl-U deletes nothing).
+// command (then it is before it, and Ctrl-U deletes nothing until Ctrl-E
+// takes the cursor to the end).
 //
 // # Input quirks (measured on the pinned agents; each one a switch below)
 //
@@ -90,8 +93,16 @@
 //     /word prints "● Unknown command: /word" and clears the input; /exit
 //     and /quit quit. A space before the /, or a path (/usr/bin), makes a
 //     prompt.
-//   - claude, exit (PARTY_MOCK_CLAUDE_EXIT): a bare exit or quit (spaces
-//     around it do not count) quits with status 0.
+//   - claude, exit (PARTY_MOCK_CLAUDE_EXIT): a bare exit, quit or :q
+//     (whitespace around it does not count) quits with status 0.
+//   - claude and codex, @ and $ (PARTY_MOCK_MENUS): a last word starting
+//     with @ opens a file menu (claude "+ README.md" in the footer's place,
+//     codex a popup under the input ending "enter/tab insert · esc close
+//     · ↑/↓ select · ←/→ filter"); Enter picks the file instead of
+//     submitting (claude "@README.md ", codex the bare "README.md "). A
+//     codex last word $lowercase opens the skill popup ($im → "$imagegen
+//     "; none: "no matches", Enter does nothing); $5, $HOME do not. A space
+//     after the word: no menu.
 //   - claude and gemini, \ (PARTY_MOCK_BACKSLASH): Enter after a trailing
 //     \ removes the \ and inserts a newline instead of submitting; a space
 //     after the \ submits it.
@@ -164,7 +175,8 @@
 //	PARTY_MOCK_CODEX_BLINK=0      codex: the busy line is always "•"
 //	PARTY_MOCK_CODEX_ALL_INPUTS=0 codex: notify's input-messages holds only
 //	                              the turn's messages, not the whole thread's
-//	PARTY_MOCK_GEMINI_MENUS=0     gemini: no / and @ completion menus
+//	PARTY_MOCK_MENUS=0            no @ or $ menus (claude, codex) and no / or
+//	                              @ menus (gemini); also PARTY_MOCK_GEMINI_MENUS
 //	PARTY_MOCK_GEMINI_MERGE=0     gemini: queued messages go one turn each
 //	PARTY_MOCK_GEMINI_AUTH=1      gemini: the auth dialog and the API-key box
 //	                              at start (after the trust dialog)
@@ -180,6 +192,11 @@
 //	                              submits (with the \)
 //	PARTY_MOCK_GEMINI_INIT=0      gemini: no prompt until the start delay is
 //	                              over (keys wait, then are read as usual)
+//	PARTY_MOCK_CLAUDE_FIRST_PASTE=700ms  claude: the session's first paste
+//	                              shows in the input only this late, an Enter
+//	                              before finds the input empty (the real one:
+//	                              > 0.5 s; off by default: party does not yet
+//	                              wait for its text to show, relay_retry fails)
 //	PARTY_MOCK_LINE_KILL=0        Ctrl-U clears all the input before the
 //	                              cursor, not just its line
 //

@@ -41,15 +41,16 @@ type Options struct {
 	Burst       bool          // codex: the paste-burst window
 	Blink       bool          // codex: the busy line alternates • and ◦
 	AllInputs   bool          // codex: notify's input-messages holds every user message of the thread
-	Menus       bool          // gemini: / and @ completion menus, Enter picks the highlighted item
+	Menus       bool          // completion menus, Enter picks the highlighted item: claude @ files, codex @ files and $ skills, gemini / commands and @ files
 	Merge       bool          // gemini: queued messages merged into one prompt
 	Auth        bool          // gemini: auth dialog and API-key box at start
 	PasteGuard  time.Duration // gemini: an Enter this soon after a paste is a newline
 	Bang        bool          // claude, codex: an input starting with ! runs as shell commands
 	Slash       bool          // claude, codex, gemini: an input starting with / is a command (claude /cost panel, codex /quit, unknown refused; gemini /help, /quit)
-	ExitWords   bool          // claude: a bare exit or quit quits
+	ExitWords   bool          // claude: a bare exit, quit or :q quits
 	Backslash   bool          // claude, gemini: a trailing \ then Enter is a newline (the \ is removed)
 	InitPhase   bool          // gemini: the prompt is up during StartDelay: keys wait its first third and are then read one by one, an Enter in its second third is lost, submissions in its last third are queued
+	FirstPaste  time.Duration // claude: the session's first paste shows in the input only this late (an Enter before finds it empty)
 	LineKill    bool          // claude, codex, gemini: Ctrl-U deletes to the start of the line (claude, codex: at a line start the newline before it)
 }
 
@@ -62,10 +63,15 @@ func DefaultOptions(persona string) Options {
 		o.ParenAfter = 15 * time.Second
 		o.Batch, o.EscRestore = true, true
 		o.NotifyDelay = 300 * time.Millisecond
-		o.Bang, o.Slash, o.ExitWords, o.Backslash, o.LineKill = true, true, true, true, true
+		// The real claude's first paste lands after more than 0.5 s (2 of
+		// 2 fresh sessions); on by default it fails mock scenarios where
+		// party presses Enter before its text shows (relay_retry), so it is
+		// off until party checks that.
+		o.FirstPaste = 0
+		o.Bang, o.Slash, o.ExitWords, o.Backslash, o.LineKill, o.Menus = true, true, true, true, true, true
 	case "codex":
 		o.AltScreen, o.Burst, o.Blink, o.AllInputs = true, true, true, true
-		o.Bang, o.Slash, o.LineKill = true, true, true
+		o.Bang, o.Slash, o.LineKill, o.Menus = true, true, true, true
 	case "gemini":
 		o.Menus, o.Merge = true, true
 		o.Backslash, o.InitPhase, o.Slash, o.LineKill = true, true, true, true
@@ -132,9 +138,10 @@ type engine struct {
 	lastTyped  time.Time
 	burstRun   int
 	burstUntil time.Time
-	fresh      bool // nothing submitted yet (claude's Try hint)
-	menuSel    int  // gemini: highlighted completion
-	menuOff    bool // gemini: menu dismissed with Esc until the input changes
+	fresh      bool      // nothing submitted yet (claude's Try hint)
+	lastEsc    time.Time // gemini: Esc Esc clears the input
+	menuSel    int       // gemini: highlighted completion
+	menuOff    bool      // gemini: menu dismissed with Esc until the input changes
 
 	history  []string // lines printed above the live region
 	printed  int      // history lines already written (inline)
@@ -404,6 +411,13 @@ func (e *engine) feed(chunk []byte) {
 			if e.dialog == nil {
 				e.killLine()
 			}
+		case b == 0x05: // Ctrl-E: the cursor to the end
+			data = data[1:]
+			if e.tail != "" {
+				t := e.tail
+				e.tail = ""
+				e.typeText(t, false)
+			}
 		case b < 0x20:
 			data = data[1:]
 		default:
@@ -494,6 +508,17 @@ func (e *engine) esc() {
 		e.shellMode = false
 		return
 	}
+	if e.opt.Persona == "gemini" && !e.busy && e.inputText() != "" {
+		// One Esc leaves the input alone, a second one within 500ms
+		// clears it.
+		if time.Since(e.lastEsc) < 500*time.Millisecond {
+			e.setInput("")
+			e.lastEsc = time.Time{}
+		} else {
+			e.lastEsc = time.Now()
+		}
+		return
+	}
 	if e.busy && !e.stopping {
 		e.interrupt()
 	}
@@ -509,7 +534,18 @@ func (e *engine) endPaste() {
 		return // text pasted into a menu goes nowhere
 	}
 	e.pastes++
-	e.input = append(e.input, segment{text: []byte(text), paste: true, n: e.pastes, at: e.pasteEnd})
+	seg := segment{text: []byte(text), paste: true, n: e.pastes, at: e.pasteEnd}
+	if e.opt.Persona == "claude" && e.opt.FirstPaste > 0 && e.pastes == 1 {
+		// The first paste after claude started lands late.
+		e.later(e.opt.FirstPaste, func() {
+			e.pasteEnd = time.Now()
+			seg.at = e.pasteEnd
+			e.input = append(e.input, seg)
+			e.inputChanged()
+		})
+		return
+	}
+	e.input = append(e.input, seg)
 	e.inputChanged()
 	if e.opt.Persona == "gemini" {
 		e.later(geminiPasteDelay, func() {}) // redraw when the placeholder shows
@@ -625,12 +661,20 @@ func (e *engine) enter() {
 		if e.opt.EnterGuard > 0 && now.Sub(e.pasteEnd) < e.opt.EnterGuard {
 			return // the Enter right after a paste is lost
 		}
+		if items, word := e.completions(); len(items) > 0 && !items[0].slash {
+			e.complete(items[e.menuSel], word) // Enter picks the file
+			return
+		}
 		if e.backslashNewline() {
 			return
 		}
 	case "codex":
 		if e.opt.Burst && now.Before(e.burstUntil) {
 			e.typeText("\n", false)
+			return
+		}
+		if items, word := e.completions(); len(items) > 0 {
+			e.complete(items[e.menuSel], word) // Enter inserts the pick
 			return
 		}
 	case "gemini":

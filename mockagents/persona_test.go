@@ -287,7 +287,9 @@ func TestGeminiPersona(t *testing.T) {
 }
 
 func TestGeminiCompletionMenus(t *testing.T) {
-	m := startMock(t, DefaultOptions("gemini"), "on *\n  say got [$0]\n")
+	opt := DefaultOptions("gemini")
+	opt.StartDelay = 0 // ready at once (the start is TestGeminiInitPhase's)
+	m := startMock(t, opt, "on *\n  say got [$0]\n")
 	m.expect(" >   Type your message")
 	// Enter picks the highlighted command and runs it (no prompt).
 	m.send("/he")

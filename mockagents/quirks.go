@@ -56,6 +56,7 @@ func (e *engine) claudeCompletions() []completion {
 	w := text[1:]
 	var items, more []completion
 	for _, c := range claudeCommands {
+		c.slash = true
 		switch {
 		case strings.HasPrefix(c.label, w) || c.alias != "" && strings.HasPrefix(c.alias, w):
 			items = append(items, c)
@@ -105,7 +106,7 @@ func (e *engine) interpret() bool {
 			e.runShell(strings.TrimSpace(text[1:]))
 			return true
 		}
-		if w := strings.TrimSpace(text); e.opt.ExitWords && (w == "exit" || w == "quit") {
+		if w := strings.TrimSpace(text); e.opt.ExitWords && (w == "exit" || w == "quit" || w == ":q") {
 			e.setInput("")
 			e.logEntry("command", text)
 			e.quit(0)
@@ -199,9 +200,9 @@ func (e *engine) usagePanel(text string) {
 		panel: true,
 		lead:  []string{"❯ " + text, ""},
 		rule:  true,
-		title: []string{
+		title: []string{ // as golden/screens/claude@2.1.197/panel-cost.txt
 			"  Settings  Status   Config   Usage   Stats", "",
-			"  Session",
+			"  Session", "",
 			"  Total cost:            $0.0000",
 			"  Total duration (API):  0s",
 			"  Total duration (wall): " + wall,

@@ -1,6 +1,7 @@
 package mockagents
 
 import (
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -17,6 +18,14 @@ func inTempDir(t *testing.T) string {
 	t.Setenv("HOME", dir)
 	t.Chdir(dir)
 	return dir
+}
+
+// geminiOpts is gemini ready at once, for tests of what it does once
+// started.
+func geminiOpts() Options {
+	o := DefaultOptions("gemini")
+	o.StartDelay = 0
+	return o
 }
 
 func waitExit(t *testing.T, m *mock) int {
@@ -119,7 +128,7 @@ func TestClaudeSlashCommands(t *testing.T) {
 }
 
 func TestClaudeExitWords(t *testing.T) {
-	for _, text := range []string{"exit", "  quit ", "/exit", "/qui"} {
+	for _, text := range []string{"exit", "  quit ", ":q", "exit\n", "/exit", "/qui"} {
 		t.Run(text, func(t *testing.T) {
 			inTempDir(t)
 			m := startMock(t, claudeOpts(), "")
@@ -161,6 +170,11 @@ func TestCodexBangAndSlash(t *testing.T) {
 	m.send("\x15")
 	m.submit(" hello")
 	m.expect("• prompt [hello/nosuch]")
+	// Ctrl-E moves the cursor to the end: then Ctrl-U clears the line.
+	m.submit("/nosuch")
+	m.expect("› /nosuch\r\n")
+	m.send("\x05\x15")
+	m.expect("› Ask Codex")
 	assert.Equal(t, []string{"shell:touch F1\necho made", "submit: !touch F2", "submit: hello/nosuch"}, modes(m.entries(3)))
 	assert.FileExists(t, filepath.Join(dir, "F1"))
 	assert.NoFileExists(t, filepath.Join(dir, "F2"))
@@ -185,7 +199,7 @@ func TestCodexBangAndSlash(t *testing.T) {
 
 func TestBackslashNewline(t *testing.T) {
 	inTempDir(t)
-	m := startMock(t, DefaultOptions("gemini"), "on *\n  say got [$0]\n")
+	m := startMock(t, geminiOpts(), "on *\n  say got [$0]\n")
 	m.expect(" >   Type your message")
 	m.submit(`one\`)
 	m.expect(" > one\r\n   \r\n")
@@ -207,7 +221,7 @@ func TestBackslashNewline(t *testing.T) {
 
 	t.Run("off", func(t *testing.T) {
 		inTempDir(t)
-		opt := DefaultOptions("gemini")
+		opt := geminiOpts()
 		opt.Backslash = false
 		m := startMock(t, opt, "on *\n  say got [$0]\n")
 		m.expect(" >   Type your message")
@@ -322,7 +336,7 @@ func TestGeminiInitPhase(t *testing.T) {
 
 func TestGeminiCommands(t *testing.T) {
 	inTempDir(t)
-	m := startMock(t, DefaultOptions("gemini"), "on *\n  say got [$0]\n")
+	m := startMock(t, geminiOpts(), "on *\n  say got [$0]\n")
 	m.expect(" >   Type your message")
 	// A space before the / does not count (gemini trims); an unknown
 	// command is a prompt.
@@ -348,7 +362,9 @@ func TestCtrlUDeletesALine(t *testing.T) {
 	} {
 		t.Run(tt.persona, func(t *testing.T) {
 			inTempDir(t)
-			m := startMock(t, DefaultOptions(tt.persona), "")
+			opt := DefaultOptions(tt.persona)
+			opt.StartDelay = 0
+			m := startMock(t, opt, "")
 			m.expect(map[string]string{"claude": "❯\u00a0", "codex": "› Ask Codex", "gemini": "Type your message"}[tt.persona])
 			m.paste("line one\nline two\nline three")
 			m.expect("line three")
@@ -381,6 +397,93 @@ func TestCtrlUDeletesALine(t *testing.T) {
 		m.send("\x15")
 		m.expect("❯\u00a0\r\n")
 	})
+}
+
+func TestFileAndSkillMenus(t *testing.T) {
+	for _, tt := range []struct {
+		persona, ready, text, menu, picked string
+	}{
+		{"claude", "❯\u00a0", "read @READ", "+ README.md", "❯\u00a0read @README.md "},
+		{"codex", "› Ask Codex", "read @READ", "  README.md", "› read README.md "},
+		{"codex", "› Ask Codex", "x $im", "  imagegen  Image Gen [Skill]", "› x $imagegen "},
+		{"gemini", "Type your message", "read @READ", " README.md", " > read @README.md "},
+	} {
+		t.Run(tt.persona+" "+tt.text, func(t *testing.T) {
+			dir := inTempDir(t)
+			require.NoError(t, os.WriteFile(filepath.Join(dir, "README.md"), []byte("readme"), 0o644))
+			opt := DefaultOptions(tt.persona)
+			opt.StartDelay = 0
+			m := startMock(t, opt, "on *\n  say got [$0]\n")
+			m.expect(tt.ready)
+			// Enter picks from the menu instead of submitting.
+			m.submit(tt.text)
+			m.expect(tt.menu)
+			m.expect(tt.picked)
+			m.send("\r")
+			m.expect("got [")
+			// A space after the word: no menu, Enter submits.
+			m.submit(tt.text + " ")
+			m.expect("got [" + tt.text)
+			got := modes(m.entries(2))
+			require.Len(t, got, 2)
+			assert.Equal(t, "submit:"+tt.text+" ", got[1])
+		})
+	}
+	t.Run("codex: no skill matches, Enter does nothing", func(t *testing.T) {
+		inTempDir(t)
+		m := startMock(t, DefaultOptions("codex"), "on *\n  say got [$0]\n")
+		m.expect("› Ask Codex")
+		m.submit("use $foo")
+		m.expect("  no matches")
+		m.send("\x1b")
+		time.Sleep(100 * time.Millisecond)
+		m.send("\r")
+		m.expect("• got [use $foo]")
+		m.submit("costs $5")
+		m.expect("• got [costs $5]")
+	})
+	t.Run("off", func(t *testing.T) {
+		inTempDir(t)
+		opt := DefaultOptions("codex")
+		opt.Menus = false
+		m := startMock(t, opt, "on *\n  say got [$0]\n")
+		m.expect("› Ask Codex")
+		m.submit("use $foo")
+		m.expect("• got [use $foo]")
+	})
+}
+
+func TestGeminiEscEscClears(t *testing.T) {
+	inTempDir(t)
+	m := startMock(t, geminiOpts(), "")
+	m.expect("Type your message")
+	m.paste("draft")
+	m.expect(" > draft")
+	m.send("\x1b")
+	m.send("\x15") // deletes to the line start
+	m.paste("one\ntwo")
+	m.expect(" > one\r\n   two")
+	m.send("\x1b\x1b")
+	m.expect(" >   Type your message")
+}
+
+func TestClaudeFirstPasteIsLate(t *testing.T) {
+	inTempDir(t)
+	opt := claudeOpts()
+	opt.FirstPaste = 400 * time.Millisecond
+	m := startMock(t, opt, "on *\n  say got [$0]\n")
+	m.expect("❯\u00a0")
+	m.paste("first")
+	time.Sleep(150 * time.Millisecond)
+	m.send("\r") // lost: the input is still empty
+	m.expect("❯\u00a0first")
+	time.Sleep(150 * time.Millisecond)
+	m.send("\r")
+	m.expect("● got [first]")
+	// Later pastes show at once.
+	m.submit("second")
+	m.expect("● got [second]")
+	assert.Equal(t, []string{"submit:first", "submit:second"}, modes(m.entries(2)))
 }
 
 func TestQuirkSwitches(t *testing.T) {

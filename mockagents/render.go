@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -101,7 +102,9 @@ func (e *engine) live() []string {
 				out = append(out, "  "+l)
 			}
 		}
-		if e.busy && e.inputText() != "" {
+		menu := e.menuLines()
+		out = append(out, menu...)
+		if e.busy && e.inputText() != "" && len(menu) == 0 {
 			out = append(out, "  tab to queue message")
 		}
 		cwd, _ := os.Getwd()
@@ -318,41 +321,84 @@ var geminiCommands = []completion{
 	{"vim", "Toggle vim mode on/off", true, ""},
 }
 
-// completions is gemini's completion menu for the word under the cursor
-// (the end of the input): a command while the input is one word starting
-// with /, files and agents for a word holding @. start is where the
-// completed part of the input begins.
+// completions is the completion menu for the word under the cursor (the
+// end of the input), and where the completed part of the input starts:
+//   - claude: its commands while the input is one word starting with /
+//     (PARTY_MOCK_SLASH), files for a last word starting with @;
+//   - codex: files for a last word starting with @, skills for a last word
+//     $lowercase (none: a "no matches" popup, see noMatch);
+//   - gemini: its commands while the input is one word starting with /,
+//     files and agents for a last word holding @.
 func (e *engine) completions() (items []completion, start int) {
-	if e.dialog != nil || e.menuOff || !e.ready {
-		return nil, 0
-	}
-	if e.opt.Persona == "claude" && e.opt.Slash {
-		return e.claudeCompletions(), 0
-	}
-	if e.opt.Persona != "gemini" || !e.opt.Menus || e.shellMode {
+	if e.dialog != nil || e.menuOff || !e.ready || e.shellMode {
 		return nil, 0
 	}
 	text := e.inputText()
-	if strings.HasPrefix(text, "/") && !strings.ContainsAny(text, " \t\n") {
-		// Commands starting with the word first, then those holding it.
-		var more []completion
-		for _, c := range geminiCommands {
-			switch {
-			case strings.HasPrefix(c.label, text[1:]):
-				items = append(items, c)
-			case strings.Contains(c.label, text[1:]):
-				more = append(more, c)
-			}
-		}
-		return append(items, more...), 0
+	if e.opt.Persona == "claude" && e.opt.Slash && strings.HasPrefix(text, "/") {
+		return e.claudeCompletions(), 0
 	}
-	ws := strings.LastIndexAny(text, " \t\n") + 1
-	at := strings.LastIndex(text[ws:], "@")
-	if at < 0 {
+	if !e.opt.Menus {
 		return nil, 0
 	}
-	prefix := strings.ToLower(text[ws+at+1:])
-	cands := []completion{{label: "codebase_investigator", desc: "[Agent]"}}
+	ws := strings.LastIndexAny(text, " \t\n") + 1
+	word := text[ws:]
+	switch e.opt.Persona {
+	case "claude":
+		if strings.HasPrefix(word, "@") {
+			return fileCompletions(word[1:], false), ws
+		}
+	case "codex":
+		switch {
+		case strings.HasPrefix(word, "@"):
+			return fileCompletions(word[1:], false), ws
+		case codexSkillWord.MatchString(word):
+			for _, c := range codexSkills {
+				if strings.HasPrefix(c.label, word[1:]) {
+					items = append(items, c)
+				}
+			}
+			if len(items) == 0 {
+				items = []completion{noMatch}
+			}
+			return items, ws
+		}
+	case "gemini":
+		if strings.HasPrefix(text, "/") && !strings.ContainsAny(text, " \t\n") {
+			// Commands starting with the word first, then those holding it.
+			var more []completion
+			for _, c := range geminiCommands {
+				switch {
+				case strings.HasPrefix(c.label, text[1:]):
+					items = append(items, c)
+				case strings.Contains(c.label, text[1:]):
+					more = append(more, c)
+				}
+			}
+			return append(items, more...), 0
+		}
+		if at := strings.LastIndex(word, "@"); at >= 0 {
+			return fileCompletions(word[at+1:], true), ws + at
+		}
+	}
+	return nil, 0
+}
+
+var (
+	// codexSkillWord is a word that opens codex's skill popup ($5 and
+	// $HOME do not).
+	codexSkillWord = regexp.MustCompile(`^\$[a-z][a-z0-9_-]*$`)
+	codexSkills    = []completion{{label: "imagegen", desc: "Image Gen [Skill] Generate images"}}
+	// noMatch is codex's popup with nothing in it: Enter does nothing.
+	noMatch = completion{desc: "no matches"}
+)
+
+// fileCompletions are the working directory's entries starting with
+// prefix (case does not count), after gemini's agent.
+func fileCompletions(prefix string, agent bool) (items []completion) {
+	var cands []completion
+	if agent {
+		cands = append(cands, completion{label: "codebase_investigator", desc: "[Agent]"})
+	}
 	if entries, err := os.ReadDir("."); err == nil {
 		var names []string
 		for _, en := range entries {
@@ -368,28 +414,39 @@ func (e *engine) completions() (items []completion, start int) {
 			cands = append(cands, completion{label: n})
 		}
 	}
+	prefix = strings.ToLower(prefix)
 	for _, c := range cands {
 		if strings.HasPrefix(strings.ToLower(c.label), prefix) {
 			items = append(items, c)
 		}
 	}
-	return items, ws + at
+	return items
 }
 
 // complete puts the completion c into the input in place of what starts
 // at start. A command is then submitted (false: the caller goes on with
-// Enter); a path or agent stays in the input (true).
+// Enter); a path, agent or skill stays in the input (true): claude and
+// gemini insert @path, codex the bare path ("read @READ" → "read
+// README.md") or $skill.
 func (e *engine) complete(c completion, start int) bool {
 	text := e.inputText()
-	if c.slash {
+	switch {
+	case c.slash:
 		e.setInput("/" + c.label)
 		return false
+	case c == noMatch:
+	case e.opt.Persona == "codex" && strings.HasPrefix(text[start:], "$"):
+		e.setInput(text[:start] + "$" + c.label + " ")
+	case e.opt.Persona == "codex":
+		e.setInput(text[:start] + c.label + " ")
+	default:
+		e.setInput(text[:start] + "@" + c.label + " ")
 	}
-	e.setInput(text[:start] + "@" + c.label + " ")
 	return true
 }
 
-// menuLines draws gemini's completion menu under the input.
+// menuLines draws the completion menu: under the input (gemini, codex)
+// or in the footer's place (claude).
 func (e *engine) menuLines() []string {
 	items, _ := e.completions()
 	if len(items) == 0 {
@@ -402,7 +459,25 @@ func (e *engine) menuLines() []string {
 		col = max(col, width(c.label))
 	}
 	var out []string
-	if e.opt.Persona == "claude" {
+	switch {
+	case e.opt.Persona == "codex":
+		for _, c := range items[off:end] {
+			l := "  " + c.label
+			if c.desc != "" {
+				l += strings.Repeat(" ", max(0, col-width(c.label))+2) + c.desc
+			}
+			out = append(out, clip(strings.TrimRight(l, " "), max(e.w, 20)-2))
+		}
+		if items[0] == noMatch {
+			return append(out, "", "  enter insert · esc close")
+		}
+		return append(out, "", "  enter/tab insert · esc close · ↑/↓ select · ←/→ filter")
+	case e.opt.Persona == "claude" && !items[0].slash:
+		for _, c := range items[off:end] {
+			out = append(out, "+ "+c.label)
+		}
+		return out
+	case e.opt.Persona == "claude":
 		// "/usage (cost)                 Show session cost, …", the
 		// highlighted one first, no scroll marks.
 		for _, c := range items[off:end] {
