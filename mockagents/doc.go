@@ -10,9 +10,11 @@
 // Every accepted submission is appended to $PARTY_MOCK_LOG as one JSON line
 // {"agent","pane","seq","mode","text","time"}: text is exactly the input
 // (pasted and typed bytes, without the submitting Enter); mode is submit,
-// queued (taken while busy), steer (codex: Enter while busy) or dialog (an
-// answer to a dialog, text is the choice). Writers hold an flock, so
-// concurrent mocks never interleave.
+// queued (taken while busy, or while gemini initializes), steer (codex:
+// Enter while busy), dialog (an answer to a dialog, text is the choice),
+// shell (a ! command that ran, text is what ran) or command (a slash
+// command or claude's exit word the agent took, text as typed). Writers
+// hold an flock, so concurrent mocks never interleave.
 //
 // # Screens
 //
@@ -52,14 +54,85 @@
 //     and the "Enter Gemini API Key" text box. An input starting with / (one
 //     word) or whose last word holds @ opens a completion menu under the
 //     input; Enter picks its highlighted item (a command runs, a path is put
-//     into the input), Tab completes, Esc closes it. A paste of more than 5
-//     lines (500 chars) becomes "[Pasted Text: N lines]" after 0.5 s.
+//     into the input, "foo@" becomes "foo@codebase_investigator "), Tab
+//     completes, Esc closes it; a space after the word: no menu. A paste of
+//     more than 5 lines (500 chars) becomes "[Pasted Text: N lines]" after
+//     0.5 s. One Esc leaves the input alone, Esc Esc clears it.
 //
 // Every persona: Esc during a turn interrupts it with no hook or notify
 // (claude prints Interrupted and puts the prompt back into the input, codex
-// "■ Conversation interrupted", gemini "ℹ Request cancelled."); Ctrl-U
-// clears the input; codex and gemini trim the submitted text (the log keeps
-// it as typed).
+// "■ Conversation interrupted", gemini "ℹ Request cancelled."); codex and
+// gemini trim the submitted text, claude trims its end and makes each tab
+// four spaces (the log keeps it as typed).
+//
+// Ctrl-U (PARTY_MOCK_LINE_KILL) deletes from the cursor to the start of
+// its line, as the real ones do: at a line start claude and codex delete
+// the newline before it (N lines take 2N-1 presses), gemini nothing (it
+// never joins lines); a paste shown as a placeholder goes in one press.
+// The cursor is at the end of the input, except after codex refused a
+// command (then it is before it, and Ctrl-U deletes nothing until Ctrl-E
+// takes the cursor to the end).
+//
+// # Input quirks (measured on the pinned agents; each one a switch below)
+//
+//   - claude, ! (PARTY_MOCK_BANG): an input starting with ! is bash mode
+//     (the input shows "! cmd", footer "! for shell mode"); Enter runs the
+//     rest, every line of it, with sh -c in the working directory and
+//     prints "! cmd" and "  ⎿  output" ("(Bash completed with no
+//     output)"); then the model gets "<bash-input>cmd</bash-input>\n
+//     <bash-stdout>…</bash-stdout><bash-stderr></bash-stderr>" as a turn
+//     of its own (no echo, no UserPromptSubmit; its Stop runs). A space
+//     before the ! makes a prompt, sent with the space.
+//   - claude, / (PARTY_MOCK_SLASH): while the input is one word starting
+//     with / the command menu takes the footer's place ("/usage (cost)
+//     Show session cost, …"; none: `No commands match "/word"`) and Enter
+//     runs its highlighted command. /cost (or /usage) opens the settings
+//     panel ("Settings  Status   Config   Usage   Stats", "Total cost: …",
+//     "Esc to cancel") in place of the input; it swallows every key until
+//     Esc, then "❯ /usage" / "⎿  Settings dialog dismissed". An unknown
+//     /word prints "● Unknown command: /word" and clears the input; /exit
+//     and /quit quit. A space before the /, or a path (/usr/bin), makes a
+//     prompt.
+//   - claude, exit (PARTY_MOCK_CLAUDE_EXIT): a bare exit, quit or :q
+//     (whitespace around it does not count) quits with status 0.
+//   - claude and codex, @ and $ (PARTY_MOCK_MENUS): a last word starting
+//     with @ opens a file menu (claude "+ README.md" in the footer's place,
+//     codex a popup under the input ending "enter/tab insert · esc close
+//     · ↑/↓ select · ←/→ filter"); Enter picks the file instead of
+//     submitting (claude "@README.md ", codex the bare "README.md "). A
+//     codex last word $lowercase opens the skill popup ($im → "$imagegen
+//     "; none: "no matches", Enter does nothing); $5, $HOME do not. A space
+//     after the word: no menu.
+//   - claude and gemini, \ (PARTY_MOCK_BACKSLASH): Enter after a trailing
+//     \ removes the \ and inserts a newline instead of submitting; a space
+//     after the \ submits it.
+//   - codex, ! and / (PARTY_MOCK_BANG, PARTY_MOCK_SLASH): !cmd runs in a
+//     local shell, no approval, no model request ("• You ran cmd", "  │
+//     line 2", "  └ output", "Worked for …"); /quit and /exit quit; an
+//     unknown /word is refused ("• Unrecognized command '/word'. Type "/"
+//     for a list of supported commands.") and stays in the input with the
+//     cursor before it: Ctrl-U clears nothing and the next text is put in
+//     front of it. A space before the ! or / makes a prompt (sent trimmed).
+//   - gemini, / (PARTY_MOCK_SLASH): a known command runs, trimmed first (a
+//     space before the / does not count): /help prints the help box,
+//     /quit and /exit quit; an unknown /word is a prompt.
+//   - gemini, slow start (PARTY_MOCK_GEMINI_INIT, on while the start delay
+//     lasts, without start dialogs): the idle prompt is up at once. In the
+//     first third of the delay keys wait, unseen; then they are read one by
+//     one, as keys, not as a paste: Enter is lost, a ? opens the shortcuts
+//     help (" Shortcuts See /help for more", until Esc) and takes the input
+//     so far with it, a ! in an empty (or blank) input switches shell mode
+//     ("  shell mode enabled (esc to disable)", " !   Type your shell
+//     command"). In the second third a paste is taken but an Enter is
+//     lost. In the last third what is submitted is queued ("ℹ
+//     Initializing... Prompts will be queued.") and sent once ready,
+//     merged; in shell mode it runs as a command (" $ cmd" and a box
+//     "✓  Shell Command cmd", or "x  …" with "Command exited with code
+//     N."). Shell mode stays on until Esc. (The real gemini's phases last
+//     seconds and vary; measured: "why? !touch EARLY" + Enter early left
+//     the help and "touch EARLY" in shell mode, a plain text early stayed
+//     unsent in the input, 0.5 s after the prompt a paste was taken and its
+//     Enter lost, 1 s after it was queued and sent intact.)
 //
 // # Behaviours (environment, defaulting to the real agents')
 //
@@ -74,9 +147,10 @@
 //	PARTY_MOCK_ALT_SCREEN=0|1     alternate screen (claude: off, codex: on;
 //	                              also CLAUDE_CODE_NO_FLICKER=1, codex --no-alt-screen)
 //	PARTY_MOCK_TRUST_DIALOG=1     the trust dialog at start (gemini: boxed)
-//	PARTY_MOCK_START_DELAY=300ms  the prompt is drawn and keys are read only
-//	                              after this (gemini 300ms, others 0; the
-//	                              real gemini takes 4-10 s)
+//	PARTY_MOCK_START_DELAY=300ms  the agent is ready only after this (gemini
+//	                              300ms, others 0; the real gemini takes
+//	                              4-10 s); the prompt is drawn and keys are
+//	                              read then, except gemini's (GEMINI_INIT)
 //	PARTY_MOCK_ENTER_GUARD=100ms  claude: an Enter this soon after a paste is
 //	                              lost (0 disables); an Enter in the same read
 //	                              as the paste's end is always lost, as in the
@@ -105,12 +179,30 @@
 //	PARTY_MOCK_CODEX_BLINK=0      codex: the busy line is always "•"
 //	PARTY_MOCK_CODEX_ALL_INPUTS=0 codex: notify's input-messages holds only
 //	                              the turn's messages, not the whole thread's
-//	PARTY_MOCK_GEMINI_MENUS=0     gemini: no / and @ completion menus
+//	PARTY_MOCK_MENUS=0            no @ or $ menus (claude, codex) and no / or
+//	                              @ menus (gemini); also PARTY_MOCK_GEMINI_MENUS
 //	PARTY_MOCK_GEMINI_MERGE=0     gemini: queued messages go one turn each
 //	PARTY_MOCK_GEMINI_AUTH=1      gemini: the auth dialog and the API-key box
 //	                              at start (after the trust dialog)
 //	PARTY_MOCK_GEMINI_PASTE_GUARD=40ms  gemini: an Enter this soon after a
 //	                              paste (or 30ms after a typed key) is a newline
+//	PARTY_MOCK_BANG=0             claude, codex: a leading ! is a prompt, not
+//	                              a shell command
+//	PARTY_MOCK_SLASH=0            claude, codex, gemini: a leading / is a
+//	                              prompt, not a command (no panel, no
+//	                              refusal, no /quit)
+//	PARTY_MOCK_CLAUDE_EXIT=0      claude: a bare exit or quit is a prompt
+//	PARTY_MOCK_BACKSLASH=0        claude, gemini: a trailing \ then Enter
+//	                              submits (with the \)
+//	PARTY_MOCK_GEMINI_INIT=0      gemini: no prompt until the start delay is
+//	                              over (keys wait, then are read as usual)
+//	PARTY_MOCK_CLAUDE_FIRST_PASTE=700ms  claude: the session's first paste
+//	                              shows in the input only this late, an Enter
+//	                              before finds the input empty (the real one:
+//	                              > 0.5 s; off by default: party does not yet
+//	                              wait for its text to show, relay_retry fails)
+//	PARTY_MOCK_LINE_KILL=0        Ctrl-U clears all the input before the
+//	                              cursor, not just its line
 //
 // Hooks are wired as with the real agents: claude reads the hooks of
 // ~/.claude/settings.json, ./.claude/settings.json,

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -40,10 +41,17 @@ type Options struct {
 	Burst       bool          // codex: the paste-burst window
 	Blink       bool          // codex: the busy line alternates • and ◦
 	AllInputs   bool          // codex: notify's input-messages holds every user message of the thread
-	Menus       bool          // gemini: / and @ completion menus, Enter picks the highlighted item
+	Menus       bool          // completion menus, Enter picks the highlighted item: claude @ files, codex @ files and $ skills, gemini / commands and @ files
 	Merge       bool          // gemini: queued messages merged into one prompt
 	Auth        bool          // gemini: auth dialog and API-key box at start
 	PasteGuard  time.Duration // gemini: an Enter this soon after a paste is a newline
+	Bang        bool          // claude, codex: an input starting with ! runs as shell commands
+	Slash       bool          // claude, codex, gemini: an input starting with / is a command (claude /cost panel, codex /quit, unknown refused; gemini /help, /quit)
+	ExitWords   bool          // claude: a bare exit, quit or :q quits
+	Backslash   bool          // claude, gemini: a trailing \ then Enter is a newline (the \ is removed)
+	InitPhase   bool          // gemini: the prompt is up during StartDelay: keys wait its first third and are then read one by one, an Enter in its second third is lost, submissions in its last third are queued
+	FirstPaste  time.Duration // claude: the session's first paste shows in the input only this late (an Enter before finds it empty)
+	LineKill    bool          // claude, codex, gemini: Ctrl-U deletes to the start of the line (claude, codex: at a line start the newline before it)
 }
 
 // DefaultOptions returns the real agent's behaviour for persona.
@@ -55,10 +63,18 @@ func DefaultOptions(persona string) Options {
 		o.ParenAfter = 15 * time.Second
 		o.Batch, o.EscRestore = true, true
 		o.NotifyDelay = 300 * time.Millisecond
+		// The real claude's first paste lands after more than 0.5 s (2 of
+		// 2 fresh sessions); on by default it fails mock scenarios where
+		// party presses Enter before its text shows (relay_retry), so it is
+		// off until party checks that.
+		o.FirstPaste = 0
+		o.Bang, o.Slash, o.ExitWords, o.Backslash, o.LineKill, o.Menus = true, true, true, true, true, true
 	case "codex":
 		o.AltScreen, o.Burst, o.Blink, o.AllInputs = true, true, true, true
+		o.Bang, o.Slash, o.LineKill, o.Menus = true, true, true, true
 	case "gemini":
 		o.Menus, o.Merge = true, true
+		o.Backslash, o.InitPhase, o.Slash, o.LineKill = true, true, true, true
 		o.PasteGuard = 40 * time.Millisecond
 		o.StartDelay = 300 * time.Millisecond
 	}
@@ -88,6 +104,7 @@ type dialog struct {
 	keys   map[rune]int // shortcut keys
 	choose func(item int)
 
+	panel   bool // no items: it swallows every key until Esc (cancel)
 	textBox bool
 	text    []byte
 	submit  func(text string)
@@ -107,6 +124,12 @@ type engine struct {
 	startup []func() // dialogs still to show at start
 
 	input      []segment
+	tail       string // codex: the input after the cursor (a refused command stays there, the cursor before it)
+	shellMode  bool   // gemini: shell mode (a leading ! while initializing)
+	initPhase  bool   // gemini: the prompt is up but the agent still initializes
+	rawPhase   bool   // gemini: the first third of that: keys wait, then are read one by one
+	enterLost  bool   // gemini: the second third: an Enter is lost
+	help       bool   // gemini: the shortcuts help is open (a ? read while initializing)
 	pastes     int
 	inPaste    bool
 	pasteBuf   bytes.Buffer
@@ -115,9 +138,10 @@ type engine struct {
 	lastTyped  time.Time
 	burstRun   int
 	burstUntil time.Time
-	fresh      bool // nothing submitted yet (claude's Try hint)
-	menuSel    int  // gemini: highlighted completion
-	menuOff    bool // gemini: menu dismissed with Esc until the input changes
+	fresh      bool      // nothing submitted yet (claude's Try hint)
+	lastEsc    time.Time // gemini: Esc Esc clears the input
+	menuSel    int       // gemini: highlighted completion
+	menuOff    bool      // gemini: menu dismissed with Esc until the input changes
 
 	history  []string // lines printed above the live region
 	printed  int      // history lines already written (inline)
@@ -155,10 +179,13 @@ type engine struct {
 	hooks      *hooks
 	transcript *transcript // claude's session transcript
 	exit       chan int
+	done       chan struct{} // closed when run returns: shell commands still running are killed
+
+	startedAt time.Time
 }
 
 func newEngine(opt Options, out io.Writer, size func() (int, int)) *engine {
-	e := &engine{opt: opt, out: out, size: size, events: make(chan func(), 256), exit: make(chan int, 1), fresh: true, thread: newUUID()}
+	e := &engine{opt: opt, out: out, size: size, events: make(chan func(), 256), exit: make(chan int, 1), done: make(chan struct{}), fresh: true, thread: newUUID(), startedAt: time.Now()}
 	e.w, e.h = size()
 	e.hooks = newHooks(opt.Settings, opt.Notify)
 	e.rollout = newRollout(opt.Persona, e.thread)
@@ -168,6 +195,7 @@ func newEngine(opt Options, out io.Writer, size func() (int, int)) *engine {
 
 // run drives the agent until it exits, returning the exit status.
 func (e *engine) run(in io.Reader, winch <-chan os.Signal) int {
+	defer close(e.done)
 	io.WriteString(e.out, "\x1b[?2004h")
 	if e.opt.Replay != nil {
 		e.ready = true
@@ -177,6 +205,12 @@ func (e *engine) run(in io.Reader, winch <-chan os.Signal) int {
 			io.WriteString(e.out, "\x1b[?1049h")
 		}
 		e.banner()
+		e.initPhase = e.opt.InitPhase && e.opt.Persona == "gemini" && e.opt.StartDelay > 0 && !e.opt.TrustDialog && !e.opt.Auth
+		if e.initPhase {
+			e.rawPhase = true
+			e.later(e.opt.StartDelay/3, e.endRawPhase)
+			e.later(e.opt.StartDelay*2/3, e.endEnterLost)
+		}
 		if e.opt.StartDelay > 0 {
 			e.later(e.opt.StartDelay, e.start)
 		} else {
@@ -231,6 +265,19 @@ func (e *engine) run(in io.Reader, winch <-chan os.Signal) int {
 // SessionStart hook runs, and the keys typed meanwhile are read.
 func (e *engine) start() {
 	e.ready = true
+	if e.initPhase {
+		e.initPhase, e.enterLost = false, false
+		switch {
+		case len(e.queue) > 0 && e.shellMode:
+			// Queued while initializing and in shell mode: it runs as a
+			// shell command (logged as queued when it was submitted).
+			cmd := strings.Join(e.queue, "\n\n")
+			e.queue = nil
+			e.shell(cmd)
+		case len(e.queue) > 0 && !e.busy:
+			e.sendQueue() // gemini sends what was queued while it initialized
+		}
+	}
 	if e.opt.TrustDialog && e.opt.Persona != "generic" {
 		e.startup = append(e.startup, e.trustDialog)
 	}
@@ -291,7 +338,7 @@ func (e *engine) laterInTurn(d time.Duration, f func()) {
 // read takes one read of input; before the agent is ready it waits, as in
 // the terminal's buffer.
 func (e *engine) read(chunk []byte) {
-	if !e.ready {
+	if e.rawPhase || !e.ready && !e.initPhase {
 		e.early = append(e.early, chunk)
 		return
 	}
@@ -363,10 +410,17 @@ func (e *engine) feed(chunk []byte) {
 				e.quit(0)
 				return
 			}
-		case b == 0x15: // Ctrl-U clears the input
+		case b == 0x15:
 			data = data[1:]
 			if e.dialog == nil {
-				e.setInput("")
+				e.killLine()
+			}
+		case b == 0x05: // Ctrl-E: the cursor to the end
+			data = data[1:]
+			if e.tail != "" {
+				t := e.tail
+				e.tail = ""
+				e.typeText(t, false)
 			}
 		case b < 0x20:
 			data = data[1:]
@@ -436,7 +490,7 @@ func (e *engine) arrow(delta int) {
 func (e *engine) esc() {
 	if d := e.dialog; d != nil {
 		switch {
-		case d.textBox:
+		case d.textBox, d.panel:
 			if d.cancel != nil {
 				e.dialog = nil
 				d.cancel()
@@ -448,6 +502,25 @@ func (e *engine) esc() {
 	}
 	if items, _ := e.completions(); len(items) > 0 {
 		e.menuOff = true
+		return
+	}
+	if e.help {
+		e.help = false
+		return
+	}
+	if e.shellMode {
+		e.shellMode = false
+		return
+	}
+	if e.opt.Persona == "gemini" && !e.busy && e.inputText() != "" {
+		// One Esc leaves the input alone, a second one within 500ms
+		// clears it.
+		if time.Since(e.lastEsc) < 500*time.Millisecond {
+			e.setInput("")
+			e.lastEsc = time.Time{}
+		} else {
+			e.lastEsc = time.Now()
+		}
 		return
 	}
 	if e.busy && !e.stopping {
@@ -465,7 +538,18 @@ func (e *engine) endPaste() {
 		return // text pasted into a menu goes nowhere
 	}
 	e.pastes++
-	e.input = append(e.input, segment{text: []byte(text), paste: true, n: e.pastes, at: e.pasteEnd})
+	seg := segment{text: []byte(text), paste: true, n: e.pastes, at: e.pasteEnd}
+	if e.opt.Persona == "claude" && e.opt.FirstPaste > 0 && e.pastes == 1 {
+		// The first paste after claude started lands late.
+		e.later(e.opt.FirstPaste, func() {
+			e.pasteEnd = time.Now()
+			seg.at = e.pasteEnd
+			e.input = append(e.input, seg)
+			e.inputChanged()
+		})
+		return
+	}
+	e.input = append(e.input, seg)
 	e.inputChanged()
 	if e.opt.Persona == "gemini" {
 		e.later(geminiPasteDelay, func() {}) // redraw when the placeholder shows
@@ -531,7 +615,7 @@ func (e *engine) inputChanged() { e.menuSel, e.menuOff = 0, false }
 // setInput replaces the input with typed text.
 func (e *engine) setInput(s string) {
 	e.inputChanged()
-	e.input = nil
+	e.input, e.tail = nil, ""
 	if s != "" {
 		e.input = []segment{{text: []byte(s)}}
 	}
@@ -542,6 +626,7 @@ func (e *engine) inputText() string {
 	for _, s := range e.input {
 		b.Write(s.text)
 	}
+	b.WriteString(e.tail)
 	return b.String()
 }
 
@@ -569,6 +654,9 @@ func (e *engine) enter() {
 			}
 			return
 		}
+		if d.panel {
+			return // a panel swallows keys until Esc
+		}
 		e.choose(d.sel)
 		return
 	}
@@ -577,12 +665,26 @@ func (e *engine) enter() {
 		if e.opt.EnterGuard > 0 && now.Sub(e.pasteEnd) < e.opt.EnterGuard {
 			return // the Enter right after a paste is lost
 		}
+		if items, word := e.completions(); len(items) > 0 && !items[0].slash {
+			e.complete(items[e.menuSel], word) // Enter picks the file
+			return
+		}
+		if e.backslashNewline() {
+			return
+		}
 	case "codex":
 		if e.opt.Burst && now.Before(e.burstUntil) {
 			e.typeText("\n", false)
 			return
 		}
+		if items, word := e.completions(); len(items) > 0 {
+			e.complete(items[e.menuSel], word) // Enter inserts the pick
+			return
+		}
 	case "gemini":
+		if e.enterLost {
+			return // still initializing: the Enter is lost
+		}
 		if now.Sub(e.lastTyped) < 30*time.Millisecond || now.Sub(e.pasteEnd) < e.opt.PasteGuard {
 			e.typeText("\n", false)
 			return
@@ -594,12 +696,18 @@ func (e *engine) enter() {
 				return
 			}
 		}
+		if e.backslashNewline() {
+			return
+		}
 	}
 	if strings.TrimSpace(e.inputText()) == "" {
 		return
 	}
+	if e.interpret() {
+		return
+	}
 	mode := "submit"
-	if e.busy {
+	if e.busy || e.initPhase {
 		mode = "queued"
 		if e.opt.Persona == "codex" {
 			mode = "steer"
@@ -620,12 +728,20 @@ func (e *engine) accept(mode string) {
 	e.setInput("")
 	e.fresh = false
 	e.logEntry(mode, text)
+	if e.initPhase && mode == "queued" && len(e.queue) == 0 {
+		e.addHistory("ℹ Initializing... Prompts will be queued.", "")
+	}
 	if e.opt.Replay != nil {
 		e.replayInput(text)
 		return
 	}
-	if e.opt.Persona == "gemini" || e.opt.Persona == "codex" {
-		text = strings.TrimSpace(text) // the log keeps what was typed
+	switch e.opt.Persona { // the log keeps what was typed
+	case "gemini", "codex":
+		text = strings.TrimSpace(text)
+	case "claude":
+		// Claude keeps leading whitespace, trims trailing, and a tab is
+		// four spaces.
+		text = strings.TrimRightFunc(strings.ReplaceAll(text, "\t", "    "), unicode.IsSpace)
 	}
 	switch mode {
 	case "submit":
@@ -707,7 +823,12 @@ func (e *engine) apiKeyBox() {
 
 // startTurn sends messages to the model as one turn. Claude runs its
 // UserPromptSubmit hooks first, one per message, while the screen goes on.
-func (e *engine) startTurn(msgs []string) {
+func (e *engine) startTurn(msgs []string) { e.turn(msgs, true) }
+
+// turn starts a turn on msgs; user says they are the user's messages
+// (echoed, with claude's UserPromptSubmit hooks and prompt_ids), not what
+// the agent sends on its own (claude's bash-mode follow-up).
+func (e *engine) turn(msgs []string, user bool) {
 	e.turns++
 	e.gen++
 	e.busy, e.busySince = true, time.Now()
@@ -716,6 +837,11 @@ func (e *engine) startTurn(msgs []string) {
 	e.answer, e.step, e.steps, e.tokens, e.firstToken = nil, 0, nil, 0, false
 	e.verb = gerunds[rand.IntN(len(gerunds))]
 	var submits []map[string]any
+	if !user {
+		e.promptIDs = []string{newUUID()}
+		e.plan()
+		return
+	}
 	for _, m := range msgs {
 		e.addHistory(e.userLine(m)...)
 		switch e.opt.Persona {
@@ -1129,6 +1255,11 @@ func (e *engine) finish() {
 func (e *engine) stopTurn() {
 	e.gen++
 	e.busy, e.stopping = false, false
+	e.sendQueue()
+}
+
+// sendQueue starts a turn on what was queued, if anything.
+func (e *engine) sendQueue() {
 	if len(e.queue) == 0 {
 		return
 	}

@@ -19,6 +19,7 @@ type mock struct {
 	c    *expect.Console
 	log  string
 	done chan int
+	e    *engine
 }
 
 func startMock(t *testing.T, opt Options, script string) *mock {
@@ -35,6 +36,7 @@ func startMock(t *testing.T, opt Options, script string) *mock {
 		opt.Script = s
 	}
 	e := newEngine(opt, c.Tty(), func() (int, int) { return 80, 24 })
+	m.e = e
 	go func() { m.done <- e.run(c.Tty(), nil) }()
 	t.Cleanup(func() { c.Close() })
 	return m

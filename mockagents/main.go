@@ -151,9 +151,16 @@ func switches(opt *Options, getenv func(string) string) error {
 		{"PARTY_MOCK_BURST", &opt.Burst},
 		{"PARTY_MOCK_CODEX_BLINK", &opt.Blink},
 		{"PARTY_MOCK_CODEX_ALL_INPUTS", &opt.AllInputs},
-		{"PARTY_MOCK_GEMINI_MENUS", &opt.Menus},
+		{"PARTY_MOCK_GEMINI_MENUS", &opt.Menus}, // the old name of PARTY_MOCK_MENUS
+		{"PARTY_MOCK_MENUS", &opt.Menus},
 		{"PARTY_MOCK_GEMINI_MERGE", &opt.Merge},
 		{"PARTY_MOCK_GEMINI_AUTH", &opt.Auth},
+		{"PARTY_MOCK_BANG", &opt.Bang},
+		{"PARTY_MOCK_SLASH", &opt.Slash},
+		{"PARTY_MOCK_CLAUDE_EXIT", &opt.ExitWords},
+		{"PARTY_MOCK_BACKSLASH", &opt.Backslash},
+		{"PARTY_MOCK_GEMINI_INIT", &opt.InitPhase},
+		{"PARTY_MOCK_LINE_KILL", &opt.LineKill},
 	}
 	for _, f := range flags {
 		switch v := getenv(f.env); v {
@@ -175,6 +182,7 @@ func switches(opt *Options, getenv func(string) string) error {
 		{"PARTY_MOCK_CLAUDE_PAREN_AFTER", &opt.ParenAfter},
 		{"PARTY_MOCK_NOTIFY_DELAY", &opt.NotifyDelay},
 		{"PARTY_MOCK_GEMINI_PASTE_GUARD", &opt.PasteGuard},
+		{"PARTY_MOCK_CLAUDE_FIRST_PASTE", &opt.FirstPaste},
 	}
 	for _, d := range durs {
 		if v := getenv(d.env); v != "" {

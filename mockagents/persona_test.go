@@ -256,7 +256,7 @@ func TestCodexPersona(t *testing.T) {
 
 func TestGeminiPersona(t *testing.T) {
 	opt := DefaultOptions("gemini")
-	opt.StartDelay = 500 * time.Millisecond
+	opt.StartDelay, opt.InitPhase = 500*time.Millisecond, false
 	m := startMock(t, opt, "on /one/\n  think 1s\n  say first done\non /perm/\n  permission rm -rf build\n  say removed\non *\n  say got [$0]\n")
 	// Keys sent during the slow start are read once it is ready.
 	m.paste("early")
@@ -287,14 +287,16 @@ func TestGeminiPersona(t *testing.T) {
 }
 
 func TestGeminiCompletionMenus(t *testing.T) {
-	m := startMock(t, DefaultOptions("gemini"), "on *\n  say got [$0]\n")
+	opt := DefaultOptions("gemini")
+	opt.StartDelay = 0 // ready at once (the start is TestGeminiInitPhase's)
+	m := startMock(t, opt, "on *\n  say got [$0]\n")
 	m.expect(" >   Type your message")
-	// Enter picks the highlighted command and runs it.
+	// Enter picks the highlighted command and runs it (no prompt).
 	m.send("/he")
 	m.expect(" help    For help on gemini-cli\r\n theme   Change the theme")
 	time.Sleep(100 * time.Millisecond)
 	m.send("\r")
-	m.expect("✦ got [/help]")
+	m.expect("│ Basics:")
 	// Enter on an @ menu puts the path into the input, not submitting.
 	m.send("see @engine_t")
 	m.expect(" engine_test.go")
@@ -308,7 +310,7 @@ func TestGeminiCompletionMenus(t *testing.T) {
 	m.expect(" codebase_investigator")
 	time.Sleep(100 * time.Millisecond)
 	m.send("\r")
-	m.expect(" > foo @codebase_investigator")
+	m.expect(" > foo@codebase_investigator")
 	m.send("\x15")
 	// Esc closes the menu; Enter then submits the text as typed.
 	m.send("/he")
@@ -317,7 +319,7 @@ func TestGeminiCompletionMenus(t *testing.T) {
 	time.Sleep(100 * time.Millisecond)
 	m.send("\r")
 	m.expect("✦ got [/he]")
-	assert.Equal(t, []string{"submit:/help", "submit:see @engine_test.go "}, modes(m.entries(3))[:2])
+	assert.Equal(t, []string{"command:/help", "submit:see @engine_test.go "}, modes(m.entries(3))[:2])
 }
 
 func TestGeminiStartDialogs(t *testing.T) {

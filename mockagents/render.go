@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -31,7 +32,7 @@ const (
 // live is the bottom region of the screen: status, input and footer, or a
 // dialog in place of all of them.
 func (e *engine) live() []string {
-	if !e.ready {
+	if !e.ready && !e.initPhase {
 		return nil
 	}
 	if e.dialog != nil {
@@ -48,18 +49,31 @@ func (e *engine) live() []string {
 		}
 		rule := strings.Repeat("─", max(e.w, 10))
 		out = append(out, rule)
+		bang := e.bangInput()
 		for i, l := range e.inputLines() {
-			if i == 0 {
+			switch {
+			case i == 0 && bang:
+				out = append(out, "! "+strings.TrimPrefix(l, "!"))
+			case i == 0:
 				out = append(out, "❯\u00a0"+l)
-			} else {
+			default:
 				out = append(out, "  "+l)
 			}
 		}
-		footer := "  ? for shortcuts · ← for agents"
-		if e.busy && !e.opt.NoEscHint {
-			footer = "  esc to interrupt · ← for agents"
+		footer := []string{"  ? for shortcuts · ← for agents"}
+		menu := e.menuLines()
+		word, slash := slashName(e.inputText())
+		switch {
+		case len(menu) > 0:
+			footer = menu // the command menu takes the footer's place
+		case slash && e.opt.Slash && !strings.ContainsAny(e.inputText(), " \t\n"):
+			footer = []string{`No commands match "/` + word + `"`}
+		case e.busy && !e.opt.NoEscHint:
+			footer = []string{"  esc to interrupt · ← for agents"}
+		case bang:
+			footer = []string{"  ! for shell mode"}
 		}
-		out = append(out, rule, footer)
+		out = append(append(out, rule), footer...)
 	case "codex":
 		if e.busy {
 			glyph := "•"
@@ -75,21 +89,30 @@ func (e *engine) live() []string {
 			}
 			out = append(out, "    shift+← edit last queued message", "")
 		}
+		bang := e.bangInput()
 		for i, l := range e.inputLines() {
 			switch {
-			case i == 0 && l == "" && len(e.input) == 0:
+			case i == 0 && l == "" && e.inputText() == "":
 				out = append(out, "› Ask Codex to do anything")
+			case i == 0 && bang:
+				out = append(out, "! "+strings.TrimPrefix(l, "!"))
 			case i == 0:
 				out = append(out, "› "+l)
 			default:
 				out = append(out, "  "+l)
 			}
 		}
-		if e.busy && e.inputText() != "" {
+		menu := e.menuLines()
+		out = append(out, menu...)
+		if e.busy && e.inputText() != "" && len(menu) == 0 {
 			out = append(out, "  tab to queue message")
 		}
 		cwd, _ := os.Getwd()
-		out = append(out, "", "  x default · "+cwd, "  ← for agents · ? for shortcuts")
+		hints := "  ← for agents · ? for shortcuts"
+		if bang {
+			hints = strings.Repeat(" ", max(2, e.w-len("Shell mode")-1)) + "Shell mode"
+		}
+		out = append(out, "", "  x default · "+cwd, hints)
 	case "gemini":
 		if len(e.queue) > 0 {
 			out = append(out, "  Queued (press ↑ to edit):")
@@ -102,12 +125,32 @@ func (e *engine) live() []string {
 			status = fmt.Sprintf(" %s Thinking... (esc to cancel, %s)", geminiGlyphs[e.frame%len(geminiGlyphs)], geminiDur(time.Since(e.busySince)))
 		}
 		hint := "? for shortcuts"
-		out = append(out, status+strings.Repeat(" ", max(2, e.w-width(status)-width(hint)-1))+hint,
-			strings.Repeat("─", max(e.w, 10)), " Shift+Tab to accept edits", "")
+		mode := " Shift+Tab to accept edits"
+		if e.shellMode {
+			mode = "  shell mode enabled (esc to disable)"
+		}
+		rule := strings.Repeat("─", max(e.w, 10))
+		out = append(out, status+strings.Repeat(" ", max(2, e.w-width(status)-width(hint)-1))+hint, rule)
+		if e.help {
+			col := max(e.w, 60) / 3
+			row := func(a, b, c string) string {
+				return " " + a + strings.Repeat(" ", max(2, col-width(a)-1)) + b + strings.Repeat(" ", max(2, col-width(b))) + c
+			}
+			out = append(out, " Shortcuts See /help for more",
+				row("! shell mode", "Shift+Tab cycle mode", "Ctrl+V paste images"),
+				row("@ select file or folder", "Ctrl+Y YOLO mode", "Alt+M raw markdown mode"),
+				row("Double Esc clear & rewind", "Ctrl+R reverse-search history", "Ctrl+G open external editor"),
+				" Tab focus UI", rule)
+		}
+		out = append(out, mode, "")
 		for i, l := range e.inputLines() {
 			switch {
+			case i == 0 && l == "" && len(e.input) == 0 && e.shellMode:
+				out = append(out, " !   Type your shell command")
 			case i == 0 && l == "" && len(e.input) == 0:
 				out = append(out, " >   Type your message or @path/to/file")
+			case i == 0 && e.shellMode:
+				out = append(out, " ! "+l)
 			case i == 0:
 				out = append(out, " > "+l)
 			default:
@@ -208,22 +251,13 @@ func (e *engine) geminiFooter() []string {
 func (e *engine) inputLines() []string {
 	var b strings.Builder
 	for _, s := range e.input {
-		nl := bytes.Count(s.text, []byte("\n"))
-		switch {
-		case s.paste && e.opt.Persona == "claude" && nl > 3:
-			fmt.Fprintf(&b, "[Pasted text #%d +%d lines]", s.n, nl)
-		case s.paste && e.opt.Persona == "claude" && len(s.text) >= 800:
-			fmt.Fprintf(&b, "[Pasted text #%d]", s.n)
-		case s.paste && e.opt.Persona == "codex" && utf8.RuneCount(s.text) > 1000:
-			fmt.Fprintf(&b, "[Pasted Content %d chars]", utf8.RuneCount(s.text))
-		case s.paste && e.opt.Persona == "gemini" && time.Since(s.at) >= geminiPasteDelay && nl+1 > 5:
-			fmt.Fprintf(&b, "[Pasted Text: %d lines]", nl+1)
-		case s.paste && e.opt.Persona == "gemini" && time.Since(s.at) >= geminiPasteDelay && utf8.RuneCount(s.text) > 500:
-			fmt.Fprintf(&b, "[Pasted Text: %d chars]", utf8.RuneCount(s.text))
-		default:
+		if p := e.placeholder(s); p != "" {
+			b.WriteString(p)
+		} else {
 			b.Write(s.text)
 		}
 	}
+	b.WriteString(e.tail)
 	if b.Len() == 0 && e.opt.Persona == "claude" {
 		switch {
 		case len(e.queue) > 0:
@@ -242,56 +276,129 @@ func (e *engine) inputLines() []string {
 	return lines
 }
 
-// completion is one item of gemini's completion menu.
+// placeholder is how the input shows the paste s when the agent collapses
+// it ("" when it shows the text).
+func (e *engine) placeholder(s segment) string {
+	if !s.paste {
+		return ""
+	}
+	nl := bytes.Count(s.text, []byte("\n"))
+	switch {
+	case e.opt.Persona == "claude" && nl > 3:
+		return fmt.Sprintf("[Pasted text #%d +%d lines]", s.n, nl)
+	case e.opt.Persona == "claude" && len(s.text) >= 800:
+		return fmt.Sprintf("[Pasted text #%d]", s.n)
+	case e.opt.Persona == "codex" && utf8.RuneCount(s.text) > 1000:
+		return fmt.Sprintf("[Pasted Content %d chars]", utf8.RuneCount(s.text))
+	case e.opt.Persona == "gemini" && time.Since(s.at) >= geminiPasteDelay && nl+1 > 5:
+		return fmt.Sprintf("[Pasted Text: %d lines]", nl+1)
+	case e.opt.Persona == "gemini" && time.Since(s.at) >= geminiPasteDelay && utf8.RuneCount(s.text) > 500:
+		return fmt.Sprintf("[Pasted Text: %d chars]", utf8.RuneCount(s.text))
+	}
+	return ""
+}
+
+// completion is one item of a completion menu (gemini's, claude's
+// commands).
 type completion struct {
 	label, desc string
 	slash       bool
+	alias       string // claude: shown as "/label (alias)"
 }
 
 var geminiCommands = []completion{
-	{"about", "Show version info", true}, {"auth", "Change the auth method", true}, {"bug", "Submit a bug report", true},
-	{"chat", "Manage conversation history", true}, {"clear", "Clear the screen and conversation history", true},
-	{"compress", "Compresses the context by replacing it with a summary", true},
-	{"copy", "Copy the last result or code snippet to clipboard", true}, {"directory", "Manage workspace directories", true},
-	{"docs", "Open full Gemini CLI documentation in your browser", true}, {"editor", "Set external editor preference", true},
-	{"extensions", "List active extensions", true}, {"help", "For help on gemini-cli", true}, {"hooks", "Manage hooks", true},
-	{"ide", "Manage IDE integration", true}, {"init", "Analyzes the project and creates a tailored GEMINI.md file", true},
-	{"mcp", "List configured MCP servers and tools", true}, {"memory", "Commands for interacting with memory", true},
-	{"model", "Opens a dialog to configure the model", true}, {"privacy", "Display the privacy notice", true},
-	{"quit", "Exit the cli", true}, {"restore", "Restore a tool call", true}, {"settings", "View and edit Gemini CLI settings", true},
-	{"stats", "Check session stats", true}, {"theme", "Change the theme", true}, {"tools", "List available Gemini CLI tools", true},
-	{"vim", "Toggle vim mode on/off", true},
+	{"about", "Show version info", true, ""}, {"auth", "Change the auth method", true, ""}, {"bug", "Submit a bug report", true, ""},
+	{"chat", "Manage conversation history", true, ""}, {"clear", "Clear the screen and conversation history", true, ""},
+	{"compress", "Compresses the context by replacing it with a summary", true, ""},
+	{"copy", "Copy the last result or code snippet to clipboard", true, ""}, {"directory", "Manage workspace directories", true, ""},
+	{"docs", "Open full Gemini CLI documentation in your browser", true, ""}, {"editor", "Set external editor preference", true, ""},
+	{"extensions", "List active extensions", true, ""}, {"help", "For help on gemini-cli", true, ""}, {"hooks", "Manage hooks", true, ""},
+	{"ide", "Manage IDE integration", true, ""}, {"init", "Analyzes the project and creates a tailored GEMINI.md file", true, ""},
+	{"mcp", "List configured MCP servers and tools", true, ""}, {"memory", "Commands for interacting with memory", true, ""},
+	{"model", "Opens a dialog to configure the model", true, ""}, {"privacy", "Display the privacy notice", true, ""},
+	{"quit", "Exit the cli", true, ""}, {"restore", "Restore a tool call", true, ""}, {"settings", "View and edit Gemini CLI settings", true, ""},
+	{"stats", "Check session stats", true, ""}, {"theme", "Change the theme", true, ""}, {"tools", "List available Gemini CLI tools", true, ""},
+	{"vim", "Toggle vim mode on/off", true, ""},
 }
 
-// completions is gemini's completion menu for the word under the cursor
-// (the end of the input): a command while the input is one word starting
-// with /, files and agents for a word holding @. start is where the
-// completed part of the input begins.
+// completions is the completion menu for the word under the cursor (the
+// end of the input), and where the completed part of the input starts:
+//   - claude: its commands while the input is one word starting with /
+//     (PARTY_MOCK_SLASH), files for a last word starting with @;
+//   - codex: files for a last word starting with @, skills for a last word
+//     $lowercase (none: a "no matches" popup, see noMatch);
+//   - gemini: its commands while the input is one word starting with /,
+//     files and agents for a last word holding @.
 func (e *engine) completions() (items []completion, start int) {
-	if e.opt.Persona != "gemini" || !e.opt.Menus || e.dialog != nil || e.menuOff || !e.ready {
+	if e.dialog != nil || e.menuOff || !e.ready || e.shellMode {
 		return nil, 0
 	}
 	text := e.inputText()
-	if strings.HasPrefix(text, "/") && !strings.ContainsAny(text, " \t\n") {
-		// Commands starting with the word first, then those holding it.
-		var more []completion
-		for _, c := range geminiCommands {
-			switch {
-			case strings.HasPrefix(c.label, text[1:]):
-				items = append(items, c)
-			case strings.Contains(c.label, text[1:]):
-				more = append(more, c)
-			}
-		}
-		return append(items, more...), 0
+	if e.opt.Persona == "claude" && e.opt.Slash && strings.HasPrefix(text, "/") {
+		return e.claudeCompletions(), 0
 	}
-	ws := strings.LastIndexAny(text, " \t\n") + 1
-	at := strings.LastIndex(text[ws:], "@")
-	if at < 0 {
+	if !e.opt.Menus {
 		return nil, 0
 	}
-	prefix := strings.ToLower(text[ws+at+1:])
-	cands := []completion{{label: "codebase_investigator", desc: "[Agent]"}}
+	ws := strings.LastIndexAny(text, " \t\n") + 1
+	word := text[ws:]
+	switch e.opt.Persona {
+	case "claude":
+		if strings.HasPrefix(word, "@") {
+			return fileCompletions(word[1:], false), ws
+		}
+	case "codex":
+		switch {
+		case strings.HasPrefix(word, "@"):
+			return fileCompletions(word[1:], false), ws
+		case codexSkillWord.MatchString(word):
+			for _, c := range codexSkills {
+				if strings.HasPrefix(c.label, word[1:]) {
+					items = append(items, c)
+				}
+			}
+			if len(items) == 0 {
+				items = []completion{noMatch}
+			}
+			return items, ws
+		}
+	case "gemini":
+		if strings.HasPrefix(text, "/") && !strings.ContainsAny(text, " \t\n") {
+			// Commands starting with the word first, then those holding it.
+			var more []completion
+			for _, c := range geminiCommands {
+				switch {
+				case strings.HasPrefix(c.label, text[1:]):
+					items = append(items, c)
+				case strings.Contains(c.label, text[1:]):
+					more = append(more, c)
+				}
+			}
+			return append(items, more...), 0
+		}
+		if at := strings.LastIndex(word, "@"); at >= 0 {
+			return fileCompletions(word[at+1:], true), ws + at
+		}
+	}
+	return nil, 0
+}
+
+var (
+	// codexSkillWord is a word that opens codex's skill popup ($5 and
+	// $HOME do not).
+	codexSkillWord = regexp.MustCompile(`^\$[a-z][a-z0-9_-]*$`)
+	codexSkills    = []completion{{label: "imagegen", desc: "Image Gen [Skill] Generate images"}}
+	// noMatch is codex's popup with nothing in it: Enter does nothing.
+	noMatch = completion{desc: "no matches"}
+)
+
+// fileCompletions are the working directory's entries starting with
+// prefix (case does not count), after gemini's agent.
+func fileCompletions(prefix string, agent bool) (items []completion) {
+	var cands []completion
+	if agent {
+		cands = append(cands, completion{label: "codebase_investigator", desc: "[Agent]"})
+	}
 	if entries, err := os.ReadDir("."); err == nil {
 		var names []string
 		for _, en := range entries {
@@ -307,32 +414,39 @@ func (e *engine) completions() (items []completion, start int) {
 			cands = append(cands, completion{label: n})
 		}
 	}
+	prefix = strings.ToLower(prefix)
 	for _, c := range cands {
 		if strings.HasPrefix(strings.ToLower(c.label), prefix) {
 			items = append(items, c)
 		}
 	}
-	return items, ws + at
+	return items
 }
 
 // complete puts the completion c into the input in place of what starts
 // at start. A command is then submitted (false: the caller goes on with
-// Enter); a path or agent stays in the input (true).
+// Enter); a path, agent or skill stays in the input (true): claude and
+// gemini insert @path, codex the bare path ("read @READ" → "read
+// README.md") or $skill.
 func (e *engine) complete(c completion, start int) bool {
 	text := e.inputText()
-	if c.slash {
+	switch {
+	case c.slash:
 		e.setInput("/" + c.label)
 		return false
+	case c == noMatch:
+	case e.opt.Persona == "codex" && strings.HasPrefix(text[start:], "$"):
+		e.setInput(text[:start] + "$" + c.label + " ")
+	case e.opt.Persona == "codex":
+		e.setInput(text[:start] + c.label + " ")
+	default:
+		e.setInput(text[:start] + "@" + c.label + " ")
 	}
-	head := text[:start]
-	if head != "" && !strings.HasSuffix(head, " ") && !strings.HasSuffix(head, "\n") {
-		head += " "
-	}
-	e.setInput(head + "@" + c.label + " ")
 	return true
 }
 
-// menuLines draws gemini's completion menu under the input.
+// menuLines draws the completion menu: under the input (gemini, codex)
+// or in the footer's place (claude).
 func (e *engine) menuLines() []string {
 	items, _ := e.completions()
 	if len(items) == 0 {
@@ -345,6 +459,36 @@ func (e *engine) menuLines() []string {
 		col = max(col, width(c.label))
 	}
 	var out []string
+	switch {
+	case e.opt.Persona == "codex":
+		for _, c := range items[off:end] {
+			l := "  " + c.label
+			if c.desc != "" {
+				l += strings.Repeat(" ", max(0, col-width(c.label))+2) + c.desc
+			}
+			out = append(out, clip(strings.TrimRight(l, " "), max(e.w, 20)-2))
+		}
+		if items[0] == noMatch {
+			return append(out, "", "  enter insert · esc close")
+		}
+		return append(out, "", "  enter/tab insert · esc close · ↑/↓ select · ←/→ filter")
+	case e.opt.Persona == "claude" && !items[0].slash:
+		for _, c := range items[off:end] {
+			out = append(out, "+ "+c.label)
+		}
+		return out
+	case e.opt.Persona == "claude":
+		// "/usage (cost)                 Show session cost, …", the
+		// highlighted one first, no scroll marks.
+		for _, c := range items[off:end] {
+			l := "/" + c.label
+			if c.alias != "" {
+				l += " (" + c.alias + ")"
+			}
+			out = append(out, clip(l+strings.Repeat(" ", max(2, 30-width(l)))+c.desc, max(e.w, 20)-1))
+		}
+		return out
+	}
 	if off > 0 {
 		out = append(out, " ▲")
 	}
