@@ -19,6 +19,10 @@ import (
 // with keys while it still initializes. Measured on the pinned agents
 // (AGENTS-REFERENCE.md §3; /tmp/notes/literal.md of the measuring run).
 
+// geminiInitWindow is how long each of gemini's first two start phases
+// lasts at most (measured: up to about 0.5 s each).
+var geminiInitWindow = 500 * time.Millisecond
+
 // claudeCommands are claude's slash commands the mock knows, in the order
 // its menu lists them; only /usage (/cost) and /exit (/quit) do something.
 var claudeCommands = []completion{
@@ -359,6 +363,9 @@ func (e *engine) backslashNewline() bool {
 // !touch EARLY" then Enter left the help open and "touch EARLY" in the
 // input in shell mode; a plain text was left in the input unsent.
 func (e *engine) endRawPhase() {
+	if !e.rawPhase {
+		return
+	}
 	e.rawPhase, e.enterLost = false, true
 	early := e.early
 	e.early = nil
