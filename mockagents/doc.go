@@ -117,22 +117,22 @@
 //     space before the / does not count): /help prints the help box,
 //     /quit and /exit quit; an unknown /word is a prompt.
 //   - gemini, slow start (PARTY_MOCK_GEMINI_INIT, on while the start delay
-//     lasts, without start dialogs): the idle prompt is up at once. In the
-//     first third of the delay keys wait, unseen; then they are read one by
-//     one, as keys, not as a paste: Enter is lost, a ? opens the shortcuts
-//     help (" Shortcuts See /help for more", until Esc) and takes the input
-//     so far with it, a ! in an empty (or blank) input switches shell mode
-//     ("  shell mode enabled (esc to disable)", " !   Type your shell
-//     command"). In the second third a paste is taken but an Enter is
-//     lost. In the last third what is submitted is queued ("ℹ
-//     Initializing... Prompts will be queued.") and sent once ready,
-//     merged; in shell mode it runs as a command (" $ cmd" and a box
-//     "✓  Shell Command cmd", or "x  …" with "Command exited with code
-//     N."). Shell mode stays on until Esc. (The real gemini's phases last
-//     seconds and vary; measured: "why? !touch EARLY" + Enter early left
-//     the help and "touch EARLY" in shell mode, a plain text early stayed
-//     unsent in the input, 0.5 s after the prompt a paste was taken and its
-//     Enter lost, 1 s after it was queued and sent intact.)
+//     lasts, without start dialogs): the idle prompt is up at once. For the
+//     first third of the delay (at most 0.5 s) keys wait, unseen; then they
+//     are read one by one, as keys, not as a paste: Enter is lost, a ? opens
+//     the shortcuts help (" Shortcuts See /help for more", until Esc) and
+//     takes the input so far with it, a ! in an empty (or blank) input
+//     switches shell mode ("  shell mode enabled (esc to disable)", " !
+//     Type your shell command"). For the next third (at most 0.5 s) a paste
+//     is taken but an Enter is lost. For the rest of the delay what is
+//     submitted is queued ("ℹ Initializing... Prompts will be queued.") and
+//     sent once ready, merged; in shell mode it runs as a command (" $ cmd"
+//     and a box "✓  Shell Command cmd", or "x  …" with "Command exited with
+//     code N."). Shell mode stays on until Esc. (Measured on the real one,
+//     pasting as its prompt first showed: "why? !touch EARLY" + Enter left
+//     the help and "touch EARLY" in shell mode, or ran it; 0.5 s later a
+//     paste was taken and its Enter lost; 1 s later it was queued and sent
+//     intact.)
 //
 // # Behaviours (environment, defaulting to the real agents')
 //

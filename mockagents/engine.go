@@ -49,7 +49,7 @@ type Options struct {
 	Slash       bool          // claude, codex, gemini: an input starting with / is a command (claude /cost panel, codex /quit, unknown refused; gemini /help, /quit)
 	ExitWords   bool          // claude: a bare exit, quit or :q quits
 	Backslash   bool          // claude, gemini: a trailing \ then Enter is a newline (the \ is removed)
-	InitPhase   bool          // gemini: the prompt is up during StartDelay: keys wait its first third and are then read one by one, an Enter in its second third is lost, submissions in its last third are queued
+	InitPhase   bool          // gemini: the prompt is up during StartDelay: keys wait its first third (at most 0.5 s) and are then read one by one, an Enter in the next third (at most 0.5 s) is lost, then submissions are queued
 	FirstPaste  time.Duration // claude: the session's first paste shows in the input only this late (an Enter before finds it empty)
 	LineKill    bool          // claude, codex, gemini: Ctrl-U deletes to the start of the line (claude, codex: at a line start the newline before it)
 }
@@ -207,9 +207,13 @@ func (e *engine) run(in io.Reader, winch <-chan os.Signal) int {
 		e.banner()
 		e.initPhase = e.opt.InitPhase && e.opt.Persona == "gemini" && e.opt.StartDelay > 0 && !e.opt.TrustDialog && !e.opt.Auth
 		if e.initPhase {
+			// Keys wait, then an Enter is lost, each for a third of the
+			// delay but at most the 0.5 s measured; then submissions are
+			// queued until the delay is over.
+			third := min(e.opt.StartDelay/3, geminiInitWindow)
 			e.rawPhase = true
-			e.later(e.opt.StartDelay/3, e.endRawPhase)
-			e.later(e.opt.StartDelay*2/3, e.endEnterLost)
+			e.later(third, e.endRawPhase)
+			e.later(2*third, e.endEnterLost)
 		}
 		if e.opt.StartDelay > 0 {
 			e.later(e.opt.StartDelay, e.start)

@@ -16,8 +16,13 @@ import (
 // The input quirks: what an agent reads in a submitted text instead of
 // sending it to the model (claude's and codex's ! shell and / commands,
 // claude's bare exit), gemini's trailing-\ newline and what gemini does
-// with keys while it still initializes. Measured on the pinned agents
-// (AGENTS-REFERENCE.md §3; /tmp/notes/literal.md of the measuring run).
+// with keys while it still initializes, and the menus and Ctrl-U. As
+// measured on the pinned agents (AGENTS-REFERENCE.md §3 and the
+// literal-delivery measurements of 2026-11-23).
+
+// geminiInitWindow is how long each of gemini's first two start phases
+// lasts at most (measured: up to about 0.5 s each).
+var geminiInitWindow = 500 * time.Millisecond
 
 // claudeCommands are claude's slash commands the mock knows, in the order
 // its menu lists them; only /usage (/cost) and /exit (/quit) do something.
@@ -359,6 +364,9 @@ func (e *engine) backslashNewline() bool {
 // !touch EARLY" then Enter left the help open and "touch EARLY" in the
 // input in shell mode; a plain text was left in the input unsent.
 func (e *engine) endRawPhase() {
+	if !e.rawPhase {
+		return
+	}
 	e.rawPhase, e.enterLost = false, true
 	early := e.early
 	e.early = nil
