@@ -55,6 +55,13 @@ type Profile struct {
 	// pasted sooner as typed keys ("?" opens its shortcuts, "!" its shell
 	// mode).
 	Warmup time.Duration
+	// Taken matches a screen that shows the agent has taken a prompt
+	// before (an answer, its spinner): Warmup is over.
+	Taken *regexp.Regexp
+	// Confirm is how long an Enter is watched before it is pressed again
+	// (zero: the deliverer's default): gemini can take a second to move
+	// a text from its box into its queue.
+	Confirm time.Duration
 	// ClearKeys empty one line of the input box, pressed in turn until
 	// it is empty (default C-u).
 	ClearKeys []string
@@ -110,7 +117,9 @@ var profiles = map[Kind]Profile{
 		Pasted:   regexp.MustCompile(`\[Pasted Text: \d+ lines?\]`),
 		// Measured: 0.5 s after the placeholder showed, pastes were still
 		// read as keys; 1 s and 2 s were safe.
-		Warmup: 1500 * time.Millisecond,
+		Warmup:  1500 * time.Millisecond,
+		Taken:   regexp.MustCompile(`(?m)^\s*✦ |\(esc to cancel, |Queued \(press ↑ to edit\)`),
+		Confirm: time.Second,
 		// C-u never joins lines in gemini; BSpace does.
 		ClearKeys: []string{"C-u", "BSpace"},
 	},

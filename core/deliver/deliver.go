@@ -193,6 +193,14 @@ func (d *Deliverer) ready(ctx context.Context, req Request) (observe.State, erro
 			return observe.State{Pane: pane, Screen: screen}, fmt.Errorf("send to %s (%s): %w", req.Pane, describeDead(pane), ErrPaneDead)
 		}
 		if !req.Profile.Runs(pane.CurrentCommand) {
+			// A pane just started may still run party's launcher
+			// (party exec-spec) before it execs the agent.
+			if pane.CurrentCommand == launcher && observe.Young(pane.PID, youngAgent) && d.Clock.Now().Before(deadline) {
+				if err := d.Clock.Sleep(ctx, readyPoll); err != nil {
+					return observe.State{Pane: pane, Screen: screen}, err
+				}
+				continue
+			}
 			return observe.State{Pane: pane, Screen: screen}, fmt.Errorf("send to %s: running %q, expected %s: %w",
 				req.Pane, pane.CurrentCommand, strings.Join(req.Profile.Commands, " or "), ErrNotRunning)
 		}
@@ -233,7 +241,7 @@ func (d *Deliverer) ready(ctx context.Context, req Request) (observe.State, erro
 		case st.Ready(req.Profile):
 			// A freshly started agent may show its box before it takes
 			// a paste as a paste.
-			if w := req.Profile.Warmup; w > 0 && observe.Young(pane.PID, youngAgent) {
+			if w := req.Profile.Warmup; w > 0 && observe.Young(pane.PID, youngAgent) && fresh(req.Profile, st) {
 				if shown.IsZero() {
 					shown = d.Clock.Now()
 				}
@@ -263,6 +271,9 @@ const showWindow = 5 * time.Second
 // foreignGrace is how long text in the input box is watched before it is
 // taken for someone else's: the agent may still be clearing a submission.
 const foreignGrace = 300 * time.Millisecond
+
+// launcher is the pane command of party's launcher, which execs the agent.
+const launcher = "party"
 
 // youngAgent is the age under which an agent's Warmup applies.
 const youngAgent = 30 * time.Second
@@ -297,6 +308,9 @@ func (s *submission) run(ctx context.Context) error {
 		return fmt.Errorf("send to %s: pasted, but the text never showed in its input box; Enter not pressed: %w", pane, ErrUnconfirmed)
 	}
 	window := s.d.confirm()
+	if p.Confirm > 0 {
+		window = p.Confirm
+	}
 	var (
 		keys []string
 		st   observe.State
@@ -478,6 +492,12 @@ func (d *Deliverer) takeBack(req Request, text string) {
 		}
 		_ = d.Clock.Sleep(ctx, d.poll())
 	}
+}
+
+// fresh reports whether the agent has not taken a prompt yet, as far as
+// its screen shows: its warm-up applies only then.
+func fresh(p agent.Profile, st observe.State) bool {
+	return p.Taken == nil || !p.Taken.MatchString(st.Screen)
 }
 
 // clearLine presses the agent's keys that empty one line of its input.
