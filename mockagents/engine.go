@@ -1223,6 +1223,7 @@ func (e *engine) endTurn() {
 		e.rollout.completed(answer, "")
 		e.hooks.codexTurn(e.thread, e.rollout.turn, inputs, answer)
 	case "gemini":
+		e.trace("after-agent")
 		gen := e.gen
 		if e.hooks.gemini(e.opt.Persona, "AfterAgent", map[string]any{"prompt": e.prompt, "prompt_response": answer, "stop_hook_active": false}, func() {
 			e.events <- func() {

@@ -330,9 +330,14 @@ func BenchmarkPaste100KB(b *testing.B) {
 // hook (the hook path) and the generic mock's marker line (the marker
 // path), from the mock's own trace of when it emitted them.
 func BenchmarkTalkDetection(b *testing.B) {
-	s := newBench(b, "on *\n  think 100ms\n  say done\n  marker\n", "claude", "bot=mockagent")
+	// Gemini runs party's hooks only in a folder it trusts.
+	cwd := b.TempDir()
+	s := newBenchEnv(b, "on *\n  think 100ms\n  say done\n  marker\n", []string{"--cwd", cwd}, []string{"GEMINI_CLI_TRUST_WORKSPACE=true"},
+		"claude", "codex", "gemini", "bot=mockagent")
 	trace := s.env["PARTY_MOCK_TRACE"]
-	for _, c := range []struct{ name, role, mode string }{{"hook", "claude", "stop"}, {"marker", "bot", "marker"}} {
+	for _, c := range []struct{ name, role, mode string }{
+		{"hook", "claude", "stop"}, {"codex-rollout", "codex", "notify"}, {"gemini-hook", "gemini", "after-agent"}, {"marker", "bot", "marker"},
+	} {
 		b.Run(c.name, func(b *testing.B) {
 			var lat []time.Duration
 			for i := 0; i < b.N; i++ {

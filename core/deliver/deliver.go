@@ -312,8 +312,9 @@ func (s *submission) run(ctx context.Context) error {
 		window = p.Confirm
 	}
 	var (
-		keys []string
-		st   observe.State
+		keys     []string
+		st       observe.State
+		lastBusy bool // the agent was busy at the last press
 	)
 	for attempt := 0; attempt <= s.d.retries(); attempt++ {
 		// The key follows the screen of the moment: a busy agent may have
@@ -329,6 +330,7 @@ func (s *submission) run(ctx context.Context) error {
 			}
 		}
 		busy := st.Busy
+		lastBusy = busy
 		key := "Enter"
 		if busy && p.QueueKey != "" {
 			key = p.QueueKey
@@ -354,6 +356,20 @@ func (s *submission) run(ctx context.Context) error {
 			break // never a second Enter into what we cannot see
 		}
 		window *= 2
+	}
+	if len(keys) > 0 && !blind {
+		// The text left the box some other way, or the agent is slow to
+		// say so: watch once more, pressing nothing.
+		var ok bool
+		if st, ok, err = s.watch(ctx, st, window); err != nil {
+			return err
+		} else if ok {
+			s.res.Outcome = Submitted
+			if lastBusy {
+				s.res.Outcome = Queued
+			}
+			return nil
+		}
 	}
 	s.res.Outcome = Unconfirmed
 	s.res.Screen = st.Screen
@@ -419,9 +435,12 @@ func (s *submission) watch(ctx context.Context, before observe.State, window tim
 		switch {
 		case len(p.Prompts) == 0:
 			taken = st.Screen != before.Screen
-		case !before.Busy && st.Busy:
-			taken = true
 		case st.HasInput && st.Input == "" && st.Dialog == "":
+			taken = true
+		case !st.HasInput && st.Dialog == "" && !before.Busy && st.Busy:
+			// The box hides while the agent works: turning busy is all
+			// the screen tells. Where the box stays, busy alone proves
+			// nothing (a queued turn starting), the text must leave it.
 			taken = true
 		}
 		if taken {
