@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -141,4 +143,53 @@ func benchSendIdleBusy(b *testing.B, s *benchServer, kind, where string) {
 		}
 		report(b, "send", d)
 	})
+}
+
+// BenchmarkTalkReal measures, on the real agents, how long a talk --wait
+// takes to return after the agent's completion event was logged (claude's
+// Stop, codex's notify, gemini's AfterAgent: the event log's time).
+func BenchmarkTalkReal(b *testing.B) {
+	for _, kind := range []string{"claude", "codex", "gemini"} {
+		s := newRealBench(b, kind)
+		b.Run("real-"+kind, func(b *testing.B) {
+			var lat []time.Duration
+			for i := 0; i < b.N; i++ {
+				cmd := exec.Command(s.bin, "talk", kind, fmt.Sprintf("question %d", i), "--wait", "--timeout", "60s")
+				cmd.Env = s.environ()
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("party talk: %v\n%s", err, out)
+				}
+				returned := time.Now()
+				done, ok := lastEvent(s.env["XDG_STATE_HOME"], "turn-complete")
+				if !ok {
+					b.Fatalf("no turn-complete event for the talk")
+				}
+				lat = append(lat, returned.Sub(done))
+			}
+			report(b, "detect", lat)
+		})
+	}
+}
+
+// lastEvent returns the time of the last event of kind in the session
+// event logs under the state root.
+func lastEvent(stateHome, kind string) (time.Time, bool) {
+	logs, _ := filepath.Glob(filepath.Join(stateHome, "party", "sessions", "*", "events.jsonl"))
+	var last time.Time
+	for _, l := range logs {
+		b, err := os.ReadFile(l)
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(string(b), "\n") {
+			var ev struct {
+				Time time.Time `json:"time"`
+				Kind string    `json:"kind"`
+			}
+			if json.Unmarshal([]byte(line), &ev) == nil && ev.Kind == kind && ev.Time.After(last) {
+				last = ev.Time
+			}
+		}
+	}
+	return last, !last.IsZero()
 }
