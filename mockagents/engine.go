@@ -1152,8 +1152,9 @@ func (e *engine) fail(kind string) {
 	e.stopTurn()
 }
 
-// interrupt is Esc during a turn: it stops without any hook or notify;
-// claude puts the prompt (and what was queued) back into the input.
+// interrupt is Esc during a turn: it stops without any hook or notify
+// (gemini: an AfterAgent with no response text); claude puts the prompt
+// (and what was queued) back into the input.
 func (e *engine) interrupt() {
 	switch e.opt.Persona {
 	case "claude":
@@ -1181,7 +1182,11 @@ func (e *engine) interrupt() {
 			e.setInput(back)
 		}
 	case "gemini":
+		// Measured on gemini 0.61: Esc before the answer runs AfterAgent
+		// with no response text, like a failed request; only the screen
+		// tells the two apart.
 		e.addHistory("ℹ Request cancelled.", "")
+		e.hooks.gemini(e.opt.Persona, "AfterAgent", map[string]any{"prompt": e.prompt, "prompt_response": "[no response text]", "stop_hook_active": false}, func() {})
 	default:
 		e.addHistory("interrupted")
 	}

@@ -150,6 +150,9 @@ func (w *Waiter) Wait(ctx context.Context, t Turn, timeout time.Duration) (Resul
 					}
 				}
 				if res, done, err := tracker.see(ev); done || err != nil {
+					if errors.Is(err, ErrTurnFailed) {
+						err = w.interrupted(ctx, t, err)
+					}
 					return res, err
 				}
 			}
@@ -183,6 +186,23 @@ func (w *Waiter) Wait(ctx context.Context, t Turn, timeout time.Duration) (Resul
 			return Result{}, err
 		}
 	}
+}
+
+// interrupted tells a failed turn from an interrupted one where the
+// agent's event does not (gemini's AfterAgent has no response text for
+// both): a source that sees the interrupt within a moment wins.
+func (w *Waiter) interrupted(ctx context.Context, t Turn, failed error) error {
+	for try := 0; try < 4; try++ {
+		for _, s := range t.Sources {
+			if _, _, err := s.Check(); errors.Is(err, ErrInterrupted) {
+				return err
+			}
+		}
+		if len(t.Sources) == 0 || w.Clock.Sleep(ctx, 100*time.Millisecond) != nil {
+			break
+		}
+	}
+	return failed
 }
 
 // Sleep waits for d, a wake-up, or the end of ctx.

@@ -279,11 +279,15 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *talkJSON) (wait.
 	}
 	turn.Prompt = deliver.Sanitize(text)
 	t.codexRollout(ctx, p, profile.Kind, &turn)
-	if turn.Hooks && profile.Kind == agent.Claude {
+	capture := func() (string, error) { return t.watch.mux(t.tc).Capture(ctx, p.ID, 0) }
+	switch {
+	case turn.Hooks && profile.Kind == agent.Claude:
 		// No hook on an Esc or a refused permission: the transcript (and
 		// the prompt put back into the box) says so.
-		capture := func() (string, error) { return t.watch.mux(t.tc).Capture(ctx, p.ID, 0) }
 		turn.Sources = append(turn.Sources, wait.NewClaudeTranscript(events, p.ID, turn.Prompt, profile, capture))
+	case turn.Hooks && profile.Kind == agent.Gemini:
+		// No AfterAgent on an Esc: only the screen says it.
+		turn.Sources = append(turn.Sources, wait.NewGeminiScreen(turn.Prompt, capture))
 	}
 	rec, err := t.record(p, turn)
 	if err != nil {
