@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/shellwords"
 	"github.com/partyhq/party/core/state"
 )
 
@@ -117,7 +117,7 @@ var keys = []Key{
 		get: func(c *Config, _ string) string { return c.Review.MarkerDir },
 		set: func(c *Config, _ string, v value) { c.Review.MarkerDir = v.s }},
 	{Name: "agents.*.command", kind: kString, Trusted: true, check: func(s string) error {
-		_, err := agent.SplitCommand(s)
+		_, err := shellwords.SplitCommand(s)
 		return err
 	},
 		get: func(c *Config, n string) string { return c.Agents[n].Command },

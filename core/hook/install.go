@@ -9,8 +9,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 
+	"github.com/partyhq/party/core/shellwords"
 	"golang.org/x/sys/unix"
 )
 
@@ -215,60 +215,8 @@ func isPartyHook(cmd, command, agent string) bool {
 	if cmd == command {
 		return true
 	}
-	w, ok := shellWords(cmd)
-	return ok && len(w) == 3 && path.Base(w[0]) == "party" && w[1] == "hook" && w[2] == agent
-}
-
-// shellWords splits s into words the way a POSIX shell would for plain
-// words, single and double quotes and backslashes; ok is false when s has
-// an unterminated quote.
-func shellWords(s string) (words []string, ok bool) {
-	var (
-		w      strings.Builder
-		inWord bool
-	)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n':
-			if inWord {
-				words = append(words, w.String())
-				w.Reset()
-				inWord = false
-			}
-		case c == '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return nil, false
-			}
-			w.WriteString(s[i+1 : i+1+j])
-			i += j + 1
-			inWord = true
-		case c == '"':
-			i++
-			for ; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
-					i++
-				}
-				w.WriteByte(s[i])
-			}
-			if i >= len(s) {
-				return nil, false
-			}
-			inWord = true
-		case c == '\\' && i+1 < len(s):
-			i++
-			w.WriteByte(s[i])
-			inWord = true
-		default:
-			w.WriteByte(c)
-			inWord = true
-		}
-	}
-	if inWord {
-		words = append(words, w.String())
-	}
-	return words, true
+	w, err := shellwords.SplitCommand(cmd)
+	return err == nil && len(w) == 3 && path.Base(w[0]) == "party" && w[1] == "hook" && w[2] == agent
 }
 
 // validJSON checks that b is one JSON value and says where it is not.
