@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/partyhq/party/core/jsonpos"
 )
 
 // ErrInvalid is a config file or value that cannot be used.
@@ -144,7 +146,7 @@ func (c *Config) apply(path string, b []byte, trusted bool) ([]Warning, error) {
 		switch {
 		case len(at) == 1 && sections[at[0]], len(at) == 2 && at[0] == "agents":
 			if !isObject {
-				line, col := lineCol(b, int(end))
+				line, col := jsonpos.LineCol(b, end)
 				return fmt.Errorf("%s:%d:%d: %s must be an object: %w", path, line, col, dotted, ErrInvalid)
 			}
 			return errDescend
@@ -156,7 +158,7 @@ func (c *Config) apply(path string, b []byte, trusted bool) ([]Warning, error) {
 		}
 		val, err := k.parseJSON(dotted, raw)
 		if err != nil {
-			line, col := lineCol(b, int(end))
+			line, col := jsonpos.LineCol(b, end)
 			if errors.Is(err, ErrInvalid) {
 				return fmt.Errorf("%s:%d:%d: %w", path, line, col, err)
 			}
@@ -232,15 +234,8 @@ func positioned(path string, b []byte, err error) error {
 	if off < 0 {
 		return fmt.Errorf("%s: %v: %w", path, err, ErrInvalid)
 	}
-	line, col := lineCol(b, int(off))
+	line, col := jsonpos.LineCol(b, off)
 	return fmt.Errorf("%s:%d:%d: %v: %w", path, line, col, err, ErrInvalid)
-}
-
-func lineCol(b []byte, off int) (int, int) {
-	off = min(max(off, 0), len(b))
-	line := bytes.Count(b[:off], []byte("\n")) + 1
-	start := bytes.LastIndexByte(b[:off], '\n') + 1
-	return line, off - start
 }
 
 // Duration is a JSON duration: a Go duration string ("2s") or a number of

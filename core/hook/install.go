@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 
+	"github.com/partyhq/party/core/jsonpos"
 	"github.com/partyhq/party/core/shellwords"
 	"golang.org/x/sys/unix"
 )
@@ -225,22 +226,13 @@ func validJSON(b []byte) error {
 	err := json.Unmarshal(b, &v)
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		line, col := position(b, se.Offset-1) // Offset is just past the bad byte
+		line, col := jsonpos.LineCol(b, se.Offset)
 		return fmt.Errorf("line %d, column %d: %v: %w", line, col, se, ErrSettings)
 	}
 	if err != nil {
 		return fmt.Errorf("%v: %w", err, ErrSettings)
 	}
 	return nil
-}
-
-// position is the 1-based line and column of byte offset off of b.
-func position(b []byte, off int64) (line, col int) {
-	off = max(0, min(off, int64(len(b))))
-	before := b[:off]
-	line = bytes.Count(before, []byte("\n")) + 1
-	col = len(before) - bytes.LastIndexByte(before, '\n')
-	return line, col
 }
 
 // object is a JSON object that keeps its members in order and their values
