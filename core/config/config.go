@@ -74,16 +74,20 @@ type Warning struct {
 
 func (w Warning) String() string { return fmt.Sprintf("%s: unknown key %q", w.File, w.Key) }
 
-// Defaults returns the built-in configuration.
+// Defaults returns the built-in configuration: every key's default from
+// the table of keys.
 func Defaults() Config {
-	c := Config{Timeout: 60 * time.Second, PollInterval: time.Second, CaptureLines: 200,
-		PreambleMode: "disabled", Planner: "planner", Executor: "executor", Agents: map[string]Agent{}, Sources: map[string]string{},
-		Review: Review{Implementer: "claude", Reviewer: "codex", Base: "main", MaxIterations: 3,
-			FindingsTimeout: 900 * time.Second, HealthInterval: 30 * time.Second}}
+	c := Config{Agents: map[string]Agent{}, Sources: map[string]string{}}
 	for _, k := range keys {
-		if !strings.HasPrefix(k.Name, "agents.") {
-			c.Sources[k.Name] = "default"
+		if strings.HasPrefix(k.Name, "agents.") {
+			continue
 		}
+		v, err := k.parseText(k.Name, k.def)
+		if err != nil {
+			panic(fmt.Sprintf("config: the default of %s: %v", k.Name, err)) // the table is wrong
+		}
+		k.set(&c, "", v)
+		c.Sources[k.Name] = "default"
 	}
 	return c
 }
@@ -129,9 +133,6 @@ func Load(getenv func(string) string, cwd string) (Config, []Warning, error) {
 	return c, warns, nil
 }
 
-// sections are the objects of a config file whose members are keys.
-var sections = map[string]bool{"defaults": true, "relay": true, "review": true, "agents": true}
-
 // apply layers one file's content over c; with trusted false its Trusted
 // keys are checked but not applied, and listed in c.Ignored.
 func (c *Config) apply(path string, b []byte, trusted bool) ([]Warning, error) {
@@ -144,7 +145,7 @@ func (c *Config) apply(path string, b []byte, trusted bool) ([]Warning, error) {
 		dotted := strings.Join(at, ".")
 		isObject := len(raw) > 0 && raw[0] == '{'
 		switch {
-		case len(at) == 1 && sections[at[0]], len(at) == 2 && at[0] == "agents":
+		case isSection(at):
 			if !isObject {
 				line, col := jsonpos.LineCol(b, end)
 				return fmt.Errorf("%s:%d:%d: %s must be an object: %w", path, line, col, dotted, ErrInvalid)
