@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/partyhq/party/core/config"
 	"golang.org/x/term"
 )
 
@@ -186,7 +187,7 @@ func switches(opt *Options, getenv func(string) string) error {
 	}
 	for _, d := range durs {
 		if v := getenv(d.env); v != "" {
-			x, err := parseDur(v)
+			x, err := config.ParseDuration(v)
 			if err != nil {
 				return fmt.Errorf("%s: %w", d.env, err)
 			}

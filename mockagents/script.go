@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/partyhq/party/core/config"
 )
 
 // Step is one action of a rule.
@@ -79,7 +81,7 @@ func ParseScript(name, text string) (*Script, error) {
 		st := Step{Kind: word, Arg: arg}
 		switch word {
 		case "think":
-			d, err := parseDur(arg)
+			d, err := config.ParseDuration(arg)
 			if err != nil {
 				return nil, fail(argCol, "think: %v", err)
 			}
@@ -139,17 +141,6 @@ func matcher(arg string) (func(string) ([]string, bool), error) {
 		return func(p string) ([]string, bool) { return []string{p}, strings.Contains(p, sub) }, nil
 	}
 	return nil, fmt.Errorf("want /regexp/, \"substring\" or *, got %q", arg)
-}
-
-func parseDur(s string) (time.Duration, error) {
-	if ms, err := strconv.Atoi(s); err == nil && ms >= 0 {
-		return time.Duration(ms) * time.Millisecond, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("bad duration %q", s)
-	}
-	return d, nil
 }
 
 func unescape(s string) string {

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 )
 
 func TestInfer(t *testing.T) {
@@ -175,27 +174,5 @@ func TestMenuOpen(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, Lookup(tt.kind).MenuOpen(tt.screen))
 		})
-	}
-}
-
-func TestSplitCommand(t *testing.T) {
-	tests := []struct {
-		in   string
-		want []string
-	}{
-		{"claude", []string{"claude"}},
-		{`codex -c 'notify=["a b"]' --no-alt-screen`, []string{"codex", "-c", `notify=["a b"]`, "--no-alt-screen"}},
-		{`a "b \"c\" $HOME" d\ e`, []string{"a", `b "c" $HOME`, "d e"}},
-		{`x ''`, []string{"x", ""}},
-		{"  ", nil},
-	}
-	for _, tt := range tests {
-		got, err := SplitCommand(tt.in)
-		require.NoError(t, err, tt.in)
-		assert.Equal(t, tt.want, got, tt.in)
-	}
-	for _, bad := range []string{`a 'b`, `a "b`, `a\`} {
-		_, err := SplitCommand(bad)
-		assert.ErrorIs(t, err, ErrCommandSyntax, bad)
 	}
 }

@@ -17,6 +17,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/partyhq/party/core/jsonpos"
 )
 
 // ErrInvalid is a config file or value that cannot be used.
@@ -72,16 +74,20 @@ type Warning struct {
 
 func (w Warning) String() string { return fmt.Sprintf("%s: unknown key %q", w.File, w.Key) }
 
-// Defaults returns the built-in configuration.
+// Defaults returns the built-in configuration: every key's default from
+// the table of keys.
 func Defaults() Config {
-	c := Config{Timeout: 60 * time.Second, PollInterval: time.Second, CaptureLines: 200,
-		PreambleMode: "disabled", Planner: "planner", Executor: "executor", Agents: map[string]Agent{}, Sources: map[string]string{},
-		Review: Review{Implementer: "claude", Reviewer: "codex", Base: "main", MaxIterations: 3,
-			FindingsTimeout: 900 * time.Second, HealthInterval: 30 * time.Second}}
+	c := Config{Agents: map[string]Agent{}, Sources: map[string]string{}}
 	for _, k := range keys {
-		if !strings.HasPrefix(k.Name, "agents.") {
-			c.Sources[k.Name] = "default"
+		if strings.HasPrefix(k.Name, "agents.") {
+			continue
 		}
+		v, err := k.parseText(k.Name, k.def)
+		if err != nil {
+			panic(fmt.Sprintf("config: the default of %s: %v", k.Name, err)) // the table is wrong
+		}
+		k.set(&c, "", v)
+		c.Sources[k.Name] = "default"
 	}
 	return c
 }
@@ -127,9 +133,6 @@ func Load(getenv func(string) string, cwd string) (Config, []Warning, error) {
 	return c, warns, nil
 }
 
-// sections are the objects of a config file whose members are keys.
-var sections = map[string]bool{"defaults": true, "relay": true, "review": true, "agents": true}
-
 // apply layers one file's content over c; with trusted false its Trusted
 // keys are checked but not applied, and listed in c.Ignored.
 func (c *Config) apply(path string, b []byte, trusted bool) ([]Warning, error) {
@@ -142,9 +145,9 @@ func (c *Config) apply(path string, b []byte, trusted bool) ([]Warning, error) {
 		dotted := strings.Join(at, ".")
 		isObject := len(raw) > 0 && raw[0] == '{'
 		switch {
-		case len(at) == 1 && sections[at[0]], len(at) == 2 && at[0] == "agents":
+		case isSection(at):
 			if !isObject {
-				line, col := lineCol(b, int(end))
+				line, col := jsonpos.LineCol(b, end)
 				return fmt.Errorf("%s:%d:%d: %s must be an object: %w", path, line, col, dotted, ErrInvalid)
 			}
 			return errDescend
@@ -156,7 +159,7 @@ func (c *Config) apply(path string, b []byte, trusted bool) ([]Warning, error) {
 		}
 		val, err := k.parseJSON(dotted, raw)
 		if err != nil {
-			line, col := lineCol(b, int(end))
+			line, col := jsonpos.LineCol(b, end)
 			if errors.Is(err, ErrInvalid) {
 				return fmt.Errorf("%s:%d:%d: %w", path, line, col, err)
 			}
@@ -232,15 +235,8 @@ func positioned(path string, b []byte, err error) error {
 	if off < 0 {
 		return fmt.Errorf("%s: %v: %w", path, err, ErrInvalid)
 	}
-	line, col := lineCol(b, int(off))
+	line, col := jsonpos.LineCol(b, off)
 	return fmt.Errorf("%s:%d:%d: %v: %w", path, line, col, err, ErrInvalid)
-}
-
-func lineCol(b []byte, off int) (int, int) {
-	off = min(max(off, 0), len(b))
-	line := bytes.Count(b[:off], []byte("\n")) + 1
-	start := bytes.LastIndexByte(b[:off], '\n') + 1
-	return line, off - start
 }
 
 // Duration is a JSON duration: a Go duration string ("2s") or a number of

@@ -6,12 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/shellwords"
 	"github.com/partyhq/party/core/state"
 )
 
@@ -35,6 +36,9 @@ func (k kind) String() string {
 type Key struct {
 	// Name is the dotted key; "agents.*.command" stands for every agent.
 	Name string
+	// def is the built-in value as a user would write it; agent keys
+	// have none (the agent's profile decides).
+	def  string
 	kind kind
 	// min and max bound an int, or a duration in nanoseconds (0: none).
 	min, max int64
@@ -67,31 +71,31 @@ func notBlank(what string) func(string) error {
 }
 
 var keys = []Key{
-	{Name: "defaults.timeout", kind: kDuration, min: int64(time.Millisecond), max: int64(24 * time.Hour),
+	{Name: "defaults.timeout", def: "60s", kind: kDuration, min: int64(time.Millisecond), max: int64(24 * time.Hour),
 		get: func(c *Config, _ string) string { return c.Timeout.String() },
 		set: func(c *Config, _ string, v value) { c.Timeout = v.d }},
-	{Name: "defaults.pollInterval", kind: kDuration, min: int64(10 * time.Millisecond), max: int64(time.Hour),
+	{Name: "defaults.pollInterval", def: "1s", kind: kDuration, min: int64(10 * time.Millisecond), max: int64(time.Hour),
 		get: func(c *Config, _ string) string { return c.PollInterval.String() },
 		set: func(c *Config, _ string, v value) { c.PollInterval = v.d }},
-	{Name: "defaults.captureLines", kind: kInt, min: 1, max: 100000,
+	{Name: "defaults.captureLines", def: "200", kind: kInt, min: 1, max: 100000,
 		get: func(c *Config, _ string) string { return strconv.Itoa(c.CaptureLines) },
 		set: func(c *Config, _ string, v value) { c.CaptureLines = int(v.n) }},
-	{Name: "preambleMode", kind: kString, enum: []string{"always", "disabled"}, Trusted: true,
+	{Name: "preambleMode", def: "disabled", kind: kString, enum: []string{"always", "disabled"}, Trusted: true,
 		get: func(c *Config, _ string) string { return c.PreambleMode },
 		set: func(c *Config, _ string, v value) { c.PreambleMode = v.s }},
-	{Name: "relay.planner", kind: kString, check: notBlank("name a role"), Trusted: true,
+	{Name: "relay.planner", def: "planner", kind: kString, check: notBlank("name a role"), Trusted: true,
 		get: func(c *Config, _ string) string { return c.Planner },
 		set: func(c *Config, _ string, v value) { c.Planner = v.s }},
-	{Name: "relay.executor", kind: kString, check: notBlank("name a role"), Trusted: true,
+	{Name: "relay.executor", def: "executor", kind: kString, check: notBlank("name a role"), Trusted: true,
 		get: func(c *Config, _ string) string { return c.Executor },
 		set: func(c *Config, _ string, v value) { c.Executor = v.s }},
-	{Name: "review.implementer", kind: kString, check: notBlank("name a role"), Trusted: true,
+	{Name: "review.implementer", def: "claude", kind: kString, check: notBlank("name a role"), Trusted: true,
 		get: func(c *Config, _ string) string { return c.Review.Implementer },
 		set: func(c *Config, _ string, v value) { c.Review.Implementer = v.s }},
-	{Name: "review.reviewer", kind: kString, check: notBlank("name a role"), Trusted: true,
+	{Name: "review.reviewer", def: "codex", kind: kString, check: notBlank("name a role"), Trusted: true,
 		get: func(c *Config, _ string) string { return c.Review.Reviewer },
 		set: func(c *Config, _ string, v value) { c.Review.Reviewer = v.s }},
-	{Name: "review.base", kind: kString, check: func(s string) error {
+	{Name: "review.base", def: "main", kind: kString, check: func(s string) error {
 		if strings.TrimSpace(s) == "" || strings.HasPrefix(s, "-") {
 			return errors.New("must name a branch")
 		}
@@ -99,16 +103,16 @@ var keys = []Key{
 	},
 		get: func(c *Config, _ string) string { return c.Review.Base },
 		set: func(c *Config, _ string, v value) { c.Review.Base = v.s }},
-	{Name: "review.maxIterations", kind: kInt, min: 1, max: 100,
+	{Name: "review.maxIterations", def: "3", kind: kInt, min: 1, max: 100,
 		get: func(c *Config, _ string) string { return strconv.Itoa(c.Review.MaxIterations) },
 		set: func(c *Config, _ string, v value) { c.Review.MaxIterations = int(v.n) }},
-	{Name: "review.findingsTimeout", kind: kDuration, min: int64(time.Second), max: int64(7 * 24 * time.Hour),
+	{Name: "review.findingsTimeout", def: "900s", kind: kDuration, min: int64(time.Second), max: int64(7 * 24 * time.Hour),
 		get: func(c *Config, _ string) string { return c.Review.FindingsTimeout.String() },
 		set: func(c *Config, _ string, v value) { c.Review.FindingsTimeout = v.d }},
-	{Name: "review.healthInterval", kind: kDuration, min: int64(100 * time.Millisecond), max: int64(24 * time.Hour),
+	{Name: "review.healthInterval", def: "30s", kind: kDuration, min: int64(100 * time.Millisecond), max: int64(24 * time.Hour),
 		get: func(c *Config, _ string) string { return c.Review.HealthInterval.String() },
 		set: func(c *Config, _ string, v value) { c.Review.HealthInterval = v.d }},
-	{Name: "review.markerDir", kind: kString, Trusted: true, check: func(s string) error {
+	{Name: "review.markerDir", def: "", kind: kString, Trusted: true, check: func(s string) error {
 		if s != "" && !filepath.IsAbs(s) {
 			return errors.New("must be an absolute directory")
 		}
@@ -117,7 +121,7 @@ var keys = []Key{
 		get: func(c *Config, _ string) string { return c.Review.MarkerDir },
 		set: func(c *Config, _ string, v value) { c.Review.MarkerDir = v.s }},
 	{Name: "agents.*.command", kind: kString, Trusted: true, check: func(s string) error {
-		_, err := agent.SplitCommand(s)
+		_, err := shellwords.SplitCommand(s)
 		return err
 	},
 		get: func(c *Config, n string) string { return c.Agents[n].Command },
@@ -136,13 +140,42 @@ var keys = []Key{
 // Keys lists every key, agent keys as "agents.*.NAME".
 func Keys() []Key { return append([]Key(nil), keys...) }
 
-// keyNames lists the keys for messages.
-func keyNames() string {
-	names := make([]string, len(keys))
-	for i, k := range keys {
-		names[i] = strings.Replace(k.Name, "*", "NAME", 1)
+// KeyNames lists the keys as users write them, agent keys as
+// "agents.NAME.KEY"; with trusted, only the Trusted ones.
+func KeyNames(trusted bool) []string {
+	var names []string
+	for _, k := range keys {
+		if !trusted || k.Trusted {
+			names = append(names, strings.Replace(k.Name, "*", "NAME", 1))
+		}
 	}
-	return strings.Join(names, ", ")
+	return names
+}
+
+// keyNames lists the keys for messages.
+func keyNames() string { return strings.Join(KeyNames(false), ", ") }
+
+// isSection says whether the dotted name at is an object whose members
+// are keys (or, for "agents.NAME", an agent's keys), as the table says.
+func isSection(at []string) bool {
+	for _, k := range keys {
+		parts := strings.Split(k.Name, ".")
+		if len(at) < len(parts) && slices.Equal(parts[:len(at)], wild(at, parts)) {
+			return true
+		}
+	}
+	return false
+}
+
+// wild is at with "*" wherever pattern has it.
+func wild(at, pattern []string) []string {
+	out := slices.Clone(at)
+	for i := range out {
+		if pattern[i] == "*" {
+			out[i] = "*"
+		}
+	}
+	return out
 }
 
 // lookup returns the key of a dotted name and, for agent keys, the agent

@@ -9,8 +9,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 
+	"github.com/partyhq/party/core/jsonpos"
+	"github.com/partyhq/party/core/shellwords"
 	"golang.org/x/sys/unix"
 )
 
@@ -215,60 +216,8 @@ func isPartyHook(cmd, command, agent string) bool {
 	if cmd == command {
 		return true
 	}
-	w, ok := shellWords(cmd)
-	return ok && len(w) == 3 && path.Base(w[0]) == "party" && w[1] == "hook" && w[2] == agent
-}
-
-// shellWords splits s into words the way a POSIX shell would for plain
-// words, single and double quotes and backslashes; ok is false when s has
-// an unterminated quote.
-func shellWords(s string) (words []string, ok bool) {
-	var (
-		w      strings.Builder
-		inWord bool
-	)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n':
-			if inWord {
-				words = append(words, w.String())
-				w.Reset()
-				inWord = false
-			}
-		case c == '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return nil, false
-			}
-			w.WriteString(s[i+1 : i+1+j])
-			i += j + 1
-			inWord = true
-		case c == '"':
-			i++
-			for ; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
-					i++
-				}
-				w.WriteByte(s[i])
-			}
-			if i >= len(s) {
-				return nil, false
-			}
-			inWord = true
-		case c == '\\' && i+1 < len(s):
-			i++
-			w.WriteByte(s[i])
-			inWord = true
-		default:
-			w.WriteByte(c)
-			inWord = true
-		}
-	}
-	if inWord {
-		words = append(words, w.String())
-	}
-	return words, true
+	w, err := shellwords.SplitCommand(cmd)
+	return err == nil && len(w) == 3 && path.Base(w[0]) == "party" && w[1] == "hook" && w[2] == agent
 }
 
 // validJSON checks that b is one JSON value and says where it is not.
@@ -277,22 +226,13 @@ func validJSON(b []byte) error {
 	err := json.Unmarshal(b, &v)
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		line, col := position(b, se.Offset-1) // Offset is just past the bad byte
+		line, col := jsonpos.LineCol(b, se.Offset)
 		return fmt.Errorf("line %d, column %d: %v: %w", line, col, se, ErrSettings)
 	}
 	if err != nil {
 		return fmt.Errorf("%v: %w", err, ErrSettings)
 	}
 	return nil
-}
-
-// position is the 1-based line and column of byte offset off of b.
-func position(b []byte, off int64) (line, col int) {
-	off = max(0, min(off, int64(len(b))))
-	before := b[:off]
-	line = bytes.Count(before, []byte("\n")) + 1
-	col = len(before) - bytes.LastIndexByte(before, '\n')
-	return line, col
 }
 
 // object is a JSON object that keeps its members in order and their values

@@ -244,6 +244,11 @@ func TestGate(t *testing.T) {
 		{"flags after the subcommand", in(Implement, ""), "party review --json approve", true},
 		{"flags between the words", none, "party evidence --json add critic && party review request --base main", false},
 		{"a flag value is not a subcommand", none, "party review --title approve request", true},
+		{"approve in a substitution", in(CodexReview, Dispatched), "echo $(party review approve)", true},
+		{"approve in a conditional", in(CodexReview, Dispatched), "if true; then\n  party review approve\nfi", true},
+		{"approve after an assignment", in(CodexReview, Dispatched), "PARTY_SESSION=x party review approve", true},
+		{"approve on a line before a syntax error", in(CodexReview, Dispatched), "party review approve\nfi", true},
+		{"an escaped name is the command", none, `\party review request`, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

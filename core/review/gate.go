@@ -3,6 +3,8 @@ package review
 import (
 	"path/filepath"
 	"strings"
+
+	"github.com/partyhq/party/core/shellwords"
 )
 
 // Gate decides whether an agent may run the shell command cmd in status s:
@@ -47,31 +49,18 @@ func CodeEdit(path, root string) bool {
 	return true
 }
 
-// partyCommands finds every party command that cmd runs, in order, as its
-// arguments after the global flags: party at a command position (start,
-// or after ;, &, |, (, a newline or "then"/"do"), under any path. Each
-// command's arguments end at the next operator.
+// partyCommands finds every party command that the bash script cmd runs
+// (see shellwords.Commands), under any path, in order, as its arguments
+// without flags and their values: "party -L x review --json approve" is
+// "review approve".
 func partyCommands(cmd string) [][]string {
 	var out [][]string
-	words := shellWords(cmd)
-	for i := 0; i < len(words); i++ {
-		if i > 0 && !commandStart(words[i-1]) {
+	for _, words := range shellwords.Commands(cmd) {
+		if filepath.Base(words[0]) != "party" {
 			continue
 		}
-		if filepath.Base(words[i]) != "party" {
-			continue
-		}
-		j := i + 1
-		for j < len(words) && strings.HasPrefix(words[j], "-") {
-			if flagTakesValue(words[j]) {
-				j++
-			}
-			j++
-		}
-		// Arguments up to the next operator, flags (and their values)
-		// left out: "review --json approve" is "review approve".
 		var args []string
-		for k := j; k < len(words) && !operator(words[k]); k++ {
+		for k := 1; k < len(words); k++ {
 			switch {
 			case flagTakesValue(words[k]):
 				k++
@@ -84,86 +73,10 @@ func partyCommands(cmd string) [][]string {
 	return out
 }
 
-// operator says whether a word of shellWords ends a simple command.
-func operator(w string) bool {
-	switch w {
-	case ";", "&&", "||", "|", "&", "(", ")", "\n", "{", "}", "$(", "`":
-		return true
-	}
-	return false
-}
-
-func commandStart(prev string) bool {
-	switch prev {
-	case ";", "&&", "||", "|", "&", "(", "\n", "then", "do", "else", "!", "{", "$(", "`":
-		return true
-	}
-	return strings.Contains(prev, "=") && !strings.HasPrefix(prev, "-") // VAR=x party ...
-}
-
 func flagTakesValue(f string) bool {
 	switch f {
 	case "-L", "-S", "--socket", "--socket-path", "--session", "--base", "--title", "--to":
 		return true
 	}
 	return false
-}
-
-// shellWords splits cmd into words and operators the way a shell would,
-// well enough to find commands: quotes are removed, operators are words.
-func shellWords(cmd string) []string {
-	var (
-		out   []string
-		cur   strings.Builder
-		inTok bool
-		quote byte
-	)
-	flush := func() {
-		if inTok {
-			out = append(out, cur.String())
-			cur.Reset()
-			inTok = false
-		}
-	}
-	for i := 0; i < len(cmd); i++ {
-		c := cmd[i]
-		switch {
-		case quote != 0:
-			if c == quote {
-				quote = 0
-			} else {
-				cur.WriteByte(c)
-			}
-		case c == '\'' || c == '"':
-			quote, inTok = c, true
-		case c == '\\' && i+1 < len(cmd):
-			i++
-			if cmd[i] != '\n' {
-				cur.WriteByte(cmd[i])
-				inTok = true
-			}
-		case c == ' ' || c == '\t':
-			flush()
-		case c == '\n' || c == ';' || c == '(' || c == ')' || c == '`' || c == '{' || c == '}':
-			flush()
-			out = append(out, string(c))
-		case c == '$' && i+1 < len(cmd) && cmd[i+1] == '(':
-			flush()
-			out = append(out, "$(")
-			i++
-		case c == '&' || c == '|':
-			flush()
-			if i+1 < len(cmd) && cmd[i+1] == c {
-				out = append(out, string([]byte{c, c}))
-				i++
-			} else {
-				out = append(out, string(c))
-			}
-		default:
-			cur.WriteByte(c)
-			inTok = true
-		}
-	}
-	flush()
-	return out
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os/exec"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -292,12 +291,8 @@ func (cc *Control) PaneState(ctx context.Context, id string) (mux.Pane, error) {
 		if (p.Dead && p.DeadStatus != "") || try > 0 || !IsZombie(pid) {
 			return p, nil
 		}
-		if server, err := strconv.Atoi(f[4]); err == nil && server > 0 {
-			for i := 0; i < 50 && IsZombie(pid); i++ {
-				_ = syscall.Kill(server, syscall.SIGCHLD)
-				runtime.Gosched()
-			}
-		}
+		server, _ := strconv.Atoi(f[4])
+		reapZombie(pid, server)
 	}
 }
 

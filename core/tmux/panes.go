@@ -68,26 +68,38 @@ func (c *Client) Pane(ctx context.Context, id string) (mux.Pane, error) {
 }
 
 // reapZombies works around tmux 3.3a-3.5 built with utempter (tmux issue
-// #4559): a pane's process can stay a zombie that the server never reaps,
-// so the pane never shows dead, or shows dead without its exit status. When a live pane's process is a zombie it
-// sends the server SIGCHLD, which makes it reap, and reports true so the
-// caller lists again.
+// #4559) for every pane of rows, see reapZombie, and reports true when it
+// poked the server, so the caller lists again.
 func (c *Client) reapZombies(rows [][]string) bool {
 	reaped := false
 	for _, r := range rows {
 		p := parsePane(r)
-		if (p.Dead && p.DeadStatus != "") || !IsZombie(p.PID) {
+		if p.Dead && p.DeadStatus != "" {
 			continue
 		}
-		if server, err := strconv.Atoi(r[len(paneFields)-1]); err == nil && server > 0 {
-			for i := 0; i < 50 && IsZombie(p.PID); i++ {
-				_ = syscall.Kill(server, syscall.SIGCHLD)
-				runtime.Gosched()
-			}
+		if server, err := strconv.Atoi(r[len(paneFields)-1]); err == nil && reapZombie(p.PID, server) {
 			reaped = true
 		}
 	}
 	return reaped
+}
+
+// reapZombie works around tmux 3.3a-3.5 built with utempter (tmux issue
+// #4559): a pane's process pid can stay a zombie that the server never
+// reaps, so the pane never shows dead, or shows dead without its exit
+// status. When pid is a zombie it sends the tmux server (process server)
+// SIGCHLD, which makes it reap, until pid is gone or 50 tries, and reports
+// true; otherwise it does nothing and reports false. This is party's one
+// zombie-reaping loop.
+func reapZombie(pid, server int) bool {
+	if server <= 0 || !IsZombie(pid) {
+		return false
+	}
+	for i := 0; i < 50 && IsZombie(pid); i++ {
+		_ = syscall.Kill(server, syscall.SIGCHLD)
+		runtime.Gosched()
+	}
+	return true
 }
 
 // currentCommand corrects tmux's pane_current_command for a program whose

@@ -53,13 +53,12 @@ func newConfigCmd(f *Factory) *cobra.Command {
 		Short: "Show, get and set configuration",
 		Long: `Configuration is layered: built-in defaults, then the global file
 ($XDG_CONFIG_HOME/party/config.json, else ~/.config/party/config.json), then
-the local ./.party/config.json, then flags. Keys: ` + keyList() + `, where NAME is a role or an agent kind.
+the local ./.party/config.json, then flags. Keys: ` + strings.Join(config.KeyNames(false), ", ") + `, where NAME is a role or an agent kind.
 
 The local file comes with the repository. Until you trust it ('party config
 trust', which records the sha256 of its content; any change needs trust
 again) party ignores its keys that run programs or change what agents are
-sent and where: agents.NAME.{command,preamble,marker}, preambleMode,
-relay.{planner,executor}, review.{implementer,reviewer,markerDir}.`,
+sent and where: ` + strings.Join(config.KeyNames(true), ", ") + `.`,
 		Args: argsBetween(0, 0),
 	}
 	var global bool
@@ -171,14 +170,6 @@ func keepTrust(f *Factory, path string, write func() error) error {
 }
 
 // keyList names every config key for the help text.
-func keyList() string {
-	var names []string
-	for _, k := range config.Keys() {
-		names = append(names, strings.Replace(k.Name, "*", "NAME", 1))
-	}
-	return strings.Join(names, ", ")
-}
-
 func newConfigTrustCmd(f *Factory) *cobra.Command {
 	var revoke bool
 	cmd := &cobra.Command{

@@ -56,10 +56,10 @@ Every block and routing decision goes to the event log (party log).`,
 				opts.Task = args[0]
 			}
 			var err error
-			if opts.PlanTimeout, err = parseDuration(planT); err != nil {
+			if opts.PlanTimeout, err = config.ParseDuration(planT); err != nil {
 				return fmt.Errorf("%w: --plan-timeout: %w", errUsage, err)
 			}
-			if opts.ExecTimeout, err = parseDuration(execT); err != nil {
+			if opts.ExecTimeout, err = config.ParseDuration(execT); err != nil {
 				return fmt.Errorf("%w: --exec-timeout: %w", errUsage, err)
 			}
 			for flag, d := range map[string]time.Duration{"--plan-timeout": opts.PlanTimeout, "--exec-timeout": opts.ExecTimeout} {

@@ -20,6 +20,7 @@ import (
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/launch"
 	"github.com/partyhq/party/core/review"
+	"github.com/partyhq/party/core/shellwords"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/tmux"
 )
@@ -104,7 +105,7 @@ func parsePanes(specs []string) ([]paneSpec, error) {
 		switch {
 		case hasCmd:
 			var err error
-			if argv, err = agent.SplitCommand(command); err != nil {
+			if argv, err = shellwords.SplitCommand(command); err != nil {
 				return nil, fmt.Errorf("%w: --pane %q: %w", errUsage, s, err)
 			}
 		case agent.Infer([]string{role}) != agent.Generic && agent.Infer([]string{role}) != agent.Shell:
@@ -162,7 +163,7 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 			continue
 		}
 		if c := cfg.AgentFor(p.Role, string(p.Agent)).Command; c != "" {
-			argv, err := agent.SplitCommand(c)
+			argv, err := shellwords.SplitCommand(c)
 			if err != nil || len(argv) == 0 {
 				return fmt.Errorf("agents.%s.command %q: %w", p.Role, c, config.ErrInvalid)
 			}

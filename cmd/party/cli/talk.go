@@ -67,11 +67,11 @@ waits its turn, or fails at once with --no-queue (exit 5).`,
 				opts.Text = args[1]
 			}
 			var err error
-			if opts.Delay, err = parseDuration(delay); err != nil {
+			if opts.Delay, err = config.ParseDuration(delay); err != nil {
 				return fmt.Errorf("%w: --delay: %w", errUsage, err)
 			}
 			if c.Flags().Changed("timeout") {
-				if opts.Timeout, err = parseDuration(timeout); err != nil {
+				if opts.Timeout, err = config.ParseDuration(timeout); err != nil {
 					return fmt.Errorf("%w: --timeout: %w", errUsage, err)
 				}
 				if err := config.CheckFlag("--timeout", "defaults.timeout", opts.Timeout); err != nil {
@@ -94,9 +94,6 @@ waits its turn, or fails at once with --no-queue (exit 5).`,
 	fl.BoolVar(&opts.Clear, "clear", false, "empty the input box first when it holds someone else's text")
 	return cmd
 }
-
-// parseDuration reads "500ms", "2s", or bare milliseconds.
-func parseDuration(s string) (time.Duration, error) { return config.ParseDuration(s) }
 
 // talkJSON is one agent's outcome.
 type talkJSON struct {

@@ -1,0 +1,70 @@
+package config
+
+import (
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// TestDefaultsFromTheTable pins the built-in values the table of keys
+// gives.
+func TestDefaultsFromTheTable(t *testing.T) {
+	c := Defaults()
+	assert.Equal(t, 60*time.Second, c.Timeout)
+	assert.Equal(t, time.Second, c.PollInterval)
+	assert.Equal(t, 200, c.CaptureLines)
+	assert.Equal(t, "disabled", c.PreambleMode)
+	assert.Equal(t, []string{"planner", "executor"}, []string{c.Planner, c.Executor})
+	assert.Equal(t, Review{Implementer: "claude", Reviewer: "codex", Base: "main", MaxIterations: 3,
+		FindingsTimeout: 900 * time.Second, HealthInterval: 30 * time.Second}, c.Review)
+	assert.Empty(t, c.Agents)
+	for _, k := range keys {
+		if !strings.HasPrefix(k.Name, "agents.") {
+			assert.Equal(t, "default", c.Sources[k.Name], k.Name)
+		}
+	}
+}
+
+// TestREADMEKeyTable fails when the README's table of config keys and the
+// table of keys disagree on which keys exist, their defaults or which
+// need trust.
+func TestREADMEKeyTable(t *testing.T) {
+	b, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	_, table, ok := strings.Cut(string(b), "| key | default | meaning | ✓ |\n|---|---|---|---|\n")
+	require.True(t, ok, "README has no config key table")
+	table, _, _ = strings.Cut(table, "\n\n")
+	code := regexp.MustCompile("`([^`]*)`")
+	seen := map[string]bool{}
+	for _, row := range strings.Split(table, "\n") {
+		cells := strings.Split(strings.Trim(row, "|"), "|")
+		require.Len(t, cells, 4, "row %q", row)
+		names := code.FindAllStringSubmatch(cells[0], -1)
+		defs := code.FindAllStringSubmatch(cells[1], -1)
+		for i, m := range names {
+			name := strings.Replace(m[1], "NAME", "*", 1)
+			k, _, err := lookup(strings.Replace(name, "*", "x", 1))
+			if !assert.NoError(t, err, "README key %s", m[1]) {
+				continue
+			}
+			seen[k.Name] = true
+			assert.Equal(t, k.Trusted, strings.TrimSpace(cells[3]) == "✓", "README %s: trusted", m[1])
+			if strings.HasPrefix(k.Name, "agents.") {
+				continue // the profile's, or the zero value
+			}
+			def := ""
+			if i < len(defs) {
+				def = defs[i][1]
+			}
+			assert.Equal(t, k.def, def, "README %s: default", m[1])
+		}
+	}
+	for _, k := range keys {
+		assert.True(t, seen[k.Name], "%s is missing from README's table", k.Name)
+	}
+}
