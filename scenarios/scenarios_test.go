@@ -46,6 +46,9 @@ func TestMain(m *testing.M) {
 const waitLimit = 60 * time.Second
 
 func TestScenarios(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the scenarios need tmux and, for real_*, the pinned agents; make test runs them")
+	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatalf("tmux is required by the scenarios and was not found on PATH (apt-get install -y tmux, brew install tmux): %v", err)
 	}
