@@ -177,8 +177,8 @@ func scriptEnv(ts *testscript.TestScript) []string {
 
 func cmdTmux(ts *testscript.TestScript, neg bool, args []string) {
 	out, errOut, err := runTmux(ts.Getenv, scriptEnv(ts), args...)
-	ts.Stdout().Write([]byte(out))
-	ts.Stderr().Write([]byte(errOut))
+	_, _ = ts.Stdout().Write([]byte(out))
+	_, _ = ts.Stderr().Write([]byte(errOut))
 	if neg != (err != nil) {
 		ts.Fatalf("tmux %s: unexpected result: %v\n%s", strings.Join(args, " "), err, errOut)
 	}
@@ -210,7 +210,7 @@ func cmdScreen(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 || neg {
 		ts.Fatalf("usage: screen TARGET")
 	}
-	ts.Stdout().Write([]byte(capture(ts, paneOf(ts, args[0]))))
+	_, _ = ts.Stdout().Write([]byte(capture(ts, paneOf(ts, args[0]))))
 }
 
 func cmdWaitScreen(ts *testscript.TestScript, neg bool, args []string) {

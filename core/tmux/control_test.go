@@ -101,7 +101,7 @@ func TestControlEndsWithSession(t *testing.T) {
 	}
 	_, err = cc.Command(ctx, "list-panes")
 	assert.ErrorIs(t, err, ErrControlClosed)
-	cc.Close()
+	_ = cc.Close()
 }
 
 func TestControlMissingSession(t *testing.T) {
