@@ -5,6 +5,10 @@ BIN     := bin
 MOCKS   := claude codex gemini mockagent
 # The scenarios run many tmux servers side by side; keep -race on.
 TESTFLAGS ?= -race -count=1 -timeout 20m
+# Linters, pinned; go run fetches them through the module proxy, so CI
+# needs nothing but Go. staticcheck 2026.2.2 knows Go 1.26.
+STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
+ERRCHECK    := github.com/kisielk/errcheck@v1.30.0
 
 .DEFAULT_GOAL := help
 
@@ -34,15 +38,21 @@ agents: ## install the pinned real agents (claude, codex, gemini) into ~/.cache/
 test: tmux agents ## run every test, tmux scenarios and real agents included
 	$(GO) test $(TESTFLAGS) ./...
 
+.PHONY: short
+short: ## run the unit and sim tests only (go test -short), in seconds
+	$(GO) test -short ./...
+
 .PHONY: bench
 bench: tmux agents ## measure delivery against real tmux, the mock agents and the real ones
 	$(GO) test -run '^$$' -bench . -skip Real -benchtime 50x -count 1 ./...
 	$(GO) test -run '^$$' -bench Real -benchtime 20x -count 1 ./scenarios
 
 .PHONY: lint
-lint: ## gofmt, go vet, and go mod tidy leaving no diff
+lint: ## gofmt, go vet, staticcheck, errcheck, and go mod tidy leaving no diff
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+	$(GO) run $(ERRCHECK) -exclude .errcheck-excludes ./...
 	$(GO) mod tidy -diff
 
 .PHONY: clean

@@ -3,7 +3,6 @@ module github.com/partyhq/party
 go 1.26.0
 
 require (
-	github.com/Netflix/go-expect v0.0.0-20220104043353-73e0943537d2
 	github.com/rogpeppe/go-internal v1.16.0
 	github.com/spf13/cobra v1.10.2
 	github.com/stretchr/testify v1.12.1
@@ -13,7 +12,6 @@ require (
 )
 
 require (
-	github.com/creack/pty v1.1.24 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
 	go.yaml.in/yaml/v3 v3.0.5 // indirect

@@ -115,7 +115,7 @@ func newCapturer(t *testing.T, dir string) *capturer {
 	t.Cleanup(func() {
 		c.tmux("kill-server")
 		_, _ = realagent.Reap(c.token)
-		c.model.Close()
+		_ = c.model.Close()
 		os.RemoveAll(tmp)
 	})
 	require.NoError(t, os.MkdirAll(dir, 0o755))

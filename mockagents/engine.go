@@ -196,13 +196,13 @@ func newEngine(opt Options, out io.Writer, size func() (int, int)) *engine {
 // run drives the agent until it exits, returning the exit status.
 func (e *engine) run(in io.Reader, winch <-chan os.Signal) int {
 	defer close(e.done)
-	io.WriteString(e.out, "\x1b[?2004h")
+	_, _ = io.WriteString(e.out, "\x1b[?2004h")
 	if e.opt.Replay != nil {
 		e.ready = true
 		e.play()
 	} else {
 		if e.opt.AltScreen {
-			io.WriteString(e.out, "\x1b[?1049h")
+			_, _ = io.WriteString(e.out, "\x1b[?1049h")
 		}
 		e.banner()
 		e.initPhase = e.opt.InitPhase && e.opt.Persona == "gemini" && e.opt.StartDelay > 0 && !e.opt.TrustDialog && !e.opt.Auth
@@ -317,9 +317,9 @@ func (e *engine) quit(code int) {
 }
 
 func (e *engine) restore() {
-	io.WriteString(e.out, "\x1b[?2004l")
+	_, _ = io.WriteString(e.out, "\x1b[?2004l")
 	if e.opt.AltScreen {
-		io.WriteString(e.out, "\x1b[?1049l")
+		_, _ = io.WriteString(e.out, "\x1b[?1049l")
 	}
 }
 

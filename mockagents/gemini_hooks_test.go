@@ -42,46 +42,50 @@ func geminiHookHome(t *testing.T, trusted bool) (out string) {
 }
 
 func TestGeminiHooks(t *testing.T) {
-	out := geminiHookHome(t, true)
-	m := startMock(t, DefaultOptions("gemini"), "on /one/\n  think 1500ms\n  say first\n  say done\n"+
-		"on /bad/\n  fail invalid_request\non /perm/\n  permission rm -rf build\non *\n  say merged done\n")
-	m.expect("Type your message")
-	m.submit("one")
-	m.expect("esc to cancel")
-	m.submit("two")
-	m.expect("Queued")
-	m.submit("three")
-	m.expect("merged done")
-	m.submit("bad")
-	m.expect("API Error")
-	m.submit("perm")
-	m.expect("Allow execution")
+	inBubble(t, func(t *testing.T) {
+		out := geminiHookHome(t, true)
+		m := startMock(t, DefaultOptions("gemini"), "on /one/\n  think 1500ms\n  say first\n  say done\n"+
+			"on /bad/\n  fail invalid_request\non /perm/\n  permission rm -rf build\non *\n  say merged done\n")
+		m.expect("Type your message")
+		m.submit("one")
+		m.expect("esc to cancel")
+		m.submit("two")
+		m.expect("Queued")
+		m.submit("three")
+		m.expect("merged done")
+		m.submit("bad")
+		m.expect("API Error")
+		m.submit("perm")
+		m.expect("Allow execution")
 
-	got := payloads(t, out, 7)
-	require.Equal(t, []string{"BeforeAgent", "AfterAgent", "BeforeAgent", "AfterAgent", "BeforeAgent", "AfterAgent", "BeforeAgent", "Notification"}, events(got))
-	for _, p := range got {
-		for _, k := range []string{"session_id", "transcript_path", "cwd", "hook_event_name", "timestamp"} {
-			assert.NotEmpty(t, p[k], "%s of %s", k, p["hook_event_name"])
+		got := payloads(t, out, 7)
+		require.Equal(t, []string{"BeforeAgent", "AfterAgent", "BeforeAgent", "AfterAgent", "BeforeAgent", "AfterAgent", "BeforeAgent", "Notification"}, events(got))
+		for _, p := range got {
+			for _, k := range []string{"session_id", "transcript_path", "cwd", "hook_event_name", "timestamp"} {
+				assert.NotEmpty(t, p[k], "%s of %s", k, p["hook_event_name"])
+			}
 		}
-	}
-	assert.Equal(t, "one", got[0]["prompt"])
-	assert.Equal(t, "one", got[1]["prompt"])
-	assert.Equal(t, "first\ndone", got[1]["prompt_response"])
-	assert.Equal(t, false, got[1]["stop_hook_active"])
-	assert.Equal(t, "two\n\nthree", got[2]["prompt"], "a merged queue is one prompt")
-	assert.Equal(t, "merged done", got[3]["prompt_response"])
-	assert.Equal(t, "[no response text]", got[5]["prompt_response"], "a failed turn")
-	assert.Equal(t, "ToolPermission", got[7]["notification_type"])
-	assert.Equal(t, "rm -rf build", got[7]["details"].(map[string]any)["command"])
+		assert.Equal(t, "one", got[0]["prompt"])
+		assert.Equal(t, "one", got[1]["prompt"])
+		assert.Equal(t, "first\ndone", got[1]["prompt_response"])
+		assert.Equal(t, false, got[1]["stop_hook_active"])
+		assert.Equal(t, "two\n\nthree", got[2]["prompt"], "a merged queue is one prompt")
+		assert.Equal(t, "merged done", got[3]["prompt_response"])
+		assert.Equal(t, "[no response text]", got[5]["prompt_response"], "a failed turn")
+		assert.Equal(t, "ToolPermission", got[7]["notification_type"])
+		assert.Equal(t, "rm -rf build", got[7]["details"].(map[string]any)["command"])
+	})
 }
 
 func TestGeminiHooksNotInUntrustedFolder(t *testing.T) {
-	out := geminiHookHome(t, false)
-	m := startMock(t, DefaultOptions("gemini"), "on *\n  say ok\n")
-	m.expect("Type your message")
-	m.submit("one")
-	m.expect("ok")
-	m.submit("two")
-	m.expect("ok")
-	assert.Empty(t, payloads(t, out, 0), "hooks run in order: the turns are over, no hook ran")
+	inBubble(t, func(t *testing.T) {
+		out := geminiHookHome(t, false)
+		m := startMock(t, DefaultOptions("gemini"), "on *\n  say ok\n")
+		m.expect("Type your message")
+		m.submit("one")
+		m.expect("ok")
+		m.submit("two")
+		m.expect("ok")
+		assert.Empty(t, payloads(t, out, 0), "hooks run in order: the turns are over, no hook ran")
+	})
 }

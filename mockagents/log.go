@@ -38,7 +38,7 @@ func AppendLog(path string, e LogEntry) error {
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
 		return err
 	}
-	defer unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	defer func() { _ = unix.Flock(int(f.Fd()), unix.LOCK_UN) }() // Close releases it anyway
 	_, err = f.Write(append(line, '\n'))
 	return err
 }

@@ -35,7 +35,7 @@ func Main() int {
 		// real agents read keys, not lines.
 		old, err := term.MakeRaw(fd)
 		if err == nil {
-			defer term.Restore(fd, old)
+			defer func() { _ = term.Restore(fd, old) }() // exiting; nothing to do about a terminal that is gone
 		}
 	}
 	winch := make(chan os.Signal, 1)

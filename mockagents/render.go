@@ -527,7 +527,7 @@ func (e *engine) draw() {
 			}
 		}
 		b.WriteString(strings.Join(append(top, live...), "\r\n"))
-		io.WriteString(e.out, b.String())
+		_, _ = io.WriteString(e.out, b.String())
 		return
 	}
 	b.WriteString("\r")
@@ -541,7 +541,7 @@ func (e *engine) draw() {
 	e.printed = len(e.history)
 	b.WriteString(strings.Join(live, "\r\n"))
 	e.liveRows = rows(live, e.w)
-	io.WriteString(e.out, b.String())
+	_, _ = io.WriteString(e.out, b.String())
 }
 
 // rows is how many terminal rows lines take at width w.

@@ -81,7 +81,7 @@ func (e *engine) play() {
 			}
 			r.at = ev.Time
 			r.next++
-			io.WriteString(e.out, r.swapped(ev.Data))
+			_, _ = io.WriteString(e.out, r.swapped(ev.Data))
 		default:
 			r.at = ev.Time
 			r.next++
@@ -111,7 +111,7 @@ func (e *engine) replayInput(text string) {
 	// recording printed before that input is printed now.
 	for ; r.next < j; r.next++ {
 		if ev := r.Events[r.next]; ev.Kind == "o" {
-			io.WriteString(e.out, r.swapped(ev.Data))
+			_, _ = io.WriteString(e.out, r.swapped(ev.Data))
 		}
 		r.at = r.Events[r.next].Time
 	}
@@ -131,7 +131,7 @@ func (e *engine) replayInput(text string) {
 
 func (e *engine) diverged(msg string) {
 	fmt.Fprintf(os.Stderr, "%s\n", msg)
-	io.WriteString(e.out, "\r\n"+msg+"\r\n")
+	_, _ = io.WriteString(e.out, "\r\n"+msg+"\r\n")
 	e.seq++
 	_ = AppendLog(e.opt.LogPath, LogEntry{Agent: e.opt.Persona, Pane: e.opt.Pane, Seq: e.seq, Mode: "diverged", Text: msg, Time: time.Now().UTC()})
 }

@@ -46,6 +46,9 @@ func TestMain(m *testing.M) {
 const waitLimit = 60 * time.Second
 
 func TestScenarios(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the scenarios need tmux and, for real_*, the pinned agents; make test runs them")
+	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatalf("tmux is required by the scenarios and was not found on PATH (apt-get install -y tmux, brew install tmux): %v", err)
 	}
@@ -174,8 +177,8 @@ func scriptEnv(ts *testscript.TestScript) []string {
 
 func cmdTmux(ts *testscript.TestScript, neg bool, args []string) {
 	out, errOut, err := runTmux(ts.Getenv, scriptEnv(ts), args...)
-	ts.Stdout().Write([]byte(out))
-	ts.Stderr().Write([]byte(errOut))
+	_, _ = ts.Stdout().Write([]byte(out))
+	_, _ = ts.Stderr().Write([]byte(errOut))
 	if neg != (err != nil) {
 		ts.Fatalf("tmux %s: unexpected result: %v\n%s", strings.Join(args, " "), err, errOut)
 	}
@@ -207,7 +210,7 @@ func cmdScreen(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 || neg {
 		ts.Fatalf("usage: screen TARGET")
 	}
-	ts.Stdout().Write([]byte(capture(ts, paneOf(ts, args[0]))))
+	_, _ = ts.Stdout().Write([]byte(capture(ts, paneOf(ts, args[0]))))
 }
 
 func cmdWaitScreen(ts *testscript.TestScript, neg bool, args []string) {

@@ -53,7 +53,7 @@ func Hold(ctx context.Context, clk clock.Clock, path string) (release func(), er
 			return nil, err
 		}
 	}
-	if err := f.Truncate(0); err == nil {
+	if err = f.Truncate(0); err == nil {
 		_, err = f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	if err != nil {

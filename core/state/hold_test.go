@@ -26,7 +26,7 @@ func TestHoldHelper(t *testing.T) {
 	if _, err := Hold(context.Background(), clock.Real{}, path); err != nil {
 		os.Exit(2)
 	}
-	os.Stdout.WriteString("held\n")
+	_, _ = os.Stdout.WriteString("held\n")
 	select {}
 }
 

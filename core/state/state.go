@@ -111,7 +111,7 @@ func AppendEvent(path string, v any) error {
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
 		return fmt.Errorf("event log: %w", err)
 	}
-	defer unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	defer func() { _ = unix.Flock(int(f.Fd()), unix.LOCK_UN) }() // Close releases it anyway
 	if _, err := f.Write(append(line, '\n')); err != nil {
 		return fmt.Errorf("event log: %w", err)
 	}

@@ -143,7 +143,7 @@ func TestWakeReachesEveryWaiter(t *testing.T) {
 	require.NoError(t, err)
 	stale, err := Listen(dir)
 	require.NoError(t, err)
-	stale.conn.Close() // a waiter that died without unregistering
+	_ = stale.conn.Close() // a waiter that died without unregistering
 
 	Wake(dir)
 	for _, w := range []*Waiter{a, b} {
@@ -179,7 +179,7 @@ func TestTheLastWaiterRemovesItsDirectory(t *testing.T) {
 				if !assert.NoError(t, err) {
 					return
 				}
-				w.Close()
+				_ = w.Close()
 			}
 		}()
 	}

@@ -180,7 +180,7 @@ func Wake(dir string) {
 		}
 		_ = conn.SetWriteBuffer(64)
 		_, _ = conn.Write([]byte{1})
-		conn.Close()
+		_ = conn.Close()
 	}
 }
 

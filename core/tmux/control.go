@@ -93,11 +93,11 @@ func (c *Client) Control(ctx context.Context, session string, output bool) (*Con
 	select {
 	case err := <-first:
 		if err != nil {
-			cc.Close()
+			_ = cc.Close()
 			return nil, fmt.Errorf("control client for %q: %w: %s", session, err, strings.TrimSpace(stderr.String()))
 		}
 	case <-ctx.Done():
-		cc.Close()
+		_ = cc.Close()
 		return nil, ctx.Err()
 	}
 	return cc, nil

@@ -18,6 +18,9 @@ import (
 // kills it when the test ends.
 func testServer(t *testing.T, argv ...string) *Client {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: needs a real tmux server; make test runs it")
+	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatalf("tmux is required: %v", err)
 	}
@@ -98,7 +101,7 @@ func TestControlEndsWithSession(t *testing.T) {
 	}
 	_, err = cc.Command(ctx, "list-panes")
 	assert.ErrorIs(t, err, ErrControlClosed)
-	cc.Close()
+	_ = cc.Close()
 }
 
 func TestControlMissingSession(t *testing.T) {

@@ -74,8 +74,8 @@ func (anthropic) decode(body []byte, r *http.Request) (request, error) {
 func (anthropic) sideAnswer(w http.ResponseWriter, req request, body []byte) {
 	text := `{"title": "Fake model session"}`
 	a := anthropic{}.open(w, req)
-	a.text(text)
-	a.end()
+	_ = a.text(text)
+	_ = a.end()
 }
 
 func (anthropic) errorStatus(w http.ResponseWriter, status int, msg string) {
@@ -97,7 +97,7 @@ func (anthropic) open(w http.ResponseWriter, req request) answer {
 	a := &anthropicAnswer{w: w, stream: req.stream, model: req.model, id: "msg_fake" + randomHex(6)}
 	if a.stream {
 		sseHeaders(w)
-		sse(w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
+		_ = sse(w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
 			"id": a.id, "type": "message", "role": "assistant", "model": a.model, "content": []any{},
 			"stop_reason": nil, "stop_sequence": nil,
 			"usage": map[string]any{"input_tokens": 12, "output_tokens": 1},
@@ -138,7 +138,7 @@ func (a *anthropicAnswer) closeText() {
 		a.content = append(a.content, map[string]any{"type": "text", "text": a.out.String()})
 	}
 	if a.stream && a.inText {
-		sse(a.w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": a.index})
+		_ = sse(a.w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": a.index})
 		a.index++
 	}
 	a.inText = false
@@ -150,11 +150,11 @@ func (a *anthropicAnswer) tool(id, cmd string) error {
 	a.content = append(a.content, map[string]any{"type": "tool_use", "id": "toolu_" + id, "name": "Bash", "input": input})
 	if a.stream {
 		in, _ := json.Marshal(input)
-		sse(a.w, "content_block_start", map[string]any{"type": "content_block_start", "index": a.index,
+		_ = sse(a.w, "content_block_start", map[string]any{"type": "content_block_start", "index": a.index,
 			"content_block": map[string]any{"type": "tool_use", "id": "toolu_" + id, "name": "Bash", "input": map[string]any{}}})
-		sse(a.w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": a.index,
+		_ = sse(a.w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": a.index,
 			"delta": map[string]any{"type": "input_json_delta", "partial_json": string(in)}})
-		sse(a.w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": a.index})
+		_ = sse(a.w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": a.index})
 		a.index++
 	}
 	return a.finish("tool_use")
@@ -172,7 +172,7 @@ func (a *anthropicAnswer) finish(reason string) error {
 			"content": a.content, "stop_reason": reason, "stop_sequence": nil, "usage": usage})
 		return nil
 	}
-	sse(a.w, "message_delta", map[string]any{"type": "message_delta",
+	_ = sse(a.w, "message_delta", map[string]any{"type": "message_delta",
 		"delta": map[string]any{"stop_reason": reason, "stop_sequence": nil}, "usage": usage})
 	return sse(a.w, "message_stop", map[string]any{"type": "message_stop"})
 }

@@ -126,7 +126,7 @@ func TestAnthropicQueuedTextsAreOneRequest(t *testing.T) {
 	s, logPath := start(t, testScript)
 	resp := post(t, s.URL()+"/v1/messages", claudeBody(text("first\n"), text("second")))
 	require.Equal(t, 200, resp.StatusCode)
-	io.Copy(io.Discard, resp.Body)
+	_, _ = io.Copy(io.Discard, resp.Body)
 	entries := readLog(t, logPath)
 	require.Len(t, entries, 2)
 	assert.Equal(t, "first\n", entries[0].Text)
@@ -260,7 +260,7 @@ func TestOpenAITitleIsSide(t *testing.T) {
 	s, logPath := start(t, testScript)
 	resp := post(t, s.URL()+"/v1/responses", codexBody(userMsg("Generate a concise, single-line task title for: boom")))
 	assert.Equal(t, 200, resp.StatusCode)
-	io.Copy(io.Discard, resp.Body)
+	_, _ = io.Copy(io.Discard, resp.Body)
 	assert.Equal(t, "side", readLog(t, logPath)[0].Mode)
 }
 

@@ -62,8 +62,8 @@ func (gemini) sideAnswer(w http.ResponseWriter, req request, body []byte) {
 	_ = json.Unmarshal(req.schema, &schema)
 	b, _ := json.Marshal(fillSchema(schema))
 	a := gemini{}.open(w, req)
-	a.text(string(b))
-	a.end()
+	_ = a.text(string(b))
+	_ = a.end()
 }
 
 func (gemini) errorStatus(w http.ResponseWriter, status int, msg string) {
@@ -91,7 +91,6 @@ type geminiAnswer struct {
 	w      http.ResponseWriter
 	stream bool
 	model  string
-	parts  []any
 	all    strings.Builder
 }
 

@@ -79,8 +79,8 @@ func isCodexContext(text string) bool {
 func (openai) sideAnswer(w http.ResponseWriter, req request, body []byte) {
 	req.stream = true
 	a := openai{}.open(w, req)
-	a.text(`{"title": "Fake model task"}`)
-	a.end()
+	_ = a.text(`{"title": "Fake model task"}`)
+	_ = a.end()
 }
 
 func (openai) errorStatus(w http.ResponseWriter, status int, msg string) {
@@ -90,7 +90,7 @@ func (openai) errorStatus(w http.ResponseWriter, status int, msg string) {
 func (openai) open(w http.ResponseWriter, req request) answer {
 	a := &openaiAnswer{w: w, model: req.model, id: "resp_" + randomHex(8), msgID: "msg_" + randomHex(8)}
 	sseHeaders(w)
-	a.event("response.created", map[string]any{"response": a.response("in_progress", []any{})})
+	_ = a.event("response.created", map[string]any{"response": a.response("in_progress", []any{})})
 	return a
 }
 
@@ -126,9 +126,9 @@ func (a *openaiAnswer) response(status string, output []any) map[string]any {
 func (a *openaiAnswer) text(s string) error {
 	if !a.inText {
 		a.inText = true
-		a.event("response.output_item.added", map[string]any{"output_index": len(a.items),
+		_ = a.event("response.output_item.added", map[string]any{"output_index": len(a.items),
 			"item": map[string]any{"id": a.msgID, "type": "message", "status": "in_progress", "role": "assistant", "content": []any{}}})
-		a.event("response.content_part.added", map[string]any{"item_id": a.msgID, "output_index": len(a.items), "content_index": 0,
+		_ = a.event("response.content_part.added", map[string]any{"item_id": a.msgID, "output_index": len(a.items), "content_index": 0,
 			"part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}})
 	}
 	a.out.WriteString(s)
@@ -142,10 +142,10 @@ func (a *openaiAnswer) closeText() {
 	a.inText = false
 	text := a.out.String()
 	part := map[string]any{"type": "output_text", "text": text, "annotations": []any{}}
-	a.event("response.output_text.done", map[string]any{"item_id": a.msgID, "output_index": len(a.items), "content_index": 0, "text": text})
-	a.event("response.content_part.done", map[string]any{"item_id": a.msgID, "output_index": len(a.items), "content_index": 0, "part": part})
+	_ = a.event("response.output_text.done", map[string]any{"item_id": a.msgID, "output_index": len(a.items), "content_index": 0, "text": text})
+	_ = a.event("response.content_part.done", map[string]any{"item_id": a.msgID, "output_index": len(a.items), "content_index": 0, "part": part})
 	item := map[string]any{"id": a.msgID, "type": "message", "status": "completed", "role": "assistant", "content": []any{part}}
-	a.event("response.output_item.done", map[string]any{"output_index": len(a.items), "item": item})
+	_ = a.event("response.output_item.done", map[string]any{"output_index": len(a.items), "item": item})
 	a.items = append(a.items, item)
 }
 
@@ -155,8 +155,8 @@ func (a *openaiAnswer) tool(id, cmd string) error {
 		"justification": "The fake model asks to run " + cmd})
 	item := map[string]any{"id": "fc_" + id, "type": "function_call", "status": "completed", "call_id": "call_" + id,
 		"name": "exec_command", "arguments": string(args)}
-	a.event("response.output_item.added", map[string]any{"output_index": len(a.items), "item": item})
-	a.event("response.output_item.done", map[string]any{"output_index": len(a.items), "item": item})
+	_ = a.event("response.output_item.added", map[string]any{"output_index": len(a.items), "item": item})
+	_ = a.event("response.output_item.done", map[string]any{"output_index": len(a.items), "item": item})
 	a.items = append(a.items, item)
 	return a.complete()
 }

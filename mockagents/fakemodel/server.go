@@ -76,7 +76,7 @@ func Start(opt Options) (*Server, error) {
 		return nil, err
 	}
 	s.http = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
-	go s.http.Serve(ln)
+	go func() { _ = s.http.Serve(ln) }() // returns ErrServerClosed once Close ran
 	return s, nil
 }
 
@@ -178,9 +178,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case strings.HasSuffix(path, "/count_tokens") || strings.HasSuffix(path, ":countTokens"):
 		w.Header().Set("Content-Type", "application/json")
 		if strings.HasSuffix(path, ":countTokens") {
-			io.WriteString(w, `{"totalTokens": 12}`)
+			_, _ = io.WriteString(w, `{"totalTokens": 12}`)
 		} else {
-			io.WriteString(w, `{"input_tokens": 12}`)
+			_, _ = io.WriteString(w, `{"input_tokens": 12}`)
 		}
 		return
 	case r.Method == http.MethodGet && strings.HasPrefix(path, "/v1beta/models"):
@@ -308,14 +308,14 @@ func (t *turn) run(steps []mockagents.Step) {
 		case "permission", "run":
 			id := randomHex(8)
 			t.s.addPending(t.req.agent, id, resume{steps: steps[i+1:], groups: t.groups, prompt: t.prompt})
-			t.begin().tool(id, mockagents.Expand(st.Arg, t.groups))
+			_ = t.begin().tool(id, mockagents.Expand(st.Arg, t.groups))
 			return
 		case "fail":
 			if n, perr := strconv.Atoi(st.Arg); perr == nil && n >= 100 && n <= 599 && t.ans == nil {
 				t.a.errorStatus(t.w, n, fmt.Sprintf("fakemodel: scripted failure %d", n))
 				return
 			}
-			t.begin().fail(st.Arg)
+			_ = t.begin().fail(st.Arg)
 			return
 		case "hang":
 			t.begin()
@@ -334,7 +334,7 @@ func (t *turn) run(steps []mockagents.Step) {
 			return
 		}
 	}
-	t.begin().end()
+	_ = t.begin().end()
 }
 
 // record logs req and returns its request number.

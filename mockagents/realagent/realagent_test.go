@@ -315,7 +315,7 @@ func TestReapGrandchild(t *testing.T) {
 	killed, err := Reap(token)
 	require.NoError(t, err)
 	assert.ElementsMatch(t, []int{cmd.Process.Pid, pid}, killed)
-	<-done
+	assert.Error(t, <-done, "Wait reports the kill")
 	// The setsid'd sleep was the shell's child; once the shell is gone
 	// init reaps it.
 	require.Eventually(t, func() bool {

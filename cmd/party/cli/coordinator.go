@@ -219,8 +219,7 @@ func superviseRun(ctx context.Context, f *Factory) error {
 		select {
 		case <-ctx.Done():
 			_ = cmd.Process.Signal(syscall.SIGTERM)
-			<-done
-			logf("supervisor: stopped")
+			logf("supervisor: stopped (coordinator: %v)", <-done) // its exit on our SIGTERM, for the log
 			return nil
 		case err := <-done:
 			if err == nil {

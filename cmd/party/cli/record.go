@@ -48,7 +48,7 @@ restarts in the same pane and stops on Ctrl-C or when the session ends.`,
 	return cmd
 }
 
-func recordRun(ctx context.Context, f *Factory, opts *RecordOptions) error {
+func recordRun(ctx context.Context, f *Factory, opts *RecordOptions) (rerr error) {
 	tc := f.Tmux()
 	sc, err := openPartyScope(ctx, f, tc)
 	if err != nil {
@@ -92,7 +92,12 @@ func recordRun(ctx context.Context, f *Factory, opts *RecordOptions) error {
 			return err
 		}
 		casts[p.ID], sizes[p.ID] = c, [2]int{p.Width, p.Height}
-		defer c.Flush()
+		defer func() {
+			// A recording whose tail was not written is an error.
+			if err := c.Flush(); err != nil && rerr == nil {
+				rerr = err
+			}
+		}()
 		// The recording starts from what the pane shows now.
 		if screen, err := tc.Capture(ctx, p.ID, 0); err == nil {
 			if err := c.Output(start, []byte("\x1b[H\x1b[2J"+strings.ReplaceAll(screen, "\n", "\r\n")+"\r\n")); err != nil {
