@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/partyhq/party/internal/testhome"
+	"github.com/partyhq/party/core/testhome"
 )
 
 // TestMain runs the tests in a home of their own (testhome).

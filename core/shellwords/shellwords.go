@@ -53,12 +53,11 @@ func SplitCommand(s string) ([]string, error) {
 	}
 	var words []string
 	p := syntax.NewParser(syntax.Variant(syntax.LangPOSIX))
-	err := p.Words(bytes.NewReader(masked), func(w *syntax.Word) bool {
+	for w, err := range p.WordsSeq(bytes.NewReader(masked)) {
+		if err != nil {
+			return nil, fmt.Errorf("%q: %v: %w", s, err, ErrSyntax)
+		}
 		words = append(words, unquote(w, s))
-		return true
-	})
-	if err != nil {
-		return nil, fmt.Errorf("%q: %v: %w", s, err, ErrSyntax)
 	}
 	return words, nil
 }
@@ -82,7 +81,10 @@ func escaped(src string, i int) bool {
 func Commands(src string) [][]string {
 	var out [][]string
 	p := syntax.NewParser(syntax.Variant(syntax.LangBash))
-	_ = p.Stmts(strings.NewReader(src), func(st *syntax.Stmt) bool {
+	for st, err := range p.StmtsSeq(strings.NewReader(src)) {
+		if err != nil {
+			break // bash runs what came before the error, and stops
+		}
 		syntax.Walk(st, func(n syntax.Node) bool {
 			if call, ok := n.(*syntax.CallExpr); ok && len(call.Args) > 0 {
 				words := make([]string, len(call.Args))
@@ -93,8 +95,7 @@ func Commands(src string) [][]string {
 			}
 			return true
 		})
-		return true
-	})
+	}
 	return out
 }
 
