@@ -2,16 +2,14 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/observe"
 	"github.com/partyhq/party/core/record"
 	"github.com/partyhq/party/core/state"
@@ -70,43 +68,22 @@ func recordRun(ctx context.Context, f *Factory, opts *RecordOptions) (rerr error
 		return err
 	}
 	defer cc.Close()
-	start := f.Clock.Now()
-	casts := map[string]*record.Cast{}
-	sizes := map[string][2]int{}
+	var panes []mux.Pane
 	for _, p := range sc.Panes {
-		if p.ID == f.Getenv("TMUX_PANE") {
-			continue // the recorder's own pane
-		}
-		name := p.Role
-		if name == "" {
-			name = strings.TrimPrefix(p.ID, "%")
-		}
-		fh, err := record.Create(filepath.Join(out, name+".cast"))
-		if err != nil {
-			return err
-		}
-		defer fh.Close()
-		c, err := record.NewCast(fh, record.Header{Width: p.Width, Height: p.Height, Title: sc.Session + " " + name,
-			Party: record.PaneInfo{Pane: p.ID, Role: p.Role, Agent: p.Agent}}, start, redactor)
-		if err != nil {
-			return err
-		}
-		casts[p.ID], sizes[p.ID] = c, [2]int{p.Width, p.Height}
-		defer func() {
-			// A recording whose tail was not written is an error.
-			if err := c.Flush(); err != nil && rerr == nil {
-				rerr = err
-			}
-		}()
-		// The recording starts from what the pane shows now.
-		if screen, err := tc.Capture(ctx, p.ID, 0); err == nil {
-			if err := c.Output(start, []byte("\x1b[H\x1b[2J"+strings.ReplaceAll(screen, "\n", "\r\n")+"\r\n")); err != nil {
-				return err
-			}
+		if p.ID != f.Getenv("TMUX_PANE") { // not the recorder's own pane
+			panes = append(panes, p)
 		}
 	}
-	events := filepath.Join(sc.Info.StateDir, state.EventLog)
-	offset := state.Size(events)
+	rec := &record.Recorder{Mux: tc, Clock: f.Clock, Session: sc.Session, Panes: panes, Out: out,
+		Events: filepath.Join(sc.Info.StateDir, state.EventLog), Redactor: redactor}
+	defer func() {
+		if err := rec.Close(); err != nil && rerr == nil {
+			rerr = err
+		}
+	}()
+	if err := rec.Start(ctx); err != nil {
+		return err
+	}
 	waker, err := state.ListenSession(f.Getenv, sc.Info.StateDir)
 	if err != nil {
 		return err
@@ -117,70 +94,11 @@ func recordRun(ctx context.Context, f *Factory, opts *RecordOptions) (rerr error
 	if release, err := state.Hold(ctx, f.Clock, filepath.Join(sc.Info.StateDir, recorderLock)); err == nil {
 		defer release()
 	}
-	fmt.Fprintf(f.IO.ErrOut, "party: recording %d panes of %s into %s (Ctrl-C stops)\n", len(casts), sc.Session, out)
+	fmt.Fprintf(f.IO.ErrOut, "party: recording %d panes of %s into %s (Ctrl-C stops)\n", rec.Recording(), sc.Session, out)
 	tick := time.NewTicker(time.Second)
 	defer tick.Stop()
-	for {
-		select {
-		case o, ok := <-cc.Output():
-			if !ok {
-				return finishRecording(f, events, out, redactor) // the session ended
-			}
-			if c := casts[o.Pane]; c != nil {
-				if err := c.Output(f.Clock.Now(), o.Data); err != nil {
-					return err
-				}
-			}
-		case <-waker.C: // an input was logged
-			offset = recordSide(ctx, f, tc, sc.Session, casts, sizes, events, offset)
-		case <-tick.C:
-			offset = recordSide(ctx, f, tc, sc.Session, casts, sizes, events, offset)
-		case <-ctx.Done():
-			recordSide(context.WithoutCancel(ctx), f, tc, sc.Session, casts, sizes, events, offset)
-			return finishRecording(f, events, out, redactor)
-		}
-	}
-}
-
-// recorderLock is held by a recorder of the session once it records.
-const recorderLock = "recorder.lock"
-
-// recordSide adds what party delivered (from the event log) and pane size
-// changes to the casts, and returns the new event log offset.
-func recordSide(ctx context.Context, f *Factory, tc *tmux.Client, session string, casts map[string]*record.Cast, sizes map[string][2]int, events string, offset int64) int64 {
-	now := f.Clock.Now()
-	lines, next, err := state.ReadFrom(events, offset)
-	if err == nil {
-		for _, l := range lines {
-			var ev struct {
-				Kind, Pane, Text string
-			}
-			if json.Unmarshal(l, &ev) == nil && ev.Kind == "input" && casts[ev.Pane] != nil {
-				_ = casts[ev.Pane].Input(now, ev.Text)
-			}
-		}
-		offset = next
-	}
-	panes, err := tc.ListPanes(ctx, session)
-	if err != nil {
-		return offset
-	}
-	for _, p := range panes {
-		if c := casts[p.ID]; c != nil && sizes[p.ID] != [2]int{p.Width, p.Height} {
-			sizes[p.ID] = [2]int{p.Width, p.Height}
-			_ = c.Resize(now, p.Width, p.Height)
-		}
-	}
-	return offset
-}
-
-// finishRecording copies the session's event log, redacted, beside the
-// casts.
-func finishRecording(f *Factory, events, out string, r *record.Redactor) error {
-	if b, err := os.ReadFile(events); err == nil {
-		if err := record.WriteFile(filepath.Join(out, "events.jsonl"), []byte(r.Redact(string(b)))); err != nil {
-			return err
-		}
+	if err := rec.Run(ctx, record.Sources{Output: cc.Output(), Wake: waker.C, Tick: tick.C}); err != nil {
+		return err
 	}
 	if f.JSON {
 		writeJSON(f.IO.Out, map[string]string{"recording": out})
@@ -189,6 +107,9 @@ func finishRecording(f *Factory, events, out string, r *record.Redactor) error {
 	}
 	return nil
 }
+
+// recorderLock is held by a recorder of the session once it records.
+const recorderLock = "recorder.lock"
 
 // deliverer is the delivery protocol on tmux for a session: it notes in
 // the session's event log what it pastes into a pane (as soon as it is in,

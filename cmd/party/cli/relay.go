@@ -12,12 +12,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/partyhq/party/core/blocks"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/relay"
 	"github.com/partyhq/party/core/state"
-	"github.com/partyhq/party/core/tmux"
 	"github.com/partyhq/party/core/wait"
 )
 
@@ -112,7 +110,18 @@ func relayRun(ctx context.Context, f *Factory, opts *RelayOptions) error {
 		return err
 	}
 	defer w.close()
-	rp := &relayPanes{f: f, tc: tc, info: info, root: root, watch: w, targets: map[string]target{}}
+	cfg, err := f.Config()
+	if err != nil {
+		return err
+	}
+	rp := &relay.MuxPanes{Mux: tc, Clock: f.Clock, PrimeDir: filepath.Join(info.StateDir, "primed"),
+		Resolve: func(ctx context.Context, role string) (relay.Target, error) {
+			t, err := resolveRole(ctx, f, tc, role)
+			return relay.Target{Pane: t.Pane.ID, Profile: tuned(cfg, role, t.Profile)}, err
+		},
+		Deliverer: func(roles map[string]string) *deliver.Deliverer { return deliverer(f, tc, root, info, roles) },
+		Wake:      func(pane string) <-chan struct{} { return w.wakeChan(pane) },
+	}
 	events := filepath.Join(info.StateDir, state.EventLog)
 	stepDir := filepath.Join(info.StateDir, "relay")
 	r := &relay.Relay{
@@ -147,24 +156,24 @@ func relayRun(ctx context.Context, f *Factory, opts *RelayOptions) error {
 			return fmt.Errorf("task %s: %w", opts.Retry, err)
 		}
 		taskID = s.Task.ID
-		if err := rp.prime(ctx, s.Task); err != nil {
+		if err := rp.Prime(ctx, s.Task); err != nil {
 			return err
 		}
 		report, err = r.Resume(ctx, s)
 		if err != nil {
-			return rp.failed(taskID, err)
+			return relayFailed(f, taskID, err)
 		}
 	} else {
 		t := relay.Task{ID: "tk-" + wait.NewNonce()[:8], Text: opts.Task, Planner: opts.Planner, Executor: opts.Executor,
 			Rounds: opts.Rounds, PlanWait: opts.PlanTimeout, ExecWait: opts.ExecTimeout}
 		taskID = t.ID
 		fmt.Fprintf(f.IO.ErrOut, "party: relay task %s: %s -> %s\n", t.ID, t.Planner, t.Executor)
-		if err := rp.prime(ctx, t); err != nil {
+		if err := rp.Prime(ctx, t); err != nil {
 			return err
 		}
 		report, err = r.Run(ctx, t)
 		if err != nil {
-			return rp.failed(taskID, err)
+			return relayFailed(f, taskID, err)
 		}
 	}
 	_ = os.Remove(filepath.Join(stepDir, taskID+".json"))
@@ -199,139 +208,11 @@ func lastStep(dir string) (string, error) {
 	return id, nil
 }
 
-// relayPanes implements relay.Panes on tmux.
-type relayPanes struct {
-	f       *Factory
-	tc      *tmux.Client
-	info    tmux.SessionInfo
-	root    string
-	watch   *watcher
-	targets map[string]target
-}
-
-// history is how much scrollback a block search reads.
-const history = 3000
-
-func (rp *relayPanes) target(ctx context.Context, role string) (target, error) {
-	if t, ok := rp.targets[role]; ok {
-		return t, nil
-	}
-	t, err := resolveRole(ctx, rp.f, rp.tc, role)
-	if err != nil {
-		return t, err
-	}
-	rp.targets[role] = t
-	return t, nil
-}
-
-// prime tells each role, once per pane, how to write blocks.
-func (rp *relayPanes) prime(ctx context.Context, t relay.Task) error {
-	dir := filepath.Join(rp.info.StateDir, "primed")
-	if err := state.MkdirPrivate(dir); err != nil {
-		return err
-	}
-	for role, as := range map[string]string{t.Planner: relay.ToPlanner, t.Executor: relay.ToExecutor} {
-		tg, err := rp.target(ctx, role)
-		if err != nil {
-			return err
-		}
-		mark := filepath.Join(dir, tg.Pane.ID[1:]+"-"+as)
-		if _, err := os.Stat(mark); err == nil {
-			continue
-		}
-		if err := rp.Send(ctx, role, relay.Primer(as)); err != nil {
-			return err
-		}
-		if err := state.WriteFile(mark, []byte(rp.f.Clock.Now().UTC().Format(time.RFC3339)), 0o600); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (rp *relayPanes) screen(ctx context.Context, role string) (string, error) {
-	t, err := rp.target(ctx, role)
-	if err != nil {
-		return "", err
-	}
-	return rp.tc.Capture(ctx, t.Pane.ID, history)
-}
-
-// Mark implements relay.Panes.
-func (rp *relayPanes) Mark(ctx context.Context, role string) (map[string]bool, error) {
-	s, err := rp.screen(ctx, role)
-	if err != nil {
-		return nil, err
-	}
-	found, _ := blocks.Parse(s)
-	seen := map[string]bool{}
-	for _, b := range found {
-		seen[b.ID] = true
-	}
-	return seen, nil
-}
-
-// Send implements relay.Panes.
-func (rp *relayPanes) Send(ctx context.Context, role, text string) error {
-	t, err := rp.target(ctx, role)
-	if err != nil {
-		return err
-	}
-	cfg, err := rp.f.Config()
-	if err != nil {
-		return err
-	}
-	d := deliverer(rp.f, rp.tc, rp.root, rp.info, map[string]string{t.Pane.ID: role})
-	_, err = d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: tuned(cfg, role, t.Profile), Text: text})
-	return err
-}
-
-// Await implements relay.Panes: it re-reads the screen when the pane
-// prints, with a 1 s poll as a safety net.
-func (rp *relayPanes) Await(ctx context.Context, role string, ids []string, seen map[string]bool, d time.Duration) (*blocks.Block, string, error) {
-	t, err := rp.target(ctx, role)
-	if err != nil {
-		return nil, "", err
-	}
-	wake := rp.watch.wakeChan(t.Pane.ID)
-	deadline := rp.f.Clock.Now().Add(d)
-	for {
-		p, err := rp.tc.Pane(ctx, t.Pane.ID)
-		if err != nil {
-			return nil, "", err
-		}
-		s, err := rp.tc.Capture(ctx, t.Pane.ID, history)
-		if err != nil {
-			return nil, "", err
-		}
-		if p.Dead {
-			return nil, s, fmt.Errorf("%s (%s) exited while relaying: %w", role, t.Pane.ID, deliver.ErrPaneDead)
-		}
-		found, _ := blocks.Parse(s)
-		for i := len(found) - 1; i >= 0; i-- {
-			b := found[i]
-			for _, id := range ids {
-				if b.ID == id && !seen[id] {
-					return &b, s, nil
-				}
-			}
-		}
-		left := deadline.Sub(rp.f.Clock.Now())
-		if left <= 0 {
-			return nil, s, nil
-		}
-		w := &wait.Waiter{Clock: rp.f.Clock, Wake: wake}
-		if err := w.Sleep(ctx, min(left, time.Second)); err != nil {
-			return nil, s, err
-		}
-	}
-}
-
-// failed reports a relay error, naming the task to retry.
-func (rp *relayPanes) failed(task string, err error) error {
+// relayFailed reports a relay error, naming the task to retry.
+func relayFailed(f *Factory, task string, err error) error {
 	var stall *relay.StallError
 	if errors.As(err, &stall) || errors.Is(err, context.Canceled) {
-		fmt.Fprintf(rp.f.IO.ErrOut, "party: relay task %s stopped; 'party relay --retry %s' re-sends its last step\n", task, task)
+		fmt.Fprintf(f.IO.ErrOut, "party: relay task %s stopped; 'party relay --retry %s' re-sends its last step\n", task, task)
 	}
 	return err
 }

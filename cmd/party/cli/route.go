@@ -4,12 +4,10 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/partyhq/party/core/blocks"
-	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/launch"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/relay"
@@ -65,77 +63,25 @@ func routeRun(ctx context.Context, f *Factory, opts *RouteOptions) error {
 		return err
 	}
 	panes := sc.Panes
-	sb := &relay.Switchboard{Roles: route.Roles(panes), HopLimit: opts.HopLimit}
-	roleOf := map[string]mux.Pane{}
-	for _, p := range panes {
-		if p.Role != "" {
-			roleOf[p.Role] = p
-		}
-	}
-	scan := func(p mux.Pane) ([]blocks.Block, error) {
-		s, err := tc.Capture(ctx, p.ID, history)
-		if err != nil {
-			return nil, err
-		}
-		found, _ := blocks.Parse(s)
-		return found, nil
-	}
-	// What is on screen now was there before the switchboard: not routed.
-	for _, p := range roleOf {
-		found, err := scan(p)
-		if err != nil {
-			return err
-		}
-		for _, b := range found {
-			sb.Ignore(b.ID)
-		}
+	events := filepath.Join(info.StateDir, state.EventLog)
+	r := &relay.Router{Mux: tc, Clock: f.Clock, Session: session, Panes: panes, HopLimit: opts.HopLimit,
+		Log:      func(ev map[string]any) { _ = state.AppendEvent(events, ev) },
+		Progress: f.IO.ErrOut}
+	if err := r.Start(ctx); err != nil {
+		return err
 	}
 	w, err := newWatcher(ctx, f, tc, session, info.StateDir, true)
 	if err != nil {
 		return err
 	}
 	defer w.close()
-	events := filepath.Join(info.StateDir, state.EventLog)
 	cfg, err := f.Config()
 	if err != nil {
 		return err
 	}
-	d := deliverer(f, tc, root, info, route.RolesByPane(panes))
-	_ = state.AppendEvent(events, map[string]any{"time": f.Clock.Now().UTC(), "kind": "route.start", "roles": sb.Roles, "hop_limit": opts.HopLimit})
-	fmt.Fprintf(f.IO.ErrOut, "party: switchboard on %s: %d roles, hop limit %d\n", session, len(roleOf), opts.HopLimit)
-	for {
-		for role, p := range roleOf {
-			found, err := scan(p)
-			if err != nil {
-				continue // a pane that went away
-			}
-			for _, dec := range sb.See(role, found) {
-				ev := map[string]any{"time": f.Clock.Now().UTC(), "id": dec.Block.ID, "from": role, "to": dec.Block.To, "hop": dec.Hop}
-				if dec.To == "" {
-					ev["kind"] = "route." + dec.Reason
-					_ = state.AppendEvent(events, ev)
-					fmt.Fprintf(f.IO.ErrOut, "party: block %s from %s to %q not forwarded: %s\n", dec.Block.ID, role, dec.Block.To, dec.Reason)
-					continue
-				}
-				to := roleOf[dec.To]
-				res, err := d.Send(ctx, deliver.Request{Pane: to.ID, Profile: tuned(cfg, dec.To, profileOf(to)), Text: relay.Forward(dec)})
-				ev["kind"], ev["outcome"] = "route.forward", res.Outcome
-				if err != nil {
-					ev["error"] = err.Error()
-				}
-				_ = state.AppendEvent(events, ev)
-				fmt.Fprintf(f.IO.ErrOut, "party: block %s %s -> %s: %s\n", dec.Block.ID, role, dec.To, res.Outcome)
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-w.done():
-			return nil // the session ended
-		case <-w.anyC:
-		case <-time.After(time.Second):
-		}
-	}
+	r.Deliver = deliverer(f, tc, root, info, route.RolesByPane(panes))
+	r.Profile = func(role string, p mux.Pane) agent.Profile { return tuned(cfg, role, profileOf(p)) }
+	return r.Run(ctx, w.anyC, w.done())
 }
 
 // detachRoute runs the switchboard in a new window of the session.

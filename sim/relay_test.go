@@ -1,0 +1,221 @@
+package sim_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/blocks"
+	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/mux"
+	"github.com/partyhq/party/core/relay"
+	"github.com/partyhq/party/sim"
+)
+
+// block is the lines of a tagged block, as an agent prints it.
+func block(to, typ, id, body string) []string {
+	return []string{fmt.Sprintf(`[[POLI:MSG {"to":%q,"type":%q,"id":%q}]]`, to, typ, id), body, "[[/POLI:MSG]]"}
+}
+
+// relayFixture is a planner and an executor pane in one simulated session.
+type relayFixture struct {
+	clock              *sim.Clock
+	mux                *sim.Mux
+	planner, executor  *sim.Agent
+	plannerP, executeP mux.Pane
+	locker             *sim.Locker
+}
+
+func newRelayFixture(planner, executor func(prompt string) []string) *relayFixture {
+	clock := sim.NewClock()
+	m := sim.NewMux(clock)
+	f := &relayFixture{clock: clock, mux: m, planner: sim.NewAgent("claude"), executor: sim.NewAgent("codex"), locker: &sim.Locker{}}
+	f.planner.Reply, f.executor.Reply = planner, executor
+	f.plannerP = m.Add("s", "planner", f.planner).Info
+	f.executeP = m.Add("s", "executor", f.executor).Info
+	return f
+}
+
+func (f *relayFixture) deliverer() *deliver.Deliverer {
+	return &deliver.Deliverer{Mux: f.mux, Clock: f.clock, Locker: f.locker}
+}
+
+func (f *relayFixture) panes(t *testing.T) *relay.MuxPanes {
+	return &relay.MuxPanes{Mux: f.mux, Clock: f.clock, PrimeDir: t.TempDir(),
+		Resolve: func(ctx context.Context, role string) (relay.Target, error) {
+			panes, err := f.mux.ListPanes(ctx, "s")
+			if err != nil {
+				return relay.Target{}, err
+			}
+			for _, p := range panes {
+				if p.Role == role {
+					return relay.Target{Pane: p.ID, Profile: agent.Lookup(agent.Kind(p.Agent))}, nil
+				}
+			}
+			return relay.Target{}, fmt.Errorf("role %s: %w", role, mux.ErrNoPane)
+		},
+		Deliverer: func(map[string]string) *deliver.Deliverer { return f.deliverer() },
+	}
+}
+
+func TestRelayRoundTripInSim(t *testing.T) {
+	plannerSaw, executorSaw := 0, 0
+	f := newRelayFixture(
+		func(prompt string) []string {
+			switch {
+			case strings.HasPrefix(prompt, "TASK t1:"):
+				plannerSaw++
+				return block("EXECUTER", "plan", "t1-plan", "build A")
+			case strings.HasPrefix(prompt, "TASK t1 RESULT"):
+				plannerSaw++
+				return block("USER", "report", "t1-report", "A is built")
+			}
+			return []string{"ready"}
+		},
+		func(prompt string) []string {
+			if strings.HasPrefix(prompt, "TASK t1 PLAN") {
+				executorSaw++
+				return block("PLANNER", "result", "t1-result", "built A")
+			}
+			return []string{"ready"}
+		})
+	f.planner.Think, f.executor.Think = 30*time.Second, 2*time.Minute
+	p := f.panes(t)
+	var kinds []string
+	r := &relay.Relay{Panes: p, Log: func(k string, _ map[string]any) { kinds = append(kinds, k) }}
+	task := relay.Task{ID: "t1", Text: "build A", Planner: "planner", Executor: "executor", Rounds: 1, PlanWait: 5 * time.Minute, ExecWait: 15 * time.Minute}
+	wall, start := time.Now(), f.clock.Now()
+
+	require.NoError(t, p.Prime(context.Background(), task))
+	report, err := r.Run(context.Background(), task)
+	require.NoError(t, err)
+
+	assert.Equal(t, "A is built", report)
+	assert.Equal(t, 2, plannerSaw, "the planner got the task and the result")
+	assert.Equal(t, 1, executorSaw, "the executor got the plan once")
+	require.Len(t, f.planner.Submissions, 3, "primer, task, result")
+	assert.Contains(t, f.planner.Submissions[0].Text, "You are the PLANNER")
+	require.Len(t, f.executor.Submissions, 2, "primer, plan")
+	assert.Contains(t, f.executor.Submissions[1].Text, "build A")
+	assert.Equal(t, []string{"sent", "block", "route", "sent", "block", "route", "sent", "block", "report"}, kinds)
+	assert.GreaterOrEqual(t, f.clock.Now().Sub(start), 3*time.Minute, "the agents' virtual think time passed")
+	assert.Less(t, time.Since(wall), 10*time.Second, "in virtual time")
+
+	// Priming is once per pane.
+	require.NoError(t, p.Prime(context.Background(), task))
+	assert.Len(t, f.planner.Submissions, 3, "no second primer")
+}
+
+func TestRelayStallCarriesTheScreenInSim(t *testing.T) {
+	f := newRelayFixture(func(string) []string { return []string{"thinking out loud"} }, nil)
+	r := &relay.Relay{Panes: f.panes(t)}
+	_, err := r.Run(context.Background(), relay.Task{ID: "t2", Text: "x", Planner: "planner", Executor: "executor", Rounds: 1, PlanWait: time.Minute, ExecWait: time.Minute})
+	var stall *relay.StallError
+	require.ErrorAs(t, err, &stall)
+	assert.Contains(t, stall.Screen, "thinking out loud")
+}
+
+func TestRelayPaneDiesInSim(t *testing.T) {
+	f := newRelayFixture(nil, nil)
+	f.planner.DieAfter(10*time.Second, "1")
+	f.planner.Think = time.Hour
+	r := &relay.Relay{Panes: f.panes(t)}
+	_, err := r.Run(context.Background(), relay.Task{ID: "t3", Text: "x", Planner: "planner", Executor: "executor", Rounds: 1, PlanWait: time.Minute, ExecWait: time.Minute})
+	assert.ErrorIs(t, err, deliver.ErrPaneDead)
+}
+
+// stopClock cancels the run under test once virtual time reaches until.
+type stopClock struct {
+	*sim.Clock
+	until time.Time
+	stop  context.CancelFunc
+}
+
+func (c stopClock) Sleep(ctx context.Context, d time.Duration) error {
+	if !c.Now().Before(c.until) {
+		c.stop()
+	}
+	return c.Clock.Sleep(ctx, d)
+}
+
+// newRouter is a switchboard over the fixture's panes, logging into
+// events and progress.
+func newRouter(t *testing.T, f *relayFixture) (*relay.Router, *[]map[string]any, *strings.Builder) {
+	t.Helper()
+	panes, err := f.mux.ListPanes(context.Background(), "s")
+	require.NoError(t, err)
+	var mu sync.Mutex
+	events := &[]map[string]any{}
+	progress := &strings.Builder{}
+	return &relay.Router{Mux: f.mux, Clock: f.clock, Session: "s", Panes: panes, HopLimit: 8, Deliver: f.deliverer(),
+		Profile: func(_ string, p mux.Pane) agent.Profile { return agent.Lookup(agent.Kind(p.Agent)) },
+		Log: func(ev map[string]any) {
+			mu.Lock()
+			defer mu.Unlock()
+			*events = append(*events, ev)
+		},
+		Progress: progress}, events, progress
+}
+
+func TestSwitchboardForwardsOnceInSim(t *testing.T) {
+	f := newRelayFixture(func(prompt string) []string {
+		switch prompt {
+		case "old":
+			return block("executor", "note", "n0", "before the switchboard")
+		case "go":
+			return append(block("executor", "note", "n1", "hello executor"), block("nobody", "note", "n2", "lost")...)
+		}
+		return []string{"answer"}
+	}, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	d := f.deliverer()
+	send := func(text string) {
+		_, err := d.Send(ctx, deliver.Request{Pane: f.plannerP.ID, Profile: agent.Lookup(agent.Claude), Text: text})
+		require.NoError(t, err)
+	}
+	send("old")
+	f.clock.Advance(time.Minute)
+	r, events, progress := newRouter(t, f)
+	require.NoError(t, r.Start(ctx))
+	send("go")
+	r.Clock = stopClock{Clock: f.clock, until: f.clock.Now().Add(time.Minute), stop: cancel}
+	wall := time.Now()
+
+	require.NoError(t, r.Run(ctx, nil, nil))
+
+	assert.Less(t, time.Since(wall), 10*time.Second, "in virtual time")
+	require.Len(t, f.executor.Submissions, 1, "n1 forwarded exactly once; n0 was there before")
+	got := f.executor.Submissions[0].Text
+	found, _ := blocks.Parse(got)
+	require.Len(t, found, 1, "the executor got one block: %q", got)
+	assert.Equal(t, "n1", found[0].ID)
+	assert.Equal(t, "planner", found[0].From)
+	assert.Equal(t, 1, found[0].Hop)
+	assert.Equal(t, "hello executor", found[0].Body)
+
+	var kinds []string
+	for _, ev := range *events {
+		kinds = append(kinds, fmt.Sprint(ev["kind"], " ", ev["id"]))
+	}
+	assert.ElementsMatch(t, []string{"route.start <nil>", "route.forward n1", "route.unknown-role n2"}, kinds)
+	assert.Equal(t, "party: switchboard on s: 2 roles, hop limit 8\n", strings.SplitAfter(progress.String(), "\n")[0])
+	assert.Contains(t, progress.String(), "party: block n1 planner -> executor: submitted\n")
+	assert.Contains(t, progress.String(), "party: block n2 from planner to \"nobody\" not forwarded: unknown-role\n")
+}
+
+func TestSwitchboardStopsWhenTheSessionEndsInSim(t *testing.T) {
+	f := newRelayFixture(nil, nil)
+	r, _, _ := newRouter(t, f)
+	require.NoError(t, r.Start(context.Background()))
+	done := make(chan struct{})
+	close(done)
+	assert.NoError(t, r.Run(context.Background(), nil, done))
+}
