@@ -31,7 +31,8 @@ type Effects interface {
 	// Diff returns the work against merge-base HEAD base, uncommitted
 	// changes included.
 	Diff(ctx context.Context, base string) (Diff, error)
-	// Send delivers one line to the pane of role (delivery protocol).
+	// Send types one line into the pane of role (delivery protocol). Not
+	// to be confused with WriteSignal, which writes a signal file.
 	Send(ctx context.Context, role, line string) error
 	// Health respawns the dead agent panes of the session and returns
 	// the roles it respawned.

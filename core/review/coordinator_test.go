@@ -63,7 +63,7 @@ func send(t *testing.T, c *Coordinator, clk *fakeClock, ev Event) string {
 	t.Helper()
 	clk.now = clk.now.Add(time.Second)
 	ev.At = clk.now
-	id, err := Send(c.Dir, ev)
+	id, err := WriteSignal(c.Dir, ev)
 	require.NoError(t, err)
 	return id
 }
@@ -291,7 +291,7 @@ func TestCoordinatorTakesASignalStampedBeforeOneApplied(t *testing.T) {
 	send(t, c, clk, Event{Kind: EvSession, Text: "sid2"})
 	passAt(t, c, clk, 0)
 	// A sender whose clock read earlier writes its signal only now.
-	id, err := Send(c.Dir, Event{Kind: EvEvidence, Evidence: Critic, At: early})
+	id, err := WriteSignal(c.Dir, Event{Kind: EvEvidence, Evidence: Critic, At: early})
 	require.NoError(t, err)
 	require.Less(t, id, c.status.Signal, "the late signal sorts first")
 	passAt(t, c, clk, 0)
@@ -446,7 +446,7 @@ func TestRecoveryRecordsTheLastSignalBeforeOlderOnes(t *testing.T) {
 	passAt(t, c, clk, 0)
 	require.NoError(t, os.Remove(filepath.Join(c.Dir, "results", req+".json")))
 	require.NoError(t, os.WriteFile(filepath.Join(c.Dir, "signals", req+".json"), b, 0o600))
-	older, err := Send(c.Dir, Event{Kind: EvEvidence, Evidence: Minimizer, At: early})
+	older, err := WriteSignal(c.Dir, Event{Kind: EvEvidence, Evidence: Minimizer, At: early})
 	require.NoError(t, err)
 	require.Less(t, older, req)
 

@@ -3,7 +3,10 @@
 // moves the work between them. Step is the pure policy (what a signal or a
 // fact does to the state, and which actions follow); Coordinator is the
 // effect loop that reads signals, performs the actions and recovers after a
-// crash. The verdict is only ever the implementer's signal: the coordinator
+// crash. PaneEffects are its effects on a real session (git, delivery into
+// panes, respawns); Serve, Supervisor, Start and Stop run it as a process
+// of its own that a supervisor restarts after a crash; Submit is what the
+// agents' commands use to signal it. The verdict is only ever the implementer's signal: the coordinator
 // acts alone only on mechanical facts (evidence present, findings file
 // present or late, iteration cap).
 package review

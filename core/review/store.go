@@ -1,6 +1,7 @@
 package review
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/state"
 )
 
@@ -122,9 +124,9 @@ type Signal struct {
 	Event Event  `json:"event"`
 }
 
-// Send writes ev as a new signal into dir, atomically, and returns its id.
-// Ids sort in the order the signals were sent.
-func Send(dir string, ev Event) (string, error) {
+// WriteSignal writes ev as a new signal into dir, atomically, and returns
+// its id. Ids sort in the order the signals were written.
+func WriteSignal(dir string, ev Event) (string, error) {
 	var rnd [4]byte
 	_, _ = rand.Read(rnd[:])
 	id := fmt.Sprintf("%020d-%s", ev.At.UnixNano(), hex.EncodeToString(rnd[:]))
@@ -272,4 +274,58 @@ type Transition struct {
 	To     string    `json:"to"`
 	Detail string    `json:"detail,omitempty"`
 	Error  string    `json:"error,omitempty"`
+}
+
+// Submitted is what became of a signal that Submit wrote.
+type Submitted struct {
+	ID     string
+	State  State
+	Phase  Phase
+	Queued bool // the coordinator did not apply it in time; State is the one before
+}
+
+// submitPoll is how often Submit looks for the signal's result.
+const submitPoll = 20 * time.Millisecond
+
+// Submit checks ev against the current status of dir (with the signals
+// still waiting applied first), writes it as a signal stamped with the
+// time, calls wake, and waits up to wait for the coordinator's result. A
+// signal the coordinator refused returns its error; one it did not apply
+// in time is Queued: it stays, and the coordinator applies it when it runs.
+func Submit(ctx context.Context, clk clock.Clock, dir string, ev Event, wait time.Duration, wake func()) (Submitted, error) {
+	s, err := Current(dir)
+	if err != nil {
+		return Submitted{}, err
+	}
+	ev.At = clk.Now().UTC()
+	if _, _, err := Admit(dir, s, ev); err != nil {
+		return Submitted{}, err
+	}
+	id, err := WriteSignal(dir, ev)
+	if err != nil {
+		return Submitted{}, err
+	}
+	wake()
+	out := Submitted{ID: id}
+	deadline := clk.Now().Add(wait)
+	for {
+		res, ok, err := ReadResult(dir, id)
+		if err != nil {
+			return out, err
+		}
+		if ok {
+			if err := ResultError(res); err != nil {
+				return out, err
+			}
+			out.State, out.Phase = res.State, res.Phase
+			return out, nil
+		}
+		if !clk.Now().Before(deadline) {
+			out.Queued, out.State = true, s.State
+			return out, nil
+		}
+		if err := clk.Sleep(ctx, submitPoll); err != nil {
+			return out, err
+		}
+	}
 }

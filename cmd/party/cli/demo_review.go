@@ -97,20 +97,9 @@ func demoReview(ctx context.Context, f *Factory, tc *tmux.Client, tmp string, lo
 	defer func() { _ = stopCoordinator(context.WithoutCancel(ctx), f, dir) }()
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	var (
-		waitErr error
-		final   review.Status
-	)
-	for {
-		s, err := review.Load(dir)
-		if err == nil && s.State == review.PRReady {
-			final = s
-			break
-		}
-		if err := f.Clock.Sleep(wctx, 50*time.Millisecond); err != nil {
-			waitErr = fmt.Errorf("the review loop did not reach PR_READY (state %s): %w", s.State, err)
-			break
-		}
+	final, waitErr := review.Await(wctx, f.Clock, dir, review.PRReady, 50*time.Millisecond)
+	if waitErr != nil {
+		waitErr = fmt.Errorf("the review loop did not reach PR_READY (state %s): %w", final.State, waitErr)
 	}
 	lines, _, err := state.ReadFrom(filepath.Join(dir, review.TransitionsFile), 0)
 	if err != nil {

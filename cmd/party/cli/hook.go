@@ -174,7 +174,7 @@ func reviewSignal(stateDir string, ev hook.Event) error {
 		return nil
 	}
 	sig.At = ev.Time
-	_, err := review.Send(dir, sig)
+	_, err := review.WriteSignal(dir, sig)
 	return err
 }
 

@@ -232,50 +232,20 @@ type signalJSON struct {
 	Queued bool         `json:"queued"`
 }
 
-// signalRun checks the signal against the current state (with the signals
-// still waiting applied first), writes it, wakes the coordinator and waits
-// for its result.
+// signalRun sends the signal (see review.Submit) and prints what became
+// of it.
 func signalRun(ctx context.Context, f *Factory, opts *SignalOptions) error {
 	dir, err := reviewDir(ctx, f)
 	if err != nil {
 		return err
 	}
-	s, err := review.Current(dir)
-	if err != nil {
-		return err
-	}
 	ev := opts.Event
-	ev.At = f.Clock.Now().UTC()
-	if _, _, err := review.Admit(dir, s, ev); err != nil {
-		return err
-	}
-	id, err := review.Send(dir, ev)
+	res, err := review.Submit(ctx, f.Clock, dir, ev, opts.Wait, func() { state.WakeSession(f.Getenv, filepath.Dir(dir)) })
 	if err != nil {
 		return err
 	}
-	state.WakeSession(f.Getenv, filepath.Dir(dir))
-	out := signalJSON{Signal: id, Event: string(ev.Kind)}
-	deadline := f.Clock.Now().Add(opts.Wait)
-	for {
-		res, ok, err := review.ReadResult(dir, id)
-		if err != nil {
-			return err
-		}
-		if ok {
-			if err := review.ResultError(res); err != nil {
-				return err
-			}
-			out.State, out.Phase = res.State.String(), res.Phase
-			break
-		}
-		if !f.Clock.Now().Before(deadline) {
-			out.Queued, out.State = true, s.State.String()
-			break
-		}
-		if err := f.Clock.Sleep(ctx, 20*time.Millisecond); err != nil {
-			return err
-		}
-	}
+	id := res.ID
+	out := signalJSON{Signal: id, Event: string(ev.Kind), State: res.State.String(), Phase: res.Phase, Queued: res.Queued}
 	switch {
 	case f.JSON:
 		writeJSON(f.IO.Out, out)
@@ -318,14 +288,7 @@ type statusJSON struct {
 	review.Status
 	Evidence    []evidenceRow `json:"evidence"`
 	InStateSecs int64         `json:"in_state_seconds"`
-	Coordinator *procJSON     `json:"coordinator"`
-}
-
-type procJSON struct {
-	Running    bool `json:"running"`
-	PID        int  `json:"pid,omitempty"`
-	Supervisor int  `json:"supervisor_pid,omitempty"`
-	supervised bool // the supervisor's lock is held
+	Coordinator *review.Proc  `json:"coordinator"`
 }
 
 func statusRun(ctx context.Context, f *Factory, opts *StatusOptions) error {
@@ -339,7 +302,7 @@ func statusRun(ctx context.Context, f *Factory, opts *StatusOptions) error {
 			return err
 		}
 		now := f.Clock.Now()
-		proc := coordinatorProc(dir)
+		proc := review.Running(dir)
 		if f.JSON {
 			writeJSON(f.IO.Out, statusJSON{Status: s, Evidence: evidenceRows(s), InStateSecs: int64(now.Sub(s.Since).Seconds()), Coordinator: &proc})
 		} else {
@@ -363,7 +326,7 @@ func statusRun(ctx context.Context, f *Factory, opts *StatusOptions) error {
 	}
 }
 
-func printStatus(w io.Writer, s review.Status, proc procJSON, now time.Time) {
+func printStatus(w io.Writer, s review.Status, proc review.Proc, now time.Time) {
 	st := s.State.String()
 	if s.Phase != "" {
 		st += " (" + string(s.Phase) + ")"
@@ -420,13 +383,4 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
-}
-
-// coordinatorProc says whether the coordinator of dir runs: whether its
-// lock is held (a process that holds it is alive), and by which pid.
-func coordinatorProc(dir string) procJSON {
-	var p procJSON
-	p.PID, p.Running = state.Holder(filepath.Join(dir, review.CoordinatorLock))
-	p.Supervisor, p.supervised = state.Holder(filepath.Join(dir, review.SupervisorLock))
-	return p
 }

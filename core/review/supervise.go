@@ -1,0 +1,94 @@
+package review
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/state"
+)
+
+// ErrRunning is a coordinator (or its supervisor) that already runs.
+var ErrRunning = errors.New("coordinator already running")
+
+// RestartDelay is how long the supervisor waits before restarting a
+// coordinator that crashed.
+const RestartDelay = 2 * time.Second
+
+// Child is one run of the coordinator process, as the supervisor sees it.
+type Child interface {
+	Pid() int
+	// Wait waits for the process to exit; nil is a clean exit.
+	Wait() error
+	// Terminate asks the process to stop (SIGTERM).
+	Terminate()
+}
+
+// StartCommand starts cmd and returns it as a Child.
+func StartCommand(cmd *exec.Cmd) (Child, error) {
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return execChild{cmd}, nil
+}
+
+type execChild struct{ cmd *exec.Cmd }
+
+func (c execChild) Pid() int    { return c.cmd.Process.Pid }
+func (c execChild) Wait() error { return c.cmd.Wait() }
+func (c execChild) Terminate()  { _ = c.cmd.Process.Signal(syscall.SIGTERM) }
+
+// Supervisor runs the coordinator and restarts it when it crashes.
+type Supervisor struct {
+	Dir   string // the review directory
+	Clock clock.Clock
+	// Start starts one run of the coordinator.
+	Start func() (Child, error)
+	Logf  func(format string, args ...any)
+}
+
+// Run holds the supervisor's lock (ErrRunning when another process holds
+// it) and runs the coordinator until it exits cleanly: a crash is logged
+// and the coordinator restarted after RestartDelay. When ctx is done it
+// stops the coordinator, waits for it and returns nil. Run returns once
+// the coordinator it last started has exited; the goroutine that waits
+// for a run ends with that run.
+func (s *Supervisor) Run(ctx context.Context) error {
+	release, err := state.Hold(ctx, s.Clock, filepath.Join(s.Dir, SupervisorLock))
+	if errors.Is(err, state.ErrHeld) {
+		return ErrRunning
+	}
+	if err != nil {
+		return err
+	}
+	defer release()
+	for {
+		child, err := s.Start()
+		if err != nil {
+			return fmt.Errorf("start coordinator: %w", err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- child.Wait() }()
+		select {
+		case <-ctx.Done():
+			child.Terminate()
+			s.Logf("supervisor: stopped (coordinator: %v)", <-done) // its exit on our SIGTERM, for the log
+			return nil
+		case err := <-done:
+			if err == nil {
+				s.Logf("supervisor: coordinator exited cleanly")
+				return nil
+			}
+			s.Logf("supervisor: coordinator (pid %d) crashed: %v; restarting in %s", child.Pid(), err, RestartDelay)
+		}
+		if err := s.Clock.Sleep(ctx, RestartDelay); err != nil {
+			s.Logf("supervisor: stopped")
+			return nil
+		}
+	}
+}
