@@ -143,3 +143,18 @@ func TestTalkToAPaneThatDies(t *testing.T) {
 	assert.Equal(t, deliver.Submitted, res[0].Outcome, "it was sent, then died")
 	assert.Less(t, res[0].Elapsed, 15*time.Second, "ended at the death, not at the timeout")
 }
+
+func TestTalkNoQueueRefusesABusyAgent(t *testing.T) {
+	f := newTalkFixture(t)
+	a := sim.NewAgent("claude")
+	p := f.add("worker", a, "")
+	// Another talk holds the agent's request lock.
+	unlock, err := state.Locker{Dir: f.deps.LockDir, Clock: f.clock}.Lock(context.Background(), "request-"+p.ID)
+	require.NoError(t, err)
+	defer unlock()
+
+	res := f.run(t, talk.Options{Targets: []mux.Pane{p}, Text: "question", Timeout: time.Minute, NoQueue: true})
+
+	assert.ErrorIs(t, res[0].Err, talk.ErrBusy)
+	assert.Empty(t, a.Submissions, "nothing sent")
+}

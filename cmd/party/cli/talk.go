@@ -141,7 +141,7 @@ func talkRun(ctx context.Context, f *Factory, opts *TalkOptions) error {
 			return wait.Watch(ctx, watchConfig(f, tc, info.Name, info.StateDir, output))
 		}}
 	if opts.Wait {
-		deps.Waiting = func() func() { return progress(ctx, f, targets) }
+		deps.Waiting = func() func() { return talkProgress(ctx, f, targets) }
 	}
 	results, err := talk.Run(ctx, deps, talk.Options{Targets: targets, Text: text, Delay: opts.Delay, Wait: opts.Wait,
 		Timeout: opts.Timeout, NoPreamble: opts.NoPreamble, Marker: opts.Marker, NoQueue: opts.NoQueue, Clear: opts.Clear})
@@ -180,9 +180,9 @@ func talkTargets(ctx context.Context, f *Factory, tc *tmux.Client, role string) 
 	return sc.Info, out, nil
 }
 
-// progress shows that talk is waiting, on stderr only: a spinner line on a
+// talkProgress shows that talk is waiting, on stderr only: a spinner line on a
 // terminal, a line every 5 seconds otherwise. The returned func stops it.
-func progress(ctx context.Context, f *Factory, targets []mux.Pane) func() {
+func talkProgress(ctx context.Context, f *Factory, targets []mux.Pane) func() {
 	roles := make([]string, len(targets))
 	for i, p := range targets {
 		roles[i] = p.Role
