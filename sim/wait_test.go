@@ -28,9 +28,9 @@ func markerReply(prompt string) []string {
 	return []string{"no marker asked"}
 }
 
-// talk delivers text with a marker instruction and waits for the answer,
+// deliverAndWait delivers text with a marker instruction and waits for the answer,
 // all in virtual time.
-func talk(t *testing.T, f *fixture, timeout time.Duration) (wait.Result, error) {
+func deliverAndWait(t *testing.T, f *fixture, timeout time.Duration) (wait.Result, error) {
 	t.Helper()
 	nonce := wait.NewNonce()
 	text := "question" + wait.Instruction(nonce)
@@ -43,7 +43,7 @@ func talk(t *testing.T, f *fixture, timeout time.Duration) (wait.Result, error) 
 func TestWaitMarker(t *testing.T) {
 	f := newFixture("generic", func(a *sim.Agent) { a.Think = 90 * time.Second; a.Reply = markerReply })
 	start := f.clock.Now()
-	res, err := talk(t, f, 5*time.Minute)
+	res, err := deliverAndWait(t, f, 5*time.Minute)
 	require.NoError(t, err)
 	assert.Equal(t, "marker", res.Via)
 	assert.Equal(t, "the answer", res.Answer)
@@ -53,7 +53,7 @@ func TestWaitMarker(t *testing.T) {
 func TestWaitTimeoutCarriesTheLastScreen(t *testing.T) {
 	f := newFixture("claude", func(a *sim.Agent) { a.Think = time.Hour })
 	wall := time.Now()
-	_, err := talk(t, f, time.Minute)
+	_, err := deliverAndWait(t, f, time.Minute)
 	var te *wait.TimeoutError
 	require.ErrorAs(t, err, &te)
 	assert.ErrorIs(t, err, wait.ErrTimeout)
@@ -65,7 +65,7 @@ func TestWaitEndsAtOnceWhenThePaneDies(t *testing.T) {
 	f := newFixture("claude", func(a *sim.Agent) { a.Think = time.Hour })
 	f.agent.DieAfter(10*time.Second, "3")
 	start := f.clock.Now()
-	_, err := talk(t, f, 10*time.Minute)
+	_, err := deliverAndWait(t, f, 10*time.Minute)
 	require.ErrorIs(t, err, deliver.ErrPaneDead)
 	assert.Contains(t, err.Error(), "status 3")
 	assert.Less(t, f.clock.Now().Sub(start), 15*time.Second, "ended at the death, not at the timeout")

@@ -2,13 +2,10 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -19,6 +16,7 @@ import (
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/route"
 	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/talk"
 	"github.com/partyhq/party/core/tmux"
 	"github.com/partyhq/party/core/wait"
 )
@@ -38,7 +36,7 @@ type TalkOptions struct {
 }
 
 // errBusy is a talk refused because another one is waiting on the agent.
-var errBusy = errors.New("agent busy with another request")
+var errBusy = talk.ErrBusy
 
 func newTalkCmd(f *Factory, runF func(context.Context, *TalkOptions) error) *cobra.Command {
 	opts := &TalkOptions{}
@@ -119,51 +117,38 @@ func talkRun(ctx context.Context, f *Factory, opts *TalkOptions) error {
 	if err != nil {
 		return err
 	}
-	if opts.Timeout == 0 {
-		opts.Timeout = cfg.Timeout
-	}
 	tc := f.Tmux()
 	info, targets, err := talkTargets(ctx, f, tc, opts.Role)
 	if err != nil {
 		return err
 	}
-	session := info.Name
 	root, err := f.StateRoot()
 	if err != nil {
 		return err
 	}
 	if info.StateDir == "" {
-		info.StateDir = state.SessionDir(root, info.SocketPath, session)
+		info.StateDir = state.SessionDir(root, info.SocketPath, info.Name)
 	}
-	if err := f.Clock.Sleep(ctx, opts.Delay); err != nil {
+	deps := talk.Deps{Mux: tc, Clock: f.Clock, Getenv: f.Getenv, Config: cfg, StateDir: info.StateDir,
+		LockDir: lockDir(root, info.SocketPath), Deliverer: deliverer(f, tc, root, info, route.RolesByPane(targets)),
+		Spill: func(text string) (string, error) {
+			if len(text) <= maxPaste {
+				return text, nil
+			}
+			return spill(root, info, text)
+		},
+		Watch: func(ctx context.Context, output bool) (talk.Wakes, error) {
+			return wait.Watch(ctx, watchConfig(f, tc, info.Name, info.StateDir, output))
+		}}
+	if opts.Wait {
+		deps.Waiting = func() func() { return talkProgress(ctx, f, targets) }
+	}
+	results, err := talk.Run(ctx, deps, talk.Options{Targets: targets, Text: text, Delay: opts.Delay, Wait: opts.Wait,
+		Timeout: opts.Timeout, NoPreamble: opts.NoPreamble, Marker: opts.Marker, NoQueue: opts.NoQueue, Clear: opts.Clear})
+	if err != nil {
 		return err
 	}
-	t := &talker{f: f, tc: tc, opts: opts, info: info, root: root, text: text, cfg: cfg}
-	if opts.Wait {
-		output := opts.Marker
-		for _, p := range targets {
-			if p.Hooks == "" || cfg.AgentFor(p.Role, p.Agent).Marker {
-				output = true // a marker wait re-reads the screen when it changes
-			}
-		}
-		if t.watch, err = newWatcher(ctx, f, tc, session, info.StateDir, output); err != nil {
-			return err
-		}
-		defer t.watch.close()
-	}
-	results := make([]talkJSON, len(targets))
-	var wg sync.WaitGroup
-	for i, p := range targets {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			results[i] = t.one(ctx, p)
-		}()
-	}
-	stop := t.progress(ctx, targets)
-	wg.Wait()
-	stop()
-	return t.report(results, opts.Role == "all")
+	return talkReport(f, opts, results)
 }
 
 // talkTargets resolves ROLE (a registered agent or a tagged pane), or
@@ -195,182 +180,37 @@ func talkTargets(ctx context.Context, f *Factory, tc *tmux.Client, role string) 
 	return sc.Info, out, nil
 }
 
-// talker carries what every target of one talk shares.
-type talker struct {
-	f    *Factory
-	tc   *tmux.Client
-	opts *TalkOptions
-	cfg  config.Config
-	info tmux.SessionInfo
-	root string
-	text string
-
-	watch *watcher
-}
-
-// one talks to one pane.
-func (t *talker) one(ctx context.Context, p mux.Pane) talkJSON {
-	start := t.f.Clock.Now()
-	out := talkJSON{Role: p.Role, Pane: p.ID, Outcome: deliver.Failed}
-	res, err := t.exchange(ctx, p, &out)
-	out.MS = t.f.Clock.Now().Sub(start).Milliseconds()
-	if err != nil {
-		code, _ := classify(err)
-		out.err, out.Error = err, &errorJSON{Code: code, Message: err.Error()}
-		return out
-	}
-	if t.opts.Wait {
-		out.Answer, out.Via = &res.Answer, res.Via
-	}
-	return out
-}
-
-func (t *talker) exchange(ctx context.Context, p mux.Pane, out *talkJSON) (wait.Result, error) {
-	profile := tuned(t.cfg, p.Role, profileOf(p))
-	ac := t.cfg.AgentFor(p.Role, string(profile.Kind))
-	lockDir := lockDir(t.root, t.info.SocketPath)
-	text := t.text
-	if t.cfg.PreambleMode == "always" && !t.opts.NoPreamble && strings.TrimSpace(ac.Preamble) != "" {
-		text = "[SYSTEM: " + strings.TrimSpace(ac.Preamble) + "]\n\n" + text
-	}
-	if !t.opts.Wait {
-		res, err := t.deliver(ctx, p, profile, text)
-		out.Outcome = res.Outcome
-		return wait.Result{}, err
-	}
-
-	// One request per agent, first come first served: hold its request
-	// lock until the answer. The time queued counts against --timeout.
-	deadline := t.f.Clock.Now().Add(t.opts.Timeout)
-	qctx, cancelQueue := context.WithDeadline(ctx, deadline)
-	defer cancelQueue()
-	lctx := qctx
-	if t.opts.NoQueue {
-		var cancel context.CancelFunc
-		lctx, cancel = context.WithCancel(lctx)
-		cancel() // try once
-	}
-	unlock, err := state.Locker{Dir: lockDir, Clock: t.f.Clock}.Lock(lctx, "request-"+p.ID)
-	if err != nil {
-		if t.opts.NoQueue && ctx.Err() == nil {
-			return wait.Result{}, fmt.Errorf("%s (%s) is answering another talk (without --no-queue this one would wait its turn): %w", p.Role, p.ID, errBusy)
-		}
-		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			return wait.Result{}, fmt.Errorf("%s (%s) was still answering earlier talks after %s: %w", p.Role, p.ID, t.opts.Timeout, wait.ErrTimeout)
-		}
-		return wait.Result{}, err
-	}
-	defer unlock()
-
-	events := filepath.Join(t.info.StateDir, state.EventLog)
-	turn := wait.Turn{Pane: p.ID, Hooks: p.Hooks != "" && !t.opts.Marker && !ac.Marker, Events: events,
-		Offset: state.Size(events), History: t.cfg.CaptureLines}
-	if !turn.Hooks {
-		turn.Nonce = wait.NewNonce()
-		text += wait.Instruction(turn.Nonce)
-	}
-	// A text too long to paste goes to a file: the agent gets, and the
-	// wait follows, the pointer.
-	if text, err = t.spill(text); err != nil {
-		return wait.Result{}, err
-	}
-	turn.Prompt = deliver.Sanitize(text)
-	t.codexRollout(ctx, p, profile.Kind, &turn)
-	capture := func() (string, error) { return t.watch.mux(t.tc).Capture(ctx, p.ID, 0) }
-	switch {
-	case turn.Hooks && profile.Kind == agent.Claude:
-		// No hook on an Esc or a refused permission: the transcript (and
-		// the prompt put back into the box) says so.
-		turn.Sources = append(turn.Sources, wait.NewClaudeTranscript(events, p.ID, turn.Prompt, profile, capture))
-	case turn.Hooks && profile.Kind == agent.Gemini:
-		// No AfterAgent on an Esc: only the screen says it.
-		turn.Sources = append(turn.Sources, wait.NewGeminiScreen(turn.Prompt, capture))
-	}
-	rec, err := t.record(p, turn)
-	if err != nil {
-		return wait.Result{}, err
-	}
-	defer os.Remove(rec)
-
-	wake := t.watch.wakeChan(p.ID)
-	if turn.Hooks {
-		wake = t.watch.hookChan(p.ID)
-	}
-	res, err := t.deliver(qctx, p, profile, text)
-	out.Outcome = res.Outcome
-	if err != nil {
-		return wait.Result{}, err
-	}
-	w := &wait.Waiter{Mux: t.watch.mux(t.tc), Clock: t.f.Clock, Wake: wake, Poll: t.cfg.PollInterval}
-	turn.Started = deadline.Add(-t.opts.Timeout)
-	return w.Wait(ctx, turn, t.opts.Timeout)
-}
-
-func (t *talker) spill(text string) (string, error) {
-	if len(text) <= maxPaste {
-		return text, nil
-	}
-	return spill(t.root, t.info, text)
-}
-
-func (t *talker) deliver(ctx context.Context, p mux.Pane, profile agent.Profile, text string) (deliver.Result, error) {
-	text, err := t.spill(text)
-	if err != nil {
-		return deliver.Result{Outcome: deliver.Failed}, err
-	}
-	d := deliverer(t.f, t.tc, t.root, t.info, map[string]string{p.ID: p.Role})
-	return d.Send(ctx, deliver.Request{Pane: p.ID, Profile: profile, Text: text, Clear: t.opts.Clear})
-}
-
-// record writes the request record of a waiting talk; the caller removes
-// it when done. A crashed talk leaves a record but no lock, so it never
-// blocks the next one.
-func (t *talker) record(p mux.Pane, turn wait.Turn) (string, error) {
-	dir := filepath.Join(t.info.StateDir, "requests")
-	if err := state.MkdirPrivate(dir); err != nil {
-		return "", err
-	}
-	id := wait.NewNonce()
-	path := filepath.Join(dir, id+".json")
-	rec := map[string]any{"id": id, "pane": p.ID, "role": p.Role, "nonce": turn.Nonce, "hooks": turn.Hooks,
-		"anchor": turn.Offset, "created": t.f.Clock.Now().UTC(), "pid": os.Getpid()}
-	return path, writeJSONFile(path, rec)
-}
-
-// progress shows that talk is waiting, on stderr only: a spinner line on a
+// talkProgress shows that talk is waiting, on stderr only: a spinner line on a
 // terminal, a line every 5 seconds otherwise. The returned func stops it.
-func (t *talker) progress(ctx context.Context, targets []mux.Pane) func() {
-	if !t.opts.Wait {
-		return func() {}
-	}
+func talkProgress(ctx context.Context, f *Factory, targets []mux.Pane) func() {
 	roles := make([]string, len(targets))
 	for i, p := range targets {
 		roles[i] = p.Role
 	}
 	who := strings.Join(roles, ", ")
-	tty := isTerminal(t.f.IO.ErrOut)
+	tty := isTerminal(f.IO.ErrOut)
 	every := 5 * time.Second
 	if tty {
 		every = 100 * time.Millisecond
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
-	start := t.f.Clock.Now()
+	start := f.Clock.Now()
 	go func() {
 		defer close(done)
 		frames := []rune("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
 		for i := 0; ; i++ {
-			if t.f.Clock.Sleep(ctx, every) != nil {
+			if f.Clock.Sleep(ctx, every) != nil {
 				if tty {
-					fmt.Fprint(t.f.IO.ErrOut, "\r\033[K")
+					fmt.Fprint(f.IO.ErrOut, "\r\033[K")
 				}
 				return
 			}
-			secs := int(t.f.Clock.Now().Sub(start).Seconds())
+			secs := int(f.Clock.Now().Sub(start).Seconds())
 			if tty {
-				fmt.Fprintf(t.f.IO.ErrOut, "\r\033[K%c Waiting for %s… %ds", frames[i%len(frames)], who, secs)
+				fmt.Fprintf(f.IO.ErrOut, "\r\033[K%c Waiting for %s… %ds", frames[i%len(frames)], who, secs)
 			} else {
-				fmt.Fprintf(t.f.IO.ErrOut, "party: waiting for %s… %ds\n", who, secs)
+				fmt.Fprintf(f.IO.ErrOut, "party: waiting for %s… %ds\n", who, secs)
 			}
 		}
 	}()
@@ -386,36 +226,43 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-// report prints the results and returns the first error.
-func (t *talker) report(results []talkJSON, all bool) error {
+// talkReport prints the results and returns the first error.
+func talkReport(f *Factory, opts *TalkOptions, results []talk.Result) error {
+	all := opts.Role == "all"
+	out := make([]talkJSON, len(results))
 	var first error
-	for _, r := range results {
-		if r.err != nil && first == nil {
-			first = r.err
+	for i, r := range results {
+		out[i] = talkJSON{Role: r.Role, Pane: r.Pane, Outcome: r.Outcome, Answer: r.Answer, Via: r.Via, MS: r.Elapsed.Milliseconds(), err: r.Err}
+		if r.Err != nil {
+			code, _ := classify(r.Err)
+			out[i].Error = &errorJSON{Code: code, Message: r.Err.Error()}
+			if first == nil {
+				first = r.Err
+			}
 		}
 	}
-	if t.f.JSON {
+	if f.JSON {
 		if all {
-			writeJSON(t.f.IO.Out, results)
+			writeJSON(f.IO.Out, out)
 		} else {
-			writeJSON(t.f.IO.Out, results[0])
+			writeJSON(f.IO.Out, out[0])
 		}
 		if first != nil {
 			return &reported{error: first, json: true}
 		}
 		return nil
 	}
-	for _, r := range results {
+	for _, r := range out {
 		switch {
 		case r.err != nil && all:
-			fmt.Fprintf(t.f.IO.ErrOut, "party: %s (%s): %v\n", r.Role, r.Pane, r.err)
+			fmt.Fprintf(f.IO.ErrOut, "party: %s (%s): %v\n", r.Role, r.Pane, r.err)
 		case r.err != nil:
-		case t.opts.Wait && all:
-			fmt.Fprintf(t.f.IO.Out, "== %s (%s)\n%s\n", r.Role, r.Pane, *r.Answer)
-		case t.opts.Wait:
-			fmt.Fprintln(t.f.IO.Out, *r.Answer)
+		case opts.Wait && all:
+			fmt.Fprintf(f.IO.Out, "== %s (%s)\n%s\n", r.Role, r.Pane, *r.Answer)
+		case opts.Wait:
+			fmt.Fprintln(f.IO.Out, *r.Answer)
 		default:
-			fmt.Fprintf(t.f.IO.Out, "%s to %s (%s)\n", r.Outcome, r.Role, r.Pane)
+			fmt.Fprintf(f.IO.Out, "%s to %s (%s)\n", r.Outcome, r.Role, r.Pane)
 		}
 	}
 	if all && first != nil {

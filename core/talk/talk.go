@@ -1,0 +1,341 @@
+// Package talk is party talk's turn protocol: deliver a message to one or
+// more agent panes and, when asked, wait for the turn it started to end.
+// One request waits per agent at a time (a FIFO request lock whose queue
+// time counts against the timeout); completion is known from the agent's
+// hooks and transcripts, else from a nonce marker it is asked to print.
+package talk
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/mux"
+	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/wait"
+)
+
+// ErrBusy is a talk refused because another one is waiting on the agent.
+var ErrBusy = errors.New("agent busy with another request")
+
+// Options are the inputs of one talk.
+type Options struct {
+	Targets    []mux.Pane // the agent panes to talk to, each with its Role and Agent
+	Text       string
+	Delay      time.Duration // wait this long before sending
+	Wait       bool          // wait for the answers
+	Timeout    time.Duration // of each wait, queue included; zero means Config.Timeout
+	NoPreamble bool
+	Marker     bool // a nonce marker even where hooks are wired
+	NoQueue    bool // fail with ErrBusy rather than queue behind another talk
+	Clear      bool // empty an input box holding someone else's text
+}
+
+// Wakes tells a talk's waits when a pane may have changed.
+type Wakes interface {
+	// Wake wakes when pane prints or a hook event arrives.
+	Wake(pane string) <-chan struct{}
+	// Hook wakes on hook events only.
+	Hook(pane string) <-chan struct{}
+	// Mux is the multiplexer the waits look through.
+	Mux() mux.Multiplexer
+	Close()
+}
+
+// Deps are what a talk works with.
+type Deps struct {
+	Mux    mux.Multiplexer
+	Clock  clock.Clock
+	Getenv func(string) string // CODEX_HOME, HOME: where Codex keeps its rollouts
+	Config config.Config
+	// StateDir is the session's state dir: its event log and the records
+	// of waiting requests.
+	StateDir string
+	// LockDir holds the per-pane request locks.
+	LockDir string
+	// Deliverer is the one delivery path.
+	Deliverer *deliver.Deliverer
+	// Spill returns text, or, when it is too long to paste, the pointer
+	// to the file it was written to.
+	Spill func(text string) (string, error)
+	// Watch starts the session's wake-ups for a waiting talk; output
+	// false says hook events alone suffice. Nil: waits poll.
+	Watch func(ctx context.Context, output bool) (Wakes, error)
+	// Waiting, when set, is called as a waiting talk's waits begin; the
+	// func it returns is called when they have all ended (a progress
+	// display, say).
+	Waiting func() (stop func())
+}
+
+// Result is one target's outcome.
+type Result struct {
+	Role    string
+	Pane    string
+	Outcome deliver.Outcome
+	Answer  *string // the answer of a waiting talk
+	Via     string  // what told the answer: hook, transcript, marker, screen…
+	Elapsed time.Duration
+	Err     error
+}
+
+// Run talks to every target in parallel and returns their results in
+// target order. Its error is one that stopped every target (an empty
+// message, the delay interrupted, the wake-ups failing to start); each
+// target's own failure is in its Result.
+func Run(ctx context.Context, d Deps, opts Options) ([]Result, error) {
+	if strings.TrimSpace(opts.Text) == "" {
+		return nil, fmt.Errorf("%w", deliver.ErrEmpty)
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = d.Config.Timeout
+	}
+	if err := d.Clock.Sleep(ctx, opts.Delay); err != nil {
+		return nil, err
+	}
+	t := &talker{d: d, opts: opts, wakes: pollOnly{d.Mux}}
+	if opts.Wait && d.Watch != nil {
+		output := opts.Marker
+		for _, p := range opts.Targets {
+			if p.Hooks == "" || d.Config.AgentFor(p.Role, p.Agent).Marker {
+				output = true // a marker wait re-reads the screen when it changes
+			}
+		}
+		w, err := d.Watch(ctx, output)
+		if err != nil {
+			return nil, err
+		}
+		defer w.Close()
+		t.wakes = w
+	}
+	if opts.Wait && d.Waiting != nil {
+		defer d.Waiting()()
+	}
+	results := make([]Result, len(opts.Targets))
+	var wg sync.WaitGroup
+	for i, p := range opts.Targets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			results[i] = t.one(ctx, p)
+		}()
+	}
+	wg.Wait()
+	return results, nil
+}
+
+// talker carries what every target of one talk shares.
+type talker struct {
+	d     Deps
+	opts  Options
+	wakes Wakes
+}
+
+// one talks to one pane.
+func (t *talker) one(ctx context.Context, p mux.Pane) Result {
+	start := t.d.Clock.Now()
+	out := Result{Role: p.Role, Pane: p.ID, Outcome: deliver.Failed}
+	res, err := t.exchange(ctx, p, &out)
+	out.Elapsed = t.d.Clock.Now().Sub(start)
+	if err != nil {
+		out.Err = err
+		return out
+	}
+	if t.opts.Wait {
+		out.Answer, out.Via = &res.Answer, res.Via
+	}
+	return out
+}
+
+func (t *talker) exchange(ctx context.Context, p mux.Pane, out *Result) (wait.Result, error) {
+	profile := Profile(t.d.Config, p)
+	ac := t.d.Config.AgentFor(p.Role, string(profile.Kind))
+	text := t.opts.Text
+	if t.d.Config.PreambleMode == "always" && !t.opts.NoPreamble && strings.TrimSpace(ac.Preamble) != "" {
+		text = "[SYSTEM: " + strings.TrimSpace(ac.Preamble) + "]\n\n" + text
+	}
+	if !t.opts.Wait {
+		res, err := t.deliver(ctx, p, profile, text)
+		out.Outcome = res.Outcome
+		return wait.Result{}, err
+	}
+
+	// One request per agent, first come first served: hold its request
+	// lock until the answer. The time queued counts against the timeout,
+	// in the clock's time (the queue's lock sleeps on it) and, for a real
+	// clock, in the context's too.
+	deadline := t.d.Clock.Now().Add(t.opts.Timeout)
+	qctx, cancelQueue := context.WithTimeout(ctx, t.opts.Timeout)
+	defer cancelQueue()
+	lctx := qctx
+	if t.opts.NoQueue {
+		var cancel context.CancelFunc
+		lctx, cancel = context.WithCancel(lctx)
+		cancel() // try once
+	}
+	locker := state.Locker{Dir: t.d.LockDir, Clock: deadlineClock{Clock: t.d.Clock, deadline: deadline}}
+	unlock, err := locker.Lock(lctx, "request-"+p.ID)
+	if err == nil && !t.d.Clock.Now().Before(deadline) {
+		// Its turn came as its time ran out: never send what nobody
+		// waits for.
+		unlock()
+		err = fmt.Errorf("lock request-%s: %w", p.ID, context.DeadlineExceeded)
+	}
+	if err != nil {
+		if t.opts.NoQueue && ctx.Err() == nil {
+			return wait.Result{}, fmt.Errorf("%s (%s) is answering another talk (without --no-queue this one would wait its turn): %w", p.Role, p.ID, ErrBusy)
+		}
+		if ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			return wait.Result{}, fmt.Errorf("%s (%s) was still answering earlier talks after %s: %w", p.Role, p.ID, t.opts.Timeout, wait.ErrTimeout)
+		}
+		return wait.Result{}, err
+	}
+	defer unlock()
+
+	events := filepath.Join(t.d.StateDir, state.EventLog)
+	turn := wait.Turn{Pane: p.ID, Hooks: p.Hooks != "" && !t.opts.Marker && !ac.Marker, Events: events,
+		Offset: state.Size(events), History: t.d.Config.CaptureLines}
+	if !turn.Hooks {
+		turn.Nonce = wait.NewNonce()
+		text += wait.Instruction(turn.Nonce)
+	}
+	// A text too long to paste goes to a file: the agent gets, and the
+	// wait follows, the pointer.
+	if text, err = t.d.Spill(text); err != nil {
+		return wait.Result{}, err
+	}
+	turn.Prompt = deliver.Sanitize(text)
+	t.codexRollout(ctx, p, profile.Kind, &turn)
+	capture := func() (string, error) { return t.wakes.Mux().Capture(ctx, p.ID, 0) }
+	switch {
+	case turn.Hooks && profile.Kind == agent.Claude:
+		// No hook on an Esc or a refused permission: the transcript (and
+		// the prompt put back into the box) says so.
+		turn.Sources = append(turn.Sources, wait.NewClaudeTranscript(events, p.ID, turn.Prompt, profile, capture))
+	case turn.Hooks && profile.Kind == agent.Gemini:
+		// No AfterAgent on an Esc: only the screen says it.
+		turn.Sources = append(turn.Sources, wait.NewGeminiScreen(turn.Prompt, capture))
+	}
+	rec, err := t.record(p, turn)
+	if err != nil {
+		return wait.Result{}, err
+	}
+	defer os.Remove(rec)
+
+	wake := t.wakes.Wake(p.ID)
+	if turn.Hooks {
+		wake = t.wakes.Hook(p.ID)
+	}
+	res, err := t.deliver(qctx, p, profile, text)
+	out.Outcome = res.Outcome
+	if err != nil {
+		return wait.Result{}, err
+	}
+	w := &wait.Waiter{Mux: t.wakes.Mux(), Clock: t.d.Clock, Wake: wake, Poll: t.d.Config.PollInterval}
+	turn.Started = deadline.Add(-t.opts.Timeout)
+	return w.Wait(ctx, turn, t.opts.Timeout)
+}
+
+// Profile is the agent profile of pane p, its settle time tuned by cfg.
+func Profile(cfg config.Config, p mux.Pane) agent.Profile {
+	kind := agent.Kind(p.Agent)
+	if kind == "" {
+		kind = agent.Infer([]string{p.Role})
+	}
+	profile := agent.Lookup(kind)
+	if a := cfg.AgentFor(p.Role, string(profile.Kind)); a.SettleMs > 0 {
+		profile.Settle = time.Duration(a.SettleMs) * time.Millisecond
+	}
+	return profile
+}
+
+func (t *talker) deliver(ctx context.Context, p mux.Pane, profile agent.Profile, text string) (deliver.Result, error) {
+	text, err := t.d.Spill(text)
+	if err != nil {
+		return deliver.Result{Outcome: deliver.Failed}, err
+	}
+	return t.d.Deliverer.Send(ctx, deliver.Request{Pane: p.ID, Profile: profile, Text: text, Clear: t.opts.Clear})
+}
+
+// record writes the request record of a waiting talk; the caller removes
+// it when done. A crashed talk leaves a record but no lock, so it never
+// blocks the next one.
+func (t *talker) record(p mux.Pane, turn wait.Turn) (string, error) {
+	dir := filepath.Join(t.d.StateDir, "requests")
+	if err := state.MkdirPrivate(dir); err != nil {
+		return "", err
+	}
+	id := wait.NewNonce()
+	path := filepath.Join(dir, id+".json")
+	rec := map[string]any{"id": id, "pane": p.ID, "role": p.Role, "nonce": turn.Nonce, "hooks": turn.Hooks,
+		"anchor": turn.Offset, "created": t.d.Clock.Now().UTC(), "pid": os.Getpid()}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rec); err != nil {
+		return "", err
+	}
+	return path, state.WriteFile(path, b.Bytes(), 0o600)
+}
+
+// codexRollout makes the rollout transcript the witness of a hook-wired
+// Codex pane's turn (wait.CodexRollout): notify then only wakes the wait.
+// Call it once turn.Prompt is final and before the prompt is sent. The
+// file is found among those the pane's processes hold open; where /proc is
+// missing, among the recent ones under $CODEX_HOME (default ~/.codex) as
+// party sees it.
+func (t *talker) codexRollout(ctx context.Context, p mux.Pane, kind agent.Kind, turn *wait.Turn) {
+	if !turn.Hooks || kind != agent.Codex {
+		return
+	}
+	home := t.d.Getenv("CODEX_HOME")
+	if home == "" {
+		home = filepath.Join(t.d.Getenv("HOME"), ".codex")
+	}
+	src := wait.NewCodexRollout(turn.Prompt, wait.CodexRolloutFiles(p.PID, home, t.d.Clock.Now), t.d.Clock.Now)
+	src.Dialog = func() bool {
+		screen, err := t.d.Mux.Capture(ctx, p.ID, 0)
+		_, open := agent.Dialog(screen)
+		return err == nil && open
+	}
+	turn.Sources, turn.SourcesOnly = append(turn.Sources, src), true
+}
+
+// deadlineClock is a clock that will not sleep past deadline: a sleep
+// that would reach it ends there with context.DeadlineExceeded. It bounds
+// the request queue in the clock's own time, virtual in the simulator.
+type deadlineClock struct {
+	clock.Clock
+	deadline time.Time
+}
+
+func (c deadlineClock) Sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	left := c.deadline.Sub(c.Now())
+	if left <= 0 {
+		return context.DeadlineExceeded
+	}
+	return c.Clock.Sleep(ctx, min(d, left))
+}
+
+// pollOnly are the wake-ups of a talk with nothing to watch: none, so
+// waits poll.
+type pollOnly struct{ m mux.Multiplexer }
+
+func (pollOnly) Wake(string) <-chan struct{} { return nil }
+func (pollOnly) Hook(string) <-chan struct{} { return nil }
+func (p pollOnly) Mux() mux.Multiplexer      { return p.m }
+func (pollOnly) Close()                      {}
