@@ -19,7 +19,7 @@ import (
 )
 
 // DefaultPanes is the layout when no --pane is given.
-var DefaultPanes = []string{"codex", "claude", "shell"}
+func DefaultPanes() []string { return []string{"codex", "claude", "shell"} }
 
 // PaneSpec is one pane of a session: a parsed --pane, then where it runs.
 type PaneSpec struct {
@@ -38,12 +38,12 @@ var roleName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
 // or '-', starting with a letter or digit, at most 64.
 func ValidRole(role string) bool { return roleName.MatchString(role) }
 
-// ParsePanes parses --pane ROLE[=COMMAND] specs (nil: DefaultPanes). A
+// ParsePanes parses --pane ROLE[=COMMAND] specs (none: DefaultPanes). A
 // role without a command named claude, codex or gemini runs that agent;
 // any other gets a shell (no Argv).
 func ParsePanes(specs []string) ([]PaneSpec, error) {
 	if len(specs) == 0 {
-		specs = DefaultPanes
+		specs = DefaultPanes()
 	}
 	seen := map[string]bool{}
 	var out []PaneSpec
@@ -93,7 +93,7 @@ func configure(panes []PaneSpec, specs []string, cfg config.Config) error {
 // specOf is the i-th --pane as given, or the default layout's.
 func specOf(specs []string, i int) string {
 	if len(specs) == 0 {
-		return DefaultPanes[i]
+		return DefaultPanes()[i]
 	}
 	return specs[i]
 }
