@@ -16,6 +16,7 @@ import (
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/mux"
+	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
 )
 
@@ -95,7 +96,7 @@ over a pane tagged with the same role.`,
 			case !update && exists:
 				return fmt.Errorf("agent %q is already registered (use 'party agents update'): %w", name, errConflict)
 			}
-			if !roleName.MatchString(name) {
+			if !session.ValidRole(name) {
 				return fmt.Errorf("%w: agent name %q: letters, digits, '_', '.' or '-'", errUsage, name)
 			}
 			id, command, err := paneID(c.Context(), f, pane)

@@ -11,11 +11,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/session"
 )
 
 func testFactory(stdin string) (*Factory, *bytes.Buffer, *bytes.Buffer) {
@@ -70,36 +70,6 @@ func TestSendFlags(t *testing.T) {
 	}
 }
 
-func TestParsePanes(t *testing.T) {
-	got, err := parsePanes(nil)
-	require.NoError(t, err)
-	assert.Equal(t, []paneSpec{
-		{Role: "codex", Agent: agent.Codex, Argv: []string{"codex"}},
-		{Role: "claude", Agent: agent.Claude, Argv: []string{"claude"}},
-		{Role: "shell", Agent: agent.Shell},
-	}, got, "default layout")
-
-	got, err = parsePanes([]string{"planner=claude --model opus", "executor=codex", "notes", "x=/opt/bin/mytui -v"})
-	require.NoError(t, err)
-	assert.Equal(t, []paneSpec{
-		{Role: "planner", Agent: agent.Claude, Argv: []string{"claude", "--model", "opus"}},
-		{Role: "executor", Agent: agent.Codex, Argv: []string{"codex"}},
-		{Role: "notes", Agent: agent.Shell},
-		{Role: "x", Agent: agent.Generic, Argv: []string{"/opt/bin/mytui", "-v"}},
-	}, got)
-
-	for _, bad := range [][]string{{"a=x", "a=y"}, {"bad role=x"}, {"=claude"}, {"a=x 'y"}} {
-		_, err := parsePanes(bad)
-		assert.ErrorIs(t, err, errUsage, "%q", bad)
-	}
-}
-
-func TestSessionName(t *testing.T) {
-	assert.Equal(t, "my-repo", sessionName("/src/my.repo"))
-	assert.Equal(t, "party", sessionName("/"))
-	assert.Equal(t, "a_b-c", sessionName("/x/a_b:c"))
-}
-
 func TestExitCodes(t *testing.T) {
 	tests := []struct {
 		err  error
@@ -113,7 +83,7 @@ func TestExitCodes(t *testing.T) {
 		{fmt.Errorf("x: %w", deliver.ErrDialog), "DIALOG_ON_SCREEN", 1},
 		{fmt.Errorf("x: %w", deliver.ErrUnconfirmed), "UNCONFIRMED", 6},
 		{fmt.Errorf("x: %w", errNoSession), "SESSION_UNRESOLVED", 2},
-		{fmt.Errorf("x: %w", errSessionExists), "SESSION_EXISTS", 1},
+		{fmt.Errorf("x: %w", session.ErrExists), "SESSION_EXISTS", 1},
 		{context.Canceled, "INTERRUPTED", 130},
 		{fmt.Errorf("other"), "ERROR", 1},
 	}

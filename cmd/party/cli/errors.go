@@ -12,6 +12,7 @@ import (
 	"github.com/partyhq/party/core/relay"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/tmux"
 	"github.com/partyhq/party/core/wait"
 )
@@ -31,11 +32,9 @@ const (
 
 // Errors of the CLI itself.
 var (
-	errUsage         = errors.New("usage")
-	errSessionExists = errors.New("session exists")
-	errNoSession     = errors.New("session not determined")
-	errAgentMissing  = errors.New("agent program not found")
-	errConflict      = errors.New("conflict")
+	errUsage     = errors.New("usage")
+	errNoSession = errors.New("session not determined")
+	errConflict  = errors.New("conflict")
 )
 
 // codes maps each known error to its stable code and exit status. It is the
@@ -72,10 +71,11 @@ var codes = []struct {
 	{errConflict, "CONFLICT", ExitConflict},
 	{relay.ErrStalled, "STALLED", ExitTimeout},
 	{relay.ErrRounds, "OUT_OF_ROUNDS", ExitError},
-	{errSessionExists, "SESSION_EXISTS", ExitError},
+	{session.ErrExists, "SESSION_EXISTS", ExitError},
 	{errNoSession, "SESSION_UNRESOLVED", ExitUsage},
-	{errAgentMissing, "AGENT_MISSING", ExitUsage},
+	{session.ErrAgentMissing, "AGENT_MISSING", ExitUsage},
 	{errUsage, "USAGE", ExitUsage},
+	{session.ErrUsage, "USAGE", ExitUsage},
 	{tmux.ErrName, "USAGE", ExitUsage},
 	{hook.ErrSettingsFile, "USAGE", ExitUsage},
 	{config.ErrInvalid, "CONFIG_INVALID", ExitUsage},
@@ -87,6 +87,10 @@ var codes = []struct {
 	{context.Canceled, "INTERRUPTED", ExitInterrupted},
 	{context.DeadlineExceeded, "TIMEOUT", ExitTimeout},
 }
+
+// isUsage says whether err is a usage error, of the CLI or of the options
+// core checks.
+func isUsage(err error) bool { return errors.Is(err, errUsage) || errors.Is(err, session.ErrUsage) }
 
 // classify returns the code and exit status of err.
 func classify(err error) (string, int) {

@@ -11,6 +11,7 @@ import (
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/tmux"
 )
 
@@ -45,15 +46,12 @@ func stopRun(ctx context.Context, f *Factory, opts *StopOptions) error {
 			return err
 		}
 	}
-	info, infoErr := tc.SessionInfo(ctx, name)
-	if err := tc.KillSession(ctx, name); err != nil {
+	d, err := sessionDeps(f, tc)
+	if err != nil {
 		return err
 	}
-	if infoErr == nil && info.StateDir != "" {
-		// Take party's Gemini hooks out of the folder's settings again.
-		if err := unwireGemini(ctx, f, info.StateDir); err != nil {
-			fmt.Fprintf(f.IO.ErrOut, "party: %v\n", err)
-		}
+	if err := session.Stop(ctx, d, name); err != nil {
+		return err
 	}
 	if f.JSON {
 		writeJSON(f.IO.Out, map[string]string{"stopped": name})

@@ -3,12 +3,12 @@ package cli
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/launch"
+	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/tmux"
 )
 
@@ -43,16 +43,12 @@ func newExecSpecCmd(f *Factory) *cobra.Command {
 }
 
 // launchSpawn writes the spec of a program to run in a pane of the session
-// whose state dir is stateDir, as launch/NAME.json, and returns the Spawn
-// that runs it: tmux gets only "party exec-spec FILE" and the directory.
+// whose state dir is stateDir and returns the Spawn that runs it
+// (session.Spawn, with this party binary).
 func launchSpawn(stateDir, name string, s launch.Spec) (tmux.Spawn, error) {
 	exe, err := exeForPanes()
 	if err != nil {
 		return tmux.Spawn{}, err
 	}
-	path := filepath.Join(stateDir, "launch", name+".json")
-	if err := launch.Write(path, s); err != nil {
-		return tmux.Spawn{}, err
-	}
-	return tmux.Spawn{Cwd: s.Dir, Argv: launch.Command(exe, path)}, nil
+	return session.Spawn(exe, stateDir, name, s)
 }

@@ -120,7 +120,7 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 	if !rep.text {
 		fmt.Fprintf(f.IO.ErrOut, "party: %s\n", rep.Error())
 	}
-	if errors.Is(err, errUsage) {
+	if isUsage(err) {
 		if c, _, ferr := root.Find(args); ferr == nil {
 			fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", c.CommandPath())
 		}

@@ -1,0 +1,360 @@
+// Package session starts, lays out and stops a party session: it turns the
+// --pane specs into panes (agent argv and the wiring of their completion
+// hooks), creates the tmux session, window and panes, tags them
+// (@party_role, @party_agent, @party_hooks), makes the session's state dir
+// and undoes what start did to a folder (Gemini's hooks) when the session
+// is replaced or stopped. It takes every dependency from Deps: it reads no
+// environment and prints nothing.
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/launch"
+	"github.com/partyhq/party/core/review"
+	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/tmux"
+)
+
+// Errors of session.
+var (
+	// ErrUsage is an option that cannot be used (a bad --pane, --size, --cwd).
+	ErrUsage = errors.New("usage")
+	// ErrExists is a session of that name already on the server.
+	ErrExists = errors.New("session exists")
+	// ErrAgentMissing is a pane program that is not found.
+	ErrAgentMissing = errors.New("agent program not found")
+)
+
+// Tmux is what session needs of the tmux client (*tmux.Client).
+type Tmux interface {
+	HasSession(ctx context.Context, name string) (bool, error)
+	KillSession(ctx context.Context, name string) error
+	SessionInfo(ctx context.Context, session string) (tmux.SessionInfo, error)
+	NewSession(ctx context.Context, name string, w, h int, spawn tmux.Spawn, opts ...tmux.Option) (string, error)
+	SplitWindow(ctx context.Context, target string, spawn tmux.Spawn) (string, error)
+	SplitBottom(ctx context.Context, session string, lines int, spawn tmux.Spawn) (string, error)
+	NewWindow(ctx context.Context, session, name string, spawn tmux.Spawn) (string, error)
+	SetOptions(ctx context.Context, opts ...tmux.Option) error
+}
+
+// Deps are what Start and Stop work with.
+type Deps struct {
+	Tmux Tmux
+	// Server names the tmux server in messages; SocketPath is its socket.
+	Server, SocketPath string
+	Getenv             func(string) string
+	Environ            []string // the caller's environment, KEY=VALUE
+	Getwd              func() (string, error)
+	Clock              clock.Clock
+	// Exe is the party binary that panes and hooks run.
+	Exe string
+	// Warn gets each warning, one line without "party: ".
+	Warn func(string)
+	// Live says whether session runs on the server at socket (a path);
+	// another live session may still need the Gemini hooks of a folder.
+	Live func(ctx context.Context, socket, session string) bool
+}
+
+func (d Deps) warn(format string, a ...any) {
+	if d.Warn != nil {
+		d.Warn(fmt.Sprintf(format, a...))
+	}
+}
+
+// StartOptions are what a session is started with.
+type StartOptions struct {
+	Name    string   // the session; "" derives it from Cwd
+	Panes   []string // ROLE[=COMMAND], in pane order; nil is DefaultPanes
+	Cwd     string   // working directory of the panes; "" is Getwd
+	Size    string   // WxH of the detached window
+	Replace bool     // kill a session of the same name first
+	// Config gives a role without a command its configured one, and the
+	// review's iterations.
+	Config config.Config
+	// Review initializes the review state before the agents start;
+	// Coordinator, when set, then starts the coordinator. Dashboard adds a
+	// pane running party status --watch.
+	Review      bool
+	Dashboard   bool
+	Coordinator func(ctx context.Context, session, stateDir string) error
+	// Record is a directory to record every pane into, by party record in
+	// a window of the session; RecorderLock is the lock (in the state
+	// dir) that the recorder holds while it records.
+	Record, RecorderLock string
+}
+
+// Result is a started session, as party start --json prints it.
+type Result struct {
+	Session  string     `json:"session"`
+	StateDir string     `json:"state_dir"`
+	Socket   string     `json:"socket"`
+	Panes    []PaneSpec `json:"panes"`
+}
+
+// PaneLaunch is how a pane was started, to respawn it the same way.
+type PaneLaunch struct {
+	Argv []string `json:"argv"`
+	Env  []string `json:"env"`
+}
+
+// Start starts a session: one window, a pane per spec, tagged, with the
+// agents' hooks wired. A failure once the session exists kills it again.
+func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
+	if opts.Dashboard && !opts.Review {
+		return Result{}, fmt.Errorf("%w: --dashboard shows the review coordinator: give --review too", ErrUsage)
+	}
+	panes, err := ParsePanes(opts.Panes)
+	if err != nil {
+		return Result{}, err
+	}
+	if err := configure(panes, opts.Panes, opts.Config); err != nil {
+		return Result{}, err
+	}
+	w, h, err := ParseSize(opts.Size)
+	if err != nil {
+		return Result{}, err
+	}
+	cwd := opts.Cwd
+	if cwd == "" {
+		if cwd, err = d.Getwd(); err != nil {
+			return Result{}, err
+		}
+	}
+	if cwd, err = filepath.Abs(cwd); err != nil {
+		return Result{}, err
+	}
+	if !isDir(cwd) {
+		return Result{}, fmt.Errorf("%w: --cwd %q is not a directory", ErrUsage, cwd)
+	}
+	name := opts.Name
+	if name == "" {
+		name = Name(cwd)
+	}
+	if err := tmux.CheckSessionName(name); err != nil {
+		return Result{}, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	root, err := state.Root(d.Getenv)
+	if err != nil {
+		return Result{}, err
+	}
+
+	tc := d.Tmux
+	exists, err := tc.HasSession(ctx, name)
+	if err != nil {
+		return Result{}, err
+	}
+	dir := state.SessionDir(root, d.SocketPath, name)
+	if exists {
+		if !opts.Replace {
+			return Result{}, fmt.Errorf("session %q already exists on %s (use --replace, or 'party stop %s'): %w", name, d.Server, name, ErrExists)
+		}
+		if err := tc.KillSession(ctx, name); err != nil {
+			return Result{}, err
+		}
+		if err := UnwireGemini(ctx, d, dir); err != nil {
+			d.warn("%v", err)
+		}
+	}
+
+	if err := state.MkdirPrivate(dir); err != nil {
+		return Result{}, err
+	}
+	for i, p := range panes {
+		if len(p.Argv) == 0 {
+			continue
+		}
+		exe, err := LookPath(p.Argv[0], d.Getenv("PATH"), cwd)
+		if err != nil {
+			return Result{}, fmt.Errorf("--pane %s: %w", p.Role, err)
+		}
+		panes[i].Argv = append([]string{exe}, p.Argv[1:]...)
+	}
+	if err := wireHooks(d, dir, cwd, panes); err != nil {
+		return Result{}, err
+	}
+	if opts.Review {
+		// Before the agents start: their first hooks (SessionStart) already
+		// reach the coordinator.
+		if err := review.Init(review.Dir(dir), d.Clock.Now().UTC(), opts.Config.Review.MaxIterations); err != nil {
+			return Result{}, err
+		}
+	}
+	env := append(PaneEnv(d.Environ, name), "PARTY_STATE_DIR="+dir)
+	spawns := make([]tmux.Spawn, len(panes))
+	for i, p := range panes {
+		penv := append(slices.Clone(env), "PARTY_ROLE="+p.Role)
+		if len(p.launch) == 0 {
+			// A shell: tmux's default shell (default-shell, default-command).
+			spawns[i] = tmux.Spawn{Cwd: cwd, Env: penv}
+			continue
+		}
+		// The program's words go through a spec file: tmux never parses them.
+		if spawns[i], err = Spawn(d.Exe, dir, p.Role, launch.Spec{Argv: p.launch, Env: penv, Dir: cwd}); err != nil {
+			return Result{}, err
+		}
+	}
+	first, err := tc.NewSession(ctx, name, w, h, spawns[0],
+		tmux.Option{Scope: "-w", Target: tmux.SessionTarget(name), Name: "remain-on-exit", Value: "on"})
+	if err != nil {
+		return Result{}, err
+	}
+	// From here on a failure must not leave a half-built session behind.
+	created := true
+	defer func() {
+		if created {
+			_ = tc.KillSession(context.WithoutCancel(ctx), name)
+			_ = UnwireGemini(context.WithoutCancel(ctx), d, dir)
+		}
+	}()
+	panes[0].ID = first
+	for i := 1; i < len(panes); i++ {
+		id, err := tc.SplitWindow(ctx, panes[i-1].ID, spawns[i])
+		if err != nil {
+			return Result{}, err
+		}
+		panes[i].ID = id
+	}
+	if err := tc.SetOptions(ctx, layoutOptions(name, dir, panes)...); err != nil {
+		return Result{}, err
+	}
+	res := Result{Session: name, StateDir: dir, Socket: d.SocketPath, Panes: panes}
+	launches := map[string]PaneLaunch{}
+	for i, p := range panes {
+		launches[p.Role] = PaneLaunch{Argv: spawns[i].Argv, Env: spawns[i].Env}
+	}
+	rec := struct {
+		Result
+		Created time.Time             `json:"created"`
+		Cwd     string                `json:"cwd"`
+		Launch  map[string]PaneLaunch `json:"launch"`
+	}{res, d.Clock.Now().UTC(), cwd, launches}
+	if err := writeJSONFile(filepath.Join(dir, "session.json"), rec); err != nil {
+		return Result{}, err
+	}
+	if opts.Dashboard {
+		if err := startDashboard(ctx, d, name, dir, cwd, env); err != nil {
+			return Result{}, err
+		}
+	}
+	if opts.Review && opts.Coordinator != nil {
+		if err := opts.Coordinator(ctx, name, dir); err != nil {
+			return Result{}, err
+		}
+	}
+	created = false
+	if opts.Record != "" {
+		if err := startRecorder(ctx, d, name, dir, opts.Record, opts.RecorderLock); err != nil {
+			return Result{}, err
+		}
+	}
+	return res, nil
+}
+
+// layoutOptions are the options of a new session's window and panes: the
+// state dir, the pane borders and each pane's role, agent and hooks.
+func layoutOptions(name, dir string, panes []PaneSpec) []tmux.Option {
+	target := tmux.SessionTarget(name)
+	opt := []tmux.Option{
+		{Target: target, Name: "@party_state_dir", Value: dir},
+		{Scope: "-w", Target: target, Name: "pane-border-status", Value: "top"},
+		{Scope: "-w", Target: target, Name: "pane-border-format", Value: " #{?@party_role,#{@party_role} (#{@party_agent}),#{pane_title}} "},
+	}
+	for _, p := range panes {
+		opt = append(opt,
+			tmux.Option{Scope: "-p", Target: p.ID, Name: "@party_role", Value: p.Role},
+			tmux.Option{Scope: "-p", Target: p.ID, Name: "@party_agent", Value: string(p.Agent)})
+		if p.Hooks != "" {
+			opt = append(opt, tmux.Option{Scope: "-p", Target: p.ID, Name: "@party_hooks", Value: p.Hooks})
+		}
+	}
+	return opt
+}
+
+// Stop kills the session name and takes party's Gemini hooks out of its
+// folder again. Its state dir is kept.
+func Stop(ctx context.Context, d Deps, name string) error {
+	info, infoErr := d.Tmux.SessionInfo(ctx, name)
+	if err := d.Tmux.KillSession(ctx, name); err != nil {
+		return err
+	}
+	if infoErr == nil && info.StateDir != "" {
+		if err := UnwireGemini(ctx, d, info.StateDir); err != nil {
+			d.warn("%v", err)
+		}
+	}
+	return nil
+}
+
+// startRecorder runs party record in a new window of the session, so it
+// lives and ends with the session, and returns once it records (within 5
+// s), so that what is sent after party start is in the recording.
+func startRecorder(ctx context.Context, d Deps, session, stateDir, out, lock string) error {
+	abs, err := filepath.Abs(out)
+	if err != nil {
+		return err
+	}
+	spawn, err := Spawn(d.Exe, stateDir, "party-record", launch.Spec{Argv: []string{d.Exe, "--session", session, "record", "--out", abs}})
+	if err != nil {
+		return err
+	}
+	if _, err := d.Tmux.NewWindow(ctx, session, "party-record", spawn); err != nil {
+		return err
+	}
+	for i := 0; i < 250; i++ {
+		if _, held := state.Holder(filepath.Join(stateDir, lock)); held {
+			return nil
+		}
+		if err := d.Clock.Sleep(ctx, 20*time.Millisecond); err != nil {
+			return err
+		}
+	}
+	d.warn("the recorder of %s has not started after 5s; see its window party-record", session)
+	return nil
+}
+
+// startDashboard adds a short full-width pane at the bottom of the
+// session's window running party status --watch.
+func startDashboard(ctx context.Context, d Deps, session, stateDir, cwd string, env []string) error {
+	spawn, err := Spawn(d.Exe, stateDir, "party-dashboard", launch.Spec{Argv: []string{d.Exe, "--session", session, "status", "--watch"}, Env: env, Dir: cwd})
+	if err != nil {
+		return err
+	}
+	_, err = d.Tmux.SplitBottom(ctx, session, 5, spawn)
+	return err
+}
+
+// Spawn writes the spec of a program to run in a pane of the session whose
+// state dir is stateDir, as launch/NAME.json, and returns the Spawn that
+// runs it: tmux gets only "EXE exec-spec FILE" and the directory.
+func Spawn(exe, stateDir, name string, s launch.Spec) (tmux.Spawn, error) {
+	path := filepath.Join(stateDir, "launch", name+".json")
+	if err := launch.Write(path, s); err != nil {
+		return tmux.Spawn{}, err
+	}
+	return tmux.Spawn{Cwd: s.Dir, Argv: launch.Command(exe, path)}, nil
+}
+
+// PaneEnv is the environment given to every pane: the session, the state
+// of the party, PATH (a running server may have another), and every
+// PARTY_* variable of the caller.
+func PaneEnv(environ []string, session string) []string {
+	env := []string{"PARTY_SESSION=" + session}
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case k == "PARTY_SESSION" || k == "PARTY_ROLE":
+		case k == "PATH" || strings.HasPrefix(k, "PARTY_"):
+			env = append(env, kv)
+		}
+	}
+	return env
+}

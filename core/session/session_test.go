@@ -1,0 +1,359 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/launch"
+	"github.com/partyhq/party/core/tmux"
+)
+
+func TestParsePanes(t *testing.T) {
+	got, err := ParsePanes(nil)
+	require.NoError(t, err)
+	assert.Equal(t, []PaneSpec{
+		{Role: "codex", Agent: agent.Codex, Argv: []string{"codex"}},
+		{Role: "claude", Agent: agent.Claude, Argv: []string{"claude"}},
+		{Role: "shell", Agent: agent.Shell},
+	}, got, "default layout")
+
+	got, err = ParsePanes([]string{"planner=claude --model opus", "executor=codex", "notes", "x=/opt/bin/mytui -v"})
+	require.NoError(t, err)
+	assert.Equal(t, []PaneSpec{
+		{Role: "planner", Agent: agent.Claude, Argv: []string{"claude", "--model", "opus"}},
+		{Role: "executor", Agent: agent.Codex, Argv: []string{"codex"}},
+		{Role: "notes", Agent: agent.Shell},
+		{Role: "x", Agent: agent.Generic, Argv: []string{"/opt/bin/mytui", "-v"}},
+	}, got)
+
+	for _, bad := range [][]string{{"a=x", "a=y"}, {"bad role=x"}, {"=claude"}, {"a=x 'y"}, {"-a=x"}} {
+		_, err := ParsePanes(bad)
+		assert.ErrorIs(t, err, ErrUsage, "%q", bad)
+	}
+}
+
+func TestValidRole(t *testing.T) {
+	tests := []struct {
+		role string
+		want bool
+	}{
+		{"planner", true}, {"a.b_c-1", true}, {"9", true},
+		{"", false}, {"-x", false}, {"a b", false}, {"a;b", false}, {"#{x}", false}, {strings.Repeat("a", 65), false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, ValidRole(tt.role), "%q", tt.role)
+	}
+}
+
+func TestName(t *testing.T) {
+	assert.Equal(t, "my-repo", Name("/src/my.repo"))
+	assert.Equal(t, "party", Name("/"))
+	assert.Equal(t, "a_b-c", Name("/x/a_b:c"))
+	assert.Equal(t, "x-y", Name("/x/;x#{y}"))
+}
+
+func TestParseSize(t *testing.T) {
+	w, h, err := ParseSize("200x50")
+	require.NoError(t, err)
+	assert.Equal(t, []int{200, 50}, []int{w, h})
+	for _, bad := range []string{"", "200", "x50", "19x50", "200x4", "1001x50", "axb", "200x50x1"} {
+		_, _, err := ParseSize(bad)
+		assert.ErrorIs(t, err, ErrUsage, "%q", bad)
+	}
+}
+
+func TestConfigure(t *testing.T) {
+	var cfg config.Config
+	cfg.Agents = map[string]config.Agent{"claude": {Command: "claude --model opus"}, "notes": {Command: "codex -m o3"}}
+	panes, err := ParsePanes([]string{"claude", "notes", "x=claude"})
+	require.NoError(t, err)
+	require.NoError(t, configure(panes, []string{"claude", "notes", "x=claude"}, cfg))
+	assert.Equal(t, []string{"claude", "--model", "opus"}, panes[0].Argv)
+	assert.Equal(t, agent.Codex, panes[1].Agent, "a role's configured command decides its agent")
+	assert.Equal(t, []string{"claude"}, panes[2].Argv, "a command given with --pane wins")
+
+	cfg.Agents["claude"] = config.Agent{Command: "'unterminated"}
+	panes, _ = ParsePanes(nil)
+	assert.ErrorIs(t, configure(panes, nil, cfg), config.ErrInvalid)
+}
+
+func TestPaneEnv(t *testing.T) {
+	got := PaneEnv([]string{"HOME=/h", "PATH=/bin", "PARTY_SESSION=old", "PARTY_ROLE=r", "PARTY_X=1", "TMUX=t"}, "s")
+	assert.Equal(t, []string{"PARTY_SESSION=s", "PATH=/bin", "PARTY_X=1"}, got)
+}
+
+func TestLookPath(t *testing.T) {
+	dir := t.TempDir()
+	exe := filepath.Join(dir, "bin", "agent")
+	require.NoError(t, os.MkdirAll(filepath.Dir(exe), 0o755))
+	require.NoError(t, os.WriteFile(exe, []byte("#!/bin/sh\n"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bin", "plain"), nil, 0o644))
+
+	got, err := LookPath("agent", "/nonexistent:bin", dir)
+	require.NoError(t, err)
+	assert.Equal(t, exe, got, "a relative PATH entry is taken from cwd")
+	got, err = LookPath("./bin/agent", "", dir)
+	require.NoError(t, err)
+	assert.Equal(t, exe, got)
+	_, err = LookPath("plain", filepath.Join(dir, "bin"), dir)
+	assert.ErrorIs(t, err, ErrAgentMissing, "not executable")
+	_, err = LookPath("bin/plain", "", dir)
+	assert.ErrorIs(t, err, ErrAgentMissing)
+}
+
+// testDeps are Deps over fake tmux, with an empty environment but HOME and
+// PATH, and warnings collected.
+func testDeps(t *testing.T, ft *fakeTmux, env map[string]string) (Deps, *[]string) {
+	t.Helper()
+	var warnings []string
+	return Deps{
+		Tmux: ft, Server: "test", SocketPath: "/tmp/test.sock",
+		Getenv: func(k string) string { return env[k] },
+		Getwd:  func() (string, error) { return env["PWD"], nil },
+		Clock:  clock.Real{}, Exe: "/opt/party bin/party",
+		Warn: func(s string) { warnings = append(warnings, s) },
+	}, &warnings
+}
+
+func TestWireHooks(t *testing.T) {
+	dir, cwd := t.TempDir(), t.TempDir()
+	home := t.TempDir()
+	d, warnings := testDeps(t, &fakeTmux{}, map[string]string{"HOME": home})
+	panes := []PaneSpec{
+		{Role: "c", Agent: agent.Claude, Argv: []string{"/bin/claude"}},
+		{Role: "x", Agent: agent.Codex, Argv: []string{"/bin/codex", "-m", "o3"}},
+		{Role: "g", Agent: agent.Gemini, Argv: []string{"/bin/gemini"}},
+		{Role: "sh", Agent: agent.Shell},
+	}
+	require.NoError(t, wireHooks(d, dir, cwd, panes))
+
+	settings := filepath.Join(dir, "claude-settings.json")
+	assert.Equal(t, []string{"/bin/claude", "--settings", settings}, panes[0].launch)
+	assert.Equal(t, "claude-settings", panes[0].Hooks)
+	b, err := os.ReadFile(settings)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `'/opt/party bin/party' hook claude`, "the party binary, shell-quoted")
+	assert.Equal(t, []string{"/bin/claude"}, panes[0].Argv, "Argv stays what was asked for")
+
+	require.Len(t, panes[1].launch, 5)
+	assert.Equal(t, []string{"/bin/codex", "-m", "o3", "-c"}, panes[1].launch[:4])
+	assert.True(t, strings.HasPrefix(panes[1].launch[4], "notify="), "got %q", panes[1].launch[4])
+	assert.Contains(t, panes[1].launch[4], "codex-notify")
+	assert.Equal(t, "codex-notify", panes[1].Hooks)
+
+	// A folder Gemini does not trust: no hooks, the marker, a warning.
+	assert.Equal(t, []string{"/bin/gemini"}, panes[2].launch)
+	assert.Empty(t, panes[2].Hooks)
+	require.Len(t, *warnings, 1)
+	assert.Contains(t, (*warnings)[0], "warning: g pane: Gemini runs no hooks in a folder it does not trust")
+	assert.NoFileExists(t, filepath.Join(cwd, ".gemini", "settings.json"))
+
+	assert.Empty(t, panes[3].launch)
+	assert.Empty(t, panes[3].Hooks)
+}
+
+func TestGeminiWireUnwire(t *testing.T) {
+	root, cwd := t.TempDir(), t.TempDir()
+	dir := filepath.Join(root, "s1")
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	d, warnings := testDeps(t, &fakeTmux{}, map[string]string{"HOME": t.TempDir()})
+
+	fallback, err := WireGemini(d, dir, cwd, []string{"/bin/gemini", "--skip-trust"})
+	require.NoError(t, err)
+	assert.Empty(t, fallback)
+	path := filepath.Join(cwd, ".gemini", "settings.json")
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "hook gemini")
+	assert.FileExists(t, filepath.Join(dir, geminiHooksFile))
+
+	require.NoError(t, UnwireGemini(context.Background(), d, dir))
+	assert.NoFileExists(t, path, "the file party made is removed")
+	assert.NoDirExists(t, filepath.Join(cwd, ".gemini"), "with the directory party made")
+	assert.NoFileExists(t, filepath.Join(dir, geminiHooksFile))
+	assert.Empty(t, *warnings)
+	require.NoError(t, UnwireGemini(context.Background(), d, dir), "nothing recorded: nothing to do")
+}
+
+func TestGeminiUnwireKeepsHooksOfALiveSession(t *testing.T) {
+	root, cwd := t.TempDir(), t.TempDir()
+	s1, s2 := filepath.Join(root, "s1"), filepath.Join(root, "s2")
+	d, warnings := testDeps(t, &fakeTmux{}, map[string]string{"HOME": t.TempDir()})
+	for _, dir := range []string{s1, s2} {
+		require.NoError(t, os.MkdirAll(dir, 0o700))
+		_, err := WireGemini(d, dir, cwd, []string{"gemini", "--skip-trust"})
+		require.NoError(t, err)
+	}
+	require.NoError(t, writeJSONFile(filepath.Join(s2, "session.json"), map[string]string{"session": "two", "socket": "/sock"}))
+	d.Live = func(_ context.Context, socket, session string) bool { return socket == "/sock" && session == "two" }
+
+	require.NoError(t, UnwireGemini(context.Background(), d, s1))
+	assert.FileExists(t, filepath.Join(cwd, ".gemini", "settings.json"))
+	assert.Equal(t, []string{"kept party's Gemini hooks in " + filepath.Join(cwd, ".gemini", "settings.json") + ": session two uses them"}, *warnings)
+}
+
+func TestSpawn(t *testing.T) {
+	dir := t.TempDir()
+	s := launch.Spec{Argv: []string{"a;", "b c"}, Env: []string{"K=V"}, Dir: "/w"}
+	got, err := Spawn("/bin/party", dir, "role", s)
+	require.NoError(t, err)
+	path := filepath.Join(dir, "launch", "role.json")
+	assert.Equal(t, tmux.Spawn{Cwd: "/w", Argv: launch.Command("/bin/party", path)}, got)
+	back, err := launch.Read(path)
+	require.NoError(t, err)
+	assert.Equal(t, s, back)
+}
+
+func TestLayoutOptions(t *testing.T) {
+	opts := layoutOptions("s", "/state", []PaneSpec{
+		{Role: "planner", Agent: agent.Claude, ID: "%1", Hooks: "claude-settings"},
+		{Role: "sh", Agent: agent.Shell, ID: "%2"},
+	})
+	var got []string
+	for _, o := range opts {
+		got = append(got, fmt.Sprintf("%s %s %s=%s", o.Scope, o.Target, o.Name, o.Value))
+	}
+	target := tmux.SessionTarget("s")
+	assert.Equal(t, []string{
+		" " + target + " @party_state_dir=/state",
+		"-w " + target + " pane-border-status=top",
+		"-w " + target + " pane-border-format= #{?@party_role,#{@party_role} (#{@party_agent}),#{pane_title}} ",
+		"-p %1 @party_role=planner", "-p %1 @party_agent=claude", "-p %1 @party_hooks=claude-settings",
+		"-p %2 @party_role=sh", "-p %2 @party_agent=shell",
+	}, got)
+}
+
+func TestStart(t *testing.T) {
+	cwd := t.TempDir()
+	bin := filepath.Join(t.TempDir(), "bin")
+	require.NoError(t, os.MkdirAll(bin, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(bin, "codex"), []byte("#!/bin/sh\n"), 0o755))
+	env := map[string]string{"HOME": t.TempDir(), "XDG_STATE_HOME": t.TempDir(), "PATH": bin, "PWD": cwd}
+
+	t.Run("builds the session", func(t *testing.T) {
+		ft := &fakeTmux{}
+		d, _ := testDeps(t, ft, env)
+		d.Environ = []string{"PATH=" + bin, "PARTY_X=1", "SECRET=s"}
+		res, err := Start(context.Background(), d, StartOptions{Name: "team", Panes: []string{"exec=codex", "notes"}, Size: "100x30"})
+		require.NoError(t, err)
+		assert.Equal(t, "team", res.Session)
+		assert.Equal(t, "/tmp/test.sock", res.Socket)
+		require.Len(t, res.Panes, 2)
+		assert.Equal(t, []string{"%0", "%1"}, []string{res.Panes[0].ID, res.Panes[1].ID})
+		assert.Equal(t, []string{filepath.Join(bin, "codex")}, res.Panes[0].Argv, "the program is found on the caller's PATH")
+		assert.Equal(t, "codex-notify", res.Panes[0].Hooks)
+		assert.Equal(t, []string{"new-session team 100x30", "split-window %0", "set-options 8"}, ft.calls)
+		assert.Equal(t, tmux.Spawn{Cwd: cwd, Env: []string{"PARTY_SESSION=team", "PATH=" + bin, "PARTY_X=1", "PARTY_STATE_DIR=" + res.StateDir, "PARTY_ROLE=notes"}},
+			ft.spawns[1], "a shell pane")
+		assert.Equal(t, launch.Command("/opt/party bin/party", filepath.Join(res.StateDir, "launch", "exec.json")), ft.spawns[0].Argv)
+		assert.FileExists(t, filepath.Join(res.StateDir, "session.json"))
+	})
+
+	t.Run("refuses an existing session", func(t *testing.T) {
+		d, _ := testDeps(t, &fakeTmux{exists: true}, env)
+		_, err := Start(context.Background(), d, StartOptions{Name: "team", Size: "200x50"})
+		assert.ErrorIs(t, err, ErrExists)
+	})
+
+	t.Run("kills a half-built session", func(t *testing.T) {
+		ft := &fakeTmux{failSplit: true}
+		d, _ := testDeps(t, ft, env)
+		_, err := Start(context.Background(), d, StartOptions{Name: "team", Panes: []string{"a", "b"}, Size: "200x50"})
+		require.Error(t, err)
+		assert.Equal(t, []string{"new-session team 200x50", "split-window %0", "kill-session team"}, ft.calls)
+	})
+
+	tests := []struct {
+		name string
+		opts StartOptions
+		want error
+	}{
+		{"dashboard without review", StartOptions{Dashboard: true, Size: "200x50"}, ErrUsage},
+		{"bad pane", StartOptions{Panes: []string{"a b"}, Size: "200x50"}, ErrUsage},
+		{"bad size", StartOptions{Size: "2x2"}, ErrUsage},
+		{"cwd not a directory", StartOptions{Cwd: "/nonexistent/dir", Size: "200x50"}, ErrUsage},
+		{"bad session name", StartOptions{Name: "a:b", Size: "200x50"}, ErrUsage},
+		{"missing agent", StartOptions{Name: "team", Panes: []string{"claude"}, Size: "200x50"}, ErrAgentMissing},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ft := &fakeTmux{}
+			d, _ := testDeps(t, ft, env)
+			_, err := Start(context.Background(), d, tt.opts)
+			assert.ErrorIs(t, err, tt.want)
+			assert.Empty(t, ft.calls, "nothing created")
+		})
+	}
+}
+
+func TestStop(t *testing.T) {
+	ft := &fakeTmux{info: tmux.SessionInfo{StateDir: t.TempDir()}}
+	d, warnings := testDeps(t, ft, nil)
+	require.NoError(t, Stop(context.Background(), d, "team"))
+	assert.Equal(t, []string{"kill-session team"}, ft.calls)
+	assert.Empty(t, *warnings)
+}
+
+// fakeTmux records what Start and Stop ask of tmux.
+type fakeTmux struct {
+	exists, failSplit bool
+	info              tmux.SessionInfo
+	calls             []string
+	spawns            []tmux.Spawn
+	panes             int
+}
+
+func (f *fakeTmux) HasSession(context.Context, string) (bool, error) { return f.exists, nil }
+func (f *fakeTmux) KillSession(_ context.Context, name string) error {
+	f.calls = append(f.calls, "kill-session "+name)
+	return nil
+}
+
+func (f *fakeTmux) SessionInfo(context.Context, string) (tmux.SessionInfo, error) {
+	return f.info, nil
+}
+
+func (f *fakeTmux) pane(s tmux.Spawn) string {
+	f.spawns = append(f.spawns, s)
+	id := fmt.Sprintf("%%%d", f.panes)
+	f.panes++
+	return id
+}
+
+func (f *fakeTmux) NewSession(_ context.Context, name string, w, h int, s tmux.Spawn, _ ...tmux.Option) (string, error) {
+	f.calls = append(f.calls, fmt.Sprintf("new-session %s %dx%d", name, w, h))
+	return f.pane(s), nil
+}
+
+func (f *fakeTmux) SplitWindow(_ context.Context, target string, s tmux.Spawn) (string, error) {
+	f.calls = append(f.calls, "split-window "+target)
+	if f.failSplit {
+		return "", fmt.Errorf("split failed")
+	}
+	return f.pane(s), nil
+}
+
+func (f *fakeTmux) SplitBottom(_ context.Context, session string, _ int, s tmux.Spawn) (string, error) {
+	f.calls = append(f.calls, "split-bottom "+session)
+	return f.pane(s), nil
+}
+
+func (f *fakeTmux) NewWindow(_ context.Context, session, name string, s tmux.Spawn) (string, error) {
+	f.calls = append(f.calls, "new-window "+session+" "+name)
+	return f.pane(s), nil
+}
+
+func (f *fakeTmux) SetOptions(_ context.Context, opts ...tmux.Option) error {
+	f.calls = append(f.calls, fmt.Sprintf("set-options %d", len(opts)))
+	return nil
+}
