@@ -34,7 +34,6 @@ func TestRead(t *testing.T) {
 	assert.True(t, Read(agent.Lookup(agent.Generic), mux.Pane{}, "anything").Ready(agent.Lookup(agent.Generic)))
 }
 
-
 func TestEventsSubmitted(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "events.jsonl")
 	ev := Events{Path: path}
