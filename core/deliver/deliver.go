@@ -416,13 +416,14 @@ func (s *submission) watch(ctx context.Context, before observe.State, window tim
 			return st, false, err
 		}
 		if s.events && s.d.Events.Submitted(s.req.Pane, s.mark, s.text) {
-			if st, ok := s.cleared(ctx, st); ok {
+			var ok bool
+			if st, ok = s.cleared(ctx, st); ok {
 				s.res.Via = "event"
 				return st, true, nil
 			}
-			// The box still holds the text: the event was an earlier
-			// submission of the same words, and this Enter was lost.
-			return st, false, nil
+			// The box still holds the text: the agent is slow to clear
+			// it, or the event was an earlier submission of the same
+			// words and this Enter was lost. Watch on.
 		}
 		var err error
 		if st, err = s.look(ctx); err != nil {
