@@ -18,6 +18,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/jsonpos"
 )
 
@@ -281,4 +282,15 @@ func (c Config) AgentFor(role, kind string) Agent {
 		return a
 	}
 	return c.Agents[kind]
+}
+
+// Tune returns the profile of the agent with role as this configuration
+// sets it: agents.NAME.settleMs (NAME the role or the agent kind)
+// replaces the profile's settle time. Every path that types into a pane
+// takes its profile from here.
+func (c Config) Tune(role string, p agent.Profile) agent.Profile {
+	if a := c.AgentFor(role, string(p.Kind)); a.SettleMs > 0 {
+		p.Settle = time.Duration(a.SettleMs) * time.Millisecond
+	}
+	return p
 }

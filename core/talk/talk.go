@@ -252,11 +252,7 @@ func Profile(cfg config.Config, p mux.Pane) agent.Profile {
 	if kind == "" {
 		kind = agent.Infer([]string{p.Role})
 	}
-	profile := agent.Lookup(kind)
-	if a := cfg.AgentFor(p.Role, string(profile.Kind)); a.SettleMs > 0 {
-		profile.Settle = time.Duration(a.SettleMs) * time.Millisecond
-	}
-	return profile
+	return cfg.Tune(p.Role, agent.Lookup(kind))
 }
 
 func (t *talker) deliver(ctx context.Context, p mux.Pane, profile agent.Profile, text string) (deliver.Result, error) {

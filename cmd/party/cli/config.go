@@ -6,11 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/config"
 )
 
@@ -39,13 +37,6 @@ func (f *Factory) Config() (config.Config, error) {
 	return c, nil
 }
 
-// tuned applies the configured settle time of an agent to its profile.
-func tuned(c config.Config, role string, p agent.Profile) agent.Profile {
-	if a := c.AgentFor(role, string(p.Kind)); a.SettleMs > 0 {
-		p.Settle = time.Duration(a.SettleMs) * time.Millisecond
-	}
-	return p
-}
 
 func newConfigCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{

@@ -247,7 +247,7 @@ func paneDeliver(f *Factory, tc *tmux.Client) review.DeliverFunc {
 			return "", deliver.Result{}, err
 		}
 		d := deliverer(f, tc, root, t.Info, map[string]string{t.Pane.ID: role})
-		res, err := d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: tuned(cfg, role, t.Profile), Text: line})
+		res, err := d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: cfg.Tune(role, t.Profile), Text: line})
 		return t.Pane.ID, res, err
 	}
 }

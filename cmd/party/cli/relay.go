@@ -117,7 +117,7 @@ func relayRun(ctx context.Context, f *Factory, opts *RelayOptions) error {
 	rp := &relay.MuxPanes{Mux: tc, Clock: f.Clock, PrimeDir: filepath.Join(info.StateDir, "primed"),
 		Resolve: func(ctx context.Context, role string) (relay.Target, error) {
 			t, err := resolveRole(ctx, f, tc, role)
-			return relay.Target{Pane: t.Pane.ID, Profile: tuned(cfg, role, t.Profile)}, err
+			return relay.Target{Pane: t.Pane.ID, Profile: cfg.Tune(role, t.Profile)}, err
 		},
 		Deliverer: func(roles map[string]string) *deliver.Deliverer { return deliverer(f, tc, root, info, roles) },
 		Wake:      func(pane string) <-chan struct{} { return w.wakeChan(pane) },

@@ -80,7 +80,7 @@ func routeRun(ctx context.Context, f *Factory, opts *RouteOptions) error {
 		return err
 	}
 	r.Deliver = deliverer(f, tc, root, info, route.RolesByPane(panes))
-	r.Profile = func(role string, p mux.Pane) agent.Profile { return tuned(cfg, role, profileOf(p)) }
+	r.Profile = func(role string, p mux.Pane) agent.Profile { return cfg.Tune(role, profileOf(p)) }
 	return r.Run(ctx, w.anyC, w.done())
 }
 

@@ -118,7 +118,7 @@ func sendRun(ctx context.Context, f *Factory, opts *SendOptions) error {
 		if err != nil {
 			return err
 		}
-		res, err := d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: tuned(cfg, opts.Role, t.Profile), Text: text, Force: opts.Force, Raw: opts.Raw, Clear: opts.Clear})
+		res, err := d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: cfg.Tune(opts.Role, t.Profile), Text: text, Force: opts.Force, Raw: opts.Raw, Clear: opts.Clear})
 		out.Result = res
 		out.MS = res.Duration.Milliseconds()
 		return err
