@@ -37,7 +37,6 @@ func (f *Factory) Config() (config.Config, error) {
 	return c, nil
 }
 
-
 func newConfigCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "config",
