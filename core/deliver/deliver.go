@@ -305,7 +305,7 @@ func (s *submission) run(ctx context.Context) error {
 		}
 	}
 	if !blind && !seen {
-		return fmt.Errorf("send to %s: pasted, but the text never showed in its input box; Enter not pressed: %w", pane, ErrUnconfirmed)
+		return fmt.Errorf("send to %s: pasted, but the text never showed in its input box; Enter not pressed; last screen:\n%s\n%w", pane, tail(s.res.Screen), ErrUnconfirmed)
 	}
 	window := s.d.confirm()
 	if p.Confirm > 0 {
@@ -373,7 +373,11 @@ func (s *submission) run(ctx context.Context) error {
 	}
 	s.res.Outcome = Unconfirmed
 	s.res.Screen = st.Screen
-	return fmt.Errorf("send to %s: pressed %s: %w", pane, strings.Join(keys, ", "), ErrUnconfirmed)
+	pressed := "nothing: the box no longer held the text"
+	if len(keys) > 0 {
+		pressed = strings.Join(keys, ", ")
+	}
+	return fmt.Errorf("send to %s: pressed %s; last screen:\n%s\n%w", pane, pressed, tail(st.Screen), ErrUnconfirmed)
 }
 
 // showing waits, up to the confirm window, for the input box to show the
@@ -532,6 +536,13 @@ func (d *Deliverer) clearLine(ctx context.Context, req Request) error {
 		}
 	}
 	return nil
+}
+
+// tail is the bottom of a screen, for errors: the input box and what is
+// just above it.
+func tail(screen string) string {
+	lines := strings.Split(strings.TrimRight(screen, "\n "), "\n")
+	return strings.Join(lines[max(0, len(lines)-15):], "\n")
 }
 
 func clip(s string, n int) string {
