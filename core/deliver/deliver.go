@@ -323,6 +323,13 @@ func (s *submission) run(ctx context.Context) error {
 		if st, err = s.look(ctx); err != nil {
 			return err
 		}
+		if attempt == 0 && !blind && !(st.HasInput && p.Holds(st.Input, s.text)) {
+			// Seen a moment ago: a capture can catch the agent
+			// between clearing and redrawing its box. Look again.
+			if st, _, err = s.showing(ctx, s.d.Clock.Now()); err != nil {
+				return err
+			}
+		}
 		if attempt > 0 || !blind {
 			// Only into our own text, in an idle box with nothing over it.
 			if st.Dialog != "" || st.Menu || !st.HasInput || !p.Holds(st.Input, s.text) {
@@ -415,6 +422,7 @@ func (s *submission) watch(ctx context.Context, before observe.State, window tim
 	p := s.req.Profile
 	deadline := s.d.Clock.Now().Add(window)
 	st := before
+	empty := 0 // looks in a row that found the box empty
 	for {
 		if err := s.d.Clock.Sleep(ctx, s.d.poll()); err != nil {
 			return st, false, err
@@ -441,12 +449,18 @@ func (s *submission) watch(ctx context.Context, before observe.State, window tim
 		case len(p.Prompts) == 0:
 			taken = st.Screen != before.Screen
 		case st.HasInput && st.Input == "" && st.Dialog == "":
-			taken = true
+			// Twice in a row: one capture can catch the agent between
+			// clearing its box and drawing it again.
+			empty++
+			taken = empty >= 2
 		case !st.HasInput && st.Dialog == "" && !before.Busy && st.Busy:
 			// The box hides while the agent works: turning busy is all
 			// the screen tells. Where the box stays, busy alone proves
 			// nothing (a queued turn starting), the text must leave it.
 			taken = true
+		}
+		if !(st.HasInput && st.Input == "") {
+			empty = 0
 		}
 		if taken {
 			s.res.Via = "screen"
