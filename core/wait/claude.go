@@ -189,9 +189,12 @@ func (c *ClaudeTranscript) see(line []byte) error {
 }
 
 // checkScreen reports an Esc before the first token: the prompt is back in
-// the input box of an idle Claude.
+// the input box of an idle Claude. The wait starts once delivery saw the
+// box let go of the prompt, so the prompt in it again is Claude putting it
+// back, even when the Esc came before Claude wrote the prompt's entry (a
+// loaded machine: neither entry nor hook).
 func (c *ClaudeTranscript) checkScreen() error {
-	if c.Screen == nil || !c.found || c.ended {
+	if c.Screen == nil || c.ended {
 		return nil
 	}
 	screen, err := c.Screen()
