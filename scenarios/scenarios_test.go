@@ -53,7 +53,12 @@ func TestScenarios(t *testing.T) {
 		t.Fatalf("tmux is required by the scenarios and was not found on PATH (apt-get install -y tmux, brew install tmux): %v", err)
 	}
 	testscript.Run(t, testscript.Params{
-		Dir:                 "testdata",
+		Dir: "testdata",
+		// The scenarios' work dirs live in the test's own temporary
+		// directory, removed (and checked removed) once every scenario
+		// and its teardown is done: testscript's own root was left
+		// behind, empty, now and then.
+		WorkdirRoot:         t.TempDir(),
 		UpdateScripts:       *update,
 		RequireExplicitExec: false,
 		Setup:               setup,
