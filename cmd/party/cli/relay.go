@@ -109,7 +109,7 @@ func relayRun(ctx context.Context, f *Factory, opts *RelayOptions) error {
 	if err != nil {
 		return err
 	}
-	defer w.close()
+	defer w.Close()
 	cfg, err := f.Config()
 	if err != nil {
 		return err
@@ -120,7 +120,7 @@ func relayRun(ctx context.Context, f *Factory, opts *RelayOptions) error {
 			return relay.Target{Pane: t.Pane.ID, Profile: cfg.Tune(role, t.Profile)}, err
 		},
 		Deliverer: func(roles map[string]string) *deliver.Deliverer { return deliverer(f, tc, root, info, roles) },
-		Wake:      func(pane string) <-chan struct{} { return w.wakeChan(pane) },
+		Wake:      w.Wake,
 	}
 	events := filepath.Join(info.StateDir, state.EventLog)
 	stepDir := filepath.Join(info.StateDir, "relay")

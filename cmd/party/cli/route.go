@@ -74,14 +74,14 @@ func routeRun(ctx context.Context, f *Factory, opts *RouteOptions) error {
 	if err != nil {
 		return err
 	}
-	defer w.close()
+	defer w.Close()
 	cfg, err := f.Config()
 	if err != nil {
 		return err
 	}
 	r.Deliver = deliverer(f, tc, root, info, route.RolesByPane(panes))
 	r.Profile = func(role string, p mux.Pane) agent.Profile { return cfg.Tune(role, profileOf(p)) }
-	return r.Run(ctx, w.anyC, w.done())
+	return r.Run(ctx, w.Any(), w.Done())
 }
 
 // detachRoute runs the switchboard in a new window of the session.

@@ -8,20 +8,10 @@ import (
 	"github.com/partyhq/party/core/wait"
 )
 
-// watcher is wait.Watcher as relay and route use it.
-type watcher struct {
-	*wait.Watcher
-	anyC <-chan struct{}
-}
-
 // newWatcher starts the wake-up sources of session (wait.Watch). With
 // output false only hook events wake.
-func newWatcher(ctx context.Context, f *Factory, tc *tmux.Client, session, stateDir string, output bool) (*watcher, error) {
-	w, err := wait.Watch(ctx, watchConfig(f, tc, session, stateDir, output))
-	if err != nil {
-		return nil, err
-	}
-	return &watcher{Watcher: w, anyC: w.Any()}, nil
+func newWatcher(ctx context.Context, f *Factory, tc *tmux.Client, session, stateDir string, output bool) (*wait.Watcher, error) {
+	return wait.Watch(ctx, watchConfig(f, tc, session, stateDir, output))
 }
 
 // watchConfig is what wait.Watch needs from the CLI: the warning that
@@ -30,7 +20,3 @@ func watchConfig(f *Factory, tc *tmux.Client, session, stateDir string, output b
 	return wait.WatchConfig{Tmux: tc, Session: session, StateDir: stateDir, Getenv: f.Getenv, Output: output,
 		Warn: func(err error) { fmt.Fprintf(f.IO.ErrOut, "party: no control-mode client (%v); polling\n", err) }}
 }
-
-func (w *watcher) close()                               { w.Close() }
-func (w *watcher) done() <-chan struct{}                { return w.Done() }
-func (w *watcher) wakeChan(pane string) <-chan struct{} { return w.Wake(pane) }
