@@ -1,0 +1,173 @@
+// Package task keeps a party's tasks and milestones: what is to be done,
+// by whom, in what state, and who changed what. Two stores hold them:
+// files under the state root with an audit log (fs), and GitHub Issues
+// through the gh CLI (github). The CLI's `party pm` commands speak only to
+// the Store interface.
+package task
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Status is a task's state.
+type Status string
+
+const (
+	Pending    Status = "pending"
+	InProgress Status = "in_progress"
+	Done       Status = "done"
+)
+
+// Statuses lists every status, in the order a task moves through them.
+var Statuses = []Status{Pending, InProgress, Done}
+
+// ParseStatus checks a status a user wrote.
+func ParseStatus(s string) (Status, error) {
+	for _, st := range Statuses {
+		if string(st) == s {
+			return st, nil
+		}
+	}
+	return "", fmt.Errorf("status %q: %w (pending, in_progress or done)", s, ErrInvalid)
+}
+
+// HumanActor is the actor of a change made outside any party pane.
+const HumanActor = "human"
+
+// Team is a party's task list. A repository is linked to its team by a
+// pointer file holding only the id (./.party/team.json).
+type Team struct {
+	ID      string    `json:"id"`
+	Name    string    `json:"name,omitempty"`
+	Created time.Time `json:"created"`
+}
+
+// Milestone groups tasks.
+type Milestone struct {
+	ID      string    `json:"id"`
+	Name    string    `json:"name"`
+	Done    bool      `json:"done"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"`
+	// Number is the GitHub milestone's number (github store only).
+	Number int `json:"number,omitempty"`
+}
+
+// Task is one piece of work.
+type Task struct {
+	ID        string    `json:"id"`
+	Title     string    `json:"title"`
+	Status    Status    `json:"status"`
+	Assignee  string    `json:"assignee,omitempty"`
+	Milestone string    `json:"milestone,omitempty"`
+	Created   time.Time `json:"created"`
+	Updated   time.Time `json:"updated"`
+	// Issue is the GitHub issue's number (github store only); a task
+	// shows as "Task 1 (#42)".
+	Issue int `json:"issue,omitempty"`
+}
+
+// Event is one entry of the audit trail: who changed what, from what, to
+// what, when.
+type Event struct {
+	Event string    `json:"event"` // team_created, milestone_added, milestone_done, task_added, task_updated, doc_updated
+	ID    string    `json:"id,omitempty"`
+	Field string    `json:"field,omitempty"`
+	From  string    `json:"from,omitempty"`
+	To    string    `json:"to,omitempty"`
+	Actor string    `json:"actor"`
+	TS    time.Time `json:"ts"`
+}
+
+// NewTask is a task to add. ID empty: the next free number.
+type NewTask struct {
+	ID        string
+	Title     string
+	Milestone string
+	Assignee  string
+}
+
+// Filter selects tasks; an empty field matches all.
+type Filter struct {
+	Milestone string
+	Status    Status
+	Assignee  string
+}
+
+// Match says whether t passes the filter.
+func (f Filter) Match(t Task) bool {
+	return (f.Milestone == "" || t.Milestone == f.Milestone) &&
+		(f.Status == "" || t.Status == f.Status) &&
+		(f.Assignee == "" || t.Assignee == f.Assignee)
+}
+
+// Change is an update of a task; nil fields stay as they are. Force
+// overrides a conflict with a change made elsewhere (last write wins).
+type Change struct {
+	Status    *Status
+	Assignee  *string
+	Milestone *string
+	Force     bool
+}
+
+// Store holds a team's milestones, tasks, their documents and the audit
+// trail. Every change names its actor and is recorded.
+type Store interface {
+	Team(ctx context.Context) (Team, error)
+
+	AddMilestone(ctx context.Context, actor, name string) (Milestone, error)
+	Milestones(ctx context.Context) ([]Milestone, error)
+	DoneMilestone(ctx context.Context, actor, id string) (Milestone, error)
+
+	AddTask(ctx context.Context, actor string, t NewTask) (Task, error)
+	Tasks(ctx context.Context, f Filter) ([]Task, error)
+	Task(ctx context.Context, id string) (Task, error)
+	// Update applies c and returns the task as it is now.
+	Update(ctx context.Context, actor, id string, c Change) (Task, error)
+
+	// Doc is the task's Markdown document ("" when it has none yet).
+	Doc(ctx context.Context, id string) (string, error)
+	SetDoc(ctx context.Context, actor, id, text string) error
+
+	// Log is the audit trail, oldest first: all of it, or one task's.
+	Log(ctx context.Context, id string) ([]Event, error)
+}
+
+// Errors of the stores; the CLI maps them to exit codes.
+var (
+	// ErrInvalid is bad input: an unknown status, an empty title, an id
+	// already taken.
+	ErrInvalid = errors.New("invalid")
+	// ErrNotFound is an unknown task, milestone or team.
+	ErrNotFound = errors.New("not found")
+	// ErrNoTeam is a directory not linked to a team (run party pm init).
+	ErrNoTeam = errors.New("no team")
+	// ErrCorrupt is a store file that does not parse; its path is in the
+	// message and it is never replaced silently.
+	ErrCorrupt = errors.New("corrupt store file")
+	// ErrUnavailable is a store that cannot be reached: gh missing, not
+	// authenticated, offline.
+	ErrUnavailable = errors.New("store unavailable")
+)
+
+// ConflictError is a task changed elsewhere (on GitHub) since party last
+// saw it. Fields lists what differs.
+type ConflictError struct {
+	ID     string
+	Fields []FieldDiff
+}
+
+// FieldDiff is one field that differs: what party last saw (Cached),
+// what the store holds now (Remote).
+type FieldDiff struct {
+	Field  string `json:"field"`
+	Cached string `json:"cached"`
+	Remote string `json:"remote"`
+}
+
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("task %s changed on the remote since party last read it (use --force to overwrite)", e.ID)
+}
