@@ -72,11 +72,7 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 	}
 	res, err := session.Start(ctx, d, session.StartOptions{
 		Name: opts.Session, Panes: opts.Panes, Cwd: opts.Cwd, Size: opts.Size, Replace: opts.Replace,
-		Config: cfg, Review: opts.Review, Dashboard: opts.Dashboard,
-		Coordinator: func(ctx context.Context, name, dir string) error {
-			return startCoordinator(ctx, f, tc, name, dir)
-		},
-		Record: opts.Record, RecorderLock: recorderLock,
+		Config: cfg, Review: opts.Review, Dashboard: opts.Dashboard, Record: opts.Record,
 	})
 	if err != nil {
 		return err
