@@ -44,8 +44,6 @@ type Party interface {
 	// Send delivers text to role in session and returns what
 	// party send --json printed.
 	Send(ctx context.Context, session, role, text string) (json.RawMessage, error)
-	// Status prints party status of session into w.
-	Status(ctx context.Context, w io.Writer, session string) error
 }
 
 // Demo is one run of the demo.
@@ -184,18 +182,35 @@ func WaitAgents(ctx context.Context, m mux.Multiplexer, clk clock.Clock, session
 
 // waitIdle waits until the agent in pane shows its input line.
 func waitIdle(ctx context.Context, m mux.Multiplexer, clk clock.Clock, pane string, p agent.Profile) error {
-	ctx, cancel := context.WithTimeout(ctx, idleTimeout)
-	defer cancel()
+	var screen string
+	err := pollFor(ctx, clk, idleTimeout, func() (bool, error) {
+		var err error
+		if screen, err = m.Capture(ctx, pane, 0); err != nil {
+			return false, err
+		}
+		_, found := p.InputLine(screen)
+		return found, nil
+	})
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s never showed its prompt; last screen:\n%s: %w", p.Kind, screen, err)
+	}
+	return err
+}
+
+// pollFor calls done every poll of clk until it says so, for at most
+// timeout of clk's time (then context.DeadlineExceeded) or until ctx ends.
+func pollFor(ctx context.Context, clk clock.Clock, timeout time.Duration, done func() (bool, error)) error {
+	deadline := clk.Now().Add(timeout)
 	for {
-		screen, err := m.Capture(ctx, pane, 0)
-		if err != nil {
+		ok, err := done()
+		if ok || err != nil {
 			return err
 		}
-		if _, found := p.InputLine(screen); found {
-			return nil
+		if !clk.Now().Before(deadline) {
+			return context.DeadlineExceeded
 		}
 		if err := clk.Sleep(ctx, poll); err != nil {
-			return fmt.Errorf("%s never showed its prompt; last screen:\n%s: %w", p.Kind, screen, err)
+			return err
 		}
 	}
 }
@@ -203,20 +218,18 @@ func waitIdle(ctx context.Context, m mux.Multiplexer, clk clock.Clock, pane stri
 // WaitLog waits until the mock agents' log at path has n entries, and
 // returns them all.
 func WaitLog(ctx context.Context, clk clock.Clock, path string, n int) ([]Entry, error) {
-	ctx, cancel := context.WithTimeout(ctx, logTimeout)
-	defer cancel()
-	for {
-		entries, err := readLog(path)
-		if err != nil && !errors.Is(err, os.ErrNotExist) {
-			return entries, err
+	var entries []Entry
+	err := pollFor(ctx, clk, logTimeout, func() (bool, error) {
+		var err error
+		if entries, err = readLog(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return false, err
 		}
-		if len(entries) >= n {
-			return entries, nil
-		}
-		if err := clk.Sleep(ctx, poll); err != nil {
-			return entries, fmt.Errorf("mock log has %d of %d entries: %w", len(entries), n, err)
-		}
+		return len(entries) >= n, nil
+	})
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return entries, fmt.Errorf("mock log has %d of %d entries: %w", len(entries), n, err)
 	}
+	return entries, err
 }
 
 // readLog reads the entries of the mock agents' log; lines that are not

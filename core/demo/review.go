@@ -85,7 +85,7 @@ func (d *Demo) review(ctx context.Context) (*review.Status, error) {
 	}
 	fmt.Fprintf(d.Log, "   party status:\n")
 	var out strings.Builder
-	if err := d.Party.Status(ctx, &out, ReviewSession); err != nil {
+	if err := review.Watch(ctx, d.Clock, dir, 0, func(s review.Status, p review.Proc, now time.Time) { review.WriteStatus(&out, s, p, now) }); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(d.Log, "   | %s\n", strings.ReplaceAll(strings.TrimRight(out.String(), "\n"), "\n", "\n   | "))

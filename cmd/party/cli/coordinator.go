@@ -79,7 +79,7 @@ func printCoordinator(f *Factory, dir, did string) error {
 	}
 	return printResult(f, map[string]any{"running": p.Running, "pid": p.PID, "supervisor_pid": p.Supervisor,
 		"state": s.State, "phase": s.Phase, "dir": dir},
-		"%scoordinator %s, state %s\n", did, coordinatorState(p, "not running"), review.Label(s.State, s.Phase))
+		"%scoordinator %s, state %s\n", did, p.Describe("not running"), review.Label(s.State, s.Phase))
 }
 
 // coordinatorErr makes the coordinator's conflicts (it runs already, it

@@ -100,7 +100,3 @@ func (p demoParty) Send(ctx context.Context, session, role, text string) (json.R
 	err := sendRun(ctx, f, &SendOptions{Role: role, Text: text})
 	return json.RawMessage(out.String()), err
 }
-
-func (p demoParty) Status(ctx context.Context, w io.Writer, session string) error {
-	return statusRun(ctx, p.on(session, w), &StatusOptions{})
-}

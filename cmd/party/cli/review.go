@@ -3,10 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"path/filepath"
-	"sort"
-	"strconv"
 	"strings"
 	"time"
 
@@ -242,55 +239,8 @@ func statusRun(ctx context.Context, f *Factory, opts *StatusOptions) error {
 			fmt.Fprintln(f.IO.Out)
 		}
 		if !f.JSON {
-			printStatus(f.IO.Out, s, proc, now)
+			review.WriteStatus(f.IO.Out, s, proc, now)
 		}
 		shown = true
 	})
-}
-
-var evidenceMarks = map[string]string{"fresh": "✓", "stale": "~", "missing": "✗"}
-
-func printStatus(w io.Writer, s review.Status, proc review.Proc, now time.Time) {
-	fmt.Fprintf(w, "State: %s for %s\n", review.Label(s.State, s.Phase), now.Sub(s.Since).Round(time.Second))
-	var ev []string
-	for _, r := range s.EvidenceRows() {
-		ev = append(ev, string(r.Kind)+evidenceMarks[r.Status])
-	}
-	fmt.Fprintf(w, "Evidence: %s\n", strings.Join(ev, " "))
-	line := fmt.Sprintf("Reviews: %d/%d (%d in all)", s.Iteration, s.MaxIterations, s.Reviews)
-	if r := s.Review; r != nil && r.Outcome != review.Pending {
-		line += fmt.Sprintf(" | last: #%d %s", r.N, r.Outcome)
-		if r.Outcome == review.Valid {
-			line += fmt.Sprintf(", %d blocking of %d", r.Blocking, r.Total)
-		}
-	}
-	fmt.Fprintln(w, line)
-	sid := s.SessionID
-	if sid == "" {
-		sid = "-"
-	}
-	fmt.Fprintf(w, "Last edit: %s | Session: %s | Coordinator: %s\n", clockTime(&s.LastEdit), sid, coordinatorState(proc, "stopped"))
-	if s.Note != "" {
-		fmt.Fprintf(w, "Note: %s\n", s.Note)
-	}
-	if len(s.Exchanges) > 0 {
-		var q []string
-		for _, x := range s.Exchanges {
-			to := x.To
-			if to == "" {
-				to = "reviewer"
-			}
-			q = append(q, fmt.Sprintf("#%d %s to %s", x.N, x.Kind, to))
-		}
-		sort.Strings(q)
-		fmt.Fprintf(w, "Waiting for: %s\n", strings.Join(q, ", "))
-	}
-}
-
-// coordinatorState is "running (pid N)", or stopped.
-func coordinatorState(p review.Proc, stopped string) string {
-	if p.Running {
-		return "running (pid " + strconv.Itoa(p.PID) + ")"
-	}
-	return stopped
 }
