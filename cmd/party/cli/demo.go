@@ -47,7 +47,7 @@ func demoRun(ctx context.Context, f *Factory, opts *DemoOptions) error {
 	if err != nil {
 		return err
 	}
-	defer setup.Close()
+	defer func() { _ = setup.Close() }()
 	df := *f
 	df.Socket, df.SocketPath, df.Session, df.JSON = "", "", "", false
 	df.Getenv = setup.Getenv(f.Getenv)
