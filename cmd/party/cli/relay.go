@@ -125,11 +125,11 @@ func relayRun(ctx context.Context, f *Factory, opts *RelayOptions) error {
 		fmt.Fprintf(f.IO.ErrOut, "party: relay task %s: %s -> %s\n", task.ID, task.Planner, task.Executor)
 		report, err = job.Run(ctx, task)
 	}
-	var stall *relay.StallError
-	if errors.As(err, &stall) || errors.Is(err, context.Canceled) {
-		fmt.Fprintf(f.IO.ErrOut, "party: relay task %s stopped; 'party relay --retry %s' re-sends its last step\n", task.ID, task.ID)
-	}
 	if err != nil {
+		var stall *relay.StallError
+		if _, lost := job.Steps.Load(task.ID); lost == nil && (errors.As(err, &stall) || errors.Is(err, context.Canceled)) {
+			fmt.Fprintf(f.IO.ErrOut, "party: relay task %s stopped; 'party relay --retry %s' re-sends its last step\n", task.ID, task.ID)
+		}
 		return err
 	}
 	return printResult(f, map[string]string{"task": task.ID, "report": report}, "%s\n", report)
