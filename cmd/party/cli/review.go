@@ -98,9 +98,9 @@ func newAskCmd(f *Factory, runF func(context.Context, *SignalOptions) error) *co
 		o.Event = review.Event{Kind: review.EvAsk, Role: a[0], Text: a[1], From: f.Getenv("PARTY_ROLE")}
 		return nonEmpty("question", a[1])
 	})
-	cmd.Long = `The coordinator writes the question to a file, types a pointer to it into
-the pane of ROLE, waits for the answer file and points the asker to it
-("[COORDINATOR] dialogue result ready. Read: PATH"); logged in dialogue.jsonl.`
+	cmd.Long = `Ask the agent of ROLE a question: the coordinator writes it to a file, types
+a pointer into that agent's pane, waits for the answer file and points the
+asker to it ("[COORDINATOR] dialogue result ready. Read: PATH").`
 	return cmd
 }
 
