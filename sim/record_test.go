@@ -93,3 +93,47 @@ func TestRecorderStopsOnCancelInSim(t *testing.T) {
 	assert.NoError(t, rec.Close())
 	assert.NoFileExists(t, filepath.Join(dir, "events.jsonl"), "no event log to copy")
 }
+
+func TestRecordSessionInSim(t *testing.T) {
+	clock := sim.NewClock()
+	m := sim.NewMux(clock)
+	m.Add("s", "worker", sim.NewAgent("claude"))
+	own := m.Add("s", "recorder", sim.NewAgent("shell"))
+	panes, err := m.ListPanes(context.Background(), "s")
+	require.NoError(t, err)
+	stateDir, out := t.TempDir(), filepath.Join(t.TempDir(), "rec")
+	env := map[string]string{"XDG_RUNTIME_DIR": t.TempDir(), "TMUX_PANE": own.Info.ID}
+	redactor, err := record.NewRedactor(record.DefaultRedactions)
+	require.NoError(t, err)
+	output := make(chan tmux.Output)
+	detached := false
+	var started []any
+	s := &record.Session{Mux: m, Clock: clock, Getenv: func(k string) string { return env[k] }, Name: "s", StateDir: stateDir,
+		Panes: panes, Out: out, Redactor: redactor,
+		Output: func(context.Context) (<-chan tmux.Output, func() error, error) {
+			return output, func() error { detached = true; return nil }, nil
+		},
+		Started: func(dir string, n int) {
+			_, held := state.Holder(filepath.Join(stateDir, record.LockFile))
+			started = append(started, dir, n, held)
+		}}
+	ran := make(chan error, 1)
+	go func() {
+		_, err := s.Run(context.Background())
+		ran <- err
+	}()
+	output <- tmux.Output{Pane: "%0", Data: []byte("hello\r\n")}
+	close(output) // the session ended
+	require.NoError(t, <-ran)
+
+	assert.Equal(t, []any{out, 1, true}, started, "one pane recorded (not the recorder's own), the lock held while recording")
+	assert.True(t, detached, "the output stream is detached")
+	assert.FileExists(t, filepath.Join(out, "worker.cast"))
+	assert.NoFileExists(t, filepath.Join(out, "recorder.cast"))
+	_, held := state.Holder(filepath.Join(stateDir, record.LockFile))
+	assert.False(t, held, "the lock goes with the recording")
+	b, err := os.ReadFile(filepath.Join(out, "worker.cast"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `hello\r\n`)
+	assert.Equal(t, filepath.Join("recordings", "s-20260102-150405"), record.DefaultOut("s", time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)))
+}

@@ -3,6 +3,8 @@ package sim_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +18,7 @@ import (
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/relay"
+	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/sim"
 )
 
@@ -218,4 +221,53 @@ func TestSwitchboardStopsWhenTheSessionEndsInSim(t *testing.T) {
 	done := make(chan struct{})
 	close(done)
 	assert.NoError(t, r.Run(context.Background(), nil, done))
+}
+
+func TestRelayJobRetriesAnAbortedTaskInSim(t *testing.T) {
+	ready := false
+	f := newRelayFixture(
+		func(prompt string) []string {
+			switch {
+			case strings.HasPrefix(prompt, "TASK t4:") && ready:
+				return block("EXECUTER", "plan", "t4-plan", "build B")
+			case strings.HasPrefix(prompt, "TASK t4 RESULT"):
+				return block("USER", "report", "t4-report", "B is built")
+			}
+			return []string{"thinking"}
+		},
+		func(prompt string) []string {
+			if strings.HasPrefix(prompt, "TASK t4 PLAN") {
+				return block("PLANNER", "result", "t4-result", "built B")
+			}
+			return []string{"ready"}
+		})
+	stateDir := t.TempDir()
+	job := relay.SessionJob(f.panes(t), f.clock, stateDir)
+	task := relay.Task{ID: "t4", Text: "build B", Planner: "planner", Executor: "executor", Rounds: 1, PlanWait: time.Minute, ExecWait: time.Minute}
+
+	_, err := job.Run(context.Background(), task)
+	var stall *relay.StallError
+	require.ErrorAs(t, err, &stall, "the planner never answers the first time")
+	saved, err := job.Steps.Load(relay.Latest)
+	require.NoError(t, err)
+	assert.Equal(t, "plan", saved.Kind, "the aborted step is kept")
+
+	ready = true
+	got, report, err := job.Retry(context.Background(), relay.Latest)
+	require.NoError(t, err)
+	assert.Equal(t, "t4", got.ID)
+	assert.Equal(t, "B is built", report)
+	_, err = job.Steps.Load("t4")
+	assert.ErrorIs(t, err, relay.ErrNoTask, "a finished task is forgotten")
+	primers := 0
+	for _, s := range f.planner.Submissions {
+		if strings.Contains(s.Text, "You are the PLANNER") {
+			primers++
+		}
+	}
+	assert.Equal(t, 1, primers, "a retry does not prime again")
+
+	events, err := os.ReadFile(filepath.Join(stateDir, state.EventLog))
+	require.NoError(t, err)
+	assert.Contains(t, string(events), `"kind":"relay.report"`, "the job logs into the session's event log")
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os/exec"
 	"path/filepath"
 	"syscall"
@@ -90,5 +91,15 @@ func (s *Supervisor) Run(ctx context.Context) error {
 			s.Logf("supervisor: stopped")
 			return nil
 		}
+	}
+}
+
+// Program starts one run of the coordinator as the program argv with env,
+// its output on stdout and stderr (Supervisor.Start).
+func Program(argv, env []string, stdout, stderr io.Writer) func() (Child, error) {
+	return func() (Child, error) {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Stdout, cmd.Stderr, cmd.Env = stdout, stderr, env
+		return StartCommand(cmd)
 	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/launch"
+	"github.com/partyhq/party/core/record"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/tmux"
@@ -80,16 +81,14 @@ type StartOptions struct {
 	// Config gives a role without a command its configured one, and the
 	// review's iterations.
 	Config config.Config
-	// Review initializes the review state before the agents start;
-	// Coordinator, when set, then starts the coordinator. Dashboard adds a
-	// pane running party status --watch.
-	Review      bool
-	Dashboard   bool
-	Coordinator func(ctx context.Context, session, stateDir string) error
+	// Review initializes the review state before the agents start, then
+	// starts the coordinator (StartCoordinator). Dashboard adds a pane
+	// running party status --watch.
+	Review    bool
+	Dashboard bool
 	// Record is a directory to record every pane into, by party record in
-	// a window of the session; RecorderLock is the lock (in the state
-	// dir) that the recorder holds while it records.
-	Record, RecorderLock string
+	// a window of the session.
+	Record string
 }
 
 // Result is a started session, as party start --json prints it.
@@ -231,13 +230,8 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 	for i, p := range panes {
 		launches[p.Role] = PaneLaunch{Argv: spawns[i].Argv, Env: spawns[i].Env}
 	}
-	rec := struct {
-		Result
-		Created time.Time             `json:"created"`
-		Cwd     string                `json:"cwd"`
-		Launch  map[string]PaneLaunch `json:"launch"`
-	}{res, d.Clock.Now().UTC(), cwd, launches}
-	if err := writeJSONFile(filepath.Join(dir, "session.json"), rec); err != nil {
+	rec := Record{Result: res, Created: d.Clock.Now().UTC(), Cwd: cwd, Launch: launches}
+	if err := writeJSONFile(filepath.Join(dir, RecordFile), rec); err != nil {
 		return Result{}, err
 	}
 	if opts.Dashboard {
@@ -245,14 +239,14 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 			return Result{}, err
 		}
 	}
-	if opts.Review && opts.Coordinator != nil {
-		if err := opts.Coordinator(ctx, name, dir); err != nil {
+	if opts.Review {
+		if err := StartCoordinator(ctx, d, name, dir, opts.Config.Review.MaxIterations); err != nil {
 			return Result{}, err
 		}
 	}
 	created = false
 	if opts.Record != "" {
-		if err := startRecorder(ctx, d, name, dir, opts.Record, opts.RecorderLock); err != nil {
+		if err := startRecorder(ctx, d, name, dir, opts.Record); err != nil {
 			return Result{}, err
 		}
 	}
@@ -297,7 +291,7 @@ func Stop(ctx context.Context, d Deps, name string) error {
 // startRecorder runs party record in a new window of the session, so it
 // lives and ends with the session, and returns once it records (within 5
 // s), so that what is sent after party start is in the recording.
-func startRecorder(ctx context.Context, d Deps, session, stateDir, out, lock string) error {
+func startRecorder(ctx context.Context, d Deps, session, stateDir, out string) error {
 	abs, err := filepath.Abs(out)
 	if err != nil {
 		return err
@@ -310,7 +304,7 @@ func startRecorder(ctx context.Context, d Deps, session, stateDir, out, lock str
 		return err
 	}
 	for i := 0; i < 250; i++ {
-		if _, held := state.Holder(filepath.Join(stateDir, lock)); held {
+		if _, held := state.Holder(filepath.Join(stateDir, record.LockFile)); held {
 			return nil
 		}
 		if err := d.Clock.Sleep(ctx, 20*time.Millisecond); err != nil {

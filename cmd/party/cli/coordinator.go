@@ -2,81 +2,69 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"strconv"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/deliver"
-	"github.com/partyhq/party/core/launch"
 	"github.com/partyhq/party/core/review"
-	"github.com/partyhq/party/core/tmux"
+	"github.com/partyhq/party/core/session"
 )
-
-// coordinatorWindow is the name of the hidden window the coordinator runs in.
-const coordinatorWindow = "party-coordinator"
 
 func newCoordinatorCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "coordinator",
 		Short: "Start, stop or inspect the review coordinator",
-		Long: `The review coordinator moves work between the implementer (review.implementer,
-default claude) and the reviewer (review.reviewer, default codex). It runs in
-a hidden window of the session (party-coordinator), so it lives and dies with
-the session, under a supervisor that restarts it 2 s after a crash. Its state
-is in the session's state dir, under review/.`,
+		Long: `The review coordinator moves work between the implementer (review.implementer)
+and the reviewer (review.reviewer). It runs in a hidden window of the session
+(party-coordinator) under a supervisor that restarts it 2 s after a crash.
+Its state is in the session's state dir, under review/.`,
 	}
-	start := &cobra.Command{
-		Use: "start", Short: "Start the coordinator in a hidden window of the session", Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error {
-			sc, err := openPartyScope(c.Context(), f, f.Tmux())
+	sub := func(use, short string, hidden bool, run func(ctx context.Context) error) *cobra.Command {
+		return &cobra.Command{Use: use, Short: short, Hidden: hidden, Args: argsBetween(0, 0),
+			RunE: func(c *cobra.Command, _ []string) error { return run(c.Context()) }}
+	}
+	cmd.AddCommand(
+		sub("start", "Start the coordinator in a hidden window of the session", false, func(ctx context.Context) error {
+			tc := f.Tmux()
+			sc, err := openPartyScope(ctx, f, tc)
 			if err != nil {
 				return err
 			}
-			if err := startCoordinator(c.Context(), f, f.Tmux(), sc.Session, sc.Info.StateDir); err != nil {
+			cfg, err := f.Config()
+			if err != nil {
 				return err
+			}
+			d, err := sessionDeps(f, tc)
+			if err != nil {
+				return err
+			}
+			if err := session.StartCoordinator(ctx, d, sc.Session, sc.Info.StateDir, cfg.Review.MaxIterations); err != nil {
+				return coordinatorErr(err)
 			}
 			return printCoordinator(f, review.Dir(sc.Info.StateDir), "started")
-		},
-	}
-	stop := &cobra.Command{
-		Use: "stop", Short: "Stop the coordinator (its state stays)", Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error {
-			dir, err := reviewDir(c.Context(), f)
+		}),
+		sub("stop", "Stop the coordinator (its state stays)", false, func(ctx context.Context) error {
+			dir, err := reviewDir(ctx, f)
 			if err != nil {
 				return err
 			}
-			if err := stopCoordinator(c.Context(), f, dir); err != nil {
-				return err
+			if err := review.Stop(ctx, f.Clock, dir); err != nil {
+				return coordinatorErr(err)
 			}
 			return printCoordinator(f, dir, "stopped")
-		},
-	}
-	status := &cobra.Command{
-		Use: "status", Short: "Say whether the coordinator runs, and its state", Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error {
-			dir, err := reviewDir(c.Context(), f)
+		}),
+		sub("status", "Say whether the coordinator runs, and its state", false, func(ctx context.Context) error {
+			dir, err := reviewDir(ctx, f)
 			if err != nil {
 				return err
 			}
 			return printCoordinator(f, dir, "")
-		},
-	}
-	run := &cobra.Command{
-		Use: "run", Short: "Run the coordinator in the foreground", Hidden: true, Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error { return coordinatorRun(c.Context(), f) },
-	}
-	supervise := &cobra.Command{
-		Use: "supervise", Short: "Run the coordinator and restart it when it crashes", Hidden: true, Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error { return superviseRun(c.Context(), f) },
-	}
-	cmd.AddCommand(start, stop, status, run, supervise)
+		}),
+		sub("run", "Run the coordinator in the foreground", true, func(ctx context.Context) error { return coordinatorRun(ctx, f) }),
+		sub("supervise", "Run the coordinator and restart it when it crashes", true, func(ctx context.Context) error { return superviseRun(ctx, f) }),
+	)
 	return cmd
 }
 
@@ -86,52 +74,12 @@ func printCoordinator(f *Factory, dir, did string) error {
 	if err != nil {
 		return err
 	}
-	if f.JSON {
-		writeJSON(f.IO.Out, map[string]any{"running": p.Running, "pid": p.PID, "supervisor_pid": p.Supervisor,
-			"state": s.State, "phase": s.Phase, "dir": dir})
-		return nil
-	}
-	run := "not running"
-	if p.Running {
-		run = "running (pid " + strconv.Itoa(p.PID) + ")"
-	}
 	if did != "" {
 		did += ": "
 	}
-	st := s.State.String()
-	if s.Phase != "" {
-		st += " (" + string(s.Phase) + ")"
-	}
-	fmt.Fprintf(f.IO.Out, "%scoordinator %s, state %s\n", did, run, st)
-	return nil
-}
-
-// startCoordinator initializes the review state of the session (if new)
-// and runs the supervisor in a hidden window.
-func startCoordinator(ctx context.Context, f *Factory, tc *tmux.Client, session, stateDir string) error {
-	cfg, err := f.Config()
-	if err != nil {
-		return err
-	}
-	err = review.Start(ctx, f.Clock, review.Dir(stateDir), cfg.Review.MaxIterations, func() error {
-		exe, err := exeForPanes()
-		if err != nil {
-			return err
-		}
-		spawn, err := launchSpawn(stateDir, coordinatorWindow, launch.Spec{Env: append(paneEnv(f.Environ(), session), "PARTY_STATE_DIR="+stateDir),
-			Argv: []string{exe, "--session", session, "coordinator", "supervise"}})
-		if err != nil {
-			return err
-		}
-		_, err = tc.NewWindow(ctx, session, coordinatorWindow, spawn)
-		return err
-	})
-	return coordinatorErr(err)
-}
-
-// stopCoordinator stops the coordinator of dir and its supervisor.
-func stopCoordinator(ctx context.Context, f *Factory, dir string) error {
-	return coordinatorErr(review.Stop(ctx, f.Clock, dir))
+	return printResult(f, map[string]any{"running": p.Running, "pid": p.PID, "supervisor_pid": p.Supervisor,
+		"state": s.State, "phase": s.Phase, "dir": dir},
+		"%scoordinator %s, state %s\n", did, p.Describe("not running"), review.Label(s.State, s.Phase))
 }
 
 // coordinatorErr makes the coordinator's conflicts (it runs already, it
@@ -155,21 +103,16 @@ func superviseRun(ctx context.Context, f *Factory) error {
 	if err != nil {
 		return err
 	}
-	args := []string{"coordinator", "run"}
+	argv := []string{exe, "coordinator", "run"}
 	if f.Session != "" {
-		args = append([]string{"--session", f.Session}, args...)
+		argv = []string{exe, "--session", f.Session, "coordinator", "run"}
 	}
 	s := &review.Supervisor{Dir: dir, Clock: f.Clock, Logf: review.Logger(f.Clock, f.IO.ErrOut, dir),
-		Start: func() (review.Child, error) {
-			cmd := exec.Command(exe, args...)
-			cmd.Stdout, cmd.Stderr = f.IO.Out, f.IO.ErrOut
-			cmd.Env = f.Environ()
-			return review.StartCommand(cmd)
-		}}
+		Start: review.Program(argv, f.Environ(), f.IO.Out, f.IO.ErrOut)}
 	return coordinatorErr(s.Run(ctx))
 }
 
-// coordinatorRun is the coordinator process.
+// coordinatorRun is the coordinator process (session.CoordinatorProcess).
 func coordinatorRun(ctx context.Context, f *Factory) error {
 	cfg, err := f.Config()
 	if err != nil {
@@ -180,74 +123,20 @@ func coordinatorRun(ctx context.Context, f *Factory) error {
 	if err != nil {
 		return err
 	}
-	dir := review.Dir(sc.Info.StateDir)
-	logf := review.Logger(f.Clock, f.IO.ErrOut, dir)
-	c := &review.Coordinator{
-		Dir:   dir,
-		Clock: f.Clock,
-		Config: review.Config{Implementer: cfg.Review.Implementer, Reviewer: cfg.Review.Reviewer, Base: cfg.Review.Base,
-			FindingsTimeout: cfg.Review.FindingsTimeout, HealthInterval: cfg.Review.HealthInterval,
-			Poll: 100 * time.Millisecond, MarkerDir: cfg.Review.MarkerDir, MaxIterations: cfg.Review.MaxIterations},
-		Logf: logf,
-	}
-	return coordinatorErr(c.Serve(ctx, f.Getenv, func() (review.Effects, error) {
-		rec, err := readSessionRecord(sc.Info.StateDir)
-		if err != nil {
-			return nil, err
-		}
-		launches := map[string]review.Launch{}
-		for role, l := range rec.Launch {
-			launches[role] = review.Launch(l)
-		}
-		return &review.PaneEffects{Session: sc.Session, Cwd: rec.Cwd, Launch: launches, Panes: tc, Logf: logf,
-			Deliver: paneDeliver(f, tc)}, nil
-	}))
-}
-
-// sessionRecord is what party start wrote to session.json.
-type sessionRecord struct {
-	Session string                `json:"session"`
-	Cwd     string                `json:"cwd"`
-	Env     []string              `json:"env"`
-	Launch  map[string]paneLaunch `json:"launch"` // by role
-}
-
-// paneLaunch is how a pane was started, to respawn it the same way.
-type paneLaunch struct {
-	Argv []string `json:"argv"`
-	Env  []string `json:"env"`
-}
-
-func readSessionRecord(stateDir string) (sessionRecord, error) {
-	var r sessionRecord
-	b, err := os.ReadFile(filepath.Join(stateDir, "session.json"))
+	root, err := f.StateRoot()
 	if err != nil {
-		return r, err
+		return err
 	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		return r, fmt.Errorf("%s: %w", filepath.Join(stateDir, "session.json"), err)
-	}
-	return r, nil
-}
-
-// paneDeliver types a line into a role's pane of the session with the
-// delivery protocol, for the coordinator.
-func paneDeliver(f *Factory, tc *tmux.Client) review.DeliverFunc {
-	return func(ctx context.Context, role, line string) (string, deliver.Result, error) {
-		t, err := resolveRole(ctx, f, tc, role)
-		if err != nil {
-			return "", deliver.Result{}, err
-		}
-		root, err := f.StateRoot()
-		if err != nil {
-			return "", deliver.Result{}, err
-		}
-		cfg, err := f.Config()
-		if err != nil {
-			return "", deliver.Result{}, err
-		}
-		d := deliverer(f, tc, root, t.Info, map[string]string{t.Pane.ID: role})
-		res, err := d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: cfg.Tune(role, t.Profile), Text: line})
-		return t.Pane.ID, res, err
-	}
+	p := session.CoordinatorProcess{Clock: f.Clock, Getenv: f.Getenv, Session: sc.Session, StateDir: sc.Info.StateDir,
+		Config: cfg.Review, Panes: tc, Log: f.IO.ErrOut,
+		Deliver: func(ctx context.Context, role, line string) (string, deliver.Result, error) {
+			t, err := resolveRole(ctx, f, tc, role)
+			if err != nil {
+				return "", deliver.Result{}, err
+			}
+			d := deliverer(f, tc, root, t.Info, map[string]string{t.Pane.ID: role})
+			res, err := d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: cfg.Tune(role, t.Profile), Text: line})
+			return t.Pane.ID, res, err
+		}}
+	return coordinatorErr(p.Serve(ctx))
 }

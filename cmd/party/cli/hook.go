@@ -12,6 +12,7 @@ import (
 
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/review"
+	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
 )
 
@@ -163,7 +164,7 @@ func reviewSignal(stateDir string, ev hook.Event) error {
 	var sig review.Event
 	switch {
 	case ev.Kind == hook.ToolUsed && editTools[ev.Tool]:
-		rec, err := readSessionRecord(stateDir)
+		rec, err := session.ReadRecord(stateDir)
 		if err != nil || !review.CodeEdit(ev.File, rec.Cwd) {
 			return err
 		}

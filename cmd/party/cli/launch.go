@@ -8,8 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/launch"
-	"github.com/partyhq/party/core/session"
-	"github.com/partyhq/party/core/tmux"
 )
 
 // newExecSpecCmd is the launcher tmux runs in a pane: it reads a spec
@@ -40,15 +38,4 @@ func newExecSpecCmd(f *Factory) *cobra.Command {
 			return nil
 		},
 	}
-}
-
-// launchSpawn writes the spec of a program to run in a pane of the session
-// whose state dir is stateDir and returns the Spawn that runs it
-// (session.Spawn, with this party binary).
-func launchSpawn(stateDir, name string, s launch.Spec) (tmux.Spawn, error) {
-	exe, err := exeForPanes()
-	if err != nil {
-		return tmux.Spawn{}, err
-	}
-	return session.Spawn(exe, stateDir, name, s)
 }

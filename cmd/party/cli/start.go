@@ -11,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/session"
-	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/tmux"
 )
 
@@ -72,11 +71,7 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 	}
 	res, err := session.Start(ctx, d, session.StartOptions{
 		Name: opts.Session, Panes: opts.Panes, Cwd: opts.Cwd, Size: opts.Size, Replace: opts.Replace,
-		Config: cfg, Review: opts.Review, Dashboard: opts.Dashboard,
-		Coordinator: func(ctx context.Context, name, dir string) error {
-			return startCoordinator(ctx, f, tc, name, dir)
-		},
-		Record: opts.Record, RecorderLock: recorderLock,
+		Config: cfg, Review: opts.Review, Dashboard: opts.Dashboard, Record: opts.Record,
 	})
 	if err != nil {
 		return err
@@ -120,9 +115,6 @@ func sessionDeps(f *Factory, tc *tmux.Client) (session.Deps, error) {
 	}, nil
 }
 
-// paneEnv is the environment given to every pane (session.PaneEnv).
-func paneEnv(environ []string, name string) []string { return session.PaneEnv(environ, name) }
-
 // attach switches the current client to the session inside tmux, or runs
 // tmux attach on this terminal otherwise.
 func attach(ctx context.Context, f *Factory, tc *tmux.Client, name string) error {
@@ -144,12 +136,6 @@ func attach(ctx context.Context, f *Factory, tc *tmux.Client, name string) error
 		return fmt.Errorf("tmux attach: %w", err)
 	}
 	return nil
-}
-
-func writeJSONFile(path string, v any) error {
-	var b strings.Builder
-	writeJSON(&b, v)
-	return state.WriteFile(path, []byte(b.String()), 0o600)
 }
 
 // exeForPanes is the party binary that panes and hooks run.

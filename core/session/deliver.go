@@ -1,0 +1,31 @@
+package session
+
+import (
+	"path/filepath"
+
+	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/mux"
+	"github.com/partyhq/party/core/observe"
+	"github.com/partyhq/party/core/state"
+)
+
+// Deliverer is the delivery protocol over m for the session whose state
+// dir is stateDir, its panes locked in lockDir. It reads the agents'
+// submissions from the session's event log, and notes there each text it
+// pastes into a pane (as soon as it is in, before Enter, with the role
+// roles gives the pane) and wakes the session, so that a recording shows
+// it as input at the right moment. With no state dir it does neither.
+func Deliverer(m mux.Multiplexer, clk clock.Clock, getenv func(string) string, lockDir, stateDir string, roles map[string]string) *deliver.Deliverer {
+	d := &deliver.Deliverer{Mux: m, Clock: clk, Locker: state.Locker{Dir: lockDir, Clock: clk}}
+	if stateDir == "" {
+		return d
+	}
+	events := filepath.Join(stateDir, state.EventLog)
+	d.Events = observe.Events{Path: events}
+	d.Pasted = func(pane, text string) {
+		_ = state.AppendEvent(events, map[string]any{"time": clk.Now().UTC(), "kind": "input", "pane": pane, "role": roles[pane], "text": text})
+		state.WakeSession(getenv, stateDir)
+	}
+	return d
+}

@@ -1,0 +1,37 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// RecordFile is the file in a session's state dir where Start records
+// the session.
+const RecordFile = "session.json"
+
+// Record is what Start wrote to RecordFile: the session as started, its
+// working directory and how each pane was launched, by role (the review
+// coordinator respawns a dead agent from it).
+type Record struct {
+	Result
+	Created time.Time             `json:"created"`
+	Cwd     string                `json:"cwd"`
+	Launch  map[string]PaneLaunch `json:"launch"`
+}
+
+// ReadRecord reads the record of the session whose state dir is stateDir.
+func ReadRecord(stateDir string) (Record, error) {
+	var r Record
+	path := filepath.Join(stateDir, RecordFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return r, err
+	}
+	if err := json.Unmarshal(b, &r); err != nil {
+		return r, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
+}

@@ -1,0 +1,45 @@
+package session
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/partyhq/party/core/launch"
+	"github.com/partyhq/party/core/review"
+)
+
+// CoordinatorWindow is the hidden window of a session where the review
+// coordinator runs.
+const CoordinatorWindow = "party-coordinator"
+
+// StartCoordinator initializes the review state of the session (if new)
+// and runs "party coordinator supervise" in its hidden window, so that the
+// coordinator lives and dies with the session (review.Start: ErrRunning
+// when it runs already).
+func StartCoordinator(ctx context.Context, d Deps, session, stateDir string, maxIterations int) error {
+	return review.Start(ctx, d.Clock, review.Dir(stateDir), maxIterations, func() error {
+		spawn, err := Spawn(d.Exe, stateDir, CoordinatorWindow, launch.Spec{
+			Env:  append(PaneEnv(d.Environ, session), "PARTY_STATE_DIR="+stateDir),
+			Argv: []string{d.Exe, "--session", session, "coordinator", "supervise"}})
+		if err != nil {
+			return err
+		}
+		_, err = d.Tmux.NewWindow(ctx, session, CoordinatorWindow, spawn)
+		return err
+	})
+}
+
+// SwitchboardWindow is the window of a session where a detached
+// switchboard (party route --detach) runs.
+const SwitchboardWindow = "party-route"
+
+// StartSwitchboard runs "party route" with hopLimit in a new window of the
+// session and returns the window's pane.
+func StartSwitchboard(ctx context.Context, d Deps, session, stateDir string, hopLimit int) (string, error) {
+	spawn, err := Spawn(d.Exe, stateDir, SwitchboardWindow, launch.Spec{
+		Argv: []string{d.Exe, "--session", session, "route", "--hop-limit", strconv.Itoa(hopLimit)}})
+	if err != nil {
+		return "", err
+	}
+	return d.Tmux.NewWindow(ctx, session, SwitchboardWindow, spawn)
+}
