@@ -367,3 +367,18 @@ func TestOpenPicksTheStore(t *testing.T) {
 	_, err = Open(ctx, OpenOptions{Root: t.TempDir(), Cwd: repo, Clock: fixed{}})
 	assert.ErrorIs(t, err, ErrNotFound, "a pointer to a team this state root lacks")
 }
+
+func TestSessionsIn(t *testing.T) {
+	repo := filepath.Join(t.TempDir(), "repo")
+	dirs := map[string]string{}
+	for name, cwd := range map[string]string{"a": repo, "b": filepath.Join(repo, "sub"), "c": repo + "2", "d": ""} {
+		sd := t.TempDir()
+		dirs[name] = sd
+		if cwd != "" {
+			b, _ := json.Marshal(map[string]string{"cwd": cwd})
+			require.NoError(t, os.WriteFile(filepath.Join(sd, "session.json"), b, 0o600))
+		}
+	}
+	assert.Equal(t, []string{"a", "b"}, SessionsIn(repo, dirs))
+	assert.Empty(t, SessionsIn(filepath.Join(repo, "other"), dirs))
+}
