@@ -412,7 +412,7 @@ func pmJump(ctx context.Context, f *Factory) error {
 			return fmt.Errorf("%d party sessions run in %s (%s); pick one with --session: %w", len(found), link.Dir, strings.Join(found, ", "), errNoSession)
 		}
 	}
-	attach := "tmux " + tc.SocketArgs() + " attach -t " + hook.ShellQuote(tmux.SessionTarget(name))
+	attach := strings.Join(append(append([]string{"tmux"}, strings.Fields(tc.SocketArgs())...), "attach", "-t", hook.ShellQuote(tmux.SessionTarget(name))), " ")
 	switched := false
 	if f.Getenv("TMUX") != "" {
 		if _, err := tc.Run(ctx, "switch-client", "-t", tmux.SessionTarget(name)); err != nil {
