@@ -195,23 +195,25 @@ func Open(ctx context.Context, o OpenOptions) (Store, error) {
 	if repo == "" {
 		repo = o.ConfigRepo
 	}
+	gh := o.Gh
+	if gh == "" {
+		gh = "gh"
+	}
+	_, noGh := exec.LookPath(gh)
 	switch {
 	case o.StorageSet && o.Storage == StorageFS:
 		return fs, nil
 	case o.StorageSet && o.Storage == StorageGitHub:
+		if noGh != nil {
+			return nil, fmt.Errorf("pm.storage is github, but %s cannot be run (%v); install gh or set pm.storage to fs: %w", gh, noGh, ErrUnavailable)
+		}
 	case repo == "":
 		return fs, nil
-	default:
-		gh := o.Gh
-		if gh == "" {
-			gh = "gh"
+	case noGh != nil:
+		if o.Warn != nil {
+			o.Warn(fmt.Sprintf("gh not found: the tasks of %s are kept in files (%s), not on GitHub; install gh or set pm.storage", repo, dir))
 		}
-		if _, err := exec.LookPath(gh); err != nil {
-			if o.Warn != nil {
-				o.Warn(fmt.Sprintf("gh not found: the tasks of %s are kept in files (%s), not on GitHub; install gh or set pm.storage", repo, dir))
-			}
-			return fs, nil
-		}
+		return fs, nil
 	}
 	team, err := fs.Team(ctx)
 	if err != nil {
