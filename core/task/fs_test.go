@@ -370,8 +370,17 @@ func TestOpenPicksTheStore(t *testing.T) {
 
 func TestSessionsIn(t *testing.T) {
 	repo := filepath.Join(t.TempDir(), "repo")
+	nested := filepath.Join(repo, "nested")
+	for _, d := range []string{filepath.Join(repo, ".party"), filepath.Join(nested, ".party"), filepath.Join(repo, "sub")} {
+		require.NoError(t, os.MkdirAll(d, 0o755))
+	}
+	for _, d := range []string{repo, nested} {
+		id, err := NewTeamID()
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(d, PointerFile), []byte(`{"id":"`+id+`"}`), 0o644))
+	}
 	dirs := map[string]string{}
-	for name, cwd := range map[string]string{"a": repo, "b": filepath.Join(repo, "sub"), "c": repo + "2", "d": ""} {
+	for name, cwd := range map[string]string{"a": repo, "b": filepath.Join(repo, "sub"), "c": repo + "2", "d": "", "e": nested} {
 		sd := t.TempDir()
 		dirs[name] = sd
 		if cwd != "" {
@@ -380,5 +389,5 @@ func TestSessionsIn(t *testing.T) {
 		}
 	}
 	assert.Equal(t, []string{"a", "b"}, SessionsIn(repo, dirs))
-	assert.Empty(t, SessionsIn(filepath.Join(repo, "other"), dirs))
+	assert.Equal(t, []string{"e"}, SessionsIn(nested, dirs), "a nested team's session is its own")
 }

@@ -5,13 +5,13 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 )
 
 // SessionsIn returns the party sessions, given as name -> state dir, that
 // were started in dir or below it (the working directory recorded in
-// their session.json), in name order: the sessions of the team linked in
-// dir. A state dir without a readable session.json is left out.
+// their session.json) where no other link is nearer, in name order: the
+// sessions of the team linked in dir. A state dir without a readable
+// session.json is left out.
 func SessionsIn(dir string, stateDirs map[string]string) []string {
 	dir = filepath.Clean(dir)
 	var out []string
@@ -26,8 +26,7 @@ func SessionsIn(dir string, stateDirs map[string]string) []string {
 		if json.Unmarshal(b, &rec) != nil || rec.Cwd == "" {
 			continue
 		}
-		cwd := filepath.Clean(rec.Cwd)
-		if cwd == dir || strings.HasPrefix(cwd, dir+string(filepath.Separator)) || dir == string(filepath.Separator) {
+		if l, err := FindLink(rec.Cwd); err == nil && l.Dir == dir {
 			out = append(out, name)
 		}
 	}
