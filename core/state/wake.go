@@ -120,7 +120,9 @@ func Listen(dir string) (*Waiter, error) {
 	for try := 0; ; try++ {
 		// The last waiter's Close may remove the directory at any moment
 		// (MkdirAll then fails with "exists", the bind with "not exist"):
-		// make it again.
+		// make it again. Each retry means another waiter closed in between;
+		// 10 were too few for 8 waiters coming and going on a loaded
+		// machine (the test below failed once in many runs).
 		err := os.Mkdir(dir, 0o700)
 		if errors.Is(err, os.ErrExist) {
 			err = checkPrivateDir(dir)
@@ -132,7 +134,7 @@ func Listen(dir string) (*Waiter, error) {
 			}
 			err = fmt.Errorf("wake socket: %w", err)
 		}
-		if !(errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrExist)) || try == 9 {
+		if !(errors.Is(err, os.ErrNotExist) || errors.Is(err, os.ErrExist)) || try == 99 {
 			return nil, err
 		}
 	}
