@@ -68,6 +68,10 @@ type Task struct {
 	// Issue is the GitHub issue's number (github store only); a task
 	// shows as "Task 1 (#42)".
 	Issue int `json:"issue,omitempty"`
+	// Forced lists the changes made elsewhere (on GitHub) that an Update
+	// with Change.Force was applied over, for the CLI's warning; empty
+	// otherwise.
+	Forced []FieldDiff `json:"forced,omitempty"`
 }
 
 // Event is one entry of the audit trail: who changed what, from what, to
