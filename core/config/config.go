@@ -46,6 +46,7 @@ type Config struct {
 	Planner, Executor string
 	Agents            map[string]Agent
 	Review            Review
+	PM                PM
 	// Sources says which layer set each key: default, or a file path.
 	Sources map[string]string
 	// Local is the repository's file (./.party/config.json) when there is
@@ -66,6 +67,12 @@ type Review struct {
 	FindingsTimeout time.Duration `json:"findingsTimeout"` // wait for findings and answers
 	HealthInterval  time.Duration `json:"healthInterval"`  // agent pane health check
 	MarkerDir       string        `json:"markerDir"`       // also write claude-<type>-<session_id> markers here
+}
+
+// PM configures party pm's store.
+type PM struct {
+	Storage string `json:"storage"` // fs | github
+	Repo    string `json:"repo"`    // owner/name of the github store
 }
 
 // Warning is an unknown key in a file.

@@ -208,3 +208,24 @@ func TestSetWritesOnlyWhatLoadTakes(t *testing.T) {
 	assert.ErrorIs(t, CheckFlag("--timeout", "defaults.timeout", 0), ErrInvalid)
 	assert.NoError(t, CheckFlag("--timeout", "defaults.timeout", time.Second))
 }
+
+func TestPMKeys(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	require.NoError(t, Set(path, "pm.storage", "github"))
+	require.NoError(t, Set(path, "pm.repo", "partyhq/party"))
+	assert.ErrorIs(t, Set(path, "pm.storage", "s3"), ErrInvalid)
+	for _, bad := range []string{"party", "a/b/c", "-x/y", "o/..", "o/r;x", "https://github.com/o/r"} {
+		assert.ErrorIs(t, Set(path, "pm.repo", bad), ErrInvalid, bad)
+	}
+	c := Defaults()
+	_, err := c.apply(path, mustRead(t, path), true)
+	require.NoError(t, err)
+	assert.Equal(t, PM{Storage: "github", Repo: "partyhq/party"}, c.PM)
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return b
+}

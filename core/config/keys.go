@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -120,6 +121,12 @@ var keys = []Key{
 	},
 		get: func(c *Config, _ string) string { return c.Review.MarkerDir },
 		set: func(c *Config, _ string, v value) { c.Review.MarkerDir = v.s }},
+	{Name: "pm.storage", def: "fs", kind: kString, enum: []string{"fs", "github"},
+		get: func(c *Config, _ string) string { return c.PM.Storage },
+		set: func(c *Config, _ string, v value) { c.PM.Storage = v.s }},
+	{Name: "pm.repo", def: "", kind: kString, Trusted: true, check: checkRepo,
+		get: func(c *Config, _ string) string { return c.PM.Repo },
+		set: func(c *Config, _ string, v value) { c.PM.Repo = v.s }},
 	{Name: "agents.*.command", kind: kString, Trusted: true, check: func(s string) error {
 		_, err := shellwords.SplitCommand(s)
 		return err
@@ -135,6 +142,16 @@ var keys = []Key{
 	{Name: "agents.*.marker", kind: kBool, Trusted: true,
 		get: func(c *Config, n string) string { return strconv.FormatBool(c.Agents[n].Marker) },
 		set: func(c *Config, n string, v value) { a := c.Agents[n]; a.Marker = v.b; c.Agents[n] = a }},
+}
+
+// repoName is a GitHub repository, owner/name.
+var repoName = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
+
+func checkRepo(s string) error {
+	if s != "" && (!repoName.MatchString(s) || strings.HasSuffix(s, "/.") || strings.HasSuffix(s, "/..")) {
+		return errors.New("must be a GitHub repository owner/name")
+	}
+	return nil
 }
 
 // Keys lists every key, agent keys as "agents.*.NAME".

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -453,26 +454,7 @@ func (g *githubStore) milestoneNumbers() (map[int]string, map[string]ghMilestone
 	return byNumber, m, nil
 }
 
-// ghNextID is the next free number among ids.
-func ghNextID[T any](m map[string]T) string {
-	n := 0
-	for id := range m {
-		if v, err := strconv.Atoi(id); err == nil && v > n {
-			n = v
-		}
-	}
-	return strconv.Itoa(n + 1)
-}
 
-// ghCheckID refuses an id that could not be a file name or a word on a
-// command line.
-func ghCheckID(id string) error {
-	if id == "" || id == "." || id == ".." || strings.ContainsAny(id, "/\\") ||
-		strings.IndexFunc(id, func(r rune) bool { return r <= ' ' || r == 0x7f }) >= 0 {
-		return fmt.Errorf("id %q: no spaces, slashes or control characters: %w", id, ErrInvalid)
-	}
-	return nil
-}
 
 func (g *githubStore) AddMilestone(ctx context.Context, actor, name string) (Milestone, error) {
 	name = strings.TrimSpace(name)
@@ -511,7 +493,7 @@ func (g *githubStore) AddMilestone(ctx context.Context, actor, name string) (Mil
 	if err != nil {
 		return Milestone{}, fmt.Errorf("github store: milestone %q: %w", name, err)
 	}
-	id := ghNextID(m)
+	id := "M" + strconv.Itoa(nextNumber(slices.Collect(maps.Keys(m)), "M"))
 	m[id] = ghMilestoneRef{Number: ms.Number, Title: ms.Title}
 	if err := ghWriteMap(g.milestoneMapPath(), m); err != nil {
 		return Milestone{}, err
@@ -551,25 +533,10 @@ func (g *githubStore) Milestones(ctx context.Context) ([]Milestone, error) {
 			out = append(out, Milestone{ID: id, Name: r.Title, Number: r.Number})
 		}
 	}
-	slices.SortFunc(out, func(a, b Milestone) int { return ghCompareIDs(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b Milestone) int { return compareIDs(a.ID, b.ID) })
 	return out, nil
 }
 
-// ghCompareIDs orders ids numerically when both are numbers, else as text,
-// numbers first.
-func ghCompareIDs(a, b string) int {
-	na, ea := strconv.Atoi(a)
-	nb, eb := strconv.Atoi(b)
-	switch {
-	case ea == nil && eb == nil:
-		return na - nb
-	case ea == nil:
-		return -1
-	case eb == nil:
-		return 1
-	}
-	return strings.Compare(a, b)
-}
 
 func (g *githubStore) DoneMilestone(ctx context.Context, actor, id string) (Milestone, error) {
 	_, m, err := g.milestoneNumbers()
@@ -590,7 +557,7 @@ func (g *githubStore) DoneMilestone(ctx context.Context, actor, id string) (Mile
 	if err := g.api(ctx, "PATCH", g.repoPath(fmt.Sprintf("milestones/%d", r.Number)), map[string]string{"state": "closed"}, &ms); err != nil {
 		return Milestone{}, fmt.Errorf("github store: milestone %s (#%d): %w", id, r.Number, err)
 	}
-	if err := g.event(Event{Event: "milestone_done", ID: id, Actor: actor}); err != nil {
+	if err := g.event(Event{Event: "milestone_done", ID: id, Field: "done", From: "false", To: "true", Actor: actor}); err != nil {
 		return Milestone{}, err
 	}
 	return ghMilestoneOf(id, ms), nil
@@ -607,7 +574,7 @@ func (g *githubStore) AddTask(ctx context.Context, actor string, nt NewTask) (Ta
 		}
 	}
 	if nt.ID != "" {
-		if err := ghCheckID(nt.ID); err != nil {
+		if err := CheckID(nt.ID); err != nil {
 			return Task{}, err
 		}
 	}
@@ -624,17 +591,28 @@ func (g *githubStore) AddTask(ctx context.Context, actor string, nt NewTask) (Ta
 	if err != nil {
 		return Task{}, err
 	}
+	// An id <milestone>-<n> of one of the team's milestones puts the task
+	// in it, as in the file store.
+	ms := nt.Milestone
+	if m := milestoneTaskID.FindStringSubmatch(nt.ID); m != nil {
+		if _, ok := miles[m[1]]; ok {
+			if ms != "" && ms != m[1] {
+				return Task{}, fmt.Errorf("task id %s is in milestone %s, not %s: %w", nt.ID, m[1], ms, ErrInvalid)
+			}
+			ms = m[1]
+		}
+	}
 	id := nt.ID
 	if id == "" {
-		id = ghNextID(ids)
+		id = strconv.Itoa(nextNumber(slices.Collect(maps.Keys(ids)), ""))
 	} else if _, taken := ids[id]; taken {
 		return Task{}, fmt.Errorf("task %s exists already: %w", id, ErrInvalid)
 	}
 	body := map[string]any{"title": title, "body": ""}
-	if nt.Milestone != "" {
-		r, ok := miles[nt.Milestone]
+	if ms != "" {
+		r, ok := miles[ms]
 		if !ok {
-			return Task{}, fmt.Errorf("milestone %s: %w", nt.Milestone, ErrNotFound)
+			return Task{}, fmt.Errorf("milestone %s: %w", ms, ErrNotFound)
 		}
 		body["milestone"] = r.Number
 	}
@@ -652,8 +630,19 @@ func (g *githubStore) AddTask(ctx context.Context, actor string, nt NewTask) (Ta
 	if err := ghWriteMap(g.idMapPath(), ids); err != nil {
 		return Task{}, fmt.Errorf("github store: issue #%d was made for task %s, but: %w", is.Number, id, err)
 	}
-	if err := g.event(Event{Event: "task_added", ID: id, To: title, Actor: actor}); err != nil {
-		return Task{}, err
+	events := []Event{{Event: "task_added", ID: id, To: title, Actor: actor}}
+	if t.Assignee != "" {
+		events = append(events, Event{Event: "task_updated", ID: id, Field: "assignee", To: t.Assignee, Actor: actor})
+	}
+	if t.Milestone != "" {
+		events = append(events, Event{Event: "task_updated", ID: id, Field: "milestone", To: t.Milestone, Actor: actor})
+	}
+	now := g.now()
+	for _, e := range events {
+		e.TS = now
+		if err := g.event(e); err != nil {
+			return Task{}, err
+		}
 	}
 	return t, nil
 }
@@ -748,7 +737,7 @@ func (g *githubStore) Tasks(ctx context.Context, f Filter) ([]Task, error) {
 			out = append(out, t)
 		}
 	}
-	slices.SortFunc(out, func(a, b Task) int { return ghCompareIDs(a.ID, b.ID) })
+	slices.SortFunc(out, func(a, b Task) int { return compareIDs(a.ID, b.ID) })
 	return out, nil
 }
 
@@ -885,6 +874,17 @@ func (g *githubStore) Update(ctx context.Context, actor, id string, c Change) (T
 	}
 	t.Forced = forced
 	return t, nil
+}
+
+// compareIDs orders ids as the file store does (idLess).
+func compareIDs(a, b string) int {
+	switch {
+	case idLess(a, b):
+		return -1
+	case idLess(b, a):
+		return 1
+	}
+	return 0
 }
 
 func ghSorted(s []string) []string {

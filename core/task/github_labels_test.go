@@ -1,7 +1,6 @@
 package task
 
 import (
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,10 +97,4 @@ func FuzzCommentRoundTrip(f *testing.F) {
 		want := Event{Event: "task_updated", ID: "1", Field: "milestone", From: from, To: to, Actor: actor, TS: at}
 		assert.Equal(t, want, got[0])
 	})
-}
-
-func TestCompareIDs(t *testing.T) {
-	ids := []string{"10", "m1-2", "2", "1", "m1-10", "a"}
-	slices.SortFunc(ids, ghCompareIDs)
-	assert.Equal(t, []string{"1", "2", "10", "a", "m1-10", "m1-2"}, ids)
 }

@@ -96,16 +96,16 @@ func TestGitHubTasksAreIssues(t *testing.T) {
 
 	m, err := f.store.AddMilestone(ctx, "planner", "v1")
 	require.NoError(t, err)
-	assert.Equal(t, "1", m.ID)
+	assert.Equal(t, "M1", m.ID)
 	assert.Equal(t, 1, m.Number)
 
-	t1, err := f.store.AddTask(ctx, "planner", task.NewTask{Title: "Write the store", Milestone: "1", Assignee: "codex"})
+	t1, err := f.store.AddTask(ctx, "planner", task.NewTask{Title: "Write the store", Milestone: "M1", Assignee: "codex"})
 	require.NoError(t, err)
 	assert.Equal(t, "1", t1.ID)
 	assert.Equal(t, 1, t1.Issue)
 	assert.Equal(t, task.Pending, t1.Status)
 	assert.Equal(t, "codex", t1.Assignee)
-	assert.Equal(t, "1", t1.Milestone)
+	assert.Equal(t, "M1", t1.Milestone)
 	t2, err := f.store.AddTask(ctx, "planner", task.NewTask{ID: "m1-2", Title: "Test it"})
 	require.NoError(t, err)
 	assert.Equal(t, 2, t2.Issue)
@@ -141,7 +141,7 @@ func TestGitHubTasksAreIssues(t *testing.T) {
 	mine, err := f.store.Tasks(ctx, task.Filter{Assignee: "codex"})
 	require.NoError(t, err)
 	require.Len(t, mine, 1)
-	inV1, err := f.store.Tasks(ctx, task.Filter{Milestone: "1"})
+	inV1, err := f.store.Tasks(ctx, task.Filter{Milestone: "M1"})
 	require.NoError(t, err)
 	require.Len(t, inV1, 1)
 
@@ -199,11 +199,11 @@ func TestGitHubStatusLabelsAndComments(t *testing.T) {
 	// A milestone change is commented too.
 	_, err = f.store.AddMilestone(ctx, "human", "v1")
 	require.NoError(t, err)
-	_, err = f.store.Update(ctx, "human", "1", task.Change{Milestone: ptr("1")})
+	_, err = f.store.Update(ctx, "human", "1", task.Change{Milestone: ptr("M1")})
 	require.NoError(t, err)
 	cs := f.comments(1)
 	require.Len(t, cs, 4)
-	assert.True(t, strings.HasPrefix(cs[3], "**[party]** Milestone changed: `(none)` → `1` · Actor: human · "), cs[3])
+	assert.True(t, strings.HasPrefix(cs[3], "**[party]** Milestone changed: `(none)` → `M1` · Actor: human · "), cs[3])
 
 	// The audit trail: local events and the comments, each change once.
 	log, err := f.store.Log(ctx, "1")
@@ -218,7 +218,7 @@ func TestGitHubStatusLabelsAndComments(t *testing.T) {
 		"task_updated assignee ->codex by codex",
 		"task_updated status in_progress->done by codex",
 		"task_updated status done->in_progress by human",
-		"task_updated milestone ->1 by human",
+		"task_updated milestone ->M1 by human",
 	}, lines)
 }
 
@@ -268,7 +268,7 @@ func TestGitHubConflict(t *testing.T) {
 	assert.Equal(t, "1", ce.ID)
 	assert.Equal(t, []task.FieldDiff{
 		{Field: "status", Cached: "in_progress", Remote: "done"},
-		{Field: "milestone", Cached: "", Remote: "1"},
+		{Field: "milestone", Cached: "", Remote: "M1"},
 		{Field: "title", Cached: "a", Remote: "a, renamed"},
 	}, ce.Fields)
 	is := f.issue(t, 1)
@@ -281,7 +281,7 @@ func TestGitHubConflict(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, ce.Fields, forced.Forced, "the overridden changes, for the warning")
 	assert.Equal(t, task.InProgress, forced.Status, "last write wins")
-	assert.Equal(t, "1", forced.Milestone, "what the change did not touch stays as GitHub has it")
+	assert.Equal(t, "M1", forced.Milestone, "what the change did not touch stays as GitHub has it")
 	assert.Equal(t, "open", f.issue(t, 1).State)
 
 	after, err := f.store.Update(ctx, "codex", "1", task.Change{Assignee: ptr("claude")})
@@ -340,7 +340,7 @@ func TestGitHubMilestonesAdoptAndClose(t *testing.T) {
 	_, err = f.store.AddMilestone(ctx, "planner", "v1")
 	assert.ErrorIs(t, err, task.ErrInvalid, "the team has v1 already")
 
-	done, err := f.store.DoneMilestone(ctx, "planner", "2")
+	done, err := f.store.DoneMilestone(ctx, "planner", "M2")
 	require.NoError(t, err)
 	assert.True(t, done.Done)
 	assert.Equal(t, "closed", f.srv.Milestones(repo)[1].State)
@@ -370,7 +370,7 @@ func TestGitHubMilestonesAdoptAndClose(t *testing.T) {
 	for _, e := range log {
 		events = append(events, e.Event+" "+e.ID)
 	}
-	assert.Equal(t, []string{"milestone_added 1", "milestone_added 2", "milestone_done 2"}, events)
+	assert.Equal(t, []string{"milestone_added M1", "milestone_added M2", "milestone_done M2"}, events)
 }
 
 func TestGitHubUnavailable(t *testing.T) {

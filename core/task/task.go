@@ -155,6 +155,9 @@ var (
 	// ErrUnavailable is a store that cannot be reached: gh missing, not
 	// authenticated, offline.
 	ErrUnavailable = errors.New("store unavailable")
+	// ErrConflict is what every *ConflictError is (errors.Is), for the
+	// CLI's table of exit codes.
+	ErrConflict = errors.New("conflict")
 )
 
 // ConflictError is a task changed elsewhere (on GitHub) since party last
@@ -171,6 +174,9 @@ type FieldDiff struct {
 	Cached string `json:"cached"`
 	Remote string `json:"remote"`
 }
+
+// Is makes a ConflictError match ErrConflict.
+func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
 
 func (e *ConflictError) Error() string {
 	return fmt.Sprintf("task %s changed on the remote since party last read it (use --force to overwrite)", e.ID)

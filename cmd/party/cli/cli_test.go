@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os/exec"
 	"strings"
 	"testing"
 
@@ -16,6 +17,7 @@ import (
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/route"
 	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/task"
 )
 
 func testFactory(stdin string) (*Factory, *bytes.Buffer, *bytes.Buffer) {
@@ -84,6 +86,12 @@ func TestExitCodes(t *testing.T) {
 		{fmt.Errorf("x: %w", deliver.ErrUnconfirmed), "UNCONFIRMED", 6},
 		{fmt.Errorf("x: %w", errNoSession), "SESSION_UNRESOLVED", 2},
 		{fmt.Errorf("x: %w", session.ErrExists), "SESSION_EXISTS", 1},
+		{fmt.Errorf("x: %w", task.ErrNoTeam), "NO_TEAM", 2},
+		{fmt.Errorf("x: %w", task.ErrInvalid), "USAGE", 2},
+		{fmt.Errorf("x: %w", task.ErrNotFound), "NOT_FOUND", 3},
+		{fmt.Errorf("x: %w", task.ErrCorrupt), "STORE_CORRUPT", 1},
+		{fmt.Errorf("gh: %w: %w", exec.ErrNotFound, task.ErrUnavailable), "STORE_UNAVAILABLE", 1},
+		{fmt.Errorf("x: %w", &task.ConflictError{ID: "1"}), "CONFLICT", 5},
 		{context.Canceled, "INTERRUPTED", 130},
 		{fmt.Errorf("other"), "ERROR", 1},
 	}
@@ -157,4 +165,91 @@ func TestReviewSignalFlags(t *testing.T) {
 			assert.Equal(t, signalWait, got.Wait)
 		})
 	}
+}
+
+func TestPMFlags(t *testing.T) {
+	tests := []struct {
+		name    string
+		args    []string
+		want    PMOptions
+		wantErr bool
+	}{
+		{"init", []string{"pm", "init", "--name", "crew"}, PMOptions{Cmd: "init", Name: "crew"}, false},
+		{"task add", []string{"pm", "task", "add", "lexer", "--milestone", "M1", "--assignee", "executor", "--id", "M1-1", "--actor", "planner"},
+			PMOptions{Cmd: "task add", Title: "lexer", Milestone: "M1", Assignee: "executor", ID: "M1-1", Actor: "planner"}, false},
+		{"update clears the assignee", []string{"pm", "task", "update", "3", "--status", "done", "--assignee", "", "--force"},
+			PMOptions{Cmd: "task update", ID: "3", Status: "done", AssigneeGiven: true, Force: true}, false},
+		{"update milestone", []string{"pm", "--repo", "o/r", "task", "update", "3", "--milestone", "M2"},
+			PMOptions{Cmd: "task update", ID: "3", Milestone: "M2", MilestoneGiven: true, Repo: "o/r"}, false},
+		{"list filters", []string{"pm", "task", "list", "--status", "pending", "--assignee", "codex"},
+			PMOptions{Cmd: "task list", Status: "pending", Assignee: "codex"}, false},
+		{"doc set", []string{"pm", "doc", "7", "--set", "-"}, PMOptions{Cmd: "doc", ID: "7", DocSet: "-"}, false},
+		{"log of a task", []string{"pm", "log", "7"}, PMOptions{Cmd: "log", ID: "7"}, false},
+		{"show needs an id", []string{"pm", "task", "show"}, PMOptions{}, true},
+		{"add takes one title", []string{"pm", "task", "add", "a", "b"}, PMOptions{}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, _, _ := testFactory("")
+			var got *PMOptions
+			root := NewRootCmd(f)
+			for _, c := range root.Commands() {
+				if c.Name() == "pm" {
+					root.RemoveCommand(c)
+				}
+			}
+			root.AddCommand(newPMCmd(f, func(_ context.Context, o *PMOptions) error { got = o; return nil }))
+			root.SetArgs(tt.args)
+			root.SetOut(f.IO.Out)
+			root.SetErr(f.IO.ErrOut)
+			err := root.ExecuteContext(context.Background())
+			if tt.wantErr {
+				assert.Error(t, err)
+				assert.Nil(t, got)
+				return
+			}
+			require.NoError(t, err)
+			require.NotNil(t, got)
+			assert.Equal(t, tt.want, *got)
+		})
+	}
+}
+
+func TestPMActor(t *testing.T) {
+	f, _, _ := testFactory("")
+	env := map[string]string{}
+	f.Getenv = func(k string) string { return env[k] }
+	assert.Equal(t, "human", pmActor(f, &PMOptions{}))
+	env["PARTY_ROLE"] = "codex"
+	assert.Equal(t, "codex", pmActor(f, &PMOptions{}))
+	assert.Equal(t, "planner", pmActor(f, &PMOptions{Actor: "planner"}))
+}
+
+func TestConflictErrorJSON(t *testing.T) {
+	f, out, _ := testFactory("")
+	f.JSON = true
+	root := NewRootCmd(f)
+	for _, c := range root.Commands() {
+		if c.Name() == "pm" {
+			root.RemoveCommand(c)
+		}
+	}
+	conflict := &task.ConflictError{ID: "1", Fields: []task.FieldDiff{{Field: "status", Cached: "pending", Remote: "done"}}}
+	root.AddCommand(newPMCmd(f, func(context.Context, *PMOptions) error { return fmt.Errorf("update: %w", conflict) }))
+	code, exit := classify(fmt.Errorf("x: %w", conflict))
+	assert.Equal(t, "CONFLICT", code)
+	assert.Equal(t, ExitConflict, exit)
+	exit = runRoot(context.Background(), f, root, []string{"pm", "task", "done", "1", "--json"})
+	assert.Equal(t, ExitConflict, exit)
+	var got struct {
+		Error struct {
+			Code   string           `json:"code"`
+			ID     string           `json:"id"`
+			Fields []task.FieldDiff `json:"fields"`
+		} `json:"error"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &got), out.String())
+	assert.Equal(t, "CONFLICT", got.Error.Code)
+	assert.Equal(t, "1", got.Error.ID)
+	assert.Equal(t, conflict.Fields, got.Error.Fields)
 }

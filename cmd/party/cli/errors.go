@@ -13,6 +13,7 @@ import (
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/route"
 	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/task"
 	"github.com/partyhq/party/core/tmux"
 	"github.com/partyhq/party/core/wait"
 )
@@ -74,6 +75,12 @@ var codes = []struct {
 	{session.ErrExists, "SESSION_EXISTS", ExitError},
 	{errNoSession, "SESSION_UNRESOLVED", ExitUsage},
 	{session.ErrAgentMissing, "AGENT_MISSING", ExitUsage},
+	{task.ErrNoTeam, "NO_TEAM", ExitUsage},
+	{task.ErrInvalid, "USAGE", ExitUsage},
+	{task.ErrNotFound, "NOT_FOUND", ExitNotFound},
+	{task.ErrCorrupt, "STORE_CORRUPT", ExitError},
+	{task.ErrUnavailable, "STORE_UNAVAILABLE", ExitError},
+	{task.ErrConflict, "CONFLICT", ExitConflict},
 	{errUsage, "USAGE", ExitUsage},
 	{session.ErrUsage, "USAGE", ExitUsage},
 	{tmux.ErrName, "USAGE", ExitUsage},

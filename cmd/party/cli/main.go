@@ -20,6 +20,7 @@ import (
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/task"
 	"github.com/partyhq/party/core/tmux"
 )
 
@@ -100,7 +101,11 @@ func Main() int {
 
 // Run executes the command line args with f and returns the exit status.
 func Run(ctx context.Context, f *Factory, args []string) int {
-	root := NewRootCmd(f)
+	return runRoot(ctx, f, NewRootCmd(f), args)
+}
+
+// runRoot executes args on the command tree root.
+func runRoot(ctx context.Context, f *Factory, root *cobra.Command, args []string) int {
 	root.SetArgs(args)
 	root.SetIn(f.IO.In)
 	root.SetOut(f.IO.Out)
@@ -115,7 +120,12 @@ func Run(ctx context.Context, f *Factory, args []string) int {
 		rep = &reported{error: err}
 	}
 	if f.JSON && !rep.json {
-		writeJSON(f.IO.Out, map[string]any{"error": map[string]string{"code": code, "message": rep.Error()}})
+		e := map[string]any{"code": code, "message": rep.Error()}
+		var ce *task.ConflictError
+		if errors.As(err, &ce) {
+			e["id"], e["fields"] = ce.ID, ce.Fields
+		}
+		writeJSON(f.IO.Out, map[string]any{"error": e})
 	}
 	if !rep.text {
 		fmt.Fprintf(f.IO.ErrOut, "party: %s\n", rep.Error())
@@ -178,6 +188,7 @@ messages to agents by role.`,
 		newHooksCmd(f, nil),
 		newInstructionsCmd(f, nil),
 		newExecSpecCmd(f),
+		newPMCmd(f, nil),
 	)
 	return root
 }

@@ -1,0 +1,430 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/partyhq/party/core/hook"
+	"github.com/partyhq/party/core/shellwords"
+	"github.com/partyhq/party/core/task"
+	"github.com/partyhq/party/core/tmux"
+)
+
+// PMOptions are the inputs of every party pm command: Cmd names it
+// ("task add", "milestone list", …), the rest are its arguments and flags.
+type PMOptions struct {
+	Cmd   string
+	Actor string // --actor; empty: $PARTY_ROLE, else human
+	Repo  string // --repo
+
+	ID, Name, Title, Team       string
+	Milestone, Assignee, Status string
+	// AssigneeGiven and MilestoneGiven say update was given --assignee
+	// or --milestone (an empty one clears the field).
+	AssigneeGiven, MilestoneGiven bool
+	Force, Print                  bool
+	DocSet                        string // doc --set: "-" reads stdin
+}
+
+func newPMCmd(f *Factory, runF func(context.Context, *PMOptions) error) *cobra.Command {
+	opts := &PMOptions{}
+	run := func(name string, args func([]string)) func(*cobra.Command, []string) error {
+		return func(c *cobra.Command, a []string) error {
+			opts.Cmd = name
+			if args != nil {
+				args(a)
+			}
+			if runF != nil {
+				return runF(c.Context(), opts)
+			}
+			return pmRun(c.Context(), f, opts)
+		}
+	}
+	cmd := &cobra.Command{
+		Use:   "pm",
+		Short: "Tasks and milestones of the team linked to this directory",
+		Long: `Keep the team's tasks and milestones, and the audit trail of who changed
+what: in files under the state root (pm.storage = fs, the default) or in
+GitHub Issues (pm.storage = github). 'party pm init' links this directory to
+a new team (./.party/team.json holds its id); every other pm command finds
+that link here or in a parent directory.
+
+The actor of each change is --actor, else the pane's role ($PARTY_ROLE),
+else human.`,
+		Args: argsBetween(0, 0),
+	}
+	pf := cmd.PersistentFlags()
+	pf.StringVar(&opts.Actor, "actor", "", "who makes the change (default: $PARTY_ROLE, else human)")
+	pf.StringVar(&opts.Repo, "repo", "", "the GitHub repository owner/name (github store)")
+
+	initCmd := &cobra.Command{Use: "init [--name N] [--team ID]", Short: "Link this directory to a new team (or, with --team, an existing one)",
+		Args: argsBetween(0, 0), RunE: run("init", nil)}
+	initCmd.Flags().StringVar(&opts.Name, "name", "", "the team's name")
+	initCmd.Flags().StringVar(&opts.Team, "team", "", "link to this existing team instead")
+
+	ms := &cobra.Command{Use: "milestone", Short: "Add, list and finish milestones", Args: argsBetween(0, 0)}
+	ms.AddCommand(
+		&cobra.Command{Use: "add NAME", Short: "Add a milestone", Args: argsBetween(1, 1),
+			RunE: run("milestone add", func(a []string) { opts.Name = a[0] })},
+		&cobra.Command{Use: "list", Short: "List the milestones", Args: argsBetween(0, 0), RunE: run("milestone list", nil)},
+		&cobra.Command{Use: "done ID", Short: "Mark a milestone done", Args: argsBetween(1, 1),
+			RunE: run("milestone done", func(a []string) { opts.ID = a[0] })},
+	)
+
+	tk := &cobra.Command{Use: "task", Short: "Add, list, show and update tasks", Args: argsBetween(0, 0)}
+	add := &cobra.Command{Use: "add TITLE [--milestone ID] [--assignee ROLE] [--id ID]", Short: "Add a task (pending)",
+		Args: argsBetween(1, 1), RunE: run("task add", func(a []string) { opts.Title = a[0] })}
+	add.Flags().StringVar(&opts.Milestone, "milestone", "", "the task's milestone")
+	add.Flags().StringVar(&opts.Assignee, "assignee", "", "the role that does it")
+	add.Flags().StringVar(&opts.ID, "id", "", "the task's id (default: the next free number; MILESTONE-N puts it in that milestone)")
+	list := &cobra.Command{Use: "list [--milestone ID] [--status S] [--assignee ROLE]", Short: "List tasks",
+		Args: argsBetween(0, 0), RunE: run("task list", nil)}
+	list.Flags().StringVar(&opts.Milestone, "milestone", "", "only this milestone's")
+	list.Flags().StringVar(&opts.Status, "status", "", "only tasks in this status: pending, in_progress or done")
+	list.Flags().StringVar(&opts.Assignee, "assignee", "", "only this role's")
+	update := &cobra.Command{Use: "update ID [--status S] [--assignee ROLE] [--milestone ID] [--force]", Short: "Change a task's status, assignee or milestone",
+		Args: argsBetween(1, 1), RunE: run("task update", func(a []string) { opts.ID = a[0] })}
+	update.Flags().StringVar(&opts.Status, "status", "", "pending, in_progress or done")
+	update.Flags().StringVar(&opts.Assignee, "assignee", "", "the role that does it (empty: nobody)")
+	update.Flags().StringVar(&opts.Milestone, "milestone", "", "the milestone (empty: none)")
+	update.Flags().BoolVar(&opts.Force, "force", false, "overwrite a change made on GitHub meanwhile (last write wins)")
+	update.PreRun = func(c *cobra.Command, _ []string) {
+		opts.AssigneeGiven = c.Flags().Changed("assignee")
+		opts.MilestoneGiven = c.Flags().Changed("milestone")
+	}
+	done := &cobra.Command{Use: "done ID", Short: "Mark a task done", Args: argsBetween(1, 1),
+		RunE: run("task done", func(a []string) { opts.ID = a[0] })}
+	done.Flags().BoolVar(&opts.Force, "force", false, "overwrite a change made on GitHub meanwhile")
+	tk.AddCommand(add, list,
+		&cobra.Command{Use: "show ID", Short: "Show a task", Args: argsBetween(1, 1),
+			RunE: run("task show", func(a []string) { opts.ID = a[0] })},
+		update, done)
+
+	doc := &cobra.Command{Use: "doc ID [--print] [--set -]", Short: "Edit a task's Markdown document ($VISUAL/$EDITOR), print it, or set it from stdin",
+		Long: `On a terminal, open the task's document in $VISUAL (else $EDITOR, else vi)
+and save it back when it changed. With --print, or when stdin or stdout is
+not a terminal, print it. --set - replaces it with stdin (for agents).`,
+		Args: argsBetween(1, 1), RunE: run("doc", func(a []string) { opts.ID = a[0] })}
+	doc.Flags().BoolVar(&opts.Print, "print", false, "print the document")
+	doc.Flags().StringVar(&opts.DocSet, "set", "", "replace the document with stdin (-)")
+
+	cmd.AddCommand(initCmd, ms, tk, doc,
+		&cobra.Command{Use: "log [ID]", Short: "Print the audit trail (of one task with ID)", Args: argsBetween(0, 1),
+			RunE: run("log", func(a []string) {
+				if len(a) == 1 {
+					opts.ID = a[0]
+				}
+			})},
+		&cobra.Command{Use: "jump", Short: "Switch the tmux client to the team's party session", Args: argsBetween(0, 0),
+			RunE: run("jump", nil)},
+	)
+	return cmd
+}
+
+// pmActor is who makes a change: --actor, else the pane's role, else human.
+func pmActor(f *Factory, opts *PMOptions) string {
+	for _, a := range []string{opts.Actor, f.Getenv("PARTY_ROLE")} {
+		if a = strings.TrimSpace(a); a != "" {
+			return a
+		}
+	}
+	return task.HumanActor
+}
+
+// openStore opens the store of the team linked from the working directory.
+func openStore(ctx context.Context, f *Factory, opts *PMOptions) (task.Store, error) {
+	cfg, err := f.Config()
+	if err != nil {
+		return nil, err
+	}
+	root, err := f.StateRoot()
+	if err != nil {
+		return nil, err
+	}
+	cwd, err := f.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	var env []string
+	if f.Environ != nil {
+		env = f.Environ()
+	}
+	return task.Open(ctx, task.OpenOptions{
+		Root: root, Cwd: cwd,
+		Storage: cfg.PM.Storage, StorageSet: cfg.Sources["pm.storage"] != "default",
+		Repo: opts.Repo, ConfigRepo: cfg.PM.Repo, Env: env, Clock: f.Clock,
+		Warn: func(msg string) { fmt.Fprintf(f.IO.ErrOut, "party: warning: %s\n", msg) },
+	})
+}
+
+func pmRun(ctx context.Context, f *Factory, opts *PMOptions) error {
+	actor := pmActor(f, opts)
+	switch opts.Cmd {
+	case "init":
+		return pmInit(ctx, f, opts, actor)
+	case "jump":
+		return pmJump(ctx, f)
+	}
+	st, err := openStore(ctx, f, opts)
+	if err != nil {
+		return err
+	}
+	switch opts.Cmd {
+	case "milestone add":
+		m, err := st.AddMilestone(ctx, actor, opts.Name)
+		return pmPrint(f, m, err, func(w io.Writer) { fmt.Fprintf(w, "Milestone %s: %s\n", m.ID, m.Name) })
+	case "milestone list":
+		ms, err := st.Milestones(ctx)
+		return pmPrint(f, nonNil(ms), err, func(w io.Writer) {
+			t := newTable(w, "ID", "STATE", "NAME")
+			for _, m := range ms {
+				t.row(m.ID, map[bool]string{false: "open", true: "done"}[m.Done], m.Name)
+			}
+			_ = t.flush()
+		})
+	case "milestone done":
+		m, err := st.DoneMilestone(ctx, actor, opts.ID)
+		return pmPrint(f, m, err, func(w io.Writer) { fmt.Fprintf(w, "Milestone %s done: %s\n", m.ID, m.Name) })
+	case "task add":
+		t, err := st.AddTask(ctx, actor, task.NewTask{ID: opts.ID, Title: opts.Title, Milestone: opts.Milestone, Assignee: opts.Assignee})
+		return pmPrint(f, t, err, func(w io.Writer) { fmt.Fprintf(w, "%s: %s\n", taskLabel(t), t.Title) })
+	case "task list":
+		filter := task.Filter{Milestone: opts.Milestone, Assignee: opts.Assignee}
+		if opts.Status != "" {
+			if filter.Status, err = task.ParseStatus(opts.Status); err != nil {
+				return err
+			}
+		}
+		ts, err := st.Tasks(ctx, filter)
+		return pmPrint(f, nonNil(ts), err, func(w io.Writer) {
+			t := newTable(w, "ID", "STATUS", "ASSIGNEE", "MILESTONE", "TITLE")
+			for _, tk := range ts {
+				t.row(strings.TrimPrefix(taskLabel(tk), "Task "), string(tk.Status), orDash(tk.Assignee), orDash(tk.Milestone), tk.Title)
+			}
+			_ = t.flush()
+		})
+	case "task show":
+		t, err := st.Task(ctx, opts.ID)
+		return pmPrint(f, t, err, func(w io.Writer) { printTask(w, t) })
+	case "task update", "task done":
+		c := task.Change{Force: opts.Force}
+		if opts.Cmd == "task done" {
+			opts.Status = string(task.Done)
+		}
+		if opts.Status != "" {
+			s, err := task.ParseStatus(opts.Status)
+			if err != nil {
+				return err
+			}
+			c.Status = &s
+		}
+		if opts.AssigneeGiven {
+			c.Assignee = &opts.Assignee
+		}
+		if opts.MilestoneGiven {
+			c.Milestone = &opts.Milestone
+		}
+		if c.Status == nil && c.Assignee == nil && c.Milestone == nil {
+			return fmt.Errorf("%w: nothing to change: give --status, --assignee or --milestone", errUsage)
+		}
+		t, err := st.Update(ctx, actor, opts.ID, c)
+		return pmPrint(f, t, err, func(w io.Writer) { printTask(w, t) })
+	case "doc":
+		return pmDoc(ctx, f, st, opts, actor)
+	case "log":
+		events, err := st.Log(ctx, opts.ID)
+		return pmPrint(f, nonNil(events), err, func(w io.Writer) {
+			for _, e := range events {
+				line := e.TS.UTC().Format("2006-01-02T15:04:05Z") + "  " + e.Actor + "  " + e.Event + " " + e.ID
+				switch {
+				case e.Field != "":
+					line += fmt.Sprintf(" %s: %s → %s", e.Field, orDash(e.From), orDash(e.To))
+				case e.To != "":
+					line += ": " + e.To
+				}
+				fmt.Fprintln(w, line)
+			}
+		})
+	}
+	return fmt.Errorf("%w: unknown pm command %q", errUsage, opts.Cmd)
+}
+
+// pmPrint prints v as JSON with --json, else as text does; err first.
+func pmPrint(f *Factory, v any, err error, text func(io.Writer)) error {
+	if err != nil {
+		return err
+	}
+	if f.JSON {
+		writeJSON(f.IO.Out, v)
+		return nil
+	}
+	text(f.IO.Out)
+	return nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// taskLabel is "Task 1", or "Task 1 (#42)" for a task with an issue.
+func taskLabel(t task.Task) string {
+	if t.Issue != 0 {
+		return fmt.Sprintf("Task %s (#%d)", t.ID, t.Issue)
+	}
+	return "Task " + t.ID
+}
+
+func printTask(w io.Writer, t task.Task) {
+	fmt.Fprintf(w, "%s: %s\nstatus:    %s\nassignee:  %s\nmilestone: %s\nupdated:   %s\n",
+		taskLabel(t), t.Title, t.Status, orDash(t.Assignee), orDash(t.Milestone), t.Updated.UTC().Format("2006-01-02T15:04:05Z"))
+}
+
+func pmInit(ctx context.Context, f *Factory, opts *PMOptions, actor string) error {
+	root, err := f.StateRoot()
+	if err != nil {
+		return err
+	}
+	cwd, err := f.Getwd()
+	if err != nil {
+		return err
+	}
+	res, err := task.Init(ctx, task.InitOptions{Root: root, Dir: cwd, Name: opts.Name, Team: opts.Team, Actor: actor, Clock: f.Clock})
+	return pmPrint(f, res, err, func(w io.Writer) {
+		verb := "linked to team"
+		if res.Created {
+			verb = "created team"
+		}
+		name := ""
+		if res.Team.Name != "" {
+			name = " (" + res.Team.Name + ")"
+		}
+		fmt.Fprintf(w, "%s %s%s: %s\n", verb, res.Team.ID, name, res.Pointer)
+	})
+}
+
+// pmDoc sets, prints or edits a task's document.
+func pmDoc(ctx context.Context, f *Factory, st task.Store, opts *PMOptions, actor string) error {
+	if opts.DocSet != "" {
+		if opts.DocSet != "-" {
+			return fmt.Errorf("%w: --set takes - (the document on stdin)", errUsage)
+		}
+		text, err := messageText(f, "", true)
+		if err != nil {
+			return err
+		}
+		err = st.SetDoc(ctx, actor, opts.ID, text)
+		return pmPrint(f, map[string]any{"id": opts.ID, "bytes": len(text)}, err, func(w io.Writer) {
+			fmt.Fprintf(w, "Task %s: document saved (%d bytes)\n", opts.ID, len(text))
+		})
+	}
+	text, err := st.Doc(ctx, opts.ID)
+	if err != nil {
+		return err
+	}
+	if opts.Print || f.JSON || !f.IO.InTTY || !f.IO.OutTTY {
+		return pmPrint(f, map[string]string{"id": opts.ID, "doc": text}, nil, func(w io.Writer) { _, _ = io.WriteString(w, text) })
+	}
+	edited, err := editText(ctx, f, opts.ID, text)
+	if err != nil || edited == text {
+		return err
+	}
+	if err := st.SetDoc(ctx, actor, opts.ID, edited); err != nil {
+		return err
+	}
+	fmt.Fprintf(f.IO.ErrOut, "party: task %s: document saved\n", opts.ID)
+	return nil
+}
+
+// editText opens text in the user's editor on a temporary copy and
+// returns what was saved.
+func editText(ctx context.Context, f *Factory, id, text string) (string, error) {
+	editor := f.Getenv("VISUAL")
+	if editor == "" {
+		editor = f.Getenv("EDITOR")
+	}
+	if editor == "" {
+		editor = "vi"
+	}
+	argv, err := shellwords.SplitCommand(editor)
+	if err != nil || len(argv) == 0 {
+		return "", fmt.Errorf("%w: editor %q: %v", errUsage, editor, err)
+	}
+	tmp, err := os.MkdirTemp("", "party-doc")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	path := filepath.Join(tmp, "task.md")
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		return "", err
+	}
+	cmd := exec.CommandContext(ctx, argv[0], append(argv[1:], path)...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	if err := cmd.Run(); err != nil {
+		return "", fmt.Errorf("editor %s for task %s: %w (the document is unchanged)", argv[0], id, err)
+	}
+	b, err := os.ReadFile(path)
+	return string(b), err
+}
+
+// pmJump switches the tmux client to the party session started in the
+// team's directory (or --session); outside tmux it prints the command
+// that attaches to it.
+func pmJump(ctx context.Context, f *Factory) error {
+	cwd, err := f.Getwd()
+	if err != nil {
+		return err
+	}
+	link, err := task.FindLink(cwd)
+	if err != nil {
+		return err
+	}
+	tc := f.Tmux()
+	name := f.Session
+	if name == "" {
+		snap, err := tc.Snapshot(ctx)
+		if err != nil {
+			return err
+		}
+		dirs := map[string]string{}
+		for _, s := range snap.Sessions {
+			if s.StateDir != "" {
+				dirs[s.Name] = s.StateDir
+			}
+		}
+		found := task.SessionsIn(link.Dir, dirs)
+		switch len(found) {
+		case 0:
+			return fmt.Errorf("no party session on %s runs in %s; start one there with 'party start': %w", tc.Socket, link.Dir, errNoSession)
+		case 1:
+			name = found[0]
+		default:
+			return fmt.Errorf("%d party sessions run in %s (%s); pick one with --session: %w", len(found), link.Dir, strings.Join(found, ", "), errNoSession)
+		}
+	}
+	attach := strings.Join(append(append([]string{"tmux"}, strings.Fields(tc.SocketArgs())...), "attach", "-t", hook.ShellQuote(tmux.SessionTarget(name))), " ")
+	switched := false
+	if f.Getenv("TMUX") != "" {
+		if _, err := tc.Run(ctx, "switch-client", "-t", tmux.SessionTarget(name)); err != nil {
+			return err
+		}
+		switched = true
+	}
+	return pmPrint(f, map[string]any{"session": name, "switched": switched, "attach": attach}, nil, func(w io.Writer) {
+		if switched {
+			fmt.Fprintf(w, "switched to %s\n", name)
+		} else {
+			fmt.Fprintln(w, attach)
+		}
+	})
+}
