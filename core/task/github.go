@@ -454,8 +454,6 @@ func (g *githubStore) milestoneNumbers() (map[int]string, map[string]ghMilestone
 	return byNumber, m, nil
 }
 
-
-
 func (g *githubStore) AddMilestone(ctx context.Context, actor, name string) (Milestone, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
@@ -536,7 +534,6 @@ func (g *githubStore) Milestones(ctx context.Context) ([]Milestone, error) {
 	slices.SortFunc(out, func(a, b Milestone) int { return compareIDs(a.ID, b.ID) })
 	return out, nil
 }
-
 
 func (g *githubStore) DoneMilestone(ctx context.Context, actor, id string) (Milestone, error) {
 	_, m, err := g.milestoneNumbers()
