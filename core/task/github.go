@@ -372,6 +372,9 @@ func (g *githubStore) Team(context.Context) (Team, error) { return g.c.Team, nil
 // ensureLabels creates the labels of names that the repository lacks,
 // with party's colors.
 func (g *githubStore) ensureLabels(ctx context.Context, names ...string) error {
+	if len(names) == 0 {
+		return nil
+	}
 	if g.labels == nil {
 		type label struct {
 			Name string `json:"name"`
@@ -805,7 +808,9 @@ func (g *githubStore) Update(ctx context.Context, actor, id string, c Change) (T
 	want := ghWithAssignee(WithStatus(labels, next.Status), next.Assignee)
 	patch := map[string]any{}
 	if !slices.Equal(ghSorted(labels), ghSorted(want)) {
-		if err := g.ensureLabels(ctx, want...); err != nil {
+		// The issue's own labels exist; only new ones may need making.
+		added := slices.DeleteFunc(slices.Clone(want), func(l string) bool { return slices.Contains(labels, l) })
+		if err := g.ensureLabels(ctx, added...); err != nil {
 			return Task{}, err
 		}
 		patch["labels"] = want

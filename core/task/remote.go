@@ -70,5 +70,5 @@ func RepoFromGit(ctx context.Context, dir string) (string, error) {
 		return "", fmt.Errorf("the GitHub repository: no origin remote in %s (%s); set pm.repo or pass --repo owner/name: %w",
 			dir, ghFirstLine(errb.String()), ErrInvalid)
 	}
-	return ParseRemote(out.String())
+	return ParseRemote(strings.TrimSpace(out.String()))
 }

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -179,5 +180,13 @@ type FieldDiff struct {
 func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
 
 func (e *ConflictError) Error() string {
-	return fmt.Sprintf("task %s changed on the remote since party last read it (use --force to overwrite)", e.ID)
+	var diffs []string
+	for _, d := range e.Fields {
+		diffs = append(diffs, fmt.Sprintf("%s %q → %q", d.Field, d.Cached, d.Remote))
+	}
+	what := ""
+	if len(diffs) > 0 {
+		what = ": " + strings.Join(diffs, ", ")
+	}
+	return fmt.Sprintf("task %s changed on the remote since party last read it%s (use --force to overwrite)", e.ID, what)
 }
