@@ -50,9 +50,9 @@ type FS struct {
 // OpenFS opens the file store of the team whose directory is dir
 // (TeamDir). A missing team is ErrNotFound, an unreadable team.json
 // ErrCorrupt.
-func OpenFS(dir string, clk clock.Clock) (*FS, error) {
+func OpenFS(ctx context.Context, dir string, clk clock.Clock) (*FS, error) {
 	s := newFS(dir, clk)
-	if _, err := s.Team(context.Background()); err != nil {
+	if _, err := s.Team(ctx); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -63,12 +63,12 @@ func newFS(dir string, clk clock.Clock) *FS {
 }
 
 // CreateFS makes a new team in dir with its team.json and its first event.
-func CreateFS(dir string, t Team, actor string, clk clock.Clock) (*FS, error) {
+func CreateFS(ctx context.Context, dir string, t Team, actor string, clk clock.Clock) (*FS, error) {
 	if err := state.MkdirPrivate(dir); err != nil {
 		return nil, err
 	}
 	s := newFS(dir, clk)
-	err := s.locked(context.Background(), func() ([]Event, error) {
+	err := s.locked(ctx, func() ([]Event, error) {
 		path := filepath.Join(dir, "team.json")
 		if _, err := os.Stat(path); err == nil {
 			return nil, fmt.Errorf("team %s exists already: %w", t.ID, ErrInvalid)

@@ -31,7 +31,7 @@ func (fixed) Now() time.Time { return t0 }
 
 func newTeam(t *testing.T) *FS {
 	t.Helper()
-	s, err := CreateFS(filepath.Join(t.TempDir(), "team"), Team{ID: "0b7f2a6e-1111-4222-8333-444455556666", Name: "t", Created: t0}, "human", fixed{})
+	s, err := CreateFS(context.Background(), filepath.Join(t.TempDir(), "team"), Team{ID: "0b7f2a6e-1111-4222-8333-444455556666", Name: "t", Created: t0}, "human", fixed{})
 	require.NoError(t, err)
 	return s
 }
@@ -260,7 +260,7 @@ func TestUpdateHelper(t *testing.T) {
 	if dir == "" {
 		t.Skip("helper process")
 	}
-	s, err := OpenFS(dir, clock.Real{})
+	s, err := OpenFS(context.Background(), dir, clock.Real{})
 	require.NoError(t, err)
 	actor := os.Getenv("PM_TEST_ACTOR")
 	_, err = s.Update(context.Background(), actor, "1", Change{Assignee: &actor})

@@ -107,7 +107,7 @@ func Init(ctx context.Context, o InitOptions) (InitResult, error) {
 	old, err := readPointer(path)
 	switch {
 	case err == nil && o.Team != "" && old == o.Team:
-		s, err := OpenFS(TeamDir(o.Root, old), o.Clock)
+		s, err := OpenFS(ctx, TeamDir(o.Root, old), o.Clock)
 		if err != nil {
 			return InitResult{}, err
 		}
@@ -123,7 +123,7 @@ func Init(ctx context.Context, o InitOptions) (InitResult, error) {
 		if !uuidRE.MatchString(o.Team) {
 			return InitResult{}, fmt.Errorf("team %q is not a team id: %w", o.Team, ErrInvalid)
 		}
-		s, err := OpenFS(TeamDir(o.Root, o.Team), o.Clock)
+		s, err := OpenFS(ctx, TeamDir(o.Root, o.Team), o.Clock)
 		if err != nil {
 			return InitResult{}, err
 		}
@@ -136,7 +136,7 @@ func Init(ctx context.Context, o InitOptions) (InitResult, error) {
 			return InitResult{}, err
 		}
 		res.Team = Team{ID: id, Name: o.Name, Created: o.Clock.Now().UTC()}
-		if _, err := CreateFS(TeamDir(o.Root, id), res.Team, o.Actor, o.Clock); err != nil {
+		if _, err := CreateFS(ctx, TeamDir(o.Root, id), res.Team, o.Actor, o.Clock); err != nil {
 			return InitResult{}, err
 		}
 		res.Created = true
@@ -184,7 +184,7 @@ func Open(ctx context.Context, o OpenOptions) (Store, error) {
 		return nil, err
 	}
 	dir := TeamDir(o.Root, link.ID)
-	fs, err := OpenFS(dir, o.Clock)
+	fs, err := OpenFS(ctx, dir, o.Clock)
 	if errors.Is(err, ErrNotFound) {
 		return nil, fmt.Errorf("%s names team %s, which is not in %s: %w", link.Path, link.ID, TeamsDir(o.Root), ErrNotFound)
 	}

@@ -18,17 +18,19 @@ type InstructionsOptions struct {
 func newInstructionsCmd(f *Factory, runF func(context.Context, *InstructionsOptions) error) *cobra.Command {
 	opts := &InstructionsOptions{}
 	return &cobra.Command{
-		Use:   "instructions claude|codex",
-		Short: "Print the review-loop instructions for CLAUDE.md or AGENTS.md",
+		Use:   "instructions claude|codex|pm",
+		Short: "Print the review-loop and task instructions for CLAUDE.md or AGENTS.md",
 		Long: `Print Markdown that tells an agent how party's review loop works: for
 claude, the implementer (add it to CLAUDE.md); for codex, the reviewer (add
-it to AGENTS.md). For example: party instructions claude >> CLAUDE.md`,
+it to AGENTS.md). Both end with the party pm commands for the team's tasks;
+pm prints only those, short enough for a preamble. For example:
+party instructions claude >> CLAUDE.md`,
 		Args:      argsBetween(1, 1),
-		ValidArgs: []string{"claude", "codex"},
+		ValidArgs: []string{"claude", "codex", "pm"},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Agent = args[0]
 			if _, ok := instructions[opts.Agent]; !ok {
-				return fmt.Errorf("%w: unknown agent %q (want claude or codex)", errUsage, opts.Agent)
+				return fmt.Errorf("%w: unknown agent %q (want claude, codex or pm)", errUsage, opts.Agent)
 			}
 			if runF != nil {
 				return runF(c.Context(), opts)
@@ -50,9 +52,18 @@ func instructionsRun(f *Factory, opts *InstructionsOptions) error {
 
 // instructions are the Markdown texts of party instructions, by agent.
 var instructions = map[string]string{
-	"claude": claudeInstructions,
-	"codex":  codexInstructions,
+	"claude": claudeInstructions + "\n" + pmInstructions,
+	"codex":  codexInstructions + "\n" + pmInstructions,
+	"pm":     pmInstructions,
 }
+
+// pmInstructions tell an agent the party pm commands.
+const pmInstructions = "### Tasks: party pm\n\n" +
+	"The team's tasks are kept by `party pm`; each change records your role as its actor.\n" +
+	"- See them: `party pm task list [--assignee ROLE] [--status pending|in_progress|done]`, `party pm task show ID`.\n" +
+	"- Plan: `party pm task add \"TITLE\" [--assignee ROLE] [--milestone ID]`, `party pm milestone add \"NAME\"`.\n" +
+	"- Work: `party pm task update ID --status in_progress` when you start, `party pm task done ID` when it is done.\n" +
+	"- Notes: `party pm doc ID --print` reads the task's document; `... | party pm doc ID --set -` writes it.\n"
 
 const claudeInstructions = "## Working with party's review loop\n\n" +
 	"You are the implementer. A reviewer agent reviews your work through party's\n" +
