@@ -91,6 +91,7 @@ func (f *fixture) comments(n int) []string {
 func ptr[T any](v T) *T { return &v }
 
 func TestGitHubTasksAreIssues(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, fakegithub.Options{})
 	ctx := context.Background()
 
@@ -154,6 +155,7 @@ func TestGitHubTasksAreIssues(t *testing.T) {
 }
 
 func TestGitHubStatusLabelsAndComments(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, fakegithub.Options{})
 	ctx := context.Background()
 	_, err := f.store.AddTask(ctx, "planner", task.NewTask{Title: "a"})
@@ -223,6 +225,7 @@ func TestGitHubStatusLabelsAndComments(t *testing.T) {
 }
 
 func TestGitHubLogReadsCommentsFromElsewhere(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, fakegithub.Options{})
 	ctx := context.Background()
 	for _, title := range []string{"a", "b"} {
@@ -248,6 +251,7 @@ func TestGitHubLogReadsCommentsFromElsewhere(t *testing.T) {
 }
 
 func TestGitHubConflict(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, fakegithub.Options{})
 	ctx := context.Background()
 	_, err := f.store.AddMilestone(ctx, "planner", "v1")
@@ -290,6 +294,7 @@ func TestGitHubConflict(t *testing.T) {
 }
 
 func TestGitHubStatusAsGitHubShowsIt(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, fakegithub.Options{})
 	ctx := context.Background()
 	_, err := f.store.AddTask(ctx, "planner", task.NewTask{Title: "a"})
@@ -305,6 +310,7 @@ func TestGitHubStatusAsGitHubShowsIt(t *testing.T) {
 }
 
 func TestGitHubDoc(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, fakegithub.Options{})
 	ctx := context.Background()
 	_, err := f.store.AddTask(ctx, "planner", task.NewTask{Title: "a"})
@@ -328,6 +334,7 @@ func TestGitHubDoc(t *testing.T) {
 }
 
 func TestGitHubMilestonesAdoptAndClose(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, fakegithub.Options{})
 	ctx := context.Background()
 	ms, err := f.store.Milestones(ctx)
@@ -374,6 +381,7 @@ func TestGitHubMilestonesAdoptAndClose(t *testing.T) {
 }
 
 func TestGitHubUnavailable(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, fakegithub.Options{Repos: []string{repo}})
 	ctx := context.Background()
 	_, err := f.store.AddTask(ctx, "planner", task.NewTask{Title: "a"})
@@ -425,6 +433,7 @@ func TestGitHubUnavailable(t *testing.T) {
 }
 
 func TestGitHubConcurrentUpdatesLoseNothing(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, fakegithub.Options{})
 	ctx := context.Background()
 	const n = 6
@@ -461,6 +470,7 @@ func TestGitHubConcurrentUpdatesLoseNothing(t *testing.T) {
 }
 
 func TestGitHubCorruptMap(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t, fakegithub.Options{})
 	ctx := context.Background()
 	path := filepath.Join(f.cfg.Dir, "id-map.json")
