@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // ghRunner runs the gh CLI: argv only, text on stdin, stdout back. The
@@ -18,14 +19,26 @@ type ghRunner interface {
 	Run(ctx context.Context, args []string, stdin []byte) ([]byte, error)
 }
 
-// execGh runs the gh binary at bin with env (nil: this process's).
+// execGh runs the gh binary at bin with env (nil: this process's); a run
+// longer than limit (default ghCallLimit) is GitHub not answering.
 type execGh struct {
-	bin string
-	env []string
+	bin   string
+	env   []string
+	limit time.Duration
 }
 
+// ghCallLimit bounds one gh run: a GitHub that takes connections and
+// never answers is unavailable, not waited for.
+const ghCallLimit = time.Minute
+
 func (g execGh) Run(ctx context.Context, args []string, stdin []byte) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, g.bin, args...)
+	limit := g.limit
+	if limit <= 0 {
+		limit = ghCallLimit
+	}
+	callCtx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	cmd := exec.CommandContext(callCtx, g.bin, args...)
 	cmd.Env = g.env
 	if stdin != nil {
 		cmd.Stdin = bytes.NewReader(stdin)
@@ -35,6 +48,10 @@ func (g execGh) Run(ctx context.Context, args []string, stdin []byte) ([]byte, e
 	err := cmd.Run()
 	if err == nil {
 		return out.Bytes(), nil
+	}
+	if ctx.Err() == nil && errors.Is(callCtx.Err(), context.DeadlineExceeded) {
+		return nil, &GhError{Args: args, Stderr: strings.TrimSpace(errb.String()), ExitCode: -1,
+			kind: ErrUnavailable, why: fmt.Sprintf("GitHub did not answer within %s", limit)}
 	}
 	return out.Bytes(), newGhError(args, out.Bytes(), errb.String(), err, ctx.Err())
 }
