@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/partyhq/party/core/clock"
@@ -28,7 +29,7 @@ import (
 //	id-map.json         {"1": {"issueNumber": 42, "nodeId": "I_…", "updatedAt": "…",
 //	                           "createdAt": "…", "seen": {"title": …, "status": …,
 //	                           "assignee": …, "milestone": …}}}
-//	milestone-map.json  {"1": {"number": 3, "title": "v1"}}
+//	milestone-map.json  {"M1": {"number": 3, "title": "v1"}}
 //	events.jsonl        every change, as the fs store writes it
 //
 // Status is a label, exactly one of party:pending, party:in_progress and
@@ -123,9 +124,9 @@ func ghCheckRole(role string) error {
 type GitHubConfig struct {
 	Dir  string // the team's dir under the state root (id-map.json lives there)
 	Team Team
-	Repo string // owner/name
-	Gh   string // the gh binary ("gh" when empty)
-	Env  []string
+	Repo string   // owner/name
+	Gh   string   // the gh binary ("gh" when empty)
+	Env  []string // gh's environment (nil: this process's)
 	Now  func() time.Time
 }
 
@@ -134,7 +135,10 @@ type githubStore struct {
 	c      GitHubConfig
 	gh     ghRunner
 	locker state.Locker
-	// labels are the repository's labels once listed (name -> true).
+
+	mu sync.Mutex
+	// labels are the repository's labels once listed (lower-cased name
+	// -> true).
 	labels map[string]bool
 }
 
@@ -243,7 +247,7 @@ func ghList[T any](ctx context.Context, g *githubStore, path string) ([]T, error
 	for dec.More() {
 		var page []T
 		if err := dec.Decode(&page); err != nil {
-			return nil, fmt.Errorf("gh %s: the answer is not the JSON ghList expected: %w", strings.Join(args, " "), err)
+			return nil, fmt.Errorf("gh %s: the answer is not the JSON list expected: %w", strings.Join(args, " "), err)
 		}
 		out = append(out, page...)
 	}
@@ -375,6 +379,8 @@ func (g *githubStore) ensureLabels(ctx context.Context, names ...string) error {
 	if len(names) == 0 {
 		return nil
 	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
 	if g.labels == nil {
 		type label struct {
 			Name string `json:"name"`
