@@ -116,6 +116,13 @@ func newGhError(args []string, stdout []byte, stderr string, runErr, ctxErr erro
 	if ctxErr != nil {
 		return fmt.Errorf("gh %s: %w", strings.Join(args, " "), ctxErr)
 	}
+	classify(e, stdout)
+	return e
+}
+
+// classify reads what gh said on a failure with exit code e.ExitCode:
+// GitHub's status and message, and what the failure means for party.
+func classify(e *GhError, stdout []byte) {
 	var body struct {
 		Message string `json:"message"`
 	}
@@ -139,7 +146,6 @@ func newGhError(args []string, stdout []byte, stderr string, runErr, ctxErr erro
 	case e.HTTP == 0 && ghTransport.MatchString(e.Stderr):
 		e.kind, e.why = ErrUnavailable, "cannot reach GitHub (offline?)"
 	}
-	return e
 }
 
 func ghFirstLine(s string) string {

@@ -47,3 +47,38 @@ func TestGhThatNeverAnswersIsUnavailable(t *testing.T) {
 	assert.False(t, errors.Is(err, ErrUnavailable), "got %v", err)
 	assert.ErrorIs(t, err, context.Canceled)
 }
+
+func TestClassifyGhFailures(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		exit   int
+		stdout string
+		stderr string
+		kind   error
+		http   int
+		says   string
+	}{
+		{"refused token", 1, `{"message":"Bad credentials"}`, "gh: Bad credentials (HTTP 401)", ErrUnavailable, 401, "GH_ENTERPRISE_TOKEN for GH_HOST): Bad credentials"},
+		{"not logged in", 4, "", "To get started with GitHub CLI, please run:  gh auth login", ErrUnavailable, 0, "refused gh's credentials"},
+		{"forbidden", 1, `{"message":"Resource not accessible"}`, "gh: Resource not accessible (HTTP 403)", ErrUnavailable, 403, "HTTP 403"},
+		{"GitHub failing", 1, "", "gh: Server Error (HTTP 502)", ErrUnavailable, 502, "GitHub is failing (HTTP 502)"},
+		{"offline", 1, "", `Get "https://api.github.com/repos/o/r": dial tcp: lookup api.github.com: no such host`, ErrUnavailable, 0, "cannot reach GitHub (offline?)"},
+		{"refused connection", 1, "", `Post "https://127.0.0.1:9/api/v3/x": dial tcp 127.0.0.1:9: connect: connection refused`, ErrUnavailable, 0, "connection refused"},
+		{"not found", 1, `{"message":"Not Found"}`, "gh: Not Found (HTTP 404)", ErrNotFound, 404, "HTTP 404: Not Found"},
+		{"validation", 1, `{"message":"Validation Failed"}`, "gh: Validation Failed (HTTP 422)", ErrInvalid, 422, "HTTP 422: Validation Failed"},
+		{"something else", 1, "", "unknown flag: --frobnicate", nil, 0, "exit 1: unknown flag"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := &GhError{Args: []string{"api", "repos/o/r"}, ExitCode: tc.exit, Stderr: tc.stderr}
+			classify(e, []byte(tc.stdout))
+			assert.Equal(t, tc.http, e.HTTP)
+			if tc.kind == nil {
+				assert.NoError(t, e.Unwrap())
+			} else {
+				assert.ErrorIs(t, e, tc.kind)
+			}
+			assert.Contains(t, e.Error(), tc.says)
+			assert.Contains(t, e.Error(), "gh api repos/o/r: ")
+		})
+	}
+}
