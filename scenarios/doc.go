@@ -31,6 +31,10 @@
 //	fakemodel start [SCRIPT]     start the fake model server (package mockagents/fakemodel)
 //	                             in the test process, scripted by SCRIPT, logging to
 //	                             $PARTY_MOCK_LOG; sets $FAKEMODEL_URL; stopped at the end
+//	fakegithub start|stop|resume|edit|show|log|hidegh ...
+//	                             a fake GitHub REST API over TLS in the test process for the
+//	                             real gh, pointed at by GH_HOST and SSL_CERT_FILE (see
+//	                             cmdFakeGitHub); stopped at the end
 //	realagent KIND...            seed the real agents (claude, codex, gemini) into $HOME for
 //	                             $WORK and $FAKEMODEL_URL, add their environment, and put the
 //	                             pinned agents (make agents) first on PATH

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -68,6 +69,10 @@ type Task struct {
 	// Issue is the GitHub issue's number (github store only); a task
 	// shows as "Task 1 (#42)".
 	Issue int `json:"issue,omitempty"`
+	// Forced lists the changes made elsewhere (on GitHub) that an Update
+	// with Change.Force was applied over, for the CLI's warning; empty
+	// otherwise.
+	Forced []FieldDiff `json:"forced,omitempty"`
 }
 
 // Event is one entry of the audit trail: who changed what, from what, to
@@ -175,5 +180,13 @@ type FieldDiff struct {
 func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
 
 func (e *ConflictError) Error() string {
-	return fmt.Sprintf("task %s changed on the remote since party last read it (use --force to overwrite)", e.ID)
+	var diffs []string
+	for _, d := range e.Fields {
+		diffs = append(diffs, fmt.Sprintf("%s %q → %q", d.Field, d.Cached, d.Remote))
+	}
+	what := ""
+	if len(diffs) > 0 {
+		what = ": " + strings.Join(diffs, ", ")
+	}
+	return fmt.Sprintf("task %s changed on the remote since party last read it%s (use --force to overwrite)", e.ID, what)
 }

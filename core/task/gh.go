@@ -1,0 +1,157 @@
+package task
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// ghRunner runs the gh CLI: argv only, text on stdin, stdout back. The
+// real one execs gh; tests drive the real gh against fakegithub.
+type ghRunner interface {
+	Run(ctx context.Context, args []string, stdin []byte) ([]byte, error)
+}
+
+// execGh runs the gh binary at bin with env (nil: this process's); a run
+// longer than limit (default ghCallLimit) is GitHub not answering.
+type execGh struct {
+	bin   string
+	env   []string
+	limit time.Duration
+}
+
+// ghCallLimit bounds one gh run: a GitHub that takes connections and
+// never answers is unavailable, not waited for.
+const ghCallLimit = time.Minute
+
+func (g execGh) Run(ctx context.Context, args []string, stdin []byte) ([]byte, error) {
+	limit := g.limit
+	if limit <= 0 {
+		limit = ghCallLimit
+	}
+	callCtx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	cmd := exec.CommandContext(callCtx, g.bin, args...)
+	cmd.Env = g.env
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if err == nil {
+		return out.Bytes(), nil
+	}
+	if ctx.Err() == nil && errors.Is(callCtx.Err(), context.DeadlineExceeded) {
+		return nil, &GhError{Args: args, Stderr: strings.TrimSpace(errb.String()), ExitCode: -1,
+			kind: ErrUnavailable, why: fmt.Sprintf("GitHub did not answer within %s", limit)}
+	}
+	return out.Bytes(), newGhError(args, out.Bytes(), errb.String(), err, ctx.Err())
+}
+
+// GhError is a gh command that failed: what it was asked, what it said,
+// and what party makes of it (Unwrap: ErrUnavailable when GitHub cannot
+// be used — gh missing, offline, credentials refused, GitHub failing —,
+// ErrNotFound for a 404, ErrInvalid for a 422, nil otherwise).
+type GhError struct {
+	Args     []string
+	Stderr   string
+	ExitCode int
+	// HTTP is the status GitHub answered, 0 when gh reached no server.
+	HTTP int
+	// Message is GitHub's message from the answer's JSON body, if any.
+	Message string
+
+	kind error
+	why  string
+}
+
+func (e *GhError) Error() string {
+	cmd := "gh " + strings.Join(e.Args, " ")
+	detail := e.Message
+	if detail == "" {
+		detail = ghFirstLine(e.Stderr)
+	}
+	switch {
+	case e.why != "" && detail != "":
+		return fmt.Sprintf("%s: %s: %s", cmd, e.why, detail)
+	case e.why != "":
+		return fmt.Sprintf("%s: %s", cmd, e.why)
+	case e.HTTP != 0:
+		return fmt.Sprintf("%s: HTTP %d: %s", cmd, e.HTTP, detail)
+	}
+	return fmt.Sprintf("%s: exit %d: %s", cmd, e.ExitCode, detail)
+}
+
+func (e *GhError) Unwrap() error { return e.kind }
+
+// ghStatus finds the status gh api reports on stderr: "gh: Not Found
+// (HTTP 404)".
+var ghStatus = regexp.MustCompile(`\(HTTP (\d{3})\)`)
+
+// ghTransport is Go's error for a request that reached no server, as gh
+// prints it: `Get "https://…": dial tcp …: connection refused`.
+var ghTransport = regexp.MustCompile(`(?m)^(Get|Post|Patch|Put|Delete|Head) "[^"]*": `)
+
+// newGhError classifies a failed gh run.
+func newGhError(args []string, stdout []byte, stderr string, runErr, ctxErr error) error {
+	e := &GhError{Args: args, Stderr: strings.TrimSpace(stderr), ExitCode: -1}
+	var ee *exec.ExitError
+	switch {
+	case errors.As(runErr, &ee):
+		e.ExitCode = ee.ExitCode()
+	case errors.Is(runErr, exec.ErrNotFound):
+		e.kind, e.why = ErrUnavailable, "gh (GitHub CLI) is not installed or not on PATH"
+		return e
+	default:
+		return fmt.Errorf("gh %s: %w", strings.Join(args, " "), runErr)
+	}
+	if ctxErr != nil {
+		return fmt.Errorf("gh %s: %w", strings.Join(args, " "), ctxErr)
+	}
+	classify(e, stdout)
+	return e
+}
+
+// classify reads what gh said on a failure with exit code e.ExitCode:
+// GitHub's status and message, and what the failure means for party.
+func classify(e *GhError, stdout []byte) {
+	var body struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(stdout, &body) == nil {
+		e.Message = body.Message
+	}
+	if m := ghStatus.FindStringSubmatch(e.Stderr); m != nil {
+		e.HTTP, _ = strconv.Atoi(m[1])
+	}
+	switch {
+	case e.HTTP == 401 || e.ExitCode == 4:
+		e.kind, e.why = ErrUnavailable, "GitHub refused gh's credentials (run gh auth login, or set GH_TOKEN; GH_ENTERPRISE_TOKEN for GH_HOST)"
+	case e.HTTP == 403:
+		e.kind, e.why = ErrUnavailable, "GitHub refused the request (HTTP 403: no access to the repository, or rate limited)"
+	case e.HTTP >= 500:
+		e.kind, e.why = ErrUnavailable, fmt.Sprintf("GitHub is failing (HTTP %d)", e.HTTP)
+	case e.HTTP == 404 || e.HTTP == 410:
+		e.kind = ErrNotFound
+	case e.HTTP == 422 || e.HTTP == 400:
+		e.kind = ErrInvalid
+	case e.HTTP == 0 && ghTransport.MatchString(e.Stderr):
+		e.kind, e.why = ErrUnavailable, "cannot reach GitHub (offline?)"
+	}
+}
+
+func ghFirstLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

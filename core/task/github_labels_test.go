@@ -1,0 +1,100 @@
+package task
+
+import (
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestStatusOfIssue(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		state  string
+		labels []string
+		want   Status
+	}{
+		{"open without a label is pending", "open", nil, Pending},
+		{"open with other labels is pending", "open", []string{"bug", "party:assignee:codex"}, Pending},
+		{"pending", "open", []string{"party:pending"}, Pending},
+		{"in progress", "open", []string{"bug", "party:in_progress"}, InProgress},
+		{"done label on an open issue", "open", []string{"party:done"}, Done},
+		{"several labels: the most advanced", "open", []string{"party:in_progress", "party:pending"}, InProgress},
+		{"closed is done whatever the labels", "closed", []string{"party:pending"}, Done},
+		{"closed without labels is done", "closed", nil, Done},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, StatusOf(tc.state, tc.labels))
+		})
+	}
+}
+
+func TestWithStatusKeepsExactlyOne(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		labels []string
+		s      Status
+		want   []string
+	}{
+		{"none yet", nil, Pending, []string{"party:pending"}},
+		{"replaces the old one", []string{"bug", "party:pending"}, InProgress, []string{"bug", "party:in_progress"}},
+		{"drops every other", []string{"party:done", "x", "party:pending", "party:in_progress"}, Done, []string{"x", "party:done"}},
+		{"same status", []string{"party:done"}, Done, []string{"party:done"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := WithStatus(tc.labels, tc.s)
+			assert.Equal(t, tc.want, got)
+			assert.Equal(t, tc.s, StatusOf("open", got), "the status reads back")
+		})
+	}
+}
+
+func TestAssigneeLabel(t *testing.T) {
+	ls := ghWithAssignee([]string{"party:pending", "party:assignee:claude"}, "codex")
+	assert.Equal(t, []string{"party:pending", "party:assignee:codex"}, ls)
+	assert.Equal(t, "codex", ghAssignee(ls))
+	assert.Equal(t, []string{"party:pending"}, ghWithAssignee(ls, ""))
+	assert.Empty(t, ghAssignee([]string{"party:pending"}))
+	assert.ErrorIs(t, ghCheckRole("a,b"), ErrInvalid)
+	assert.ErrorIs(t, ghCheckRole("a-role-name-much-too-long-for-a-github-label"), ErrInvalid)
+	assert.NoError(t, ghCheckRole("executor-2"))
+}
+
+func TestCommentRoundTrip(t *testing.T) {
+	at := time.Date(2026, 11, 23, 20, 0, 0, 0, time.UTC)
+	line := ghCommentLine("status", "pending", "in_progress", "codex", at)
+	assert.Equal(t, "**[party]** Status changed: `pending` → `in_progress` · Actor: codex · 2026-11-23T20:00:00Z", line)
+	body := "some words\n" + line + "\n" + ghCommentLine("milestone", "", "2", "human", at.Add(time.Second))
+	assert.Equal(t, []Event{
+		{Event: "task_updated", ID: "7", Field: "status", From: "pending", To: "in_progress", Actor: "codex", TS: at},
+		{Event: "task_updated", ID: "7", Field: "milestone", From: "", To: "2", Actor: "human", TS: at.Add(time.Second)},
+	}, ParseComment("7", body))
+	assert.Empty(t, ParseComment("7", "**[party]** Status changed: `a` → `b` · Actor: x · yesterday"))
+}
+
+func FuzzCommentRoundTrip(f *testing.F) {
+	f.Add("pending", "done", "codex")
+	f.Add("", "m-1", "human")
+	f.Fuzz(func(t *testing.T, from, to, actor string) {
+		// Values party writes: ids, statuses and roles, never holding a
+		// backtick, a line break, the separator or the empty marker.
+		for _, v := range []string{from, to, actor} {
+			if !utf8.ValidString(v) || strings.ContainsAny(v, "`\r\n\u2028\u2029\u0085") || strings.Contains(v, " · ") ||
+				v == "(none)" || strings.TrimSpace(v) != v {
+				t.Skip()
+			}
+		}
+		if actor == "" {
+			t.Skip()
+		}
+		at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		got := ParseComment("1", ghCommentLine("milestone", from, to, actor, at))
+		if len(got) != 1 {
+			t.Fatalf("got %d events from %q, want 1", len(got), ghCommentLine("milestone", from, to, actor, at))
+		}
+		want := Event{Event: "task_updated", ID: "1", Field: "milestone", From: from, To: to, Actor: actor, TS: at}
+		assert.Equal(t, want, got[0])
+	})
+}
