@@ -235,6 +235,13 @@ func pmRun(ctx context.Context, f *Factory, opts *PMOptions) error {
 			return fmt.Errorf("%w: nothing to change: give --status, --assignee or --milestone", errUsage)
 		}
 		t, err := st.Update(ctx, actor, opts.ID, c)
+		if len(t.Forced) > 0 {
+			var diffs []string
+			for _, d := range t.Forced {
+				diffs = append(diffs, fmt.Sprintf("%s %q (party wrote %q)", d.Field, d.Remote, d.Cached))
+			}
+			fmt.Fprintf(f.IO.ErrOut, "party: warning: task %s had changed on GitHub (%s); overwritten (--force)\n", t.ID, strings.Join(diffs, ", "))
+		}
 		return pmPrint(f, t, err, func(w io.Writer) { printTask(w, t) })
 	case "doc":
 		return pmDoc(ctx, f, st, opts, actor)
