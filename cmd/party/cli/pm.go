@@ -238,9 +238,9 @@ func pmRun(ctx context.Context, f *Factory, opts *PMOptions) error {
 		if len(t.Forced) > 0 {
 			var diffs []string
 			for _, d := range t.Forced {
-				diffs = append(diffs, fmt.Sprintf("%s %q (party wrote %q)", d.Field, d.Remote, d.Cached))
+				diffs = append(diffs, fmt.Sprintf("%s %q → %q", d.Field, d.Cached, d.Remote))
 			}
-			fmt.Fprintf(f.IO.ErrOut, "party: warning: task %s had changed on GitHub (%s); overwritten (--force)\n", t.ID, strings.Join(diffs, ", "))
+			fmt.Fprintf(f.IO.ErrOut, "party: warning: task %s had changed on GitHub since party last wrote it (%s); --force applied this update over it\n", t.ID, strings.Join(diffs, ", "))
 		}
 		return pmPrint(f, t, err, func(w io.Writer) { printTask(w, t) })
 	case "doc":
