@@ -3,17 +3,16 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/supervise"
 )
 
 // Config loads the configuration once per command; warnings about unknown
-// keys go to stderr.
+// keys and ignored untrusted ones go to stderr.
 func (f *Factory) Config() (config.Config, error) {
 	if f.cfg != nil {
 		return *f.cfg, nil
@@ -61,26 +60,11 @@ sent and where: ` + strings.Join(config.KeyNames(true), ", ") + `.`,
 			if err != nil {
 				return err
 			}
-			g, l := config.Paths(f.Getenv, cwd)
-			path := l
-			if global {
-				path = g
-			}
-			set := func() error { return config.Set(path, args[0], args[1]) }
-			if global {
-				err = set()
-			} else {
-				err = keepTrust(f, path, set)
-			}
+			path, err := config.SetIn(f.Getenv, cwd, global, args[0], args[1], f.Clock.Now())
 			if err != nil {
 				return err
 			}
-			if f.JSON {
-				writeJSON(f.IO.Out, map[string]string{"key": args[0], "value": args[1], "file": path})
-			} else {
-				fmt.Fprintf(f.IO.Out, "%s = %s (%s)\n", args[0], args[1], path)
-			}
-			return nil
+			return f.show(map[string]string{"key": args[0], "value": args[1], "file": path}, "%s = %s (%s)", args[0], args[1], path)
 		},
 	}
 	set.Flags().BoolVar(&global, "global", false, "write the global config file")
@@ -119,12 +103,7 @@ sent and where: ` + strings.Join(config.KeyNames(true), ", ") + `.`,
 				if err != nil {
 					return err
 				}
-				if f.JSON {
-					writeJSON(f.IO.Out, map[string]string{"key": args[0], "value": v, "source": cfg.Sources[args[0]]})
-				} else {
-					fmt.Fprintln(f.IO.Out, v)
-				}
-				return nil
+				return f.show(map[string]string{"key": args[0], "value": v, "source": cfg.Sources[args[0]]}, "%s", v)
 			},
 		},
 		set,
@@ -133,33 +112,6 @@ sent and where: ` + strings.Join(config.KeyNames(true), ", ") + `.`,
 	return cmd
 }
 
-// keepTrust runs write, which changes the repository file at path on the
-// user's behalf: a file that was trusted, or that write creates, holds only
-// the user's settings, so it stays trusted.
-func keepTrust(f *Factory, path string, write func() error) error {
-	store := config.TrustStoreFor(f.Getenv)
-	keep := false
-	old, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		keep = true
-	case err != nil:
-		return err
-	default:
-		if keep, err = store.Trusted(path, old); err != nil {
-			return err
-		}
-	}
-	if err := write(); err != nil {
-		return err
-	}
-	if keep {
-		_, err = store.Trust(path, f.Clock.Now())
-	}
-	return err
-}
-
-// keyList names every config key for the help text.
 func newConfigTrustCmd(f *Factory) *cobra.Command {
 	var revoke bool
 	cmd := &cobra.Command{
@@ -178,32 +130,13 @@ by 'party config set' or 'party agents', which keeps a trusted file trusted.`,
 				return err
 			}
 			_, local := config.Paths(f.Getenv, cwd)
-			store := config.TrustStoreFor(f.Getenv)
-			type trustJSON struct {
-				File    string `json:"file"`
-				Trusted bool   `json:"trusted"`
-				SHA256  string `json:"sha256,omitempty"`
+			paths := []string{local, supervise.Path(cwd)}
+			out, err := config.TrustStoreFor(f.Getenv).TrustFiles(paths, revoke, f.Clock.Now())
+			if errors.Is(err, config.ErrNothingToTrust) {
+				return fmt.Errorf("%w: no %s or %s to trust", errUsage, paths[0], paths[1])
 			}
-			var out []trustJSON
-			for _, path := range []string{local, filepath.Join(cwd, registryFile)} {
-				if revoke {
-					if err := store.Revoke(path); err != nil {
-						return err
-					}
-					out = append(out, trustJSON{File: path})
-					continue
-				}
-				if _, err := os.Stat(path); err != nil {
-					continue
-				}
-				sum, err := store.Trust(path, f.Clock.Now())
-				if err != nil {
-					return err
-				}
-				out = append(out, trustJSON{File: path, Trusted: true, SHA256: sum})
-			}
-			if !revoke && len(out) == 0 {
-				return fmt.Errorf("%w: no %s or %s to trust", errUsage, local, filepath.Join(cwd, registryFile))
+			if err != nil {
+				return err
 			}
 			if f.JSON {
 				writeJSON(f.IO.Out, out)

@@ -8,11 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/partyhq/party/core/agent"
-	"github.com/partyhq/party/core/mux"
-	"github.com/partyhq/party/core/route"
 	"github.com/partyhq/party/core/session"
-	"github.com/partyhq/party/core/tmux"
 )
 
 // StopOptions are the inputs of party stop.
@@ -41,10 +37,11 @@ func stopRun(ctx context.Context, f *Factory, opts *StopOptions) error {
 	tc := f.Tmux()
 	name := opts.Session
 	if name == "" {
-		var err error
-		if name, err = resolveSession(ctx, f, tc); err != nil {
+		sc, err := openScope(ctx, f, tc)
+		if err != nil {
 			return err
 		}
+		name = sc.Session
 	}
 	d, err := sessionDeps(f, tc)
 	if err != nil {
@@ -53,12 +50,7 @@ func stopRun(ctx context.Context, f *Factory, opts *StopOptions) error {
 	if err := session.Stop(ctx, d, name); err != nil {
 		return err
 	}
-	if f.JSON {
-		writeJSON(f.IO.Out, map[string]string{"stopped": name})
-	} else {
-		fmt.Fprintf(f.IO.Out, "stopped %s\n", name)
-	}
-	return nil
+	return f.show(map[string]string{"stopped": name}, "stopped %s", name)
 }
 
 // LsOptions are the inputs of party ls.
@@ -79,27 +71,11 @@ func newLsCmd(f *Factory, runF func(context.Context, *LsOptions) error) *cobra.C
 	}
 }
 
-type lsEntry struct {
-	tmux.Session
-	Roles []string `json:"roles"`
-}
-
 func lsRun(ctx context.Context, f *Factory) error {
 	tc := f.Tmux()
-	sessions, err := tc.ListSessions(ctx)
+	out, err := session.List(ctx, tc)
 	if err != nil {
 		return err
-	}
-	out := []lsEntry{}
-	for _, s := range sessions {
-		if s.StateDir == "" {
-			continue
-		}
-		panes, err := tc.ListPanes(ctx, s.Name)
-		if err != nil {
-			return err
-		}
-		out = append(out, lsEntry{Session: s, Roles: route.Roles(panes)})
 	}
 	if f.JSON {
 		writeJSON(f.IO.Out, out)
@@ -134,36 +110,18 @@ func newPanesCmd(f *Factory, runF func(context.Context, *PanesOptions) error) *c
 	}
 }
 
-type paneJSON struct {
-	Role    string `json:"role"`
-	Pane    string `json:"pane"`
-	Agent   string `json:"agent"`
-	PID     int    `json:"pid"`
-	Dead    bool   `json:"dead"`
-	Status  string `json:"dead_status,omitempty"`
-	Command string `json:"command"`
-	Window  int    `json:"window"`
-	Index   int    `json:"index"`
-}
-
 func panesRun(ctx context.Context, f *Factory) error {
-	tc := f.Tmux()
-	sc, err := openScope(ctx, f, tc)
+	sc, err := openScope(ctx, f, f.Tmux())
 	if err != nil {
 		return err
 	}
-	panes := sc.Panes
-	out := make([]paneJSON, len(panes))
-	for i, p := range panes {
-		out[i] = paneJSON{Role: p.Role, Pane: p.ID, Agent: p.Agent, PID: p.PID, Dead: p.Dead,
-			Status: p.DeadStatus, Command: p.CurrentCommand, Window: p.WindowIndex, Index: p.Index}
-	}
+	rows := sc.Rows()
 	if f.JSON {
-		writeJSON(f.IO.Out, out)
+		writeJSON(f.IO.Out, rows)
 		return nil
 	}
 	t := newTable(f.IO.Out, "ROLE", "PANE", "AGENT", "PID", "DEAD", "COMMAND")
-	for _, p := range out {
+	for _, p := range rows {
 		dead := "-"
 		if p.Dead {
 			dead = "dead"
@@ -174,13 +132,6 @@ func panesRun(ctx context.Context, f *Factory) error {
 		t.row(orDash(p.Role), p.Pane, orDash(p.Agent), strconv.Itoa(p.PID), dead, p.Command)
 	}
 	return t.flush()
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // ResolveOptions are the inputs of party resolve.
@@ -206,52 +157,10 @@ to the second; other untagged sessions are ROUTING_UNRESOLVED.`,
 	}
 }
 
-// target is a resolved role.
-type target struct {
-	Session string
-	Info    tmux.SessionInfo
-	Pane    mux.Pane
-	Profile agent.Profile
-}
-
-// resolveRole finds the session and the one pane carrying role.
-func resolveRole(ctx context.Context, f *Factory, tc *tmux.Client, role string) (target, error) {
-	if t, ok, err := registeredTarget(ctx, f, role); ok || err != nil {
-		return t, err
-	}
-	sc, err := openScope(ctx, f, tc)
-	if err != nil {
-		return target{}, err
-	}
-	p, err := route.Resolve(sc.Panes, role)
-	if err != nil {
-		return target{}, fmt.Errorf("session %s: %w", sc.Session, err)
-	}
-	if p.Role == "" {
-		p.Role = role // the legacy layout names untagged panes
-	}
-	return target{Session: sc.Session, Info: sc.Info, Pane: p, Profile: profileOf(p)}, nil
-}
-
-// profileOf is the profile of a pane's agent: its @party_agent, else what
-// its role's name says (the legacy two-pane layout).
-func profileOf(p mux.Pane) agent.Profile {
-	kind := agent.Kind(p.Agent)
-	if kind == "" {
-		kind = agent.Infer([]string{p.Role})
-	}
-	return agent.Lookup(kind)
-}
-
 func resolveRun(ctx context.Context, f *Factory, opts *ResolveOptions) error {
 	t, err := resolveRole(ctx, f, f.Tmux(), opts.Role)
 	if err != nil {
 		return err
 	}
-	if f.JSON {
-		writeJSON(f.IO.Out, map[string]string{"session": t.Session, "role": opts.Role, "pane": t.Pane.ID, "agent": string(t.Profile.Kind)})
-		return nil
-	}
-	fmt.Fprintln(f.IO.Out, t.Pane.ID)
-	return nil
+	return f.show(map[string]string{"session": t.Session, "role": opts.Role, "pane": t.Pane.ID, "agent": string(t.Profile.Kind)}, "%s", t.Pane.ID)
 }

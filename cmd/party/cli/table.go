@@ -7,6 +7,16 @@ import (
 	"text/tabwriter"
 )
 
+// show prints v as JSON with --json, else the line of format.
+func (f *Factory) show(v any, format string, a ...any) error {
+	if f.JSON {
+		writeJSON(f.IO.Out, v)
+		return nil
+	}
+	_, err := fmt.Fprintf(f.IO.Out, format+"\n", a...)
+	return err
+}
+
 // table prints aligned columns.
 type table struct{ w *tabwriter.Writer }
 
@@ -19,3 +29,10 @@ func newTable(out io.Writer, header ...string) *table {
 func (t *table) row(cells ...string) { fmt.Fprintln(t.w, strings.Join(cells, "\t")) }
 
 func (t *table) flush() error { return t.w.Flush() }
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
