@@ -10,6 +10,7 @@ import (
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/tmux"
 )
 
@@ -127,17 +128,7 @@ func Resolve(ctx context.Context, srv Server, pick Pick, role string) (Target, e
 	if p.Role == "" {
 		p.Role = role // the legacy layout names untagged panes
 	}
-	return Target{Session: sc.Session, Info: sc.Info, Pane: p, Profile: ProfileOf(p)}, nil
-}
-
-// ProfileOf is the profile of a pane's agent: its @party_agent, else what
-// its role's name says (the legacy two-pane layout).
-func ProfileOf(p mux.Pane) agent.Profile {
-	kind := agent.Kind(p.Agent)
-	if kind == "" {
-		kind = agent.Infer([]string{p.Role})
-	}
-	return agent.Lookup(kind)
+	return Target{Session: sc.Session, Info: sc.Info, Pane: p, Profile: agent.ForPane(agent.Kind(p.Agent), p.Role)}, nil
 }
 
 // AgentPanes are the panes of sc that run a tagged agent (not a shell):
@@ -212,4 +203,14 @@ func LastLines(screen string, n int) []string {
 		lines = lines[len(lines)-n:]
 	}
 	return lines
+}
+
+// StateDir is the state dir of the session of info: its @party_state_dir,
+// or for a session party did not start one under root (state.SessionDir),
+// for its event log, long messages and request records.
+func StateDir(root string, info tmux.SessionInfo) string {
+	if info.StateDir != "" {
+		return info.StateDir
+	}
+	return state.SessionDir(root, info.SocketPath, info.Name)
 }

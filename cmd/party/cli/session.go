@@ -48,8 +48,8 @@ func resolveRole(ctx context.Context, f *Factory, tc *tmux.Client, role string) 
 	return rv.Resolve(ctx, role)
 }
 
-// profileOf is the profile of a pane's agent (session.ProfileOf).
-func profileOf(p mux.Pane) agent.Profile { return session.ProfileOf(p) }
+// profileOf is the profile of a pane's agent (agent.ForPane).
+func profileOf(p mux.Pane) agent.Profile { return agent.ForPane(agent.Kind(p.Agent), p.Role) }
 
 // messageText is the text of a message: TEXT as given, or stdin for "-".
 func messageText(f *Factory, text string, stdin bool) (string, error) {
