@@ -79,16 +79,11 @@ over a pane tagged with the same role.`,
 				if err != nil {
 					return err
 				}
-				if f.JSON {
-					writeJSON(f.IO.Out, r.Agents)
-					return nil
-				}
-				t := newTable(f.IO.Out, "NAME", "PANE", "AGENT", "REMARK")
+				var rows [][]string
 				for _, n := range r.Names() {
-					e := r.Agents[n]
-					t.row(n, e.Pane, orDash(e.Agent), e.Remark)
+					rows = append(rows, []string{n, r.Agents[n].Pane, orDash(r.Agents[n].Agent), r.Agents[n].Remark})
 				}
-				return t.flush()
+				return f.showTable(r.Agents, []string{"NAME", "PANE", "AGENT", "REMARK"}, rows)
 			},
 		},
 	)
@@ -112,10 +107,7 @@ type CheckOptions struct {
 
 func newCheckCmd(f *Factory, runF func(context.Context, *CheckOptions) error) *cobra.Command {
 	opts := &CheckOptions{}
-	return &cobra.Command{
-		Use:   "check ROLE [LINES]",
-		Short: "Print the last LINES lines (default 40) of an agent's pane",
-		Args:  argsBetween(1, 2),
+	return &cobra.Command{Use: "check ROLE [LINES]", Short: "Print the last LINES lines (default 40) of an agent's pane", Args: argsBetween(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Role, opts.Lines = args[0], 40
 			if len(args) == 2 {
@@ -125,12 +117,8 @@ func newCheckCmd(f *Factory, runF func(context.Context, *CheckOptions) error) *c
 				}
 				opts.Lines = n
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return checkRun(c.Context(), f, opts)
-		},
-	}
+			return run(c, f, opts, runF, checkRun)
+		}}
 }
 
 func checkRun(ctx context.Context, f *Factory, opts *CheckOptions) error {

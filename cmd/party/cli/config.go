@@ -37,9 +37,7 @@ func (f *Factory) Config() (config.Config, error) {
 }
 
 func newConfigCmd(f *Factory) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "config",
-		Short: "Show, get and set configuration",
+	cmd := &cobra.Command{Use: "config", Short: "Show, get and set configuration",
 		Long: `Configuration is layered: built-in defaults, then the global file
 ($XDG_CONFIG_HOME/party/config.json, else ~/.config/party/config.json), then
 the local ./.party/config.json, then flags. Keys: ` + strings.Join(config.KeyNames(false), ", ") + `, where NAME is a role or an agent kind.
@@ -51,10 +49,7 @@ sent and where: ` + strings.Join(config.KeyNames(true), ", ") + `.`,
 		Args: argsBetween(0, 0),
 	}
 	var global bool
-	set := &cobra.Command{
-		Use:   "set KEY VALUE",
-		Short: "Set KEY in the local config file (--global: the global one)",
-		Args:  argsBetween(2, 2),
+	set := &cobra.Command{Use: "set KEY VALUE", Short: "Set KEY in the local config file (--global: the global one)", Args: argsBetween(2, 2),
 		RunE: func(c *cobra.Command, args []string) error {
 			cwd, err := f.Getwd()
 			if err != nil {
@@ -76,20 +71,12 @@ sent and where: ` + strings.Join(config.KeyNames(true), ", ") + `.`,
 				if err != nil {
 					return err
 				}
-				flat := cfg.Flat()
-				if f.JSON {
-					out := map[string]map[string]string{}
-					for _, k := range cfg.Keys() {
-						out[k] = map[string]string{"value": flat[k], "source": cfg.Sources[k]}
-					}
-					writeJSON(f.IO.Out, out)
-					return nil
-				}
-				t := newTable(f.IO.Out, "KEY", "VALUE", "SOURCE")
+				flat, out, rows := cfg.Flat(), map[string]map[string]string{}, [][]string{}
 				for _, k := range cfg.Keys() {
-					t.row(k, flat[k], orDash(cfg.Sources[k]))
+					out[k] = map[string]string{"value": flat[k], "source": cfg.Sources[k]}
+					rows = append(rows, []string{k, flat[k], orDash(cfg.Sources[k])})
 				}
-				return t.flush()
+				return f.showTable(out, []string{"KEY", "VALUE", "SOURCE"}, rows)
 			},
 		},
 		&cobra.Command{
@@ -114,15 +101,12 @@ sent and where: ` + strings.Join(config.KeyNames(true), ", ") + `.`,
 
 func newConfigTrustCmd(f *Factory) *cobra.Command {
 	var revoke bool
-	cmd := &cobra.Command{
-		Use:   "trust",
-		Short: "Trust ./.party/config.json and ./.party/agents.json as they are now (--revoke: forget them)",
-		Long: `Record the sha256 of the local ./.party/config.json and ./.party/agents.json
-in your state ($XDG_STATE_HOME/party/trust.json, mode 0600), so that the
-config's keys that run programs or change what agents are sent, and the
-registry's names for panes, take effect. Read the files first: they came
-with the repository. Any change to them needs trust again, except one made
-by 'party config set' or 'party agents', which keeps a trusted file trusted.`,
+	cmd := &cobra.Command{Use: "trust", Short: "Trust ./.party/config.json and ./.party/agents.json as they are now (--revoke: forget them)",
+		Long: `Record the sha256 of ./.party/config.json and ./.party/agents.json in your
+state ($XDG_STATE_HOME/party/trust.json), so that the config's keys that run
+programs or change what agents are sent, and the registry's names, take
+effect. Read them first: they came with the repository. Any change needs
+trust again, except one by 'party config set' or 'party agents'.`,
 		Args: argsBetween(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			cwd, err := f.Getwd()

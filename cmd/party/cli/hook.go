@@ -36,10 +36,7 @@ not Gemini's hook JSON.`,
 			if len(args) == 2 {
 				opts.Payload = []byte(args[1])
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return hookRun(c.Context(), f, opts)
+			return run(c, f, opts, runF, hookRun)
 		},
 	}
 }

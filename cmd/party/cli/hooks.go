@@ -38,10 +38,7 @@ not valid JSON is left alone.`,
 			if opts.User && opts.Project {
 				return fmt.Errorf("%w: --user and --project cannot be used together", errUsage)
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return hooksInstallRun(f, opts)
+			return run(c, f, opts, runF, hooksInstallRun)
 		},
 	}
 	fl := install.Flags()
@@ -52,7 +49,7 @@ not valid JSON is left alone.`,
 	return cmd
 }
 
-func hooksInstallRun(f *Factory, opts *HooksInstallOptions) error {
+func hooksInstallRun(_ context.Context, f *Factory, opts *HooksInstallOptions) error {
 	dir, err := f.Getwd()
 	if opts.User {
 		if dir = f.Getenv("HOME"); dir == "" {

@@ -16,21 +16,14 @@ type StopOptions struct{ Session string }
 
 func newStopCmd(f *Factory, runF func(context.Context, *StopOptions) error) *cobra.Command {
 	opts := &StopOptions{}
-	return &cobra.Command{
-		Use:   "stop [SESSION]",
-		Short: "Stop a session and every agent in it",
-		Long:  "Kill the session's panes and their programs. Its state directory is kept.",
-		Args:  argsBetween(0, 1),
+	return &cobra.Command{Use: "stop [SESSION]", Short: "Stop a session and every agent in it",
+		Long: "Kill the session's panes and their programs. Its state directory is kept.", Args: argsBetween(0, 1),
 		RunE: func(c *cobra.Command, args []string) error {
 			if len(args) == 1 {
 				opts.Session = args[0]
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return stopRun(c.Context(), f, opts)
-		},
-	}
+			return run(c, f, opts, runF, stopRun)
+		}}
 }
 
 func stopRun(ctx context.Context, f *Factory, opts *StopOptions) error {
@@ -58,38 +51,25 @@ type LsOptions struct{}
 
 func newLsCmd(f *Factory, runF func(context.Context, *LsOptions) error) *cobra.Command {
 	opts := &LsOptions{}
-	return &cobra.Command{
-		Use:   "ls",
-		Short: "List the party sessions on the server",
-		Args:  argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return lsRun(c.Context(), f)
-		},
-	}
+	return &cobra.Command{Use: "ls", Short: "List the party sessions on the server", Args: argsBetween(0, 0),
+		RunE: func(c *cobra.Command, _ []string) error { return run(c, f, opts, runF, lsRun) }}
 }
 
-func lsRun(ctx context.Context, f *Factory) error {
+func lsRun(ctx context.Context, f *Factory, _ *LsOptions) error {
 	tc := f.Tmux()
-	out, err := session.List(ctx, tc)
+	list, err := session.List(ctx, tc)
 	if err != nil {
 		return err
 	}
-	if f.JSON {
-		writeJSON(f.IO.Out, out)
-		return nil
-	}
-	if len(out) == 0 {
+	if len(list) == 0 && !f.JSON {
 		fmt.Fprintf(f.IO.ErrOut, "no party sessions on %s\n", tc.Socket)
 		return nil
 	}
-	t := newTable(f.IO.Out, "SESSION", "ROLES", "ATTACHED")
-	for _, e := range out {
-		t.row(e.Name, strings.Join(e.Roles, ","), strconv.Itoa(e.Attached))
+	var rows [][]string
+	for _, e := range list {
+		rows = append(rows, []string{e.Name, strings.Join(e.Roles, ","), strconv.Itoa(e.Attached)})
 	}
-	return t.flush()
+	return f.showTable(list, []string{"SESSION", "ROLES", "ATTACHED"}, rows)
 }
 
 // PanesOptions are the inputs of party panes.
@@ -97,17 +77,10 @@ type PanesOptions struct{}
 
 func newPanesCmd(f *Factory, runF func(context.Context, *PanesOptions) error) *cobra.Command {
 	opts := &PanesOptions{}
-	return &cobra.Command{
-		Use:   "panes",
-		Short: "List the panes of a session with their roles",
-		Args:  argsBetween(0, 0),
+	return &cobra.Command{Use: "panes", Short: "List the panes of a session with their roles", Args: argsBetween(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return panesRun(c.Context(), f)
-		},
-	}
+			return run(c, f, opts, runF, func(ctx context.Context, f *Factory, _ *PanesOptions) error { return panesRun(ctx, f) })
+		}}
 }
 
 func panesRun(ctx context.Context, f *Factory) error {
@@ -115,13 +88,8 @@ func panesRun(ctx context.Context, f *Factory) error {
 	if err != nil {
 		return err
 	}
-	rows := sc.Rows()
-	if f.JSON {
-		writeJSON(f.IO.Out, rows)
-		return nil
-	}
-	t := newTable(f.IO.Out, "ROLE", "PANE", "AGENT", "PID", "DEAD", "COMMAND")
-	for _, p := range rows {
+	var rows [][]string
+	for _, p := range sc.Rows() {
 		dead := "-"
 		if p.Dead {
 			dead = "dead"
@@ -129,9 +97,9 @@ func panesRun(ctx context.Context, f *Factory) error {
 				dead += "(" + p.Status + ")"
 			}
 		}
-		t.row(orDash(p.Role), p.Pane, orDash(p.Agent), strconv.Itoa(p.PID), dead, p.Command)
+		rows = append(rows, []string{orDash(p.Role), p.Pane, orDash(p.Agent), strconv.Itoa(p.PID), dead, p.Command})
 	}
-	return t.flush()
+	return f.showTable(sc.Rows(), []string{"ROLE", "PANE", "AGENT", "PID", "DEAD", "COMMAND"}, rows)
 }
 
 // ResolveOptions are the inputs of party resolve.
@@ -139,22 +107,15 @@ type ResolveOptions struct{ Role string }
 
 func newResolveCmd(f *Factory, runF func(context.Context, *ResolveOptions) error) *cobra.Command {
 	opts := &ResolveOptions{}
-	return &cobra.Command{
-		Use:   "resolve ROLE",
-		Short: "Print the pane id of the one pane with ROLE",
-		Long: `Print the pane id of the pane tagged ROLE. Exactly one pane must carry
-the role: two are ROLE_AMBIGUOUS and none ROLE_NOT_FOUND (exit 3). A
-session of exactly two untagged panes resolves claude to the first and codex
-to the second; other untagged sessions are ROUTING_UNRESOLVED.`,
+	return &cobra.Command{Use: "resolve ROLE", Short: "Print the pane id of the one pane with ROLE",
+		Long: `Print the pane id of the pane tagged ROLE: two are ROLE_AMBIGUOUS, none
+ROLE_NOT_FOUND (exit 3). Of exactly two untagged panes the first is claude
+and the second codex; other untagged sessions are ROUTING_UNRESOLVED.`,
 		Args: argsBetween(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Role = args[0]
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return resolveRun(c.Context(), f, opts)
-		},
-	}
+			return run(c, f, opts, runF, resolveRun)
+		}}
 }
 
 func resolveRun(ctx context.Context, f *Factory, opts *ResolveOptions) error {

@@ -30,15 +30,12 @@ it to AGENTS.md). For example: party instructions claude >> CLAUDE.md`,
 			if _, ok := review.Instructions(opts.Agent); !ok {
 				return fmt.Errorf("%w: unknown agent %q (want claude or codex)", errUsage, opts.Agent)
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return instructionsRun(f, opts)
+			return run(c, f, opts, runF, instructionsRun)
 		},
 	}
 }
 
-func instructionsRun(f *Factory, opts *InstructionsOptions) error {
+func instructionsRun(_ context.Context, f *Factory, opts *InstructionsOptions) error {
 	text, _ := review.Instructions(opts.Agent)
 	if f.JSON {
 		writeJSON(f.IO.Out, map[string]string{"agent": opts.Agent, "text": text})

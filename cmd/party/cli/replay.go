@@ -31,10 +31,7 @@ the header and events instead.`,
 			if opts.Speed <= 0 {
 				return fmt.Errorf("%w: --speed must be positive", errUsage)
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return replayRun(c.Context(), f, opts)
+			return run(c, f, opts, runF, replayRun)
 		},
 	}
 	cmd.Flags().Float64Var(&opts.Speed, "speed", 1, "play this many times faster")

@@ -48,10 +48,7 @@ on screen exits 1 unless --force.`,
 			} else {
 				opts.Text = args[1]
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return sendRun(c.Context(), f, opts)
+			return run(c, f, opts, runF, sendRun)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "send even when a menu or dialog is on screen")

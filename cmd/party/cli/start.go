@@ -41,10 +41,7 @@ tagged with @party_role and @party_agent.`,
 		Args: argsBetween(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.Session = f.Session
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return startRun(c.Context(), f, opts)
+			return run(c, f, opts, runF, startRun)
 		},
 	}
 	fl := cmd.Flags()

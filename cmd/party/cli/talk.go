@@ -73,10 +73,7 @@ waits its turn, or with --no-queue fails at once (exit 5).`,
 					return fmt.Errorf("%w: %w", errUsage, err)
 				}
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return talkRun(c.Context(), f, opts)
+			return run(c, f, opts, runF, talkRun)
 		},
 	}
 	fl := cmd.Flags()
