@@ -203,3 +203,25 @@ func (rv Resolver) registered(ctx context.Context, role string) (session.Target,
 	}
 	return session.Target{Session: p.Session, Info: info, Pane: p, Profile: agent.Lookup(kind)}, true, nil
 }
+
+// Targets are the panes a message to role goes to, each with its role
+// and agent, and their session: role's one pane (Resolve), or for "all"
+// every agent pane of the picked session (not shells).
+func (rv Resolver) Targets(ctx context.Context, role string) (tmux.SessionInfo, []mux.Pane, error) {
+	if role == "all" {
+		sc, err := session.Open(ctx, rv.Tmux, rv.Pick)
+		if err != nil {
+			return tmux.SessionInfo{}, nil, err
+		}
+		panes, err := sc.AgentPanes()
+		return sc.Info, panes, err
+	}
+	t, err := rv.Resolve(ctx, role)
+	if err != nil {
+		return tmux.SessionInfo{}, nil, err
+	}
+	if t.Pane.Agent == "" {
+		t.Pane.Agent = string(t.Profile.Kind)
+	}
+	return t.Info, []mux.Pane{t.Pane}, nil
+}

@@ -163,3 +163,32 @@ func TestResolve(t *testing.T) {
 	_, err = rv.Resolve(ctx, "nobody")
 	assert.ErrorIs(t, err, route.ErrNotFound)
 }
+
+func TestTargets(t *testing.T) {
+	ctx := context.Background()
+	tc := server()
+	tc.snap.Panes = append(tc.snap.Panes,
+		mux.Pane{ID: "%4", Session: "party", Role: "planner", Agent: "codex"},
+		mux.Pane{ID: "%5", Session: "party", Role: "notes", Agent: "shell"},
+		mux.Pane{ID: "%6", Session: "party", Role: "legacy"})
+	rv := Resolver{Tmux: tc, Pick: session.Pick{Name: "party", Getenv: func(string) string { return "" }}}
+
+	info, panes, err := rv.Targets(ctx, "all")
+	require.NoError(t, err)
+	assert.Equal(t, "/state/party", info.StateDir)
+	var ids []string
+	for _, p := range panes {
+		ids = append(ids, p.ID)
+	}
+	assert.Equal(t, []string{"%3", "%4"}, ids, "agent panes only: no shell, no pane without an agent")
+
+	_, panes, err = rv.Targets(ctx, "legacy")
+	require.NoError(t, err)
+	assert.Equal(t, "generic", panes[0].Agent, "a pane without @party_agent gets its profile's kind")
+
+	rv.Pick.Name = "work"
+	_, _, err = rv.Targets(ctx, "all")
+	assert.ErrorIs(t, err, route.ErrNotFound, "a session without agent panes")
+	_, _, err = rv.Targets(ctx, "nobody")
+	assert.ErrorIs(t, err, route.ErrNotFound, "the legacy two-pane rule knows claude and codex only")
+}

@@ -21,21 +21,12 @@ type SendOptions struct {
 
 func newSendCmd(f *Factory, runF func(context.Context, *SendOptions) error) *cobra.Command {
 	opts := &SendOptions{}
-	cmd := &cobra.Command{
-		Use:   "send ROLE [--] TEXT|-",
-		Short: "Deliver a message to the agent with ROLE and confirm it was submitted",
-		Long: `Deliver TEXT (or stdin with -) to the pane with ROLE as one paste, press
-Enter once the input box shows it, and confirm the agent took it. CRLF
-becomes LF; control characters other than tab and LF are removed.
-
-The text is never a command: a leading '!' or '/' (or claude's bare 'exit')
-is made plain text or refused (exit 2); --raw sends it as the agent reads it.
-A starting agent is waited for (30s). Someone else's text in the input box
-is never merged: exit 7 unless --clear empties it first.
-
-Outcomes: submitted, queued (the agent was busy), unconfirmed (exit 6),
-failed. A dead pane or one not running its agent exits 3; a menu or dialog
-on screen exits 1 unless --force.`,
+	cmd := &cobra.Command{Use: "send ROLE [--] TEXT|-", Short: "Deliver a message to the agent with ROLE and confirm it was submitted",
+		Long: `Paste TEXT (or stdin with -) into ROLE's input box, press Enter once it shows,
+and confirm the agent took it: submitted, queued (busy), unconfirmed (exit
+6). A leading '!' or '/' is made plain text or refused (exit 2) unless
+--raw. Someone else's text in the box exits 7 unless --clear; a dead pane
+or one not running its agent exits 3; a menu or dialog exits 1 unless --force.`,
 		Example: `  party send claude 'Review the diff in /tmp/x.patch'
   git diff | party send codex -
   party send codex -- '-n is not a flag here'
@@ -57,6 +48,7 @@ on screen exits 1 unless --force.`,
 	return cmd
 }
 
+// sendJSON is what party send --json prints.
 type sendJSON struct {
 	Role    string `json:"role"`
 	Session string `json:"session,omitempty"`

@@ -35,6 +35,12 @@ func openPartyScope(ctx context.Context, f *Factory, tc *tmux.Client) (session.S
 // resolveRole finds the pane of role: a registered agent, else the one
 // pane of the session tagged with it.
 func resolveRole(ctx context.Context, f *Factory, tc *tmux.Client, role string) (target, error) {
+	return f.resolver(tc).Resolve(ctx, role)
+}
+
+// resolver resolves roles on tc through the registry of the working
+// directory, noting once on stderr that an untrusted one is ignored.
+func (f *Factory) resolver(tc *tmux.Client) supervise.Resolver {
 	rv := supervise.Resolver{Tmux: tc, Pick: f.pick(tc), Trust: config.TrustStoreFor(f.Getenv),
 		Untrusted: func(path string) {
 			if !f.registryNoted {
@@ -45,7 +51,7 @@ func resolveRole(ctx context.Context, f *Factory, tc *tmux.Client, role string) 
 	if wd, err := f.Getwd(); err == nil {
 		rv.Path = supervise.Path(wd)
 	}
-	return rv.Resolve(ctx, role)
+	return rv
 }
 
 // profileOf is the profile of a pane's agent (agent.ForPane).

@@ -12,11 +12,9 @@ import (
 
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/deliver"
-	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/route"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/talk"
-	"github.com/partyhq/party/core/tmux"
 	"github.com/partyhq/party/core/wait"
 )
 
@@ -40,17 +38,12 @@ var errBusy = talk.ErrBusy
 func newTalkCmd(f *Factory, runF func(context.Context, *TalkOptions) error) *cobra.Command {
 	opts := &TalkOptions{}
 	var delay, timeout string
-	cmd := &cobra.Command{
-		Use:   "talk ROLE|all TEXT|-",
-		Short: "Send a message and, with --wait, wait for the agent's answer",
-		Long: `Deliver TEXT (or stdin with -) to the agent with ROLE, or to every agent
-pane with "all"; with --wait, print the answer of the turn it started.
-
-Completion is known from the agent's hooks when party started it, else from
-a nonce marker the agent is asked to print (--marker forces that). A timeout
-exits 4 and shows the last screen; the pane dying exits 3; Ctrl-C stops
-waiting (exit 130). One request waits per agent at a time: a second talk
-waits its turn, or with --no-queue fails at once (exit 5).`,
+	cmd := &cobra.Command{Use: "talk ROLE|all TEXT|-", Short: "Send a message and, with --wait, wait for the agent's answer",
+		Long: `Deliver TEXT (or stdin with -) to ROLE, or to every agent pane with "all";
+with --wait print the answer, known from the agent's hooks or else from a
+nonce marker (--marker forces it). A timeout exits 4 with the last screen,
+a dying pane 3, Ctrl-C 130. A second talk to a busy agent waits its turn,
+or with --no-queue exits 5.`,
 		Example: `  party talk codex 'Run the tests' --wait --timeout 5m
   party talk all 'Summarize your work so far' --wait --json`,
 		Args: argsBetween(2, 2),
@@ -100,7 +93,7 @@ func talkRun(ctx context.Context, f *Factory, opts *TalkOptions) error {
 		return err
 	}
 	tc := f.Tmux()
-	info, targets, err := talkTargets(ctx, f, tc, opts.Role)
+	info, targets, err := f.resolver(tc).Targets(ctx, opts.Role)
 	if err != nil {
 		return err
 	}
@@ -127,27 +120,6 @@ func talkRun(ctx context.Context, f *Factory, opts *TalkOptions) error {
 		return err
 	}
 	return talkReport(f, opts, results)
-}
-
-// talkTargets resolves ROLE (a registered agent or a tagged pane), or
-// every agent pane of the session for "all".
-func talkTargets(ctx context.Context, f *Factory, tc *tmux.Client, role string) (tmux.SessionInfo, []mux.Pane, error) {
-	if role == "all" {
-		sc, err := openScope(ctx, f, tc)
-		if err != nil {
-			return tmux.SessionInfo{}, nil, err
-		}
-		panes, err := sc.AgentPanes()
-		return sc.Info, panes, err
-	}
-	t, err := resolveRole(ctx, f, tc, role)
-	if err != nil {
-		return tmux.SessionInfo{}, nil, err
-	}
-	if t.Pane.Agent == "" {
-		t.Pane.Agent = string(t.Profile.Kind)
-	}
-	return t.Info, []mux.Pane{t.Pane}, nil
 }
 
 func isTerminal(w io.Writer) bool {
