@@ -13,9 +13,6 @@ import (
 	"github.com/partyhq/party/core/tmux"
 )
 
-// target is a resolved role.
-type target = session.Target
-
 // pick is how a command on tc chooses its session: --session, then the
 // environment (session.Pick).
 func (f *Factory) pick(tc *tmux.Client) session.Pick {
@@ -34,7 +31,7 @@ func openPartyScope(ctx context.Context, f *Factory, tc *tmux.Client) (session.S
 
 // resolveRole finds the pane of role: a registered agent, else the one
 // pane of the session tagged with it.
-func resolveRole(ctx context.Context, f *Factory, tc *tmux.Client, role string) (target, error) {
+func resolveRole(ctx context.Context, f *Factory, tc *tmux.Client, role string) (session.Target, error) {
 	return f.resolver(tc).Resolve(ctx, role)
 }
 
