@@ -38,7 +38,6 @@ func newTalkFixture(t *testing.T) *talkFixture {
 		Mux: m, Clock: clock, Getenv: func(string) string { return "" }, Config: cfg,
 		StateDir: filepath.Join(dir, "state"), LockDir: filepath.Join(dir, "locks"),
 		Deliverer: &deliver.Deliverer{Mux: m, Clock: clock, Locker: &sim.Locker{}},
-		Spill:     func(text string) (string, error) { return text, nil },
 	}}
 }
 

@@ -144,6 +144,15 @@ func Lookup(kind Kind) Profile {
 	return profiles[Generic]
 }
 
+// ForPane is the profile of a pane's agent: kind (its @party_agent), else
+// what its role's name says (the legacy two-pane layout).
+func ForPane(kind Kind, role string) Profile {
+	if kind == "" {
+		kind = Infer([]string{role})
+	}
+	return Lookup(kind)
+}
+
 // Infer returns the agent kind of a launch command: its program's base name
 // decides (claude, codex, gemini, a known shell), anything else is generic.
 // An empty command is the user's shell.

@@ -176,3 +176,10 @@ func TestMenuOpen(t *testing.T) {
 		})
 	}
 }
+
+func TestForPane(t *testing.T) {
+	assert.Equal(t, Codex, ForPane(Codex, "claude").Kind, "@party_agent wins")
+	assert.Equal(t, Claude, ForPane("", "claude").Kind, "else the role's name")
+	assert.Equal(t, Generic, ForPane("", "planner").Kind)
+	assert.Equal(t, Generic, ForPane("vim", "x").Kind, "an unknown kind is generic")
+}

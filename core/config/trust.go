@@ -141,3 +141,78 @@ func (t TrustStore) update(change func(*trustFile)) error {
 	}
 	return state.WriteFile(t.Path, append(b, '\n'), 0o600)
 }
+
+// KeepTrust runs write, which changes the repository file at path on the
+// user's behalf (party config set, party agents): a file that was trusted,
+// or that write creates, holds only the user's settings, so it stays
+// trusted.
+func (t TrustStore) KeepTrust(path string, now time.Time, write func() error) error {
+	keep := false
+	old, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		keep = true
+	case err != nil:
+		return err
+	default:
+		if keep, err = t.Trusted(path, old); err != nil {
+			return err
+		}
+	}
+	if err := write(); err != nil {
+		return err
+	}
+	if keep {
+		_, err = t.Trust(path, now)
+	}
+	return err
+}
+
+// TrustResult is one file party config trust trusted or forgot.
+type TrustResult struct {
+	File    string `json:"file"`
+	Trusted bool   `json:"trusted"`
+	SHA256  string `json:"sha256,omitempty"`
+}
+
+// ErrNothingToTrust is party config trust where none of the files exists.
+var ErrNothingToTrust = errors.New("nothing to trust")
+
+// TrustFiles trusts each of paths that exists as it is now, or with
+// revoke forgets the trust of every one. Trusting when none exists is
+// ErrNothingToTrust.
+func (t TrustStore) TrustFiles(paths []string, revoke bool, now time.Time) ([]TrustResult, error) {
+	var out []TrustResult
+	for _, path := range paths {
+		if revoke {
+			if err := t.Revoke(path); err != nil {
+				return out, err
+			}
+			out = append(out, TrustResult{File: path})
+			continue
+		}
+		if _, err := os.Stat(path); err != nil {
+			continue
+		}
+		sum, err := t.Trust(path, now)
+		if err != nil {
+			return out, err
+		}
+		out = append(out, TrustResult{File: path, Trusted: true, SHA256: sum})
+	}
+	if !revoke && len(out) == 0 {
+		return nil, ErrNothingToTrust
+	}
+	return out, nil
+}
+
+// SetIn sets key = value in the local config file of cwd, or with global
+// in the global one, and returns the file's path. A local file the user
+// trusted stays trusted (KeepTrust).
+func SetIn(getenv func(string) string, cwd string, global bool, key, value string, now time.Time) (string, error) {
+	g, l := Paths(getenv, cwd)
+	if global {
+		return g, Set(g, key, value)
+	}
+	return l, TrustStoreFor(getenv).KeepTrust(l, now, func() error { return Set(l, key, value) })
+}

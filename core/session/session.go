@@ -1,4 +1,6 @@
-// Package session starts, lays out and stops a party session: it turns the
+// Package session starts, lays out, finds and stops party sessions: it
+// picks the session a command acts on and resolves roles to panes in it
+// (scope.go), attaches the terminal to one, and it turns the
 // --pane specs into panes (agent argv and the wiring of their completion
 // hooks), creates the tmux session, window and panes, tags them
 // (@party_role, @party_agent, @party_hooks), makes the session's state dir

@@ -66,9 +66,6 @@ type Deps struct {
 	LockDir string
 	// Deliverer is the one delivery path.
 	Deliverer *deliver.Deliverer
-	// Spill returns text, or, when it is too long to paste, the pointer
-	// to the file it was written to.
-	Spill func(text string) (string, error)
 	// Watch starts the session's wake-ups for a waiting talk; output
 	// false says hook events alone suffice. Nil: waits poll.
 	Watch func(ctx context.Context, output bool) (Wakes, error)
@@ -211,7 +208,7 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *Result) (wait.Re
 	}
 	// A text too long to paste goes to a file: the agent gets, and the
 	// wait follows, the pointer.
-	if text, err = t.d.Spill(text); err != nil {
+	if text, err = deliver.Spill(t.d.StateDir, text); err != nil {
 		return wait.Result{}, err
 	}
 	turn.Prompt = deliver.Sanitize(text)
@@ -248,15 +245,11 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *Result) (wait.Re
 
 // Profile is the agent profile of pane p, its settle time tuned by cfg.
 func Profile(cfg config.Config, p mux.Pane) agent.Profile {
-	kind := agent.Kind(p.Agent)
-	if kind == "" {
-		kind = agent.Infer([]string{p.Role})
-	}
-	return cfg.Tune(p.Role, agent.Lookup(kind))
+	return cfg.Tune(p.Role, agent.ForPane(agent.Kind(p.Agent), p.Role))
 }
 
 func (t *talker) deliver(ctx context.Context, p mux.Pane, profile agent.Profile, text string) (deliver.Result, error) {
-	text, err := t.d.Spill(text)
+	text, err := deliver.Spill(t.d.StateDir, text)
 	if err != nil {
 		return deliver.Result{Outcome: deliver.Failed}, err
 	}

@@ -1,35 +1,13 @@
 package cli
 
 import (
-	"context"
 	"fmt"
-
-	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/tmux"
 	"github.com/partyhq/party/core/wait"
 )
-
-// runWith runs a command with its options: a test's runF when set, else
-// the command's run func.
-func runWith[O any](c *cobra.Command, f *Factory, opts *O, runF func(context.Context, *O) error, run func(context.Context, *Factory, *O) error) error {
-	if runF != nil {
-		return runF(c.Context(), opts)
-	}
-	return run(c.Context(), f, opts)
-}
-
-// printResult prints v with --json, else format with args.
-func printResult(f *Factory, v any, format string, args ...any) error {
-	if f.JSON {
-		writeJSON(f.IO.Out, v)
-	} else {
-		fmt.Fprintf(f.IO.Out, format, args...)
-	}
-	return nil
-}
 
 // deliverer is the delivery protocol for a session of the server tc talks
 // to (session.Deliverer).

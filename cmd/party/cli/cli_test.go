@@ -8,7 +8,9 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -32,6 +34,24 @@ func testFactory(stdin string) (*Factory, *bytes.Buffer, *bytes.Buffer) {
 	}, &out, &errOut
 }
 
+// execute runs args on party's command tree with cmds in place of the
+// commands of the same names (built with a runF that captures options).
+func execute(f *Factory, args []string, cmds ...*cobra.Command) error {
+	root := NewRootCmd(f)
+	for _, c := range root.Commands() {
+		for _, r := range cmds {
+			if c.Name() == r.Name() {
+				root.RemoveCommand(c)
+			}
+		}
+	}
+	root.AddCommand(cmds...)
+	root.SetArgs(args)
+	root.SetOut(f.IO.Out)
+	root.SetErr(f.IO.ErrOut)
+	return root.ExecuteContext(context.Background())
+}
+
 func TestSendFlags(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -50,17 +70,7 @@ func TestSendFlags(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f, _, _ := testFactory("")
 			var got *SendOptions
-			root := NewRootCmd(f)
-			for _, c := range root.Commands() {
-				if c.Name() == "send" {
-					root.RemoveCommand(c)
-				}
-			}
-			root.AddCommand(newSendCmd(f, func(_ context.Context, o *SendOptions) error { got = o; return nil }))
-			root.SetArgs(tt.args)
-			root.SetOut(f.IO.Out)
-			root.SetErr(f.IO.ErrOut)
-			err := root.ExecuteContext(context.Background())
+			err := execute(f, tt.args, newSendCmd(f, func(_ context.Context, o *SendOptions) error { got = o; return nil }))
 			if tt.wantErr {
 				assert.Error(t, err)
 				return
@@ -142,17 +152,7 @@ func TestReviewSignalFlags(t *testing.T) {
 			f, _, _ := testFactory("")
 			var got *SignalOptions
 			capture := func(_ context.Context, o *SignalOptions) error { got = o; return nil }
-			root := NewRootCmd(f)
-			for _, c := range root.Commands() {
-				if c.Name() == "review" || c.Name() == "ask" {
-					root.RemoveCommand(c)
-				}
-			}
-			root.AddCommand(newReviewCmd(f, capture), newAskCmd(f, capture))
-			root.SetArgs(tt.args)
-			root.SetOut(f.IO.Out)
-			root.SetErr(f.IO.ErrOut)
-			err := root.ExecuteContext(context.Background())
+			err := execute(f, tt.args, newReviewCmd(f, capture), newAskCmd(f, capture))
 			if tt.wantErr != nil {
 				require.Error(t, err)
 				assert.ErrorIs(t, err, tt.wantErr)
@@ -167,6 +167,55 @@ func TestReviewSignalFlags(t *testing.T) {
 	}
 }
 
+// capture is a runF that keeps the options it is given in got.
+func capture[O any](got *any) func(context.Context, *O) error {
+	return func(_ context.Context, o *O) error { *got = *o; return nil }
+}
+
+func TestCommandArgs(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want any // nil: a usage error
+	}{
+		{"talk with delay and timeout", []string{"talk", "codex", "hi", "--delay", "500ms", "--wait", "--timeout", "2m"},
+			TalkOptions{Role: "codex", Text: "hi", Delay: 500 * time.Millisecond, Wait: true, Timeout: 2 * time.Minute}},
+		{"talk all from stdin, milliseconds", []string{"talk", "all", "-", "--delay", "250"}, TalkOptions{Role: "all", Stdin: true, Delay: 250 * time.Millisecond}},
+		{"talk bad delay", []string{"talk", "codex", "hi", "--delay", "soon"}, nil},
+		{"check default lines", []string{"check", "claude"}, CheckOptions{Role: "claude", Lines: 40}},
+		{"check lines", []string{"check", "claude", "5"}, CheckOptions{Role: "claude", Lines: 5}},
+		{"check zero lines", []string{"check", "claude", "0"}, nil},
+		{"stop a session", []string{"stop", "s"}, StopOptions{Session: "s"}},
+		{"resolve", []string{"resolve", "planner"}, ResolveOptions{Role: "planner"}},
+		{"hooks user", []string{"hooks", "install", "--user", "--dry-run"}, HooksInstallOptions{User: true, DryRun: true}},
+		{"hooks user and project", []string{"hooks", "install", "--user", "--project"}, nil},
+		{"replay", []string{"replay", "x.cast", "--speed", "2"}, ReplayOptions{File: "x.cast", Speed: 2}},
+		{"replay at speed 0", []string{"replay", "x.cast", "--speed", "0"}, nil},
+		{"instructions", []string{"instructions", "codex"}, InstructionsOptions{Agent: "codex"}},
+		{"instructions of another agent", []string{"instructions", "gemini"}, nil},
+		{"hook codex", []string{"hook", "codex-notify", `{"x":1}`}, HookOptions{Agent: "codex-notify", Payload: []byte(`{"x":1}`)}},
+		{"start", []string{"--session", "s", "start", "--pane", "a=claude", "--pane", "b", "--no-attach"},
+			StartOptions{Session: "s", Panes: []string{"a=claude", "b"}, Size: "200x50", NoAttach: true}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, _, _ := testFactory("")
+			var got any
+			err := execute(f, tt.args, newTalkCmd(f, capture[TalkOptions](&got)), newCheckCmd(f, capture[CheckOptions](&got)),
+				newStopCmd(f, capture[StopOptions](&got)), newResolveCmd(f, capture[ResolveOptions](&got)),
+				newHooksCmd(f, capture[HooksInstallOptions](&got)), newReplayCmd(f, capture[ReplayOptions](&got)),
+				newInstructionsCmd(f, capture[InstructionsOptions](&got)), newHookCmd(f, capture[HookOptions](&got)),
+				newStartCmd(f, capture[StartOptions](&got)))
+			if tt.want == nil {
+				assert.ErrorIs(t, err, errUsage)
+				assert.Nil(t, got, "nothing runs")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
 func TestPMFlags(t *testing.T) {
 	tests := []struct {
 		name    string

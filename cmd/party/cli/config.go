@@ -3,17 +3,16 @@ package cli
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/supervise"
 )
 
 // Config loads the configuration once per command; warnings about unknown
-// keys go to stderr.
+// keys and ignored untrusted ones go to stderr.
 func (f *Factory) Config() (config.Config, error) {
 	if f.cfg != nil {
 		return *f.cfg, nil
@@ -38,9 +37,7 @@ func (f *Factory) Config() (config.Config, error) {
 }
 
 func newConfigCmd(f *Factory) *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "config",
-		Short: "Show, get and set configuration",
+	cmd := &cobra.Command{Use: "config", Short: "Show, get and set configuration",
 		Long: `Configuration is layered: built-in defaults, then the global file
 ($XDG_CONFIG_HOME/party/config.json, else ~/.config/party/config.json), then
 the local ./.party/config.json, then flags. Keys: ` + strings.Join(config.KeyNames(false), ", ") + `, where NAME is a role or an agent kind.
@@ -52,35 +49,17 @@ sent and where: ` + strings.Join(config.KeyNames(true), ", ") + `.`,
 		Args: argsBetween(0, 0),
 	}
 	var global bool
-	set := &cobra.Command{
-		Use:   "set KEY VALUE",
-		Short: "Set KEY in the local config file (--global: the global one)",
-		Args:  argsBetween(2, 2),
+	set := &cobra.Command{Use: "set KEY VALUE", Short: "Set KEY in the local config file (--global: the global one)", Args: argsBetween(2, 2),
 		RunE: func(c *cobra.Command, args []string) error {
 			cwd, err := f.Getwd()
 			if err != nil {
 				return err
 			}
-			g, l := config.Paths(f.Getenv, cwd)
-			path := l
-			if global {
-				path = g
-			}
-			set := func() error { return config.Set(path, args[0], args[1]) }
-			if global {
-				err = set()
-			} else {
-				err = keepTrust(f, path, set)
-			}
+			path, err := config.SetIn(f.Getenv, cwd, global, args[0], args[1], f.Clock.Now())
 			if err != nil {
 				return err
 			}
-			if f.JSON {
-				writeJSON(f.IO.Out, map[string]string{"key": args[0], "value": args[1], "file": path})
-			} else {
-				fmt.Fprintf(f.IO.Out, "%s = %s (%s)\n", args[0], args[1], path)
-			}
-			return nil
+			return f.show(map[string]string{"key": args[0], "value": args[1], "file": path}, "%s = %s (%s)", args[0], args[1], path)
 		},
 	}
 	set.Flags().BoolVar(&global, "global", false, "write the global config file")
@@ -92,20 +71,12 @@ sent and where: ` + strings.Join(config.KeyNames(true), ", ") + `.`,
 				if err != nil {
 					return err
 				}
-				flat := cfg.Flat()
-				if f.JSON {
-					out := map[string]map[string]string{}
-					for _, k := range cfg.Keys() {
-						out[k] = map[string]string{"value": flat[k], "source": cfg.Sources[k]}
-					}
-					writeJSON(f.IO.Out, out)
-					return nil
-				}
-				t := newTable(f.IO.Out, "KEY", "VALUE", "SOURCE")
+				flat, out, rows := cfg.Flat(), map[string]map[string]string{}, [][]string{}
 				for _, k := range cfg.Keys() {
-					t.row(k, flat[k], orDash(cfg.Sources[k]))
+					out[k] = map[string]string{"value": flat[k], "source": cfg.Sources[k]}
+					rows = append(rows, []string{k, flat[k], orDash(cfg.Sources[k])})
 				}
-				return t.flush()
+				return f.showTable(out, []string{"KEY", "VALUE", "SOURCE"}, rows)
 			},
 		},
 		&cobra.Command{
@@ -119,12 +90,7 @@ sent and where: ` + strings.Join(config.KeyNames(true), ", ") + `.`,
 				if err != nil {
 					return err
 				}
-				if f.JSON {
-					writeJSON(f.IO.Out, map[string]string{"key": args[0], "value": v, "source": cfg.Sources[args[0]]})
-				} else {
-					fmt.Fprintln(f.IO.Out, v)
-				}
-				return nil
+				return f.show(map[string]string{"key": args[0], "value": v, "source": cfg.Sources[args[0]]}, "%s", v)
 			},
 		},
 		set,
@@ -133,44 +99,14 @@ sent and where: ` + strings.Join(config.KeyNames(true), ", ") + `.`,
 	return cmd
 }
 
-// keepTrust runs write, which changes the repository file at path on the
-// user's behalf: a file that was trusted, or that write creates, holds only
-// the user's settings, so it stays trusted.
-func keepTrust(f *Factory, path string, write func() error) error {
-	store := config.TrustStoreFor(f.Getenv)
-	keep := false
-	old, err := os.ReadFile(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		keep = true
-	case err != nil:
-		return err
-	default:
-		if keep, err = store.Trusted(path, old); err != nil {
-			return err
-		}
-	}
-	if err := write(); err != nil {
-		return err
-	}
-	if keep {
-		_, err = store.Trust(path, f.Clock.Now())
-	}
-	return err
-}
-
-// keyList names every config key for the help text.
 func newConfigTrustCmd(f *Factory) *cobra.Command {
 	var revoke bool
-	cmd := &cobra.Command{
-		Use:   "trust",
-		Short: "Trust ./.party/config.json and ./.party/agents.json as they are now (--revoke: forget them)",
-		Long: `Record the sha256 of the local ./.party/config.json and ./.party/agents.json
-in your state ($XDG_STATE_HOME/party/trust.json, mode 0600), so that the
-config's keys that run programs or change what agents are sent, and the
-registry's names for panes, take effect. Read the files first: they came
-with the repository. Any change to them needs trust again, except one made
-by 'party config set' or 'party agents', which keeps a trusted file trusted.`,
+	cmd := &cobra.Command{Use: "trust", Short: "Trust ./.party/config.json and ./.party/agents.json as they are now (--revoke: forget them)",
+		Long: `Record the sha256 of ./.party/config.json and ./.party/agents.json in your
+state ($XDG_STATE_HOME/party/trust.json), so that the config's keys that run
+programs or change what agents are sent, and the registry's names, take
+effect. Read them first: they came with the repository. Any change needs
+trust again, except one by 'party config set' or 'party agents'.`,
 		Args: argsBetween(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			cwd, err := f.Getwd()
@@ -178,32 +114,13 @@ by 'party config set' or 'party agents', which keeps a trusted file trusted.`,
 				return err
 			}
 			_, local := config.Paths(f.Getenv, cwd)
-			store := config.TrustStoreFor(f.Getenv)
-			type trustJSON struct {
-				File    string `json:"file"`
-				Trusted bool   `json:"trusted"`
-				SHA256  string `json:"sha256,omitempty"`
+			paths := []string{local, supervise.Path(cwd)}
+			out, err := config.TrustStoreFor(f.Getenv).TrustFiles(paths, revoke, f.Clock.Now())
+			if errors.Is(err, config.ErrNothingToTrust) {
+				return fmt.Errorf("%w: no %s or %s to trust", errUsage, paths[0], paths[1])
 			}
-			var out []trustJSON
-			for _, path := range []string{local, filepath.Join(cwd, registryFile)} {
-				if revoke {
-					if err := store.Revoke(path); err != nil {
-						return err
-					}
-					out = append(out, trustJSON{File: path})
-					continue
-				}
-				if _, err := os.Stat(path); err != nil {
-					continue
-				}
-				sum, err := store.Trust(path, f.Clock.Now())
-				if err != nil {
-					return err
-				}
-				out = append(out, trustJSON{File: path, Trusted: true, SHA256: sum})
-			}
-			if !revoke && len(out) == 0 {
-				return fmt.Errorf("%w: no %s or %s to trust", errUsage, local, filepath.Join(cwd, registryFile))
+			if err != nil {
+				return err
 			}
 			if f.JSON {
 				writeJSON(f.IO.Out, out)

@@ -77,9 +77,9 @@ func printCoordinator(f *Factory, dir, did string) error {
 	if did != "" {
 		did += ": "
 	}
-	return printResult(f, map[string]any{"running": p.Running, "pid": p.PID, "supervisor_pid": p.Supervisor,
+	return f.show(map[string]any{"running": p.Running, "pid": p.PID, "supervisor_pid": p.Supervisor,
 		"state": s.State, "phase": s.Phase, "dir": dir},
-		"%scoordinator %s, state %s\n", did, p.Describe("not running"), review.Label(s.State, s.Phase))
+		"%scoordinator %s, state %s", did, p.Describe("not running"), review.Label(s.State, s.Phase))
 }
 
 // coordinatorErr makes the coordinator's conflicts (it runs already, it

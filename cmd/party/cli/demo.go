@@ -29,7 +29,7 @@ tmux server, deliver a message to each by role and show what each received;
 then run the review loop between a claude and a codex mock in a new git
 repository until PR_READY; then stop everything, leaving nothing behind.`,
 		Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error { return runWith(c, f, opts, runF, demoRun) },
+		RunE: func(c *cobra.Command, _ []string) error { return run(c, f, opts, runF, demoRun) },
 	}
 	cmd.Flags().StringVar(&opts.MockDir, "mock-dir", "", "directory of the mock agents (default: mock/ beside the party binary)")
 	return cmd

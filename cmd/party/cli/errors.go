@@ -13,6 +13,7 @@ import (
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/route"
 	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/task"
 	"github.com/partyhq/party/core/tmux"
 	"github.com/partyhq/party/core/wait"
@@ -34,7 +35,7 @@ const (
 // Errors of the CLI itself.
 var (
 	errUsage     = errors.New("usage")
-	errNoSession = errors.New("session not determined")
+	errNoSession = session.ErrUnresolved
 	errConflict  = errors.New("conflict")
 )
 
@@ -70,6 +71,7 @@ var codes = []struct {
 	{review.ErrBadEvent, "USAGE", ExitUsage},
 	{review.ErrIllegal, "ILLEGAL_TRANSITION", ExitConflict},
 	{errConflict, "CONFLICT", ExitConflict},
+	{supervise.ErrConflict, "CONFLICT", ExitConflict},
 	{relay.ErrStalled, "STALLED", ExitTimeout},
 	{relay.ErrRounds, "OUT_OF_ROUNDS", ExitError},
 	{session.ErrExists, "SESSION_EXISTS", ExitError},

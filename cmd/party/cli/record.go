@@ -27,7 +27,7 @@ Secrets matching the redaction patterns (API keys and tokens, and --redact)
 are replaced before anything is written. Follows agent restarts; stops on
 Ctrl-C or when the session ends.`,
 		Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error { return runWith(c, f, opts, runF, recordRun) },
+		RunE: func(c *cobra.Command, _ []string) error { return run(c, f, opts, runF, recordRun) },
 	}
 	cmd.Flags().StringVar(&opts.Out, "out", "", "directory for the casts (default: recordings/<session>-<time>)")
 	cmd.Flags().StringArrayVar(&opts.Redact, "redact", nil, "another regexp whose matches are redacted (repeatable)")
@@ -60,5 +60,5 @@ func recordRun(ctx context.Context, f *Factory, opts *RecordOptions) error {
 	if err != nil {
 		return err
 	}
-	return printResult(f, map[string]string{"recording": out}, "recorded into %s\n", out)
+	return f.show(map[string]string{"recording": out}, "recorded into %s", out)
 }

@@ -72,7 +72,7 @@ Every block and decision goes to the event log (party log).`,
 			if !c.Flags().Changed("executor") {
 				opts.Executor = cfg.Executor
 			}
-			return runWith(c, f, opts, runF, relayRun)
+			return run(c, f, opts, runF, relayRun)
 		},
 	}
 	fl := cmd.Flags()
@@ -132,5 +132,5 @@ func relayRun(ctx context.Context, f *Factory, opts *RelayOptions) error {
 		}
 		return err
 	}
-	return printResult(f, map[string]string{"task": task.ID, "report": report}, "%s\n", report)
+	return f.show(map[string]string{"task": task.ID, "report": report}, "%s", report)
 }

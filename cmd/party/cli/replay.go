@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -32,10 +31,7 @@ the header and events instead.`,
 			if opts.Speed <= 0 {
 				return fmt.Errorf("%w: --speed must be positive", errUsage)
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return replayRun(c.Context(), f, opts)
+			return run(c, f, opts, runF, replayRun)
 		},
 	}
 	cmd.Flags().Float64Var(&opts.Speed, "speed", 1, "play this many times faster")
@@ -57,20 +53,5 @@ func replayRun(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 		writeJSON(f.IO.Out, map[string]any{"header": h, "events": events})
 		return nil
 	}
-	var at float64
-	for _, e := range events {
-		if e.Kind != "o" {
-			continue
-		}
-		if !opts.NoDelay && e.Time > at {
-			if err := f.Clock.Sleep(ctx, time.Duration((e.Time-at)/opts.Speed*float64(time.Second))); err != nil {
-				return err
-			}
-		}
-		at = e.Time
-		if _, err := fmt.Fprint(f.IO.Out, e.Data); err != nil {
-			return err
-		}
-	}
-	return nil
+	return record.Play(ctx, f.Clock, f.IO.Out, events, opts.Speed, opts.NoDelay)
 }

@@ -32,7 +32,7 @@ func signalCmd(f *Factory, runF func(context.Context, *SignalOptions) error, use
 			if err := fill(opts, a); err != nil {
 				return err
 			}
-			return runWith(c, f, opts, runF, signalRun)
+			return run(c, f, opts, runF, signalRun)
 		}}
 }
 
@@ -209,7 +209,7 @@ func newStatusCmd(f *Factory, runF func(context.Context, *StatusOptions) error, 
 		Use:   use,
 		Short: "Show the review coordinator's state, evidence and reviews",
 		Args:  argsBetween(0, 0),
-		RunE:  func(c *cobra.Command, _ []string) error { return runWith(c, f, opts, runF, statusRun) },
+		RunE:  func(c *cobra.Command, _ []string) error { return run(c, f, opts, runF, statusRun) },
 	}
 	cmd.Flags().BoolVarP(&opts.Watch, "watch", "w", false, "redraw every second until interrupted")
 	return cmd

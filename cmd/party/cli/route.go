@@ -36,7 +36,7 @@ until Ctrl-C or the session ends; --detach runs it in a window instead.`,
 			if opts.HopLimit < 1 {
 				return fmt.Errorf("%w: --hop-limit must be at least 1", errUsage)
 			}
-			return runWith(c, f, opts, runF, routeRun)
+			return run(c, f, opts, runF, routeRun)
 		},
 	}
 	cmd.Flags().IntVar(&opts.HopLimit, "hop-limit", 8, "forward a conversation at most this many hops")
@@ -59,7 +59,7 @@ func routeRun(ctx context.Context, f *Factory, opts *RouteOptions) error {
 		if err != nil {
 			return err
 		}
-		return printResult(f, map[string]string{"pane": id}, "switchboard running in %s\n", id)
+		return f.show(map[string]string{"pane": id}, "switchboard running in %s", id)
 	}
 	root, err := f.StateRoot()
 	if err != nil {

@@ -2,18 +2,11 @@ package cli
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/deliver"
-	"github.com/partyhq/party/core/state"
-	"github.com/partyhq/party/core/tmux"
+	"github.com/partyhq/party/core/session"
 )
 
 // SendOptions are the inputs of party send.
@@ -26,33 +19,14 @@ type SendOptions struct {
 	Clear bool // empty the input box of someone else's text first
 }
 
-// maxPaste is the largest text pasted as is; a longer one is written to a
-// file in the state dir and the agent gets a one-line pointer to it.
-const maxPaste = 512 << 10
-
 func newSendCmd(f *Factory, runF func(context.Context, *SendOptions) error) *cobra.Command {
 	opts := &SendOptions{}
-	cmd := &cobra.Command{
-		Use:   "send ROLE [--] TEXT|-",
-		Short: "Deliver a message to the agent with ROLE and confirm it was submitted",
-		Long: `Deliver TEXT (or stdin with -) to the pane with ROLE as one paste, press
-Enter once the agent's input box shows it, and confirm the agent took it.
-The text is sent as given, except that CRLF becomes LF and control
-characters other than tab and LF (ESC included) are removed. A TEXT that
-starts with '-' goes after '--'.
-
-The text is plain text for the model, never a command: where an agent would
-run it (a leading '!' or '/', claude's bare 'exit') party either makes it
-plain by a rule the agent honours or refuses it (exit 2); --raw sends it as
-the agent reads it, a command on purpose.
-
-An agent still starting is waited for (up to 30s). Text already in the
-input box (someone typing) is never merged with the message: party refuses
-(exit 7) unless --clear, which empties the box first.
-
-Outcomes: submitted, queued (the agent was busy and queued it), unconfirmed
-(exit 6) and failed. A dead pane or one not running its agent exits 3; a
-menu or dialog on screen exits 1 unless --force.`,
+	cmd := &cobra.Command{Use: "send ROLE [--] TEXT|-", Short: "Deliver a message to the agent with ROLE and confirm it was submitted",
+		Long: `Paste TEXT (or stdin with -) into ROLE's input box, press Enter once it shows,
+and confirm the agent took it: submitted, queued (busy), unconfirmed (exit
+6). A leading '!' or '/' is made plain text or refused (exit 2) unless
+--raw. Someone else's text in the box exits 7 unless --clear; a dead pane
+or one not running its agent exits 3; a menu or dialog exits 1 unless --force.`,
 		Example: `  party send claude 'Review the diff in /tmp/x.patch'
   git diff | party send codex -
   party send codex -- '-n is not a flag here'
@@ -65,10 +39,7 @@ menu or dialog on screen exits 1 unless --force.`,
 			} else {
 				opts.Text = args[1]
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return sendRun(c.Context(), f, opts)
+			return run(c, f, opts, runF, sendRun)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.Force, "force", false, "send even when a menu or dialog is on screen")
@@ -77,6 +48,7 @@ menu or dialog on screen exits 1 unless --force.`,
 	return cmd
 }
 
+// sendJSON is what party send --json prints.
 type sendJSON struct {
 	Role    string `json:"role"`
 	Session string `json:"session,omitempty"`
@@ -88,6 +60,12 @@ type sendJSON struct {
 type errorJSON struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+}
+
+// newErrorJSON is err as --json reports it.
+func newErrorJSON(err error) *errorJSON {
+	code, _ := classify(err)
+	return &errorJSON{Code: code, Message: err.Error()}
 }
 
 func sendRun(ctx context.Context, f *Factory, opts *SendOptions) error {
@@ -103,64 +81,32 @@ func sendRun(ctx context.Context, f *Factory, opts *SendOptions) error {
 			return err
 		}
 		out.Session, out.Pane = t.Session, t.Pane.ID
-		info := t.Info
 		root, err := f.StateRoot()
 		if err != nil {
 			return err
 		}
-		if len(text) > maxPaste {
-			if text, err = spill(root, info, text); err != nil {
-				return err
-			}
+		if text, err = deliver.Spill(session.StateDir(root, t.Info), text); err != nil {
+			return err
 		}
-		d := deliverer(f, tc, root, info, map[string]string{t.Pane.ID: opts.Role})
 		cfg, err := f.Config()
 		if err != nil {
 			return err
 		}
-		res, err := d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: cfg.Tune(opts.Role, t.Profile), Text: text, Force: opts.Force, Raw: opts.Raw, Clear: opts.Clear})
-		out.Result = res
-		out.MS = res.Duration.Milliseconds()
+		d := deliverer(f, tc, root, t.Info, map[string]string{t.Pane.ID: opts.Role})
+		out.Result, err = d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: cfg.Tune(opts.Role, t.Profile), Text: text, Force: opts.Force, Raw: opts.Raw, Clear: opts.Clear})
+		out.MS = out.Result.Duration.Milliseconds()
 		return err
 	}()
-	if err != nil {
-		if f.JSON {
-			code, _ := classify(err)
-			out.Error = &errorJSON{Code: code, Message: err.Error()}
-			writeJSON(f.IO.Out, out)
-			return &reported{error: err, json: true}
-		}
+	switch {
+	case err != nil && f.JSON:
+		out.Error = newErrorJSON(err)
+		writeJSON(f.IO.Out, out)
+		return &reported{error: err, json: true}
+	case err != nil:
 		return err
 	}
-	if f.JSON {
-		writeJSON(f.IO.Out, out)
-		return nil
-	}
-	fmt.Fprintf(f.IO.Out, "%s to %s (%s)\n", out.Outcome, opts.Role, out.Pane)
-	return nil
+	return f.show(out, "%s to %s (%s)", out.Outcome, opts.Role, out.Pane)
 }
 
-// lockDir is where the pane locks of one tmux server live.
-func lockDir(root, socketPath string) string {
-	h := sha256.Sum256([]byte(socketPath))
-	return filepath.Join(root, "locks", hex.EncodeToString(h[:6]))
-}
-
-// spill writes a text too long to paste into the session's state dir and
-// returns the pointer message that replaces it.
-func spill(root string, info tmux.SessionInfo, text string) (string, error) {
-	dir := info.StateDir
-	if dir == "" {
-		dir = state.SessionDir(root, info.SocketPath, info.Name)
-	}
-	dir = filepath.Join(dir, "messages")
-	if err := state.MkdirPrivate(dir); err != nil {
-		return "", err
-	}
-	h := sha256.Sum256([]byte(text))
-	path := filepath.Join(dir, "msg-"+strconv.Itoa(os.Getpid())+"-"+hex.EncodeToString(h[:6])+".md")
-	if err := state.WriteFile(path, []byte(text), 0o600); err != nil {
-		return "", err
-	}
-	return fmt.Sprintf("The message is too long to paste (%d bytes). Read it from the file %s", len(text), path), nil
-}
+// lockDir is where the pane locks of one tmux server live (deliver.LockDir).
+func lockDir(root, socketPath string) string { return deliver.LockDir(root, socketPath) }

@@ -4,91 +4,55 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
-	"strings"
 
+	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/mux"
+	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/tmux"
 )
 
-// scope is the session a command acts on, its party info and its panes,
-// read with one tmux command.
-type scope struct {
-	Session string
-	Info    tmux.SessionInfo
-	Panes   []mux.Pane
+// pick is how a command on tc chooses its session: --session, then the
+// environment (session.Pick).
+func (f *Factory) pick(tc *tmux.Client) session.Pick {
+	return session.Pick{Name: f.Session, Getenv: f.Getenv, Server: tc.Socket.String()}
 }
 
-// openScope picks the session a command acts on: --session, then
-// $PARTY_SESSION, then the session of $TMUX_PANE, then the only party
-// session on the server. Anything else fails listing the candidates.
-func openScope(ctx context.Context, f *Factory, tc *tmux.Client) (scope, error) {
-	snap, err := tc.Snapshot(ctx)
-	if err != nil {
-		return scope{}, err
-	}
-	name, err := pickSession(f, tc, snap)
-	if err != nil {
-		return scope{}, err
-	}
-	info, ok := snap.Session(name)
-	if !ok {
-		return scope{}, fmt.Errorf("session %q on %s: %w", name, tc.Socket, mux.ErrNoSession)
-	}
-	return scope{Session: name, Info: info, Panes: snap.PanesOf(name)}, nil
+// openScope reads the session a command acts on.
+func openScope(ctx context.Context, f *Factory, tc *tmux.Client) (session.Scope, error) {
+	return session.Open(ctx, tc, f.pick(tc))
 }
 
-func pickSession(f *Factory, tc *tmux.Client, snap tmux.Snapshot) (string, error) {
-	if f.Session != "" {
-		return f.Session, nil
-	}
-	if s := f.Getenv("PARTY_SESSION"); s != "" {
-		return s, nil
-	}
-	if p := f.Getenv("TMUX_PANE"); p != "" && f.Getenv("TMUX") != "" {
-		for _, pane := range snap.Panes {
-			if pane.ID == p {
-				return pane.Session, nil
+// openPartyScope is openScope for a session party started (with a state dir).
+func openPartyScope(ctx context.Context, f *Factory, tc *tmux.Client) (session.Scope, error) {
+	return session.OpenParty(ctx, tc, f.pick(tc))
+}
+
+// resolveRole finds the pane of role: a registered agent, else the one
+// pane of the session tagged with it.
+func resolveRole(ctx context.Context, f *Factory, tc *tmux.Client, role string) (session.Target, error) {
+	return f.resolver(tc).Resolve(ctx, role)
+}
+
+// resolver resolves roles on tc through the registry of the working
+// directory, noting once on stderr that an untrusted one is ignored.
+func (f *Factory) resolver(tc *tmux.Client) supervise.Resolver {
+	rv := supervise.Resolver{Tmux: tc, Pick: f.pick(tc), Trust: config.TrustStoreFor(f.Getenv),
+		Untrusted: func(path string) {
+			if !f.registryNoted {
+				f.registryNoted = true
+				fmt.Fprintf(f.IO.ErrOut, "party: %s is not trusted: ignoring its names (read it, then run 'party config trust')\n", path)
 			}
-		}
+		}}
+	if wd, err := f.Getwd(); err == nil {
+		rv.Path = supervise.Path(wd)
 	}
-	var party, all []string
-	for _, s := range snap.Sessions {
-		all = append(all, s.Name)
-		if s.StateDir != "" {
-			party = append(party, s.Name)
-		}
-	}
-	sort.Strings(party)
-	sort.Strings(all)
-	switch {
-	case len(party) == 1:
-		return party[0], nil
-	case len(party) > 1:
-		return "", fmt.Errorf("%d party sessions on %s (%s); pick one with --session or PARTY_SESSION: %w",
-			len(party), tc.Socket, strings.Join(party, ", "), errNoSession)
-	case len(all) == 0:
-		return "", fmt.Errorf("no party session on %s; start one with 'party start': %w", tc.Socket, errNoSession)
-	}
-	return "", fmt.Errorf("no party session on %s (other sessions: %s); use --session or PARTY_SESSION: %w",
-		tc.Socket, strings.Join(all, ", "), errNoSession)
+	return rv
 }
 
-// resolveSession returns the name of the session a command acts on.
-func resolveSession(ctx context.Context, f *Factory, tc *tmux.Client) (string, error) {
-	s, err := openScope(ctx, f, tc)
-	return s.Session, err
-}
-
-// openPartyScope is openScope for commands that need the session's state
-// dir (its event log, relay steps): sessions party did not start have none.
-func openPartyScope(ctx context.Context, f *Factory, tc *tmux.Client) (scope, error) {
-	sc, err := openScope(ctx, f, tc)
-	if err == nil && sc.Info.StateDir == "" {
-		err = fmt.Errorf("session %s was not started by party (it has no state dir): %w", sc.Session, errNoSession)
-	}
-	return sc, err
-}
+// profileOf is the profile of a pane's agent (agent.ForPane).
+func profileOf(p mux.Pane) agent.Profile { return agent.ForPane(agent.Kind(p.Agent), p.Role) }
 
 // messageText is the text of a message: TEXT as given, or stdin for "-".
 func messageText(f *Factory, text string, stdin bool) (string, error) {

@@ -2,10 +2,8 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -33,29 +31,27 @@ func newStartCmd(f *Factory, runF func(context.Context, *StartOptions) error) *c
 	cmd := &cobra.Command{
 		Use:   "start",
 		Short: "Start a session with one pane per role",
-		Long: `Start a tmux session with one window and a pane per --pane ROLE[=COMMAND],
-in order. Without COMMAND a role named claude, codex or gemini runs that
-agent and any other role gets a shell. The default layout is codex, claude
-and a shell. Each pane is tagged with @party_role and @party_agent.`,
+		Long: `Start a tmux session with a pane per --pane ROLE[=COMMAND], in order. A
+role named claude, codex or gemini without COMMAND runs that agent, any
+other a shell; the default is codex, claude and a shell. Each pane is
+tagged with @party_role and @party_agent.`,
 		Example: `  party start --pane planner=claude --pane executor=codex
   party start --session review --pane claude --pane codex --no-attach`,
 		Args: argsBetween(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.Session = f.Session
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return startRun(c.Context(), f, opts)
+			return run(c, f, opts, runF, startRun)
 		},
 	}
-	cmd.Flags().StringArrayVar(&opts.Panes, "pane", nil, "a pane as ROLE[=COMMAND]; repeat in pane order")
-	cmd.Flags().StringVar(&opts.Cwd, "cwd", "", "working directory of the panes (default: current)")
-	cmd.Flags().StringVar(&opts.Size, "size", "200x50", "window size WxH while detached")
-	cmd.Flags().BoolVar(&opts.Replace, "replace", false, "replace a session of the same name")
-	cmd.Flags().BoolVar(&opts.NoAttach, "no-attach", false, "do not attach, even on a terminal")
-	cmd.Flags().StringVar(&opts.Record, "record", "", "record every pane into this directory (party record, in a window of the session)")
-	cmd.Flags().BoolVar(&opts.Review, "review", false, "run the review coordinator (party coordinator) in a hidden window")
-	cmd.Flags().BoolVar(&opts.Dashboard, "dashboard", false, "with --review: a small bottom pane showing party status --watch")
+	fl := cmd.Flags()
+	fl.StringArrayVar(&opts.Panes, "pane", nil, "a pane as ROLE[=COMMAND]; repeat in pane order")
+	fl.StringVar(&opts.Cwd, "cwd", "", "working directory of the panes (default: current)")
+	fl.StringVar(&opts.Size, "size", "200x50", "window size WxH while detached")
+	fl.BoolVar(&opts.Replace, "replace", false, "replace a session of the same name")
+	fl.BoolVar(&opts.NoAttach, "no-attach", false, "do not attach, even on a terminal")
+	fl.StringVar(&opts.Record, "record", "", "record every pane into this directory (party record, in a window of the session)")
+	fl.BoolVar(&opts.Review, "review", false, "run the review coordinator (party coordinator) in a hidden window")
+	fl.BoolVar(&opts.Dashboard, "dashboard", false, "with --review: a small bottom pane showing party status --watch")
 	return cmd
 }
 
@@ -76,19 +72,17 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 	if err != nil {
 		return err
 	}
-	if f.JSON {
-		writeJSON(f.IO.Out, res)
-	} else {
-		parts := make([]string, len(res.Panes))
-		for i, p := range res.Panes {
-			parts[i] = p.Role + "=" + p.ID
-		}
-		fmt.Fprintf(f.IO.Out, "started %s: %s\n", res.Session, strings.Join(parts, " "))
+	parts := make([]string, len(res.Panes))
+	for i, p := range res.Panes {
+		parts[i] = p.Role + "=" + p.ID
+	}
+	if err := f.show(res, "started %s: %s", res.Session, strings.Join(parts, " ")); err != nil {
+		return err
 	}
 	if opts.NoAttach || !f.IO.InTTY || !f.IO.OutTTY {
 		return nil
 	}
-	return attach(ctx, f, tc, res.Session)
+	return session.Attach(ctx, tc, res.Session, session.Terminal{In: f.IO.In, Out: f.IO.Out, ErrOut: f.IO.ErrOut, InTmux: f.Getenv("TMUX") != ""}, d.Warn)
 }
 
 // sessionDeps are the dependencies of core/session taken from f: tc, the
@@ -113,29 +107,6 @@ func sessionDeps(f *Factory, tc *tmux.Client) (session.Deps, error) {
 			return err == nil && ok
 		},
 	}, nil
-}
-
-// attach switches the current client to the session inside tmux, or runs
-// tmux attach on this terminal otherwise.
-func attach(ctx context.Context, f *Factory, tc *tmux.Client, name string) error {
-	if f.Getenv("TMUX") != "" {
-		if _, err := tc.Run(ctx, "switch-client", "-t", tmux.SessionTarget(name)); err == nil {
-			return nil
-		}
-		fmt.Fprintf(f.IO.ErrOut, "party: session %s runs on another server; attach with: tmux %s attach -t %s\n", name, tc.SocketArgs(), name)
-		return nil
-	}
-	argv := tc.Argv("attach-session", "-t", tmux.SessionTarget(name))
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			return fmt.Errorf("tmux attach: exit %d", ee.ExitCode())
-		}
-		return fmt.Errorf("tmux attach: %w", err)
-	}
-	return nil
 }
 
 // exeForPanes is the party binary that panes and hooks run.

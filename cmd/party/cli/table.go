@@ -1,11 +1,46 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/spf13/cobra"
 )
+
+// run runs command c with opts: runF when a test gave one, else do.
+func run[O any](c *cobra.Command, f *Factory, opts *O, runF func(context.Context, *O) error, do func(context.Context, *Factory, *O) error) error {
+	if runF != nil {
+		return runF(c.Context(), opts)
+	}
+	return do(c.Context(), f, opts)
+}
+
+// show prints v as JSON with --json, else the line of format.
+func (f *Factory) show(v any, format string, a ...any) error {
+	if f.JSON {
+		writeJSON(f.IO.Out, v)
+		return nil
+	}
+	_, err := fmt.Fprintf(f.IO.Out, format+"\n", a...)
+	return err
+}
+
+// showTable prints v as JSON with --json, else rows in aligned columns
+// under header.
+func (f *Factory) showTable(v any, header []string, rows [][]string) error {
+	if f.JSON {
+		writeJSON(f.IO.Out, v)
+		return nil
+	}
+	t := newTable(f.IO.Out, header...)
+	for _, r := range rows {
+		t.row(r...)
+	}
+	return t.flush()
+}
 
 // table prints aligned columns.
 type table struct{ w *tabwriter.Writer }
@@ -19,3 +54,10 @@ func newTable(out io.Writer, header ...string) *table {
 func (t *table) row(cells ...string) { fmt.Fprintln(t.w, strings.Join(cells, "\t")) }
 
 func (t *table) flush() error { return t.w.Flush() }
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

@@ -10,14 +10,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/deliver"
-	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/route"
-	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/talk"
-	"github.com/partyhq/party/core/tmux"
 	"github.com/partyhq/party/core/wait"
 )
 
@@ -41,19 +38,12 @@ var errBusy = talk.ErrBusy
 func newTalkCmd(f *Factory, runF func(context.Context, *TalkOptions) error) *cobra.Command {
 	opts := &TalkOptions{}
 	var delay, timeout string
-	cmd := &cobra.Command{
-		Use:   "talk ROLE|all TEXT|-",
-		Short: "Send a message and, with --wait, wait for the agent's answer",
-		Long: `Deliver TEXT (or stdin with -) to the agent with ROLE, or to every agent
-pane with "all". With --wait, wait for the turn it started to finish and
-print the answer on stdout.
-
-Completion is known from the agent's hooks when party started it (claude's
-Stop hook, codex's notify), else from a nonce marker the agent is asked to
-print (--marker forces that). A timeout exits 4 and shows the last screen;
-the pane dying exits 3 at once; Ctrl-C stops waiting (exit 130) and leaves
-the agent alone. One request waits per agent at a time: a second talk
-waits its turn, or fails at once with --no-queue (exit 5).`,
+	cmd := &cobra.Command{Use: "talk ROLE|all TEXT|-", Short: "Send a message and, with --wait, wait for the agent's answer",
+		Long: `Deliver TEXT (or stdin with -) to ROLE, or to every agent pane with "all";
+with --wait print the answer, known from the agent's hooks or else from a
+nonce marker (--marker forces it). A timeout exits 4 with the last screen,
+a dying pane 3, Ctrl-C 130. A second talk to a busy agent waits its turn,
+or with --no-queue exits 5.`,
 		Example: `  party talk codex 'Run the tests' --wait --timeout 5m
   party talk all 'Summarize your work so far' --wait --json`,
 		Args: argsBetween(2, 2),
@@ -76,10 +66,7 @@ waits its turn, or fails at once with --no-queue (exit 5).`,
 					return fmt.Errorf("%w: %w", errUsage, err)
 				}
 			}
-			if runF != nil {
-				return runF(c.Context(), opts)
-			}
-			return talkRun(c.Context(), f, opts)
+			return run(c, f, opts, runF, talkRun)
 		},
 	}
 	fl := cmd.Flags()
@@ -91,18 +78,6 @@ waits its turn, or fails at once with --no-queue (exit 5).`,
 	fl.BoolVar(&opts.NoQueue, "no-queue", false, "fail at once (exit 5) when another talk is waiting on the agent")
 	fl.BoolVar(&opts.Clear, "clear", false, "empty the input box first when it holds someone else's text")
 	return cmd
-}
-
-// talkJSON is one agent's outcome.
-type talkJSON struct {
-	Role    string          `json:"role"`
-	Pane    string          `json:"pane,omitempty"`
-	Outcome deliver.Outcome `json:"outcome"`
-	Answer  *string         `json:"answer,omitempty"`
-	Via     string          `json:"via,omitempty"`
-	MS      int64           `json:"ms"`
-	Error   *errorJSON      `json:"error,omitempty"`
-	err     error
 }
 
 func talkRun(ctx context.Context, f *Factory, opts *TalkOptions) error {
@@ -118,7 +93,7 @@ func talkRun(ctx context.Context, f *Factory, opts *TalkOptions) error {
 		return err
 	}
 	tc := f.Tmux()
-	info, targets, err := talkTargets(ctx, f, tc, opts.Role)
+	info, targets, err := f.resolver(tc).Targets(ctx, opts.Role)
 	if err != nil {
 		return err
 	}
@@ -126,22 +101,18 @@ func talkRun(ctx context.Context, f *Factory, opts *TalkOptions) error {
 	if err != nil {
 		return err
 	}
-	if info.StateDir == "" {
-		info.StateDir = state.SessionDir(root, info.SocketPath, info.Name)
-	}
+	info.StateDir = session.StateDir(root, info)
 	deps := talk.Deps{Mux: tc, Clock: f.Clock, Getenv: f.Getenv, Config: cfg, StateDir: info.StateDir,
 		LockDir: lockDir(root, info.SocketPath), Deliverer: deliverer(f, tc, root, info, route.RolesByPane(targets)),
-		Spill: func(text string) (string, error) {
-			if len(text) <= maxPaste {
-				return text, nil
-			}
-			return spill(root, info, text)
-		},
 		Watch: func(ctx context.Context, output bool) (talk.Wakes, error) {
 			return wait.Watch(ctx, watchConfig(f, tc, info.Name, info.StateDir, output))
 		}}
 	if opts.Wait {
-		deps.Waiting = func() func() { return talkProgress(ctx, f, targets) }
+		roles := make([]string, len(targets))
+		for i, p := range targets {
+			roles[i] = p.Role
+		}
+		deps.Waiting = func() func() { return talk.Progress(ctx, f.Clock, f.IO.ErrOut, isTerminal(f.IO.ErrOut), roles) }
 	}
 	results, err := talk.Run(ctx, deps, talk.Options{Targets: targets, Text: text, Delay: opts.Delay, Wait: opts.Wait,
 		Timeout: opts.Timeout, NoPreamble: opts.NoPreamble, Marker: opts.Marker, NoQueue: opts.NoQueue, Clear: opts.Clear})
@@ -149,72 +120,6 @@ func talkRun(ctx context.Context, f *Factory, opts *TalkOptions) error {
 		return err
 	}
 	return talkReport(f, opts, results)
-}
-
-// talkTargets resolves ROLE (a registered agent or a tagged pane), or
-// every agent pane of the session (not shells) for "all".
-func talkTargets(ctx context.Context, f *Factory, tc *tmux.Client, role string) (tmux.SessionInfo, []mux.Pane, error) {
-	if role != "all" {
-		t, err := resolveRole(ctx, f, tc, role)
-		if err != nil {
-			return tmux.SessionInfo{}, nil, err
-		}
-		if t.Pane.Agent == "" {
-			t.Pane.Agent = string(t.Profile.Kind)
-		}
-		return t.Info, []mux.Pane{t.Pane}, nil
-	}
-	sc, err := openScope(ctx, f, tc)
-	if err != nil {
-		return tmux.SessionInfo{}, nil, err
-	}
-	var out []mux.Pane
-	for _, p := range sc.Panes {
-		if p.Role != "" && p.Agent != "" && agent.Kind(p.Agent) != agent.Shell {
-			out = append(out, p)
-		}
-	}
-	if len(out) == 0 {
-		return tmux.SessionInfo{}, nil, fmt.Errorf("session %s has no agent panes: %w", sc.Session, route.ErrNotFound)
-	}
-	return sc.Info, out, nil
-}
-
-// talkProgress shows that talk is waiting, on stderr only: a spinner line on a
-// terminal, a line every 5 seconds otherwise. The returned func stops it.
-func talkProgress(ctx context.Context, f *Factory, targets []mux.Pane) func() {
-	roles := make([]string, len(targets))
-	for i, p := range targets {
-		roles[i] = p.Role
-	}
-	who := strings.Join(roles, ", ")
-	tty := isTerminal(f.IO.ErrOut)
-	every := 5 * time.Second
-	if tty {
-		every = 100 * time.Millisecond
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	start := f.Clock.Now()
-	go func() {
-		defer close(done)
-		frames := []rune("⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏")
-		for i := 0; ; i++ {
-			if f.Clock.Sleep(ctx, every) != nil {
-				if tty {
-					fmt.Fprint(f.IO.ErrOut, "\r\033[K")
-				}
-				return
-			}
-			secs := int(f.Clock.Now().Sub(start).Seconds())
-			if tty {
-				fmt.Fprintf(f.IO.ErrOut, "\r\033[K%c Waiting for %s… %ds", frames[i%len(frames)], who, secs)
-			} else {
-				fmt.Fprintf(f.IO.ErrOut, "party: waiting for %s… %ds\n", who, secs)
-			}
-		}
-	}()
-	return func() { cancel(); <-done }
 }
 
 func isTerminal(w io.Writer) bool {
@@ -226,6 +131,18 @@ func isTerminal(w io.Writer) bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
+// talkJSON is one agent's outcome.
+type talkJSON struct {
+	Role    string          `json:"role"`
+	Pane    string          `json:"pane,omitempty"`
+	Outcome deliver.Outcome `json:"outcome"`
+	Answer  *string         `json:"answer,omitempty"`
+	Via     string          `json:"via,omitempty"`
+	MS      int64           `json:"ms"`
+	Error   *errorJSON      `json:"error,omitempty"`
+	err     error
+}
+
 // talkReport prints the results and returns the first error.
 func talkReport(f *Factory, opts *TalkOptions, results []talk.Result) error {
 	all := opts.Role == "all"
@@ -234,8 +151,7 @@ func talkReport(f *Factory, opts *TalkOptions, results []talk.Result) error {
 	for i, r := range results {
 		out[i] = talkJSON{Role: r.Role, Pane: r.Pane, Outcome: r.Outcome, Answer: r.Answer, Via: r.Via, MS: r.Elapsed.Milliseconds(), err: r.Err}
 		if r.Err != nil {
-			code, _ := classify(r.Err)
-			out[i].Error = &errorJSON{Code: code, Message: r.Err.Error()}
+			out[i].Error = newErrorJSON(r.Err)
 			if first == nil {
 				first = r.Err
 			}

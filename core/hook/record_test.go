@@ -1,0 +1,116 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/mux"
+	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/tmux"
+)
+
+// fakeReview denies every Bash command with deny and records signals.
+type fakeReview struct {
+	deny    string
+	signals []Event
+}
+
+func (r *fakeReview) Gate(string, string) string { return r.deny }
+func (r *fakeReview) Signal(_ string, ev Event) error {
+	r.signals = append(r.signals, ev)
+	return nil
+}
+
+// fakeSessions knows one pane, %1, of session s with state dir dir.
+type fakeSessions struct{ dir string }
+
+func (f fakeSessions) PaneSession(_ context.Context, id string) (string, error) {
+	if id != "%1" {
+		return "", mux.ErrNoPane
+	}
+	return "s", nil
+}
+func (f fakeSessions) SessionInfo(_ context.Context, name string) (tmux.SessionInfo, error) {
+	return tmux.SessionInfo{Name: name, StateDir: f.dir}, nil
+}
+
+type clockAt time.Time
+
+func (c clockAt) Now() time.Time                                   { return time.Time(c) }
+func (c clockAt) Sleep(ctx context.Context, _ time.Duration) error { return ctx.Err() }
+
+func TestRecord(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	tests := []struct {
+		name     string
+		agent    string
+		env      map[string]string
+		stdin    string
+		payload  string
+		deny     string
+		wantKind string // "" when nothing is recorded
+		wantOut  string
+		wantErr  bool
+	}{
+		{name: "claude stop by PARTY_STATE_DIR", agent: "claude", env: map[string]string{"PARTY_STATE_DIR": "DIR", "TMUX_PANE": "%7"},
+			stdin: `{"hook_event_name":"Stop","last_assistant_message":"done"}`, wantKind: TurnComplete},
+		{name: "claude by the pane's session", agent: "claude", env: map[string]string{"TMUX_PANE": "%1"},
+			stdin: `{"hook_event_name":"Stop"}`, wantKind: TurnComplete},
+		{name: "the gate denies", agent: "claude", env: map[string]string{"PARTY_STATE_DIR": "DIR"}, deny: "no",
+			stdin: `{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"party review request"}}`, wantKind: ToolUse,
+			wantOut: `"permissionDecision": "deny"`},
+		{name: "codex notify", agent: "codex-notify", env: map[string]string{"PARTY_STATE_DIR": "DIR"},
+			payload: `{"type":"agent-turn-complete","last-assistant-message":"a"}`, wantKind: TurnComplete},
+		{name: "gemini outside party", agent: "gemini", env: map[string]string{},
+			stdin: `{"hook_event_name":"AfterAgent","prompt_response":"x"}`},
+		{name: "no session", agent: "claude", env: map[string]string{}, stdin: `{"hook_event_name":"Stop"}`, wantErr: true},
+		{name: "a pane of no party session", agent: "claude", env: map[string]string{"TMUX_PANE": "%2"}, stdin: `{"hook_event_name":"Stop"}`, wantErr: true},
+		{name: "bad payload", agent: "claude", env: map[string]string{"PARTY_STATE_DIR": "DIR"}, stdin: `{`, wantErr: true},
+		{name: "unknown agent", agent: "vim", env: map[string]string{"PARTY_STATE_DIR": "DIR"}, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			env := map[string]string{"XDG_RUNTIME_DIR": t.TempDir()}
+			for k, v := range tt.env {
+				env[k] = strings.ReplaceAll(v, "DIR", dir)
+			}
+			var out bytes.Buffer
+			rv := &fakeReview{deny: tt.deny}
+			err := Record(context.Background(), Deps{Getenv: func(k string) string { return env[k] }, Clock: clockAt(at),
+				Tmux: fakeSessions{dir: dir}, In: strings.NewReader(tt.stdin), Out: &out, Review: rv}, tt.agent, []byte(tt.payload))
+			lines, _, rerr := state.ReadFrom(filepath.Join(dir, state.EventLog), 0)
+			require.NoError(t, rerr)
+			if tt.wantErr {
+				assert.Error(t, err)
+				assert.Empty(t, lines)
+				return
+			}
+			require.NoError(t, err)
+			if tt.wantKind == "" {
+				assert.Empty(t, lines)
+				return
+			}
+			require.Len(t, lines, 1)
+			var ev Event
+			require.NoError(t, json.Unmarshal(lines[0], &ev))
+			assert.Equal(t, tt.wantKind, ev.Kind)
+			assert.Equal(t, at, ev.Time)
+			assert.Equal(t, env["TMUX_PANE"], ev.Pane)
+			assert.Equal(t, []Event{ev}, rv.signals, "the review is told")
+			if tt.wantOut == "" {
+				assert.Empty(t, out.String())
+			} else {
+				assert.Contains(t, out.String(), tt.wantOut)
+			}
+		})
+	}
+}
