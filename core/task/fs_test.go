@@ -391,3 +391,13 @@ func TestSessionsIn(t *testing.T) {
 	assert.Equal(t, []string{"a", "b"}, SessionsIn(repo, dirs))
 	assert.Equal(t, []string{"e"}, SessionsIn(nested, dirs), "a nested team's session is its own")
 }
+
+func TestLabelAndEventLine(t *testing.T) {
+	assert.Equal(t, "Task 1", Task{ID: "1"}.Label())
+	assert.Equal(t, "Task 1 (#42)", Task{ID: "1", Issue: 42}.Label())
+	ts := time.Date(2026, 11, 23, 20, 0, 0, 0, time.UTC)
+	assert.Equal(t, "2026-11-23T20:00:00Z  codex  task_updated 1 assignee: - → claude",
+		Event{Event: "task_updated", ID: "1", Field: "assignee", To: "claude", Actor: "codex", TS: ts}.String())
+	assert.Equal(t, "2026-11-23T20:00:00Z  human  milestone_added M1: v1",
+		Event{Event: "milestone_added", ID: "M1", To: "v1", Actor: "human", TS: ts}.String())
+}

@@ -1,29 +1,55 @@
 package task
 
 import (
-	"encoding/json"
-	"os"
+	"context"
+	"fmt"
 	"path/filepath"
 	"sort"
+	"strings"
+
+	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/tmux"
 )
 
+// TeamSession returns the party session of the team linked from cwd on
+// tc's server: the one started in the linked directory or below it, where
+// no other link is nearer (the working directory its session record
+// holds). None, or more than one, is an error wrapping
+// session.ErrUnresolved.
+func TeamSession(ctx context.Context, tc *tmux.Client, cwd string) (string, error) {
+	link, err := FindLink(cwd)
+	if err != nil {
+		return "", err
+	}
+	snap, err := tc.Snapshot(ctx)
+	if err != nil {
+		return "", err
+	}
+	dirs := map[string]string{}
+	for _, s := range snap.Sessions {
+		if s.StateDir != "" {
+			dirs[s.Name] = s.StateDir
+		}
+	}
+	found := SessionsIn(link.Dir, dirs)
+	switch len(found) {
+	case 0:
+		return "", fmt.Errorf("no party session on %s runs in %s; start one there with 'party start': %w", tc.Socket, link.Dir, session.ErrUnresolved)
+	case 1:
+		return found[0], nil
+	}
+	return "", fmt.Errorf("%d party sessions run in %s (%s); pick one with --session: %w", len(found), link.Dir, strings.Join(found, ", "), session.ErrUnresolved)
+}
+
 // SessionsIn returns the party sessions, given as name -> state dir, that
-// were started in dir or below it (the working directory recorded in
-// their session.json) where no other link is nearer, in name order: the
-// sessions of the team linked in dir. A state dir without a readable
-// session.json is left out.
+// were started in dir or below it where no other link is nearer, in name
+// order. A state dir without a readable session record is left out.
 func SessionsIn(dir string, stateDirs map[string]string) []string {
 	dir = filepath.Clean(dir)
 	var out []string
 	for name, sd := range stateDirs {
-		b, err := os.ReadFile(filepath.Join(sd, "session.json"))
-		if err != nil {
-			continue
-		}
-		var rec struct {
-			Cwd string `json:"cwd"`
-		}
-		if json.Unmarshal(b, &rec) != nil || rec.Cwd == "" {
+		rec, err := session.ReadRecord(sd)
+		if err != nil || rec.Cwd == "" {
 			continue
 		}
 		if l, err := FindLink(rec.Cwd); err == nil && l.Dir == dir {

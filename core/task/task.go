@@ -75,6 +75,14 @@ type Task struct {
 	Forced []FieldDiff `json:"forced,omitempty"`
 }
 
+// Label is "Task 1", or "Task 1 (#42)" for a task with an issue.
+func (t Task) Label() string {
+	if t.Issue != 0 {
+		return fmt.Sprintf("Task %s (#%d)", t.ID, t.Issue)
+	}
+	return "Task " + t.ID
+}
+
 // Event is one entry of the audit trail: who changed what, from what, to
 // what, when.
 type Event struct {
@@ -85,6 +93,25 @@ type Event struct {
 	To    string    `json:"to,omitempty"`
 	Actor string    `json:"actor"`
 	TS    time.Time `json:"ts"`
+}
+
+// String is the event as a line of the audit trail: time, actor, event,
+// id and the change ("status: pending → done").
+func (e Event) String() string {
+	line := e.TS.UTC().Format("2006-01-02T15:04:05Z") + "  " + e.Actor + "  " + e.Event + " " + e.ID
+	dash := func(s string) string {
+		if s == "" {
+			return "-"
+		}
+		return s
+	}
+	switch {
+	case e.Field != "":
+		line += fmt.Sprintf(" %s: %s → %s", e.Field, dash(e.From), dash(e.To))
+	case e.To != "":
+		line += ": " + e.To
+	}
+	return line
 }
 
 // NewTask is a task to add. ID empty: the next free number.

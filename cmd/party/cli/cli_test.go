@@ -302,8 +302,3 @@ func TestConflictErrorJSON(t *testing.T) {
 	assert.Equal(t, "1", got.Error.ID)
 	assert.Equal(t, conflict.Fields, got.Error.Fields)
 }
-
-func TestTaskLabel(t *testing.T) {
-	assert.Equal(t, "Task 1", taskLabel(task.Task{ID: "1"}))
-	assert.Equal(t, "Task 1 (#42)", taskLabel(task.Task{ID: "1", Issue: 42}))
-}

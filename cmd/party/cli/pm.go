@@ -4,15 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/hook"
-	"github.com/partyhq/party/core/shellwords"
 	"github.com/partyhq/party/core/task"
 	"github.com/partyhq/party/core/tmux"
 )
@@ -179,22 +175,32 @@ func pmRun(ctx context.Context, f *Factory, opts *PMOptions) error {
 	switch opts.Cmd {
 	case "milestone add":
 		m, err := st.AddMilestone(ctx, actor, opts.Name)
-		return pmPrint(f, m, err, func(w io.Writer) { fmt.Fprintf(w, "Milestone %s: %s\n", m.ID, m.Name) })
+		if err != nil {
+			return err
+		}
+		return f.show(m, "Milestone %s: %s", m.ID, m.Name)
 	case "milestone list":
 		ms, err := st.Milestones(ctx)
-		return pmPrint(f, nonNil(ms), err, func(w io.Writer) {
-			t := newTable(w, "ID", "STATE", "NAME")
-			for _, m := range ms {
-				t.row(m.ID, map[bool]string{false: "open", true: "done"}[m.Done], m.Name)
-			}
-			_ = t.flush()
-		})
+		if err != nil {
+			return err
+		}
+		var rows [][]string
+		for _, m := range ms {
+			rows = append(rows, []string{m.ID, map[bool]string{false: "open", true: "done"}[m.Done], m.Name})
+		}
+		return f.showTable(nonNil(ms), []string{"ID", "STATE", "NAME"}, rows)
 	case "milestone done":
 		m, err := st.DoneMilestone(ctx, actor, opts.ID)
-		return pmPrint(f, m, err, func(w io.Writer) { fmt.Fprintf(w, "Milestone %s done: %s\n", m.ID, m.Name) })
+		if err != nil {
+			return err
+		}
+		return f.show(m, "Milestone %s done: %s", m.ID, m.Name)
 	case "task add":
 		t, err := st.AddTask(ctx, actor, task.NewTask{ID: opts.ID, Title: opts.Title, Milestone: opts.Milestone, Assignee: opts.Assignee})
-		return pmPrint(f, t, err, func(w io.Writer) { fmt.Fprintf(w, "%s: %s\n", taskLabel(t), t.Title) })
+		if err != nil {
+			return err
+		}
+		return f.show(t, "%s: %s", t.Label(), t.Title)
 	case "task list":
 		filter := task.Filter{Milestone: opts.Milestone, Assignee: opts.Assignee}
 		if opts.Status != "" {
@@ -203,13 +209,14 @@ func pmRun(ctx context.Context, f *Factory, opts *PMOptions) error {
 			}
 		}
 		ts, err := st.Tasks(ctx, filter)
-		return pmPrint(f, nonNil(ts), err, func(w io.Writer) {
-			t := newTable(w, "ID", "STATUS", "ASSIGNEE", "MILESTONE", "TITLE")
-			for _, tk := range ts {
-				t.row(strings.TrimPrefix(taskLabel(tk), "Task "), string(tk.Status), orDash(tk.Assignee), orDash(tk.Milestone), tk.Title)
-			}
-			_ = t.flush()
-		})
+		if err != nil {
+			return err
+		}
+		var rows [][]string
+		for _, t := range ts {
+			rows = append(rows, []string{strings.TrimPrefix(t.Label(), "Task "), string(t.Status), orDash(t.Assignee), orDash(t.Milestone), t.Title})
+		}
+		return f.showTable(nonNil(ts), []string{"ID", "STATUS", "ASSIGNEE", "MILESTONE", "TITLE"}, rows)
 	case "task show":
 		t, err := st.Task(ctx, opts.ID)
 		return pmPrint(f, t, err, func(w io.Writer) { printTask(w, t) })
@@ -249,14 +256,7 @@ func pmRun(ctx context.Context, f *Factory, opts *PMOptions) error {
 		events, err := st.Log(ctx, opts.ID)
 		return pmPrint(f, nonNil(events), err, func(w io.Writer) {
 			for _, e := range events {
-				line := e.TS.UTC().Format("2006-01-02T15:04:05Z") + "  " + e.Actor + "  " + e.Event + " " + e.ID
-				switch {
-				case e.Field != "":
-					line += fmt.Sprintf(" %s: %s → %s", e.Field, orDash(e.From), orDash(e.To))
-				case e.To != "":
-					line += ": " + e.To
-				}
-				fmt.Fprintln(w, line)
+				fmt.Fprintln(w, e)
 			}
 		})
 	}
@@ -283,17 +283,9 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// taskLabel is "Task 1", or "Task 1 (#42)" for a task with an issue.
-func taskLabel(t task.Task) string {
-	if t.Issue != 0 {
-		return fmt.Sprintf("Task %s (#%d)", t.ID, t.Issue)
-	}
-	return "Task " + t.ID
-}
-
 func printTask(w io.Writer, t task.Task) {
 	fmt.Fprintf(w, "%s: %s\nstatus:    %s\nassignee:  %s\nmilestone: %s\nupdated:   %s\n",
-		taskLabel(t), t.Title, t.Status, orDash(t.Assignee), orDash(t.Milestone), t.Updated.UTC().Format("2006-01-02T15:04:05Z"))
+		t.Label(), t.Title, t.Status, orDash(t.Assignee), orDash(t.Milestone), t.Updated.UTC().Format("2006-01-02T15:04:05Z"))
 }
 
 func pmInit(ctx context.Context, f *Factory, opts *PMOptions, actor string) error {
@@ -341,7 +333,7 @@ func pmDoc(ctx context.Context, f *Factory, st task.Store, opts *PMOptions, acto
 	if opts.Print || f.JSON || !f.IO.InTTY || !f.IO.OutTTY {
 		return pmPrint(f, map[string]string{"id": opts.ID, "doc": text}, nil, func(w io.Writer) { _, _ = io.WriteString(w, text) })
 	}
-	edited, err := editText(ctx, f, opts.ID, text)
+	edited, err := task.Edit(ctx, f.Getenv, task.Terminal{In: f.IO.In, Out: f.IO.Out, ErrOut: f.IO.ErrOut}, text)
 	if err != nil || edited == text {
 		return err
 	}
@@ -352,86 +344,27 @@ func pmDoc(ctx context.Context, f *Factory, st task.Store, opts *PMOptions, acto
 	return nil
 }
 
-// editText opens text in the user's editor on a temporary copy and
-// returns what was saved.
-func editText(ctx context.Context, f *Factory, id, text string) (string, error) {
-	editor := f.Getenv("VISUAL")
-	if editor == "" {
-		editor = f.Getenv("EDITOR")
-	}
-	if editor == "" {
-		editor = "vi"
-	}
-	argv, err := shellwords.SplitCommand(editor)
-	if err != nil || len(argv) == 0 {
-		return "", fmt.Errorf("%w: editor %q: %v", errUsage, editor, err)
-	}
-	tmp, err := os.MkdirTemp("", "party-doc")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	path := filepath.Join(tmp, "task.md")
-	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
-		return "", err
-	}
-	cmd := exec.CommandContext(ctx, argv[0], append(argv[1:], path)...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("editor %s for task %s: %w (the document is unchanged)", argv[0], id, err)
-	}
-	b, err := os.ReadFile(path)
-	return string(b), err
-}
-
 // pmJump switches the tmux client to the party session started in the
 // team's directory (or --session); outside tmux it prints the command
 // that attaches to it.
 func pmJump(ctx context.Context, f *Factory) error {
-	cwd, err := f.Getwd()
-	if err != nil {
-		return err
-	}
-	link, err := task.FindLink(cwd)
-	if err != nil {
-		return err
-	}
-	tc := f.Tmux()
-	name := f.Session
+	tc, name := f.Tmux(), f.Session
 	if name == "" {
-		snap, err := tc.Snapshot(ctx)
+		cwd, err := f.Getwd()
 		if err != nil {
 			return err
 		}
-		dirs := map[string]string{}
-		for _, s := range snap.Sessions {
-			if s.StateDir != "" {
-				dirs[s.Name] = s.StateDir
-			}
-		}
-		found := task.SessionsIn(link.Dir, dirs)
-		switch len(found) {
-		case 0:
-			return fmt.Errorf("no party session on %s runs in %s; start one there with 'party start': %w", tc.Socket, link.Dir, errNoSession)
-		case 1:
-			name = found[0]
-		default:
-			return fmt.Errorf("%d party sessions run in %s (%s); pick one with --session: %w", len(found), link.Dir, strings.Join(found, ", "), errNoSession)
+		if name, err = task.TeamSession(ctx, tc, cwd); err != nil {
+			return err
 		}
 	}
 	attach := strings.Join(append(append([]string{"tmux"}, strings.Fields(tc.SocketArgs())...), "attach", "-t", hook.ShellQuote(tmux.SessionTarget(name))), " ")
-	switched := false
-	if f.Getenv("TMUX") != "" {
+	inTmux := f.Getenv("TMUX") != ""
+	if inTmux {
 		if _, err := tc.Run(ctx, "switch-client", "-t", tmux.SessionTarget(name)); err != nil {
 			return err
 		}
-		switched = true
+		return f.show(map[string]any{"session": name, "switched": true, "attach": attach}, "switched to %s", name)
 	}
-	return pmPrint(f, map[string]any{"session": name, "switched": switched, "attach": attach}, nil, func(w io.Writer) {
-		if switched {
-			fmt.Fprintf(w, "switched to %s\n", name)
-		} else {
-			fmt.Fprintln(w, attach)
-		}
-	})
+	return f.show(map[string]any{"session": name, "switched": false, "attach": attach}, "%s", attach)
 }
