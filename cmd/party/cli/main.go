@@ -54,10 +54,10 @@ type Factory struct {
 	registryNoted bool
 }
 
-// Tmux returns a client for the server selected by flags and environment.
 // takesText names the commands whose last argument is a message.
 var takesText = map[string]bool{"send": true, "talk": true}
 
+// Tmux returns a client for the server selected by flags and environment.
 func (f *Factory) Tmux() *tmux.Client {
 	sock := tmux.SocketFromEnv(tmux.Socket{Name: f.Socket, Path: f.SocketPath}, f.Getenv)
 	r := f.Runner
