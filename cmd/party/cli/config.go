@@ -21,7 +21,13 @@ func (f *Factory) Config() (config.Config, error) {
 	if err != nil {
 		return config.Config{}, err
 	}
-	c, warns, err := config.Load(f.Getenv, cwd)
+	return f.configIn(cwd)
+}
+
+// configIn loads the configuration with dir's local file (Config: the
+// working directory's) and keeps it for the command.
+func (f *Factory) configIn(dir string) (config.Config, error) {
+	c, warns, err := config.Load(f.Getenv, dir)
 	for _, w := range warns {
 		fmt.Fprintf(f.IO.ErrOut, "party: warning: %s\n", w)
 	}

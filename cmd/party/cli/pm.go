@@ -135,16 +135,22 @@ func pmActor(f *Factory, opts *PMOptions) string {
 }
 
 // openStore opens the store of the team linked from the working directory.
+// The local config is the linked directory's (./.party/ beside
+// team.json), also from a subdirectory.
 func openStore(ctx context.Context, f *Factory, opts *PMOptions) (task.Store, error) {
-	cfg, err := f.Config()
+	cwd, err := f.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	dir := cwd
+	if link, err := task.FindLink(cwd); err == nil {
+		dir = link.Dir
+	}
+	cfg, err := f.configIn(dir)
 	if err != nil {
 		return nil, err
 	}
 	root, err := f.StateRoot()
-	if err != nil {
-		return nil, err
-	}
-	cwd, err := f.Getwd()
 	if err != nil {
 		return nil, err
 	}
