@@ -128,6 +128,8 @@ type GitHubConfig struct {
 	Gh   string   // the gh binary ("gh" when empty)
 	Env  []string // gh's environment (nil: this process's)
 	Now  func() time.Time
+	// Warn reports what a command leaves out (an issue gone from GitHub).
+	Warn func(string)
 }
 
 // githubStore is the GitHub store.
@@ -736,6 +738,13 @@ func (g *githubStore) Tasks(ctx context.Context, f Filter) ([]Task, error) {
 			continue
 		}
 		is, err := g.issue(ctx, id, r)
+		if errors.Is(err, ErrNotFound) {
+			// Deleted or transferred on GitHub: the other tasks still list.
+			if g.c.Warn != nil {
+				g.c.Warn(fmt.Sprintf("task %s: issue #%d is gone from %s (deleted or transferred); left out", id, r.IssueNumber, g.c.Repo))
+			}
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -491,3 +491,26 @@ func mustLog(t *testing.T, path string) []fakegithub.LogEntry {
 	require.NoError(t, err)
 	return entries
 }
+
+func TestGitHubListLeavesOutAGoneIssue(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, fakegithub.Options{})
+	var warned []string
+	f.cfg.Warn = func(s string) { warned = append(warned, s) }
+	st, err := task.NewGitHub(context.Background(), f.cfg)
+	require.NoError(t, err)
+	ctx := context.Background()
+	for _, title := range []string{"kept", "deleted on GitHub"} {
+		_, err := st.AddTask(ctx, "planner", task.NewTask{Title: title})
+		require.NoError(t, err)
+	}
+	require.NoError(t, f.srv.Edit(repo, 2, "deleted=true"))
+
+	ts, err := st.Tasks(ctx, task.Filter{})
+	require.NoError(t, err)
+	require.Len(t, ts, 1)
+	assert.Equal(t, "kept", ts[0].Title)
+	assert.Equal(t, []string{"task 2: issue #2 is gone from " + repo + " (deleted or transferred); left out"}, warned)
+	_, err = st.Task(ctx, "2")
+	assert.ErrorIs(t, err, task.ErrNotFound, "the task itself says it is gone")
+}

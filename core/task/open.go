@@ -170,7 +170,8 @@ type OpenOptions struct {
 	Gh               string   // the gh binary ("gh" when empty)
 	Env              []string // gh's environment (nil: this process's)
 	Clock            clock.Clock
-	// Warn reports a fallback to the file store.
+	// Warn reports a fallback to the file store, and what a command
+	// leaves out.
 	Warn func(string)
 }
 
@@ -224,5 +225,5 @@ func Open(ctx context.Context, o OpenOptions) (Store, error) {
 			return nil, err
 		}
 	}
-	return NewGitHub(ctx, GitHubConfig{Dir: dir, Team: team, Repo: repo, Gh: o.Gh, Env: o.Env, Now: o.Clock.Now})
+	return NewGitHub(ctx, GitHubConfig{Dir: dir, Team: team, Repo: repo, Gh: o.Gh, Env: o.Env, Now: o.Clock.Now, Warn: o.Warn})
 }

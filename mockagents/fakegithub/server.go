@@ -374,12 +374,17 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 //
 //	title=T  body=B  state=open|closed  labels=a,b (replace; empty: none)
 //	+label=L  -label=L  milestone=N|TITLE|none  assignees=a,b  comment=TEXT
+//	deleted=true (the issue is gone: deleted or transferred, 404 from then on)
 func (s *Server) Edit(repoName string, number int, changes ...string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r, is, err := s.issueOf(repoName, number)
 	if err != nil {
 		return err
+	}
+	if slices.Contains(changes, "deleted=true") {
+		delete(r.issues, number)
+		return nil
 	}
 	t := s.stamp()
 	for _, c := range changes {
