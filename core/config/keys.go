@@ -121,7 +121,7 @@ var keys = []Key{
 	},
 		get: func(c *Config, _ string) string { return c.Review.MarkerDir },
 		set: func(c *Config, _ string, v value) { c.Review.MarkerDir = v.s }},
-	{Name: "pm.storage", def: "fs", kind: kString, enum: []string{"fs", "github"},
+	{Name: "pm.storage", def: "fs", kind: kString, Trusted: true, enum: []string{"fs", "github"},
 		get: func(c *Config, _ string) string { return c.PM.Storage },
 		set: func(c *Config, _ string, v value) { c.PM.Storage = v.s }},
 	{Name: "pm.repo", def: "", kind: kString, Trusted: true, check: checkRepo,

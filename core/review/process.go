@@ -60,6 +60,9 @@ func (e *StopTimeoutError) Error() string {
 	return fmt.Sprintf("coordinator (pid %d) did not stop within 5s", e.PID)
 }
 
+// Is makes a StopTimeoutError an ErrRunning: the coordinator still runs.
+func (e *StopTimeoutError) Is(target error) bool { return target == ErrRunning }
+
 // Stop sends SIGTERM to the supervisor of dir (else the coordinator) and
 // waits for their locks to go. It signals only a pid that a lock's holder
 // gave: a process that holds the lock, never one a stale file names.

@@ -102,6 +102,8 @@ func TestExitCodes(t *testing.T) {
 		{fmt.Errorf("x: %w", task.ErrCorrupt), "STORE_CORRUPT", 1},
 		{fmt.Errorf("gh: %w: %w", exec.ErrNotFound, task.ErrUnavailable), "STORE_UNAVAILABLE", 1},
 		{fmt.Errorf("x: %w", &task.ConflictError{ID: "1"}), "CONFLICT", 5},
+		{fmt.Errorf("start: %w", review.ErrRunning), "CONFLICT", 5},
+		{fmt.Errorf("stop: %w", &review.StopTimeoutError{PID: 7}), "CONFLICT", 5},
 		{context.Canceled, "INTERRUPTED", 130},
 		{fmt.Errorf("other"), "ERROR", 1},
 	}

@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -41,7 +39,7 @@ Its state is in the session's state dir, under review/.`,
 				return err
 			}
 			if err := session.StartCoordinator(ctx, d, sc.Session, sc.Info.StateDir, cfg.Review.MaxIterations); err != nil {
-				return coordinatorErr(err)
+				return err
 			}
 			return printCoordinator(f, review.Dir(sc.Info.StateDir), "started")
 		}),
@@ -51,7 +49,7 @@ Its state is in the session's state dir, under review/.`,
 				return err
 			}
 			if err := review.Stop(ctx, f.Clock, dir); err != nil {
-				return coordinatorErr(err)
+				return err
 			}
 			return printCoordinator(f, dir, "stopped")
 		}),
@@ -82,16 +80,6 @@ func printCoordinator(f *Factory, dir, did string) error {
 		"%scoordinator %s, state %s", did, p.Describe("not running"), review.Label(s.State, s.Phase))
 }
 
-// coordinatorErr makes the coordinator's conflicts (it runs already, it
-// does not stop) conflicts of the CLI.
-func coordinatorErr(err error) error {
-	var timeout *review.StopTimeoutError
-	if errors.Is(err, review.ErrRunning) || errors.As(err, &timeout) {
-		return fmt.Errorf("%w: %w", err, errConflict)
-	}
-	return err
-}
-
 // superviseRun runs "party coordinator run" until it exits cleanly (see
 // review.Supervisor).
 func superviseRun(ctx context.Context, f *Factory) error {
@@ -109,7 +97,7 @@ func superviseRun(ctx context.Context, f *Factory) error {
 	}
 	s := &review.Supervisor{Dir: dir, Clock: f.Clock, Logf: review.Logger(f.Clock, f.IO.ErrOut, dir),
 		Start: review.Program(argv, f.Environ(), f.IO.Out, f.IO.ErrOut)}
-	return coordinatorErr(s.Run(ctx))
+	return s.Run(ctx)
 }
 
 // coordinatorRun is the coordinator process (session.CoordinatorProcess).
@@ -138,5 +126,5 @@ func coordinatorRun(ctx context.Context, f *Factory) error {
 			res, err := d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: cfg.Tune(role, t.Profile), Text: line})
 			return t.Pane.ID, res, err
 		}}
-	return coordinatorErr(p.Serve(ctx))
+	return p.Serve(ctx)
 }

@@ -36,7 +36,6 @@ const (
 var (
 	errUsage     = errors.New("usage")
 	errNoSession = session.ErrUnresolved
-	errConflict  = errors.New("conflict")
 )
 
 // codes maps each known error to its stable code and exit status. It is the
@@ -70,7 +69,7 @@ var codes = []struct {
 	{review.ErrBadState, "USAGE", ExitUsage},
 	{review.ErrBadEvent, "USAGE", ExitUsage},
 	{review.ErrIllegal, "ILLEGAL_TRANSITION", ExitConflict},
-	{errConflict, "CONFLICT", ExitConflict},
+	{review.ErrRunning, "CONFLICT", ExitConflict},
 	{supervise.ErrConflict, "CONFLICT", ExitConflict},
 	{relay.ErrStalled, "STALLED", ExitTimeout},
 	{relay.ErrRounds, "OUT_OF_ROUNDS", ExitError},
