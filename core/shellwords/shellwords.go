@@ -178,3 +178,19 @@ func unescape(s string, dq bool) string {
 	}
 	return b.String()
 }
+
+// Join is the command line a user can paste into a shell to run argv:
+// each word quoted only as much as it needs (bash quoting; a word with
+// control characters gets $'…' escapes). A word with a NUL, which no shell
+// can pass, is kept single-quoted with the NUL dropped.
+func Join(argv []string) string {
+	words := make([]string, len(argv))
+	for i, a := range argv {
+		q, err := syntax.Quote(a, syntax.LangBash)
+		if err != nil {
+			q = "'" + strings.ReplaceAll(strings.ReplaceAll(a, "\x00", ""), "'", `'\''`) + "'"
+		}
+		words[i] = q
+	}
+	return strings.Join(words, " ")
+}

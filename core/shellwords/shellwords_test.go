@@ -180,3 +180,12 @@ func oracle(s string) (words []string, ok bool) {
 	}
 	return words, true
 }
+
+func TestJoinRoundTrips(t *testing.T) {
+	argv := []string{"tmux", "-u", "-S", "/tmp/my dir/sock", "attach-session", "-t", "=team:", "it's", "", "a;b", "$HOME", "x\x1by"}
+	line := Join(argv)
+	assert.Equal(t, `tmux -u -S '/tmp/my dir/sock' attach-session -t '=team:' "it's" '' 'a;b' '$HOME' $'x\x1by'`, line)
+	back, err := SplitCommand(strings.ReplaceAll(line, `$'x\x1by'`, "xy"))
+	require.NoError(t, err)
+	assert.Equal(t, append(argv[:len(argv)-1:len(argv)-1], "xy"), back)
+}

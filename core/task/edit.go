@@ -1,7 +1,6 @@
 package task
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"os"
@@ -21,7 +20,7 @@ type Terminal struct {
 // a command line split as shell words, never run by a shell) on a
 // temporary copy, and returns what the user saved. An editor that fails
 // leaves the text unchanged and says so.
-func Edit(ctx context.Context, getenv func(string) string, term Terminal, text string) (string, error) {
+func Edit(getenv func(string) string, term Terminal, text string) (string, error) {
 	editor := getenv("VISUAL")
 	if editor == "" {
 		editor = getenv("EDITOR")
@@ -42,7 +41,10 @@ func Edit(ctx context.Context, getenv func(string) string, term Terminal, text s
 	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
 		return "", err
 	}
-	cmd := exec.CommandContext(ctx, argv[0], append(argv[1:], path)...)
+	// Not CommandContext: a Ctrl-C on the terminal reaches the editor,
+	// which decides what it means (as git leaves it to its editor); party
+	// never kills it, which would lose the edit.
+	cmd := exec.Command(argv[0], append(argv[1:], path)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = term.In, term.Out, term.ErrOut
 	if err := cmd.Run(); err != nil {
 		return "", fmt.Errorf("editor %s: %w (the document is unchanged)", argv[0], err)

@@ -1,8 +1,6 @@
 package task
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -222,6 +220,11 @@ func (s *FS) AddTask(ctx context.Context, actor string, nt NewTask) (Task, error
 			return Task{}, err
 		}
 	}
+	if nt.Assignee != "" {
+		if err := CheckRole("assignee", nt.Assignee); err != nil {
+			return Task{}, err
+		}
+	}
 	var t Task
 	err := s.locked(ctx, func() ([]Event, error) {
 		ms := nt.Milestone
@@ -313,6 +316,11 @@ func (s *FS) Update(ctx context.Context, actor, id string, c Change) (Task, erro
 			return t, err
 		}
 	}
+	if c.Assignee != nil && *c.Assignee != "" {
+		if err := CheckRole("assignee", *c.Assignee); err != nil {
+			return t, err
+		}
+	}
 	err := s.locked(ctx, func() ([]Event, error) {
 		var err error
 		if t, err = s.Task(ctx, id); err != nil {
@@ -376,40 +384,22 @@ func (s *FS) SetDoc(ctx context.Context, actor, id, text string) error {
 	})
 }
 
-// taskEvents are the events that belong to a task's trail.
-var taskEvents = map[string]bool{"task_added": true, "task_updated": true, "doc_updated": true}
-
-// Log returns the audit trail, oldest first: all of it, or task id's. A
-// line that does not parse is ErrCorrupt with its path and line.
+// Log returns the audit trail, oldest first: all of it, or task id's (see
+// ReadEvents).
 func (s *FS) Log(ctx context.Context, id string) ([]Event, error) {
 	if id != "" {
 		if _, err := s.Task(ctx, id); err != nil {
 			return nil, err
 		}
 	}
-	b, err := os.ReadFile(s.EventsPath())
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
+	all, err := ReadEvents(s.EventsPath())
 	var out []Event
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(nil, 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		var e Event
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v: %w", s.EventsPath(), n, err, ErrCorrupt)
-		}
-		if id == "" || (e.ID == id && taskEvents[e.Event]) {
+	for _, e := range all {
+		if e.OfTask(id) {
 			out = append(out, e)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", s.EventsPath(), err)
-	}
-	return out, nil
+	return out, err
 }
 
 func (s *FS) mkdir(sub string) error { return state.MkdirPrivate(filepath.Join(s.dir, sub)) }

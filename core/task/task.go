@@ -9,8 +9,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Status is a task's state.
@@ -95,6 +97,26 @@ type Event struct {
 	TS    time.Time `json:"ts"`
 }
 
+// Printable is s for one line of a terminal: control characters (C0, DEL,
+// C1, newlines and tabs too) are shown as Go escapes (\n, \x1b), so a
+// title or a value written on GitHub cannot move the cursor or recolour
+// the screen of whoever lists the tasks.
+func Printable(s string) string {
+	if !strings.ContainsFunc(s, unicode.IsControl) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // String is the event as a line of the audit trail: time, actor, event,
 // id and the change ("status: pending → done").
 func (e Event) String() string {
@@ -111,7 +133,7 @@ func (e Event) String() string {
 	case e.To != "":
 		line += ": " + e.To
 	}
-	return line
+	return Printable(line)
 }
 
 // NewTask is a task to add. ID empty: the next free number.
