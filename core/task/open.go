@@ -1,6 +1,7 @@
 package task
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -192,9 +193,16 @@ func Open(ctx context.Context, o OpenOptions) (Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	repo := o.Repo
-	if repo == "" {
-		repo = o.ConfigRepo
+	// A team whose tasks went to GitHub once stays there: a later command
+	// without --repo or pm.repo must not read (and number) the files.
+	rec, err := readStoreRecord(dir)
+	if err != nil {
+		return nil, err
+	}
+	repo := cmp.Or(o.Repo, o.ConfigRepo, rec.Repo)
+	if rec.Repo != "" && repo != rec.Repo {
+		return nil, fmt.Errorf("team %s keeps its tasks on GitHub in %s, not %s; to move it, remove %s: %w",
+			link.ID, rec.Repo, repo, filepath.Join(dir, storeRecordFile), ErrInvalid)
 	}
 	gh := o.Gh
 	if gh == "" {
@@ -210,6 +218,8 @@ func Open(ctx context.Context, o OpenOptions) (Store, error) {
 		}
 	case repo == "":
 		return fs, nil
+	case noGh != nil && rec.Repo != "":
+		return nil, fmt.Errorf("team %s keeps its tasks on GitHub in %s, but %s cannot be run (%v); install gh: %w", link.ID, rec.Repo, gh, noGh, ErrUnavailable)
 	case noGh != nil:
 		if o.Warn != nil {
 			o.Warn(fmt.Sprintf("gh not found: the tasks of %s are kept in files (%s), not on GitHub; install gh or set pm.storage", repo, dir))
@@ -225,5 +235,37 @@ func Open(ctx context.Context, o OpenOptions) (Store, error) {
 			return nil, err
 		}
 	}
-	return NewGitHub(ctx, GitHubConfig{Dir: dir, Team: team, Repo: repo, Gh: o.Gh, Env: o.Env, Now: o.Clock.Now, Warn: o.Warn})
+	st, err := NewGitHub(ctx, GitHubConfig{Dir: dir, Team: team, Repo: repo, Gh: o.Gh, Env: o.Env, Now: o.Clock.Now, Warn: o.Warn})
+	if err != nil || rec.Repo == repo {
+		return st, err
+	}
+	rec = storeRecord{Storage: StorageGitHub, Repo: repo}
+	b, _ := json.Marshal(rec)
+	return st, state.WriteFile(filepath.Join(dir, storeRecordFile), append(b, '\n'), 0o600)
+}
+
+// storeRecordFile, in a team's dir, names the GitHub repository that
+// holds the team's tasks once a command put them there.
+const storeRecordFile = "store.json"
+
+type storeRecord struct {
+	Storage string `json:"storage"`
+	Repo    string `json:"repo"`
+}
+
+// readStoreRecord reads a team's store record; none is the zero record.
+func readStoreRecord(dir string) (storeRecord, error) {
+	var r storeRecord
+	path := filepath.Join(dir, storeRecordFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return r, nil
+	}
+	if err == nil {
+		err = json.Unmarshal(b, &r)
+	}
+	if err != nil {
+		return r, fmt.Errorf("%s: %v: %w", path, err, ErrCorrupt)
+	}
+	return r, nil
 }
