@@ -23,6 +23,7 @@ import (
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/session"
 )
 
 // Session is a session the demo starts.
@@ -185,7 +186,11 @@ func waitIdle(ctx context.Context, m mux.Multiplexer, clk clock.Clock, pane stri
 	var screen string
 	err := pollFor(ctx, clk, idleTimeout, func() (bool, error) {
 		var err error
-		if screen, err = m.Capture(ctx, pane, 0); err != nil {
+		// A capture that hangs (a tmux server stuck) must not outlast
+		// the wait.
+		cctx, cancel := context.WithTimeout(ctx, idleTimeout)
+		defer cancel()
+		if screen, err = m.Capture(cctx, pane, 0); err != nil {
 			return false, err
 		}
 		_, found := p.InputLine(screen)
@@ -255,11 +260,7 @@ func readLog(path string) ([]Entry, error) {
 // LastLines is the last n lines of a screen, indented as the demo shows
 // screens.
 func LastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return "   | " + strings.Join(lines, "\n   | ")
+	return "   | " + strings.Join(session.LastLines(s, n), "\n   | ")
 }
 
 // Setup is the demo's private world: a temporary directory, a tmux

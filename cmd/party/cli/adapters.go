@@ -12,7 +12,7 @@ import (
 // deliverer is the delivery protocol for a session of the server tc talks
 // to (session.Deliverer).
 func deliverer(f *Factory, tc *tmux.Client, root string, info tmux.SessionInfo, roles map[string]string) *deliver.Deliverer {
-	return session.Deliverer(tc, f.Clock, f.Getenv, lockDir(root, info.SocketPath), info.StateDir, roles)
+	return session.Deliverer(tc, f.Clock, f.Getenv, deliver.LockDir(root, info.SocketPath), info.StateDir, roles)
 }
 
 // watchConfig is what wait.Watch needs from the CLI: the warning that

@@ -94,7 +94,7 @@ func TestExitCodes(t *testing.T) {
 		{fmt.Errorf("x: %w", deliver.ErrPaneDead), "PANE_DEAD", 3},
 		{fmt.Errorf("x: %w", deliver.ErrDialog), "DIALOG_ON_SCREEN", 1},
 		{fmt.Errorf("x: %w", deliver.ErrUnconfirmed), "UNCONFIRMED", 6},
-		{fmt.Errorf("x: %w", errNoSession), "SESSION_UNRESOLVED", 2},
+		{fmt.Errorf("x: %w", session.ErrUnresolved), "SESSION_UNRESOLVED", 2},
 		{fmt.Errorf("x: %w", session.ErrExists), "SESSION_EXISTS", 1},
 		{fmt.Errorf("x: %w", task.ErrNoTeam), "NO_TEAM", 2},
 		{fmt.Errorf("x: %w", task.ErrInvalid), "USAGE", 2},

@@ -35,7 +35,6 @@ const (
 // Errors of the CLI itself.
 var (
 	errUsage     = errors.New("usage")
-	errNoSession = session.ErrUnresolved
 )
 
 // codes maps each known error to its stable code and exit status. It is the
@@ -74,7 +73,7 @@ var codes = []struct {
 	{relay.ErrStalled, "STALLED", ExitTimeout},
 	{relay.ErrRounds, "OUT_OF_ROUNDS", ExitError},
 	{session.ErrExists, "SESSION_EXISTS", ExitError},
-	{errNoSession, "SESSION_UNRESOLVED", ExitUsage},
+	{session.ErrUnresolved, "SESSION_UNRESOLVED", ExitUsage},
 	{session.ErrAgentMissing, "AGENT_MISSING", ExitUsage},
 	{task.ErrNoTeam, "NO_TEAM", ExitUsage},
 	{task.ErrInvalid, "USAGE", ExitUsage},

@@ -108,5 +108,3 @@ func sendRun(ctx context.Context, f *Factory, opts *SendOptions) error {
 	return f.show(out, "%s to %s (%s)", out.Outcome, opts.Role, out.Pane)
 }
 
-// lockDir is where the pane locks of one tmux server live (deliver.LockDir).
-func lockDir(root, socketPath string) string { return deliver.LockDir(root, socketPath) }

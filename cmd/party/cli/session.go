@@ -5,9 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/config"
-	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/tmux"
@@ -51,8 +49,6 @@ func (f *Factory) resolver(tc *tmux.Client) supervise.Resolver {
 	return rv
 }
 
-// profileOf is the profile of a pane's agent (agent.ForPane).
-func profileOf(p mux.Pane) agent.Profile { return agent.ForPane(agent.Kind(p.Agent), p.Role) }
 
 // messageText is the text of a message: TEXT as given, or stdin for "-".
 func messageText(f *Factory, text string, stdin bool) (string, error) {

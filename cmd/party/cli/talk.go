@@ -103,7 +103,7 @@ func talkRun(ctx context.Context, f *Factory, opts *TalkOptions) error {
 	}
 	info.StateDir = session.StateDir(root, info)
 	deps := talk.Deps{Mux: tc, Clock: f.Clock, Getenv: f.Getenv, Config: cfg, StateDir: info.StateDir,
-		LockDir: lockDir(root, info.SocketPath), Deliverer: deliverer(f, tc, root, info, route.RolesByPane(targets)),
+		LockDir: deliver.LockDir(root, info.SocketPath), Deliverer: deliverer(f, tc, root, info, route.RolesByPane(targets)),
 		Watch: func(ctx context.Context, output bool) (talk.Wakes, error) {
 			return wait.Watch(ctx, watchConfig(f, tc, info.Name, info.StateDir, output))
 		}}
