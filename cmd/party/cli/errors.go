@@ -34,7 +34,7 @@ const (
 
 // Errors of the CLI itself.
 var (
-	errUsage     = errors.New("usage")
+	errUsage = errors.New("usage")
 )
 
 // codes maps each known error to its stable code and exit status. It is the

@@ -74,7 +74,9 @@ func routeRun(ctx context.Context, f *Factory, opts *RouteOptions) error {
 		Log:      func(ev map[string]any) { _ = state.AppendEvent(events, ev) },
 		Progress: f.IO.ErrOut,
 		Deliver:  deliverer(f, tc, root, sc.Info, route.RolesByPane(sc.Panes)),
-		Profile:  func(role string, p mux.Pane) agent.Profile { return cfg.Tune(role, agent.ForPane(agent.Kind(p.Agent), p.Role)) }}
+		Profile: func(role string, p mux.Pane) agent.Profile {
+			return cfg.Tune(role, agent.ForPane(agent.Kind(p.Agent), p.Role))
+		}}
 	if err := r.Start(ctx); err != nil {
 		return err
 	}

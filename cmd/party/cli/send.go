@@ -107,4 +107,3 @@ func sendRun(ctx context.Context, f *Factory, opts *SendOptions) error {
 	}
 	return f.show(out, "%s to %s (%s)", out.Outcome, opts.Role, out.Pane)
 }
-

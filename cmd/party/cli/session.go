@@ -49,7 +49,6 @@ func (f *Factory) resolver(tc *tmux.Client) supervise.Resolver {
 	return rv
 }
 
-
 // messageText is the text of a message: TEXT as given, or stdin for "-".
 func messageText(f *Factory, text string, stdin bool) (string, error) {
 	if !stdin {
