@@ -31,18 +31,18 @@ func TestCheck(t *testing.T) {
 		{"acme/", false},
 		{"/widgets", false},
 		{"a/b/c", false},
-		{"-x/y", false},        // owner starts with a hyphen
-		{"x-/y", false},        // ends with one
-		{"a--b/y", false},      // two in a row
-		{"my_org/y", false},    // owners have no underscores
-		{"my.org/y", false},    // nor dots
-		{"../x", false},        // nor are . or ..
-		{"o/.", false},         // name .
-		{"o/..", false},        // name ..
-		{"o/r;x", false},       // name charset
-		{"o/wid gets", false},  // a space
-		{"a/b?x=1", false},     // a query
-		{"a/{repo}", false},    // a placeholder
+		{"-x/y", false},       // owner starts with a hyphen
+		{"x-/y", false},       // ends with one
+		{"a--b/y", false},     // two in a row
+		{"my_org/y", false},   // owners have no underscores
+		{"my.org/y", false},   // nor dots
+		{"../x", false},       // nor are . or ..
+		{"o/.", false},        // name .
+		{"o/..", false},       // name ..
+		{"o/r;x", false},      // name charset
+		{"o/wid gets", false}, // a space
+		{"a/b?x=1", false},    // a query
+		{"a/{repo}", false},   // a placeholder
 		{"https://github.com/o/r", false},
 		{strings.Repeat("a", 40) + "/r", false},
 		{"o/" + strings.Repeat("r", 101), false},
