@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 
@@ -200,7 +199,7 @@ func Open(ctx context.Context, o OpenOptions) (Store, error) {
 	if gh == "" {
 		gh = "gh"
 	}
-	_, noGh := exec.LookPath(gh)
+	_, noGh := LookGh(gh, o.Env)
 	switch {
 	case o.StorageSet && o.Storage == StorageFS:
 		return fs, nil
@@ -225,5 +224,5 @@ func Open(ctx context.Context, o OpenOptions) (Store, error) {
 			return nil, err
 		}
 	}
-	return NewGitHub(ctx, GitHubConfig{Dir: dir, Team: team, Repo: repo, Gh: o.Gh, Env: o.Env, Now: o.Clock.Now, Warn: o.Warn})
+	return NewGitHub(ctx, GitHubConfig{Dir: dir, Team: team, Repo: repo, Gh: o.Gh, Env: o.Env, Now: o.Clock.Now, Clock: o.Clock, Warn: o.Warn})
 }
