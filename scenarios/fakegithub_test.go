@@ -29,7 +29,8 @@ var fakeGitHubs sync.Map // *testscript.TestScript -> *fakegithub.Server
 //	fakegithub resume                 listen again, same address and contents
 //	fakegithub edit REPO N KEY=VALUE...  change issue N behind party's back (title, body,
 //	                                  state, labels, +label, -label, milestone,
-//	                                  assignees, comment)
+//	                                  assignees, comment (by someone-on-github),
+//	                                  mycomment (by the token's user, as party))
 //	fakegithub show REPO [N]          print the repository (or issue N): labels with
 //	                                  colors, milestones, issues with labels and comments
 //	fakegithub log [METHOD]           print the requests: METHOD PATH STATUS BODY

@@ -214,7 +214,7 @@ func TestPMKeys(t *testing.T) {
 	require.NoError(t, Set(path, "pm.storage", "github"))
 	require.NoError(t, Set(path, "pm.repo", "partyhq/party"))
 	assert.ErrorIs(t, Set(path, "pm.storage", "s3"), ErrInvalid)
-	for _, bad := range []string{"party", "a/b/c", "-x/y", "o/..", "o/r;x", "https://github.com/o/r"} {
+	for _, bad := range []string{"party", "a/b/c", "-x/y", "o/..", "o/r;x", "https://github.com/o/r", "x-/y", "a--b/y"} {
 		assert.ErrorIs(t, Set(path, "pm.repo", bad), ErrInvalid, bad)
 	}
 	c := Defaults()

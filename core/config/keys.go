@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/partyhq/party/core/ghrepo"
 	"github.com/partyhq/party/core/shellwords"
 	"github.com/partyhq/party/core/state"
 )
@@ -144,12 +144,14 @@ var keys = []Key{
 		set: func(c *Config, n string, v value) { a := c.Agents[n]; a.Marker = v.b; c.Agents[n] = a }},
 }
 
-// repoName is a GitHub repository, owner/name.
-var repoName = regexp.MustCompile(`^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})/[A-Za-z0-9._-]{1,100}$`)
-
+// checkRepo checks pm.repo ("" for none) as the task store does
+// (ghrepo.Check).
 func checkRepo(s string) error {
-	if s != "" && (!repoName.MatchString(s) || strings.HasSuffix(s, "/.") || strings.HasSuffix(s, "/..")) {
-		return errors.New("must be a GitHub repository owner/name")
+	if s == "" {
+		return nil
+	}
+	if err := ghrepo.Check(s); err != nil {
+		return fmt.Errorf("must be a GitHub repository owner/name (%v)", err)
 	}
 	return nil
 }

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -25,6 +27,47 @@ type execGh struct {
 	bin   string
 	env   []string
 	limit time.Duration
+}
+
+// LookGh finds the gh binary (gh: its name, "" for "gh"; a path must be
+// absolute) on env's PATH (this process's when env has none), as exec
+// would run it, but only in absolute directories: an empty or relative
+// PATH entry (the current directory, perhaps an untrusted repository) is
+// skipped, as exec.LookPath refuses with exec.ErrDot. It is
+// exec.ErrNotFound when there is no such gh.
+func LookGh(gh string, env []string) (string, error) {
+	if gh == "" {
+		gh = "gh"
+	}
+	if strings.Contains(gh, "/") {
+		if !filepath.IsAbs(gh) || !ghExecutable(gh) {
+			return "", fmt.Errorf("%s: %w", gh, exec.ErrNotFound)
+		}
+		return gh, nil
+	}
+	path, ok := "", false
+	for _, kv := range env {
+		if v, found := strings.CutPrefix(kv, "PATH="); found {
+			path, ok = v, true
+		}
+	}
+	if !ok {
+		path = os.Getenv("PATH")
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if !filepath.IsAbs(dir) {
+			continue
+		}
+		if p := filepath.Join(dir, gh); ghExecutable(p) {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: %w", gh, exec.ErrNotFound)
+}
+
+func ghExecutable(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }
 
 // ghCallLimit bounds one gh run: a GitHub that takes connections and

@@ -7,8 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/url"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -35,14 +35,18 @@ import (
 // Status is a label, exactly one of party:pending, party:in_progress and
 // party:done (created with their colors when missing); a closed issue is
 // done whatever its labels, an open one without a status label is
-// pending. party:done is put on before the issue is closed. A task's
+// pending. party:done is put on before the issue is closed. party changes
+// only its own labels, one by one (POST issues/N/labels for the new ones,
+// DELETE issues/N/labels/NAME for its old ones), so a label a person puts
+// on meanwhile stays. A task's
 // assignee (a party role, not a GitHub user) is the label
 // party:assignee:ROLE. A status or milestone change also posts an issue
 // comment, one line per change:
 //
 //	**[party]** Status changed: `pending` → `in_progress` · Actor: codex · 2026-11-23T20:00:00Z
 //
-// and Log reads those lines back, with the local events.
+// and Log reads those lines back, with the local events: only the lines of
+// comments by the user gh is logged in as.
 //
 // Conflicts: "seen" is the task as party last wrote it. Before an update
 // the issue is read; when its updated_at is not the cached one and a
@@ -111,11 +115,17 @@ func ghWithAssignee(labels []string, role string) []string {
 	return out
 }
 
-// ghCheckRole refuses a role that cannot be a label (GitHub's labels are at
-// most 50 characters; a comma would split a label filter).
+// ghMaxLabel is the length GitHub allows a label.
+const ghMaxLabel = 50
+
+// ghCheckRole refuses an assignee that is not a role (CheckRole) or whose
+// label, party:assignee:ROLE, would be longer than GitHub allows.
 func ghCheckRole(role string) error {
-	if len(ghAssigneeLabel+role) > 50 || strings.ContainsAny(role, ", \t\n") {
-		return fmt.Errorf("assignee %q: at most %d characters, no commas or spaces: %w", role, 50-len(ghAssigneeLabel), ErrInvalid)
+	if err := CheckRole("assignee", role); err != nil {
+		return err
+	}
+	if len(ghAssigneeLabel+role) > ghMaxLabel {
+		return fmt.Errorf("assignee %q: at most %d characters on GitHub (the label %s…): %w", role, ghMaxLabel-len(ghAssigneeLabel), ghAssigneeLabel, ErrInvalid)
 	}
 	return nil
 }
@@ -125,9 +135,11 @@ type GitHubConfig struct {
 	Dir  string // the team's dir under the state root (id-map.json lives there)
 	Team Team
 	Repo string   // owner/name
-	Gh   string   // the gh binary ("gh" when empty)
+	Gh   string   // the gh binary ("gh" when empty; else an absolute path)
 	Env  []string // gh's environment (nil: this process's)
 	Now  func() time.Time
+	// Clock paces the wait for the team's lock (nil: the real one).
+	Clock clock.Clock
 	// Warn reports what a command leaves out (an issue gone from GitHub).
 	Warn func(string)
 }
@@ -142,6 +154,29 @@ type githubStore struct {
 	// labels are the repository's labels once listed (lower-cased name
 	// -> true).
 	labels map[string]bool
+	// login is the GitHub user gh is authenticated as, once asked.
+	login string
+}
+
+// user is the login of the GitHub user gh is authenticated as (GET /user,
+// once per store): the author of party's comments.
+func (g *githubStore) user(ctx context.Context) (string, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.login != "" {
+		return g.login, nil
+	}
+	var u struct {
+		Login string `json:"login"`
+	}
+	if err := g.api(ctx, "GET", "user", nil, &u); err != nil {
+		return "", fmt.Errorf("github store: who gh is logged in as: %w", err)
+	}
+	if u.Login == "" {
+		return "", fmt.Errorf("github store: GET /user named no login: %w", ErrUnavailable)
+	}
+	g.login = u.Login
+	return g.login, nil
 }
 
 // NewGitHub opens the team's store on GitHub. It fails at once, with
@@ -154,18 +189,21 @@ func NewGitHub(ctx context.Context, c GitHubConfig) (Store, error) {
 	if c.Gh == "" {
 		c.Gh = "gh"
 	}
-	bin, err := ghLookPath(c.Gh, c.Env)
+	bin, err := LookGh(c.Gh, c.Env)
 	if err != nil {
-		return nil, fmt.Errorf("github store: %s not found (install the GitHub CLI, https://cli.github.com): %w", c.Gh, ErrUnavailable)
+		return nil, fmt.Errorf("github store: %s not found in PATH's absolute directories (install the GitHub CLI, https://cli.github.com): %w", c.Gh, ErrUnavailable)
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.Clock == nil {
+		c.Clock = clock.Real{}
 	}
 	if err := state.MkdirPrivate(c.Dir); err != nil {
 		return nil, err
 	}
 	g := &githubStore{c: c, gh: execGh{bin: bin, env: c.Env},
-		locker: state.Locker{Dir: filepath.Join(c.Dir, "locks"), Clock: clock.Real{}}}
+		locker: state.Locker{Dir: filepath.Join(c.Dir, "locks"), Clock: c.Clock}}
 	if err := g.api(ctx, "GET", g.repoPath(""), nil, nil); err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return nil, fmt.Errorf("github store: repository %s not found (or gh's token cannot see it): %w", c.Repo, err)
@@ -173,33 +211,6 @@ func NewGitHub(ctx context.Context, c GitHubConfig) (Store, error) {
 		return nil, fmt.Errorf("github store %s: %w", c.Repo, err)
 	}
 	return g, nil
-}
-
-// ghLookPath finds gh as exec would with env's PATH (this process's when
-// env has none).
-func ghLookPath(bin string, env []string) (string, error) {
-	if strings.Contains(bin, "/") {
-		return exec.LookPath(bin)
-	}
-	path, ok := "", false
-	for _, kv := range env {
-		if v, found := strings.CutPrefix(kv, "PATH="); found {
-			path, ok = v, true
-		}
-	}
-	if !ok {
-		return exec.LookPath(bin)
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if dir == "" {
-			dir = "."
-		}
-		p := filepath.Join(dir, bin)
-		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return p, nil
-		}
-	}
-	return "", exec.ErrNotFound
 }
 
 func (g *githubStore) repoPath(rest string) string {
@@ -297,7 +308,10 @@ type ghMilestone struct {
 }
 
 type ghComment struct {
-	Body      string    `json:"body"`
+	Body string `json:"body"`
+	User struct {
+		Login string `json:"login"`
+	} `json:"user"`
 	IssueURL  string    `json:"issue_url"`
 	CreatedAt time.Time `json:"created_at"`
 }
@@ -547,6 +561,11 @@ func (g *githubStore) Milestones(ctx context.Context) ([]Milestone, error) {
 }
 
 func (g *githubStore) DoneMilestone(ctx context.Context, actor, id string) (Milestone, error) {
+	unlock, err := g.lock(ctx)
+	if err != nil {
+		return Milestone{}, err
+	}
+	defer unlock()
 	_, m, err := g.milestoneNumbers()
 	if err != nil {
 		return Milestone{}, err
@@ -817,19 +836,34 @@ func (g *githubStore) Update(ctx context.Context, actor, id string, c Change) (T
 	if c.Milestone != nil {
 		next.Milestone = *c.Milestone
 	}
-	// Normalize the labels whenever the status changes or they do not
-	// hold exactly the one status label the task's status asks for.
+	// Normalize party's labels whenever the status changes or they do not
+	// hold exactly the one status label the task's status asks for; only
+	// party's are touched, one by one, so a label someone puts on
+	// meanwhile stays.
 	labels := is.labelNames()
 	want := ghWithAssignee(WithStatus(labels, next.Status), next.Assignee)
-	patch := map[string]any{}
-	if !slices.Equal(ghSorted(labels), ghSorted(want)) {
+	add := slices.DeleteFunc(slices.Clone(want), func(l string) bool { return slices.Contains(labels, l) })
+	drop := slices.DeleteFunc(slices.Clone(labels), func(l string) bool { return slices.Contains(want, l) })
+	path := g.repoPath(fmt.Sprintf("issues/%d", r.IssueNumber))
+	reread := false
+	if len(add) > 0 {
 		// The issue's own labels exist; only new ones may need making.
-		added := slices.DeleteFunc(slices.Clone(want), func(l string) bool { return slices.Contains(labels, l) })
-		if err := g.ensureLabels(ctx, added...); err != nil {
+		if err := g.ensureLabels(ctx, add...); err != nil {
 			return Task{}, err
 		}
-		patch["labels"] = want
+		if err := g.api(ctx, "POST", path+"/labels", map[string][]string{"labels": add}, nil); err != nil {
+			return Task{}, fmt.Errorf("github store: task %s (#%d): labels: %w", id, r.IssueNumber, err)
+		}
+		reread = true
 	}
+	for _, l := range drop {
+		err := g.api(ctx, "DELETE", path+"/labels/"+url.PathEscape(l), nil, nil)
+		if err != nil && !errors.Is(err, ErrNotFound) { // 404: taken off meanwhile
+			return Task{}, fmt.Errorf("github store: task %s (#%d): label %s: %w", id, r.IssueNumber, l, err)
+		}
+		reread = true
+	}
+	patch := map[string]any{}
 	if next.Milestone != cur.Milestone {
 		if milestone == 0 {
 			patch["milestone"] = nil
@@ -840,17 +874,18 @@ func (g *githubStore) Update(ctx context.Context, actor, id string, c Change) (T
 	if next.Status != Done && is.State == "closed" {
 		patch["state"] = "open"
 	}
-	path := g.repoPath(fmt.Sprintf("issues/%d", r.IssueNumber))
 	if len(patch) > 0 {
 		if err := g.api(ctx, "PATCH", path, patch, &is); err != nil {
 			return Task{}, fmt.Errorf("github store: task %s (#%d): %w", id, r.IssueNumber, err)
 		}
+		reread = false
 	}
 	if next.Status == Done && is.State != "closed" {
 		// party:done is on; now close it.
 		if err := g.api(ctx, "PATCH", path, map[string]string{"state": "closed", "state_reason": "completed"}, &is); err != nil {
 			return Task{}, fmt.Errorf("github store: task %s (#%d): %w", id, r.IssueNumber, err)
 		}
+		reread = false
 	}
 
 	now := g.now()
@@ -873,7 +908,9 @@ func (g *githubStore) Update(ctx context.Context, actor, id string, c Change) (T
 		if err := g.api(ctx, "POST", path+"/comments", body, nil); err != nil {
 			return Task{}, fmt.Errorf("github store: task %s (#%d) changed, but its comment: %w", id, r.IssueNumber, err)
 		}
-		// The comment moved updated_at: read it back.
+		reread = true // the comment moved updated_at
+	}
+	if reread {
 		if is, err = g.issue(ctx, id, r); err != nil {
 			return Task{}, err
 		}
@@ -902,12 +939,6 @@ func compareIDs(a, b string) int {
 		return 1
 	}
 	return 0
-}
-
-func ghSorted(s []string) []string {
-	c := slices.Clone(s)
-	slices.Sort(c)
-	return c
 }
 
 func (g *githubStore) Doc(ctx context.Context, id string) (string, error) {
@@ -1002,7 +1033,9 @@ func ParseComment(id, body string) []Event {
 }
 
 // Log is the local events and the party comments on the team's issues,
-// merged: a comment party wrote here is in both and shows once.
+// merged: a comment party wrote here is in both and shows once. Only the
+// comments of the GitHub user gh is logged in as are read: party
+// elsewhere, with the same login, is party; anyone else is not.
 func (g *githubStore) Log(ctx context.Context, id string) ([]Event, error) {
 	ids, err := ghReadMap[ghIssueRef](g.idMapPath())
 	if err != nil {
@@ -1013,17 +1046,25 @@ func (g *githubStore) Log(ctx context.Context, id string) ([]Event, error) {
 			return nil, fmt.Errorf("task %s: %w", id, ErrNotFound)
 		}
 	}
-	local, err := ghReadEvents(g.eventsPath())
+	local, err := ReadEvents(g.eventsPath())
 	if err != nil {
 		return nil, err
 	}
 	out := []Event{}
 	for _, e := range local {
-		if id == "" || e.ID == id && (strings.HasPrefix(e.Event, "task_") || e.Event == "doc_updated") {
+		if e.OfTask(id) {
 			out = append(out, e)
 		}
 	}
 	var remote []Event
+	// Only party's own comments count: those of the user gh is logged in
+	// as. Anyone may write a **[party]** line on a public repository.
+	var login string
+	if len(ids) > 0 {
+		if login, err = g.user(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if id != "" {
 		r := ids[id]
 		cs, err := ghList[ghComment](ctx, g, g.repoPath(fmt.Sprintf("issues/%d/comments?per_page=100", r.IssueNumber)))
@@ -1031,7 +1072,9 @@ func (g *githubStore) Log(ctx context.Context, id string) ([]Event, error) {
 			return nil, fmt.Errorf("github store: log of task %s (#%d): %w", id, r.IssueNumber, err)
 		}
 		for _, c := range cs {
-			remote = append(remote, ParseComment(id, c.Body)...)
+			if c.User.Login == login {
+				remote = append(remote, ParseComment(id, c.Body)...)
+			}
 		}
 	} else if len(ids) > 0 {
 		idOf := map[string]string{}
@@ -1052,7 +1095,7 @@ func (g *githubStore) Log(ctx context.Context, id string) ([]Event, error) {
 		}
 		for _, c := range cs {
 			n := c.IssueURL[strings.LastIndexByte(c.IssueURL, '/')+1:]
-			if tid, ok := idOf[n]; ok {
+			if tid, ok := idOf[n]; ok && c.User.Login == login {
 				remote = append(remote, ParseComment(tid, c.Body)...)
 			}
 		}
@@ -1071,28 +1114,4 @@ func (g *githubStore) Log(ctx context.Context, id string) ([]Event, error) {
 func ghSameEvent(a, b Event) bool {
 	return a.Event == b.Event && a.ID == b.ID && a.Field == b.Field && a.From == b.From && a.To == b.To &&
 		a.Actor == b.Actor && a.TS.Truncate(time.Second).Equal(b.TS.Truncate(time.Second))
-}
-
-// ghReadEvents reads an events.jsonl; a missing file has none, a line that
-// does not parse is ErrCorrupt with the path and line.
-func ghReadEvents(path string) ([]Event, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []Event
-	for i, line := range strings.Split(string(b), "\n") {
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		var e Event
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			return nil, fmt.Errorf("%s:%d: %v: %w", path, i+1, err, ErrCorrupt)
-		}
-		out = append(out, e)
-	}
-	return out, nil
 }

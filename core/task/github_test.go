@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/task"
 	"github.com/partyhq/party/mockagents/fakegithub"
 )
@@ -180,17 +181,19 @@ func TestGitHubStatusLabelsAndComments(t *testing.T) {
 	is := f.issue(t, 1)
 	assert.Equal(t, "closed", is.State)
 	assert.ElementsMatch(t, []string{"party:done", "party:assignee:codex"}, is.Labels)
-	// party:done is on before the issue is closed: two PATCHes, in order.
-	var patches []string
+	// party:done is on before the issue is closed: its POST, then the
+	// PATCH that closes, and party's old status label taken off alone.
+	var writes []string
 	for _, e := range mustLog(t, f.srv.LogPath())[logBefore:] {
-		if e.Method == "PATCH" {
-			patches = append(patches, string(e.Body))
+		if e.Method != "GET" && !strings.HasSuffix(e.Path, "/"+repo+"/labels") { // not the label's creation
+			writes = append(writes, e.Method+" "+strings.TrimPrefix(e.Path, "/api/v3/repos/"+repo)+" "+string(e.Body))
 		}
 	}
-	require.Len(t, patches, 2)
-	assert.Contains(t, patches[0], `"party:done"`)
-	assert.NotContains(t, patches[0], `"closed"`)
-	assert.Contains(t, patches[1], `"state":"closed"`)
+	require.Len(t, writes, 4, "%q", writes)
+	assert.Equal(t, `POST /issues/1/labels {"labels":["party:done"]}`, writes[0])
+	assert.Equal(t, "DELETE /issues/1/labels/party:in_progress ", writes[1])
+	assert.Equal(t, `PATCH /issues/1 {"state":"closed","state_reason":"completed"}`, writes[2])
+	assert.True(t, strings.HasPrefix(writes[3], "POST /issues/1/comments "), writes[3])
 
 	// Back to work reopens it.
 	again, err := f.store.Update(ctx, "human", "1", task.Change{Status: ptr(task.InProgress)})
@@ -234,8 +237,18 @@ func TestGitHubLogReadsCommentsFromElsewhere(t *testing.T) {
 	}
 	_, err := f.store.Update(ctx, "codex", "2", task.Change{Status: ptr(task.InProgress)})
 	require.NoError(t, err)
-	// party on another machine wrote this one: it is only on GitHub.
-	require.NoError(t, f.srv.Edit(repo, 1, "comment=**[party]** Status changed: `pending` → `done` · Actor: claude · 2026-11-23T21:00:00Z", "comment=a human's words"))
+	// party on another machine, logged in as the same GitHub user, wrote
+	// this one: it is only on GitHub.
+	require.NoError(t, f.srv.Edit(repo, 1, "mycomment=**[party]** Status changed: `pending` → `done` · Actor: claude · 2026-11-23T21:00:00Z", "comment=a human's words"))
+	// Anyone else can write a party line on a public repository: forged.
+	require.NoError(t, f.srv.Edit(repo, 1, "comment=**[party]** Status changed: `done` → `pending` · Actor: mallory · 2026-11-23T22:00:00Z"))
+	require.NoError(t, f.srv.Edit(repo, 2, "comment=**[party]** Milestone changed: `(none)` → `M9` · Actor: mallory · 2026-11-23T22:00:00Z"))
+	one, err := f.store.Log(ctx, "1")
+	require.NoError(t, err)
+	for _, e := range one {
+		assert.NotEqual(t, "mallory", e.Actor, "a comment by someone-on-github is not party's")
+	}
+	assert.Len(t, one, 2)
 	log, err := f.store.Log(ctx, "")
 	require.NoError(t, err)
 	var got []string
@@ -276,7 +289,7 @@ func TestGitHubConflict(t *testing.T) {
 		{Field: "title", Cached: "a", Remote: "a, renamed"},
 	}, ce.Fields)
 	is := f.issue(t, 1)
-	assert.Equal(t, []string{"party:in_progress", "party:assignee:codex"}, is.Labels, "nothing written")
+	assert.ElementsMatch(t, []string{"party:in_progress", "party:assignee:codex"}, is.Labels, "nothing written")
 
 	// Again: still a conflict, until --force.
 	_, err = f.store.Update(ctx, "codex", "1", task.Change{Status: ptr(task.InProgress)})
@@ -513,4 +526,146 @@ func TestGitHubListLeavesOutAGoneIssue(t *testing.T) {
 	assert.Equal(t, []string{"task 2: issue #2 is gone from " + repo + " (deleted or transferred); left out"}, warned)
 	_, err = st.Task(ctx, "2")
 	assert.ErrorIs(t, err, task.ErrNotFound, "the task itself says it is gone")
+}
+
+func TestGitHubUpdateKeepsALabelAddedMeanwhile(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, fakegithub.Options{})
+	ctx := context.Background()
+	_, err := f.store.AddTask(ctx, "planner", task.NewTask{Title: "a", Assignee: "codex"})
+	require.NoError(t, err)
+	require.NoError(t, f.srv.Edit(repo, 1, "+label=bug"))
+	_, err = f.store.Update(ctx, "human", "1", task.Change{Status: ptr(task.InProgress), Force: true})
+	require.NoError(t, err)
+
+	// Someone labels the issue between party's read and its write.
+	require.NoError(t, f.srv.EditBeforeWrite(repo, 1, "+label=needs-review"))
+	up, err := f.store.Update(ctx, "codex", "1", task.Change{Status: ptr(task.Done), Assignee: ptr("claude")})
+	require.NoError(t, err)
+	assert.Equal(t, task.Done, up.Status)
+	assert.Equal(t, "claude", up.Assignee)
+	is := f.issue(t, 1)
+	assert.Equal(t, "closed", is.State)
+	assert.ElementsMatch(t, []string{"bug", "needs-review", "party:done", "party:assignee:claude"}, is.Labels)
+
+	// A done task back to work reopens; the others' labels stay.
+	_, err = f.store.Update(ctx, "human", "1", task.Change{Status: ptr(task.Pending), Force: true})
+	require.NoError(t, err)
+	is = f.issue(t, 1)
+	assert.Equal(t, "open", is.State)
+	assert.ElementsMatch(t, []string{"bug", "needs-review", "party:pending", "party:assignee:claude"}, is.Labels)
+}
+
+func TestGitHubDoneMilestoneOnce(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, fakegithub.Options{})
+	ctx := context.Background()
+	_, err := f.store.AddMilestone(ctx, "planner", "v1")
+	require.NoError(t, err)
+	const n = 4
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() {
+			st, err := task.NewGitHub(ctx, f.cfg)
+			if err == nil {
+				_, err = st.DoneMilestone(ctx, fmt.Sprintf("agent%d", i), "M1")
+			}
+			errs[i] = err
+		})
+	}
+	wg.Wait()
+	require.NoError(t, errors.Join(errs...))
+	log, err := f.store.Log(ctx, "")
+	require.NoError(t, err)
+	var done int
+	for _, e := range log {
+		if e.Event == "milestone_done" {
+			done++
+		}
+	}
+	assert.Equal(t, 1, done, "one milestone_done however many close it at once")
+	var patches int
+	for _, e := range mustLog(t, f.srv.LogPath()) {
+		if e.Method == "PATCH" {
+			patches++
+		}
+	}
+	assert.Equal(t, 1, patches)
+}
+
+// lockClock is a clock whose Sleep fails at once: the store's lock waits
+// through it, not through the real one.
+type lockClock struct{ slept chan struct{} }
+
+var errSlept = errors.New("the injected clock slept")
+
+func (lockClock) Now() time.Time { return time.Date(2026, 11, 23, 20, 0, 0, 0, time.UTC) }
+func (c lockClock) Sleep(context.Context, time.Duration) error {
+	select {
+	case c.slept <- struct{}{}:
+	default:
+	}
+	return errSlept
+}
+
+func TestGitHubLockUsesTheInjectedClock(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, fakegithub.Options{})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cfg := f.cfg
+	clk := lockClock{slept: make(chan struct{}, 1)}
+	cfg.Clock = clk
+	st, err := task.NewGitHub(ctx, cfg)
+	require.NoError(t, err)
+	// Another process holds the team's lock.
+	unlock, err := state.Locker{Dir: filepath.Join(cfg.Dir, "locks"), Clock: clk}.Lock(ctx, "github-store")
+	require.NoError(t, err)
+	defer unlock()
+	_, err = st.AddMilestone(ctx, "planner", "v1")
+	require.ErrorIs(t, err, errSlept)
+	assert.Len(t, clk.slept, 1)
+}
+
+func TestLookGhSkipsRelativePath(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "bin"), 0o755))
+	for _, p := range []string{"gh", "bin/gh"} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, p), []byte("#!/bin/sh\necho planted\n"), 0o755))
+	}
+	abs := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(abs, "gh"), []byte("#!/bin/sh\n"), 0o755))
+	for _, path := range []string{"", ".", "bin", ":bin:.", "./bin"} {
+		_, err := task.LookGh("", []string{"PATH=" + path})
+		assert.ErrorIs(t, err, exec.ErrNotFound, "PATH=%q: the gh in the current directory is not run", path)
+	}
+	got, err := task.LookGh("", []string{"PATH=.:bin:" + abs})
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(abs, "gh"), got, "the first absolute directory's")
+	_, err = task.LookGh("bin/gh", nil)
+	assert.ErrorIs(t, err, exec.ErrNotFound, "a relative path to gh")
+	got, err = task.LookGh(filepath.Join(abs, "gh"), nil)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(abs, "gh"), got)
+
+	// The store finds no gh there either: unavailable, not the planted one.
+	_, err = task.NewGitHub(context.Background(), task.GitHubConfig{Dir: filepath.Join(t.TempDir(), "team"), Repo: repo, Env: []string{"PATH=.:bin"}})
+	require.ErrorIs(t, err, task.ErrUnavailable)
+	assert.Contains(t, err.Error(), "not found")
+}
+
+func TestGitHubAssigneeIsARole(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, fakegithub.Options{})
+	ctx := context.Background()
+	for _, bad := range []string{"-x", "a b", "a,b", "x`y", "**bold**", strings.Repeat("r", 36)} {
+		_, err := f.store.AddTask(ctx, "planner", task.NewTask{Title: "a", Assignee: bad})
+		assert.ErrorIs(t, err, task.ErrInvalid, bad)
+	}
+	_, err := f.store.AddTask(ctx, "planner", task.NewTask{Title: "a", Assignee: strings.Repeat("r", 35)})
+	require.NoError(t, err, "party:assignee: and 35 is GitHub's 50")
+	_, err = f.store.Update(ctx, "planner", "1", task.Change{Assignee: ptr("x`y")})
+	assert.ErrorIs(t, err, task.ErrInvalid)
 }

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 
@@ -208,7 +207,7 @@ func Open(ctx context.Context, o OpenOptions) (Store, error) {
 	if gh == "" {
 		gh = "gh"
 	}
-	_, noGh := exec.LookPath(gh)
+	_, noGh := LookGh(gh, o.Env)
 	switch {
 	case o.StorageSet && o.Storage == StorageFS:
 		return fs, nil
@@ -235,7 +234,7 @@ func Open(ctx context.Context, o OpenOptions) (Store, error) {
 			return nil, err
 		}
 	}
-	st, err := NewGitHub(ctx, GitHubConfig{Dir: dir, Team: team, Repo: repo, Gh: o.Gh, Env: o.Env, Now: o.Clock.Now, Warn: o.Warn})
+	st, err := NewGitHub(ctx, GitHubConfig{Dir: dir, Team: team, Repo: repo, Gh: o.Gh, Env: o.Env, Now: o.Clock.Now, Clock: o.Clock, Warn: o.Warn})
 	if err != nil || rec.Repo == repo {
 		return st, err
 	}

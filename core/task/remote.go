@@ -7,19 +7,16 @@ import (
 	"fmt"
 	"net/url"
 	"os/exec"
-	"regexp"
 	"strings"
+
+	"github.com/partyhq/party/core/ghrepo"
 )
 
-// ghRepoPart is one half of owner/name as GitHub allows it.
-var ghRepoPart = regexp.MustCompile(`^[A-Za-z0-9_.-]+$`)
-
-// CheckRepo validates a repository written as owner/name.
+// CheckRepo validates a repository written as owner/name, by GitHub's
+// rules (ghrepo.Check, which pm.repo is checked with too).
 func CheckRepo(repo string) error {
-	owner, name, ok := strings.Cut(repo, "/")
-	if !ok || !ghRepoPart.MatchString(owner) || !ghRepoPart.MatchString(name) ||
-		owner == "." || owner == ".." || name == "." || name == ".." {
-		return fmt.Errorf("repository %q: want owner/name: %w", repo, ErrInvalid)
+	if err := ghrepo.Check(repo); err != nil {
+		return fmt.Errorf("repository %q: %v: %w", repo, err, ErrInvalid)
 	}
 	return nil
 }

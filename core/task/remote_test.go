@@ -43,7 +43,8 @@ func TestParseRemote(t *testing.T) {
 
 func TestCheckRepo(t *testing.T) {
 	require.NoError(t, CheckRepo("acme/widgets"))
-	for _, bad := range []string{"acme", "acme/", "/widgets", "a/b/c", "../x", "a/..", "a/b?x=1", "a/{repo}"} {
+	for _, bad := range []string{"acme", "acme/", "/widgets", "a/b/c", "../x", "a/..", "a/b?x=1", "a/{repo}",
+		"-x/y", "my_org/y", "my.org/y", "x-/y", "a--b/y", "o/."} {
 		assert.ErrorIs(t, CheckRepo(bad), ErrInvalid, bad)
 	}
 }

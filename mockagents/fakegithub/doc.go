@@ -58,7 +58,10 @@
 // # Behind party's back
 //
 // Edit changes an issue as a person on github.com would (title, body,
-// state, labels, milestone, assignees, a comment), stamping updated_at;
+// state, labels, milestone, assignees, a comment by "someone-on-github";
+// mycomment is one by the token's own user), stamping updated_at;
+// EditBeforeWrite does it just before the next write request is answered
+// (between a client's read and its write);
 // Issue, Comments, Labels and Milestones read the contents back for
 // oracles.
 //

@@ -262,3 +262,44 @@ func TestUpdatedAtMovesEvenWithinOneSecond(t *testing.T) {
 	assert.Equal(t, "2026-01-02T03:04:05Z", a.UpdatedAt)
 	assert.Equal(t, "2026-01-02T03:04:06Z", b.UpdatedAt)
 }
+
+func TestIssueLabelsOneByOne(t *testing.T) {
+	s := start(t, Options{User: "octo"})
+	var is ghIssue
+	ghJSON(t, s, `{"title":"a","labels":["party:pending"]}`, &is, "api", "-X", "POST", "repos/o/r/issues", "--input", "-")
+
+	// POST adds and answers the issue's labels.
+	var labels []struct{ Name string }
+	ghJSON(t, s, `{"labels":["party:assignee:codex"]}`, &labels, "api", "-X", "POST", "repos/o/r/issues/1/labels", "--input", "-")
+	require.Len(t, labels, 2)
+	assert.Equal(t, "party:pending", labels[0].Name)
+	assert.Equal(t, "party:assignee:codex", labels[1].Name)
+
+	// DELETE one, by its escaped name; again is 404 as on GitHub.
+	ghJSON(t, s, "", &labels, "api", "-X", "DELETE", "repos/o/r/issues/1/labels/party%3Apending")
+	require.Len(t, labels, 1)
+	_, errOut, code := gh(t, s, "", nil, "api", "-X", "DELETE", "repos/o/r/issues/1/labels/party%3Apending")
+	assert.NotEqual(t, 0, code)
+	assert.Contains(t, errOut, "HTTP 404")
+
+	// An edit queued for the next write lands before it is answered; a
+	// read does not trigger it.
+	require.NoError(t, s.EditBeforeWrite("o/r", 1, "+label=needs-review", "mycomment=mine", "comment=theirs"))
+	ghJSON(t, s, "", &is, "api", "repos/o/r/issues/1")
+	assert.Len(t, is.Labels, 1, "a GET leaves the edit queued")
+	ghJSON(t, s, `{"labels":["party:done"]}`, &labels, "api", "-X", "POST", "repos/o/r/issues/1/labels", "--input", "-")
+	var names []string
+	for _, l := range labels {
+		names = append(names, l.Name)
+	}
+	assert.Equal(t, []string{"party:assignee:codex", "needs-review", "party:done"}, names)
+	cs := s.Comments("o/r", 1)
+	require.Len(t, cs, 2)
+	assert.Equal(t, "octo", cs[0].User, "mycomment is the token's user's")
+	assert.Equal(t, "someone-on-github", cs[1].User)
+	assert.Error(t, s.EditBeforeWrite("o/r", 9, "title=x"), "no issue 9")
+
+	var me struct{ Login string }
+	ghJSON(t, s, "", &me, "api", "user")
+	assert.Equal(t, "octo", me.Login)
+}

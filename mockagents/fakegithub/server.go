@@ -62,6 +62,16 @@ type Server struct {
 	nextID  int64
 	lastT   time.Time
 	stopped bool
+	// pending are EditBeforeWrite's edits, done before the next write;
+	// lateErrs are their failures, which Close returns.
+	pending  []pendingEdit
+	lateErrs []error
+}
+
+type pendingEdit struct {
+	repo    string
+	number  int
+	changes []string
 }
 
 // Start makes the CA, writes its PEM file and serves HTTPS in the
@@ -209,6 +219,11 @@ func (s *Server) Resume() error {
 // Close stops the server for good and removes its temporary directory.
 func (s *Server) Close() error {
 	err := s.Stop()
+	s.mu.Lock()
+	if len(s.lateErrs) > 0 && err == nil {
+		err = errors.Join(s.lateErrs...)
+	}
+	s.mu.Unlock()
 	if s.logFile != nil {
 		if cerr := s.logFile.Close(); err == nil {
 			err = cerr
@@ -354,6 +369,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	req := &request{method: r.Method, seg: seg, query: r.URL.Query(), body: body,
 		self: "https://" + r.Host + r.URL.Path, header: sw.Header()}
 	s.mu.Lock()
+	if r.Method != http.MethodGet && len(s.pending) > 0 {
+		for _, p := range s.pending {
+			if err := s.edit(p.repo, p.number, p.changes...); err != nil {
+				s.lateErrs = append(s.lateErrs, err)
+			}
+		}
+		s.pending = nil
+	}
 	status, v := s.route(req)
 	s.mu.Unlock()
 	if status == http.StatusNoContent {
@@ -374,10 +397,31 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 //
 //	title=T  body=B  state=open|closed  labels=a,b (replace; empty: none)
 //	+label=L  -label=L  milestone=N|TITLE|none  assignees=a,b  comment=TEXT
+//	mycomment=TEXT (a comment by the token's user, as party elsewhere with
+//	the same login writes; comment= is someone else's, "someone-on-github")
 //	deleted=true (the issue is gone: deleted or transferred, 404 from then on)
 func (s *Server) Edit(repoName string, number int, changes ...string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.edit(repoName, number, changes...)
+}
+
+// EditBeforeWrite is Edit done later: just before the next request that
+// writes (any method but GET) is answered, as a person's change landing
+// between party's read and its write. The issue must exist now; a failure
+// then is returned by Close.
+func (s *Server) EditBeforeWrite(repoName string, number int, changes ...string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, _, err := s.issueOf(repoName, number); err != nil {
+		return err
+	}
+	s.pending = append(s.pending, pendingEdit{repo: repoName, number: number, changes: changes})
+	return nil
+}
+
+// edit is Edit. s.mu is held.
+func (s *Server) edit(repoName string, number int, changes ...string) error {
 	r, is, err := s.issueOf(repoName, number)
 	if err != nil {
 		return err
@@ -437,8 +481,11 @@ func (s *Server) Edit(repoName string, number int, changes ...string) error {
 		case "comment":
 			r.comments = append(r.comments, &Comment{ID: s.newID(), NodeID: fmt.Sprintf("IC_fake%d", s.nextID),
 				Issue: is.Number, Body: v, User: "someone-on-github", Created: t, Updated: t})
+		case "mycomment":
+			r.comments = append(r.comments, &Comment{ID: s.newID(), NodeID: fmt.Sprintf("IC_fake%d", s.nextID),
+				Issue: is.Number, Body: v, User: s.opt.User, Created: t, Updated: t})
 		default:
-			return fmt.Errorf("fakegithub edit: unknown field %q (title, body, state, labels, +label, -label, milestone, assignees, comment)", k)
+			return fmt.Errorf("fakegithub edit: unknown field %q (title, body, state, labels, +label, -label, milestone, assignees, comment, mycomment)", k)
 		}
 	}
 	is.Updated = t
