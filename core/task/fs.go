@@ -211,20 +211,10 @@ var milestoneTaskID = regexp.MustCompile(`^(.+)-([1-9][0-9]*)$`)
 // empty. An id <milestone>-<n> of an existing milestone puts the task in
 // that milestone; any other id is taken as it is.
 func (s *FS) AddTask(ctx context.Context, actor string, nt NewTask) (Task, error) {
+	if err := nt.Check(); err != nil {
+		return Task{}, err
+	}
 	title := strings.TrimSpace(nt.Title)
-	if title == "" {
-		return Task{}, fmt.Errorf("a task needs a title: %w", ErrInvalid)
-	}
-	if nt.ID != "" {
-		if err := CheckID(nt.ID); err != nil {
-			return Task{}, err
-		}
-	}
-	if nt.Assignee != "" {
-		if err := CheckRole("assignee", nt.Assignee); err != nil {
-			return Task{}, err
-		}
-	}
 	var t Task
 	err := s.locked(ctx, func() ([]Event, error) {
 		ms := nt.Milestone
@@ -311,15 +301,8 @@ func (s *FS) Task(_ context.Context, id string) (Task, error) {
 // conflict with; Force is not needed.
 func (s *FS) Update(ctx context.Context, actor, id string, c Change) (Task, error) {
 	var t Task
-	if c.Status != nil {
-		if _, err := ParseStatus(string(*c.Status)); err != nil {
-			return t, err
-		}
-	}
-	if c.Assignee != nil && *c.Assignee != "" {
-		if err := CheckRole("assignee", *c.Assignee); err != nil {
-			return t, err
-		}
+	if err := c.Check(); err != nil {
+		return t, err
 	}
 	err := s.locked(ctx, func() ([]Event, error) {
 		var err error

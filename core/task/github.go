@@ -118,12 +118,9 @@ func ghWithAssignee(labels []string, role string) []string {
 // ghMaxLabel is the length GitHub allows a label.
 const ghMaxLabel = 50
 
-// ghCheckRole refuses an assignee that is not a role (CheckRole) or whose
-// label, party:assignee:ROLE, would be longer than GitHub allows.
-func ghCheckRole(role string) error {
-	if err := CheckRole("assignee", role); err != nil {
-		return err
-	}
+// ghCheckLabel refuses an assignee whose label, party:assignee:ROLE, would
+// be longer than GitHub allows.
+func ghCheckLabel(role string) error {
 	if len(ghAssigneeLabel+role) > ghMaxLabel {
 		return fmt.Errorf("assignee %q: at most %d characters on GitHub (the label %s…): %w", role, ghMaxLabel-len(ghAssigneeLabel), ghAssigneeLabel, ErrInvalid)
 	}
@@ -591,20 +588,13 @@ func (g *githubStore) DoneMilestone(ctx context.Context, actor, id string) (Mile
 }
 
 func (g *githubStore) AddTask(ctx context.Context, actor string, nt NewTask) (Task, error) {
+	if err := nt.Check(); err != nil {
+		return Task{}, err
+	}
+	if err := ghCheckLabel(nt.Assignee); err != nil {
+		return Task{}, err
+	}
 	title := strings.TrimSpace(nt.Title)
-	if title == "" {
-		return Task{}, fmt.Errorf("task title: empty: %w", ErrInvalid)
-	}
-	if nt.Assignee != "" {
-		if err := ghCheckRole(nt.Assignee); err != nil {
-			return Task{}, err
-		}
-	}
-	if nt.ID != "" {
-		if err := CheckID(nt.ID); err != nil {
-			return Task{}, err
-		}
-	}
 	unlock, err := g.lock(ctx)
 	if err != nil {
 		return Task{}, err
@@ -776,13 +766,11 @@ func (g *githubStore) Tasks(ctx context.Context, f Filter) ([]Task, error) {
 }
 
 func (g *githubStore) Update(ctx context.Context, actor, id string, c Change) (Task, error) {
-	if c.Status != nil {
-		if _, err := ParseStatus(string(*c.Status)); err != nil {
-			return Task{}, err
-		}
+	if err := c.Check(); err != nil {
+		return Task{}, err
 	}
-	if c.Assignee != nil && *c.Assignee != "" {
-		if err := ghCheckRole(*c.Assignee); err != nil {
+	if c.Assignee != nil {
+		if err := ghCheckLabel(*c.Assignee); err != nil {
 			return Task{}, err
 		}
 	}

@@ -57,9 +57,9 @@ func TestAssigneeLabel(t *testing.T) {
 	assert.Equal(t, "codex", ghAssignee(ls))
 	assert.Equal(t, []string{"party:pending"}, ghWithAssignee(ls, ""))
 	assert.Empty(t, ghAssignee([]string{"party:pending"}))
-	assert.ErrorIs(t, ghCheckRole("a,b"), ErrInvalid)
-	assert.ErrorIs(t, ghCheckRole("a-role-name-much-too-long-for-a-github-label"), ErrInvalid)
-	assert.NoError(t, ghCheckRole("executor-2"))
+	assert.ErrorIs(t, NewTask{Title: "x", Assignee: "a,b"}.Check(), ErrInvalid)
+	assert.ErrorIs(t, ghCheckLabel("a-role-name-much-too-long-for-a-github-label"), ErrInvalid)
+	assert.NoError(t, ghCheckLabel("executor-2"))
 }
 
 func TestCommentRoundTrip(t *testing.T) {

@@ -144,6 +144,23 @@ type NewTask struct {
 	Assignee  string
 }
 
+// Check checks a new task as every store does: a title, an id that can
+// name a file (CheckID), an assignee that is a role (CheckRole).
+func (nt NewTask) Check() error {
+	if strings.TrimSpace(nt.Title) == "" {
+		return fmt.Errorf("a task needs a title: %w", ErrInvalid)
+	}
+	if nt.ID != "" {
+		if err := CheckID(nt.ID); err != nil {
+			return err
+		}
+	}
+	if nt.Assignee != "" {
+		return CheckRole("assignee", nt.Assignee)
+	}
+	return nil
+}
+
 // Filter selects tasks; an empty field matches all.
 type Filter struct {
 	Milestone string
@@ -165,6 +182,20 @@ type Change struct {
 	Assignee  *string
 	Milestone *string
 	Force     bool
+}
+
+// Check checks a change as every store does: a known status, an assignee
+// that is a role (or empty: nobody).
+func (c Change) Check() error {
+	if c.Status != nil {
+		if _, err := ParseStatus(string(*c.Status)); err != nil {
+			return err
+		}
+	}
+	if c.Assignee != nil && *c.Assignee != "" {
+		return CheckRole("assignee", *c.Assignee)
+	}
+	return nil
 }
 
 // Store holds a team's milestones, tasks, their documents and the audit
