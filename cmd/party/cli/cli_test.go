@@ -52,36 +52,6 @@ func execute(f *Factory, args []string, cmds ...*cobra.Command) error {
 	return root.ExecuteContext(context.Background())
 }
 
-func TestSendFlags(t *testing.T) {
-	tests := []struct {
-		name    string
-		args    []string
-		want    SendOptions
-		wantErr bool
-	}{
-		{"text", []string{"send", "claude", "hi there"}, SendOptions{Role: "claude", Text: "hi there"}, false},
-		{"stdin", []string{"send", "codex", "-"}, SendOptions{Role: "codex", Stdin: true}, false},
-		{"force", []string{"send", "--force", "codex", "-x"}, SendOptions{Role: "codex", Text: "-x", Force: true}, true},
-		{"leading dash after --", []string{"send", "codex", "--", "-x"}, SendOptions{Role: "codex", Text: "-x"}, false},
-		{"missing text", []string{"send", "codex"}, SendOptions{}, true},
-		{"too many", []string{"send", "codex", "a", "b"}, SendOptions{}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f, _, _ := testFactory("")
-			var got *SendOptions
-			err := execute(f, tt.args, newSendCmd(f, func(_ context.Context, o *SendOptions) error { got = o; return nil }))
-			if tt.wantErr {
-				assert.Error(t, err)
-				return
-			}
-			require.NoError(t, err)
-			require.NotNil(t, got)
-			assert.Equal(t, tt.want, *got)
-		})
-	}
-}
-
 func TestExitCodes(t *testing.T) {
 	tests := []struct {
 		err  error
@@ -198,6 +168,25 @@ func TestCommandArgs(t *testing.T) {
 		{"hook codex", []string{"hook", "codex-notify", `{"x":1}`}, HookOptions{Agent: "codex-notify", Payload: []byte(`{"x":1}`)}},
 		{"start", []string{"--session", "s", "start", "--pane", "a=claude", "--pane", "b", "--no-attach"},
 			StartOptions{Session: "s", Panes: []string{"a=claude", "b"}, Size: "200x50", NoAttach: true}},
+		{"send text", []string{"send", "claude", "hi there"}, SendOptions{Role: "claude", Text: "hi there"}},
+		{"send stdin", []string{"send", "codex", "-"}, SendOptions{Role: "codex", Stdin: true}},
+		{"send has no --force", []string{"send", "--force", "codex", "-x"}, nil},
+		{"send a leading dash after --", []string{"send", "codex", "--", "-x"}, SendOptions{Role: "codex", Text: "-x"}},
+		{"send without text", []string{"send", "codex"}, nil},
+		{"send two texts", []string{"send", "codex", "a", "b"}, nil},
+		{"pm init", []string{"pm", "init", "--name", "crew"}, PMOptions{Cmd: "init", Name: "crew"}},
+		{"pm task add", []string{"pm", "task", "add", "lexer", "--milestone", "M1", "--assignee", "executor", "--id", "M1-1", "--actor", "planner"},
+			PMOptions{Cmd: "task add", Title: "lexer", Milestone: "M1", Assignee: "executor", ID: "M1-1", Actor: "planner"}},
+		{"pm update clears the assignee", []string{"pm", "task", "update", "3", "--status", "done", "--assignee", "", "--force"},
+			PMOptions{Cmd: "task update", ID: "3", Status: "done", AssigneeGiven: true, Force: true}},
+		{"pm update milestone", []string{"pm", "--repo", "o/r", "task", "update", "3", "--milestone", "M2"},
+			PMOptions{Cmd: "task update", ID: "3", Milestone: "M2", MilestoneGiven: true, Repo: "o/r"}},
+		{"pm list filters", []string{"pm", "task", "list", "--status", "pending", "--assignee", "codex"},
+			PMOptions{Cmd: "task list", Status: "pending", Assignee: "codex"}},
+		{"pm doc set", []string{"pm", "doc", "7", "--set", "-"}, PMOptions{Cmd: "doc", ID: "7", DocSet: "-"}},
+		{"pm log of a task", []string{"pm", "log", "7"}, PMOptions{Cmd: "log", ID: "7"}},
+		{"pm show needs an id", []string{"pm", "task", "show"}, nil},
+		{"pm add takes one title", []string{"pm", "task", "add", "a", "b"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -207,7 +196,7 @@ func TestCommandArgs(t *testing.T) {
 				newStopCmd(f, capture[StopOptions](&got)), newResolveCmd(f, capture[ResolveOptions](&got)),
 				newHooksCmd(f, capture[HooksInstallOptions](&got)), newReplayCmd(f, capture[ReplayOptions](&got)),
 				newInstructionsCmd(f, capture[InstructionsOptions](&got)), newHookCmd(f, capture[HookOptions](&got)),
-				newStartCmd(f, capture[StartOptions](&got)))
+				newStartCmd(f, capture[StartOptions](&got)), newSendCmd(f, capture[SendOptions](&got)), newPMCmd(f, capture[PMOptions](&got)))
 			if tt.want == nil {
 				assert.ErrorIs(t, err, errUsage)
 				assert.Nil(t, got, "nothing runs")
@@ -215,53 +204,6 @@ func TestCommandArgs(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
-		})
-	}
-}
-func TestPMFlags(t *testing.T) {
-	tests := []struct {
-		name    string
-		args    []string
-		want    PMOptions
-		wantErr bool
-	}{
-		{"init", []string{"pm", "init", "--name", "crew"}, PMOptions{Cmd: "init", Name: "crew"}, false},
-		{"task add", []string{"pm", "task", "add", "lexer", "--milestone", "M1", "--assignee", "executor", "--id", "M1-1", "--actor", "planner"},
-			PMOptions{Cmd: "task add", Title: "lexer", Milestone: "M1", Assignee: "executor", ID: "M1-1", Actor: "planner"}, false},
-		{"update clears the assignee", []string{"pm", "task", "update", "3", "--status", "done", "--assignee", "", "--force"},
-			PMOptions{Cmd: "task update", ID: "3", Status: "done", AssigneeGiven: true, Force: true}, false},
-		{"update milestone", []string{"pm", "--repo", "o/r", "task", "update", "3", "--milestone", "M2"},
-			PMOptions{Cmd: "task update", ID: "3", Milestone: "M2", MilestoneGiven: true, Repo: "o/r"}, false},
-		{"list filters", []string{"pm", "task", "list", "--status", "pending", "--assignee", "codex"},
-			PMOptions{Cmd: "task list", Status: "pending", Assignee: "codex"}, false},
-		{"doc set", []string{"pm", "doc", "7", "--set", "-"}, PMOptions{Cmd: "doc", ID: "7", DocSet: "-"}, false},
-		{"log of a task", []string{"pm", "log", "7"}, PMOptions{Cmd: "log", ID: "7"}, false},
-		{"show needs an id", []string{"pm", "task", "show"}, PMOptions{}, true},
-		{"add takes one title", []string{"pm", "task", "add", "a", "b"}, PMOptions{}, true},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			f, _, _ := testFactory("")
-			var got *PMOptions
-			root := NewRootCmd(f)
-			for _, c := range root.Commands() {
-				if c.Name() == "pm" {
-					root.RemoveCommand(c)
-				}
-			}
-			root.AddCommand(newPMCmd(f, func(_ context.Context, o *PMOptions) error { got = o; return nil }))
-			root.SetArgs(tt.args)
-			root.SetOut(f.IO.Out)
-			root.SetErr(f.IO.ErrOut)
-			err := root.ExecuteContext(context.Background())
-			if tt.wantErr {
-				assert.Error(t, err)
-				assert.Nil(t, got)
-				return
-			}
-			require.NoError(t, err)
-			require.NotNil(t, got)
-			assert.Equal(t, tt.want, *got)
 		})
 	}
 }
