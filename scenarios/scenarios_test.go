@@ -97,10 +97,13 @@ func setup(env *testscript.Env) error {
 		return err
 	}
 	for k, v := range map[string]string{
-		"HOME":                   home,
-		"XDG_STATE_HOME":         filepath.Join(work, "state"),
-		"XDG_CONFIG_HOME":        filepath.Join(work, "config"),
-		"TMUX_TMPDIR":            tmpdir,
+		"HOME":            home,
+		"XDG_STATE_HOME":  filepath.Join(work, "state"),
+		"XDG_CONFIG_HOME": filepath.Join(work, "config"),
+		"TMUX_TMPDIR":     tmpdir,
+		// party's wake sockets too: a waiter a scenario kills leaves its
+		// socket there, removed with the rest at teardown.
+		"XDG_RUNTIME_DIR":        tmpdir,
 		"PARTY_TMUX_SOCKET":      sock,
 		"PARTY_TMUX_CONFIG":      os.DevNull,
 		"PARTY_MOCK_LOG":         filepath.Join(work, "mock.log"),
