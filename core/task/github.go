@@ -718,18 +718,10 @@ func (g *githubStore) Tasks(ctx context.Context, f Filter) ([]Task, error) {
 	// One listing of the issues updated since the team's first was made
 	// (none of the team's can be older), then the few it missed one by one.
 	idOf := map[int]string{}
-	var since time.Time
 	for id, r := range ids {
 		idOf[r.IssueNumber] = id
-		if since.IsZero() || r.CreatedAt.Before(since) {
-			since = r.CreatedAt
-		}
 	}
-	path := "issues?state=all&per_page=100&direction=asc"
-	if !since.IsZero() {
-		path += "&since=" + since.UTC().Format(time.RFC3339)
-	}
-	issues, err := ghList[ghIssue](ctx, g, g.repoPath(path))
+	issues, err := ghList[ghIssue](ctx, g, g.repoPath("issues?state=all&per_page=100&direction=asc"+ghSince(ids)))
 	if err != nil {
 		return nil, fmt.Errorf("github store: tasks: %w", err)
 	}
@@ -1066,18 +1058,10 @@ func (g *githubStore) Log(ctx context.Context, id string) ([]Event, error) {
 		}
 	} else if len(ids) > 0 {
 		idOf := map[string]string{}
-		var since time.Time
 		for tid, r := range ids {
 			idOf[strconv.Itoa(r.IssueNumber)] = tid
-			if since.IsZero() || r.CreatedAt.Before(since) {
-				since = r.CreatedAt
-			}
 		}
-		path := "issues/comments?per_page=100"
-		if !since.IsZero() {
-			path += "&since=" + since.UTC().Format(time.RFC3339)
-		}
-		cs, err := ghList[ghComment](ctx, g, g.repoPath(path))
+		cs, err := ghList[ghComment](ctx, g, g.repoPath("issues/comments?per_page=100"+ghSince(ids)))
 		if err != nil {
 			return nil, fmt.Errorf("github store: log: %w", err)
 		}
@@ -1102,4 +1086,19 @@ func (g *githubStore) Log(ctx context.Context, id string) ([]Event, error) {
 func ghSameEvent(a, b Event) bool {
 	return a.Event == b.Event && a.ID == b.ID && a.Field == b.Field && a.From == b.From && a.To == b.To &&
 		a.Actor == b.Actor && a.TS.Truncate(time.Second).Equal(b.TS.Truncate(time.Second))
+}
+
+// ghSince is the since= parameter of a listing of the team's issues or
+// their comments: none of them is older than the team's first issue.
+func ghSince(ids map[string]ghIssueRef) string {
+	var since time.Time
+	for _, r := range ids {
+		if since.IsZero() || r.CreatedAt.Before(since) {
+			since = r.CreatedAt
+		}
+	}
+	if since.IsZero() {
+		return ""
+	}
+	return "&since=" + since.UTC().Format(time.RFC3339)
 }
