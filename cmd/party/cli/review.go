@@ -133,15 +133,11 @@ VERIFY becomes PR_READY when all are present and fresh.`,
 				return err
 			}
 			rows := s.EvidenceRows()
-			if f.JSON {
-				writeJSON(f.IO.Out, map[string]any{"evidence": rows, "last_edit": s.LastEdit})
-				return nil
-			}
-			t := newTable(f.IO.Out, "KIND", "STATUS", "TIME")
+			var cells [][]string
 			for _, r := range rows {
-				t.row(string(r.Kind), r.Status, clockTime(r.Time))
+				cells = append(cells, []string{string(r.Kind), r.Status, clockTime(r.Time)})
 			}
-			return t.flush()
+			return f.showTable(map[string]any{"evidence": rows, "last_edit": s.LastEdit}, []string{"KIND", "STATUS", "TIME"}, cells)
 		}}
 	cmd.AddCommand(add, list, clr)
 	return cmd
