@@ -123,7 +123,7 @@ func newCheckCmd(f *Factory, runF func(context.Context, *CheckOptions) error) *c
 
 func checkRun(ctx context.Context, f *Factory, opts *CheckOptions) error {
 	tc := f.Tmux()
-	t, err := resolveRole(ctx, f, tc, opts.Role)
+	t, err := f.env().Resolve(ctx, opts.Role)
 	if err != nil {
 		return err
 	}

@@ -11,37 +11,6 @@ import (
 	"github.com/partyhq/party/core/supervise"
 )
 
-// Config loads the configuration once per command; warnings about unknown
-// keys and ignored untrusted ones go to stderr.
-func (f *Factory) Config() (config.Config, error) {
-	if f.cfg != nil {
-		return *f.cfg, nil
-	}
-	cwd, err := f.Getwd()
-	if err != nil {
-		return config.Config{}, err
-	}
-	return f.configIn(cwd)
-}
-
-// configIn loads the configuration with dir's local file (Config: the
-// working directory's) and keeps it for the command.
-func (f *Factory) configIn(dir string) (config.Config, error) {
-	c, warns, err := config.Load(f.Getenv, dir)
-	for _, w := range warns {
-		fmt.Fprintf(f.IO.ErrOut, "party: warning: %s\n", w)
-	}
-	if err != nil {
-		return c, err
-	}
-	if len(c.Ignored) > 0 {
-		fmt.Fprintf(f.IO.ErrOut, "party: %s is not trusted: ignoring %s (read it, then run 'party config trust')\n",
-			c.Local, strings.Join(c.Ignored, ", "))
-	}
-	f.cfg = &c
-	return c, nil
-}
-
 func newConfigCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{Use: "config", Short: "Show, get and set configuration",
 		Long: `Configuration is layered: built-in defaults, then the global file
@@ -73,7 +42,7 @@ sent and where: ` + strings.Join(config.KeyNames(true), ", ") + `.`,
 		&cobra.Command{
 			Use: "show", Short: "Print the effective configuration and where each value comes from", Args: argsBetween(0, 0),
 			RunE: func(c *cobra.Command, _ []string) error {
-				cfg, err := f.Config()
+				cfg, err := f.env().Config()
 				if err != nil {
 					return err
 				}
@@ -88,7 +57,7 @@ sent and where: ` + strings.Join(config.KeyNames(true), ", ") + `.`,
 		&cobra.Command{
 			Use: "get KEY", Short: "Print the effective value of KEY", Args: argsBetween(1, 1),
 			RunE: func(c *cobra.Command, args []string) error {
-				cfg, err := f.Config()
+				cfg, err := f.env().Config()
 				if err != nil {
 					return err
 				}

@@ -25,16 +25,15 @@ Its state is in the session's state dir, under review/.`,
 	}
 	cmd.AddCommand(
 		sub("start", "Start the coordinator in a hidden window of the session", false, func(ctx context.Context) error {
-			tc := f.Tmux()
-			sc, err := openPartyScope(ctx, f, tc)
+			sc, err := f.env().OpenParty(ctx)
 			if err != nil {
 				return err
 			}
-			cfg, err := f.Config()
+			cfg, err := f.env().Config()
 			if err != nil {
 				return err
 			}
-			d, err := sessionDeps(f, tc)
+			d, err := f.env().SessionDeps()
 			if err != nil {
 				return err
 			}
@@ -87,7 +86,7 @@ func superviseRun(ctx context.Context, f *Factory) error {
 	if err != nil {
 		return err
 	}
-	exe, err := exeForPanes()
+	exe, err := f.env().Executable()
 	if err != nil {
 		return err
 	}
@@ -102,27 +101,27 @@ func superviseRun(ctx context.Context, f *Factory) error {
 
 // coordinatorRun is the coordinator process (session.CoordinatorProcess).
 func coordinatorRun(ctx context.Context, f *Factory) error {
-	cfg, err := f.Config()
+	cfg, err := f.env().Config()
 	if err != nil {
 		return err
 	}
 	tc := f.Tmux()
-	sc, err := openPartyScope(ctx, f, tc)
+	sc, err := f.env().OpenParty(ctx)
 	if err != nil {
 		return err
 	}
-	root, err := f.StateRoot()
+	root, err := f.env().StateRoot()
 	if err != nil {
 		return err
 	}
 	p := session.CoordinatorProcess{Clock: f.Clock, Getenv: f.Getenv, Session: sc.Session, StateDir: sc.Info.StateDir,
 		Config: cfg.Review, Panes: tc, Log: f.IO.ErrOut,
 		Deliver: func(ctx context.Context, role, line string) (string, deliver.Result, error) {
-			t, err := resolveRole(ctx, f, tc, role)
+			t, err := f.env().Resolve(ctx, role)
 			if err != nil {
 				return "", deliver.Result{}, err
 			}
-			d := deliverer(f, tc, root, t.Info, map[string]string{t.Pane.ID: role})
+			d := f.env().Deliverer(root, t.Info, map[string]string{t.Pane.ID: role})
 			res, err := d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: cfg.Tune(role, t.Profile), Text: line})
 			return t.Pane.ID, res, err
 		}}

@@ -36,7 +36,7 @@ repository until PR_READY; then stop everything, leaving nothing behind.`,
 }
 
 func demoRun(ctx context.Context, f *Factory, opts *DemoOptions) error {
-	exe, err := exeForPanes()
+	exe, err := f.env().Executable()
 	if err != nil {
 		return err
 	}
@@ -49,6 +49,7 @@ func demoRun(ctx context.Context, f *Factory, opts *DemoOptions) error {
 	}
 	defer func() { _ = setup.Close() }()
 	df := *f
+	df.e = nil
 	df.Socket, df.SocketPath, df.Session, df.JSON = "", "", "", false
 	df.Getenv = setup.Getenv(f.Getenv)
 	df.Environ = func() []string { return setup.Environ(f.Environ()) }
@@ -76,6 +77,7 @@ type demoParty struct{ f *Factory }
 // on is the demo's Factory for session, printing into w.
 func (p demoParty) on(session string, w io.Writer) *Factory {
 	f := *p.f
+	f.e = nil
 	f.Session, f.IO.Out = session, w
 	return &f
 }
@@ -85,7 +87,7 @@ func (p demoParty) Start(ctx context.Context, w io.Writer, s demo.Session) (stri
 	if err := startRun(ctx, f, &StartOptions{Session: s.Name, Cwd: s.Cwd, Panes: s.Panes, Review: s.Review, Size: "160x48", NoAttach: true}); err != nil {
 		return "", err
 	}
-	sc, err := openPartyScope(ctx, f, f.Tmux())
+	sc, err := f.env().OpenParty(ctx)
 	return sc.Info.StateDir, err
 }
 

@@ -58,7 +58,7 @@ func hooksInstallRun(_ context.Context, f *Factory, opts *HooksInstallOptions) e
 	} else if err != nil {
 		return err
 	}
-	exe, err := exeForPanes()
+	exe, err := f.env().Executable()
 	if err != nil {
 		return err
 	}

@@ -27,16 +27,15 @@ func newStopCmd(f *Factory, runF func(context.Context, *StopOptions) error) *cob
 }
 
 func stopRun(ctx context.Context, f *Factory, opts *StopOptions) error {
-	tc := f.Tmux()
 	name := opts.Session
 	if name == "" {
-		sc, err := openScope(ctx, f, tc)
+		sc, err := f.env().Open(ctx)
 		if err != nil {
 			return err
 		}
 		name = sc.Session
 	}
-	d, err := sessionDeps(f, tc)
+	d, err := f.env().SessionDeps()
 	if err != nil {
 		return err
 	}
@@ -84,7 +83,7 @@ func newPanesCmd(f *Factory, runF func(context.Context, *PanesOptions) error) *c
 }
 
 func panesRun(ctx context.Context, f *Factory) error {
-	sc, err := openScope(ctx, f, f.Tmux())
+	sc, err := f.env().Open(ctx)
 	if err != nil {
 		return err
 	}
@@ -119,7 +118,7 @@ and the second codex; other untagged sessions are ROUTING_UNRESOLVED.`,
 }
 
 func resolveRun(ctx context.Context, f *Factory, opts *ResolveOptions) error {
-	t, err := resolveRole(ctx, f, f.Tmux(), opts.Role)
+	t, err := f.env().Resolve(ctx, opts.Role)
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ func newLogCmd(f *Factory) *cobra.Command {
 // logRun prints the events: as they are with --json, else one line each
 // (state.FormatEvent).
 func logRun(ctx context.Context, f *Factory, opts wait.LogOptions) error {
-	sc, err := openPartyScope(ctx, f, f.Tmux())
+	sc, err := f.env().OpenParty(ctx)
 	if err != nil {
 		return err
 	}

@@ -18,8 +18,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/partyhq/party/core/clock"
-	"github.com/partyhq/party/core/config"
-	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/party"
 	"github.com/partyhq/party/core/task"
 	"github.com/partyhq/party/core/tmux"
 )
@@ -49,9 +48,7 @@ type Factory struct {
 	Session    string
 	JSON       bool
 
-	cfg *config.Config // loaded by Config
-	// registryNoted: the untrusted agents.json was mentioned on stderr.
-	registryNoted bool
+	e *party.Env // built by env
 }
 
 // takesText names the commands whose last argument is a message.
@@ -76,8 +73,18 @@ func (f *Factory) Tmux() *tmux.Client {
 	return c
 }
 
-// StateRoot returns party's state root directory.
-func (f *Factory) StateRoot() (string, error) { return state.Root(f.Getenv) }
+// env is the Env of the command's operations, built once (after the
+// flags are parsed).
+func (f *Factory) env() *party.Env {
+	if f.e == nil {
+		var environ []string
+		if f.Environ != nil {
+			environ = f.Environ()
+		}
+		f.e = &party.Env{Tmux: f.Tmux(), Clock: f.Clock, Getenv: f.Getenv, Environ: environ, Getwd: f.Getwd, Session: f.Session, Stderr: f.IO.ErrOut}
+	}
+	return f.e
+}
 
 // Main runs party with os.Args and returns the exit status.
 func Main() int {

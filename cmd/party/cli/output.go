@@ -61,3 +61,15 @@ func orDash(s string) string {
 	}
 	return s
 }
+
+// messageText is the text of a message: TEXT as given, or stdin for "-".
+func messageText(f *Factory, text string, stdin bool) (string, error) {
+	if !stdin {
+		return text, nil
+	}
+	b, err := io.ReadAll(f.IO.In)
+	if err != nil {
+		return "", fmt.Errorf("read stdin: %w", err)
+	}
+	return string(b), nil
+}

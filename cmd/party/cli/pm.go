@@ -146,11 +146,11 @@ func openStore(ctx context.Context, f *Factory, opts *PMOptions) (task.Store, er
 	if link, err := task.FindLink(cwd); err == nil {
 		dir = link.Dir
 	}
-	cfg, err := f.configIn(dir)
+	cfg, err := f.env().ConfigIn(dir)
 	if err != nil {
 		return nil, err
 	}
-	root, err := f.StateRoot()
+	root, err := f.env().StateRoot()
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +297,7 @@ func taskText(t task.Task) string {
 }
 
 func pmInit(ctx context.Context, f *Factory, opts *PMOptions, actor string) error {
-	root, err := f.StateRoot()
+	root, err := f.env().StateRoot()
 	if err != nil {
 		return err
 	}

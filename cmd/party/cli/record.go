@@ -36,7 +36,7 @@ Ctrl-C or when the session ends.`,
 
 func recordRun(ctx context.Context, f *Factory, opts *RecordOptions) error {
 	tc := f.Tmux()
-	sc, err := openPartyScope(ctx, f, tc)
+	sc, err := f.env().OpenParty(ctx)
 	if err != nil {
 		return err
 	}

@@ -62,7 +62,7 @@ Every block and decision goes to the event log (party log).`,
 			if opts.Rounds < 1 {
 				return fmt.Errorf("%w: --rounds must be at least 1", errUsage)
 			}
-			cfg, err := f.Config()
+			cfg, err := f.env().Config()
 			if err != nil {
 				return err
 			}
@@ -87,29 +87,29 @@ Every block and decision goes to the event log (party log).`,
 
 func relayRun(ctx context.Context, f *Factory, opts *RelayOptions) error {
 	tc := f.Tmux()
-	sc, err := openPartyScope(ctx, f, tc)
+	sc, err := f.env().OpenParty(ctx)
 	if err != nil {
 		return err
 	}
-	root, err := f.StateRoot()
+	root, err := f.env().StateRoot()
 	if err != nil {
 		return err
 	}
-	cfg, err := f.Config()
+	cfg, err := f.env().Config()
 	if err != nil {
 		return err
 	}
-	w, err := wait.Watch(ctx, watchConfig(f, tc, sc.Session, sc.Info.StateDir, true))
+	w, err := f.env().Watch(ctx, sc.Session, sc.Info.StateDir, true)
 	if err != nil {
 		return err
 	}
 	defer w.Close()
 	job := relay.SessionJob(&relay.MuxPanes{Mux: tc, Clock: f.Clock, PrimeDir: filepath.Join(sc.Info.StateDir, "primed"),
 		Resolve: func(ctx context.Context, role string) (relay.Target, error) {
-			t, err := resolveRole(ctx, f, tc, role)
+			t, err := f.env().Resolve(ctx, role)
 			return relay.Target{Pane: t.Pane.ID, Profile: cfg.Tune(role, t.Profile)}, err
 		},
-		Deliverer: func(roles map[string]string) *deliver.Deliverer { return deliverer(f, tc, root, sc.Info, roles) },
+		Deliverer: func(roles map[string]string) *deliver.Deliverer { return f.env().Deliverer(root, sc.Info, roles) },
 		Wake:      w.Wake,
 	}, f.Clock, sc.Info.StateDir)
 	var task relay.Task

@@ -157,7 +157,7 @@ func reviewDir(ctx context.Context, f *Factory) (string, error) {
 	if d := f.Getenv("PARTY_STATE_DIR"); d != "" && f.Session == "" {
 		return review.Dir(d), nil
 	}
-	sc, err := openPartyScope(ctx, f, f.Tmux())
+	sc, err := f.env().OpenParty(ctx)
 	if err != nil {
 		return "", err
 	}

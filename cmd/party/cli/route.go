@@ -13,7 +13,6 @@ import (
 	"github.com/partyhq/party/core/route"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
-	"github.com/partyhq/party/core/wait"
 )
 
 // RouteOptions are the inputs of party route.
@@ -46,12 +45,12 @@ until Ctrl-C or the session ends; --detach runs it in a window instead.`,
 
 func routeRun(ctx context.Context, f *Factory, opts *RouteOptions) error {
 	tc := f.Tmux()
-	sc, err := openPartyScope(ctx, f, tc)
+	sc, err := f.env().OpenParty(ctx)
 	if err != nil {
 		return err
 	}
 	if opts.Detach {
-		d, err := sessionDeps(f, tc)
+		d, err := f.env().SessionDeps()
 		if err != nil {
 			return err
 		}
@@ -61,11 +60,11 @@ func routeRun(ctx context.Context, f *Factory, opts *RouteOptions) error {
 		}
 		return f.show(map[string]string{"pane": id}, "switchboard running in %s", id)
 	}
-	root, err := f.StateRoot()
+	root, err := f.env().StateRoot()
 	if err != nil {
 		return err
 	}
-	cfg, err := f.Config()
+	cfg, err := f.env().Config()
 	if err != nil {
 		return err
 	}
@@ -73,14 +72,14 @@ func routeRun(ctx context.Context, f *Factory, opts *RouteOptions) error {
 	r := &relay.Router{Mux: tc, Clock: f.Clock, Session: sc.Session, Panes: sc.Panes, HopLimit: opts.HopLimit,
 		Log:      func(ev map[string]any) { _ = state.AppendEvent(events, ev) },
 		Progress: f.IO.ErrOut,
-		Deliver:  deliverer(f, tc, root, sc.Info, route.RolesByPane(sc.Panes)),
+		Deliver:  f.env().Deliverer(root, sc.Info, route.RolesByPane(sc.Panes)),
 		Profile: func(role string, p mux.Pane) agent.Profile {
 			return cfg.Tune(role, agent.ForPane(agent.Kind(p.Agent), p.Role))
 		}}
 	if err := r.Start(ctx); err != nil {
 		return err
 	}
-	w, err := wait.Watch(ctx, watchConfig(f, tc, sc.Session, sc.Info.StateDir, true))
+	w, err := f.env().Watch(ctx, sc.Session, sc.Info.StateDir, true)
 	if err != nil {
 		return err
 	}

@@ -75,24 +75,23 @@ func sendRun(ctx context.Context, f *Factory, opts *SendOptions) error {
 	}
 	out := sendJSON{Role: opts.Role, Result: deliver.Result{Outcome: deliver.Failed}}
 	err = func() error {
-		tc := f.Tmux()
-		t, err := resolveRole(ctx, f, tc, opts.Role)
+		t, err := f.env().Resolve(ctx, opts.Role)
 		if err != nil {
 			return err
 		}
 		out.Session, out.Pane = t.Session, t.Pane.ID
-		root, err := f.StateRoot()
+		root, err := f.env().StateRoot()
 		if err != nil {
 			return err
 		}
 		if text, err = deliver.Spill(session.StateDir(root, t.Info), text); err != nil {
 			return err
 		}
-		cfg, err := f.Config()
+		cfg, err := f.env().Config()
 		if err != nil {
 			return err
 		}
-		d := deliverer(f, tc, root, t.Info, map[string]string{t.Pane.ID: opts.Role})
+		d := f.env().Deliverer(root, t.Info, map[string]string{t.Pane.ID: opts.Role})
 		out.Result, err = d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: cfg.Tune(opts.Role, t.Profile), Text: text, Force: opts.Force, Raw: opts.Raw, Clear: opts.Clear})
 		out.MS = out.Result.Duration.Milliseconds()
 		return err

@@ -2,14 +2,11 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/session"
-	"github.com/partyhq/party/core/tmux"
 )
 
 // StartOptions are the inputs of party start.
@@ -56,12 +53,12 @@ tagged with @party_role and @party_agent.`,
 }
 
 func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
-	cfg, err := f.Config()
+	cfg, err := f.env().Config()
 	if err != nil {
 		return err
 	}
 	tc := f.Tmux()
-	d, err := sessionDeps(f, tc)
+	d, err := f.env().SessionDeps()
 	if err != nil {
 		return err
 	}
@@ -83,37 +80,4 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 		return nil
 	}
 	return session.Attach(ctx, tc, res.Session, session.Terminal{In: f.IO.In, Out: f.IO.Out, ErrOut: f.IO.ErrOut, InTmux: f.Getenv("TMUX") != ""}, d.Warn)
-}
-
-// sessionDeps are the dependencies of core/session taken from f: tc, the
-// environment, the clock, the party binary, and stderr for warnings.
-func sessionDeps(f *Factory, tc *tmux.Client) (session.Deps, error) {
-	exe, err := exeForPanes()
-	if err != nil {
-		return session.Deps{}, err
-	}
-	var environ []string
-	if f.Environ != nil {
-		environ = f.Environ()
-	}
-	return session.Deps{
-		Tmux: tc, Server: tc.Socket.String(), SocketPath: tc.Socket.Resolve(f.Getenv),
-		Getenv: f.Getenv, Environ: environ, Getwd: f.Getwd, Clock: f.Clock, Exe: exe,
-		Warn: func(msg string) { fmt.Fprintf(f.IO.ErrOut, "party: %s\n", msg) },
-		Live: func(ctx context.Context, socket, name string) bool {
-			c := f.Tmux()
-			c.Socket = tmux.Socket{Path: socket}
-			ok, err := c.HasSession(ctx, name)
-			return err == nil && ok
-		},
-	}, nil
-}
-
-// exeForPanes is the party binary that panes and hooks run.
-func exeForPanes() (string, error) {
-	exe, err := os.Executable()
-	if err != nil {
-		return "", fmt.Errorf("find the party binary: %w", err)
-	}
-	return exe, nil
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/partyhq/party/core/route"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/talk"
-	"github.com/partyhq/party/core/wait"
 )
 
 // TalkOptions are the inputs of party talk.
@@ -88,24 +87,24 @@ func talkRun(ctx context.Context, f *Factory, opts *TalkOptions) error {
 	if strings.TrimSpace(text) == "" {
 		return fmt.Errorf("%w", deliver.ErrEmpty)
 	}
-	cfg, err := f.Config()
+	cfg, err := f.env().Config()
 	if err != nil {
 		return err
 	}
 	tc := f.Tmux()
-	info, targets, err := f.resolver(tc).Targets(ctx, opts.Role)
+	info, targets, err := f.env().Resolver().Targets(ctx, opts.Role)
 	if err != nil {
 		return err
 	}
-	root, err := f.StateRoot()
+	root, err := f.env().StateRoot()
 	if err != nil {
 		return err
 	}
 	info.StateDir = session.StateDir(root, info)
 	deps := talk.Deps{Mux: tc, Clock: f.Clock, Getenv: f.Getenv, Config: cfg, StateDir: info.StateDir,
-		LockDir: deliver.LockDir(root, info.SocketPath), Deliverer: deliverer(f, tc, root, info, route.RolesByPane(targets)),
+		LockDir: deliver.LockDir(root, info.SocketPath), Deliverer: f.env().Deliverer(root, info, route.RolesByPane(targets)),
 		Watch: func(ctx context.Context, output bool) (talk.Wakes, error) {
-			return wait.Watch(ctx, watchConfig(f, tc, info.Name, info.StateDir, output))
+			return f.env().Watch(ctx, info.Name, info.StateDir, output)
 		}}
 	if opts.Wait {
 		roles := make([]string, len(targets))

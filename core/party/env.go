@@ -1,0 +1,164 @@
+// Package party holds the operations of the party command, one function
+// each, over an Env: what they take from the process (the tmux server, the
+// clock, the environment, stderr). The CLI parses flags into their
+// options, calls one of them and prints what it returns; the wiring of
+// core's packages into an operation lives here.
+package party
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/supervise"
+	"github.com/partyhq/party/core/tmux"
+	"github.com/partyhq/party/core/wait"
+)
+
+// Env is what an operation takes from the process. Build one per command;
+// it loads the configuration once.
+type Env struct {
+	Tmux    *tmux.Client
+	Clock   clock.Clock
+	Getenv  func(string) string
+	Environ []string // the process's environment, KEY=VALUE
+	Getwd   func() (string, error)
+	// Session is the session the user named (--session); "" picks one
+	// (session.Pick).
+	Session string
+	// Stderr gets warnings and progress.
+	Stderr io.Writer
+	// Exe is the party binary panes and hooks run; "" is this process's.
+	Exe string
+
+	cfg *config.Config
+	// registryNoted: the untrusted agents.json was mentioned on stderr.
+	registryNoted bool
+}
+
+// Warnf writes a line "party: …" to stderr.
+func (e *Env) Warnf(format string, a ...any) {
+	fmt.Fprintf(e.Stderr, "party: "+format+"\n", a...)
+}
+
+// Config is the configuration of the working directory, loaded once;
+// warnings about unknown keys and ignored untrusted ones go to stderr.
+func (e *Env) Config() (config.Config, error) {
+	if e.cfg != nil {
+		return *e.cfg, nil
+	}
+	cwd, err := e.Getwd()
+	if err != nil {
+		return config.Config{}, err
+	}
+	return e.ConfigIn(cwd)
+}
+
+// ConfigIn loads the configuration with dir's local file and keeps it for
+// the command.
+func (e *Env) ConfigIn(dir string) (config.Config, error) {
+	c, warns, err := config.Load(e.Getenv, dir)
+	for _, w := range warns {
+		e.Warnf("warning: %s", w)
+	}
+	if err != nil {
+		return c, err
+	}
+	if len(c.Ignored) > 0 {
+		e.Warnf("%s is not trusted: ignoring %s (read it, then run 'party config trust')", c.Local, strings.Join(c.Ignored, ", "))
+	}
+	e.cfg = &c
+	return c, nil
+}
+
+// StateRoot is party's state root directory.
+func (e *Env) StateRoot() (string, error) { return state.Root(e.Getenv) }
+
+// Executable is the party binary that panes and hooks run.
+func (e *Env) Executable() (string, error) {
+	if e.Exe != "" {
+		return e.Exe, nil
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the party binary: %w", err)
+	}
+	return exe, nil
+}
+
+// Pick is how an operation chooses its session: Session, then the
+// environment (session.Pick).
+func (e *Env) Pick() session.Pick {
+	return session.Pick{Name: e.Session, Getenv: e.Getenv, Server: e.Tmux.Socket.String()}
+}
+
+// Open reads the session the operation acts on.
+func (e *Env) Open(ctx context.Context) (session.Scope, error) {
+	return session.Open(ctx, e.Tmux, e.Pick())
+}
+
+// OpenParty is Open for a session party started (with a state dir).
+func (e *Env) OpenParty(ctx context.Context) (session.Scope, error) {
+	return session.OpenParty(ctx, e.Tmux, e.Pick())
+}
+
+// Resolver resolves roles through the registry of the working directory,
+// noting once on stderr that an untrusted one is ignored.
+func (e *Env) Resolver() supervise.Resolver {
+	rv := supervise.Resolver{Tmux: e.Tmux, Pick: e.Pick(), Trust: config.TrustStoreFor(e.Getenv),
+		Untrusted: func(path string) {
+			if !e.registryNoted {
+				e.registryNoted = true
+				e.Warnf("%s is not trusted: ignoring its names (read it, then run 'party config trust')", path)
+			}
+		}}
+	if wd, err := e.Getwd(); err == nil {
+		rv.Path = supervise.Path(wd)
+	}
+	return rv
+}
+
+// Resolve finds the pane of role: a registered agent, else the one pane
+// of the session tagged with it.
+func (e *Env) Resolve(ctx context.Context, role string) (session.Target, error) {
+	return e.Resolver().Resolve(ctx, role)
+}
+
+// Deliverer is the delivery protocol for the session info of the server
+// (session.Deliverer); roles names the panes it types into.
+func (e *Env) Deliverer(root string, info tmux.SessionInfo, roles map[string]string) *deliver.Deliverer {
+	return session.Deliverer(e.Tmux, e.Clock, e.Getenv, deliver.LockDir(root, info.SocketPath), info.StateDir, roles)
+}
+
+// Watch starts the wake-up watcher of session (wait.Watch); that waits
+// fall back to polling is a warning on stderr.
+func (e *Env) Watch(ctx context.Context, session, stateDir string, output bool) (*wait.Watcher, error) {
+	return wait.Watch(ctx, wait.WatchConfig{Tmux: e.Tmux, Session: session, StateDir: stateDir, Getenv: e.Getenv, Output: output,
+		Warn: func(err error) { e.Warnf("no control-mode client (%v); polling", err) }})
+}
+
+// SessionDeps are the dependencies of core/session.
+func (e *Env) SessionDeps() (session.Deps, error) {
+	exe, err := e.Executable()
+	if err != nil {
+		return session.Deps{}, err
+	}
+	return session.Deps{
+		Tmux: e.Tmux, Server: e.Tmux.Socket.String(), SocketPath: e.Tmux.Socket.Resolve(e.Getenv),
+		Getenv: e.Getenv, Environ: e.Environ, Getwd: e.Getwd, Clock: e.Clock, Exe: exe,
+		Warn: func(msg string) { e.Warnf("%s", msg) },
+		Live: func(ctx context.Context, socket, name string) bool {
+			c := *e.Tmux
+			c.Socket = tmux.Socket{Path: socket}
+			ok, err := c.HasSession(ctx, name)
+			return err == nil && ok
+		},
+	}, nil
+}
