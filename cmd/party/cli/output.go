@@ -6,8 +6,12 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/partyhq/party/core/config"
 )
 
 // run runs command c with opts: runF when a test gave one, else do.
@@ -73,3 +77,37 @@ func messageText(f *Factory, text string, stdin bool) (string, error) {
 	}
 	return string(b), nil
 }
+
+// durationVar defines a duration flag read by config.ParseDuration (500ms,
+// 2s, or milliseconds). With key, the value is also checked against that
+// config key's bounds (talk --timeout against defaults.timeout).
+func durationVar(fl *pflag.FlagSet, p *time.Duration, name string, value time.Duration, key, usage string) {
+	*p = value
+	fl.Var(&durationValue{p: p, name: "--" + name, key: key}, name, usage)
+}
+
+type durationValue struct {
+	p         *time.Duration
+	name, key string
+}
+
+func (v *durationValue) Set(s string) error {
+	d, err := config.ParseDuration(s)
+	if err == nil && v.key != "" {
+		err = config.CheckFlag(v.name, v.key, d)
+	}
+	if err != nil {
+		return err
+	}
+	*v.p = d
+	return nil
+}
+
+func (v *durationValue) String() string {
+	if *v.p == 0 {
+		return "0" // pflag prints no default for a zero value
+	}
+	return v.p.String()
+}
+
+func (v *durationValue) Type() string { return "duration" }
