@@ -167,7 +167,7 @@ func TestCommandArgs(t *testing.T) {
 		{"instructions of another agent", []string{"instructions", "gemini"}, nil},
 		{"hook codex", []string{"hook", "codex-notify", `{"x":1}`}, HookOptions{Agent: "codex-notify", Payload: []byte(`{"x":1}`)}},
 		{"start", []string{"--session", "s", "start", "--pane", "a=claude", "--pane", "b", "--no-attach"},
-			StartOptions{Session: "s", Panes: []string{"a=claude", "b"}, Size: "200x50", NoAttach: true}},
+			StartOptions{StartOptions: session.StartOptions{Name: "s", Panes: []string{"a=claude", "b"}, Size: "200x50"}, NoAttach: true}},
 		{"send text", []string{"send", "claude", "hi there"}, SendOptions{Role: "claude", Text: "hi there"}},
 		{"send stdin", []string{"send", "codex", "-"}, SendOptions{Role: "codex", Stdin: true}},
 		{"send has no --force", []string{"send", "--force", "codex", "-x"}, nil},

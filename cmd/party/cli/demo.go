@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/demo"
+	"github.com/partyhq/party/core/session"
 )
 
 // DemoOptions are the inputs of party demo.
@@ -84,7 +85,7 @@ func (p demoParty) on(session string, w io.Writer) *Factory {
 
 func (p demoParty) Start(ctx context.Context, w io.Writer, s demo.Session) (string, error) {
 	f := p.on(s.Name, w)
-	if err := startRun(ctx, f, &StartOptions{Session: s.Name, Cwd: s.Cwd, Panes: s.Panes, Review: s.Review, Size: "160x48", NoAttach: true}); err != nil {
+	if err := startRun(ctx, f, &StartOptions{StartOptions: session.StartOptions{Name: s.Name, Cwd: s.Cwd, Panes: s.Panes, Review: s.Review, Size: "160x48"}, NoAttach: true}); err != nil {
 		return "", err
 	}
 	sc, err := f.env().OpenParty(ctx)

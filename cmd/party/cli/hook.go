@@ -8,8 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/hook"
-	"github.com/partyhq/party/core/review"
-	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/party"
 )
 
 // HookOptions are the inputs of party hook.
@@ -48,11 +47,7 @@ not Gemini's hook JSON.`,
 // decision), the status 0, or 1 (a warning in Gemini, never a denial) when
 // the payload is not Gemini's hook JSON.
 func hookRun(ctx context.Context, f *Factory, opts *HookOptions) error {
-	err := hook.Record(ctx, hook.Deps{Getenv: f.Getenv, Clock: f.Clock, Tmux: f.Tmux(), In: f.IO.In, Out: f.IO.Out,
-		Review: review.Hooks{Cwd: func(stateDir string) (string, error) {
-			rec, err := session.ReadRecord(stateDir)
-			return rec.Cwd, err
-		}}}, opts.Agent, opts.Payload)
+	err := party.Hook(ctx, f.env(), f.IO.In, f.IO.Out, opts.Agent, opts.Payload)
 	if opts.Agent == "gemini" {
 		fmt.Fprintln(f.IO.Out, "{}")
 	}

@@ -3,11 +3,10 @@ package cli
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/partyhq/party/core/hook"
+	"github.com/partyhq/party/core/party"
 )
 
 // HooksInstallOptions are the inputs of party hooks install.
@@ -58,29 +57,24 @@ func hooksInstallRun(_ context.Context, f *Factory, opts *HooksInstallOptions) e
 	} else if err != nil {
 		return err
 	}
-	exe, err := f.env().Executable()
-	if err != nil {
-		return err
-	}
-	path := filepath.Join(dir, ".claude", "settings.json")
-	res, err := hook.InstallClaude(path, hook.ShellQuote(exe)+" hook claude", opts.DryRun, f.Clock.Now())
+	res, err := party.InstallHooks(f.env(), dir, opts.DryRun)
 	if err != nil {
 		return err
 	}
 	if !res.DryRun && !res.Changed {
-		fmt.Fprintf(f.IO.ErrOut, "party: hooks already installed in %s; nothing changed\n", path)
+		fmt.Fprintf(f.IO.ErrOut, "party: hooks already installed in %s; nothing changed\n", res.Path)
 	}
 	switch {
 	case f.JSON:
 		writeJSON(f.IO.Out, res)
 	case res.DryRun:
 		_, _ = f.IO.Out.Write(res.Settings)
-		fmt.Fprintf(f.IO.ErrOut, "party: dry run: %s not written\n", path)
+		fmt.Fprintf(f.IO.ErrOut, "party: dry run: %s not written\n", res.Path)
 	case !res.Changed:
 	case res.Backup != "":
-		fmt.Fprintf(f.IO.Out, "installed party hooks in %s (backup: %s)\n", path, res.Backup)
+		fmt.Fprintf(f.IO.Out, "installed party hooks in %s (backup: %s)\n", res.Path, res.Backup)
 	default:
-		fmt.Fprintf(f.IO.Out, "installed party hooks in %s\n", path)
+		fmt.Fprintf(f.IO.Out, "installed party hooks in %s\n", res.Path)
 	}
 	return nil
 }

@@ -6,21 +6,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/partyhq/party/core/party"
 	"github.com/partyhq/party/core/session"
 )
 
 // StartOptions are the inputs of party start.
 type StartOptions struct {
-	Session  string
-	Panes    []string // ROLE[=COMMAND], in pane order
-	Cwd      string
-	Size     string // WxH of a detached session
-	Replace  bool
+	session.StartOptions
 	NoAttach bool
-	Record   string // record every pane into this directory
-	// Review runs the review coordinator; Dashboard adds a pane showing
-	// its status.
-	Review, Dashboard bool
 }
 
 func newStartCmd(f *Factory, runF func(context.Context, *StartOptions) error) *cobra.Command {
@@ -36,7 +29,7 @@ tagged with @party_role and @party_agent.`,
   party start --session review --pane claude --pane codex --no-attach`,
 		Args: argsBetween(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			opts.Session = f.Session
+			opts.Name = f.Session
 			return run(c, f, opts, runF, startRun)
 		},
 	}
@@ -53,19 +46,7 @@ tagged with @party_role and @party_agent.`,
 }
 
 func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
-	cfg, err := f.env().Config()
-	if err != nil {
-		return err
-	}
-	tc := f.Tmux()
-	d, err := f.env().SessionDeps()
-	if err != nil {
-		return err
-	}
-	res, err := session.Start(ctx, d, session.StartOptions{
-		Name: opts.Session, Panes: opts.Panes, Cwd: opts.Cwd, Size: opts.Size, Replace: opts.Replace,
-		Config: cfg, Review: opts.Review, Dashboard: opts.Dashboard, Record: opts.Record,
-	})
+	res, err := party.Start(ctx, f.env(), opts.StartOptions)
 	if err != nil {
 		return err
 	}
@@ -79,5 +60,5 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 	if opts.NoAttach || !f.IO.InTTY || !f.IO.OutTTY {
 		return nil
 	}
-	return session.Attach(ctx, tc, res.Session, session.Terminal{In: f.IO.In, Out: f.IO.Out, ErrOut: f.IO.ErrOut, InTmux: f.Getenv("TMUX") != ""}, d.Warn)
+	return party.Attach(ctx, f.env(), res.Session, session.Terminal{In: f.IO.In, Out: f.IO.Out, ErrOut: f.IO.ErrOut, InTmux: f.Getenv("TMUX") != ""})
 }
