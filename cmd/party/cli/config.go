@@ -1,14 +1,13 @@
 package cli
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/config"
-	"github.com/partyhq/party/core/supervise"
+	"github.com/partyhq/party/core/party"
 )
 
 func newConfigCmd(f *Factory) *cobra.Command {
@@ -84,16 +83,7 @@ effect. Read them first: they came with the repository. Any change needs
 trust again, except one by 'party config set' or 'party agents'.`,
 		Args: argsBetween(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			cwd, err := f.Getwd()
-			if err != nil {
-				return err
-			}
-			_, local := config.Paths(f.Getenv, cwd)
-			paths := []string{local, supervise.Path(cwd)}
-			out, err := config.TrustStoreFor(f.Getenv).TrustFiles(paths, revoke, f.Clock.Now())
-			if errors.Is(err, config.ErrNothingToTrust) {
-				return fmt.Errorf("%w: no %s or %s to trust", errUsage, paths[0], paths[1])
-			}
+			out, err := party.Trust(f.env(), revoke)
 			if err != nil {
 				return err
 			}

@@ -7,8 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/partyhq/party/core/review"
-	"github.com/partyhq/party/core/task"
+	"github.com/partyhq/party/core/party"
 )
 
 // InstructionsOptions are the inputs of party instructions.
@@ -30,7 +29,7 @@ party instructions claude >> CLAUDE.md`,
 		ValidArgs: []string{"claude", "codex", "pm"},
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Agent = args[0]
-			if _, ok := instructions(opts.Agent); !ok {
+			if _, ok := party.Instructions(opts.Agent); !ok {
 				return fmt.Errorf("%w: unknown agent %q (want claude, codex or pm)", errUsage, opts.Agent)
 			}
 			return run(c, f, opts, runF, instructionsRun)
@@ -38,18 +37,8 @@ party instructions claude >> CLAUDE.md`,
 	}
 }
 
-// instructions is the text for agent: its review-loop part, then the pm
-// commands.
-func instructions(agent string) (string, bool) {
-	if agent == "pm" {
-		return task.Instructions, true
-	}
-	text, ok := review.Instructions(agent)
-	return text + "\n" + task.Instructions, ok
-}
-
 func instructionsRun(_ context.Context, f *Factory, opts *InstructionsOptions) error {
-	text, _ := instructions(opts.Agent)
+	text, _ := party.Instructions(opts.Agent)
 	if f.JSON {
 		writeJSON(f.IO.Out, map[string]string{"agent": opts.Agent, "text": text})
 		return nil

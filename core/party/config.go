@@ -1,0 +1,40 @@
+package party
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/review"
+	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/supervise"
+	"github.com/partyhq/party/core/task"
+)
+
+// Trust trusts the working directory's local config and agents registry
+// as they are now, or with revoke forgets them (party config trust).
+// Neither file there is a usage error.
+func Trust(env *Env, revoke bool) ([]config.TrustResult, error) {
+	cwd, err := env.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	_, local := config.Paths(env.Getenv, cwd)
+	paths := []string{local, supervise.Path(cwd)}
+	out, err := config.TrustStoreFor(env.Getenv).TrustFiles(paths, revoke, env.Clock.Now())
+	if errors.Is(err, config.ErrNothingToTrust) {
+		return nil, fmt.Errorf("%w: no %s or %s to trust", session.ErrUsage, paths[0], paths[1])
+	}
+	return out, err
+}
+
+// Instructions is the text party instructions prints for agent: claude's
+// or codex's part of the review loop, then the pm commands; for "pm" those
+// alone.
+func Instructions(agent string) (string, bool) {
+	if agent == "pm" {
+		return task.Instructions, true
+	}
+	text, ok := review.Instructions(agent)
+	return text + "\n" + task.Instructions, ok
+}
