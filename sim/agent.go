@@ -1,9 +1,13 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"time"
+
+	"github.com/partyhq/party/core/hook"
 )
 
 // Submission is one prompt a simulated agent took.
@@ -50,6 +54,13 @@ type Agent struct {
 	dieOnEnter *string
 	render     time.Duration
 	readyAt    time.Time
+
+	// announce is the event log a submission is announced in (Claude's
+	// UserPromptSubmit hook), by pane; putBack interrupts the next turn
+	// that long after it starts.
+	announce, announcePane string
+	putBack                time.Duration
+	putBackAt              time.Time
 }
 
 // NewAgent returns an idle agent of persona.
@@ -95,6 +106,16 @@ func (a *Agent) ShowDialog() *Agent { a.dialog = true; return a }
 // shell, say).
 func (a *Agent) RunCommand(cmd string) *Agent { a.command = cmd; return a }
 
+// Announce makes the agent append a prompt-submit event for pane to the
+// event log at path on each submission, as Claude's UserPromptSubmit hook
+// does.
+func (a *Agent) Announce(path, pane string) *Agent { a.announce, a.announcePane = path, pane; return a }
+
+// PutBackAfter interrupts the next turn d after it starts, before its
+// first token: like Claude after an Esc, the agent turns idle and puts the
+// prompt back into its input box.
+func (a *Agent) PutBackAfter(d time.Duration) *Agent { a.putBack = d; return a }
+
 // RenderDelay makes pasted text show only after d.
 func (a *Agent) RenderDelay(d time.Duration) *Agent { a.render = d; return a }
 
@@ -126,6 +147,10 @@ func (a *Agent) advance() {
 	if !a.dieAt.IsZero() && !a.now().Before(a.dieAt) {
 		a.dead = true
 	}
+	if a.busy && !a.putBackAt.IsZero() && !a.now().Before(a.putBackAt) {
+		a.busy, a.putBackAt, a.input = false, time.Time{}, a.current
+		a.history = append(a.history, "  ⎿  Interrupted")
+	}
 	for a.busy && !a.dead && !a.now().Before(a.busyUntil) {
 		a.busy = false
 		if a.Reply != nil {
@@ -143,6 +168,9 @@ func (a *Agent) advance() {
 
 func (a *Agent) start(text string, at time.Time) {
 	a.busy, a.busyUntil, a.current = true, at.Add(a.Think), text
+	if a.putBack > 0 {
+		a.putBackAt, a.putBack = at.Add(a.putBack), 0
+	}
 	first, _, _ := strings.Cut(text, "\n")
 	a.history = append(a.history, "> "+first)
 }
@@ -209,6 +237,13 @@ func (a *Agent) key(k string) {
 
 func (a *Agent) take(mode string) {
 	a.Submissions = append(a.Submissions, Submission{Text: a.input, Mode: mode, At: a.now()})
+	if a.announce != "" {
+		b, _ := json.Marshal(hook.Event{Time: a.now(), Pane: a.announcePane, Agent: a.Persona, Kind: hook.PromptSubmit, Prompts: []string{a.input}})
+		if f, err := os.OpenFile(a.announce, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+			_, _ = f.Write(append(b, '\n'))
+			_ = f.Close()
+		}
+	}
 	a.input = ""
 }
 

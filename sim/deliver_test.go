@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"context"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/observe"
 	"github.com/partyhq/party/sim"
 )
 
@@ -251,4 +253,25 @@ func TestInterpretedTextIsMadePlainOrRefused(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, c.agent.Submissions, 1)
 	assert.Equal(t, " !touch FILE", c.agent.Submissions[0].Text, "codex trims the space that keeps ! plain")
+}
+
+// Claude announces the prompt it took (UserPromptSubmit) and an Esc before
+// the first token puts it back into the box: the text in the box again is
+// not a lost Enter, and pressing again would submit what the user stopped.
+func TestPromptPutBackIsNotSubmittedAgain(t *testing.T) {
+	clock := sim.NewClock()
+	m := sim.NewMux(clock)
+	events := filepath.Join(t.TempDir(), "events.jsonl")
+	a := sim.NewAgent("claude")
+	p := m.Add("s", "claude", a)
+	p.Info.Hooks = "claude"
+	a.Announce(events, p.Info.ID).PutBackAfter(time.Millisecond)
+	d := &deliver.Deliverer{Mux: m, Clock: clock, Locker: &sim.Locker{}, Events: observe.Events{Path: events}}
+	res, err := d.Send(context.Background(), deliver.Request{Pane: p.Info.ID, Profile: agent.Lookup(agent.Claude), Text: "slow job"})
+	require.NoError(t, err)
+	assert.Equal(t, deliver.Submitted, res.Outcome)
+	assert.Equal(t, "event", res.Via)
+	assert.Equal(t, 1, res.Enters, "presses: %s", m.History(p.Info.ID))
+	assert.Len(t, a.Submissions, 1)
+	assert.Equal(t, "slow job", a.Input(), "the prompt stays where the agent put it back")
 }

@@ -429,13 +429,17 @@ func (s *submission) watch(ctx context.Context, before observe.State, window tim
 		}
 		if s.events && s.d.Events.Submitted(s.req.Pane, s.mark, s.text) {
 			var ok bool
-			if st, ok = s.cleared(ctx, st); ok {
+			if st, ok = s.cleared(ctx, st); ok || !before.Busy {
+				// An idle agent had nothing queued to announce: the
+				// event is this Enter's. Our text in its box again is
+				// the agent putting it back (Claude after an Esc before
+				// the first token), not a lost Enter to press again.
 				s.res.Via = "event"
 				return st, true, nil
 			}
-			// The box still holds the text: the agent is slow to clear
-			// it, or the event was an earlier submission of the same
-			// words and this Enter was lost. Watch on.
+			// A busy agent still holds the text: it is slow to clear
+			// it, or the event was an earlier queued submission of the
+			// same words and this Enter was lost. Watch on.
 		}
 		var err error
 		if st, err = s.look(ctx); err != nil {
