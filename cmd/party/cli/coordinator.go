@@ -45,6 +45,7 @@ Its state is in the session's state dir, under review/.`,
 	return cmd
 }
 
+// printCoordinator prints c, after what the command did (did) if anything.
 func printCoordinator(f *Factory, c party.Coordinator, did string) error {
 	p, s := c.Proc, c.Status
 	if did != "" {
