@@ -16,6 +16,7 @@ import (
 
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/party"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/route"
 	"github.com/partyhq/party/core/session"
@@ -122,8 +123,8 @@ func TestReviewSignalFlags(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f, _, _ := testFactory("")
-			var got *SignalOptions
-			capture := func(_ context.Context, o *SignalOptions) error { got = o; return nil }
+			var got *party.SignalOptions
+			capture := func(_ context.Context, o *party.SignalOptions) error { got = o; return nil }
 			err := execute(f, tt.args, newReviewCmd(f, capture), newAskCmd(f, capture))
 			if tt.wantErr != nil {
 				require.Error(t, err)
@@ -187,6 +188,16 @@ func TestCommandArgs(t *testing.T) {
 		{"pm log of a task", []string{"pm", "log", "7"}, PMOptions{Cmd: "log", ID: "7"}},
 		{"pm show needs an id", []string{"pm", "task", "show"}, nil},
 		{"pm add takes one title", []string{"pm", "task", "add", "a", "b"}, nil},
+		{"relay: unset roles are the config's", []string{"relay", "t"}, party.RelayOptions{Task: "t", Rounds: 3, PlanTimeout: 5 * time.Minute, ExecTimeout: 15 * time.Minute}},
+		{"relay roles and timeouts", []string{"relay", "t", "--planner", "p", "--executor", "e", "--plan-timeout", "20s", "--exec-timeout", "500"},
+			party.RelayOptions{Task: "t", Planner: "p", Executor: "e", Rounds: 3, PlanTimeout: 20 * time.Second, ExecTimeout: 500 * time.Millisecond}},
+		{"relay retry", []string{"relay", "--retry", "last"}, party.RelayOptions{Retry: "last", Rounds: 3, PlanTimeout: 5 * time.Minute, ExecTimeout: 15 * time.Minute}},
+		{"relay retry takes no task", []string{"relay", "--retry", "last", "t"}, nil},
+		{"relay zero rounds", []string{"relay", "t", "--rounds", "0"}, nil},
+		{"relay bad timeout", []string{"relay", "t", "--plan-timeout", "soon"}, nil},
+		{"route detached", []string{"route", "--detach", "--hop-limit", "3"}, party.RouteOptions{HopLimit: 3, Detach: true}},
+		{"route hop limit 0", []string{"route", "--hop-limit", "0"}, nil},
+		{"record", []string{"record", "--out", "d", "--redact", "a", "--redact", "b"}, party.RecordOptions{Out: "d", Redact: []string{"a", "b"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -196,7 +207,8 @@ func TestCommandArgs(t *testing.T) {
 				newStopCmd(f, capture[StopOptions](&got)), newResolveCmd(f, capture[ResolveOptions](&got)),
 				newHooksCmd(f, capture[HooksInstallOptions](&got)), newReplayCmd(f, capture[ReplayOptions](&got)),
 				newInstructionsCmd(f, capture[InstructionsOptions](&got)), newHookCmd(f, capture[HookOptions](&got)),
-				newStartCmd(f, capture[StartOptions](&got)), newSendCmd(f, capture[SendOptions](&got)), newPMCmd(f, capture[PMOptions](&got)))
+				newStartCmd(f, capture[StartOptions](&got)), newSendCmd(f, capture[SendOptions](&got)), newPMCmd(f, capture[PMOptions](&got)),
+				newRelayCmd(f, capture[party.RelayOptions](&got)), newRouteCmd(f, capture[party.RouteOptions](&got)), newRecordCmd(f, capture[party.RecordOptions](&got)))
 			if tt.want == nil {
 				assert.ErrorIs(t, err, errUsage)
 				assert.Nil(t, got, "nothing runs")

@@ -1,12 +1,12 @@
 package cli
 
 import (
-	"context"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/partyhq/party/core/party"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/wait"
 )
@@ -17,28 +17,19 @@ func newLogCmd(f *Factory) *cobra.Command {
 		Use:   "log",
 		Short: "Show the session's event log (hook events, relay blocks and routing)",
 		Args:  argsBetween(0, 0),
+		// The events print as they are with --json, else one line each
+		// (state.FormatEvent).
 		RunE: func(c *cobra.Command, _ []string) error {
-			return logRun(c.Context(), f, opts)
+			return party.Log(c.Context(), f.env(), opts, func(line []byte) {
+				if f.JSON {
+					fmt.Fprintln(f.IO.Out, string(line))
+				} else if s, ok := state.FormatEvent(line, time.Local); ok {
+					fmt.Fprintln(f.IO.Out, s)
+				}
+			})
 		},
 	}
 	cmd.Flags().BoolVarP(&opts.Follow, "follow", "f", false, "keep printing new events until Ctrl-C")
 	cmd.Flags().StringVar(&opts.Kind, "kind", "", "only events whose kind starts with this (relay., route., input, turn-)")
 	return cmd
-}
-
-// logRun prints the events: as they are with --json, else one line each
-// (state.FormatEvent).
-func logRun(ctx context.Context, f *Factory, opts wait.LogOptions) error {
-	sc, err := f.env().OpenParty(ctx)
-	if err != nil {
-		return err
-	}
-	opts.StateDir, opts.Getenv, opts.Clock = sc.Info.StateDir, f.Getenv, f.Clock
-	return wait.ReadLog(ctx, opts, func(line []byte) {
-		if f.JSON {
-			fmt.Fprintln(f.IO.Out, string(line))
-		} else if s, ok := state.FormatEvent(line, time.Local); ok {
-			fmt.Fprintln(f.IO.Out, s)
-		}
-	})
 }

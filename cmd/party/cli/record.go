@@ -2,22 +2,14 @@ package cli
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
-	"github.com/partyhq/party/core/record"
-	"github.com/partyhq/party/core/tmux"
+	"github.com/partyhq/party/core/party"
 )
 
-// RecordOptions are the inputs of party record.
-type RecordOptions struct {
-	Out    string
-	Redact []string
-}
-
-func newRecordCmd(f *Factory, runF func(context.Context, *RecordOptions) error) *cobra.Command {
-	opts := &RecordOptions{}
+func newRecordCmd(f *Factory, runF func(context.Context, *party.RecordOptions) error) *cobra.Command {
+	opts := &party.RecordOptions{}
 	cmd := &cobra.Command{
 		Use:   "record",
 		Short: "Record every pane of a session as asciinema casts",
@@ -34,29 +26,8 @@ Ctrl-C or when the session ends.`,
 	return cmd
 }
 
-func recordRun(ctx context.Context, f *Factory, opts *RecordOptions) error {
-	tc := f.Tmux()
-	sc, err := f.env().OpenParty(ctx)
-	if err != nil {
-		return err
-	}
-	redactor, err := record.NewRedactor(append(append([]string{}, record.DefaultRedactions...), opts.Redact...))
-	if err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
-	}
-	s := &record.Session{Mux: tc, Clock: f.Clock, Getenv: f.Getenv, Name: sc.Session, StateDir: sc.Info.StateDir,
-		Panes: sc.Panes, Out: opts.Out, Redactor: redactor,
-		Output: func(ctx context.Context) (<-chan tmux.Output, func() error, error) {
-			cc, err := tc.Control(ctx, sc.Session, true)
-			if err != nil {
-				return nil, nil, err
-			}
-			return cc.Output(), cc.Close, nil
-		},
-		Started: func(out string, n int) {
-			fmt.Fprintf(f.IO.ErrOut, "party: recording %d panes of %s into %s (Ctrl-C stops)\n", n, sc.Session, out)
-		}}
-	out, err := s.Run(ctx)
+func recordRun(ctx context.Context, f *Factory, opts *party.RecordOptions) error {
+	out, err := party.Record(ctx, f.env(), *opts)
 	if err != nil {
 		return err
 	}

@@ -3,30 +3,21 @@ package cli
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/partyhq/party/core/party"
 	"github.com/partyhq/party/core/review"
-	"github.com/partyhq/party/core/state"
 )
-
-// SignalOptions are the inputs of the commands that send the coordinator
-// a signal: party review ..., party evidence add|clear, party ask.
-type SignalOptions struct {
-	Event review.Event
-	// Wait is how long to wait for the coordinator to apply the signal.
-	Wait time.Duration
-}
 
 // signalWait is how long a signal command waits for the coordinator.
 const signalWait = 10 * time.Second
 
 // signalCmd is a command that sends the signal fill makes of its args.
-func signalCmd(f *Factory, runF func(context.Context, *SignalOptions) error, use, short string, args cobra.PositionalArgs, fill func(*SignalOptions, []string) error) *cobra.Command {
-	opts := &SignalOptions{Wait: signalWait}
+func signalCmd(f *Factory, runF func(context.Context, *party.SignalOptions) error, use, short string, args cobra.PositionalArgs, fill func(*party.SignalOptions, []string) error) *cobra.Command {
+	opts := &party.SignalOptions{Wait: signalWait}
 	return &cobra.Command{Use: use, Short: short, Args: args,
 		RunE: func(c *cobra.Command, a []string) error {
 			if err := fill(opts, a); err != nil {
@@ -37,14 +28,14 @@ func signalCmd(f *Factory, runF func(context.Context, *SignalOptions) error, use
 }
 
 // event is a fill func for a signal of kind with the args as reason.
-func event(kind review.EventKind) func(*SignalOptions, []string) error {
-	return func(o *SignalOptions, a []string) error {
+func event(kind review.EventKind) func(*party.SignalOptions, []string) error {
+	return func(o *party.SignalOptions, a []string) error {
 		o.Event = review.Event{Kind: kind, Reason: strings.Join(a, " ")}
 		return nil
 	}
 }
 
-func newReviewCmd(f *Factory, runF func(context.Context, *SignalOptions) error) *cobra.Command {
+func newReviewCmd(f *Factory, runF func(context.Context, *party.SignalOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "review",
 		Short: "Signal the review coordinator (what the agents run)",
@@ -54,13 +45,13 @@ state is refused; with no coordinator running it is queued. The verdict
 (approve, re-review, needs-discussion) is the implementer's alone.`,
 	}
 	var base, title, to string
-	request := signalCmd(f, runF, "request", "Ask the reviewer for a review of the work", argsBetween(0, 0), func(o *SignalOptions, _ []string) error {
+	request := signalCmd(f, runF, "request", "Ask the reviewer for a review of the work", argsBetween(0, 0), func(o *party.SignalOptions, _ []string) error {
 		o.Event = review.Event{Kind: review.EvRequest, Base: base, Title: title}
 		return nil
 	})
 	request.Flags().StringVar(&base, "base", "", "branch the work is compared with (default: review.base, main)")
 	request.Flags().StringVar(&title, "title", "", "title of the review")
-	resume := signalCmd(f, runF, "resume", "Leave NEEDS_DISCUSSION (or PR_READY) for a state", argsBetween(0, 0), func(o *SignalOptions, _ []string) error {
+	resume := signalCmd(f, runF, "resume", "Leave NEEDS_DISCUSSION (or PR_READY) for a state", argsBetween(0, 0), func(o *party.SignalOptions, _ []string) error {
 		o.Event = review.Event{Kind: review.EvResume, To: to}
 		if to != "" {
 			if _, err := review.ParseState(to); err != nil {
@@ -72,7 +63,7 @@ state is refused; with no coordinator running it is queued. The verdict
 	resume.Flags().StringVar(&to, "to", "", "state to resume in (default IMPLEMENT)")
 	cmd.AddCommand(
 		request,
-		signalCmd(f, runF, "prompt TEXT", "Ask the reviewer a free question through the coordinator", argsBetween(1, 1), func(o *SignalOptions, a []string) error {
+		signalCmd(f, runF, "prompt TEXT", "Ask the reviewer a free question through the coordinator", argsBetween(1, 1), func(o *party.SignalOptions, a []string) error {
 			o.Event = review.Event{Kind: review.EvPrompt, Text: a[0], From: f.Getenv("PARTY_ROLE")}
 			return nonEmpty("prompt", a[0])
 		}),
@@ -93,8 +84,8 @@ func nonEmpty(what, s string) error {
 	return nil
 }
 
-func newAskCmd(f *Factory, runF func(context.Context, *SignalOptions) error) *cobra.Command {
-	cmd := signalCmd(f, runF, "ask ROLE QUESTION", "Ask another agent a planning question through the coordinator", argsBetween(2, 2), func(o *SignalOptions, a []string) error {
+func newAskCmd(f *Factory, runF func(context.Context, *party.SignalOptions) error) *cobra.Command {
+	cmd := signalCmd(f, runF, "ask ROLE QUESTION", "Ask another agent a planning question through the coordinator", argsBetween(2, 2), func(o *party.SignalOptions, a []string) error {
 		o.Event = review.Event{Kind: review.EvAsk, Role: a[0], Text: a[1], From: f.Getenv("PARTY_ROLE")}
 		return nonEmpty("question", a[1])
 	})
@@ -113,22 +104,18 @@ checks-passed, security-scanned, pr-verified (by the agents), codex-ran and
 codex (by the coordinator). It is stale when older than the last code edit;
 VERIFY becomes PR_READY when all are present and fresh.`,
 	}
-	add := signalCmd(f, nil, "add KIND", "Record evidence of KIND", argsBetween(1, 1), func(o *SignalOptions, a []string) error {
+	add := signalCmd(f, nil, "add KIND", "Record evidence of KIND", argsBetween(1, 1), func(o *party.SignalOptions, a []string) error {
 		k, err := review.ParseKind(a[0])
 		o.Event = review.Event{Kind: review.EvEvidence, Evidence: k}
 		return err
 	})
-	clr := signalCmd(f, nil, "clear", "Forget all evidence", argsBetween(0, 0), func(o *SignalOptions, _ []string) error {
+	clr := signalCmd(f, nil, "clear", "Forget all evidence", argsBetween(0, 0), func(o *party.SignalOptions, _ []string) error {
 		o.Event = review.Event{Kind: review.EvClearEvidence}
 		return nil
 	})
 	list := &cobra.Command{Use: "list", Short: "List evidence with its freshness", Args: argsBetween(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			dir, err := reviewDir(c.Context(), f)
-			if err != nil {
-				return err
-			}
-			s, err := review.Load(dir)
+			s, err := party.ReviewStatus(c.Context(), f.env())
 			if err != nil {
 				return err
 			}
@@ -151,28 +138,11 @@ func clockTime(t *time.Time) string {
 	return t.Local().Format(time.TimeOnly)
 }
 
-// reviewDir is the review directory of the session: $PARTY_STATE_DIR's
-// inside an agent's pane, else the session's that the flags select.
-func reviewDir(ctx context.Context, f *Factory) (string, error) {
-	if d := f.Getenv("PARTY_STATE_DIR"); d != "" && f.Session == "" {
-		return review.Dir(d), nil
-	}
-	sc, err := f.env().OpenParty(ctx)
-	if err != nil {
-		return "", err
-	}
-	return review.Dir(sc.Info.StateDir), nil
-}
-
 // signalRun sends the signal (see review.Submit) and prints what became
 // of it.
-func signalRun(ctx context.Context, f *Factory, opts *SignalOptions) error {
-	dir, err := reviewDir(ctx, f)
-	if err != nil {
-		return err
-	}
+func signalRun(ctx context.Context, f *Factory, opts *party.SignalOptions) error {
 	ev := opts.Event
-	res, err := review.Submit(ctx, f.Clock, dir, ev, opts.Wait, func() { state.WakeSession(f.Getenv, filepath.Dir(dir)) })
+	res, err := party.Signal(ctx, f.env(), *opts)
 	if err != nil {
 		return err
 	}
@@ -194,13 +164,8 @@ func signalRun(ctx context.Context, f *Factory, opts *SignalOptions) error {
 	return nil
 }
 
-// StatusOptions are the inputs of party status.
-type StatusOptions struct {
-	Watch bool
-}
-
-func newStatusCmd(f *Factory, runF func(context.Context, *StatusOptions) error, use string) *cobra.Command {
-	opts := &StatusOptions{}
+func newStatusCmd(f *Factory, runF func(context.Context, *party.StatusOptions) error, use string) *cobra.Command {
+	opts := &party.StatusOptions{}
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: "Show the review coordinator's state, evidence and reviews",
@@ -211,16 +176,9 @@ func newStatusCmd(f *Factory, runF func(context.Context, *StatusOptions) error, 
 	return cmd
 }
 
-func statusRun(ctx context.Context, f *Factory, opts *StatusOptions) error {
-	dir, err := reviewDir(ctx, f)
-	if err != nil {
-		return err
-	}
-	every, shown := time.Duration(0), false
-	if opts.Watch {
-		every = time.Second
-	}
-	return review.Watch(ctx, f.Clock, dir, every, func(s review.Status, proc review.Proc, now time.Time) {
+func statusRun(ctx context.Context, f *Factory, opts *party.StatusOptions) error {
+	shown := false
+	return party.Status(ctx, f.env(), *opts, func(s review.Status, proc review.Proc, now time.Time) {
 		switch {
 		case f.JSON:
 			writeJSON(f.IO.Out, struct {

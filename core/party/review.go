@@ -1,0 +1,189 @@
+package party
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+	"time"
+
+	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/review"
+	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/state"
+)
+
+// ReviewDir is the review directory of the session: inside an agent's
+// pane $PARTY_STATE_DIR's, unless Session names another; else that of the
+// session the operation acts on.
+func ReviewDir(ctx context.Context, env *Env) (string, error) {
+	if d := env.Getenv("PARTY_STATE_DIR"); d != "" && env.Session == "" {
+		return review.Dir(d), nil
+	}
+	sc, err := env.OpenParty(ctx)
+	if err != nil {
+		return "", err
+	}
+	return review.Dir(sc.Info.StateDir), nil
+}
+
+// ReviewStatus is the review coordinator's state, as it last saved it.
+func ReviewStatus(ctx context.Context, env *Env) (review.Status, error) {
+	dir, err := ReviewDir(ctx, env)
+	if err != nil {
+		return review.Status{}, err
+	}
+	return review.Load(dir)
+}
+
+// SignalOptions are the inputs of Signal.
+type SignalOptions struct {
+	Event review.Event
+	// Wait is how long to wait for the coordinator to apply the signal.
+	Wait time.Duration
+}
+
+// Signal sends the review coordinator a signal (review.Submit) and wakes
+// it; the result says the state that followed, or that the signal is
+// queued because the coordinator did not apply it within Wait.
+func Signal(ctx context.Context, env *Env, opts SignalOptions) (review.Submitted, error) {
+	dir, err := ReviewDir(ctx, env)
+	if err != nil {
+		return review.Submitted{}, err
+	}
+	return review.Submit(ctx, env.Clock, dir, opts.Event, opts.Wait, func() { state.WakeSession(env.Getenv, filepath.Dir(dir)) })
+}
+
+// StatusOptions are the inputs of Status.
+type StatusOptions struct {
+	// Watch shows the status again every second until ctx ends.
+	Watch bool
+}
+
+// Status shows the review coordinator's status, its process and the time
+// with show: once, or with Watch every second (review.Watch).
+func Status(ctx context.Context, env *Env, opts StatusOptions, show func(review.Status, review.Proc, time.Time)) error {
+	dir, err := ReviewDir(ctx, env)
+	if err != nil {
+		return err
+	}
+	every := time.Duration(0)
+	if opts.Watch {
+		every = time.Second
+	}
+	return review.Watch(ctx, env.Clock, dir, every, show)
+}
+
+// Coordinator is the review coordinator of a session: its directory,
+// whether its process runs, and the state it saved.
+type Coordinator struct {
+	Dir    string
+	Proc   review.Proc
+	Status review.Status
+}
+
+// coordinatorIn reads the coordinator of the review directory dir.
+func coordinatorIn(dir string) (Coordinator, error) {
+	c := Coordinator{Dir: dir, Proc: review.Running(dir)}
+	var err error
+	c.Status, err = review.Load(dir)
+	return c, err
+}
+
+// StartCoordinator starts the review coordinator in a hidden window of
+// the session (session.StartCoordinator) and returns it.
+func StartCoordinator(ctx context.Context, env *Env) (Coordinator, error) {
+	sc, err := env.OpenParty(ctx)
+	if err != nil {
+		return Coordinator{}, err
+	}
+	cfg, err := env.Config()
+	if err != nil {
+		return Coordinator{}, err
+	}
+	d, err := env.SessionDeps()
+	if err != nil {
+		return Coordinator{}, err
+	}
+	if err := session.StartCoordinator(ctx, d, sc.Session, sc.Info.StateDir, cfg.Review.MaxIterations); err != nil {
+		return Coordinator{}, err
+	}
+	return coordinatorIn(review.Dir(sc.Info.StateDir))
+}
+
+// StopCoordinator stops the review coordinator (review.Stop), keeping its
+// state, and returns it.
+func StopCoordinator(ctx context.Context, env *Env) (Coordinator, error) {
+	dir, err := ReviewDir(ctx, env)
+	if err != nil {
+		return Coordinator{}, err
+	}
+	if err := review.Stop(ctx, env.Clock, dir); err != nil {
+		return Coordinator{}, err
+	}
+	return coordinatorIn(dir)
+}
+
+// CoordinatorOf is the review coordinator of the session.
+func CoordinatorOf(ctx context.Context, env *Env) (Coordinator, error) {
+	dir, err := ReviewDir(ctx, env)
+	if err != nil {
+		return Coordinator{}, err
+	}
+	return coordinatorIn(dir)
+}
+
+// RunCoordinator is the coordinator process (session.CoordinatorProcess):
+// it serves the session's review until ctx ends, typing into the panes of
+// the roles through the delivery protocol; its log goes to stderr.
+func RunCoordinator(ctx context.Context, env *Env) error {
+	cfg, err := env.Config()
+	if err != nil {
+		return err
+	}
+	sc, err := env.OpenParty(ctx)
+	if err != nil {
+		return err
+	}
+	root, err := env.StateRoot()
+	if err != nil {
+		return err
+	}
+	p := session.CoordinatorProcess{Clock: env.Clock, Getenv: env.Getenv, Session: sc.Session, StateDir: sc.Info.StateDir,
+		Config: cfg.Review, Panes: env.Tmux, Log: env.Stderr,
+		Deliver: func(ctx context.Context, role, line string) (string, deliver.Result, error) {
+			t, err := env.Resolve(ctx, role)
+			if err != nil {
+				return "", deliver.Result{}, err
+			}
+			d := env.Deliverer(root, t.Info, map[string]string{t.Pane.ID: role})
+			res, err := d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: cfg.Tune(role, t.Profile), Text: line})
+			return t.Pane.ID, res, err
+		}}
+	return p.Serve(ctx)
+}
+
+// SuperviseCoordinator runs "party coordinator run" of the session until
+// it exits cleanly, restarting it when it crashes (review.Supervisor); the
+// runs write to stdout and stderr.
+func SuperviseCoordinator(ctx context.Context, env *Env, stdout io.Writer) error {
+	dir, err := ReviewDir(ctx, env)
+	if err != nil {
+		return err
+	}
+	exe, err := env.Executable()
+	if err != nil {
+		return err
+	}
+	s := &review.Supervisor{Dir: dir, Clock: env.Clock, Logf: review.Logger(env.Clock, env.Stderr, dir),
+		Start: review.Program(coordinatorArgv(exe, env.Session), env.Environ, stdout, env.Stderr)}
+	return s.Run(ctx)
+}
+
+// coordinatorArgv is the command line of the coordinator process of
+// session ("" : the one the environment picks).
+func coordinatorArgv(exe, session string) []string {
+	if session != "" {
+		return []string{exe, "--session", session, "coordinator", "run"}
+	}
+	return []string{exe, "coordinator", "run"}
+}

@@ -1,0 +1,74 @@
+package party
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/review"
+)
+
+// paneEnv is the Env of an operation run inside an agent's pane of a
+// session whose state dir is stateDir.
+func paneEnv(stateDir string) *Env {
+	return &Env{Clock: clock.Real{}, Stderr: &bytes.Buffer{},
+		Getenv: func(k string) string {
+			if k == "PARTY_STATE_DIR" {
+				return stateDir
+			}
+			return ""
+		}}
+}
+
+func TestReviewDirInAPane(t *testing.T) {
+	dir, err := ReviewDir(context.Background(), paneEnv("/state/s"))
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join("/state/s", "review"), dir)
+}
+
+func TestCoordinator(t *testing.T) {
+	ctx, stateDir := context.Background(), t.TempDir()
+	env := paneEnv(stateDir)
+	_, err := CoordinatorOf(ctx, env)
+	assert.ErrorIs(t, err, review.ErrNoCoordinator, "a session started without --review")
+	_, err = Signal(ctx, env, SignalOptions{Event: review.Event{Kind: review.EvRequest}})
+	assert.ErrorIs(t, err, review.ErrNoCoordinator)
+
+	require.NoError(t, review.Init(review.Dir(stateDir), time.Now().UTC(), 3))
+	c, err := CoordinatorOf(ctx, env)
+	require.NoError(t, err)
+	assert.Equal(t, review.Dir(stateDir), c.Dir)
+	assert.False(t, c.Proc.Running)
+	s, err := ReviewStatus(ctx, env)
+	require.NoError(t, err)
+	assert.Equal(t, c.Status.State, s.State)
+
+	critic, err := review.ParseKind("critic")
+	require.NoError(t, err)
+	res, err := Signal(ctx, env, SignalOptions{Event: review.Event{Kind: review.EvEvidence, Evidence: critic}})
+	require.NoError(t, err)
+	assert.True(t, res.Queued, "no coordinator runs to apply it")
+	assert.Equal(t, s.State, res.State, "the state before the signal")
+	assert.NotEmpty(t, res.ID)
+}
+
+func TestCoordinatorArgv(t *testing.T) {
+	tests := []struct {
+		name, session string
+		want          []string
+	}{
+		{"the session of the environment", "", []string{"/bin/party", "coordinator", "run"}},
+		{"the session named", "s", []string{"/bin/party", "--session", "s", "coordinator", "run"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, coordinatorArgv("/bin/party", tt.session))
+		})
+	}
+}
