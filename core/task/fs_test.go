@@ -407,6 +407,8 @@ func TestTaskTextAndMilestoneState(t *testing.T) {
 	assert.Equal(t, "Task 1 (#42): lexer\\x1b[2J\nstatus:    in_progress\nassignee:  codex\nmilestone: -\nupdated:   2026-11-23T19:00:00Z",
 		Task{ID: "1", Issue: 42, Title: "lexer\x1b[2J", Status: InProgress, Assignee: "codex", Updated: ts}.Text(),
 		"control bytes escaped, no milestone a dash, the time in UTC")
+	assert.Equal(t, []string{"1 (#42)", "pending", "-", "M1", "a\\tb"}, Task{ID: "1", Issue: 42, Status: Pending, Milestone: "M1", Title: "a\tb"}.Row())
+	assert.Equal(t, []string{"M1", "open", "v1"}, Milestone{ID: "M1", Name: "v1"}.Row())
 	assert.Equal(t, "open", Milestone{}.State())
 	assert.Equal(t, "done", Milestone{Done: true}.State())
 }

@@ -93,6 +93,16 @@ func (t Task) Text() string {
 		t.Status, dash(Printable(t.Assignee)), dash(Printable(t.Milestone)), t.Updated.UTC().Format("2006-01-02T15:04:05Z"))
 }
 
+// Row is the task as a row of party pm task list: its id (with the
+// issue's number), status, assignee, milestone and title.
+func (t Task) Row() []string {
+	return []string{strings.TrimPrefix(t.Label(), "Task "), string(t.Status), dash(t.Assignee), dash(t.Milestone), Printable(t.Title)}
+}
+
+// Row is the milestone as a row of party pm milestone list: id, state and
+// name.
+func (m Milestone) Row() []string { return []string{m.ID, m.State(), Printable(m.Name)} }
+
 // State is the milestone's state as a word: open or done.
 func (m Milestone) State() string {
 	if m.Done {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -129,14 +128,7 @@ func pmRun(ctx context.Context, f *Factory, opts *PMOptions) error {
 		return pmShow(f, err, m, "Milestone %s: %s", m.ID, task.Printable(m.Name))
 	case "milestone list":
 		ms, err := pm.Store.Milestones(ctx)
-		if err != nil {
-			return err
-		}
-		var rows [][]string
-		for _, m := range ms {
-			rows = append(rows, []string{m.ID, m.State(), task.Printable(m.Name)})
-		}
-		return f.showTable(nonNil(ms), []string{"ID", "STATE", "NAME"}, rows)
+		return pmTable(f, err, ms, "ID", "STATE", "NAME")
 	case "milestone done":
 		m, err := pm.Store.DoneMilestone(ctx, pm.Actor, opts.ID)
 		return pmShow(f, err, m, "Milestone %s done: %s", m.ID, task.Printable(m.Name))
@@ -151,14 +143,7 @@ func pmRun(ctx context.Context, f *Factory, opts *PMOptions) error {
 			}
 		}
 		ts, err := pm.Store.Tasks(ctx, filter)
-		if err != nil {
-			return err
-		}
-		var rows [][]string
-		for _, t := range ts {
-			rows = append(rows, []string{strings.TrimPrefix(t.Label(), "Task "), string(t.Status), orDash(t.Assignee), orDash(t.Milestone), task.Printable(t.Title)})
-		}
-		return f.showTable(nonNil(ts), []string{"ID", "STATUS", "ASSIGNEE", "MILESTONE", "TITLE"}, rows)
+		return pmTable(f, err, ts, "ID", "STATUS", "ASSIGNEE", "MILESTONE", "TITLE")
 	case "task show":
 		t, err := pm.Store.Task(ctx, opts.ID)
 		return pmShow(f, err, t, "%s", t.Text())
@@ -190,6 +175,19 @@ func pmShow(f *Factory, err error, v any, format string, a ...any) error {
 		return err
 	}
 	return f.show(v, format, a...)
+}
+
+// pmTable returns err, else shows vs as a table under header, or as a
+// JSON array with --json ([] for none).
+func pmTable[T interface{ Row() []string }](f *Factory, err error, vs []T, header ...string) error {
+	if err != nil {
+		return err
+	}
+	rows := make([][]string, len(vs))
+	for i, v := range vs {
+		rows[i] = v.Row()
+	}
+	return f.showTable(nonNil(vs), header, rows)
 }
 
 func nonNil[T any](s []T) []T {
