@@ -401,3 +401,28 @@ func TestLabelAndEventLine(t *testing.T) {
 	assert.Equal(t, "2026-11-23T20:00:00Z  human  milestone_added M1: v1",
 		Event{Event: "milestone_added", ID: "M1", To: "v1", Actor: "human", TS: ts}.String())
 }
+
+func TestTaskTextAndMilestoneState(t *testing.T) {
+	ts := time.Date(2026, 11, 23, 20, 0, 0, 0, time.FixedZone("CET", 3600))
+	assert.Equal(t, "Task 1 (#42): lexer\\x1b[2J\nstatus:    in_progress\nassignee:  codex\nmilestone: -\nupdated:   2026-11-23T19:00:00Z",
+		Task{ID: "1", Issue: 42, Title: "lexer\x1b[2J", Status: InProgress, Assignee: "codex", Updated: ts}.Text(),
+		"control bytes escaped, no milestone a dash, the time in UTC")
+	assert.Equal(t, []string{"1 (#42)", "pending", "-", "M1", "a\\tb"}, Task{ID: "1", Issue: 42, Status: Pending, Milestone: "M1", Title: "a\tb"}.Row())
+	assert.Equal(t, []string{"M1", "open", "v1"}, Milestone{ID: "M1", Name: "v1"}.Row())
+	assert.Equal(t, "open", Milestone{}.State())
+	assert.Equal(t, "done", Milestone{Done: true}.State())
+}
+
+func TestConflictAndDiffs(t *testing.T) {
+	ds := []FieldDiff{{Field: "status", Cached: "pending", Remote: "done"}, {Field: "assignee", Cached: "", Remote: "codex"}}
+	assert.Equal(t, `status "pending" → "done", assignee "" → "codex"`, Diffs(ds))
+	assert.Equal(t, `task 3 changed on the remote since party last read it: status "pending" → "done", assignee "" → "codex" (use --force to overwrite)`,
+		(&ConflictError{ID: "3", Fields: ds}).Error())
+	assert.Equal(t, "task 3 changed on the remote since party last read it (use --force to overwrite)", (&ConflictError{ID: "3"}).Error())
+}
+
+func TestInitResultText(t *testing.T) {
+	assert.Equal(t, "created team T1 (crew\\n): /x/.party/team.json",
+		InitResult{Team: Team{ID: "T1", Name: "crew\n"}, Pointer: "/x/.party/team.json", Created: true}.Text())
+	assert.Equal(t, "linked to team T1: /x/.party/team.json", InitResult{Team: Team{ID: "T1"}, Pointer: "/x/.party/team.json"}.Text())
+}

@@ -99,6 +99,19 @@ type InitResult struct {
 	Created bool `json:"created"`
 }
 
+// Text is the result as party pm init prints it: "created team ID
+// (name): pointer", or "linked to team …" for an existing one.
+func (r InitResult) Text() string {
+	verb, name := "linked to team", ""
+	if r.Created {
+		verb = "created team"
+	}
+	if r.Team.Name != "" {
+		name = " (" + Printable(r.Team.Name) + ")"
+	}
+	return fmt.Sprintf("%s %s%s: %s", verb, r.Team.ID, name, r.Pointer)
+}
+
 // Init links dir to a team: a new one (a random UUID, its directory under
 // the state root) or, with Team, an existing one. A directory already
 // linked is refused, except when it is linked to that same team.

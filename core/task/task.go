@@ -85,6 +85,32 @@ func (t Task) Label() string {
 	return "Task " + t.ID
 }
 
+// Text is the task as party pm task show prints it: its label and title,
+// then status, assignee, milestone and when it was last updated, one a
+// line; "-" for a field it has not.
+func (t Task) Text() string {
+	return fmt.Sprintf("%s: %s\nstatus:    %s\nassignee:  %s\nmilestone: %s\nupdated:   %s", t.Label(), Printable(t.Title),
+		t.Status, dash(Printable(t.Assignee)), dash(Printable(t.Milestone)), t.Updated.UTC().Format("2006-01-02T15:04:05Z"))
+}
+
+// Row is the task as a row of party pm task list: its id (with the
+// issue's number), status, assignee, milestone and title.
+func (t Task) Row() []string {
+	return []string{strings.TrimPrefix(t.Label(), "Task "), string(t.Status), dash(t.Assignee), dash(t.Milestone), Printable(t.Title)}
+}
+
+// Row is the milestone as a row of party pm milestone list: id, state and
+// name.
+func (m Milestone) Row() []string { return []string{m.ID, m.State(), Printable(m.Name)} }
+
+// State is the milestone's state as a word: open or done.
+func (m Milestone) State() string {
+	if m.Done {
+		return "done"
+	}
+	return "open"
+}
+
 // Event is one entry of the audit trail: who changed what, from what, to
 // what, when.
 type Event struct {
@@ -121,12 +147,6 @@ func Printable(s string) string {
 // id and the change ("status: pending → done").
 func (e Event) String() string {
 	line := e.TS.UTC().Format("2006-01-02T15:04:05Z") + "  " + e.Actor + "  " + e.Event + " " + e.ID
-	dash := func(s string) string {
-		if s == "" {
-			return "-"
-		}
-		return s
-	}
 	switch {
 	case e.Field != "":
 		line += fmt.Sprintf(" %s: %s → %s", e.Field, dash(e.From), dash(e.To))
@@ -134,6 +154,14 @@ func (e Event) String() string {
 		line += ": " + e.To
 	}
 	return Printable(line)
+}
+
+// dash is s, or "-" for an empty one.
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // NewTask is a task to add. ID empty: the next free number.
@@ -256,17 +284,25 @@ type FieldDiff struct {
 	Remote string `json:"remote"`
 }
 
+// String is the difference as "status "pending" → "done"".
+func (d FieldDiff) String() string { return fmt.Sprintf("%s %q → %q", d.Field, d.Cached, d.Remote) }
+
+// Diffs is ds as one comma-separated list.
+func Diffs(ds []FieldDiff) string {
+	s := make([]string, len(ds))
+	for i, d := range ds {
+		s[i] = d.String()
+	}
+	return strings.Join(s, ", ")
+}
+
 // Is makes a ConflictError match ErrConflict.
 func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
 
 func (e *ConflictError) Error() string {
-	var diffs []string
-	for _, d := range e.Fields {
-		diffs = append(diffs, fmt.Sprintf("%s %q → %q", d.Field, d.Cached, d.Remote))
-	}
 	what := ""
-	if len(diffs) > 0 {
-		what = ": " + strings.Join(diffs, ", ")
+	if len(e.Fields) > 0 {
+		what = ": " + Diffs(e.Fields)
 	}
 	return fmt.Sprintf("task %s changed on the remote since party last read it%s (use --force to overwrite)", e.ID, what)
 }

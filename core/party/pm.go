@@ -1,0 +1,225 @@
+package party
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/shellwords"
+	"github.com/partyhq/party/core/task"
+	"github.com/partyhq/party/core/tmux"
+)
+
+// PMOptions are what every party pm operation takes besides its own
+// arguments: who acts, and the GitHub repository of a github store.
+type PMOptions struct {
+	Actor string // "": $PARTY_ROLE, else human
+	Repo  string // owner/name; "": pm.repo
+}
+
+// PMActor is who makes a change: actor, else the pane's role
+// ($PARTY_ROLE), else human; it must be a role as panes are named, so it
+// cannot forge a line of the audit trail.
+func PMActor(env *Env, actor string) (string, error) {
+	for _, a := range []string{actor, env.Getenv("PARTY_ROLE")} {
+		if a = strings.TrimSpace(a); a != "" {
+			return a, task.CheckRole("actor", a)
+		}
+	}
+	return task.HumanActor, nil
+}
+
+// PM is the team linked to the working directory: its task store, and
+// who makes the changes made through it.
+type PM struct {
+	Store task.Store
+	Actor string
+	env   *Env
+}
+
+// OpenPM checks the actor and opens the store of the team linked to the
+// working directory or a parent of it. The configuration that picks the
+// store is the linked directory's (its ./.party/ beside team.json), also
+// when run from a subdirectory; fallbacks are warnings on stderr.
+func OpenPM(ctx context.Context, env *Env, opts PMOptions) (*PM, error) {
+	actor, err := PMActor(env, opts.Actor)
+	if err != nil {
+		return nil, err
+	}
+	cwd, err := env.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	dir := cwd
+	if link, err := task.FindLink(cwd); err == nil {
+		dir = link.Dir
+	}
+	cfg, err := env.ConfigIn(dir)
+	if err != nil {
+		return nil, err
+	}
+	root, err := env.StateRoot()
+	if err != nil {
+		return nil, err
+	}
+	st, err := task.Open(ctx, task.OpenOptions{
+		Root: root, Cwd: cwd,
+		Storage: cfg.PM.Storage, StorageSet: cfg.Sources["pm.storage"] != "default",
+		Repo: opts.Repo, ConfigRepo: cfg.PM.Repo, Env: env.Environ, Clock: env.Clock,
+		Warn: func(msg string) { env.Warnf("warning: %s", msg) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &PM{Store: st, Actor: actor, env: env}, nil
+}
+
+// TaskUpdate is a change of task ID as party pm task update takes it: a
+// status word ("": unchanged), and the assignee and milestone when given
+// (given empty: cleared).
+type TaskUpdate struct {
+	ID, Status, Assignee, Milestone string
+	AssigneeGiven, MilestoneGiven   bool
+	// Force applies the change over one made on GitHub meanwhile.
+	Force bool
+}
+
+// Change is the store's change of u; changing nothing is a usage error.
+func (u TaskUpdate) Change() (task.Change, error) {
+	c := task.Change{Force: u.Force}
+	if u.Status != "" {
+		s, err := task.ParseStatus(u.Status)
+		if err != nil {
+			return c, err
+		}
+		c.Status = &s
+	}
+	if u.AssigneeGiven {
+		c.Assignee = &u.Assignee
+	}
+	if u.MilestoneGiven {
+		c.Milestone = &u.Milestone
+	}
+	if c.Status == nil && c.Assignee == nil && c.Milestone == nil {
+		return c, fmt.Errorf("%w: nothing to change: give --status, --assignee or --milestone", session.ErrUsage)
+	}
+	return c, nil
+}
+
+// Update applies u. A change forced over one made on GitHub since party
+// last wrote the issue is a warning on stderr that lists what it
+// overwrote, also when the update then fails.
+func (p *PM) Update(ctx context.Context, u TaskUpdate) (task.Task, error) {
+	c, err := u.Change()
+	if err != nil {
+		return task.Task{}, err
+	}
+	t, err := p.Store.Update(ctx, p.Actor, u.ID, c)
+	if len(t.Forced) > 0 {
+		p.env.Warnf("warning: task %s had changed on GitHub since party last wrote it (%s); --force applied this update over it", t.ID, task.Diffs(t.Forced))
+	}
+	return t, err
+}
+
+// SetDoc replaces task id's document with what r (stdin) holds; n is its
+// length in bytes.
+func (p *PM) SetDoc(ctx context.Context, id string, r io.Reader) (n int, err error) {
+	b, err := io.ReadAll(r)
+	if err != nil {
+		return 0, fmt.Errorf("read stdin: %w", err)
+	}
+	return len(b), p.Store.SetDoc(ctx, p.Actor, id, string(b))
+}
+
+// EditDoc opens task id's document in the user's editor on term
+// (task.Edit) and, when it changed, saves it and says so on stderr.
+func (p *PM) EditDoc(ctx context.Context, id string, term task.Terminal) error {
+	text, err := p.Store.Doc(ctx, id)
+	if err != nil {
+		return err
+	}
+	edited, err := task.Edit(p.env.Getenv, term, text)
+	if err != nil || edited == text {
+		return err
+	}
+	if err := p.Store.SetDoc(ctx, p.Actor, id, edited); err != nil {
+		return err
+	}
+	p.env.Warnf("task %s: document saved", id)
+	return nil
+}
+
+// PMInitOptions are the inputs of PMInit.
+type PMInitOptions struct {
+	Actor string // "": $PARTY_ROLE, else human
+	Name  string // the new team's name
+	Team  string // link to this existing team instead
+}
+
+// PMInit links the working directory to a new team, or to an existing one
+// (Team).
+func PMInit(ctx context.Context, env *Env, opts PMInitOptions) (task.InitResult, error) {
+	actor, err := PMActor(env, opts.Actor)
+	if err != nil {
+		return task.InitResult{}, err
+	}
+	root, err := env.StateRoot()
+	if err != nil {
+		return task.InitResult{}, err
+	}
+	cwd, err := env.Getwd()
+	if err != nil {
+		return task.InitResult{}, err
+	}
+	return task.Init(ctx, task.InitOptions{Root: root, Dir: cwd, Name: opts.Name, Team: opts.Team, Actor: actor, Clock: env.Clock})
+}
+
+// Jump is what PMJump did.
+type Jump struct {
+	// Attach is the command line that attaches a terminal to Session.
+	Attach   string `json:"attach"`
+	Session  string `json:"session"`
+	Switched bool   `json:"switched"`
+}
+
+// Text is what party pm jump prints: "switched to SESSION", else the
+// attach command.
+func (j Jump) Text() string {
+	if j.Switched {
+		return "switched to " + j.Session
+	}
+	return j.Attach
+}
+
+// PMJump switches the tmux client to the party session started in the
+// team's directory (task.TeamSession), or to env.Session when one is
+// named. Outside tmux, or when the client is another server's, it
+// switches nothing (said on stderr in the second case): Attach is then
+// the command to run. actor is checked as every pm command checks it.
+func PMJump(ctx context.Context, env *Env, actor string) (Jump, error) {
+	if _, err := PMActor(env, actor); err != nil {
+		return Jump{}, err
+	}
+	name := env.Session
+	if name == "" {
+		cwd, err := env.Getwd()
+		if err != nil {
+			return Jump{}, err
+		}
+		if name, err = task.TeamSession(ctx, env.Tmux, cwd); err != nil {
+			return Jump{}, err
+		}
+	}
+	target := tmux.SessionTarget(name)
+	j := Jump{Session: name, Attach: shellwords.Join(env.Tmux.Argv("attach-session", "-t", target))}
+	if env.Getenv("TMUX") != "" {
+		if _, err := env.Tmux.Run(ctx, "switch-client", "-t", target); err == nil {
+			j.Switched = true
+			return j, nil
+		}
+		env.Warnf("this client is another tmux server's; attach to %s with the command below", name)
+	}
+	return j, nil
+}
