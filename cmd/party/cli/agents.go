@@ -8,8 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/partyhq/party/core/config"
-	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/party"
 	"github.com/partyhq/party/core/supervise"
 )
 
@@ -22,28 +21,13 @@ them by name. The registry is ./.party/agents.json. A registered name wins
 over a pane tagged with the same role.`,
 		Args: argsBetween(0, 0),
 	}
-	// edit loads the registry, changes it and saves it.
-	edit := func(change func(*supervise.Registry) error) error {
-		r, err := openRegistry(f)
-		if err != nil {
-			return err
-		}
-		if err := change(r); err != nil {
-			return err
-		}
-		return r.Save(config.TrustStoreFor(f.Getenv), f.Clock.Now())
-	}
 	register := func(update bool) func(c *cobra.Command, args []string) error {
 		return func(c *cobra.Command, args []string) error {
 			var remark *string
 			if len(args) == 3 {
 				remark = &args[2]
 			}
-			var e supervise.Entry
-			err := edit(func(r *supervise.Registry) (err error) {
-				e, err = r.Register(c.Context(), f.Tmux(), args[0], args[1], remark, update)
-				return err
-			})
+			e, err := party.RegisterAgent(c.Context(), f.env(), args[0], args[1], remark, update)
 			if err != nil {
 				return err
 			}
@@ -54,8 +38,8 @@ over a pane tagged with the same role.`,
 		&cobra.Command{
 			Use: "init", Short: "Create an empty registry in ./.party", Args: argsBetween(0, 0),
 			RunE: func(c *cobra.Command, _ []string) error {
-				var path string
-				if err := edit(func(r *supervise.Registry) error { path = r.Path; return nil }); err != nil {
+				path, err := party.InitAgents(f.env())
+				if err != nil {
 					return err
 				}
 				return f.show(map[string]string{"registry": path}, "%s", path)
@@ -66,7 +50,7 @@ over a pane tagged with the same role.`,
 		&cobra.Command{
 			Use: "remove NAME", Short: "Forget NAME", Args: argsBetween(1, 1),
 			RunE: func(c *cobra.Command, args []string) error {
-				if err := edit(func(r *supervise.Registry) error { return r.Remove(args[0]) }); err != nil {
+				if err := party.RemoveAgent(f.env(), args[0]); err != nil {
 					return err
 				}
 				return f.show(map[string]string{"removed": args[0]}, "removed %s", args[0])
@@ -75,7 +59,7 @@ over a pane tagged with the same role.`,
 		&cobra.Command{
 			Use: "list", Short: "List registered agents", Args: argsBetween(0, 0),
 			RunE: func(c *cobra.Command, _ []string) error {
-				r, err := openRegistry(f)
+				r, err := party.Agents(f.env())
 				if err != nil {
 					return err
 				}
@@ -90,23 +74,8 @@ over a pane tagged with the same role.`,
 	return cmd
 }
 
-// openRegistry loads the registry of the working directory.
-func openRegistry(f *Factory) (*supervise.Registry, error) {
-	wd, err := f.Getwd()
-	if err != nil {
-		return nil, err
-	}
-	return supervise.Load(supervise.Path(wd))
-}
-
-// CheckOptions are the inputs of party check.
-type CheckOptions struct {
-	Role  string
-	Lines int
-}
-
-func newCheckCmd(f *Factory, runF func(context.Context, *CheckOptions) error) *cobra.Command {
-	opts := &CheckOptions{}
+func newCheckCmd(f *Factory, runF func(context.Context, *party.CheckOptions) error) *cobra.Command {
+	opts := &party.CheckOptions{}
 	return &cobra.Command{Use: "check ROLE [LINES]", Short: "Print the last LINES lines (default 40) of an agent's pane", Args: argsBetween(1, 2),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Role, opts.Lines = args[0], 40
@@ -121,16 +90,10 @@ func newCheckCmd(f *Factory, runF func(context.Context, *CheckOptions) error) *c
 		}}
 }
 
-func checkRun(ctx context.Context, f *Factory, opts *CheckOptions) error {
-	tc := f.Tmux()
-	t, err := f.env().Resolve(ctx, opts.Role)
+func checkRun(ctx context.Context, f *Factory, opts *party.CheckOptions) error {
+	s, err := party.Check(ctx, f.env(), *opts)
 	if err != nil {
 		return err
 	}
-	screen, err := tc.Capture(ctx, t.Pane.ID, opts.Lines)
-	if err != nil {
-		return err
-	}
-	lines := session.LastLines(screen, opts.Lines)
-	return f.show(map[string]any{"role": opts.Role, "pane": t.Pane.ID, "lines": lines}, "%s", strings.Join(lines, "\n"))
+	return f.show(map[string]any{"role": opts.Role, "pane": s.Pane, "lines": s.Lines}, "%s", strings.Join(s.Lines, "\n"))
 }

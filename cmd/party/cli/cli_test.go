@@ -152,11 +152,12 @@ func TestCommandArgs(t *testing.T) {
 		want any // nil: a usage error
 	}{
 		{"talk with delay and timeout", []string{"talk", "codex", "hi", "--delay", "500ms", "--wait", "--timeout", "2m"},
-			TalkOptions{Role: "codex", Text: "hi", Delay: 500 * time.Millisecond, Wait: true, Timeout: 2 * time.Minute}},
-		{"talk all from stdin, milliseconds", []string{"talk", "all", "-", "--delay", "250"}, TalkOptions{Role: "all", Stdin: true, Delay: 250 * time.Millisecond}},
+			TalkOptions{TalkOptions: party.TalkOptions{Role: "codex", Text: "hi", Delay: 500 * time.Millisecond, Wait: true, Timeout: 2 * time.Minute}}},
+		{"talk all from stdin, milliseconds", []string{"talk", "all", "-", "--delay", "250"}, TalkOptions{TalkOptions: party.TalkOptions{Role: "all", Delay: 250 * time.Millisecond}, Stdin: true}},
 		{"talk bad delay", []string{"talk", "codex", "hi", "--delay", "soon"}, nil},
-		{"check default lines", []string{"check", "claude"}, CheckOptions{Role: "claude", Lines: 40}},
-		{"check lines", []string{"check", "claude", "5"}, CheckOptions{Role: "claude", Lines: 5}},
+		{"talk timeout 0 when given", []string{"talk", "codex", "hi", "--timeout", "0"}, nil},
+		{"check default lines", []string{"check", "claude"}, party.CheckOptions{Role: "claude", Lines: 40}},
+		{"check lines", []string{"check", "claude", "5"}, party.CheckOptions{Role: "claude", Lines: 5}},
 		{"check zero lines", []string{"check", "claude", "0"}, nil},
 		{"stop a session", []string{"stop", "s"}, StopOptions{Session: "s"}},
 		{"resolve", []string{"resolve", "planner"}, ResolveOptions{Role: "planner"}},
@@ -169,10 +170,10 @@ func TestCommandArgs(t *testing.T) {
 		{"hook codex", []string{"hook", "codex-notify", `{"x":1}`}, HookOptions{Agent: "codex-notify", Payload: []byte(`{"x":1}`)}},
 		{"start", []string{"--session", "s", "start", "--pane", "a=claude", "--pane", "b", "--no-attach"},
 			StartOptions{StartOptions: session.StartOptions{Name: "s", Panes: []string{"a=claude", "b"}, Size: "200x50"}, NoAttach: true}},
-		{"send text", []string{"send", "claude", "hi there"}, SendOptions{Role: "claude", Text: "hi there"}},
-		{"send stdin", []string{"send", "codex", "-"}, SendOptions{Role: "codex", Stdin: true}},
+		{"send text", []string{"send", "claude", "hi there"}, SendOptions{SendRequest: party.SendRequest{Role: "claude", Text: "hi there"}}},
+		{"send stdin", []string{"send", "codex", "-"}, SendOptions{SendRequest: party.SendRequest{Role: "codex"}, Stdin: true}},
 		{"send has no --force", []string{"send", "--force", "codex", "-x"}, nil},
-		{"send a leading dash after --", []string{"send", "codex", "--", "-x"}, SendOptions{Role: "codex", Text: "-x"}},
+		{"send a leading dash after --", []string{"send", "codex", "--", "-x"}, SendOptions{SendRequest: party.SendRequest{Role: "codex", Text: "-x"}}},
 		{"send without text", []string{"send", "codex"}, nil},
 		{"send two texts", []string{"send", "codex", "a", "b"}, nil},
 		{"pm init", []string{"pm", "init", "--name", "crew"}, PMOptions{Cmd: "init", Name: "crew"}},
@@ -203,7 +204,7 @@ func TestCommandArgs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f, _, _ := testFactory("")
 			var got any
-			err := execute(f, tt.args, newTalkCmd(f, capture[TalkOptions](&got)), newCheckCmd(f, capture[CheckOptions](&got)),
+			err := execute(f, tt.args, newTalkCmd(f, capture[TalkOptions](&got)), newCheckCmd(f, capture[party.CheckOptions](&got)),
 				newStopCmd(f, capture[StopOptions](&got)), newResolveCmd(f, capture[ResolveOptions](&got)),
 				newHooksCmd(f, capture[HooksInstallOptions](&got)), newReplayCmd(f, capture[ReplayOptions](&got)),
 				newInstructionsCmd(f, capture[InstructionsOptions](&got)), newHookCmd(f, capture[HookOptions](&got)),

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/demo"
+	"github.com/partyhq/party/core/party"
 	"github.com/partyhq/party/core/session"
 )
 
@@ -100,6 +101,6 @@ func (p demoParty) Send(ctx context.Context, session, role, text string) (json.R
 	var out strings.Builder
 	f := p.on(session, &out)
 	f.JSON = true
-	err := sendRun(ctx, f, &SendOptions{Role: role, Text: text})
+	err := sendRun(ctx, f, &SendOptions{SendRequest: party.SendRequest{Role: role, Text: text}})
 	return json.RawMessage(out.String()), err
 }

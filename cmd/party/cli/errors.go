@@ -14,6 +14,7 @@ import (
 	"github.com/partyhq/party/core/route"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/supervise"
+	"github.com/partyhq/party/core/talk"
 	"github.com/partyhq/party/core/task"
 	"github.com/partyhq/party/core/tmux"
 	"github.com/partyhq/party/core/wait"
@@ -60,7 +61,7 @@ var codes = []struct {
 	{wait.ErrPermission, "PERMISSION_PROMPT", ExitError},
 	{wait.ErrInterrupted, "TURN_INTERRUPTED", ExitError},
 	{wait.ErrAnswerCut, "ANSWER_CUT", ExitError},
-	{errBusy, "AGENT_BUSY", ExitConflict},
+	{talk.ErrBusy, "AGENT_BUSY", ExitConflict},
 	{review.ErrNoCoordinator, "NO_COORDINATOR", ExitNotFound},
 	{review.ErrNoReview, "NO_REVIEW", ExitConflict},
 	{review.ErrEvidence, "EVIDENCE_MISSING", ExitConflict},

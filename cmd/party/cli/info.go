@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/partyhq/party/core/party"
 	"github.com/partyhq/party/core/session"
 )
 
@@ -27,34 +28,19 @@ func newStopCmd(f *Factory, runF func(context.Context, *StopOptions) error) *cob
 }
 
 func stopRun(ctx context.Context, f *Factory, opts *StopOptions) error {
-	name := opts.Session
-	if name == "" {
-		sc, err := f.env().Open(ctx)
-		if err != nil {
-			return err
-		}
-		name = sc.Session
-	}
-	d, err := f.env().SessionDeps()
+	name, err := party.Stop(ctx, f.env(), opts.Session)
 	if err != nil {
-		return err
-	}
-	if err := session.Stop(ctx, d, name); err != nil {
 		return err
 	}
 	return f.show(map[string]string{"stopped": name}, "stopped %s", name)
 }
 
-// LsOptions are the inputs of party ls.
-type LsOptions struct{}
-
-func newLsCmd(f *Factory, runF func(context.Context, *LsOptions) error) *cobra.Command {
-	opts := &LsOptions{}
+func newLsCmd(f *Factory) *cobra.Command {
 	return &cobra.Command{Use: "ls", Short: "List the party sessions on the server", Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error { return run(c, f, opts, runF, lsRun) }}
+		RunE: func(c *cobra.Command, _ []string) error { return lsRun(c.Context(), f) }}
 }
 
-func lsRun(ctx context.Context, f *Factory, _ *LsOptions) error {
+func lsRun(ctx context.Context, f *Factory) error {
 	tc := f.Tmux()
 	list, err := session.List(ctx, tc)
 	if err != nil {
@@ -71,24 +57,18 @@ func lsRun(ctx context.Context, f *Factory, _ *LsOptions) error {
 	return f.showTable(list, []string{"SESSION", "ROLES", "ATTACHED"}, rows)
 }
 
-// PanesOptions are the inputs of party panes.
-type PanesOptions struct{}
-
-func newPanesCmd(f *Factory, runF func(context.Context, *PanesOptions) error) *cobra.Command {
-	opts := &PanesOptions{}
+func newPanesCmd(f *Factory) *cobra.Command {
 	return &cobra.Command{Use: "panes", Short: "List the panes of a session with their roles", Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error {
-			return run(c, f, opts, runF, func(ctx context.Context, f *Factory, _ *PanesOptions) error { return panesRun(ctx, f) })
-		}}
+		RunE: func(c *cobra.Command, _ []string) error { return panesRun(c.Context(), f) }}
 }
 
 func panesRun(ctx context.Context, f *Factory) error {
-	sc, err := f.env().Open(ctx)
+	panes, err := party.Panes(ctx, f.env())
 	if err != nil {
 		return err
 	}
 	var rows [][]string
-	for _, p := range sc.Rows() {
+	for _, p := range panes {
 		dead := "-"
 		if p.Dead {
 			dead = "dead"
@@ -98,7 +78,7 @@ func panesRun(ctx context.Context, f *Factory) error {
 		}
 		rows = append(rows, []string{orDash(p.Role), p.Pane, orDash(p.Agent), strconv.Itoa(p.PID), dead, p.Command})
 	}
-	return f.showTable(sc.Rows(), []string{"ROLE", "PANE", "AGENT", "PID", "DEAD", "COMMAND"}, rows)
+	return f.showTable(panes, []string{"ROLE", "PANE", "AGENT", "PID", "DEAD", "COMMAND"}, rows)
 }
 
 // ResolveOptions are the inputs of party resolve.

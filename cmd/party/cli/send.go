@@ -6,17 +6,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/deliver"
-	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/party"
 )
 
-// SendOptions are the inputs of party send.
+// SendOptions are the inputs of party send: Send's, the text read from
+// stdin for "-".
 type SendOptions struct {
-	Role  string
-	Text  string
-	Stdin bool // read the text from stdin ("-")
-	Force bool
-	Raw   bool // send a command on purpose: no literal rule
-	Clear bool // empty the input box of someone else's text first
+	party.SendRequest
+	Stdin bool
 }
 
 func newSendCmd(f *Factory, runF func(context.Context, *SendOptions) error) *cobra.Command {
@@ -69,33 +66,13 @@ func newErrorJSON(err error) *errorJSON {
 }
 
 func sendRun(ctx context.Context, f *Factory, opts *SendOptions) error {
-	text, err := messageText(f, opts.Text, opts.Stdin)
-	if err != nil {
+	req := opts.SendRequest
+	var err error
+	if req.Text, err = messageText(f, req.Text, opts.Stdin); err != nil {
 		return err
 	}
-	out := sendJSON{Role: opts.Role, Result: deliver.Result{Outcome: deliver.Failed}}
-	err = func() error {
-		t, err := f.env().Resolve(ctx, opts.Role)
-		if err != nil {
-			return err
-		}
-		out.Session, out.Pane = t.Session, t.Pane.ID
-		root, err := f.env().StateRoot()
-		if err != nil {
-			return err
-		}
-		if text, err = deliver.Spill(session.StateDir(root, t.Info), text); err != nil {
-			return err
-		}
-		cfg, err := f.env().Config()
-		if err != nil {
-			return err
-		}
-		d := f.env().Deliverer(root, t.Info, map[string]string{t.Pane.ID: opts.Role})
-		out.Result, err = d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: cfg.Tune(opts.Role, t.Profile), Text: text, Force: opts.Force, Raw: opts.Raw, Clear: opts.Clear})
-		out.MS = out.Result.Duration.Milliseconds()
-		return err
-	}()
+	s, err := party.Send(ctx, f.env(), req)
+	out := sendJSON{Role: opts.Role, Session: s.Session, Result: s.Result, MS: s.Duration.Milliseconds()}
 	switch {
 	case err != nil && f.JSON:
 		out.Error = newErrorJSON(err)

@@ -3,40 +3,23 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/deliver"
-	"github.com/partyhq/party/core/route"
-	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/party"
 	"github.com/partyhq/party/core/talk"
 )
 
-// TalkOptions are the inputs of party talk.
+// TalkOptions are the inputs of party talk: Talk's, the text read from
+// stdin for "-".
 type TalkOptions struct {
-	Role       string // a role or "all"
-	Text       string
-	Stdin      bool
-	Delay      time.Duration
-	Wait       bool
-	Timeout    time.Duration
-	NoPreamble bool
-	Marker     bool
-	NoQueue    bool
-	Clear      bool
+	party.TalkOptions
+	Stdin bool
 }
-
-// errBusy is a talk refused because another one is waiting on the agent.
-var errBusy = talk.ErrBusy
 
 func newTalkCmd(f *Factory, runF func(context.Context, *TalkOptions) error) *cobra.Command {
 	opts := &TalkOptions{}
-	var delay, timeout string
 	cmd := &cobra.Command{Use: "talk ROLE|all TEXT|-", Short: "Send a message and, with --wait, wait for the agent's answer",
 		Long: `Deliver TEXT (or stdin with -) to ROLE, or to every agent pane with "all";
 with --wait print the answer, known from the agent's hooks or else from a
@@ -53,25 +36,13 @@ or with --no-queue exits 5.`,
 			} else {
 				opts.Text = args[1]
 			}
-			var err error
-			if opts.Delay, err = config.ParseDuration(delay); err != nil {
-				return fmt.Errorf("%w: --delay: %w", errUsage, err)
-			}
-			if c.Flags().Changed("timeout") {
-				if opts.Timeout, err = config.ParseDuration(timeout); err != nil {
-					return fmt.Errorf("%w: --timeout: %w", errUsage, err)
-				}
-				if err := config.CheckFlag("--timeout", "defaults.timeout", opts.Timeout); err != nil {
-					return fmt.Errorf("%w: %w", errUsage, err)
-				}
-			}
 			return run(c, f, opts, runF, talkRun)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&delay, "delay", "0", "wait this long before sending (500ms, 2s, or milliseconds)")
+	durationVar(fl, &opts.Delay, "delay", 0, "", "wait this long before sending (500ms, 2s, or milliseconds)")
 	fl.BoolVar(&opts.Wait, "wait", false, "wait for the answer and print it")
-	fl.StringVar(&timeout, "timeout", "", "give up waiting after this long (default: defaults.timeout, 60s)")
+	durationVar(fl, &opts.Timeout, "timeout", 0, "defaults.timeout", "give up waiting after this long (default: defaults.timeout, 60s)")
 	fl.BoolVar(&opts.NoPreamble, "no-preamble", false, "do not prepend the agent's preamble")
 	fl.BoolVar(&opts.Marker, "marker", false, "detect completion with a nonce marker even when hooks are wired")
 	fl.BoolVar(&opts.NoQueue, "no-queue", false, "fail at once (exit 5) when another talk is waiting on the agent")
@@ -80,54 +51,16 @@ or with --no-queue exits 5.`,
 }
 
 func talkRun(ctx context.Context, f *Factory, opts *TalkOptions) error {
-	text, err := messageText(f, opts.Text, opts.Stdin)
-	if err != nil {
+	o := opts.TalkOptions
+	var err error
+	if o.Text, err = messageText(f, o.Text, opts.Stdin); err != nil {
 		return err
 	}
-	if strings.TrimSpace(text) == "" {
-		return fmt.Errorf("%w", deliver.ErrEmpty)
-	}
-	cfg, err := f.env().Config()
-	if err != nil {
-		return err
-	}
-	tc := f.Tmux()
-	info, targets, err := f.env().Resolver().Targets(ctx, opts.Role)
-	if err != nil {
-		return err
-	}
-	root, err := f.env().StateRoot()
-	if err != nil {
-		return err
-	}
-	info.StateDir = session.StateDir(root, info)
-	deps := talk.Deps{Mux: tc, Clock: f.Clock, Getenv: f.Getenv, Config: cfg, StateDir: info.StateDir,
-		LockDir: deliver.LockDir(root, info.SocketPath), Deliverer: f.env().Deliverer(root, info, route.RolesByPane(targets)),
-		Watch: func(ctx context.Context, output bool) (talk.Wakes, error) {
-			return f.env().Watch(ctx, info.Name, info.StateDir, output)
-		}}
-	if opts.Wait {
-		roles := make([]string, len(targets))
-		for i, p := range targets {
-			roles[i] = p.Role
-		}
-		deps.Waiting = func() func() { return talk.Progress(ctx, f.Clock, f.IO.ErrOut, isTerminal(f.IO.ErrOut), roles) }
-	}
-	results, err := talk.Run(ctx, deps, talk.Options{Targets: targets, Text: text, Delay: opts.Delay, Wait: opts.Wait,
-		Timeout: opts.Timeout, NoPreamble: opts.NoPreamble, Marker: opts.Marker, NoQueue: opts.NoQueue, Clear: opts.Clear})
+	results, err := party.Talk(ctx, f.env(), o)
 	if err != nil {
 		return err
 	}
 	return talkReport(f, opts, results)
-}
-
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // talkJSON is one agent's outcome.

@@ -1,0 +1,59 @@
+package party
+
+import (
+	"context"
+
+	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/supervise"
+)
+
+// Agents is the registry of the agents of the working directory, the
+// panes party did not start; a missing one is empty.
+func Agents(env *Env) (*supervise.Registry, error) {
+	wd, err := env.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	return supervise.Load(supervise.Path(wd))
+}
+
+// editAgents loads the registry, changes it and saves it, still trusted
+// when it was: the change is the user's.
+func editAgents(env *Env, change func(*supervise.Registry) error) (*supervise.Registry, error) {
+	r, err := Agents(env)
+	if err != nil {
+		return nil, err
+	}
+	if err := change(r); err != nil {
+		return nil, err
+	}
+	return r, r.Save(config.TrustStoreFor(env.Getenv), env.Clock.Now())
+}
+
+// InitAgents writes the registry of the working directory, empty when
+// there was none, and returns its path.
+func InitAgents(env *Env) (string, error) {
+	r, err := editAgents(env, func(*supervise.Registry) error { return nil })
+	if err != nil {
+		return "", err
+	}
+	return r.Path, nil
+}
+
+// RegisterAgent points name at pane (an id %N or a tmux target) in the
+// registry: a new name, or with update a known one (Registry.Register).
+// A nil remark keeps the old one.
+func RegisterAgent(ctx context.Context, env *Env, name, pane string, remark *string, update bool) (supervise.Entry, error) {
+	var e supervise.Entry
+	_, err := editAgents(env, func(r *supervise.Registry) (err error) {
+		e, err = r.Register(ctx, env.Tmux, name, pane, remark, update)
+		return err
+	})
+	return e, err
+}
+
+// RemoveAgent forgets name.
+func RemoveAgent(env *Env, name string) error {
+	_, err := editAgents(env, func(r *supervise.Registry) error { return r.Remove(name) })
+	return err
+}

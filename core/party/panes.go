@@ -1,0 +1,59 @@
+package party
+
+import (
+	"context"
+
+	"github.com/partyhq/party/core/session"
+)
+
+// Panes are the panes of the session the Env picks, as party panes lists
+// them.
+func Panes(ctx context.Context, env *Env) ([]session.PaneRow, error) {
+	sc, err := env.Open(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return sc.Rows(), nil
+}
+
+// CheckOptions are the inputs of Check.
+type CheckOptions struct {
+	Role  string
+	Lines int // how many of the last lines
+}
+
+// Screen is the end of a pane's screen.
+type Screen struct {
+	Pane  string
+	Lines []string
+}
+
+// Check reads the last opts.Lines lines of the pane of opts.Role.
+func Check(ctx context.Context, env *Env, opts CheckOptions) (Screen, error) {
+	t, err := env.Resolve(ctx, opts.Role)
+	if err != nil {
+		return Screen{}, err
+	}
+	screen, err := env.Tmux.Capture(ctx, t.Pane.ID, opts.Lines)
+	if err != nil {
+		return Screen{}, err
+	}
+	return Screen{Pane: t.Pane.ID, Lines: session.LastLines(screen, opts.Lines)}, nil
+}
+
+// Stop stops the session name, "" the one the Env picks, with every agent
+// in it, and returns the name of the session it stopped.
+func Stop(ctx context.Context, env *Env, name string) (string, error) {
+	if name == "" {
+		sc, err := env.Open(ctx)
+		if err != nil {
+			return "", err
+		}
+		name = sc.Session
+	}
+	d, err := env.SessionDeps()
+	if err != nil {
+		return "", err
+	}
+	return name, session.Stop(ctx, d, name)
+}

@@ -1,0 +1,53 @@
+package party
+
+import (
+	"context"
+
+	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/session"
+)
+
+// SendRequest is a message for Send.
+type SendRequest struct {
+	Role  string
+	Text  string
+	Force bool // send even with a menu or dialog on screen
+	Raw   bool // send a command on purpose: no literal rule
+	Clear bool // empty the input box of someone else's text first
+}
+
+// Sent is what Send did: the session of the role's pane and the delivery's
+// result.
+type Sent struct {
+	Session string
+	deliver.Result
+}
+
+// Send delivers req.Text to the pane of req.Role through the one delivery
+// path, a text too long to paste spilled to a file of the session's state
+// dir. On an error, Sent still holds what was known: the session and pane
+// once resolved, and the Failed outcome.
+func Send(ctx context.Context, env *Env, req SendRequest) (Sent, error) {
+	s := Sent{Result: deliver.Result{Outcome: deliver.Failed}}
+	t, err := env.Resolve(ctx, req.Role)
+	if err != nil {
+		return s, err
+	}
+	s.Session, s.Pane = t.Session, t.Pane.ID
+	root, err := env.StateRoot()
+	if err != nil {
+		return s, err
+	}
+	text, err := deliver.Spill(session.StateDir(root, t.Info), req.Text)
+	if err != nil {
+		return s, err
+	}
+	cfg, err := env.Config()
+	if err != nil {
+		return s, err
+	}
+	d := env.Deliverer(root, t.Info, map[string]string{t.Pane.ID: req.Role})
+	s.Result, err = d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: cfg.Tune(req.Role, t.Profile), Text: text,
+		Force: req.Force, Raw: req.Raw, Clear: req.Clear})
+	return s, err
+}

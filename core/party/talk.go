@@ -1,0 +1,84 @@
+package party
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/mux"
+	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/talk"
+)
+
+// TalkOptions are the inputs of Talk.
+type TalkOptions struct {
+	Role       string // a role, or "all": every agent pane of the session
+	Text       string
+	Delay      time.Duration // wait this long before sending
+	Wait       bool          // wait for the answers
+	Timeout    time.Duration // of each wait, queue included; zero means defaults.timeout
+	NoPreamble bool          // do not prepend the agent's preamble
+	Marker     bool          // a nonce marker even where hooks are wired
+	NoQueue    bool          // fail with talk.ErrBusy rather than queue behind another talk
+	Clear      bool          // empty an input box holding someone else's text
+}
+
+// Talk delivers opts.Text to the agents of opts.Role and, with opts.Wait,
+// waits for their answers while a progress line runs on env.Stderr
+// (talk.Run). Its error stopped every agent; each agent's own failure is
+// in its Result.
+func Talk(ctx context.Context, env *Env, opts TalkOptions) ([]talk.Result, error) {
+	if strings.TrimSpace(opts.Text) == "" {
+		return nil, fmt.Errorf("%w", deliver.ErrEmpty)
+	}
+	cfg, err := env.Config()
+	if err != nil {
+		return nil, err
+	}
+	info, targets, err := env.Resolver().Targets(ctx, opts.Role)
+	if err != nil {
+		return nil, err
+	}
+	root, err := env.StateRoot()
+	if err != nil {
+		return nil, err
+	}
+	info.StateDir = session.StateDir(root, info)
+	deps := talk.Deps{Mux: env.Tmux, Clock: env.Clock, Getenv: env.Getenv, Config: cfg, StateDir: info.StateDir,
+		LockDir: deliver.LockDir(root, info.SocketPath), Deliverer: env.Deliverer(root, info, route.RolesByPane(targets)),
+		Watch: func(ctx context.Context, output bool) (talk.Wakes, error) {
+			return env.Watch(ctx, info.Name, info.StateDir, output)
+		}}
+	if opts.Wait {
+		deps.Waiting = func() func() {
+			return talk.Progress(ctx, env.Clock, env.Stderr, isTerminal(env.Stderr), roles(targets))
+		}
+	}
+	return talk.Run(ctx, deps, talk.Options{Targets: targets, Text: opts.Text, Delay: opts.Delay, Wait: opts.Wait,
+		Timeout: opts.Timeout, NoPreamble: opts.NoPreamble, Marker: opts.Marker, NoQueue: opts.NoQueue, Clear: opts.Clear})
+}
+
+// roles are the roles of panes, in their order.
+func roles(panes []mux.Pane) []string {
+	out := make([]string, len(panes))
+	for i, p := range panes {
+		out[i] = p.Role
+	}
+	return out
+}
+
+// isTerminal says whether w is a terminal (a spinner, not a line every
+// few seconds).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
