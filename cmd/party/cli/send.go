@@ -9,8 +9,8 @@ import (
 	"github.com/partyhq/party/core/party"
 )
 
-// SendOptions are the inputs of party send: Send's, the text read from
-// stdin for "-".
+// SendOptions are the inputs of party send: the request of party.Send, and
+// Stdin when the text is to be read from stdin ("-").
 type SendOptions struct {
 	party.SendRequest
 	Stdin bool

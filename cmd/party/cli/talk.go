@@ -11,8 +11,8 @@ import (
 	"github.com/partyhq/party/core/talk"
 )
 
-// TalkOptions are the inputs of party talk: Talk's, the text read from
-// stdin for "-".
+// TalkOptions are the inputs of party talk: the options of party.Talk, and
+// Stdin when the text is to be read from stdin ("-").
 type TalkOptions struct {
 	party.TalkOptions
 	Stdin bool
