@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -15,10 +14,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/partyhq/party/core/clock"
-	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/party"
 	"github.com/partyhq/party/core/review"
-	"github.com/partyhq/party/core/route"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/task"
 )
@@ -53,42 +50,10 @@ func execute(f *Factory, args []string, cmds ...*cobra.Command) error {
 	return root.ExecuteContext(context.Background())
 }
 
-func TestExitCodes(t *testing.T) {
-	tests := []struct {
-		err  error
-		code string
-		exit int
-	}{
-		{fmt.Errorf("x: %w", route.ErrAmbiguous), "ROLE_AMBIGUOUS", 3},
-		{fmt.Errorf("x: %w", route.ErrNotFound), "ROLE_NOT_FOUND", 3},
-		{fmt.Errorf("x: %w", route.ErrUnresolved), "ROUTING_UNRESOLVED", 3},
-		{fmt.Errorf("x: %w", deliver.ErrPaneDead), "PANE_DEAD", 3},
-		{fmt.Errorf("x: %w", deliver.ErrDialog), "DIALOG_ON_SCREEN", 1},
-		{fmt.Errorf("x: %w", deliver.ErrUnconfirmed), "UNCONFIRMED", 6},
-		{fmt.Errorf("x: %w", session.ErrUnresolved), "SESSION_UNRESOLVED", 2},
-		{fmt.Errorf("x: %w", session.ErrExists), "SESSION_EXISTS", 1},
-		{fmt.Errorf("x: %w", task.ErrNoTeam), "NO_TEAM", 2},
-		{fmt.Errorf("x: %w", task.ErrInvalid), "USAGE", 2},
-		{fmt.Errorf("x: %w", task.ErrNotFound), "NOT_FOUND", 3},
-		{fmt.Errorf("x: %w", task.ErrCorrupt), "STORE_CORRUPT", 1},
-		{fmt.Errorf("gh: %w: %w", exec.ErrNotFound, task.ErrUnavailable), "STORE_UNAVAILABLE", 1},
-		{fmt.Errorf("x: %w", &task.ConflictError{ID: "1"}), "CONFLICT", 5},
-		{fmt.Errorf("start: %w", review.ErrRunning), "CONFLICT", 5},
-		{fmt.Errorf("stop: %w", &review.StopTimeoutError{PID: 7}), "CONFLICT", 5},
-		{context.Canceled, "INTERRUPTED", 130},
-		{fmt.Errorf("other"), "ERROR", 1},
-	}
-	for _, tt := range tests {
-		code, exit := classify(tt.err)
-		assert.Equal(t, tt.code, code, tt.err.Error())
-		assert.Equal(t, tt.exit, exit, tt.err.Error())
-	}
-}
-
 func TestUsageErrorJSON(t *testing.T) {
 	f, out, errOut := testFactory("")
 	exit := Run(context.Background(), f, []string{"resolve", "--json"})
-	assert.Equal(t, ExitUsage, exit)
+	assert.Equal(t, party.ExitUsage, exit)
 	var got struct {
 		Error struct{ Code, Message string } `json:"error"`
 	}
@@ -97,7 +62,7 @@ func TestUsageErrorJSON(t *testing.T) {
 	assert.Contains(t, errOut.String(), "party resolve --help")
 
 	f, _, errOut = testFactory("")
-	assert.Equal(t, ExitUsage, Run(context.Background(), f, []string{"send", "--bogus"}))
+	assert.Equal(t, party.ExitUsage, Run(context.Background(), f, []string{"send", "--bogus"}))
 	assert.Contains(t, errOut.String(), "unknown flag")
 }
 
@@ -232,11 +197,11 @@ func TestConflictErrorJSON(t *testing.T) {
 	}
 	conflict := &task.ConflictError{ID: "1", Fields: []task.FieldDiff{{Field: "status", Cached: "pending", Remote: "done"}}}
 	root.AddCommand(newPMCmd(f, func(context.Context, *PMOptions) error { return fmt.Errorf("update: %w", conflict) }))
-	code, exit := classify(fmt.Errorf("x: %w", conflict))
+	code, exit := party.Classify(fmt.Errorf("x: %w", conflict))
 	assert.Equal(t, "CONFLICT", code)
-	assert.Equal(t, ExitConflict, exit)
+	assert.Equal(t, party.ExitConflict, exit)
 	exit = runRoot(context.Background(), f, root, []string{"pm", "task", "done", "1", "--json"})
-	assert.Equal(t, ExitConflict, exit)
+	assert.Equal(t, party.ExitConflict, exit)
 	var got struct {
 		Error struct {
 			Code   string           `json:"code"`

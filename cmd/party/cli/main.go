@@ -119,9 +119,9 @@ func runRoot(ctx context.Context, f *Factory, root *cobra.Command, args []string
 	root.SetErr(f.IO.ErrOut)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
-		return ExitOK
+		return party.ExitOK
 	}
-	code, exit := classify(err)
+	code, exit := party.Classify(err)
 	var rep *reported
 	if !errors.As(err, &rep) {
 		rep = &reported{error: err}
@@ -137,7 +137,7 @@ func runRoot(ctx context.Context, f *Factory, root *cobra.Command, args []string
 	if !rep.text {
 		fmt.Fprintf(f.IO.ErrOut, "party: %s\n", rep.Error())
 	}
-	if isUsage(err) {
+	if errors.Is(err, errUsage) {
 		if c, _, ferr := root.Find(args); ferr == nil {
 			fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", c.CommandPath())
 		}

@@ -54,17 +54,6 @@ type sendJSON struct {
 	Error *errorJSON `json:"error,omitempty"`
 }
 
-type errorJSON struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-// newErrorJSON is err as --json reports it.
-func newErrorJSON(err error) *errorJSON {
-	code, _ := classify(err)
-	return &errorJSON{Code: code, Message: err.Error()}
-}
-
 func sendRun(ctx context.Context, f *Factory, opts *SendOptions) error {
 	req := opts.SendRequest
 	var err error

@@ -1,0 +1,106 @@
+package party
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+
+	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/hook"
+	"github.com/partyhq/party/core/mux"
+	"github.com/partyhq/party/core/relay"
+	"github.com/partyhq/party/core/review"
+	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/supervise"
+	"github.com/partyhq/party/core/talk"
+	"github.com/partyhq/party/core/task"
+	"github.com/partyhq/party/core/tmux"
+	"github.com/partyhq/party/core/wait"
+)
+
+// Exit codes, documented in README. New ones are appended.
+const (
+	ExitOK          = 0
+	ExitError       = 1
+	ExitUsage       = 2 // bad usage, missing config, session not determined
+	ExitNotFound    = 3 // pane, role, session or server not found, or pane dead
+	ExitTimeout     = 4
+	ExitConflict    = 5
+	ExitUnconfirmed = 6 // delivered but the submission was not seen
+	ExitInputBusy   = 7 // the agent's input box holds someone else's text
+	ExitInterrupted = 130
+)
+
+// ErrUsage is a command used wrongly: an argument, a flag or an option
+// that cannot be used. It is session.ErrUsage, which the options core
+// checks (session, supervise, task) are refused with.
+var ErrUsage = session.ErrUsage
+
+// codes maps each known error to its stable code (--json) and exit status.
+// It is the one place where errors become exit codes.
+var codes = []struct {
+	err  error
+	code string
+	exit int
+}{
+	{route.ErrAmbiguous, "ROLE_AMBIGUOUS", ExitNotFound},
+	{route.ErrNotFound, "ROLE_NOT_FOUND", ExitNotFound},
+	{route.ErrUnresolved, "ROUTING_UNRESOLVED", ExitNotFound},
+	{deliver.ErrPaneDead, "PANE_DEAD", ExitNotFound},
+	{deliver.ErrNotRunning, "AGENT_NOT_RUNNING", ExitNotFound},
+	{deliver.ErrDialog, "DIALOG_ON_SCREEN", ExitError},
+	{deliver.ErrUnconfirmed, "UNCONFIRMED", ExitUnconfirmed},
+	{deliver.ErrEmpty, "EMPTY_MESSAGE", ExitUsage},
+	{deliver.ErrInputBusy, "INPUT_NOT_EMPTY", ExitInputBusy},
+	{deliver.ErrNotReady, "AGENT_NOT_READY", ExitTimeout},
+	{deliver.ErrInterpreted, "INTERPRETED_TEXT", ExitUsage},
+	{wait.ErrTimeout, "TIMEOUT", ExitTimeout},
+	{wait.ErrTurnFailed, "TURN_FAILED", ExitError},
+	{wait.ErrPermission, "PERMISSION_PROMPT", ExitError},
+	{wait.ErrInterrupted, "TURN_INTERRUPTED", ExitError},
+	{wait.ErrAnswerCut, "ANSWER_CUT", ExitError},
+	{talk.ErrBusy, "AGENT_BUSY", ExitConflict},
+	{review.ErrNoCoordinator, "NO_COORDINATOR", ExitNotFound},
+	{review.ErrNoReview, "NO_REVIEW", ExitConflict},
+	{review.ErrEvidence, "EVIDENCE_MISSING", ExitConflict},
+	{review.ErrForbidden, "FORBIDDEN", ExitConflict},
+	{review.ErrBadState, "USAGE", ExitUsage},
+	{review.ErrBadEvent, "USAGE", ExitUsage},
+	{review.ErrIllegal, "ILLEGAL_TRANSITION", ExitConflict},
+	{review.ErrRunning, "CONFLICT", ExitConflict},
+	{supervise.ErrConflict, "CONFLICT", ExitConflict},
+	{relay.ErrStalled, "STALLED", ExitTimeout},
+	{relay.ErrRounds, "OUT_OF_ROUNDS", ExitError},
+	{session.ErrExists, "SESSION_EXISTS", ExitError},
+	{session.ErrUnresolved, "SESSION_UNRESOLVED", ExitUsage},
+	{session.ErrAgentMissing, "AGENT_MISSING", ExitUsage},
+	{task.ErrNoTeam, "NO_TEAM", ExitUsage},
+	{task.ErrInvalid, "USAGE", ExitUsage},
+	{task.ErrNotFound, "NOT_FOUND", ExitNotFound},
+	{task.ErrCorrupt, "STORE_CORRUPT", ExitError},
+	{task.ErrUnavailable, "STORE_UNAVAILABLE", ExitError},
+	{task.ErrConflict, "CONFLICT", ExitConflict},
+	{session.ErrUsage, "USAGE", ExitUsage},
+	{tmux.ErrName, "USAGE", ExitUsage},
+	{hook.ErrSettingsFile, "USAGE", ExitUsage},
+	{config.ErrInvalid, "CONFIG_INVALID", ExitUsage},
+	{config.ErrUnknownKey, "USAGE", ExitUsage},
+	{mux.ErrNoServer, "NO_SERVER", ExitNotFound},
+	{mux.ErrNoSession, "NO_SESSION", ExitNotFound},
+	{mux.ErrNoPane, "NO_PANE", ExitNotFound},
+	{exec.ErrNotFound, "TMUX_MISSING", ExitError},
+	{context.Canceled, "INTERRUPTED", ExitInterrupted},
+	{context.DeadlineExceeded, "TIMEOUT", ExitTimeout},
+}
+
+// Classify returns the stable code and the exit status of err.
+func Classify(err error) (string, int) {
+	for _, c := range codes {
+		if errors.Is(err, c.err) {
+			return c.code, c.exit
+		}
+	}
+	return "ERROR", ExitError
+}

@@ -1,0 +1,48 @@
+package party
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/review"
+	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/task"
+)
+
+func TestExitCodes(t *testing.T) {
+	tests := []struct {
+		err  error
+		code string
+		exit int
+	}{
+		{fmt.Errorf("x: %w", route.ErrAmbiguous), "ROLE_AMBIGUOUS", 3},
+		{fmt.Errorf("x: %w", route.ErrNotFound), "ROLE_NOT_FOUND", 3},
+		{fmt.Errorf("x: %w", route.ErrUnresolved), "ROUTING_UNRESOLVED", 3},
+		{fmt.Errorf("x: %w", deliver.ErrPaneDead), "PANE_DEAD", 3},
+		{fmt.Errorf("x: %w", deliver.ErrDialog), "DIALOG_ON_SCREEN", 1},
+		{fmt.Errorf("x: %w", deliver.ErrUnconfirmed), "UNCONFIRMED", 6},
+		{fmt.Errorf("x: %w", session.ErrUnresolved), "SESSION_UNRESOLVED", 2},
+		{fmt.Errorf("x: %w", session.ErrExists), "SESSION_EXISTS", 1},
+		{fmt.Errorf("x: %w", task.ErrNoTeam), "NO_TEAM", 2},
+		{fmt.Errorf("x: %w", task.ErrInvalid), "USAGE", 2},
+		{fmt.Errorf("x: %w", task.ErrNotFound), "NOT_FOUND", 3},
+		{fmt.Errorf("x: %w", task.ErrCorrupt), "STORE_CORRUPT", 1},
+		{fmt.Errorf("gh: %w: %w", exec.ErrNotFound, task.ErrUnavailable), "STORE_UNAVAILABLE", 1},
+		{fmt.Errorf("x: %w", &task.ConflictError{ID: "1"}), "CONFLICT", 5},
+		{fmt.Errorf("start: %w", review.ErrRunning), "CONFLICT", 5},
+		{fmt.Errorf("stop: %w", &review.StopTimeoutError{PID: 7}), "CONFLICT", 5},
+		{context.Canceled, "INTERRUPTED", 130},
+		{fmt.Errorf("other"), "ERROR", 1},
+	}
+	for _, tt := range tests {
+		code, exit := Classify(tt.err)
+		assert.Equal(t, tt.code, code, tt.err.Error())
+		assert.Equal(t, tt.exit, exit, tt.err.Error())
+	}
+}
