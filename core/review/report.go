@@ -21,6 +21,16 @@ type EvidenceRow struct {
 	Time   *time.Time `json:"time,omitempty"`
 }
 
+// Row is the evidence as party evidence list prints it: kind, status and
+// the local time of day it was recorded, or "-".
+func (r EvidenceRow) Row() []string {
+	at := "-"
+	if r.Time != nil && !r.Time.IsZero() {
+		at = r.Time.Local().Format(time.TimeOnly)
+	}
+	return []string{string(r.Kind), r.Status, at}
+}
+
 // EvidenceRows is every kind of evidence, in Kinds order, with whether it
 // is fresh, stale (older than the last code edit) or missing.
 func (s Status) EvidenceRows() []EvidenceRow {

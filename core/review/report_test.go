@@ -29,6 +29,14 @@ func TestEvidenceRows(t *testing.T) {
 		assert.Equal(t, r.Status == "missing", r.Time == nil, "%s: a time only when recorded", r.Kind)
 	}
 	assert.Equal(t, Kinds[0], rows[0].Kind)
+	for _, r := range rows {
+		switch r.Kind {
+		case Critic:
+			assert.Equal(t, []string{"critic", "fresh", edit.Add(time.Minute).Local().Format(time.TimeOnly)}, r.Row())
+		case Codex:
+			assert.Equal(t, []string{"codex", "missing", "-"}, r.Row(), "no time: -")
+		}
+	}
 }
 
 func TestLabel(t *testing.T) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/partyhq/party/core/agent"
@@ -152,6 +153,11 @@ type Listed struct {
 	Roles []string `json:"roles"`
 }
 
+// Row is the session as party ls prints it: name, roles, attached clients.
+func (l Listed) Row() []string {
+	return []string{l.Name, strings.Join(l.Roles, ","), strconv.Itoa(l.Attached)}
+}
+
 // List lists the party sessions of the server (those with a state dir)
 // and the roles of their panes.
 func List(ctx context.Context, srv Server) ([]Listed, error) {
@@ -184,6 +190,26 @@ type PaneRow struct {
 	Command string `json:"command"`
 	Window  int    `json:"window"`
 	Index   int    `json:"index"`
+}
+
+// Row is the pane as party panes prints it; "-" stands for an empty
+// field, and a dead pane shows its exit status.
+func (r PaneRow) Row() []string {
+	dead := "-"
+	if r.Dead {
+		dead = "dead"
+		if r.Status != "" {
+			dead += "(" + r.Status + ")"
+		}
+	}
+	return []string{dash(r.Role), r.Pane, dash(r.Agent), strconv.Itoa(r.PID), dead, r.Command}
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
 }
 
 // Rows are the panes of sc as party panes prints them.

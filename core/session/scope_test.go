@@ -116,3 +116,12 @@ func TestStateDir(t *testing.T) {
 	assert.Equal(t, "/s/p", StateDir("/root", tmux.SessionInfo{Name: "p", StateDir: "/s/p"}))
 	assert.Equal(t, state.SessionDir("/root", "/tmp/sock", "p"), StateDir("/root", tmux.SessionInfo{Name: "p", SocketPath: "/tmp/sock"}))
 }
+
+func TestRowsAsPrinted(t *testing.T) {
+	assert.Equal(t, []string{"-", "%3", "-", "0", "dead(status 1)", "bash"},
+		PaneRow{Pane: "%3", Dead: true, Status: "status 1", Command: "bash"}.Row(), "empty fields are -, a dead pane says its status")
+	assert.Equal(t, []string{"planner", "%0", "claude", "42", "-", "claude"},
+		PaneRow{Role: "planner", Pane: "%0", Agent: "claude", PID: 42, Command: "claude"}.Row())
+	assert.Equal(t, []string{"crew", "planner,executor", "1"},
+		Listed{Session: tmux.Session{Name: "crew", Attached: 1}, Roles: []string{"planner", "executor"}}.Row())
+}

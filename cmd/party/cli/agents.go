@@ -28,10 +28,7 @@ over a pane tagged with the same role.`,
 				remark = &args[2]
 			}
 			e, err := party.RegisterAgent(c.Context(), f.env(), args[0], args[1], remark, update)
-			if err != nil {
-				return err
-			}
-			return f.show(map[string]supervise.Entry{args[0]: e}, "%s -> %s", args[0], e.Pane)
+			return f.show(err, map[string]supervise.Entry{args[0]: e}, "%s -> %s", args[0], e.Pane)
 		}
 	}
 	cmd.AddCommand(
@@ -39,10 +36,7 @@ over a pane tagged with the same role.`,
 			Use: "init", Short: "Create an empty registry in ./.party", Args: argsBetween(0, 0),
 			RunE: func(c *cobra.Command, _ []string) error {
 				path, err := party.InitAgents(f.env())
-				if err != nil {
-					return err
-				}
-				return f.show(map[string]string{"registry": path}, "%s", path)
+				return f.show(err, map[string]string{"registry": path}, "%s", path)
 			},
 		},
 		&cobra.Command{Use: "add NAME PANE [REMARK]", Short: "Register a pane (id %N or a tmux target) under NAME", Args: argsBetween(2, 3), RunE: register(false)},
@@ -53,7 +47,7 @@ over a pane tagged with the same role.`,
 				if err := party.RemoveAgent(f.env(), args[0]); err != nil {
 					return err
 				}
-				return f.show(map[string]string{"removed": args[0]}, "removed %s", args[0])
+				return f.show(nil, map[string]string{"removed": args[0]}, "removed %s", args[0])
 			},
 		},
 		&cobra.Command{
@@ -92,8 +86,5 @@ func newCheckCmd(f *Factory, runF func(context.Context, *party.CheckOptions) err
 
 func checkRun(ctx context.Context, f *Factory, opts *party.CheckOptions) error {
 	s, err := party.Check(ctx, f.env(), *opts)
-	if err != nil {
-		return err
-	}
-	return f.show(map[string]any{"role": opts.Role, "pane": s.Pane, "lines": s.Lines}, "%s", strings.Join(s.Lines, "\n"))
+	return f.show(err, map[string]any{"role": opts.Role, "pane": s.Pane, "lines": s.Lines}, "%s", strings.Join(s.Lines, "\n"))
 }

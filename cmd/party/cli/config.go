@@ -30,10 +30,7 @@ sent and where: ` + strings.Join(config.KeyNames(true), ", ") + `.`,
 				return err
 			}
 			path, err := config.SetIn(f.Getenv, cwd, global, args[0], args[1], f.Clock.Now())
-			if err != nil {
-				return err
-			}
-			return f.show(map[string]string{"key": args[0], "value": args[1], "file": path}, "%s = %s (%s)", args[0], args[1], path)
+			return f.show(err, map[string]string{"key": args[0], "value": args[1], "file": path}, "%s = %s (%s)", args[0], args[1], path)
 		},
 	}
 	set.Flags().BoolVar(&global, "global", false, "write the global config file")
@@ -61,10 +58,7 @@ sent and where: ` + strings.Join(config.KeyNames(true), ", ") + `.`,
 					return err
 				}
 				v, err := cfg.Get(args[0])
-				if err != nil {
-					return err
-				}
-				return f.show(map[string]string{"key": args[0], "value": v, "source": cfg.Sources[args[0]]}, "%s", v)
+				return f.show(err, map[string]string{"key": args[0], "value": v, "source": cfg.Sources[args[0]]}, "%s", v)
 			},
 		},
 		set,

@@ -51,7 +51,7 @@ func printCoordinator(f *Factory, c party.Coordinator, did string) error {
 	if did != "" {
 		did += ": "
 	}
-	return f.show(map[string]any{"running": p.Running, "pid": p.PID, "supervisor_pid": p.Supervisor,
+	return f.show(nil, map[string]any{"running": p.Running, "pid": p.PID, "supervisor_pid": p.Supervisor,
 		"state": s.State, "phase": s.Phase, "dir": c.Dir},
 		"%scoordinator %s, state %s", did, p.Describe("not running"), review.Label(s.State, s.Phase))
 }

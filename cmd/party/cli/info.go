@@ -3,8 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -29,10 +27,7 @@ func newStopCmd(f *Factory, runF func(context.Context, *StopOptions) error) *cob
 
 func stopRun(ctx context.Context, f *Factory, opts *StopOptions) error {
 	name, err := party.Stop(ctx, f.env(), opts.Session)
-	if err != nil {
-		return err
-	}
-	return f.show(map[string]string{"stopped": name}, "stopped %s", name)
+	return f.show(err, map[string]string{"stopped": name}, "stopped %s", name)
 }
 
 func newLsCmd(f *Factory) *cobra.Command {
@@ -50,11 +45,7 @@ func lsRun(ctx context.Context, f *Factory) error {
 		fmt.Fprintf(f.IO.ErrOut, "no party sessions on %s\n", tc.Socket)
 		return nil
 	}
-	var rows [][]string
-	for _, e := range list {
-		rows = append(rows, []string{e.Name, strings.Join(e.Roles, ","), strconv.Itoa(e.Attached)})
-	}
-	return f.showTable(list, []string{"SESSION", "ROLES", "ATTACHED"}, rows)
+	return showRows(f, nil, nil, list, "SESSION", "ROLES", "ATTACHED")
 }
 
 func newPanesCmd(f *Factory) *cobra.Command {
@@ -64,21 +55,7 @@ func newPanesCmd(f *Factory) *cobra.Command {
 
 func panesRun(ctx context.Context, f *Factory) error {
 	panes, err := party.Panes(ctx, f.env())
-	if err != nil {
-		return err
-	}
-	var rows [][]string
-	for _, p := range panes {
-		dead := "-"
-		if p.Dead {
-			dead = "dead"
-			if p.Status != "" {
-				dead += "(" + p.Status + ")"
-			}
-		}
-		rows = append(rows, []string{orDash(p.Role), p.Pane, orDash(p.Agent), strconv.Itoa(p.PID), dead, p.Command})
-	}
-	return f.showTable(panes, []string{"ROLE", "PANE", "AGENT", "PID", "DEAD", "COMMAND"}, rows)
+	return showRows(f, err, nil, panes, "ROLE", "PANE", "AGENT", "PID", "DEAD", "COMMAND")
 }
 
 // ResolveOptions are the inputs of party resolve.
@@ -99,8 +76,5 @@ and the second codex; other untagged sessions are ROUTING_UNRESOLVED.`,
 
 func resolveRun(ctx context.Context, f *Factory, opts *ResolveOptions) error {
 	t, err := f.env().Resolve(ctx, opts.Role)
-	if err != nil {
-		return err
-	}
-	return f.show(map[string]string{"session": t.Session, "role": opts.Role, "pane": t.Pane.ID, "agent": string(t.Profile.Kind)}, "%s", t.Pane.ID)
+	return f.show(err, map[string]string{"session": t.Session, "role": opts.Role, "pane": t.Pane.ID, "agent": string(t.Profile.Kind)}, "%s", t.Pane.ID)
 }

@@ -22,13 +22,17 @@ func run[O any](c *cobra.Command, f *Factory, opts *O, runF func(context.Context
 	return do(c.Context(), f, opts)
 }
 
-// show prints v as JSON with --json, else the line of format.
-func (f *Factory) show(v any, format string, a ...any) error {
+// show returns err, the operation's, else prints v as JSON with --json,
+// else the line of format.
+func (f *Factory) show(err error, v any, format string, a ...any) error {
+	if err != nil {
+		return err
+	}
 	if f.JSON {
 		writeJSON(f.IO.Out, v)
 		return nil
 	}
-	_, err := fmt.Fprintf(f.IO.Out, format+"\n", a...)
+	_, err = fmt.Fprintf(f.IO.Out, format+"\n", a...)
 	return err
 }
 
@@ -44,6 +48,29 @@ func (f *Factory) showTable(v any, header []string, rows [][]string) error {
 		t.row(r...)
 	}
 	return t.flush()
+}
+
+// showRows returns err, else prints v as JSON with --json (nil: items, [] for
+// none), else the rows of items in aligned columns under header.
+func showRows[T interface{ Row() []string }](f *Factory, err error, v any, items []T, header ...string) error {
+	if err != nil {
+		return err
+	}
+	if v == nil {
+		v = nonNil(items)
+	}
+	rows := make([][]string, len(items))
+	for i, it := range items {
+		rows[i] = it.Row()
+	}
+	return f.showTable(v, header, rows)
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // table prints aligned columns.

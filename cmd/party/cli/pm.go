@@ -113,10 +113,10 @@ func pmRun(ctx context.Context, f *Factory, opts *PMOptions) error {
 	switch opts.Cmd {
 	case "init":
 		res, err := party.PMInit(ctx, f.env(), party.PMInitOptions{Actor: opts.Actor, Name: opts.Name, Team: opts.Team})
-		return pmShow(f, err, res, "%s", res.Text())
+		return f.show(err, res, "%s", res.Text())
 	case "jump":
 		j, err := party.PMJump(ctx, f.env(), opts.Actor)
-		return pmShow(f, err, j, "%s", j.Text())
+		return f.show(err, j, "%s", j.Text())
 	}
 	pm, err := party.OpenPM(ctx, f.env(), party.PMOptions{Actor: opts.Actor, Repo: opts.Repo})
 	if err != nil {
@@ -125,16 +125,16 @@ func pmRun(ctx context.Context, f *Factory, opts *PMOptions) error {
 	switch opts.Cmd {
 	case "milestone add":
 		m, err := pm.Store.AddMilestone(ctx, pm.Actor, opts.Name)
-		return pmShow(f, err, m, "Milestone %s: %s", m.ID, task.Printable(m.Name))
+		return f.show(err, m, "Milestone %s: %s", m.ID, task.Printable(m.Name))
 	case "milestone list":
 		ms, err := pm.Store.Milestones(ctx)
-		return pmTable(f, err, ms, "ID", "STATE", "NAME")
+		return showRows(f, err, nil, ms, "ID", "STATE", "NAME")
 	case "milestone done":
 		m, err := pm.Store.DoneMilestone(ctx, pm.Actor, opts.ID)
-		return pmShow(f, err, m, "Milestone %s done: %s", m.ID, task.Printable(m.Name))
+		return f.show(err, m, "Milestone %s done: %s", m.ID, task.Printable(m.Name))
 	case "task add":
 		t, err := pm.Store.AddTask(ctx, pm.Actor, task.NewTask{ID: opts.ID, Title: opts.Title, Milestone: opts.Milestone, Assignee: opts.Assignee})
-		return pmShow(f, err, t, "%s: %s", t.Label(), task.Printable(t.Title))
+		return f.show(err, t, "%s: %s", t.Label(), task.Printable(t.Title))
 	case "task list":
 		filter := task.Filter{Milestone: opts.Milestone, Assignee: opts.Assignee}
 		if opts.Status != "" {
@@ -143,23 +143,23 @@ func pmRun(ctx context.Context, f *Factory, opts *PMOptions) error {
 			}
 		}
 		ts, err := pm.Store.Tasks(ctx, filter)
-		return pmTable(f, err, ts, "ID", "STATUS", "ASSIGNEE", "MILESTONE", "TITLE")
+		return showRows(f, err, nil, ts, "ID", "STATUS", "ASSIGNEE", "MILESTONE", "TITLE")
 	case "task show":
 		t, err := pm.Store.Task(ctx, opts.ID)
-		return pmShow(f, err, t, "%s", t.Text())
+		return f.show(err, t, "%s", t.Text())
 	case "task update", "task done":
 		if opts.Cmd == "task done" {
 			opts.Status = string(task.Done)
 		}
 		t, err := pm.Update(ctx, party.TaskUpdate{ID: opts.ID, Status: opts.Status, Assignee: opts.Assignee, Milestone: opts.Milestone,
 			AssigneeGiven: opts.AssigneeGiven, MilestoneGiven: opts.MilestoneGiven, Force: opts.Force})
-		return pmShow(f, err, t, "%s", t.Text())
+		return f.show(err, t, "%s", t.Text())
 	case "doc":
 		return pmDoc(ctx, f, pm, opts)
 	case "log":
 		events, err := pm.Store.Log(ctx, opts.ID)
 		if err != nil || f.JSON {
-			return pmShow(f, err, nonNil(events), "")
+			return f.show(err, nonNil(events), "")
 		}
 		for _, e := range events {
 			fmt.Fprintln(f.IO.Out, e)
@@ -167,34 +167,6 @@ func pmRun(ctx context.Context, f *Factory, opts *PMOptions) error {
 		return nil
 	}
 	return fmt.Errorf("%w: unknown pm command %q", errUsage, opts.Cmd)
-}
-
-// pmShow returns err, else shows v (f.show).
-func pmShow(f *Factory, err error, v any, format string, a ...any) error {
-	if err != nil {
-		return err
-	}
-	return f.show(v, format, a...)
-}
-
-// pmTable returns err, else shows vs as a table under header, or as a
-// JSON array with --json ([] for none).
-func pmTable[T interface{ Row() []string }](f *Factory, err error, vs []T, header ...string) error {
-	if err != nil {
-		return err
-	}
-	rows := make([][]string, len(vs))
-	for i, v := range vs {
-		rows[i] = v.Row()
-	}
-	return f.showTable(nonNil(vs), header, rows)
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 // pmDoc sets a task's document from stdin, prints it, or, on a terminal,
@@ -205,11 +177,11 @@ func pmDoc(ctx context.Context, f *Factory, pm *party.PM, opts *PMOptions) error
 		return fmt.Errorf("%w: --set takes - (the document on stdin)", errUsage)
 	case opts.DocSet == "-":
 		n, err := pm.SetDoc(ctx, opts.ID, f.IO.In)
-		return pmShow(f, err, map[string]any{"id": opts.ID, "bytes": n}, "Task %s: document saved (%d bytes)", opts.ID, n)
+		return f.show(err, map[string]any{"id": opts.ID, "bytes": n}, "Task %s: document saved (%d bytes)", opts.ID, n)
 	case opts.Print || f.JSON || !f.IO.InTTY || !f.IO.OutTTY:
 		text, err := pm.Store.Doc(ctx, opts.ID)
 		if err != nil || f.JSON {
-			return pmShow(f, err, map[string]string{"id": opts.ID, "doc": text}, "")
+			return f.show(err, map[string]string{"id": opts.ID, "doc": text}, "")
 		}
 		_, err = io.WriteString(f.IO.Out, text)
 		return err

@@ -28,8 +28,5 @@ Ctrl-C or when the session ends.`,
 
 func recordRun(ctx context.Context, f *Factory, opts *party.RecordOptions) error {
 	out, err := party.Record(ctx, f.env(), *opts)
-	if err != nil {
-		return err
-	}
-	return f.show(map[string]string{"recording": out}, "recorded into %s", out)
+	return f.show(err, map[string]string{"recording": out}, "recorded into %s", out)
 }

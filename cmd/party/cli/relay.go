@@ -55,8 +55,5 @@ Every block and decision goes to the event log (party log).`,
 
 func relayRun(ctx context.Context, f *Factory, opts *party.RelayOptions) error {
 	id, report, err := party.Relay(ctx, f.env(), *opts)
-	if err != nil {
-		return err
-	}
-	return f.show(map[string]string{"task": id, "report": report}, "%s", report)
+	return f.show(err, map[string]string{"task": id, "report": report}, "%s", report)
 }

@@ -116,26 +116,11 @@ VERIFY becomes PR_READY when all are present and fresh.`,
 	list := &cobra.Command{Use: "list", Short: "List evidence with its freshness", Args: argsBetween(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			s, err := party.ReviewStatus(c.Context(), f.env())
-			if err != nil {
-				return err
-			}
 			rows := s.EvidenceRows()
-			var cells [][]string
-			for _, r := range rows {
-				cells = append(cells, []string{string(r.Kind), r.Status, clockTime(r.Time)})
-			}
-			return f.showTable(map[string]any{"evidence": rows, "last_edit": s.LastEdit}, []string{"KIND", "STATUS", "TIME"}, cells)
+			return showRows(f, err, map[string]any{"evidence": rows, "last_edit": s.LastEdit}, rows, "KIND", "STATUS", "TIME")
 		}}
 	cmd.AddCommand(add, list, clr)
 	return cmd
-}
-
-// clockTime is t's local time of day, or "-".
-func clockTime(t *time.Time) string {
-	if t == nil || t.IsZero() {
-		return "-"
-	}
-	return t.Local().Format(time.TimeOnly)
 }
 
 // signalRun sends the signal (see review.Submit) and prints what became

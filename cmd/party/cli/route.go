@@ -36,5 +36,5 @@ func routeRun(ctx context.Context, f *Factory, opts *party.RouteOptions) error {
 	if err != nil || !opts.Detach {
 		return err
 	}
-	return f.show(map[string]string{"pane": pane}, "switchboard running in %s", pane)
+	return f.show(nil, map[string]string{"pane": pane}, "switchboard running in %s", pane)
 }

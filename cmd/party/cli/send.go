@@ -70,5 +70,5 @@ func sendRun(ctx context.Context, f *Factory, opts *SendOptions) error {
 	case err != nil:
 		return err
 	}
-	return f.show(out, "%s to %s (%s)", out.Outcome, opts.Role, out.Pane)
+	return f.show(nil, out, "%s to %s (%s)", out.Outcome, opts.Role, out.Pane)
 }

@@ -54,7 +54,7 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 	for i, p := range res.Panes {
 		parts[i] = p.Role + "=" + p.ID
 	}
-	if err := f.show(res, "started %s: %s", res.Session, strings.Join(parts, " ")); err != nil {
+	if err := f.show(nil, res, "started %s: %s", res.Session, strings.Join(parts, " ")); err != nil {
 		return err
 	}
 	if opts.NoAttach || !f.IO.InTTY || !f.IO.OutTTY {
