@@ -104,3 +104,19 @@ func Classify(err error) (string, int) {
 	}
 	return "ERROR", ExitError
 }
+
+// ErrorInfo is an error as --json reports it: its stable code and its
+// message.
+type ErrorInfo struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// ErrorOf is err as --json reports it; nil for none.
+func ErrorOf(err error) *ErrorInfo {
+	if err == nil {
+		return nil
+	}
+	code, _ := Classify(err)
+	return &ErrorInfo{Code: code, Message: err.Error()}
+}

@@ -46,3 +46,9 @@ func TestExitCodes(t *testing.T) {
 		assert.Equal(t, tt.exit, exit, tt.err.Error())
 	}
 }
+
+func TestErrorOf(t *testing.T) {
+	assert.Nil(t, ErrorOf(nil))
+	err := fmt.Errorf("send to %%1: %w", deliver.ErrInputBusy)
+	assert.Equal(t, &ErrorInfo{Code: "INPUT_NOT_EMPTY", Message: err.Error()}, ErrorOf(err))
+}

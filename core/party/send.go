@@ -16,19 +16,23 @@ type SendRequest struct {
 	Clear bool // empty the input box of someone else's text first
 }
 
-// Sent is what Send did: the session of the role's pane and the delivery's
-// result.
+// Sent is what Send did, as party send --json prints it: the role, the
+// session of its pane, the delivery's result and its error.
 type Sent struct {
-	Session string
+	Role    string `json:"role"`
+	Session string `json:"session,omitempty"`
 	deliver.Result
+	MS    int64      `json:"ms"`
+	Error *ErrorInfo `json:"error,omitempty"`
 }
 
 // Send delivers req.Text to the pane of req.Role through the one delivery
 // path, a text too long to paste spilled to a file of the session's state
 // dir. On an error, Sent still holds what was known: the session and pane
 // once resolved, and the Failed outcome.
-func Send(ctx context.Context, env *Env, req SendRequest) (Sent, error) {
-	s := Sent{Result: deliver.Result{Outcome: deliver.Failed}}
+func Send(ctx context.Context, env *Env, req SendRequest) (s Sent, err error) {
+	s = Sent{Role: req.Role, Result: deliver.Result{Outcome: deliver.Failed}}
+	defer func() { s.MS, s.Error = s.Duration.Milliseconds(), ErrorOf(err) }()
 	t, err := env.Resolve(ctx, req.Role)
 	if err != nil {
 		return s, err

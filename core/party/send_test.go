@@ -39,5 +39,6 @@ func TestSendKeepsTheFailedOutcome(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorIs(t, err, mux.ErrNoSession)
 	assert.Positive(t, *calls, "the role was looked up")
-	assert.Equal(t, Sent{Result: deliver.Result{Outcome: deliver.Failed}}, s, "an unresolved role has no session or pane, and failed")
+	assert.Equal(t, Sent{Role: "codex", Result: deliver.Result{Outcome: deliver.Failed}, Error: &ErrorInfo{Code: "NO_SESSION", Message: err.Error()}}, s,
+		"an unresolved role has no session or pane, failed, and says its error as --json does")
 }

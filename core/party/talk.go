@@ -31,8 +31,8 @@ type TalkOptions struct {
 // Talk delivers opts.Text to the agents of opts.Role and, with opts.Wait,
 // waits for their answers while a progress line runs on env.Stderr
 // (talk.Run). Its error stopped every agent; each agent's own failure is
-// in its Result.
-func Talk(ctx context.Context, env *Env, opts TalkOptions) ([]talk.Result, error) {
+// in its outcome.
+func Talk(ctx context.Context, env *Env, opts TalkOptions) ([]TalkOutcome, error) {
 	if strings.TrimSpace(opts.Text) == "" {
 		return nil, fmt.Errorf("%w", deliver.ErrEmpty)
 	}
@@ -59,8 +59,30 @@ func Talk(ctx context.Context, env *Env, opts TalkOptions) ([]talk.Result, error
 			return talk.Progress(ctx, env.Clock, env.Stderr, isTerminal(env.Stderr), roles(targets))
 		}
 	}
-	return talk.Run(ctx, deps, talk.Options{Targets: targets, Text: opts.Text, Delay: opts.Delay, Wait: opts.Wait,
+	results, err := talk.Run(ctx, deps, talk.Options{Targets: targets, Text: opts.Text, Delay: opts.Delay, Wait: opts.Wait,
 		Timeout: opts.Timeout, NoPreamble: opts.NoPreamble, Marker: opts.Marker, NoQueue: opts.NoQueue, Clear: opts.Clear})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]TalkOutcome, len(results))
+	for i, r := range results {
+		out[i] = TalkOutcome{Role: r.Role, Pane: r.Pane, Outcome: r.Outcome, Answer: r.Answer, Via: r.Via,
+			MS: r.Elapsed.Milliseconds(), Error: ErrorOf(r.Err), Err: r.Err}
+	}
+	return out, nil
+}
+
+// TalkOutcome is one agent's outcome of Talk, as party talk --json prints
+// it; Err is its failure.
+type TalkOutcome struct {
+	Role    string          `json:"role"`
+	Pane    string          `json:"pane,omitempty"`
+	Outcome deliver.Outcome `json:"outcome"`
+	Answer  *string         `json:"answer,omitempty"` // with Wait, when it came
+	Via     string          `json:"via,omitempty"`
+	MS      int64           `json:"ms"`
+	Error   *ErrorInfo      `json:"error,omitempty"`
+	Err     error           `json:"-"`
 }
 
 // roles are the roles of panes, in their order.

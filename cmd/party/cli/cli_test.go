@@ -117,8 +117,8 @@ func TestCommandArgs(t *testing.T) {
 		want any // nil: a usage error
 	}{
 		{"talk with delay and timeout", []string{"talk", "codex", "hi", "--delay", "500ms", "--wait", "--timeout", "2m"},
-			TalkOptions{TalkOptions: party.TalkOptions{Role: "codex", Text: "hi", Delay: 500 * time.Millisecond, Wait: true, Timeout: 2 * time.Minute}}},
-		{"talk all from stdin, milliseconds", []string{"talk", "all", "-", "--delay", "250"}, TalkOptions{TalkOptions: party.TalkOptions{Role: "all", Delay: 250 * time.Millisecond}, Stdin: true}},
+			party.TalkOptions{Role: "codex", Text: "hi", Delay: 500 * time.Millisecond, Wait: true, Timeout: 2 * time.Minute}},
+		{"talk all from stdin, milliseconds", []string{"talk", "all", "-", "--delay", "250"}, party.TalkOptions{Role: "all", Text: "-", Delay: 250 * time.Millisecond}},
 		{"talk bad delay", []string{"talk", "codex", "hi", "--delay", "soon"}, nil},
 		{"talk timeout 0 when given", []string{"talk", "codex", "hi", "--timeout", "0"}, nil},
 		{"check default lines", []string{"check", "claude"}, party.CheckOptions{Role: "claude", Lines: 40}},
@@ -135,10 +135,10 @@ func TestCommandArgs(t *testing.T) {
 		{"hook codex", []string{"hook", "codex-notify", `{"x":1}`}, HookOptions{Agent: "codex-notify", Payload: []byte(`{"x":1}`)}},
 		{"start", []string{"--session", "s", "start", "--pane", "a=claude", "--pane", "b", "--no-attach"},
 			StartOptions{StartOptions: session.StartOptions{Name: "s", Panes: []string{"a=claude", "b"}, Size: "200x50"}, NoAttach: true}},
-		{"send text", []string{"send", "claude", "hi there"}, SendOptions{SendRequest: party.SendRequest{Role: "claude", Text: "hi there"}}},
-		{"send stdin", []string{"send", "codex", "-"}, SendOptions{SendRequest: party.SendRequest{Role: "codex"}, Stdin: true}},
+		{"send text", []string{"send", "claude", "hi there"}, party.SendRequest{Role: "claude", Text: "hi there"}},
+		{"send stdin", []string{"send", "codex", "-"}, party.SendRequest{Role: "codex", Text: "-"}},
 		{"send has no --force", []string{"send", "--force", "codex", "-x"}, nil},
-		{"send a leading dash after --", []string{"send", "codex", "--", "-x"}, SendOptions{SendRequest: party.SendRequest{Role: "codex", Text: "-x"}}},
+		{"send a leading dash after --", []string{"send", "codex", "--", "-x"}, party.SendRequest{Role: "codex", Text: "-x"}},
 		{"send without text", []string{"send", "codex"}, nil},
 		{"send two texts", []string{"send", "codex", "a", "b"}, nil},
 		{"pm init", []string{"pm", "init", "--name", "crew"}, PMOptions{Cmd: "init", Name: "crew"}},
@@ -169,11 +169,11 @@ func TestCommandArgs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			f, _, _ := testFactory("")
 			var got any
-			err := execute(f, tt.args, newTalkCmd(f, capture[TalkOptions](&got)), newCheckCmd(f, capture[party.CheckOptions](&got)),
+			err := execute(f, tt.args, newTalkCmd(f, capture[party.TalkOptions](&got)), newCheckCmd(f, capture[party.CheckOptions](&got)),
 				newStopCmd(f, capture[StopOptions](&got)), newResolveCmd(f, capture[ResolveOptions](&got)),
 				newHooksCmd(f, capture[HooksInstallOptions](&got)), newReplayCmd(f, capture[ReplayOptions](&got)),
 				newInstructionsCmd(f, capture[InstructionsOptions](&got)), newHookCmd(f, capture[HookOptions](&got)),
-				newStartCmd(f, capture[StartOptions](&got)), newSendCmd(f, capture[SendOptions](&got)), newPMCmd(f, capture[PMOptions](&got)),
+				newStartCmd(f, capture[StartOptions](&got)), newSendCmd(f, capture[party.SendRequest](&got)), newPMCmd(f, capture[PMOptions](&got)),
 				newRelayCmd(f, capture[party.RelayOptions](&got)), newRouteCmd(f, capture[party.RouteOptions](&got)), newRecordCmd(f, capture[party.RecordOptions](&got)))
 			if tt.want == nil {
 				assert.ErrorIs(t, err, errUsage)

@@ -101,6 +101,6 @@ func (p demoParty) Send(ctx context.Context, session, role, text string) (json.R
 	var out strings.Builder
 	f := p.on(session, &out)
 	f.JSON = true
-	err := sendRun(ctx, f, &SendOptions{SendRequest: party.SendRequest{Role: role, Text: text}})
+	err := sendRun(ctx, f, &party.SendRequest{Role: role, Text: text})
 	return json.RawMessage(out.String()), err
 }

@@ -15,14 +15,3 @@ type reported struct {
 }
 
 func (r *reported) Unwrap() error { return r.error }
-
-// errorJSON is an error as --json reports it.
-type errorJSON struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-}
-
-func newErrorJSON(err error) *errorJSON {
-	code, _ := party.Classify(err)
-	return &errorJSON{Code: code, Message: err.Error()}
-}

@@ -94,8 +94,8 @@ func orDash(s string) string {
 }
 
 // messageText is the text of a message: TEXT as given, or stdin for "-".
-func messageText(f *Factory, text string, stdin bool) (string, error) {
-	if !stdin {
+func messageText(f *Factory, text string) (string, error) {
+	if text != "-" {
 		return text, nil
 	}
 	b, err := io.ReadAll(f.IO.In)

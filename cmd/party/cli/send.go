@@ -5,19 +5,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/party"
 )
 
-// SendOptions are the inputs of party send: the request of party.Send, and
-// Stdin when the text is to be read from stdin ("-").
-type SendOptions struct {
-	party.SendRequest
-	Stdin bool
-}
-
-func newSendCmd(f *Factory, runF func(context.Context, *SendOptions) error) *cobra.Command {
-	opts := &SendOptions{}
+func newSendCmd(f *Factory, runF func(context.Context, *party.SendRequest) error) *cobra.Command {
+	opts := &party.SendRequest{}
 	cmd := &cobra.Command{Use: "send ROLE [--] TEXT|-", Short: "Deliver a message to the agent with ROLE and confirm it was submitted",
 		Long: `Paste TEXT (or stdin with -) into ROLE's input box, press Enter once it shows,
 and confirm the agent took it: submitted, queued (busy), unconfirmed (exit
@@ -30,12 +22,7 @@ or one not running its agent exits 3; a menu or dialog exits 1 unless --force.`,
   party send claude --raw /compact`,
 		Args: argsBetween(2, 2),
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.Role = args[0]
-			if args[1] == "-" {
-				opts.Stdin = true
-			} else {
-				opts.Text = args[1]
-			}
+			opts.Role, opts.Text = args[0], args[1]
 			return run(c, f, opts, runF, sendRun)
 		},
 	}
@@ -45,30 +32,18 @@ or one not running its agent exits 3; a menu or dialog exits 1 unless --force.`,
 	return cmd
 }
 
-// sendJSON is what party send --json prints.
-type sendJSON struct {
-	Role    string `json:"role"`
-	Session string `json:"session,omitempty"`
-	deliver.Result
-	MS    int64      `json:"ms"`
-	Error *errorJSON `json:"error,omitempty"`
-}
-
-func sendRun(ctx context.Context, f *Factory, opts *SendOptions) error {
-	req := opts.SendRequest
+// sendRun sends the text (stdin for "-"); with --json a failure prints
+// what was known, as a success does.
+func sendRun(ctx context.Context, f *Factory, opts *party.SendRequest) error {
+	req := *opts
 	var err error
-	if req.Text, err = messageText(f, req.Text, opts.Stdin); err != nil {
+	if req.Text, err = messageText(f, req.Text); err != nil {
 		return err
 	}
 	s, err := party.Send(ctx, f.env(), req)
-	out := sendJSON{Role: opts.Role, Session: s.Session, Result: s.Result, MS: s.Duration.Milliseconds()}
-	switch {
-	case err != nil && f.JSON:
-		out.Error = newErrorJSON(err)
-		writeJSON(f.IO.Out, out)
+	if err != nil && f.JSON {
+		writeJSON(f.IO.Out, s)
 		return &reported{error: err, json: true}
-	case err != nil:
-		return err
 	}
-	return f.show(nil, out, "%s to %s (%s)", out.Outcome, opts.Role, out.Pane)
+	return f.show(err, s, "%s to %s (%s)", s.Outcome, s.Role, s.Pane)
 }

@@ -6,20 +6,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/party"
-	"github.com/partyhq/party/core/talk"
 )
 
-// TalkOptions are the inputs of party talk: the options of party.Talk, and
-// Stdin when the text is to be read from stdin ("-").
-type TalkOptions struct {
-	party.TalkOptions
-	Stdin bool
-}
-
-func newTalkCmd(f *Factory, runF func(context.Context, *TalkOptions) error) *cobra.Command {
-	opts := &TalkOptions{}
+func newTalkCmd(f *Factory, runF func(context.Context, *party.TalkOptions) error) *cobra.Command {
+	opts := &party.TalkOptions{}
 	cmd := &cobra.Command{Use: "talk ROLE|all TEXT|-", Short: "Send a message and, with --wait, wait for the agent's answer",
 		Long: `Deliver TEXT (or stdin with -) to ROLE, or to every agent pane with "all";
 with --wait print the answer, known from the agent's hooks or else from a
@@ -30,12 +21,7 @@ or with --no-queue exits 5.`,
   party talk all 'Summarize your work so far' --wait --json`,
 		Args: argsBetween(2, 2),
 		RunE: func(c *cobra.Command, args []string) error {
-			opts.Role = args[0]
-			if args[1] == "-" {
-				opts.Stdin = true
-			} else {
-				opts.Text = args[1]
-			}
+			opts.Role, opts.Text = args[0], args[1]
 			return run(c, f, opts, runF, talkRun)
 		},
 	}
@@ -50,43 +36,23 @@ or with --no-queue exits 5.`,
 	return cmd
 }
 
-func talkRun(ctx context.Context, f *Factory, opts *TalkOptions) error {
-	o := opts.TalkOptions
+// talkRun talks (the text from stdin for "-") and prints each agent's
+// outcome; it returns the first agent's error.
+func talkRun(ctx context.Context, f *Factory, opts *party.TalkOptions) error {
+	o := *opts
 	var err error
-	if o.Text, err = messageText(f, o.Text, opts.Stdin); err != nil {
+	if o.Text, err = messageText(f, o.Text); err != nil {
 		return err
 	}
-	results, err := party.Talk(ctx, f.env(), o)
+	out, err := party.Talk(ctx, f.env(), o)
 	if err != nil {
 		return err
 	}
-	return talkReport(f, opts, results)
-}
-
-// talkJSON is one agent's outcome.
-type talkJSON struct {
-	Role    string          `json:"role"`
-	Pane    string          `json:"pane,omitempty"`
-	Outcome deliver.Outcome `json:"outcome"`
-	Answer  *string         `json:"answer,omitempty"`
-	Via     string          `json:"via,omitempty"`
-	MS      int64           `json:"ms"`
-	Error   *errorJSON      `json:"error,omitempty"`
-	err     error
-}
-
-// talkReport prints the results and returns the first error.
-func talkReport(f *Factory, opts *TalkOptions, results []talk.Result) error {
-	all := opts.Role == "all"
-	out := make([]talkJSON, len(results))
+	all := o.Role == "all"
 	var first error
-	for i, r := range results {
-		out[i] = talkJSON{Role: r.Role, Pane: r.Pane, Outcome: r.Outcome, Answer: r.Answer, Via: r.Via, MS: r.Elapsed.Milliseconds(), err: r.Err}
-		if r.Err != nil {
-			out[i].Error = newErrorJSON(r.Err)
-			if first == nil {
-				first = r.Err
-			}
+	for _, r := range out {
+		if first == nil {
+			first = r.Err
 		}
 	}
 	if f.JSON {
@@ -102,12 +68,12 @@ func talkReport(f *Factory, opts *TalkOptions, results []talk.Result) error {
 	}
 	for _, r := range out {
 		switch {
-		case r.err != nil && all:
-			fmt.Fprintf(f.IO.ErrOut, "party: %s (%s): %v\n", r.Role, r.Pane, r.err)
-		case r.err != nil:
-		case opts.Wait && all:
+		case r.Err != nil && all:
+			fmt.Fprintf(f.IO.ErrOut, "party: %s (%s): %v\n", r.Role, r.Pane, r.Err)
+		case r.Err != nil:
+		case o.Wait && all:
 			fmt.Fprintf(f.IO.Out, "== %s (%s)\n%s\n", r.Role, r.Pane, *r.Answer)
-		case opts.Wait:
+		case o.Wait:
 			fmt.Fprintln(f.IO.Out, *r.Answer)
 		default:
 			fmt.Fprintf(f.IO.Out, "%s to %s (%s)\n", r.Outcome, r.Role, r.Pane)
