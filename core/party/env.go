@@ -43,6 +43,19 @@ type Env struct {
 	registryNoted bool
 }
 
+// NewTmux is a client of the tmux server of socket, else of the
+// environment (tmux.SocketFromEnv), that runs tmux with runner (nil: with
+// environ, since tmux gives a new pane the PATH of the client that made
+// it), and with $PARTY_TMUX_CONFIG as its config file.
+func NewTmux(socket tmux.Socket, getenv func(string) string, environ []string, runner tmux.Runner) *tmux.Client {
+	if runner == nil {
+		runner = tmux.ExecRunner{Env: environ}
+	}
+	c := tmux.New(tmux.SocketFromEnv(socket, getenv), runner)
+	c.Config = getenv("PARTY_TMUX_CONFIG")
+	return c
+}
+
 // Warnf writes a line "party: …" to stderr.
 func (e *Env) Warnf(format string, a ...any) {
 	fmt.Fprintf(e.Stderr, "party: "+format+"\n", a...)

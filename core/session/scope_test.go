@@ -125,3 +125,8 @@ func TestRowsAsPrinted(t *testing.T) {
 	assert.Equal(t, []string{"crew", "planner,executor", "1"},
 		Listed{Session: tmux.Session{Name: "crew", Attached: 1}, Roles: []string{"planner", "executor"}}.Row())
 }
+
+func TestResultAsPrinted(t *testing.T) {
+	r := Result{Session: "crew", Panes: []PaneSpec{{Role: "planner", ID: "%0"}, {Role: "executor", ID: "%1"}}}
+	assert.Equal(t, "started crew: planner=%0 executor=%1", r.String())
+}

@@ -101,6 +101,16 @@ type Result struct {
 	Panes    []PaneSpec `json:"panes"`
 }
 
+// String is the result as party start prints it: the session and each
+// pane's role=id.
+func (r Result) String() string {
+	parts := make([]string, len(r.Panes))
+	for i, p := range r.Panes {
+		parts[i] = p.Role + "=" + p.ID
+	}
+	return fmt.Sprintf("started %s: %s", r.Session, strings.Join(parts, " "))
+}
+
 // PaneLaunch is how a pane was started, to respawn it the same way.
 type PaneLaunch struct {
 	Argv []string `json:"argv"`

@@ -36,7 +36,7 @@ func newLsCmd(f *Factory) *cobra.Command {
 }
 
 func lsRun(ctx context.Context, f *Factory) error {
-	tc := f.Tmux()
+	tc := f.env().Tmux
 	list, err := session.List(ctx, tc)
 	if err != nil {
 		return err
@@ -55,7 +55,7 @@ func newPanesCmd(f *Factory) *cobra.Command {
 
 func panesRun(ctx context.Context, f *Factory) error {
 	panes, err := party.Panes(ctx, f.env())
-	return showRows(f, err, nil, panes, "ROLE", "PANE", "AGENT", "PID", "DEAD", "COMMAND")
+	return showRows(f, err, nil, panes, party.PaneHeader...)
 }
 
 // ResolveOptions are the inputs of party resolve.

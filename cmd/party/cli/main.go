@@ -5,7 +5,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -54,25 +53,6 @@ type Factory struct {
 // takesText names the commands whose last argument is a message.
 var takesText = map[string]bool{"send": true, "talk": true}
 
-// Tmux returns a client for the server selected by flags and environment.
-func (f *Factory) Tmux() *tmux.Client {
-	sock := tmux.SocketFromEnv(tmux.Socket{Name: f.Socket, Path: f.SocketPath}, f.Getenv)
-	r := f.Runner
-	if r == nil {
-		// tmux gives a new pane the PATH of the client that made it (3.3a
-		// overrides -e PATH), so the client runs with the Factory's
-		// environment.
-		var env []string
-		if f.Environ != nil {
-			env = f.Environ()
-		}
-		r = tmux.ExecRunner{Env: env}
-	}
-	c := tmux.New(sock, r)
-	c.Config = f.Getenv("PARTY_TMUX_CONFIG")
-	return c
-}
-
 // env is the Env of the command's operations, built once (after the
 // flags are parsed).
 func (f *Factory) env() *party.Env {
@@ -81,7 +61,8 @@ func (f *Factory) env() *party.Env {
 		if f.Environ != nil {
 			environ = f.Environ()
 		}
-		f.e = &party.Env{Tmux: f.Tmux(), Clock: f.Clock, Getenv: f.Getenv, Environ: environ, Getwd: f.Getwd, Session: f.Session, Stderr: f.IO.ErrOut}
+		tc := party.NewTmux(tmux.Socket{Name: f.Socket, Path: f.SocketPath}, f.Getenv, environ, f.Runner)
+		f.e = &party.Env{Tmux: tc, Clock: f.Clock, Getenv: f.Getenv, Environ: environ, Getwd: f.Getwd, Session: f.Session, Stderr: f.IO.ErrOut}
 	}
 	return f.e
 }
@@ -213,9 +194,4 @@ func argsBetween(lo, hi int) cobra.PositionalArgs {
 	}
 }
 
-func writeJSON(w io.Writer, v any) {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	_ = enc.Encode(v)
-}
+func writeJSON(w io.Writer, v any) { _ = party.WriteJSON(w, v) }

@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/party"
 )
 
 // run runs command c with opts: runF when a test gave one, else do.
@@ -43,11 +42,7 @@ func (f *Factory) showTable(v any, header []string, rows [][]string) error {
 		writeJSON(f.IO.Out, v)
 		return nil
 	}
-	t := newTable(f.IO.Out, header...)
-	for _, r := range rows {
-		t.row(r...)
-	}
-	return t.flush()
+	return party.WriteTable(f.IO.Out, header, rows)
 }
 
 // showRows returns err, else prints v as JSON with --json (nil: items, [] for
@@ -59,11 +54,7 @@ func showRows[T interface{ Row() []string }](f *Factory, err error, v any, items
 	if v == nil {
 		v = nonNil(items)
 	}
-	rows := make([][]string, len(items))
-	for i, it := range items {
-		rows[i] = it.Row()
-	}
-	return f.showTable(v, header, rows)
+	return f.showTable(v, header, party.Rows(items))
 }
 
 func nonNil[T any](s []T) []T {
@@ -72,19 +63,6 @@ func nonNil[T any](s []T) []T {
 	}
 	return s
 }
-
-// table prints aligned columns.
-type table struct{ w *tabwriter.Writer }
-
-func newTable(out io.Writer, header ...string) *table {
-	t := &table{w: tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)}
-	t.row(header...)
-	return t
-}
-
-func (t *table) row(cells ...string) { fmt.Fprintln(t.w, strings.Join(cells, "\t")) }
-
-func (t *table) flush() error { return t.w.Flush() }
 
 func orDash(s string) string {
 	if s == "" {

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -47,14 +46,7 @@ tagged with @party_role and @party_agent.`,
 
 func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 	res, err := party.Start(ctx, f.env(), opts.StartOptions)
-	if err != nil {
-		return err
-	}
-	parts := make([]string, len(res.Panes))
-	for i, p := range res.Panes {
-		parts[i] = p.Role + "=" + p.ID
-	}
-	if err := f.show(nil, res, "started %s: %s", res.Session, strings.Join(parts, " ")); err != nil {
+	if err := f.show(err, res, "%s", res); err != nil {
 		return err
 	}
 	if opts.NoAttach || !f.IO.InTTY || !f.IO.OutTTY {

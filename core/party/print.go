@@ -1,0 +1,38 @@
+package party
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteJSON writes v as party's --json prints it: indented, with <, > and
+// & as they are.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// WriteTable writes rows in aligned columns under header, as party's
+// listings print them.
+func WriteTable(w io.Writer, header []string, rows [][]string) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	for _, r := range rows {
+		fmt.Fprintln(tw, strings.Join(r, "\t"))
+	}
+	return tw.Flush()
+}
+
+// Rows are the Row of each of items.
+func Rows[T interface{ Row() []string }](items []T) [][]string {
+	rows := make([][]string, len(items))
+	for i, it := range items {
+		rows[i] = it.Row()
+	}
+	return rows
+}
