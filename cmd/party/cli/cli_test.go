@@ -214,3 +214,17 @@ func TestConflictErrorJSON(t *testing.T) {
 	assert.Equal(t, "1", got.Error.ID)
 	assert.Equal(t, conflict.Fields, got.Error.Fields)
 }
+
+func TestFlagErrorBeforeJSONIsJSON(t *testing.T) {
+	f, out, _ := testFactory("")
+	assert.Equal(t, party.ExitUsage, Run(context.Background(), f, []string{"talk", "codex", "hi", "--timeout", "soon", "--json"}))
+	var got struct {
+		Error struct{ Code string } `json:"error"`
+	}
+	require.NoError(t, json.Unmarshal(out.Bytes(), &got), out.String())
+	assert.Equal(t, "USAGE", got.Error.Code)
+
+	f, out, _ = testFactory("")
+	assert.Equal(t, party.ExitUsage, Run(context.Background(), f, []string{"talk", "codex", "--bogus", "--", "--json"}))
+	assert.Empty(t, out.String(), "after -- it is text, not the flag")
+}

@@ -102,6 +102,15 @@ func runRoot(ctx context.Context, f *Factory, root *cobra.Command, args []string
 	if err == nil {
 		return party.ExitOK
 	}
+	if !f.JSON {
+		// A flag error stops parsing before a later --json: honour it.
+		for _, a := range args {
+			if a == "--" {
+				break
+			}
+			f.JSON = f.JSON || a == "--json" || a == "--json=true"
+		}
+	}
 	code, exit := party.Classify(err)
 	var rep *reported
 	if !errors.As(err, &rep) {
