@@ -124,7 +124,7 @@ func (a *Agent) RenderDelay(d time.Duration) *Agent { a.render = d; return a }
 func (a *Agent) StartAfter(d time.Duration) *Agent { a.readyAt = a.now().Add(d); return a }
 
 // Input is what the input line holds.
-func (a *Agent) Input() string { return a.input }
+func (a *Agent) Input() string { a.advance(); return a.input }
 
 // CopyMode puts the pane in copy mode.
 func (a *Agent) CopyMode() *Agent { a.copyMode = true; return a }
@@ -148,8 +148,10 @@ func (a *Agent) advance() {
 		a.dead = true
 	}
 	if a.busy && !a.putBackAt.IsZero() && !a.now().Before(a.putBackAt) {
-		a.busy, a.putBackAt, a.input = false, time.Time{}, a.current
+		// Interrupted before the turn's end: it never answers.
+		a.busy, a.busyUntil, a.putBackAt, a.input = false, a.putBackAt, time.Time{}, a.current
 		a.history = append(a.history, "  ⎿  Interrupted")
+		a.startQueued()
 	}
 	for a.busy && !a.dead && !a.now().Before(a.busyUntil) {
 		a.busy = false
@@ -158,19 +160,26 @@ func (a *Agent) advance() {
 		} else {
 			a.history = append(a.history, "answer")
 		}
-		if len(a.queue) > 0 {
-			next := a.queue[0]
-			a.queue = a.queue[1:]
-			a.start(next, a.busyUntil)
-		}
+		a.startQueued()
+	}
+}
+
+// startQueued starts the first queued prompt, when there is one, at the
+// end of the last turn.
+func (a *Agent) startQueued() {
+	if len(a.queue) > 0 {
+		next := a.queue[0]
+		a.queue = a.queue[1:]
+		a.start(next, a.busyUntil)
 	}
 }
 
 func (a *Agent) start(text string, at time.Time) {
 	a.busy, a.busyUntil, a.current = true, at.Add(a.Think), text
-	if a.putBack > 0 {
-		a.putBackAt, a.putBack = at.Add(a.putBack), 0
+	if a.putBack > 0 && a.putBack < a.Think {
+		a.putBackAt = at.Add(a.putBack) // before the turn's end: an Esc before the first token
 	}
+	a.putBack = 0
 	first, _, _ := strings.Cut(text, "\n")
 	a.history = append(a.history, "> "+first)
 }

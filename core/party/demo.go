@@ -14,9 +14,6 @@ import (
 	"github.com/partyhq/party/core/tmux"
 )
 
-// PaneHeader is the header of the table of panes (party panes).
-var PaneHeader = []string{"ROLE", "PANE", "AGENT", "PID", "DEAD", "COMMAND"}
-
 // Demo runs the demo (demo.Demo) with the mock agents of mockDir ("" is
 // mock/ beside the party binary) on a private tmux server, telling log what
 // it does, and stops the server after, leaving nothing behind.
@@ -34,7 +31,11 @@ func Demo(ctx context.Context, env *Env, mockDir string, log io.Writer) (demo.Re
 	}
 	defer func() { _ = setup.Close() }()
 	de := &Env{Clock: env.Clock, Getenv: setup.Getenv(env.Getenv), Environ: setup.Environ(env.Environ), Getwd: env.Getwd, Stderr: env.Stderr, Exe: exe}
-	de.Tmux = NewTmux(tmux.Socket{}, de.Getenv, de.Environ, nil)
+	runner := env.Tmux.Runner
+	if _, ok := runner.(tmux.ExecRunner); ok {
+		runner = nil // runs tmux with the demo's environment
+	}
+	de.Tmux = NewTmux(tmux.Socket{}, de.Getenv, de.Environ, runner)
 	defer demo.StopServer(context.WithoutCancel(ctx), de.Tmux, env.Clock, demo.PartySession)
 	d := &demo.Demo{Party: demoParty{de}, Mux: de.Tmux, Clock: env.Clock, Log: log, Setup: setup, Environ: de.Environ}
 	res, err := d.Run(ctx)
@@ -50,8 +51,9 @@ type demoParty struct{ env *Env }
 
 // on is the demo's Env for session.
 func (p demoParty) on(session string) *Env {
-	return &Env{Tmux: p.env.Tmux, Clock: p.env.Clock, Getenv: p.env.Getenv, Environ: p.env.Environ, Getwd: p.env.Getwd,
-		Session: session, Stderr: p.env.Stderr, Exe: p.env.Exe}
+	e := *p.env
+	e.Session, e.cfg, e.registryNoted = session, nil, false
+	return &e
 }
 
 func (p demoParty) Start(ctx context.Context, w io.Writer, s demo.Session) (string, error) {
@@ -70,7 +72,7 @@ func (p demoParty) Panes(ctx context.Context, w io.Writer, session string) error
 	if err != nil {
 		return err
 	}
-	return WriteTable(w, PaneHeader, Rows(panes))
+	return WriteTable(w, PaneHeader(), Rows(panes))
 }
 
 func (p demoParty) Send(ctx context.Context, session, role, text string) (json.RawMessage, error) {

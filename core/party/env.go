@@ -22,8 +22,9 @@ import (
 	"github.com/partyhq/party/core/wait"
 )
 
-// Env is what an operation takes from the process. Build one per command;
-// it loads the configuration once.
+// Env is what an operation takes from the process. Build one per command:
+// Config loads the configuration once and keeps it (as does ConfigIn,
+// which loads another directory's over it).
 type Env struct {
 	Tmux    *tmux.Client
 	Clock   clock.Clock
@@ -150,10 +151,10 @@ func (e *Env) Deliverer(root string, info tmux.SessionInfo, roles map[string]str
 	return session.Deliverer(e.Tmux, e.Clock, e.Getenv, deliver.LockDir(root, info.SocketPath), info.StateDir, roles)
 }
 
-// Watch starts the wake-up watcher of session (wait.Watch); that waits
+// Watch starts the wake-up watcher of session name (wait.Watch); that waits
 // fall back to polling is a warning on stderr.
-func (e *Env) Watch(ctx context.Context, session, stateDir string, output bool) (*wait.Watcher, error) {
-	return wait.Watch(ctx, wait.WatchConfig{Tmux: e.Tmux, Session: session, StateDir: stateDir, Getenv: e.Getenv, Output: output,
+func (e *Env) Watch(ctx context.Context, name, stateDir string, output bool) (*wait.Watcher, error) {
+	return wait.Watch(ctx, wait.WatchConfig{Tmux: e.Tmux, Session: name, StateDir: stateDir, Getenv: e.Getenv, Output: output,
 		Warn: func(err error) { e.Warnf("no control-mode client (%v); polling", err) }})
 }
 

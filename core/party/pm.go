@@ -3,10 +3,8 @@ package party
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 
-	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/shellwords"
 	"github.com/partyhq/party/core/task"
 	"github.com/partyhq/party/core/tmux"
@@ -103,7 +101,7 @@ func (u TaskUpdate) Change() (task.Change, error) {
 		c.Milestone = &u.Milestone
 	}
 	if c.Status == nil && c.Assignee == nil && c.Milestone == nil {
-		return c, fmt.Errorf("%w: nothing to change: give --status, --assignee or --milestone", session.ErrUsage)
+		return c, fmt.Errorf("%w: nothing to change: give --status, --assignee or --milestone", ErrUsage)
 	}
 	return c, nil
 }
@@ -121,16 +119,6 @@ func (p *PM) Update(ctx context.Context, u TaskUpdate) (task.Task, error) {
 		p.env.Warnf("warning: task %s had changed on GitHub since party last wrote it (%s); --force applied this update over it", t.ID, task.Diffs(t.Forced))
 	}
 	return t, err
-}
-
-// SetDoc replaces task id's document with what r (stdin) holds; n is its
-// length in bytes.
-func (p *PM) SetDoc(ctx context.Context, id string, r io.Reader) (n int, err error) {
-	b, err := io.ReadAll(r)
-	if err != nil {
-		return 0, fmt.Errorf("read stdin: %w", err)
-	}
-	return len(b), p.Store.SetDoc(ctx, p.Actor, id, string(b))
 }
 
 // EditDoc opens task id's document in the user's editor on term

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/partyhq/party/core/record"
-	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/tmux"
 )
 
@@ -49,7 +48,7 @@ func Record(ctx context.Context, env *Env, opts RecordOptions) (string, error) {
 func redactorOf(extra []string) (*record.Redactor, error) {
 	r, err := record.NewRedactor(append(append([]string{}, record.DefaultRedactions...), extra...))
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", session.ErrUsage, err)
+		return nil, fmt.Errorf("%w: %w", ErrUsage, err)
 	}
 	return r, nil
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/relay"
-	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/wait"
 )
 
@@ -61,7 +60,7 @@ func Relay(ctx context.Context, env *Env, opts RelayOptions) (id, report string,
 	if opts.Retry != "" {
 		task, report, err = job.Retry(ctx, opts.Retry)
 		if errors.Is(err, relay.ErrNoTask) {
-			return "", "", fmt.Errorf("%w: %w", session.ErrUsage, err)
+			return "", "", fmt.Errorf("%w: %w", ErrUsage, err)
 		}
 	} else {
 		task = relayTask(opts, cfg, wait.NewNonce())

@@ -10,6 +10,7 @@ import (
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/task"
 )
 
 // ReviewDir is the review directory of the session: inside an agent's
@@ -186,4 +187,15 @@ func coordinatorArgv(exe, session string) []string {
 		return []string{exe, "--session", session, "coordinator", "run"}
 	}
 	return []string{exe, "coordinator", "run"}
+}
+
+// Instructions is the text party instructions prints for agent: claude's
+// or codex's part of the review loop, then the pm commands; for "pm" those
+// alone.
+func Instructions(agent string) (string, bool) {
+	if agent == "pm" {
+		return task.Instructions, true
+	}
+	text, ok := review.Instructions(agent)
+	return text + "\n" + task.Instructions, ok
 }

@@ -2,11 +2,7 @@ package party
 
 import (
 	"context"
-	"io"
-	"path/filepath"
 
-	"github.com/partyhq/party/core/hook"
-	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/session"
 )
 
@@ -30,22 +26,57 @@ func Attach(ctx context.Context, env *Env, name string, term session.Terminal) e
 	return session.Attach(ctx, env.Tmux, name, term, func(msg string) { env.Warnf("%s", msg) })
 }
 
-// InstallHooks merges party's hooks into the Claude Code settings.json of
-// dir (hook.InstallClaude).
-func InstallHooks(env *Env, dir string, dryRun bool) (hook.Installed, error) {
-	exe, err := env.Executable()
+// PaneHeader is the header of the table of Panes (party panes).
+func PaneHeader() []string { return []string{"ROLE", "PANE", "AGENT", "PID", "DEAD", "COMMAND"} }
+
+// Panes are the panes of the session the Env picks, as party panes lists
+// them.
+func Panes(ctx context.Context, env *Env) ([]session.PaneRow, error) {
+	sc, err := env.Open(ctx)
 	if err != nil {
-		return hook.Installed{}, err
+		return nil, err
 	}
-	return hook.InstallClaude(filepath.Join(dir, ".claude", "settings.json"), hook.ShellQuote(exe)+" hook claude", dryRun, env.Clock.Now())
+	return sc.Rows(), nil
 }
 
-// Hook records one hook event of agent, read from in or payload
-// (hook.Record); out gets what the agent reads back.
-func Hook(ctx context.Context, env *Env, in io.Reader, out io.Writer, agent string, payload []byte) error {
-	return hook.Record(ctx, hook.Deps{Getenv: env.Getenv, Clock: env.Clock, Tmux: env.Tmux, In: in, Out: out,
-		Review: review.Hooks{Cwd: func(stateDir string) (string, error) {
-			rec, err := session.ReadRecord(stateDir)
-			return rec.Cwd, err
-		}}}, agent, payload)
+// CheckOptions are the inputs of Check.
+type CheckOptions struct {
+	Role  string
+	Lines int // how many of the last lines
+}
+
+// Screen is the end of a pane's screen.
+type Screen struct {
+	Pane  string
+	Lines []string
+}
+
+// Check reads the last opts.Lines lines of the pane of opts.Role.
+func Check(ctx context.Context, env *Env, opts CheckOptions) (Screen, error) {
+	t, err := env.Resolve(ctx, opts.Role)
+	if err != nil {
+		return Screen{}, err
+	}
+	screen, err := env.Tmux.Capture(ctx, t.Pane.ID, opts.Lines)
+	if err != nil {
+		return Screen{}, err
+	}
+	return Screen{Pane: t.Pane.ID, Lines: session.LastLines(screen, opts.Lines)}, nil
+}
+
+// Stop stops the session name, "" the one the Env picks, with every agent
+// in it, and returns the name of the session it stopped.
+func Stop(ctx context.Context, env *Env, name string) (string, error) {
+	if name == "" {
+		sc, err := env.Open(ctx)
+		if err != nil {
+			return "", err
+		}
+		name = sc.Session
+	}
+	d, err := env.SessionDeps()
+	if err != nil {
+		return "", err
+	}
+	return name, session.Stop(ctx, d, name)
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/creack/pty"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -31,6 +32,12 @@ func TestIsTerminal(t *testing.T) {
 	f, err := os.Create(filepath.Join(t.TempDir(), "log"))
 	require.NoError(t, err)
 	defer func() { _ = f.Close() }()
+	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	require.NoError(t, err)
+	defer func() { _ = devNull.Close() }()
+	ptmx, tty, err := pty.Open()
+	require.NoError(t, err)
+	defer func() { _, _ = ptmx.Close(), tty.Close() }()
 	tests := []struct {
 		name string
 		w    interface{ Write([]byte) (int, error) }
@@ -38,6 +45,8 @@ func TestIsTerminal(t *testing.T) {
 	}{
 		{"a buffer", &bytes.Buffer{}, false},
 		{"a regular file", f, false},
+		{"a terminal", tty, true},
+		{"/dev/null, a character device but no terminal", devNull, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

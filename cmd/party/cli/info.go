@@ -55,7 +55,7 @@ func newPanesCmd(f *Factory) *cobra.Command {
 
 func panesRun(ctx context.Context, f *Factory) error {
 	panes, err := party.Panes(ctx, f.env())
-	return showRows(f, err, nil, panes, party.PaneHeader...)
+	return showRows(f, err, nil, panes, party.PaneHeader()...)
 }
 
 // ResolveOptions are the inputs of party resolve.

@@ -10,10 +10,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
 	"github.com/partyhq/party/core/clock"
@@ -102,14 +104,8 @@ func runRoot(ctx context.Context, f *Factory, root *cobra.Command, args []string
 	if err == nil {
 		return party.ExitOK
 	}
-	if !f.JSON {
-		// A flag error stops parsing before a later --json: honour it.
-		for _, a := range args {
-			if a == "--" {
-				break
-			}
-			f.JSON = f.JSON || a == "--json" || a == "--json=true"
-		}
+	if errors.As(err, new(badFlags)) && !f.JSON {
+		f.JSON = jsonAsked(args)
 	}
 	code, exit := party.Classify(err)
 	var rep *reported
@@ -153,6 +149,13 @@ messages to agents by role.`,
 	pf.BoolVar(&f.JSON, "json", false, "print JSON")
 	root.MarkFlagsMutuallyExclusive("socket", "socket-path")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		var bad *pflag.InvalidValueError
+		if errors.As(err, &bad) {
+			if _, ok := bad.GetFlag().Value.(*durationValue); ok {
+				err = bad.Unwrap() // it names the flag and says why
+			}
+		}
+		err = badFlags{err}
 		if takesText[c.Name()] && strings.HasPrefix(err.Error(), "unknown") {
 			return fmt.Errorf("%w: %w (a TEXT that starts with '-' goes after '--': party %s ROLE -- '-n …')", errUsage, err, c.Name())
 		}
@@ -188,6 +191,29 @@ messages to agents by role.`,
 		newPMCmd(f, nil),
 	)
 	return root
+}
+
+// badFlags is an error in the command line's flags: parsing stopped at it.
+type badFlags struct{ error }
+
+func (e badFlags) Unwrap() error { return e.error }
+
+// jsonAsked says whether args, which a flag error stopped parsing, ask for
+// --json before any "--".
+func jsonAsked(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		if v, ok := strings.CutPrefix(a, "--json="); ok {
+			b, err := strconv.ParseBool(v)
+			return err == nil && b
+		}
+		if a == "--json" {
+			return true
+		}
+	}
+	return false
 }
 
 // argsBetween is cobra.RangeArgs with a usage error.

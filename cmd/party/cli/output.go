@@ -98,11 +98,13 @@ type durationValue struct {
 
 func (v *durationValue) Set(s string) error {
 	d, err := config.ParseDuration(s)
-	if err == nil && v.key != "" {
-		err = config.CheckFlag(v.name, v.key, d)
-	}
 	if err != nil {
-		return err
+		return fmt.Errorf("%s: %w", v.name, err)
+	}
+	if v.key != "" {
+		if err := config.CheckFlag(v.name, v.key, d); err != nil {
+			return err // it names the flag
+		}
 	}
 	*v.p = d
 	return nil
@@ -110,7 +112,7 @@ func (v *durationValue) Set(s string) error {
 
 func (v *durationValue) String() string {
 	if *v.p == 0 {
-		return "0" // pflag prints no default for a zero value
+		return "0" // what pflag takes for a zero default, and leaves out of the help
 	}
 	return v.p.String()
 }

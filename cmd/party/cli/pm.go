@@ -176,8 +176,11 @@ func pmDoc(ctx context.Context, f *Factory, pm *party.PM, opts *PMOptions) error
 	case opts.DocSet != "" && opts.DocSet != "-":
 		return fmt.Errorf("%w: --set takes - (the document on stdin)", errUsage)
 	case opts.DocSet == "-":
-		n, err := pm.SetDoc(ctx, opts.ID, f.IO.In)
-		return f.show(err, map[string]any{"id": opts.ID, "bytes": n}, "Task %s: document saved (%d bytes)", opts.ID, n)
+		text, err := messageText(f, "-")
+		if err == nil {
+			err = pm.Store.SetDoc(ctx, pm.Actor, opts.ID, text)
+		}
+		return f.show(err, map[string]any{"id": opts.ID, "bytes": len(text)}, "Task %s: document saved (%d bytes)", opts.ID, len(text))
 	case opts.Print || f.JSON || !f.IO.InTTY || !f.IO.OutTTY:
 		text, err := pm.Store.Doc(ctx, opts.ID)
 		if err != nil || f.JSON {

@@ -5,10 +5,7 @@ import (
 	"fmt"
 
 	"github.com/partyhq/party/core/config"
-	"github.com/partyhq/party/core/review"
-	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/supervise"
-	"github.com/partyhq/party/core/task"
 )
 
 // Trust trusts the working directory's local config and agents registry
@@ -23,18 +20,7 @@ func Trust(env *Env, revoke bool) ([]config.TrustResult, error) {
 	paths := []string{local, supervise.Path(cwd)}
 	out, err := config.TrustStoreFor(env.Getenv).TrustFiles(paths, revoke, env.Clock.Now())
 	if errors.Is(err, config.ErrNothingToTrust) {
-		return nil, fmt.Errorf("%w: no %s or %s to trust", session.ErrUsage, paths[0], paths[1])
+		return nil, fmt.Errorf("%w: no %s or %s to trust", ErrUsage, paths[0], paths[1])
 	}
 	return out, err
-}
-
-// Instructions is the text party instructions prints for agent: claude's
-// or codex's part of the review loop, then the pm commands; for "pm" those
-// alone.
-func Instructions(agent string) (string, bool) {
-	if agent == "pm" {
-		return task.Instructions, true
-	}
-	text, ok := review.Instructions(agent)
-	return text + "\n" + task.Instructions, ok
 }

@@ -1,0 +1,31 @@
+package party
+
+import (
+	"context"
+	"io"
+	"path/filepath"
+
+	"github.com/partyhq/party/core/hook"
+	"github.com/partyhq/party/core/review"
+	"github.com/partyhq/party/core/session"
+)
+
+// InstallHooks merges party's hooks into the Claude Code settings.json of
+// dir (hook.InstallClaude).
+func InstallHooks(env *Env, dir string, dryRun bool) (hook.Installed, error) {
+	exe, err := env.Executable()
+	if err != nil {
+		return hook.Installed{}, err
+	}
+	return hook.InstallClaude(filepath.Join(dir, ".claude", "settings.json"), hook.ShellQuote(exe)+" hook claude", dryRun, env.Clock.Now())
+}
+
+// Hook records one hook event of agent, read from in or payload
+// (hook.Record); out gets what the agent reads back.
+func Hook(ctx context.Context, env *Env, in io.Reader, out io.Writer, agent string, payload []byte) error {
+	return hook.Record(ctx, hook.Deps{Getenv: env.Getenv, Clock: env.Clock, Tmux: env.Tmux, In: in, Out: out,
+		Review: review.Hooks{Cwd: func(stateDir string) (string, error) {
+			rec, err := session.ReadRecord(stateDir)
+			return rec.Cwd, err
+		}}}, agent, payload)
+}
