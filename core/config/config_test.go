@@ -229,3 +229,15 @@ func mustRead(t *testing.T, path string) []byte {
 	require.NoError(t, err)
 	return b
 }
+
+func TestSettingsAsShown(t *testing.T) {
+	c := Config{Sources: map[string]string{"defaults.timeout": "default"}}
+	settings := c.Settings()
+	require.NotEmpty(t, settings)
+	keys := c.Keys()
+	for i, s := range settings {
+		assert.Equal(t, keys[i], s.Key, "in Keys order")
+	}
+	assert.Equal(t, []string{"k", "v", "-"}, Setting{Key: "k", Value: "v"}.Row(), "no source: -")
+	assert.Equal(t, []string{"k", "v", "default"}, Setting{Key: "k", Value: "v", Source: "default"}.Row())
+}

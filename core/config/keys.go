@@ -363,6 +363,34 @@ func (c Config) Keys() []string {
 	return out
 }
 
+// Setting is a key's effective value and where it comes from, as party
+// config show prints it.
+type Setting struct {
+	Key    string `json:"-"`
+	Value  string `json:"value"`
+	Source string `json:"source"`
+}
+
+// Row is the setting as a row of party config show: key, value, source
+// ("-" for none).
+func (s Setting) Row() []string {
+	source := s.Source
+	if source == "" {
+		source = "-"
+	}
+	return []string{s.Key, s.Value, source}
+}
+
+// Settings are the settings of Keys, in order.
+func (c Config) Settings() []Setting {
+	flat := c.Flat()
+	out := make([]Setting, 0, len(flat))
+	for _, k := range c.Keys() {
+		out = append(out, Setting{Key: k, Value: flat[k], Source: c.Sources[k]})
+	}
+	return out
+}
+
 // Set writes key = value into the config file at path, keeping its other
 // keys; the file and its directory are created when missing, and written
 // atomically. The value is checked as Load checks it, so Set never writes

@@ -175,6 +175,14 @@ type TrustResult struct {
 	SHA256  string `json:"sha256,omitempty"`
 }
 
+// String is the result as party config trust prints it.
+func (t TrustResult) String() string {
+	if !t.Trusted {
+		return "no longer trusted: " + t.File
+	}
+	return fmt.Sprintf("trusted %s (sha256 %s)", t.File, t.SHA256)
+}
+
 // ErrNothingToTrust is party config trust where none of the files exists.
 var ErrNothingToTrust = errors.New("nothing to trust")
 

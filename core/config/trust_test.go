@@ -81,3 +81,8 @@ func TestSetIn(t *testing.T) {
 	_, err = SetIn(e.getenv, e.cwd, true, "no.such.key", "1", time.Now())
 	assert.ErrorIs(t, err, ErrUnknownKey)
 }
+
+func TestTrustResultAsPrinted(t *testing.T) {
+	assert.Equal(t, "trusted /r/.party/config.json (sha256 ab12)", TrustResult{File: "/r/.party/config.json", Trusted: true, SHA256: "ab12"}.String())
+	assert.Equal(t, "no longer trusted: /r/.party/config.json", TrustResult{File: "/r/.party/config.json"}.String())
+}

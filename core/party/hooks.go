@@ -2,6 +2,7 @@ package party
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"path/filepath"
 
@@ -11,8 +12,17 @@ import (
 )
 
 // InstallHooks merges party's hooks into the Claude Code settings.json of
-// dir (hook.InstallClaude).
-func InstallHooks(env *Env, dir string, dryRun bool) (hook.Installed, error) {
+// the working directory, or with user of $HOME (hook.InstallClaude).
+func InstallHooks(env *Env, user, dryRun bool) (hook.Installed, error) {
+	dir, err := env.Getwd()
+	if user {
+		if dir, err = env.Getenv("HOME"), nil; dir == "" {
+			return hook.Installed{}, fmt.Errorf("%w: --user: HOME is not set", ErrUsage)
+		}
+	}
+	if err != nil {
+		return hook.Installed{}, err
+	}
 	exe, err := env.Executable()
 	if err != nil {
 		return hook.Installed{}, err

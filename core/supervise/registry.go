@@ -81,6 +81,21 @@ func (r *Registry) Save(store config.TrustStore, now time.Time) error {
 	})
 }
 
+// Rows are the registered agents by name, as party agents list prints
+// them: name, pane, agent ("-" for none), remark.
+func (r *Registry) Rows() [][]string {
+	var rows [][]string
+	for _, n := range r.Names() {
+		e := r.Agents[n]
+		agent := e.Agent
+		if agent == "" {
+			agent = "-"
+		}
+		rows = append(rows, []string{n, e.Pane, agent, e.Remark})
+	}
+	return rows
+}
+
 // Names are the registered names, sorted.
 func (r *Registry) Names() []string {
 	names := make([]string, 0, len(r.Agents))

@@ -192,3 +192,8 @@ func TestTargets(t *testing.T) {
 	_, _, err = rv.Targets(ctx, "nobody")
 	assert.ErrorIs(t, err, route.ErrNotFound, "the legacy two-pane rule knows claude and codex only")
 }
+
+func TestRegistryRows(t *testing.T) {
+	r := &Registry{Agents: map[string]Entry{"zed": {Pane: "%2", Agent: "codex", Remark: "the reviewer"}, "amy": {Pane: "%1"}}}
+	assert.Equal(t, [][]string{{"amy", "%1", "-", ""}, {"zed", "%2", "codex", "the reviewer"}}, r.Rows(), "by name, - for no agent")
+}

@@ -44,10 +44,8 @@ over a pane tagged with the same role.`,
 		&cobra.Command{
 			Use: "remove NAME", Short: "Forget NAME", Args: argsBetween(1, 1),
 			RunE: func(c *cobra.Command, args []string) error {
-				if err := party.RemoveAgent(f.env(), args[0]); err != nil {
-					return err
-				}
-				return f.show(nil, map[string]string{"removed": args[0]}, "removed %s", args[0])
+				err := party.RemoveAgent(f.env(), args[0])
+				return f.show(err, map[string]string{"removed": args[0]}, "removed %s", args[0])
 			},
 		},
 		&cobra.Command{
@@ -57,11 +55,7 @@ over a pane tagged with the same role.`,
 				if err != nil {
 					return err
 				}
-				var rows [][]string
-				for _, n := range r.Names() {
-					rows = append(rows, []string{n, r.Agents[n].Pane, orDash(r.Agents[n].Agent), r.Agents[n].Remark})
-				}
-				return f.showTable(r.Agents, []string{"NAME", "PANE", "AGENT", "REMARK"}, rows)
+				return f.showTable(nil, r.Agents, []string{"NAME", "PANE", "AGENT", "REMARK"}, r.Rows())
 			},
 		},
 	)

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -42,12 +41,11 @@ sent and where: ` + strings.Join(config.KeyNames(true), ", ") + `.`,
 				if err != nil {
 					return err
 				}
-				flat, out, rows := cfg.Flat(), map[string]map[string]string{}, [][]string{}
-				for _, k := range cfg.Keys() {
-					out[k] = map[string]string{"value": flat[k], "source": cfg.Sources[k]}
-					rows = append(rows, []string{k, flat[k], orDash(cfg.Sources[k])})
+				settings, byKey := cfg.Settings(), map[string]config.Setting{}
+				for _, s := range settings {
+					byKey[s.Key] = s
 				}
-				return f.showTable(out, []string{"KEY", "VALUE", "SOURCE"}, rows)
+				return showRows(f, nil, byKey, settings, "KEY", "VALUE", "SOURCE")
 			},
 		},
 		&cobra.Command{
@@ -78,21 +76,7 @@ trust again, except one by 'party config set' or 'party agents'.`,
 		Args: argsBetween(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			out, err := party.Trust(f.env(), revoke)
-			if err != nil {
-				return err
-			}
-			if f.JSON {
-				writeJSON(f.IO.Out, out)
-				return nil
-			}
-			for _, t := range out {
-				if t.Trusted {
-					fmt.Fprintf(f.IO.Out, "trusted %s (sha256 %s)\n", t.File, t.SHA256)
-				} else {
-					fmt.Fprintf(f.IO.Out, "no longer trusted: %s\n", t.File)
-				}
-			}
-			return nil
+			return showLines(f, err, out, out)
 		},
 	}
 	cmd.Flags().BoolVar(&revoke, "revoke", false, "forget the trust of the file")

@@ -49,15 +49,7 @@ not valid JSON is left alone.`,
 }
 
 func hooksInstallRun(_ context.Context, f *Factory, opts *HooksInstallOptions) error {
-	dir, err := f.Getwd()
-	if opts.User {
-		if dir = f.Getenv("HOME"); dir == "" {
-			return fmt.Errorf("%w: --user: HOME is not set", errUsage)
-		}
-	} else if err != nil {
-		return err
-	}
-	res, err := party.InstallHooks(f.env(), dir, opts.DryRun)
+	res, err := party.InstallHooks(f.env(), opts.User, opts.DryRun)
 	if err != nil {
 		return err
 	}

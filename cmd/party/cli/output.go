@@ -35,12 +35,11 @@ func (f *Factory) show(err error, v any, format string, a ...any) error {
 	return err
 }
 
-// showTable prints v as JSON with --json, else rows in aligned columns
-// under header.
-func (f *Factory) showTable(v any, header []string, rows [][]string) error {
-	if f.JSON {
-		writeJSON(f.IO.Out, v)
-		return nil
+// showTable returns err, else prints v as JSON with --json, else rows in
+// aligned columns under header.
+func (f *Factory) showTable(err error, v any, header []string, rows [][]string) error {
+	if err != nil || f.JSON {
+		return f.show(err, v, "")
 	}
 	return party.WriteTable(f.IO.Out, header, rows)
 }
@@ -48,25 +47,30 @@ func (f *Factory) showTable(v any, header []string, rows [][]string) error {
 // showRows returns err, else prints v as JSON with --json (nil: items, [] for
 // none), else the rows of items in aligned columns under header.
 func showRows[T interface{ Row() []string }](f *Factory, err error, v any, items []T, header ...string) error {
-	if err != nil {
-		return err
-	}
 	if v == nil {
 		v = nonNil(items)
 	}
-	return f.showTable(v, header, party.Rows(items))
+	return f.showTable(err, v, header, party.Rows(items))
+}
+
+// showLines returns err, else prints v as JSON with --json (nil: items, []
+// for none), else each of items on a line.
+func showLines[T fmt.Stringer](f *Factory, err error, v any, items []T) error {
+	if err != nil || f.JSON {
+		if v == nil {
+			v = nonNil(items)
+		}
+		return f.show(err, v, "")
+	}
+	for _, it := range items {
+		fmt.Fprintln(f.IO.Out, it)
+	}
+	return nil
 }
 
 func nonNil[T any](s []T) []T {
 	if s == nil {
 		return []T{}
-	}
-	return s
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
 	}
 	return s
 }

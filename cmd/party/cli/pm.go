@@ -158,13 +158,7 @@ func pmRun(ctx context.Context, f *Factory, opts *PMOptions) error {
 		return pmDoc(ctx, f, pm, opts)
 	case "log":
 		events, err := pm.Store.Log(ctx, opts.ID)
-		if err != nil || f.JSON {
-			return f.show(err, nonNil(events), "")
-		}
-		for _, e := range events {
-			fmt.Fprintln(f.IO.Out, e)
-		}
-		return nil
+		return showLines(f, err, nil, events)
 	}
 	return fmt.Errorf("%w: unknown pm command %q", errUsage, opts.Cmd)
 }
