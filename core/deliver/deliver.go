@@ -428,16 +428,15 @@ func (s *submission) watch(ctx context.Context, before observe.State, window tim
 			return st, false, err
 		}
 		if s.events && s.d.Events.Submitted(s.req.Pane, s.mark, s.text) {
-			if !before.Busy {
+			// The real Claude runs UserPromptSubmit before it clears
+			// its box: wait for that first, so that what follows (talk
+			// reading the turn) does not see the text still there.
+			var ok bool
+			if st, ok = s.cleared(ctx, st); ok || !before.Busy {
 				// An idle agent had nothing queued to announce: the
 				// event is this Enter's. Our text in its box again is
 				// the agent putting it back (Claude after an Esc before
 				// the first token), not a lost Enter to press again.
-				s.res.Via = "event"
-				return st, true, nil
-			}
-			var ok bool
-			if st, ok = s.cleared(ctx, st); ok {
 				s.res.Via = "event"
 				return st, true, nil
 			}
