@@ -61,6 +61,9 @@ type Agent struct {
 	announce, announcePane string
 	putBack                time.Duration
 	putBackAt              time.Time
+	// clearLag keeps a taken prompt in the box that long (clearAt).
+	clearLag time.Duration
+	clearAt  time.Time
 }
 
 // NewAgent returns an idle agent of persona.
@@ -111,6 +114,11 @@ func (a *Agent) RunCommand(cmd string) *Agent { a.command = cmd; return a }
 // does.
 func (a *Agent) Announce(path, pane string) *Agent { a.announce, a.announcePane = path, pane; return a }
 
+// ClearAfter keeps each prompt the agent takes in its box for d more, as
+// the real Claude does: it announces the prompt (Announce) before it
+// clears the box.
+func (a *Agent) ClearAfter(d time.Duration) *Agent { a.clearLag = d; return a }
+
 // PutBackAfter interrupts the next turn d after it starts, before its
 // first token: like Claude after an Esc, the agent turns idle and puts the
 // prompt back into its input box.
@@ -147,9 +155,12 @@ func (a *Agent) advance() {
 	if !a.dieAt.IsZero() && !a.now().Before(a.dieAt) {
 		a.dead = true
 	}
+	if !a.clearAt.IsZero() && !a.now().Before(a.clearAt) {
+		a.input, a.clearAt = "", time.Time{}
+	}
 	if a.busy && !a.putBackAt.IsZero() && !a.now().Before(a.putBackAt) {
 		// Interrupted before the turn's end: it never answers.
-		a.busy, a.busyUntil, a.putBackAt, a.input = false, a.putBackAt, time.Time{}, a.current
+		a.busy, a.busyUntil, a.putBackAt, a.input, a.clearAt = false, a.putBackAt, time.Time{}, a.current, time.Time{}
 		a.history = append(a.history, "  ⎿  Interrupted")
 		a.startQueued()
 	}
@@ -252,6 +263,10 @@ func (a *Agent) take(mode string) {
 			_, _ = f.Write(append(b, '\n'))
 			_ = f.Close()
 		}
+	}
+	if a.clearLag > 0 {
+		a.clearAt = a.now().Add(a.clearLag)
+		return
 	}
 	a.input = ""
 }

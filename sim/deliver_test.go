@@ -275,3 +275,23 @@ func TestPromptPutBackIsNotSubmittedAgain(t *testing.T) {
 	assert.Len(t, a.Submissions, 1)
 	assert.Equal(t, "slow job", a.Input(), "the prompt stays where the agent put it back")
 }
+
+// The real Claude announces a prompt (UserPromptSubmit) before it clears
+// its box: a send returns once the box is clear, so that a talk reading
+// the turn next does not take the text still there for a prompt put back.
+func TestAnnouncedPromptIsTakenOnceTheBoxClears(t *testing.T) {
+	clock := sim.NewClock()
+	m := sim.NewMux(clock)
+	events := filepath.Join(t.TempDir(), "events.jsonl")
+	a := sim.NewAgent("claude")
+	p := m.Add("s", "claude", a)
+	p.Info.Hooks = "claude"
+	a.Announce(events, p.Info.ID).ClearAfter(100 * time.Millisecond)
+	d := &deliver.Deliverer{Mux: m, Clock: clock, Locker: &sim.Locker{}, Events: observe.Events{Path: events}}
+	res, err := d.Send(context.Background(), deliver.Request{Pane: p.Info.ID, Profile: agent.Lookup(agent.Claude), Text: "six times seven?"})
+	require.NoError(t, err)
+	assert.Equal(t, deliver.Submitted, res.Outcome)
+	assert.Equal(t, 1, res.Enters, "presses: %s", m.History(p.Info.ID))
+	assert.Empty(t, a.Input(), "the box had cleared when Send returned")
+	assert.Len(t, a.Submissions, 1)
+}
