@@ -102,7 +102,7 @@ func TestRecordSessionInSim(t *testing.T) {
 	panes, err := m.ListPanes(context.Background(), "s")
 	require.NoError(t, err)
 	stateDir, out := t.TempDir(), filepath.Join(t.TempDir(), "rec")
-	env := map[string]string{"XDG_RUNTIME_DIR": t.TempDir(), "TMUX_PANE": own.Info.ID}
+	env := map[string]string{"XDG_RUNTIME_DIR": os.Getenv("XDG_RUNTIME_DIR"), "TMUX_PANE": own.Info.ID}
 	redactor, err := record.NewRedactor(record.DefaultRedactions)
 	require.NoError(t, err)
 	output := make(chan tmux.Output)

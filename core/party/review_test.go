@@ -3,6 +3,7 @@ package party
 import (
 	"bytes"
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -22,7 +23,7 @@ func paneEnv(stateDir string) *Env {
 			if k == "PARTY_STATE_DIR" {
 				return stateDir
 			}
-			return ""
+			return os.Getenv(k) // testhome's: a runtime dir of the test's own
 		}}
 }
 

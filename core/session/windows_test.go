@@ -119,7 +119,7 @@ func TestDelivererNotesWhatItPastes(t *testing.T) {
 	m := sim.NewMux(clk)
 	p := m.Add("s", "worker", sim.NewAgent("claude"))
 	dir := t.TempDir()
-	getenv := func(k string) string { return map[string]string{"XDG_RUNTIME_DIR": t.TempDir()}[k] }
+	getenv := func(k string) string { return map[string]string{"XDG_RUNTIME_DIR": os.Getenv("XDG_RUNTIME_DIR")}[k] }
 	d := Deliverer(m, clk, getenv, t.TempDir(), dir, map[string]string{p.Info.ID: "worker"})
 	d.Locker = &sim.Locker{}
 	res, err := d.Send(context.Background(), deliver.Request{Pane: p.Info.ID, Profile: agent.Lookup(agent.Claude), Text: "hello"})

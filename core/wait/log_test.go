@@ -2,6 +2,7 @@ package wait
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -15,7 +16,7 @@ import (
 
 func TestReadLog(t *testing.T) {
 	dir := t.TempDir()
-	env := map[string]string{"XDG_RUNTIME_DIR": t.TempDir()}
+	env := map[string]string{"XDG_RUNTIME_DIR": os.Getenv("XDG_RUNTIME_DIR")}
 	getenv := func(k string) string { return env[k] }
 	path := filepath.Join(dir, state.EventLog)
 	for _, k := range []string{"relay.block", "turn-complete", "relay.step"} {
