@@ -24,6 +24,7 @@ import (
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/route"
 	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/state"
 )
 
 // Session is a session the demo starts.
@@ -313,8 +314,12 @@ func NewSetup(mockDir, exe, path string, pid int) (*Setup, error) {
 		"PARTY_TMUX_SOCKET": s.Socket,
 		"PARTY_TMUX_CONFIG": os.DevNull,
 		"XDG_STATE_HOME":    filepath.Join(tmp, "state"),
-		"XDG_RUNTIME_DIR":   tmp, // wake-up sockets, removed with tmp
 		"PARTY_MOCK_LOG":    s.MockLog,
+	}
+	if state.FitsRuntimeDir(tmp) {
+		// The wake-up sockets, removed with tmp. A longer $TMPDIR would
+		// send them to the shared /tmp/party-UID: the caller's stays.
+		s.Env["XDG_RUNTIME_DIR"] = tmp
 	}
 	return s, nil
 }

@@ -162,6 +162,19 @@ func TestNewSetup(t *testing.T) {
 	assert.NotContains(t, env, "PATH=/old")
 	require.NoError(t, s.Close())
 	assert.NoDirExists(t, s.Dir)
+
+	t.Setenv("TMPDIR", "/tmp")
+	s, err = demo.NewSetup(mocks, "/opt/party/party", "/bin", 7)
+	require.NoError(t, err)
+	assert.Equal(t, s.Dir, s.Env["XDG_RUNTIME_DIR"], "the wake-up sockets in the demo's own dir, removed with it")
+	require.NoError(t, s.Close())
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), strings.Repeat("long", 10)))
+	require.NoError(t, os.MkdirAll(os.Getenv("TMPDIR"), 0o700))
+	s, err = demo.NewSetup(mocks, "/opt/party/party", "/bin", 7)
+	require.NoError(t, err)
+	defer func() { _ = s.Close() }()
+	assert.Equal(t, "caller's XDG_RUNTIME_DIR", s.Getenv(func(k string) string { return "caller's " + k })("XDG_RUNTIME_DIR"),
+		"a dir too long for sockets is not the runtime dir: the caller's stays (not the shared /tmp/party-UID)")
 }
 
 func TestLastLines(t *testing.T) {

@@ -68,7 +68,7 @@ var ErrRuntimeDir = errors.New("unsafe runtime directory")
 // ErrRuntimeDir, never a directory someone else controls.
 func RuntimeDir(getenv func(string) string) (string, error) {
 	dir := filepath.Join("/tmp", "party-"+strconv.Itoa(os.Getuid()))
-	if d := getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) && len(d) < 40 {
+	if d := getenv("XDG_RUNTIME_DIR"); FitsRuntimeDir(d) {
 		dir = filepath.Join(d, "party")
 	}
 	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, os.ErrExist) {
@@ -79,6 +79,10 @@ func RuntimeDir(getenv func(string) string) (string, error) {
 	}
 	return dir, nil
 }
+
+// FitsRuntimeDir reports whether d can be party's XDG_RUNTIME_DIR: an
+// absolute path short enough for the socket paths under it.
+func FitsRuntimeDir(d string) bool { return filepath.IsAbs(d) && len(d) < 40 }
 
 // checkPrivateDir checks that dir itself (not what a symlink points to) is
 // a directory of this user with no access for group or others.
