@@ -70,7 +70,7 @@ func newCheckCmd(f *Factory, runF func(context.Context, *party.CheckOptions) err
 			if len(args) == 2 {
 				n, err := strconv.Atoi(args[1])
 				if err != nil || n <= 0 {
-					return fmt.Errorf("%w: LINES %q must be a positive number", errUsage, args[1])
+					return fmt.Errorf("%w: LINES %q must be a positive number", party.ErrUsage, args[1])
 				}
 				opts.Lines = n
 			}

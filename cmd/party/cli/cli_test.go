@@ -74,16 +74,16 @@ func TestReviewSignalFlags(t *testing.T) {
 		wantErr error
 	}{
 		{"request", []string{"review", "request", "--base", "develop", "--title", "LRU cache"}, review.Event{Kind: review.EvRequest, Base: "develop", Title: "LRU cache"}, nil},
-		{"request takes no text", []string{"review", "request", "now"}, review.Event{}, errUsage},
+		{"request takes no text", []string{"review", "request", "now"}, review.Event{}, party.ErrUsage},
 		{"re-review joins its reason", []string{"review", "re-review", "fix:", "F1"}, review.Event{Kind: review.EvReReview, Reason: "fix: F1"}, nil},
 		{"needs-discussion", []string{"review", "needs-discussion", "API choice"}, review.Event{Kind: review.EvNeedsDiscussion, Reason: "API choice"}, nil},
 		{"resume to a state", []string{"review", "resume", "--to", "verify"}, review.Event{Kind: review.EvResume, To: "verify"}, nil},
-		{"resume to nowhere", []string{"review", "resume", "--to", "LUNCH"}, review.Event{}, errUsage},
+		{"resume to nowhere", []string{"review", "resume", "--to", "LUNCH"}, review.Event{}, party.ErrUsage},
 		{"prompt", []string{"review", "prompt", "is the API fine?"}, review.Event{Kind: review.EvPrompt, Text: "is the API fine?"}, nil},
-		{"empty prompt", []string{"review", "prompt", "  "}, review.Event{}, errUsage},
+		{"empty prompt", []string{"review", "prompt", "  "}, review.Event{}, party.ErrUsage},
 		{"approve", []string{"review", "approve"}, review.Event{Kind: review.EvApprove}, nil},
 		{"ask", []string{"ask", "codex", "which cache?"}, review.Event{Kind: review.EvAsk, Role: "codex", Text: "which cache?"}, nil},
-		{"ask without question", []string{"ask", "codex"}, review.Event{}, errUsage},
+		{"ask without question", []string{"ask", "codex"}, review.Event{}, party.ErrUsage},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -176,7 +176,7 @@ func TestCommandArgs(t *testing.T) {
 				newStartCmd(f, capture[StartOptions](&got)), newSendCmd(f, capture[party.SendRequest](&got)), newPMCmd(f, capture[PMOptions](&got)),
 				newRelayCmd(f, capture[party.RelayOptions](&got)), newRouteCmd(f, capture[party.RouteOptions](&got)), newRecordCmd(f, capture[party.RecordOptions](&got)))
 			if tt.want == nil {
-				assert.ErrorIs(t, err, errUsage)
+				assert.ErrorIs(t, err, party.ErrUsage)
 				assert.Nil(t, got, "nothing runs")
 				return
 			}

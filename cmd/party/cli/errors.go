@@ -1,12 +1,5 @@
 package cli
 
-import (
-	"github.com/partyhq/party/core/party"
-)
-
-// errUsage is a usage error of the CLI's own checks (party.ErrUsage).
-var errUsage = party.ErrUsage
-
 // reported is an error a command has already shown: its JSON written
 // (json) or its message printed (text). Main still maps it to an exit code.
 type reported struct {

@@ -35,7 +35,7 @@ not valid JSON is left alone.`,
 		Args: argsBetween(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			if opts.User && opts.Project {
-				return fmt.Errorf("%w: --user and --project cannot be used together", errUsage)
+				return fmt.Errorf("%w: --user and --project cannot be used together", party.ErrUsage)
 			}
 			return run(c, f, opts, runF, hooksInstallRun)
 		},

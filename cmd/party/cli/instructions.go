@@ -30,7 +30,7 @@ party instructions claude >> CLAUDE.md`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Agent = args[0]
 			if _, ok := party.Instructions(opts.Agent); !ok {
-				return fmt.Errorf("%w: unknown agent %q (want claude, codex or pm)", errUsage, opts.Agent)
+				return fmt.Errorf("%w: unknown agent %q (want claude, codex or pm)", party.ErrUsage, opts.Agent)
 			}
 			return run(c, f, opts, runF, instructionsRun)
 		},

@@ -123,7 +123,7 @@ func runRoot(ctx context.Context, f *Factory, root *cobra.Command, args []string
 	if !rep.text {
 		fmt.Fprintf(f.IO.ErrOut, "party: %s\n", rep.Error())
 	}
-	if errors.Is(err, errUsage) {
+	if errors.Is(err, party.ErrUsage) {
 		if c, _, ferr := root.Find(args); ferr == nil {
 			fmt.Fprintf(f.IO.ErrOut, "Run '%s --help' for usage.\n", c.CommandPath())
 		}
@@ -157,9 +157,9 @@ messages to agents by role.`,
 		}
 		err = badFlags{err}
 		if takesText[c.Name()] && strings.HasPrefix(err.Error(), "unknown") {
-			return fmt.Errorf("%w: %w (a TEXT that starts with '-' goes after '--': party %s ROLE -- '-n …')", errUsage, err, c.Name())
+			return fmt.Errorf("%w: %w (a TEXT that starts with '-' goes after '--': party %s ROLE -- '-n …')", party.ErrUsage, err, c.Name())
 		}
-		return fmt.Errorf("%w: %w", errUsage, err)
+		return fmt.Errorf("%w: %w", party.ErrUsage, err)
 	})
 	root.AddCommand(
 		newStartCmd(f, nil),
@@ -221,9 +221,9 @@ func argsBetween(lo, hi int) cobra.PositionalArgs {
 	return func(c *cobra.Command, args []string) error {
 		if len(args) < lo || len(args) > hi {
 			if lo == hi {
-				return fmt.Errorf("%w: %s takes %d argument(s), got %d", errUsage, c.Name(), lo, len(args))
+				return fmt.Errorf("%w: %s takes %d argument(s), got %d", party.ErrUsage, c.Name(), lo, len(args))
 			}
-			return fmt.Errorf("%w: %s takes %d to %d arguments, got %d", errUsage, c.Name(), lo, hi, len(args))
+			return fmt.Errorf("%w: %s takes %d to %d arguments, got %d", party.ErrUsage, c.Name(), lo, hi, len(args))
 		}
 		return nil
 	}

@@ -160,7 +160,7 @@ func pmRun(ctx context.Context, f *Factory, opts *PMOptions) error {
 		events, err := pm.Store.Log(ctx, opts.ID)
 		return showLines(f, err, nil, events)
 	}
-	return fmt.Errorf("%w: unknown pm command %q", errUsage, opts.Cmd)
+	return fmt.Errorf("%w: unknown pm command %q", party.ErrUsage, opts.Cmd)
 }
 
 // pmDoc sets a task's document from stdin, prints it, or, on a terminal,
@@ -168,7 +168,7 @@ func pmRun(ctx context.Context, f *Factory, opts *PMOptions) error {
 func pmDoc(ctx context.Context, f *Factory, pm *party.PM, opts *PMOptions) error {
 	switch {
 	case opts.DocSet != "" && opts.DocSet != "-":
-		return fmt.Errorf("%w: --set takes - (the document on stdin)", errUsage)
+		return fmt.Errorf("%w: --set takes - (the document on stdin)", party.ErrUsage)
 	case opts.DocSet == "-":
 		text, err := messageText(f, "-")
 		if err == nil {

@@ -31,7 +31,7 @@ Every block and decision goes to the event log (party log).`,
 				opts.Task = args[0]
 			}
 			if opts.Rounds < 1 {
-				return fmt.Errorf("%w: --rounds must be at least 1", errUsage)
+				return fmt.Errorf("%w: --rounds must be at least 1", party.ErrUsage)
 			}
 			// Unset roles are "": Relay takes the configured ones (the defaults shown).
 			if !c.Flags().Changed("planner") {

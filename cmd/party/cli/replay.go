@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/partyhq/party/core/party"
 	"github.com/partyhq/party/core/record"
 )
 
@@ -29,7 +30,7 @@ the header and events instead.`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.File = args[0]
 			if opts.Speed <= 0 {
-				return fmt.Errorf("%w: --speed must be positive", errUsage)
+				return fmt.Errorf("%w: --speed must be positive", party.ErrUsage)
 			}
 			return run(c, f, opts, runF, replayRun)
 		},
@@ -42,7 +43,7 @@ the header and events instead.`,
 func replayRun(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 	fh, err := os.Open(opts.File)
 	if err != nil {
-		return fmt.Errorf("%w: %w", errUsage, err)
+		return fmt.Errorf("%w: %w", party.ErrUsage, err)
 	}
 	defer fh.Close()
 	h, events, err := record.Read(fh)

@@ -55,7 +55,7 @@ state is refused; with no coordinator running it is queued. The verdict
 		o.Event = review.Event{Kind: review.EvResume, To: to}
 		if to != "" {
 			if _, err := review.ParseState(to); err != nil {
-				return fmt.Errorf("%w: --to: %w", errUsage, err)
+				return fmt.Errorf("%w: --to: %w", party.ErrUsage, err)
 			}
 		}
 		return nil
@@ -79,7 +79,7 @@ state is refused; with no coordinator running it is queued. The verdict
 
 func nonEmpty(what, s string) error {
 	if strings.TrimSpace(s) == "" {
-		return fmt.Errorf("%w: %s: empty text", errUsage, what)
+		return fmt.Errorf("%w: %s: empty text", party.ErrUsage, what)
 	}
 	return nil
 }

@@ -21,7 +21,7 @@ until Ctrl-C or the session ends; --detach runs it in a window instead.`,
 		Args: argsBetween(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
 			if opts.HopLimit < 1 {
-				return fmt.Errorf("%w: --hop-limit must be at least 1", errUsage)
+				return fmt.Errorf("%w: --hop-limit must be at least 1", party.ErrUsage)
 			}
 			return run(c, f, opts, runF, routeRun)
 		},
