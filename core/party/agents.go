@@ -4,22 +4,22 @@ import (
 	"context"
 
 	"github.com/partyhq/party/core/config"
-	"github.com/partyhq/party/core/supervise"
+	"github.com/partyhq/party/core/registry"
 )
 
 // Agents is the registry of the agents of the working directory, the
 // panes party did not start; a missing one is empty.
-func Agents(env *Env) (*supervise.Registry, error) {
+func Agents(env *Env) (*registry.Registry, error) {
 	wd, err := env.Getwd()
 	if err != nil {
 		return nil, err
 	}
-	return supervise.Load(supervise.Path(wd))
+	return registry.Load(registry.Path(wd))
 }
 
 // editAgents loads the registry, changes it and saves it, still trusted
 // when it was: the change is the user's.
-func editAgents(env *Env, change func(*supervise.Registry) error) (*supervise.Registry, error) {
+func editAgents(env *Env, change func(*registry.Registry) error) (*registry.Registry, error) {
 	r, err := Agents(env)
 	if err != nil {
 		return nil, err
@@ -33,7 +33,7 @@ func editAgents(env *Env, change func(*supervise.Registry) error) (*supervise.Re
 // InitAgents writes the registry of the working directory, empty when
 // there was none, and returns its path.
 func InitAgents(env *Env) (string, error) {
-	r, err := editAgents(env, func(*supervise.Registry) error { return nil })
+	r, err := editAgents(env, func(*registry.Registry) error { return nil })
 	if err != nil {
 		return "", err
 	}
@@ -43,9 +43,9 @@ func InitAgents(env *Env) (string, error) {
 // RegisterAgent points name at pane (an id %N or a tmux target) in the
 // registry: a new name, or with update a known one (Registry.Register).
 // A nil remark keeps the old one.
-func RegisterAgent(ctx context.Context, env *Env, name, pane string, remark *string, update bool) (supervise.Entry, error) {
-	var e supervise.Entry
-	_, err := editAgents(env, func(r *supervise.Registry) (err error) {
+func RegisterAgent(ctx context.Context, env *Env, name, pane string, remark *string, update bool) (registry.Entry, error) {
+	var e registry.Entry
+	_, err := editAgents(env, func(r *registry.Registry) (err error) {
 		e, err = r.Register(ctx, env.Tmux, name, pane, remark, update)
 		return err
 	})
@@ -54,6 +54,6 @@ func RegisterAgent(ctx context.Context, env *Env, name, pane string, remark *str
 
 // RemoveAgent forgets name.
 func RemoveAgent(env *Env, name string) error {
-	_, err := editAgents(env, func(r *supervise.Registry) error { return r.Remove(name) })
+	_, err := editAgents(env, func(r *registry.Registry) error { return r.Remove(name) })
 	return err
 }

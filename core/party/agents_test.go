@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/partyhq/party/core/registry"
 	"github.com/partyhq/party/core/session"
-	"github.com/partyhq/party/core/supervise"
 )
 
 func TestAgentsRegistry(t *testing.T) {
@@ -19,17 +19,17 @@ func TestAgentsRegistry(t *testing.T) {
 	r, err := Agents(env)
 	require.NoError(t, err)
 	assert.Empty(t, r.Agents, "no registry is an empty one")
-	_, err = os.Stat(filepath.Join(wd, supervise.File))
+	_, err = os.Stat(filepath.Join(wd, registry.File))
 	assert.ErrorIs(t, err, os.ErrNotExist, "reading writes nothing")
 
 	path, err := InitAgents(env)
 	require.NoError(t, err)
-	assert.Equal(t, filepath.Join(wd, supervise.File), path)
+	assert.Equal(t, filepath.Join(wd, registry.File), path)
 	before, err := os.ReadFile(path)
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"agents": {}}`, string(before))
 
-	assert.ErrorIs(t, RemoveAgent(env, "codex"), supervise.ErrNotRegistered)
+	assert.ErrorIs(t, RemoveAgent(env, "codex"), registry.ErrNotRegistered)
 	_, err = RegisterAgent(t.Context(), env, "codex", "%1", nil, true)
 	assert.ErrorIs(t, err, session.ErrUsage, "update of a name never added")
 	assert.Zero(t, *calls, "refused before asking tmux")

@@ -15,9 +15,9 @@ import (
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/registry"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
-	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/tmux"
 	"github.com/partyhq/party/core/wait"
 )
@@ -125,8 +125,8 @@ func (e *Env) OpenParty(ctx context.Context) (session.Scope, error) {
 
 // Resolver resolves roles through the registry of the working directory,
 // noting once on stderr that an untrusted one is ignored.
-func (e *Env) Resolver() supervise.Resolver {
-	rv := supervise.Resolver{Tmux: e.Tmux, Pick: e.Pick(), Trust: config.TrustStoreFor(e.Getenv),
+func (e *Env) Resolver() registry.Resolver {
+	rv := registry.Resolver{Tmux: e.Tmux, Pick: e.Pick(), Trust: config.TrustStoreFor(e.Getenv),
 		Untrusted: func(path string) {
 			if !e.registryNoted {
 				e.registryNoted = true
@@ -134,7 +134,7 @@ func (e *Env) Resolver() supervise.Resolver {
 			}
 		}}
 	if wd, err := e.Getwd(); err == nil {
-		rv.Path = supervise.Path(wd)
+		rv.Path = registry.Path(wd)
 	}
 	return rv
 }

@@ -9,11 +9,11 @@ import (
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/mux"
+	"github.com/partyhq/party/core/registry"
 	"github.com/partyhq/party/core/relay"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/route"
 	"github.com/partyhq/party/core/session"
-	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/talk"
 	"github.com/partyhq/party/core/task"
 	"github.com/partyhq/party/core/tmux"
@@ -35,7 +35,7 @@ const (
 
 // ErrUsage is a command used wrongly: an argument, a flag or an option
 // that cannot be used. It is session.ErrUsage, which the options core
-// checks (session, supervise, task) are refused with.
+// checks (session, registry, task) are refused with.
 var ErrUsage = session.ErrUsage
 
 // codes maps each known error to its stable code (--json) and exit status.
@@ -70,7 +70,7 @@ var codes = []struct {
 	{review.ErrBadEvent, "USAGE", ExitUsage},
 	{review.ErrIllegal, "ILLEGAL_TRANSITION", ExitConflict},
 	{review.ErrRunning, "CONFLICT", ExitConflict},
-	{supervise.ErrConflict, "CONFLICT", ExitConflict},
+	{registry.ErrConflict, "CONFLICT", ExitConflict},
 	{relay.ErrStalled, "STALLED", ExitTimeout},
 	{relay.ErrRounds, "OUT_OF_ROUNDS", ExitError},
 	{session.ErrExists, "SESSION_EXISTS", ExitError},

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/partyhq/party/core/config"
-	"github.com/partyhq/party/core/supervise"
+	"github.com/partyhq/party/core/registry"
 )
 
 // Trust trusts the working directory's local config and agents registry
@@ -17,7 +17,7 @@ func Trust(env *Env, revoke bool) ([]config.TrustResult, error) {
 		return nil, err
 	}
 	_, local := config.Paths(env.Getenv, cwd)
-	paths := []string{local, supervise.Path(cwd)}
+	paths := []string{local, registry.Path(cwd)}
 	out, err := config.TrustStoreFor(env.Getenv).TrustFiles(paths, revoke, env.Clock.Now())
 	if errors.Is(err, config.ErrNothingToTrust) {
 		return nil, fmt.Errorf("%w: no %s or %s to trust", ErrUsage, paths[0], paths[1])
