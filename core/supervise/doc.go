@@ -1,0 +1,17 @@
+// Package supervise is party's supervisor: it owns the agent panes party
+// started as runtimes and gets work to them unattended. A trigger is one
+// message, delivered once through core/deliver, that the agent
+// acknowledges (its thread's read cursor, a heartbeat or its own submit
+// event, an ACK_TRIGGER line); it is deferred while an operator types in
+// the pane, retried without ever reaching the agent twice, and kept in a
+// durable store so that a crash of the supervisor loses and doubles
+// nothing.
+//
+// Its parts: Step is the pure policy of one trigger (types.go, step.go:
+// the phase table); Store is the SQLite database of runtimes, triggers and
+// their transitions, threads, messages, read cursors and the audit trail
+// (store.go); Ops are the operations the CLI and the API call (ops.go);
+// Loop is the daemon's effect loop (loop.go); Server is the HTTP+JSON API
+// on a unix socket with Prometheus metrics (api.go, metrics.go), and
+// Client its client.
+package supervise

@@ -1,0 +1,57 @@
+package supervise
+
+import "context"
+
+// TriggerRequest is a trigger as a caller asks for it (party trigger,
+// POST /v1/triggers).
+type TriggerRequest struct {
+	ID     string `json:"id,omitempty"` // the idempotency key; "" makes one
+	Role   string `json:"agent_id"`
+	Thread string `json:"thread_id,omitempty"` // "" is the thread "default"
+	Reason string `json:"reason,omitempty"`
+	Text   string `json:"text"`
+	// Force injects at once although the operator is busy; Actor and
+	// Why are then required and audited.
+	Force bool   `json:"force,omitempty"`
+	Actor string `json:"actor,omitempty"`
+	Why   string `json:"why,omitempty"`
+}
+
+// MessageRequest is a message for a role's inbox (party inbox send,
+// POST /v1/messages).
+type MessageRequest struct {
+	Thread string `json:"thread_id"`
+	To     string `json:"to"`
+	// From names the sender when the caller is not a runtime (a bridge,
+	// a person); a runtime's messages are from its role, whatever this
+	// says.
+	From string `json:"from,omitempty"`
+	Text string `json:"text"`
+}
+
+// Caller is who makes a call: the operator (the unix socket's owner, or
+// a holder of the TCP bearer token), or a runtime proven by its token.
+type Caller struct {
+	// Runtime is the role of the runtime whose token came with the call;
+	// "" is the operator.
+	Runtime string
+}
+
+// Service is what the API and the CLI call: the supervisor's operations
+// over its store. Ops implements it.
+type Service interface {
+	// Submit records a trigger (idempotent by id: the same id with the
+	// same content returns the recorded trigger and created false) and
+	// wakes the supervisor.
+	Submit(ctx context.Context, req TriggerRequest) (t Trigger, created bool, err error)
+	// Trigger is the recorded trigger id (ErrNotFound).
+	Trigger(ctx context.Context, id string) (Trigger, error)
+	// Runtimes are the session's runtimes.
+	Runtimes(ctx context.Context) ([]Runtime, error)
+	// Send records a message in its thread and wakes the supervisor,
+	// which triggers the recipient.
+	Send(ctx context.Context, c Caller, req MessageRequest) (Message, error)
+	// Caller is the runtime whose token is token ("" is the operator);
+	// ErrToken when no runtime holds it.
+	Caller(ctx context.Context, token string) (Caller, error)
+}

@@ -1,0 +1,268 @@
+package supervise
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// RuntimeStatus is where a runtime stands, as party runtimes shows it.
+type RuntimeStatus string
+
+// The runtime statuses. Starting, Ready, Offline and Failed come from tmux
+// and the agent's screen; Triggering, AwaitingAck, Retrying and Deferred
+// from the runtime's open trigger.
+const (
+	Starting    RuntimeStatus = "starting"
+	Ready       RuntimeStatus = "ready"
+	Triggering  RuntimeStatus = "triggering"
+	AwaitingAck RuntimeStatus = "awaiting_ack"
+	Retrying    RuntimeStatus = "retrying"
+	Deferred    RuntimeStatus = "deferred"
+	Failed      RuntimeStatus = "failed"
+	Offline     RuntimeStatus = "offline"
+)
+
+// Runtime is an agent pane party started, as the supervisor records it.
+type Runtime struct {
+	ID        string `json:"runtime_id"`   // stable across restarts of the pane: session/role
+	Role      string `json:"agent_id"`     // the role
+	Workspace string `json:"workspace_id"` // the session's working directory
+	Agent     string `json:"agent"`        // claude, codex, gemini or generic
+	// AgentSession is the agent's own session id (Claude session_id,
+	// Codex thread id, Gemini session_id), learnt from its events.
+	AgentSession  string        `json:"agent_session_id,omitempty"`
+	Session       string        `json:"tmux_session"`
+	Window        string        `json:"tmux_window"`
+	Pane          string        `json:"tmux_pane"`
+	Target        string        `json:"target"` // <session>:<window>.<pane index>
+	PID           int           `json:"pid,omitempty"`
+	Status        RuntimeStatus `json:"status"`
+	OperatorBusy  bool          `json:"operator_busy"`
+	LastHeartbeat time.Time     `json:"last_heartbeat_at,omitzero"`
+	Heartbeat     string        `json:"heartbeat_status,omitempty"` // what the last heartbeat said
+	LastTrigger   string        `json:"last_trigger_id,omitempty"`
+	// TokenHash is the SHA-256 of the runtime's token (hex): the token
+	// itself is only in the pane's environment.
+	TokenHash string    `json:"-"`
+	Updated   time.Time `json:"updated_at"`
+}
+
+// Row is the runtime as party runtimes prints it.
+func (r Runtime) Row() []string {
+	busy := "-"
+	if r.OperatorBusy {
+		busy = "operator"
+	}
+	return []string{r.Role, r.Agent, r.Target, r.Pane, string(r.Status), busy, orDash(r.LastTrigger), orDash(r.AgentSession)}
+}
+
+// TriggerStatus is where a trigger stands.
+type TriggerStatus string
+
+// The trigger statuses: queued → (deferred) → triggering → delivered →
+// (retrying → delivered …) → acked → completed, or failed with a Class.
+const (
+	Queued     TriggerStatus = "queued"
+	TDeferred  TriggerStatus = "deferred"
+	TSending   TriggerStatus = "triggering" // a delivery is under way
+	Delivered  TriggerStatus = "delivered"  // party saw it submitted or queued; awaiting the ack
+	TRetrying  TriggerStatus = "retrying"   // no ack in time; backing off
+	Acked      TriggerStatus = "acked"      // the agent took it; awaiting the turn's answer
+	Completed  TriggerStatus = "completed"
+	TFailed    TriggerStatus = "failed"
+	unknownTrg TriggerStatus = ""
+)
+
+// Open says whether t is not yet over.
+func (t TriggerStatus) Open() bool { return t != Completed && t != TFailed && t != unknownTrg }
+
+// ParseTriggerStatus reads a status name.
+func ParseTriggerStatus(s string) (TriggerStatus, error) {
+	switch t := TriggerStatus(s); t {
+	case Queued, TDeferred, TSending, Delivered, TRetrying, Acked, Completed, TFailed:
+		return t, nil
+	}
+	return "", fmt.Errorf("unknown trigger status %q (queued, deferred, triggering, delivered, retrying, acked, completed, failed): %w", s, ErrBadInput)
+}
+
+// Class is why a trigger failed (or, for OperatorBusy and RateLimited,
+// why it waits).
+type Class string
+
+// The failure classes of the supervisor spec.
+const (
+	TargetNotFound   Class = "TARGET_NOT_FOUND"
+	PaneDead         Class = "PANE_DEAD"
+	SendKeysError    Class = "SEND_KEYS_ERROR"
+	AckTimeout       Class = "ACK_TIMEOUT"
+	OperatorBusy     Class = "OPERATOR_BUSY"
+	DeferTimeout     Class = "DEFER_TIMEOUT"
+	RegistryDrift    Class = "REGISTRY_DRIFT"
+	RateLimited      Class = "TRIGGER_RATE_LIMITED"
+	ThreadBlocked    Class = "THREAD_AUTO_BLOCKED"
+	FallbackRequired Class = "FALLBACK_REQUIRED"
+)
+
+// Ack sources, most trusted first.
+const (
+	AckCursor    = "cursor"    // the thread's read cursor advanced by the runtime
+	AckHeartbeat = "heartbeat" // party heartbeat from the pane after the trigger
+	AckEvent     = "event"     // the agent's own submit or turn event for the envelope
+	AckLine      = "line"      // an ACK_TRIGGER:<id> line on the pane
+	AckAnswer    = "answer"    // the turn ended with an answer (no earlier sign)
+)
+
+// Trigger is one piece of work for a runtime, and its life.
+type Trigger struct {
+	ID     string        `json:"id"`
+	Role   string        `json:"agent_id"`
+	Thread string        `json:"thread_id"`
+	Reason string        `json:"reason,omitempty"`
+	Text   string        `json:"text"`
+	Status TriggerStatus `json:"status"`
+	Class  Class         `json:"class,omitempty"` // failed: why; deferred: OPERATOR_BUSY or TRIGGER_RATE_LIMITED
+	Error  string        `json:"error,omitempty"` // what went wrong, in words
+	// Attempts is how many deliveries were made, Waits how many ack
+	// windows were opened (1 + retries used).
+	Attempts int `json:"attempts"`
+	Waits    int `json:"ack_waits"`
+	// Outcome is the delivery's (submitted, queued, unconfirmed).
+	Outcome string `json:"outcome,omitempty"`
+	// Reached says the text provably reached the agent (pasted at least):
+	// it is never delivered again.
+	Reached bool `json:"reached,omitempty"`
+	// Force injects even when the operator is busy; Actor and Why say
+	// who and why (audited as an override).
+	Force bool   `json:"force,omitempty"`
+	Actor string `json:"actor,omitempty"`
+	Why   string `json:"why,omitempty"`
+
+	Created     time.Time `json:"created_at"`
+	Updated     time.Time `json:"updated_at"`
+	DeferredAt  time.Time `json:"deferred_at,omitzero"`
+	QuietSince  time.Time `json:"quiet_since,omitzero"`
+	NextAt      time.Time `json:"next_at,omitzero"` // deferred, retrying: when to look again
+	DeliveredAt time.Time `json:"delivered_at,omitzero"`
+	// AckBy is when the ack is due; zero while the agent is busy with an
+	// earlier turn (the trigger is queued behind it).
+	AckBy       time.Time `json:"ack_by,omitzero"`
+	AckedAt     time.Time `json:"acked_at,omitzero"`
+	AckSource   string    `json:"ack_source,omitempty"`
+	CompletedAt time.Time `json:"completed_at,omitzero"`
+	Answer      *string   `json:"answer,omitempty"`
+	// Turn is what the wait for the answer needs to go on after a restart.
+	Turn *TurnRecord `json:"turn,omitempty"`
+}
+
+// TurnRecord is the durable part of the turn a delivered trigger started.
+type TurnRecord struct {
+	Pane   string `json:"pane"`
+	Offset int64  `json:"offset"`          // the event log's size before the send
+	Nonce  string `json:"nonce,omitempty"` // the marker of a marker wait
+	Prompt string `json:"prompt"`          // the text as delivered
+	Hooks  bool   `json:"hooks"`
+}
+
+// Row is the trigger as party trigger list prints it.
+func (t Trigger) Row() []string {
+	return []string{t.ID, t.Role, t.Thread, string(t.Status), orDash(string(t.Class)), orDash(t.AckSource), t.Created.UTC().Format(time.RFC3339)}
+}
+
+// Envelope is the one message a trigger delivers: its id, thread and
+// reason in a header line, the text, and a closing line.
+func Envelope(t Trigger) string {
+	head := "[BRIDGE_TRIGGER id=" + t.ID + " thread=" + t.Thread
+	if t.Reason != "" {
+		head += " reason=" + t.Reason
+	}
+	return head + "]\n" + t.Text + "\n[/BRIDGE_TRIGGER]"
+}
+
+// EnvelopeMark is the part of the envelope that names trigger id: found in
+// an agent's event or on its screen, it shows the trigger reached it.
+func EnvelopeMark(id string) string { return "[BRIDGE_TRIGGER id=" + id + " " }
+
+// AckLineOf is the line an agent may print to acknowledge trigger id.
+func AckLineOf(id string) string { return "ACK_TRIGGER:" + id }
+
+// Thread is a conversation that messages and triggers belong to.
+type Thread struct {
+	ID      string    `json:"thread_id"`
+	Created time.Time `json:"created_at"`
+	// Turns counts the triggers completed since the last progress (a
+	// message from outside the agents, or an unblock).
+	Turns int `json:"turns"`
+	// LastAnswer is a digest of the last answer, Same how many answers in
+	// a row had it.
+	LastAnswer string `json:"-"`
+	Same       int    `json:"same_answers"`
+	Blocked    bool   `json:"blocked"`
+	BlockedWhy string `json:"blocked_reason,omitempty"`
+}
+
+// Message is one message of a thread.
+type Message struct {
+	Seq    int64     `json:"seq"`
+	Thread string    `json:"thread_id"`
+	From   string    `json:"from"` // a role (when a runtime sent it), else the sender a bridge named
+	To     string    `json:"to"`   // a role
+	Text   string    `json:"text"`
+	At     time.Time `json:"at"`
+}
+
+// AuditEvent is one line of the supervisor's audit trail.
+type AuditEvent struct {
+	Seq     int64     `json:"seq"`
+	At      time.Time `json:"at"`
+	Kind    string    `json:"event"` // runtime_registered, trigger_sent, trigger_deferred, ack_received, trigger_failed, override, …
+	Trigger string    `json:"trigger_id,omitempty"`
+	Agent   string    `json:"agent_id,omitempty"`
+	Thread  string    `json:"thread_id,omitempty"`
+	Result  string    `json:"result,omitempty"`
+	Detail  string    `json:"detail,omitempty"`
+}
+
+// Errors of the supervisor.
+var (
+	// ErrBadInput is a request that cannot be taken (empty text, a text
+	// over the limit, a bad id).
+	ErrBadInput = errors.New("bad input")
+	// ErrNotFound is a trigger, thread or runtime that does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrUnmanaged is a role whose pane party did not start: the
+	// supervisor cannot trigger it (FALLBACK_REQUIRED).
+	ErrUnmanaged = errors.New("unmanaged pane")
+	// ErrToken is a call from a pane with a wrong, stale or missing
+	// runtime token.
+	ErrToken = errors.New("bad runtime token")
+	// ErrBlocked is a thread auto-blocked by a safeguard.
+	ErrBlocked = errors.New("thread auto-blocked")
+	// ErrIdConflict is a trigger id given again with another text or
+	// target.
+	ErrIDConflict = errors.New("trigger id reused with other content")
+	// ErrStore is a database party cannot use (corrupt, newer schema).
+	ErrStore = errors.New("supervisor store unusable")
+	// ErrNotRunning is a supervisor that does not run.
+	ErrNotRunning = errors.New("supervisor not running")
+	// ErrRunning is a supervisor that runs already.
+	ErrRunning = errors.New("supervisor already running")
+)
+
+// FailedError is a trigger that failed, as --wait reports it.
+type FailedError struct {
+	ID    string
+	Class Class
+	Msg   string
+}
+
+func (e *FailedError) Error() string {
+	return fmt.Sprintf("trigger %s failed: %s: %s", e.ID, e.Class, e.Msg)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
