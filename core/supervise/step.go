@@ -1,0 +1,438 @@
+package supervise
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Policy are the numbers the trigger policy works with (config keys
+// supervise.*).
+type Policy struct {
+	// AckTimeout is how long an ack may take once the agent could act on
+	// the trigger; Retries how many more ack windows follow the first, each
+	// after a backoff of Backoff, doubled every time.
+	AckTimeout time.Duration
+	Retries    int
+	Backoff    time.Duration
+	// A trigger deferred for a busy operator is looked at every
+	// DeferRecheck, delivered once the pane was quiet for QuietWindow, and
+	// failed with DEFER_TIMEOUT after MaxDefer.
+	QuietWindow  time.Duration
+	DeferRecheck time.Duration
+	MaxDefer     time.Duration
+}
+
+// DefaultPolicy is the supervisor spec's: ack in 8 s, 2 retries backing
+// off 2 s then 4 s, re-check every 5 s, deliver after 20 s of quiet,
+// DEFER_TIMEOUT at 60 s.
+var DefaultPolicy = Policy{AckTimeout: 8 * time.Second, Retries: 2, Backoff: 2 * time.Second,
+	QuietWindow: 20 * time.Second, DeferRecheck: 5 * time.Second, MaxDefer: 60 * time.Second}
+
+// backoff is the wait before ack window n+1 (n ≥ 1): Backoff, then doubled.
+func (p Policy) backoff(n int) time.Duration {
+	return p.Backoff << max(n-1, 0)
+}
+
+// EventKind is what happened to a trigger.
+type EventKind string
+
+// The events of a trigger.
+const (
+	// EvQueued: the trigger was recorded.
+	EvQueued EventKind = "queued"
+	// EvProbed: the loop looked at the runtime. Class is empty when the
+	// trigger may go; OperatorBusy or RateLimited (until Until) when it
+	// must wait; TargetNotFound, PaneDead or FallbackRequired when it
+	// cannot be delivered.
+	EvProbed EventKind = "probed"
+	// EvSent: the delivery ended with Outcome (submitted, queued,
+	// unconfirmed); Acked says the agent's own submit event showed it
+	// taken; Turn is what the answer's wait needs.
+	EvSent EventKind = "sent"
+	// EvSendFailed: the delivery failed with Class; Reached says the text
+	// was pasted all the same (it is then never delivered again).
+	EvSendFailed EventKind = "send-failed"
+	// EvAgentIdle: the agent is idle, so a trigger queued behind its
+	// earlier turn can now be acted on: its ack clock starts.
+	EvAgentIdle EventKind = "agent-idle"
+	// EvAck: Source acknowledged the trigger.
+	EvAck EventKind = "ack"
+	// EvAnswer: the turn the trigger started ended with Answer.
+	EvAnswer EventKind = "answer"
+	// EvTurnError: the wait for the turn ended with Err (Class PaneDead
+	// when the pane died).
+	EvTurnError EventKind = "turn-error"
+	// EvTick: the time is At.
+	EvTick EventKind = "tick"
+	// EvRestart: the supervisor started again; for a trigger caught
+	// mid-delivery Reached says whether its text is in the agent's pane
+	// or events.
+	EvRestart EventKind = "restart"
+)
+
+// Event is one input of Step.
+type Event struct {
+	Kind    EventKind   `json:"kind"`
+	At      time.Time   `json:"at"`
+	Class   Class       `json:"class,omitempty"`
+	Until   time.Time   `json:"until,omitzero"`
+	Outcome string      `json:"outcome,omitempty"`
+	Acked   bool        `json:"acked,omitempty"`
+	Reached bool        `json:"reached,omitempty"`
+	Source  string      `json:"source,omitempty"`
+	Answer  string      `json:"answer,omitempty"`
+	Err     string      `json:"error,omitempty"`
+	Turn    *TurnRecord `json:"turn,omitempty"`
+}
+
+// ActionKind is what the effect loop must do.
+type ActionKind string
+
+// The actions.
+const (
+	// ActProbe: look at the runtime (managed, alive, operator busy, rate
+	// limits) and report EvProbed.
+	ActProbe ActionKind = "probe"
+	// ActSend: deliver the envelope once and report EvSent or
+	// EvSendFailed.
+	ActSend ActionKind = "send"
+	// ActAwait: wait for the answer of the turn in Trigger.Turn and report
+	// EvAnswer or EvTurnError (and acks as they come).
+	ActAwait ActionKind = "await"
+	// ActAudit: append Audit (with Result and Detail) to the audit trail.
+	ActAudit ActionKind = "audit"
+)
+
+// Audit event kinds.
+const (
+	AuditQueued    = "trigger_queued"
+	AuditOverride  = "override"
+	AuditDeferred  = "trigger_deferred"
+	AuditSent      = "trigger_sent"
+	AuditRetry     = "trigger_retry"
+	AuditAck       = "ack_received"
+	AuditCompleted = "trigger_completed"
+	AuditFailed    = "trigger_failed"
+	AuditRuntime   = "runtime_registered"
+	AuditStatus    = "runtime_status"
+	AuditMessage   = "message_sent"
+	AuditCursor    = "cursor_advanced"
+	AuditBlocked   = "thread_blocked"
+	AuditUnblocked = "thread_unblocked"
+)
+
+// Action is one output of Step.
+type Action struct {
+	Kind   ActionKind `json:"kind"`
+	Audit  string     `json:"audit,omitempty"`
+	Result string     `json:"result,omitempty"`
+	Detail string     `json:"detail,omitempty"`
+}
+
+// ErrStale is an event that no longer applies to the trigger (an ack
+// after it failed, a tick before it is due); Step leaves the trigger as
+// it was.
+var ErrStale = errors.New("event does not apply")
+
+// Step applies ev to t under p. It returns the trigger as it now stands
+// and the actions that follow, or ErrStale (wrapped) and t unchanged. Step
+// is pure: it never reads the clock, the store or tmux; time comes with
+// the event.
+func Step(p Policy, t Trigger, ev Event) (Trigger, []Action, error) {
+	n := t
+	acts, err := n.apply(p, ev)
+	if err != nil {
+		return t, nil, fmt.Errorf("%s in %s: %w", ev.Kind, t.Status, err)
+	}
+	n.Updated = ev.At
+	return n, acts, nil
+}
+
+func audit(kind, result, detail string) Action {
+	return Action{Kind: ActAudit, Audit: kind, Result: result, Detail: detail}
+}
+
+func (t *Trigger) apply(p Policy, ev Event) ([]Action, error) {
+	switch t.Status {
+	case Completed, TFailed:
+		return nil, ErrStale
+	}
+	switch ev.Kind {
+	case EvQueued:
+		if t.Status != unknownTrg && t.Status != Queued {
+			return nil, ErrStale
+		}
+		t.Status, t.Created = Queued, ev.At
+		acts := []Action{audit(AuditQueued, "", "")}
+		if t.Force {
+			acts = append(acts, audit(AuditOverride, t.Actor, t.Why))
+		}
+		return append(acts, Action{Kind: ActProbe}), nil
+
+	case EvProbed:
+		if t.Status != Queued && t.Status != TDeferred {
+			return nil, ErrStale
+		}
+		return t.probed(p, ev)
+
+	case EvSent, EvSendFailed:
+		if t.Status != TSending {
+			return nil, ErrStale
+		}
+		return t.sent(p, ev)
+
+	case EvAgentIdle:
+		if t.Status != Delivered || !t.AckBy.IsZero() {
+			return nil, ErrStale
+		}
+		t.AckBy = ev.At.Add(p.AckTimeout)
+		return nil, nil
+
+	case EvAck:
+		switch t.Status {
+		case Delivered, TRetrying:
+		case TSending:
+			// The agent's own event can come before the delivery's report.
+			t.Reached = true
+		default:
+			return nil, ErrStale
+		}
+		t.ack(ev.At, ev.Source)
+		return []Action{audit(AuditAck, ev.Source, "")}, nil
+
+	case EvAnswer, EvTurnError:
+		switch t.Status {
+		case Delivered, TRetrying, Acked, TSending:
+		default:
+			return nil, ErrStale
+		}
+		var acts []Action
+		if t.Status != Acked {
+			t.Reached = true
+			t.ack(ev.At, AckAnswer)
+			acts = append(acts, audit(AuditAck, AckAnswer, ""))
+		}
+		if ev.Kind == EvTurnError && ev.Class == PaneDead {
+			return append(acts, t.fail(ev.At, PaneDead, ev.Err)), nil
+		}
+		t.Status, t.CompletedAt, t.Class = Completed, ev.At, ""
+		if ev.Kind == EvAnswer {
+			a := ev.Answer
+			t.Answer, t.Error = &a, ""
+			return append(acts, audit(AuditCompleted, "answered", "")), nil
+		}
+		t.Error = ev.Err
+		return append(acts, audit(AuditCompleted, "turn-error", ev.Err)), nil
+
+	case EvTick:
+		return t.tick(p, ev.At)
+
+	case EvRestart:
+		switch t.Status {
+		case Queued:
+			return []Action{{Kind: ActProbe}}, nil
+		case TSending:
+			if ev.Reached {
+				// Its text is there: it is never sent again.
+				t.delivered(p, ev.At, "unconfirmed", nil)
+				t.Turn = nil
+				return []Action{audit(AuditSent, "unconfirmed", "found after a supervisor restart")}, nil
+			}
+			t.Status = Queued
+			return []Action{{Kind: ActProbe}}, nil
+		case Delivered, TRetrying, Acked:
+			if t.Turn != nil {
+				return []Action{{Kind: ActAwait}}, nil
+			}
+			return nil, nil
+		}
+		return nil, nil // deferred: the next tick looks again
+	}
+	return nil, fmt.Errorf("unknown event %q: %w", ev.Kind, ErrBadInput)
+}
+
+// probed applies what the loop saw of the runtime.
+func (t *Trigger) probed(p Policy, ev Event) ([]Action, error) {
+	switch ev.Class {
+	case "":
+		if t.Status == TDeferred && t.Class == OperatorBusy && !t.Force {
+			if t.QuietSince.IsZero() {
+				t.QuietSince = ev.At
+			}
+			if quiet := ev.At.Sub(t.QuietSince); quiet < p.QuietWindow {
+				if ev.At.Sub(t.DeferredAt) >= p.MaxDefer {
+					return []Action{t.fail(ev.At, DeferTimeout, fmt.Sprintf("the operator was busy in the pane; quiet for %s of the %s needed within %s", quiet, p.QuietWindow, p.MaxDefer))}, nil
+				}
+				t.NextAt = minTime(ev.At.Add(p.DeferRecheck), t.QuietSince.Add(p.QuietWindow))
+				return nil, nil
+			}
+		}
+		t.Status, t.Class, t.Error, t.NextAt = TSending, "", "", time.Time{}
+		t.Attempts++
+		return []Action{{Kind: ActSend}}, nil
+
+	case OperatorBusy:
+		if t.Force {
+			t.Status, t.Class, t.NextAt = TSending, "", time.Time{}
+			t.Attempts++
+			return []Action{{Kind: ActSend}}, nil
+		}
+		return t.defer_(p, ev.At, OperatorBusy, ev.Err), nil
+
+	case RateLimited:
+		first := t.Status != TDeferred || t.Class != RateLimited
+		t.Status, t.Class, t.Error = TDeferred, RateLimited, ev.Err
+		t.NextAt = ev.Until
+		if !ev.Until.After(ev.At) {
+			t.NextAt = ev.At.Add(p.DeferRecheck)
+		}
+		if first {
+			return []Action{audit(AuditDeferred, string(RateLimited), ev.Err)}, nil
+		}
+		return nil, nil
+
+	case TargetNotFound, PaneDead, FallbackRequired, RegistryDrift, ThreadBlocked:
+		return []Action{t.fail(ev.At, ev.Class, ev.Err)}, nil
+	}
+	return nil, fmt.Errorf("probe class %q: %w", ev.Class, ErrBadInput)
+}
+
+// defer_ defers t for a busy operator: the deferral's clock starts at the
+// first; a busy look restarts the quiet window.
+func (t *Trigger) defer_(p Policy, at time.Time, class Class, why string) []Action {
+	first := t.Status != TDeferred || t.Class != class
+	if t.DeferredAt.IsZero() {
+		t.DeferredAt = at
+	}
+	t.Status, t.Class, t.Error, t.QuietSince = TDeferred, class, why, time.Time{}
+	if at.Sub(t.DeferredAt) >= p.MaxDefer {
+		return []Action{t.fail(at, DeferTimeout, fmt.Sprintf("the operator stayed busy in the pane for %s: %s", p.MaxDefer, why))}
+	}
+	t.NextAt = at.Add(p.DeferRecheck)
+	if first {
+		return []Action{audit(AuditDeferred, string(class), why)}
+	}
+	return nil
+}
+
+// sent applies the report of a delivery.
+func (t *Trigger) sent(p Policy, ev Event) ([]Action, error) {
+	if ev.Kind == EvSent || ev.Reached {
+		outcome := ev.Outcome
+		if outcome == "" {
+			outcome = "unconfirmed"
+		}
+		t.delivered(p, ev.At, outcome, ev.Turn)
+		acts := []Action{audit(AuditSent, outcome, ev.Err), {Kind: ActAwait}}
+		if ev.Acked {
+			t.ack(ev.At, AckEvent)
+			acts = append(acts, audit(AuditAck, AckEvent, ""))
+		}
+		return acts, nil
+	}
+	switch ev.Class {
+	case OperatorBusy:
+		// Someone started typing (or a dialog opened) between the look and
+		// the paste: nothing was pasted, wait for them.
+		return t.defer_(p, ev.At, OperatorBusy, ev.Err), nil
+	case TargetNotFound, PaneDead, FallbackRequired:
+		return []Action{t.fail(ev.At, ev.Class, ev.Err)}, nil
+	}
+	if t.Attempts > p.Retries {
+		return []Action{t.fail(ev.At, SendKeysError, ev.Err)}, nil
+	}
+	t.Status, t.Class, t.Error = TRetrying, SendKeysError, ev.Err
+	t.NextAt = ev.At.Add(p.backoff(t.Attempts))
+	return []Action{audit(AuditRetry, string(SendKeysError), ev.Err)}, nil
+}
+
+// delivered records a delivery that reached the agent and opens the first
+// ack window; a trigger queued behind a running turn has none yet.
+func (t *Trigger) delivered(p Policy, at time.Time, outcome string, turn *TurnRecord) {
+	t.Status, t.Class, t.Error, t.Reached = Delivered, "", "", true
+	t.Outcome, t.DeliveredAt, t.Turn, t.Waits = outcome, at, turn, 1
+	t.AckBy = time.Time{}
+	if outcome != "queued" {
+		t.AckBy = at.Add(p.AckTimeout)
+	}
+}
+
+func (t *Trigger) ack(at time.Time, source string) {
+	t.Status, t.AckedAt, t.AckSource, t.Class, t.Error, t.NextAt = Acked, at, source, "", "", time.Time{}
+}
+
+func (t *Trigger) fail(at time.Time, class Class, why string) Action {
+	t.Status, t.Class, t.Error, t.CompletedAt, t.NextAt = TFailed, class, why, at, time.Time{}
+	return audit(AuditFailed, string(class), why)
+}
+
+// tick moves a trigger whose time came.
+func (t *Trigger) tick(p Policy, at time.Time) ([]Action, error) {
+	switch t.Status {
+	case TDeferred:
+		if at.Before(t.NextAt) {
+			return nil, ErrStale
+		}
+		return []Action{{Kind: ActProbe}}, nil
+	case Delivered:
+		if t.AckBy.IsZero() || at.Before(t.AckBy) {
+			return nil, ErrStale
+		}
+		if t.Waits > p.Retries {
+			return []Action{t.fail(at, AckTimeout, fmt.Sprintf("no ack in %d windows of %s", t.Waits, p.AckTimeout))}, nil
+		}
+		t.Status, t.NextAt = TRetrying, at.Add(p.backoff(t.Waits))
+		return []Action{audit(AuditRetry, "ack-wait", fmt.Sprintf("window %d of %d ended", t.Waits, p.Retries+1))}, nil
+	case TRetrying:
+		if at.Before(t.NextAt) {
+			return nil, ErrStale
+		}
+		if !t.Reached {
+			// Provably never reached the agent: deliver again.
+			t.Status, t.NextAt = TSending, time.Time{}
+			t.Attempts++
+			return []Action{{Kind: ActSend}}, nil
+		}
+		// It reached the agent: never again; wait once more.
+		t.Status, t.NextAt = Delivered, time.Time{}
+		t.Waits++
+		t.AckBy = at.Add(p.AckTimeout)
+		return nil, nil
+	}
+	return nil, ErrStale
+}
+
+// Due is when t next needs a tick (zero: only an event moves it).
+func (t Trigger) Due() time.Time {
+	switch t.Status {
+	case TDeferred, TRetrying:
+		return t.NextAt
+	case Delivered:
+		return t.AckBy
+	}
+	return time.Time{}
+}
+
+// RuntimeStatusOf is the status a runtime shows while t is its open
+// trigger (Ready when t is over).
+func RuntimeStatusOf(t Trigger) RuntimeStatus {
+	switch t.Status {
+	case Queued, TSending:
+		return Triggering
+	case Delivered:
+		return AwaitingAck
+	case TRetrying:
+		return Retrying
+	case TDeferred:
+		return Deferred
+	}
+	return Ready
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}

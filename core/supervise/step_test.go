@@ -1,0 +1,276 @@
+package supervise
+
+import (
+	"errors"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+var t0 = time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+
+func at(d time.Duration) time.Time { return t0.Add(d) }
+
+// kinds lists the kinds of acts, audits as "audit:KIND".
+func kinds(acts []Action) []string {
+	var out []string
+	for _, a := range acts {
+		if a.Kind == ActAudit {
+			out = append(out, "audit:"+a.Audit)
+			continue
+		}
+		out = append(out, string(a.Kind))
+	}
+	return out
+}
+
+func trig(status TriggerStatus, mod ...func(*Trigger)) Trigger {
+	t := Trigger{ID: "t1", Role: "claude", Thread: "default", Text: "x", Status: status, Created: t0}
+	for _, m := range mod {
+		m(&t)
+	}
+	return t
+}
+
+// TestPhaseTable is every edge of the trigger policy: from a status, on
+// an event, to a status with its actions.
+func TestPhaseTable(t *testing.T) {
+	p := DefaultPolicy
+	reached := func(t *Trigger) { t.Reached, t.Waits, t.DeliveredAt, t.AckBy = true, 1, t0, t0.Add(p.AckTimeout) }
+	busy := func(t *Trigger) { t.Class, t.DeferredAt, t.NextAt = OperatorBusy, t0, t0.Add(p.DeferRecheck) }
+	tests := []struct {
+		name string
+		from Trigger
+		ev   Event
+		want TriggerStatus
+		acts []string
+		err  error
+		then func(t *testing.T, got Trigger)
+	}{
+		{name: "recorded trigger is probed", from: trig(""), ev: Event{Kind: EvQueued, At: t0},
+			want: Queued, acts: []string{"audit:trigger_queued", "probe"}},
+		{name: "a forced trigger is audited as an override", from: trig("", func(t *Trigger) { t.Force, t.Actor, t.Why = true, "ops", "outage" }),
+			ev: Event{Kind: EvQueued, At: t0}, want: Queued, acts: []string{"audit:trigger_queued", "audit:override", "probe"}},
+		{name: "a free runtime gets it at once", from: trig(Queued), ev: Event{Kind: EvProbed, At: t0},
+			want: TSending, acts: []string{"send"}, then: func(t *testing.T, got Trigger) { assert.Equal(t, 1, got.Attempts) }},
+		{name: "a busy operator defers it", from: trig(Queued), ev: Event{Kind: EvProbed, At: t0, Class: OperatorBusy, Err: "draft"},
+			want: TDeferred, acts: []string{"audit:trigger_deferred"},
+			then: func(t *testing.T, got Trigger) {
+				assert.Equal(t, at(5*time.Second), got.NextAt)
+				assert.Equal(t, t0, got.DeferredAt)
+			}},
+		{name: "force goes through a busy operator", from: trig(Queued, func(t *Trigger) { t.Force = true }),
+			ev: Event{Kind: EvProbed, At: t0, Class: OperatorBusy}, want: TSending, acts: []string{"send"}},
+		{name: "a rate limit defers until the window allows", from: trig(Queued),
+			ev:   Event{Kind: EvProbed, At: t0, Class: RateLimited, Until: at(30 * time.Second)},
+			want: TDeferred, acts: []string{"audit:trigger_deferred"},
+			then: func(t *testing.T, got Trigger) { assert.Equal(t, at(30*time.Second), got.NextAt) }},
+		{name: "an unmanaged pane fails FALLBACK_REQUIRED", from: trig(Queued), ev: Event{Kind: EvProbed, At: t0, Class: FallbackRequired},
+			want: TFailed, acts: []string{"audit:trigger_failed"}},
+		{name: "a missing target fails", from: trig(Queued), ev: Event{Kind: EvProbed, At: t0, Class: TargetNotFound},
+			want: TFailed, acts: []string{"audit:trigger_failed"}},
+		{name: "a dead pane fails", from: trig(TDeferred, busy), ev: Event{Kind: EvProbed, At: at(5 * time.Second), Class: PaneDead},
+			want: TFailed, acts: []string{"audit:trigger_failed"}},
+		{name: "a deferred trigger is looked at when due", from: trig(TDeferred, busy), ev: Event{Kind: EvTick, At: at(5 * time.Second)},
+			want: TDeferred, acts: []string{"probe"}},
+		{name: "not before", from: trig(TDeferred, busy), ev: Event{Kind: EvTick, At: at(4 * time.Second)}, err: ErrStale},
+		{name: "quiet starts the window", from: trig(TDeferred, busy), ev: Event{Kind: EvProbed, At: at(5 * time.Second)},
+			want: TDeferred, then: func(t *testing.T, got Trigger) {
+				assert.Equal(t, at(5*time.Second), got.QuietSince)
+				assert.Equal(t, at(10*time.Second), got.NextAt)
+			}},
+		{name: "quiet for the window delivers", from: trig(TDeferred, busy, func(t *Trigger) { t.QuietSince = at(5 * time.Second) }),
+			ev: Event{Kind: EvProbed, At: at(25 * time.Second)}, want: TSending, acts: []string{"send"}},
+		{name: "busy again restarts the quiet window", from: trig(TDeferred, busy, func(t *Trigger) { t.QuietSince = at(5 * time.Second) }),
+			ev: Event{Kind: EvProbed, At: at(15 * time.Second), Class: OperatorBusy}, want: TDeferred,
+			then: func(t *testing.T, got Trigger) { assert.True(t, got.QuietSince.IsZero()) }},
+		{name: "busy past the limit is DEFER_TIMEOUT", from: trig(TDeferred, busy),
+			ev: Event{Kind: EvProbed, At: at(60 * time.Second), Class: OperatorBusy}, want: TFailed, acts: []string{"audit:trigger_failed"},
+			then: func(t *testing.T, got Trigger) { assert.Equal(t, DeferTimeout, got.Class) }},
+		{name: "quiet too late is DEFER_TIMEOUT", from: trig(TDeferred, busy, func(t *Trigger) { t.QuietSince = at(50 * time.Second) }),
+			ev: Event{Kind: EvProbed, At: at(60 * time.Second)}, want: TFailed, acts: []string{"audit:trigger_failed"}},
+		{name: "the rate limit lifted", from: trig(TDeferred, func(t *Trigger) { t.Class, t.NextAt = RateLimited, at(30*time.Second) }),
+			ev: Event{Kind: EvProbed, At: at(30 * time.Second)}, want: TSending, acts: []string{"send"}},
+		{name: "submitted opens the ack window and awaits the answer", from: trig(TSending),
+			ev:   Event{Kind: EvSent, At: t0, Outcome: "submitted", Turn: &TurnRecord{Pane: "%1"}},
+			want: Delivered, acts: []string{"audit:trigger_sent", "await"},
+			then: func(t *testing.T, got Trigger) {
+				assert.Equal(t, at(8*time.Second), got.AckBy)
+				assert.True(t, got.Reached)
+			}},
+		{name: "the agent's own submit event acks at once", from: trig(TSending),
+			ev: Event{Kind: EvSent, At: t0, Outcome: "submitted", Acked: true}, want: Acked,
+			acts: []string{"audit:trigger_sent", "await", "audit:ack_received"},
+			then: func(t *testing.T, got Trigger) { assert.Equal(t, AckEvent, got.AckSource) }},
+		{name: "queued behind a turn has no ack clock yet", from: trig(TSending),
+			ev: Event{Kind: EvSent, At: t0, Outcome: "queued"}, want: Delivered, acts: []string{"audit:trigger_sent", "await"},
+			then: func(t *testing.T, got Trigger) { assert.True(t, got.AckBy.IsZero()) }},
+		{name: "the agent turning idle starts it", from: trig(Delivered, func(t *Trigger) { t.Reached, t.Waits = true, 1 }),
+			ev: Event{Kind: EvAgentIdle, At: at(40 * time.Second)}, want: Delivered,
+			then: func(t *testing.T, got Trigger) { assert.Equal(t, at(48*time.Second), got.AckBy) }},
+		{name: "an unconfirmed failure that pasted is delivered, never again", from: trig(TSending),
+			ev: Event{Kind: EvSendFailed, At: t0, Class: SendKeysError, Reached: true}, want: Delivered, acts: []string{"audit:trigger_sent", "await"}},
+		{name: "typing began before the paste: deferred", from: trig(TSending),
+			ev: Event{Kind: EvSendFailed, At: t0, Class: OperatorBusy}, want: TDeferred, acts: []string{"audit:trigger_deferred"}},
+		{name: "a send error that pasted nothing is retried after a backoff", from: trig(TSending, func(t *Trigger) { t.Attempts = 1 }),
+			ev: Event{Kind: EvSendFailed, At: t0, Class: SendKeysError}, want: TRetrying, acts: []string{"audit:trigger_retry"},
+			then: func(t *testing.T, got Trigger) { assert.Equal(t, at(2*time.Second), got.NextAt) }},
+		{name: "and sent again when due", from: trig(TRetrying, func(t *Trigger) { t.Attempts, t.NextAt = 1, at(2*time.Second) }),
+			ev: Event{Kind: EvTick, At: at(2 * time.Second)}, want: TSending, acts: []string{"send"},
+			then: func(t *testing.T, got Trigger) { assert.Equal(t, 2, got.Attempts) }},
+		{name: "send errors past the retries fail", from: trig(TSending, func(t *Trigger) { t.Attempts = 3 }),
+			ev: Event{Kind: EvSendFailed, At: t0, Class: SendKeysError}, want: TFailed, acts: []string{"audit:trigger_failed"}},
+		{name: "a pane dead at the send fails", from: trig(TSending), ev: Event{Kind: EvSendFailed, At: t0, Class: PaneDead},
+			want: TFailed, acts: []string{"audit:trigger_failed"}},
+		{name: "no ack in the window: back off", from: trig(Delivered, reached), ev: Event{Kind: EvTick, At: at(8 * time.Second)},
+			want: TRetrying, acts: []string{"audit:trigger_retry"},
+			then: func(t *testing.T, got Trigger) { assert.Equal(t, at(10*time.Second), got.NextAt) }},
+		{name: "the backoff over, a reached trigger is waited for again, not resent", from: trig(TRetrying, reached, func(t *Trigger) { t.NextAt = at(10 * time.Second) }),
+			ev: Event{Kind: EvTick, At: at(10 * time.Second)}, want: Delivered,
+			then: func(t *testing.T, got Trigger) {
+				assert.Equal(t, 2, got.Waits)
+				assert.Equal(t, at(18*time.Second), got.AckBy)
+			}},
+		{name: "the second backoff doubles", from: trig(Delivered, reached, func(t *Trigger) { t.Waits, t.AckBy = 2, at(18*time.Second) }),
+			ev: Event{Kind: EvTick, At: at(18 * time.Second)}, want: TRetrying, acts: []string{"audit:trigger_retry"},
+			then: func(t *testing.T, got Trigger) { assert.Equal(t, at(22*time.Second), got.NextAt) }},
+		{name: "the last window over is ACK_TIMEOUT", from: trig(Delivered, reached, func(t *Trigger) { t.Waits, t.AckBy = 3, at(30*time.Second) }),
+			ev: Event{Kind: EvTick, At: at(30 * time.Second)}, want: TFailed, acts: []string{"audit:trigger_failed"},
+			then: func(t *testing.T, got Trigger) { assert.Equal(t, AckTimeout, got.Class) }},
+		{name: "a cursor ack", from: trig(Delivered, reached), ev: Event{Kind: EvAck, At: at(time.Second), Source: AckCursor},
+			want: Acked, acts: []string{"audit:ack_received"}},
+		{name: "an ack while backing off", from: trig(TRetrying, reached), ev: Event{Kind: EvAck, At: at(9 * time.Second), Source: AckHeartbeat},
+			want: Acked, acts: []string{"audit:ack_received"}},
+		{name: "an ack before the delivery's report", from: trig(TSending), ev: Event{Kind: EvAck, At: t0, Source: AckEvent},
+			want: Acked, acts: []string{"audit:ack_received"}, then: func(t *testing.T, got Trigger) { assert.True(t, got.Reached) }},
+		{name: "an ack of a queued trigger is stale", from: trig(Queued), ev: Event{Kind: EvAck, At: t0}, err: ErrStale},
+		{name: "the answer completes it", from: trig(Acked, reached), ev: Event{Kind: EvAnswer, At: at(3 * time.Second), Answer: "done"},
+			want: Completed, acts: []string{"audit:trigger_completed"},
+			then: func(t *testing.T, got Trigger) { require.NotNil(t, got.Answer); assert.Equal(t, "done", *got.Answer) }},
+		{name: "an answer without an earlier ack acks too", from: trig(Delivered, reached), ev: Event{Kind: EvAnswer, At: at(3 * time.Second), Answer: "done"},
+			want: Completed, acts: []string{"audit:ack_received", "audit:trigger_completed"},
+			then: func(t *testing.T, got Trigger) { assert.Equal(t, AckAnswer, got.AckSource) }},
+		{name: "a failed turn completes with its error", from: trig(Acked, reached), ev: Event{Kind: EvTurnError, At: at(3 * time.Second), Err: "API error"},
+			want: Completed, acts: []string{"audit:trigger_completed"},
+			then: func(t *testing.T, got Trigger) { assert.Equal(t, "API error", got.Error); assert.Nil(t, got.Answer) }},
+		{name: "a pane that died in the turn fails", from: trig(Acked, reached), ev: Event{Kind: EvTurnError, At: at(3 * time.Second), Class: PaneDead},
+			want: TFailed, acts: []string{"audit:trigger_failed"}},
+		{name: "restart mid-delivery, text found: delivered, never resent", from: trig(TSending, func(t *Trigger) { t.Turn = &TurnRecord{Pane: "%1"} }),
+			ev: Event{Kind: EvRestart, At: t0, Reached: true}, want: Delivered, acts: []string{"audit:trigger_sent"}},
+		{name: "restart mid-delivery, nothing found: queued again", from: trig(TSending), ev: Event{Kind: EvRestart, At: t0},
+			want: Queued, acts: []string{"probe"}},
+		{name: "restart while awaiting the answer: await again", from: trig(Acked, reached, func(t *Trigger) { t.Turn = &TurnRecord{Pane: "%1"} }),
+			ev: Event{Kind: EvRestart, At: t0}, want: Acked, acts: []string{"await"}},
+		{name: "restart of a queued trigger probes", from: trig(Queued), ev: Event{Kind: EvRestart, At: t0}, want: Queued, acts: []string{"probe"}},
+		{name: "restart of a deferred one waits for its tick", from: trig(TDeferred, busy), ev: Event{Kind: EvRestart, At: t0}, want: TDeferred},
+		{name: "a completed trigger takes nothing more", from: trig(Completed), ev: Event{Kind: EvAck, At: t0}, err: ErrStale},
+		{name: "a failed trigger takes no answer", from: trig(TFailed), ev: Event{Kind: EvAnswer, At: t0}, err: ErrStale},
+		{name: "an unknown event", from: trig(Queued), ev: Event{Kind: "bogus", At: t0}, err: ErrBadInput},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, acts, err := Step(p, tc.from, tc.ev)
+			if tc.err != nil {
+				require.ErrorIs(t, err, tc.err)
+				assert.Equal(t, tc.from, got, "a refused event leaves the trigger as it was")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tc.want, got.Status)
+			assert.Equal(t, tc.acts, kinds(acts))
+			assert.Equal(t, tc.ev.At, got.Updated)
+			if tc.then != nil {
+				tc.then(t, got)
+			}
+		})
+	}
+}
+
+// TestDeferredAroundAnOperator runs a deferral in virtual time: the
+// operator types for 30 s, then the pane is quiet; the trigger is looked
+// at every 5 s and goes once it was quiet for 20 s.
+func TestDeferredAroundAnOperator(t *testing.T) {
+	p := DefaultPolicy
+	tr, _, err := Step(p, trig(""), Event{Kind: EvQueued, At: t0})
+	require.NoError(t, err)
+	typingUntil := at(30 * time.Second)
+	now := t0
+	var sentAt time.Time
+	for i := 0; i < 100 && sentAt.IsZero(); i++ {
+		class := Class("")
+		if now.Before(typingUntil) {
+			class = OperatorBusy
+		}
+		var acts []Action
+		tr, acts, err = Step(p, tr, Event{Kind: EvProbed, At: now, Class: class})
+		require.NoError(t, err)
+		if tr.Status == TSending {
+			sentAt = now
+			break
+		}
+		require.Equal(t, TDeferred, tr.Status, "%v", acts)
+		now = tr.NextAt
+		_, acts, err = Step(p, tr, Event{Kind: EvTick, At: now})
+		require.NoError(t, err)
+		require.Equal(t, []string{"probe"}, kinds(acts))
+	}
+	assert.Equal(t, at(50*time.Second), sentAt, "quiet from 30 s, delivered 20 s later")
+}
+
+// TestRandomWalks applies random events in random order to triggers and
+// holds the invariants: a trigger that reached the agent is never sent
+// again, sends are bounded by the retries, completed and failed are final,
+// and every failure has a class.
+func TestRandomWalks(t *testing.T) {
+	p := DefaultPolicy
+	classes := []Class{"", "", "", OperatorBusy, RateLimited, PaneDead, SendKeysError, TargetNotFound}
+	outcomes := []string{"submitted", "queued", "unconfirmed"}
+	sources := []string{AckCursor, AckHeartbeat, AckEvent, AckLine}
+	kindsOf := []EventKind{EvProbed, EvSent, EvSendFailed, EvAgentIdle, EvAck, EvAnswer, EvTurnError, EvTick, EvTick, EvTick, EvRestart}
+	for seed := uint64(0); seed < 2000; seed++ {
+		r := rand.New(rand.NewPCG(seed, 1))
+		tr, _, err := Step(p, trig(""), Event{Kind: EvQueued, At: t0})
+		require.NoError(t, err)
+		now := t0
+		sends, reachedAt := 0, -1
+		for i := 0; i < 60; i++ {
+			now = now.Add(time.Duration(r.IntN(6000)) * time.Millisecond)
+			ev := Event{Kind: kindsOf[r.IntN(len(kindsOf))], At: now, Class: classes[r.IntN(len(classes))],
+				Outcome: outcomes[r.IntN(len(outcomes))], Acked: r.IntN(4) == 0, Reached: r.IntN(2) == 0,
+				Source: sources[r.IntN(len(sources))], Until: now.Add(time.Duration(r.IntN(20)) * time.Second)}
+			before := tr
+			next, acts, err := Step(p, tr, ev)
+			if err != nil {
+				if ev.Kind == EvProbed && errors.Is(err, ErrBadInput) {
+					continue // a probe reports no send error
+				}
+				require.ErrorIs(t, err, ErrStale, "seed %d step %d: %v", seed, i, err)
+				require.Equal(t, before, next)
+				continue
+			}
+			tr = next
+			if !before.Status.Open() {
+				t.Fatalf("seed %d: %s moved on from %s", seed, ev.Kind, before.Status)
+			}
+			for _, a := range acts {
+				if a.Kind != ActSend {
+					continue
+				}
+				sends++
+				if reachedAt >= 0 {
+					t.Fatalf("seed %d step %d: sent again after it reached the agent at step %d", seed, i, reachedAt)
+				}
+			}
+			if tr.Reached && reachedAt < 0 {
+				reachedAt = i
+			}
+			if tr.Status == TFailed {
+				require.NotEmpty(t, tr.Class, "seed %d: a failure without a class", seed)
+			}
+		}
+		assert.LessOrEqual(t, sends, p.Retries+1+20, "seed %d", seed) // deferrals may re-probe, sends stay bounded
+	}
+}
