@@ -199,30 +199,11 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *Result) (wait.Re
 	}
 	defer unlock()
 
-	events := filepath.Join(t.d.StateDir, state.EventLog)
-	turn := wait.Turn{Pane: p.ID, Hooks: p.Hooks != "" && !t.opts.Marker && !ac.Marker, Events: events,
-		Offset: state.Size(events), History: t.d.Config.CaptureLines}
-	if !turn.Hooks {
-		turn.Nonce = wait.NewNonce()
-		text += wait.Instruction(turn.Nonce)
-	}
-	// A text too long to paste goes to a file: the agent gets, and the
-	// wait follows, the pointer.
-	if text, err = deliver.Spill(t.d.StateDir, text); err != nil {
+	text, spec, err := t.d.NewSpec(p, text, t.opts.Marker)
+	if err != nil {
 		return wait.Result{}, err
 	}
-	turn.Prompt = deliver.Sanitize(text)
-	t.codexRollout(ctx, p, profile.Kind, &turn)
-	capture := func() (string, error) { return t.wakes.Mux().Capture(ctx, p.ID, 0) }
-	switch {
-	case turn.Hooks && profile.Kind == agent.Claude:
-		// No hook on an Esc or a refused permission: the transcript (and
-		// the prompt put back into the box) says so.
-		turn.Sources = append(turn.Sources, wait.NewClaudeTranscript(events, p.ID, turn.Prompt, profile, capture))
-	case turn.Hooks && profile.Kind == agent.Gemini:
-		// No AfterAgent on an Esc: only the screen says it.
-		turn.Sources = append(turn.Sources, wait.NewGeminiScreen(turn.Prompt, capture))
-	}
+	turn := t.d.Turn(ctx, t.wakes.Mux(), p, spec)
 	rec, err := t.record(p, turn)
 	if err != nil {
 		return wait.Result{}, err
@@ -276,29 +257,6 @@ func (t *talker) record(p mux.Pane, turn wait.Turn) (string, error) {
 		return "", err
 	}
 	return path, state.WriteFile(path, b.Bytes(), 0o600)
-}
-
-// codexRollout makes the rollout transcript the witness of a hook-wired
-// Codex pane's turn (wait.CodexRollout): notify then only wakes the wait.
-// Call it once turn.Prompt is final and before the prompt is sent. The
-// file is found among those the pane's processes hold open; where /proc is
-// missing, among the recent ones under $CODEX_HOME (default ~/.codex) as
-// party sees it.
-func (t *talker) codexRollout(ctx context.Context, p mux.Pane, kind agent.Kind, turn *wait.Turn) {
-	if !turn.Hooks || kind != agent.Codex {
-		return
-	}
-	home := t.d.Getenv("CODEX_HOME")
-	if home == "" {
-		home = filepath.Join(t.d.Getenv("HOME"), ".codex")
-	}
-	src := wait.NewCodexRollout(turn.Prompt, wait.CodexRolloutFiles(p.PID, home, t.d.Clock.Now), t.d.Clock.Now)
-	src.Dialog = func() bool {
-		screen, err := t.d.Mux.Capture(ctx, p.ID, 0)
-		_, open := agent.Dialog(screen)
-		return err == nil && open
-	}
-	turn.Sources, turn.SourcesOnly = append(turn.Sources, src), true
 }
 
 // deadlineClock is a clock that will not sleep past deadline: a sleep
