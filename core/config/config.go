@@ -46,6 +46,7 @@ type Config struct {
 	Planner, Executor string
 	Agents            map[string]Agent
 	Review            Review
+	Supervise         Supervise
 	PM                PM
 	// Sources says which layer set each key: default, or a file path.
 	Sources map[string]string
@@ -67,6 +68,25 @@ type Review struct {
 	FindingsTimeout time.Duration `json:"findingsTimeout"` // wait for findings and answers
 	HealthInterval  time.Duration `json:"healthInterval"`  // agent pane health check
 	MarkerDir       string        `json:"markerDir"`       // also write claude-<type>-<session_id> markers here
+}
+
+// Supervise configures the supervisor (its policy and limits).
+type Supervise struct {
+	AckTimeout   time.Duration
+	Retries      int
+	Backoff      time.Duration
+	QuietWindow  time.Duration
+	DeferRecheck time.Duration
+	MaxDefer     time.Duration
+	TurnTimeout  time.Duration // how long a trigger's answer is waited for
+	MaxText      int           // bytes of a trigger's or message's text
+	PerRuntime   int           // deliveries per runtime per minute
+	PerThread    int           // deliveries per thread per minute
+	MaxTurns     int           // turns of a thread without progress before it is blocked
+	SameAnswers  int           // alike answers in a row before it is blocked
+	// Workspaces are the directories the supervisor may run sessions in
+	// (empty: any); a trusted key.
+	Workspaces []string
 }
 
 // PM configures party pm's store.

@@ -121,6 +121,28 @@ var keys = []Key{
 	},
 		get: func(c *Config, _ string) string { return c.Review.MarkerDir },
 		set: func(c *Config, _ string, v value) { c.Review.MarkerDir = v.s }},
+	durationKey("supervise.ackTimeout", "8s", time.Second, time.Hour, func(c *Config) *time.Duration { return &c.Supervise.AckTimeout }),
+	intKey("supervise.retries", "2", 0, 10, func(c *Config) *int { return &c.Supervise.Retries }),
+	durationKey("supervise.backoff", "2s", 10*time.Millisecond, time.Hour, func(c *Config) *time.Duration { return &c.Supervise.Backoff }),
+	durationKey("supervise.quietWindow", "20s", 0, time.Hour, func(c *Config) *time.Duration { return &c.Supervise.QuietWindow }),
+	durationKey("supervise.deferRecheck", "5s", 100*time.Millisecond, time.Hour, func(c *Config) *time.Duration { return &c.Supervise.DeferRecheck }),
+	durationKey("supervise.maxDefer", "60s", time.Second, 24*time.Hour, func(c *Config) *time.Duration { return &c.Supervise.MaxDefer }),
+	durationKey("supervise.turnTimeout", "30m", time.Second, 24*time.Hour, func(c *Config) *time.Duration { return &c.Supervise.TurnTimeout }),
+	intKey("supervise.maxTextBytes", "65536", 64, 1<<20, func(c *Config) *int { return &c.Supervise.MaxText }),
+	intKey("supervise.ratePerRuntime", "30", 1, 10000, func(c *Config) *int { return &c.Supervise.PerRuntime }),
+	intKey("supervise.ratePerThread", "60", 1, 10000, func(c *Config) *int { return &c.Supervise.PerThread }),
+	intKey("supervise.maxTurns", "20", 1, 10000, func(c *Config) *int { return &c.Supervise.MaxTurns }),
+	intKey("supervise.sameAnswers", "3", 2, 1000, func(c *Config) *int { return &c.Supervise.SameAnswers }),
+	{Name: "supervise.workspaces", def: "", kind: kString, Trusted: true, check: func(s string) error {
+		for _, d := range splitList(s) {
+			if !filepath.IsAbs(d) {
+				return fmt.Errorf("%q: must be absolute directories, separated by %q", d, string(filepath.ListSeparator))
+			}
+		}
+		return nil
+	},
+		get: func(c *Config, _ string) string { return strings.Join(c.Supervise.Workspaces, string(filepath.ListSeparator)) },
+		set: func(c *Config, _ string, v value) { c.Supervise.Workspaces = splitList(v.s) }},
 	{Name: "pm.storage", def: "fs", kind: kString, Trusted: true, enum: []string{"fs", "github"},
 		get: func(c *Config, _ string) string { return c.PM.Storage },
 		set: func(c *Config, _ string, v value) { c.PM.Storage = v.s }},
@@ -432,4 +454,30 @@ func Set(path, key, text string) error {
 		return err
 	}
 	return state.WriteFile(path, append(out, '\n'), 0o644)
+}
+
+// durationKey is a duration key between lo and hi held at *field(c).
+func durationKey(name, def string, lo, hi time.Duration, field func(*Config) *time.Duration) Key {
+	return Key{Name: name, def: def, kind: kDuration, min: int64(lo), max: int64(hi),
+		get: func(c *Config, _ string) string { return field(c).String() },
+		set: func(c *Config, _ string, v value) { *field(c) = v.d }}
+}
+
+// intKey is an int key between lo and hi held at *field(c).
+func intKey(name, def string, lo, hi int, field func(*Config) *int) Key {
+	return Key{Name: name, def: def, kind: kInt, min: int64(lo), max: int64(hi),
+		get: func(c *Config, _ string) string { return strconv.Itoa(*field(c)) },
+		set: func(c *Config, _ string, v value) { *field(c) = int(v.n) }}
+}
+
+// splitList splits a list of directories joined by the path list
+// separator, dropping empty parts.
+func splitList(s string) []string {
+	var out []string
+	for _, d := range filepath.SplitList(s) {
+		if d = strings.TrimSpace(d); d != "" {
+			out = append(out, d)
+		}
+	}
+	return out
 }

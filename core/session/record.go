@@ -20,6 +20,9 @@ type Record struct {
 	Created time.Time             `json:"created"`
 	Cwd     string                `json:"cwd"`
 	Launch  map[string]PaneLaunch `json:"launch"`
+	// Tokens are the SHA-256 (hex) of each agent pane's runtime token, by
+	// role: the supervisor knows its runtimes by them.
+	Tokens map[string]string `json:"runtime_tokens,omitempty"`
 }
 
 // ReadRecord reads the record of the session whose state dir is stateDir.

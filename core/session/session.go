@@ -24,6 +24,7 @@ import (
 	"github.com/partyhq/party/core/record"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/tmux"
 )
 
@@ -201,6 +202,7 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 	}
 	env := append(PaneEnv(d.Environ, name), "PARTY_STATE_DIR="+dir)
 	spawns := make([]tmux.Spawn, len(panes))
+	tokens := map[string]string{}
 	for i, p := range panes {
 		penv := append(slices.Clone(env), "PARTY_ROLE="+p.Role)
 		if len(p.launch) == 0 {
@@ -208,6 +210,11 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 			spawns[i] = tmux.Spawn{Cwd: cwd, Env: penv}
 			continue
 		}
+		// Each agent proves who it is to the supervisor with a token of its
+		// own, in its environment only; the record keeps its hash.
+		token := supervise.NewToken()
+		tokens[p.Role] = supervise.HashToken(token)
+		penv = append(penv, "PARTY_RUNTIME_TOKEN="+token)
 		// The program's words go through a spec file: tmux never parses them.
 		if spawns[i], err = Spawn(d.Exe, dir, p.Role, launch.Spec{Argv: p.launch, Env: penv, Dir: cwd}); err != nil {
 			return Result{}, err
@@ -242,7 +249,7 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 	for i, p := range panes {
 		launches[p.Role] = PaneLaunch{Argv: spawns[i].Argv, Env: spawns[i].Env}
 	}
-	rec := Record{Result: res, Created: d.Clock.Now().UTC(), Cwd: cwd, Launch: launches}
+	rec := Record{Result: res, Created: d.Clock.Now().UTC(), Cwd: cwd, Launch: launches, Tokens: tokens}
 	if err := writeJSONFile(filepath.Join(dir, RecordFile), rec); err != nil {
 		return Result{}, err
 	}

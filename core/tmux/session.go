@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/partyhq/party/core/mux"
 )
@@ -288,4 +289,27 @@ func (s Snapshot) PanesOf(name string) []mux.Pane {
 		}
 	}
 	return out
+}
+
+// LastKey is when a client attached to the server last pressed a key while
+// it showed pane id (the newest of them), and whether any client shows it.
+func (c *Client) LastKey(ctx context.Context, id string) (time.Time, bool, error) {
+	rows, err := c.Query(ctx, []string{"#{pane_id}", "#{client_activity}"}, "list-clients")
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("clients of pane %s: %w", id, err)
+	}
+	var last time.Time
+	shown := false
+	for _, r := range rows {
+		if r[0] != id {
+			continue
+		}
+		shown = true
+		if sec, err := strconv.ParseInt(r[1], 10, 64); err == nil {
+			if t := time.Unix(sec, 0); t.After(last) {
+				last = t
+			}
+		}
+	}
+	return last, shown, nil
 }

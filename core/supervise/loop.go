@@ -1,0 +1,653 @@
+package supervise
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/partyhq/party/core/clock"
+)
+
+// Effects are what the loop does to the world; core/party wires them over
+// tmux, the delivery path, the agents' events and the waits.
+type Effects interface {
+	// Scan lists the session's runtimes as tmux shows them now (status
+	// Ready, Starting or Offline; TokenHash from the launch record).
+	Scan(ctx context.Context) ([]Runtime, error)
+	// Probe looks at rt before a delivery: "" when it may go;
+	// OperatorBusy (and why) while someone types there or a dialog or
+	// mode is up; PaneDead or TargetNotFound.
+	Probe(ctx context.Context, rt Runtime) (Class, string)
+	// Prepare makes text ready for rt's agent: the text to paste and its
+	// turn, which starts now (saved before the send).
+	Prepare(ctx context.Context, rt Runtime, text string) (string, *TurnRecord, error)
+	// Send delivers text once through the delivery path.
+	Send(ctx context.Context, rt Runtime, text string) SendReport
+	// Await waits for the answer of turn; Class is PaneDead when the pane
+	// died.
+	Await(ctx context.Context, rt Runtime, turn TurnRecord) (answer string, class Class, err error)
+	// Look says what rt's pane and events show of t.
+	Look(ctx context.Context, rt Runtime, t Trigger) Sighting
+}
+
+// SendReport is how a delivery ended.
+type SendReport struct {
+	Outcome string // submitted, queued, unconfirmed; "" when it failed
+	Acked   bool   // the agent's own submit event showed it taken
+	Class   Class  // the failure's class
+	Reached bool   // failed, but pasted all the same
+	Err     error
+}
+
+// Sighting is what a look at a runtime found of a trigger.
+type Sighting struct {
+	Reached bool   // the envelope is in the pane or the agent's events
+	Ack     string // AckEvent or AckLine when the agent acknowledged it
+	Idle    bool   // the agent waits for input
+	Session string // the agent's own session id, when its events name it
+}
+
+// Loop is the supervisor's effect loop: it reads the store, feeds Step the
+// events it observes, saves what Step returns before doing it, and does
+// the actions through Effects. One open trigger per runtime at a time,
+// oldest first.
+type Loop struct {
+	Store   *Store
+	Clock   clock.Clock
+	Policy  Policy
+	Limits  Limits
+	Metrics *Metrics
+	Effects Effects
+	// Wake fires when the store or the session's event log changed.
+	Wake <-chan struct{}
+	// ScanEvery is how often tmux is looked at without a wake-up.
+	ScanEvery time.Duration
+	Logf      func(format string, args ...any)
+
+	results chan result
+	mu      sync.Mutex
+	working map[string]bool // trigger id -> a send or await runs
+	pending map[string]string
+	wg      sync.WaitGroup
+	lastScan time.Time
+}
+
+type result struct {
+	id string
+	ev Event
+}
+
+func (l *Loop) logf(format string, args ...any) {
+	if l.Logf != nil {
+		l.Logf(format, args...)
+	}
+}
+
+// Run runs the loop until ctx ends. It first registers the runtimes and
+// takes every open trigger up where its record says it stands. The
+// workers it starts (one send or wait per trigger) end with ctx; Run
+// returns once they have.
+func (l *Loop) Run(ctx context.Context) error {
+	l.results = make(chan result, 64)
+	l.working, l.pending = map[string]bool{}, map[string]string{}
+	if l.ScanEvery == 0 {
+		l.ScanEvery = 5 * time.Second
+	}
+	defer l.wg.Wait()
+	if err := l.scan(ctx); err != nil {
+		l.logf("scan: %v", err)
+	}
+	if err := l.restart(ctx); err != nil {
+		return err
+	}
+	for {
+		if err := l.pass(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			l.logf("pass: %v", err)
+		}
+		wait := l.ScanEvery
+		if next, ok := l.nextDue(ctx); ok {
+			wait = min(wait, max(next.Sub(l.Clock.Now()), time.Millisecond))
+		}
+		tctx, cancel := context.WithCancel(ctx)
+		tick := make(chan struct{})
+		go func() {
+			if l.Clock.Sleep(tctx, wait) == nil {
+				close(tick)
+			}
+		}()
+		select {
+		case <-ctx.Done():
+			cancel()
+			return nil
+		case <-l.Wake:
+		case r := <-l.results:
+			l.done(ctx, r)
+		case <-tick:
+		}
+		cancel()
+	}
+}
+
+// restart takes every open trigger up after a start.
+func (l *Loop) restart(ctx context.Context) error {
+	open, err := l.Store.Triggers(ctx, TriggerFilter{Open: true})
+	if err != nil {
+		return err
+	}
+	rts, err := l.runtimes(ctx)
+	if err != nil {
+		return err
+	}
+	for _, t := range open {
+		ev := Event{Kind: EvRestart, At: l.now()}
+		if rt, ok := rts[t.Role]; ok && t.Status == TSending {
+			ev.Reached = l.Effects.Look(ctx, rt, t).Reached
+		}
+		l.apply(ctx, t, ev)
+	}
+	return nil
+}
+
+func (l *Loop) now() time.Time { return l.Clock.Now().UTC() }
+
+func (l *Loop) runtimes(ctx context.Context) (map[string]Runtime, error) {
+	list, err := l.Store.Runtimes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[string]Runtime, len(list))
+	for _, rt := range list {
+		m[rt.Role] = rt
+	}
+	return m, nil
+}
+
+// scan registers the runtimes tmux shows and keeps what the store knows
+// of them (heartbeats, the agent's session, the last trigger).
+func (l *Loop) scan(ctx context.Context) error {
+	l.lastScan = l.Clock.Now()
+	seen, err := l.Effects.Scan(ctx)
+	if err != nil {
+		return err
+	}
+	known, err := l.runtimes(ctx)
+	if err != nil {
+		return err
+	}
+	for _, rt := range seen {
+		old, ok := known[rt.Role]
+		if ok {
+			rt.LastHeartbeat, rt.Heartbeat, rt.LastTrigger = old.LastHeartbeat, old.Heartbeat, old.LastTrigger
+			if rt.AgentSession == "" {
+				rt.AgentSession = old.AgentSession
+			}
+			if old.Status != Ready && old.Status != Starting && old.Status != Offline && rt.Status == Ready {
+				rt.Status = old.Status // its open trigger's; pass sets it again
+			}
+			if sameRuntime(old, rt) {
+				continue
+			}
+		}
+		rt.Updated = l.now()
+		if err := l.Store.PutRuntime(ctx, rt); err != nil {
+			return err
+		}
+		if l.Metrics != nil {
+			l.Metrics.RuntimeStatus(rt.Role, rt.Workspace, string(rt.Status))
+		}
+		if !ok {
+			if err := l.Store.Audit(ctx, AuditEvent{At: l.now(), Kind: AuditRuntime, Agent: rt.Role, Result: rt.Pane, Detail: rt.Target}); err != nil {
+				return err
+			}
+		}
+	}
+	for role, old := range known {
+		if !containsRole(seen, role) && old.Status != Offline {
+			old.Status, old.Updated = Offline, l.now()
+			if err := l.Store.PutRuntime(ctx, old); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func sameRuntime(a, b Runtime) bool {
+	a.Updated, b.Updated = time.Time{}, time.Time{}
+	return a == b
+}
+
+func containsRole(rts []Runtime, role string) bool {
+	for _, rt := range rts {
+		if rt.Role == role {
+			return true
+		}
+	}
+	return false
+}
+
+// pass looks at every open trigger once: the oldest of each runtime
+// moves, the others wait their turn.
+func (l *Loop) pass(ctx context.Context) error {
+	if l.Clock.Now().Sub(l.lastScan) >= l.ScanEvery {
+		if err := l.scan(ctx); err != nil {
+			l.logf("scan: %v", err)
+		}
+	}
+	if err := l.inbox(ctx); err != nil {
+		l.logf("inbox: %v", err)
+	}
+	open, err := l.Store.Triggers(ctx, TriggerFilter{Open: true})
+	if err != nil {
+		return err
+	}
+	rts, err := l.runtimes(ctx)
+	if err != nil {
+		return err
+	}
+	active := map[string]Trigger{}
+	for _, t := range open {
+		if _, ok := active[t.Role]; ok {
+			continue
+		}
+		active[t.Role] = t
+		rt, ok := rts[t.Role]
+		if !ok {
+			l.apply(ctx, t, Event{Kind: EvProbed, At: l.now(), Class: TargetNotFound, Err: "its runtime is gone"})
+			continue
+		}
+		l.move(ctx, rt, t)
+	}
+	for role, rt := range rts {
+		status := rt.Status
+		switch {
+		case rt.Status == Offline || rt.Status == Starting || rt.Status == Failed:
+		case active[role].ID != "":
+			if cur, err := l.Store.Trigger(ctx, active[role].ID); err == nil {
+				status = RuntimeStatusOf(cur)
+				rt.LastTrigger = cur.ID
+			}
+		default:
+			status = Ready
+		}
+		if status != rt.Status || (active[role].ID != "" && rt.LastTrigger != active[role].ID) {
+			rt.Status, rt.OperatorBusy, rt.Updated = status, status == Deferred, l.now()
+			if err := l.Store.PutRuntime(ctx, rt); err != nil {
+				return err
+			}
+			if l.Metrics != nil {
+				l.Metrics.RuntimeStatus(rt.Role, rt.Workspace, string(rt.Status))
+			}
+		}
+	}
+	return nil
+}
+
+// move gives the active trigger t of rt what it waits for.
+func (l *Loop) move(ctx context.Context, rt Runtime, t Trigger) {
+	now := l.now()
+	switch t.Status {
+	case Queued:
+		l.probe(ctx, rt, t)
+		return
+	case TSending:
+		return // its send reports
+	case TDeferred:
+		if !now.Before(t.NextAt) {
+			l.apply(ctx, t, Event{Kind: EvTick, At: now})
+		}
+		return
+	}
+	// Delivered, retrying or acked: acks, the agent's session, the ack
+	// clock, the wait for the answer.
+	if t.Status != Acked {
+		if src := l.ack(ctx, rt, t); src != "" {
+			t = l.apply(ctx, t, Event{Kind: EvAck, At: now, Source: src})
+		}
+	}
+	if t.Status == Delivered && t.AckBy.IsZero() {
+		if l.Effects.Look(ctx, rt, t).Idle {
+			t = l.apply(ctx, t, Event{Kind: EvAgentIdle, At: now})
+		}
+	}
+	if due := t.Due(); !due.IsZero() && !now.Before(due) {
+		t = l.apply(ctx, t, Event{Kind: EvTick, At: now})
+	}
+	if t.Status.Open() && t.Status != TSending && t.Turn != nil {
+		l.await(ctx, rt, t)
+	}
+}
+
+// ack is the most trusted acknowledgement of t there is, or "".
+func (l *Loop) ack(ctx context.Context, rt Runtime, t Trigger) string {
+	if cursors, err := l.Store.Cursors(ctx, rt.Role); err == nil {
+		for _, c := range cursors {
+			if c.Thread == t.Thread && !c.At.Before(t.DeliveredAt) {
+				return AckCursor
+			}
+		}
+	}
+	if !rt.LastHeartbeat.IsZero() && !rt.LastHeartbeat.Before(t.DeliveredAt) {
+		return AckHeartbeat
+	}
+	s := l.Effects.Look(ctx, rt, t)
+	if s.Session != "" && s.Session != rt.AgentSession {
+		rt.AgentSession, rt.Updated = s.Session, l.now()
+		_ = l.Store.PutRuntime(ctx, rt)
+	}
+	return s.Ack
+}
+
+// probe looks at rt for t: its thread, the rate limits, the operator.
+func (l *Loop) probe(ctx context.Context, rt Runtime, t Trigger) {
+	l.apply(ctx, t, l.probeEvent(ctx, rt, t))
+}
+
+// apply steps t with ev, saves the result with its audit events, and does
+// its actions; it returns t as it now stands.
+func (l *Loop) apply(ctx context.Context, t Trigger, ev Event) Trigger {
+	next, acts, err := Step(l.Policy, t, ev)
+	if errors.Is(err, ErrStale) {
+		return t
+	}
+	if err != nil {
+		l.logf("trigger %s: %v", t.ID, err)
+		return t
+	}
+	var text string
+	rts, rerr := l.runtimes(ctx)
+	rt, hasRT := rts[t.Role]
+	for _, a := range acts {
+		if a.Kind != ActSend {
+			continue
+		}
+		if rerr != nil || !hasRT {
+			next, acts, _ = Step(l.Policy, t, Event{Kind: EvProbed, At: ev.At, Class: TargetNotFound, Err: "its runtime is gone"})
+			break
+		}
+		// The turn starts before the send, and is saved with it: after a
+		// crash the wait finds it again.
+		var turn *TurnRecord
+		if text, turn, err = l.Effects.Prepare(ctx, rt, Envelope(next)); err != nil {
+			next, acts, _ = Step(l.Policy, next, Event{Kind: EvSendFailed, At: ev.At, Class: SendKeysError, Err: err.Error()})
+			break
+		}
+		next.Turn = turn
+	}
+	if err := l.Store.SaveTrigger(ctx, next, t.Status, string(ev.Kind), audits(next, acts)...); err != nil {
+		l.logf("trigger %s: save %s -> %s: %v", t.ID, t.Status, next.Status, err)
+		return t
+	}
+	if t.Status != next.Status {
+		l.logf("trigger %s: %s -> %s (%s)", t.ID, t.Status, next.Status, ev.Kind)
+	}
+	l.count(rt, t, next, acts)
+	for _, a := range acts {
+		switch a.Kind {
+		case ActProbe:
+			if hasRT {
+				return l.apply(ctx, next, l.probeEvent(ctx, rt, next))
+			}
+		case ActSend:
+			l.send(ctx, rt, next, text)
+		case ActAwait:
+			l.await(ctx, rt, next)
+		}
+	}
+	if next.Status == Completed {
+		l.completed(ctx, next)
+	}
+	return next
+}
+
+// probeEvent is the EvProbed of a look at rt for t.
+func (l *Loop) probeEvent(ctx context.Context, rt Runtime, t Trigger) Event {
+	now := l.now()
+	if th, err := l.Store.Thread(ctx, t.Thread); err == nil && th.Blocked {
+		return Event{Kind: EvProbed, At: now, Class: ThreadBlocked, Err: th.BlockedWhy}
+	}
+	if until, why, err := rateLimit(ctx, l.Store, l.Limits, now, rt.Role, t.Thread); err == nil && !until.IsZero() {
+		return Event{Kind: EvProbed, At: now, Class: RateLimited, Until: until, Err: why}
+	}
+	class, why := l.Effects.Probe(ctx, rt)
+	return Event{Kind: EvProbed, At: now, Class: class, Err: why}
+}
+
+// count feeds the metrics with what a step did.
+func (l *Loop) count(rt Runtime, before, t Trigger, acts []Action) {
+	m := l.Metrics
+	if m == nil {
+		return
+	}
+	ws := rt.Workspace
+	for _, a := range acts {
+		switch a.Kind {
+		case ActSend:
+			m.Attempt(t.Role, ws)
+		case ActAudit:
+			switch a.Audit {
+			case AuditSent:
+				m.Delivered(t.Role, ws, t.DeliveredAt.Sub(t.Created))
+			case AuditDeferred:
+				m.Deferred(t.Role, ws)
+			case AuditRetry:
+				m.Retry(t.Role, ws)
+			case AuditAck:
+				m.Acked(t.Role, ws, t.AckedAt.Sub(t.DeliveredAt))
+			case AuditFailed:
+				if t.Class == AckTimeout {
+					m.Timeout(t.Role, ws)
+				}
+				m.Failed(t.Role, ws, string(t.Class))
+			}
+		}
+	}
+	_ = before
+}
+
+// completed counts the turn against its thread's safeguards.
+func (l *Loop) completed(ctx context.Context, t Trigger) {
+	th, err := l.Store.Thread(ctx, t.Thread)
+	if errors.Is(err, ErrNotFound) {
+		th, err = Thread{ID: t.Thread, Created: t.Created}, nil
+	}
+	if err != nil {
+		l.logf("thread %s: %v", t.Thread, err)
+		return
+	}
+	answer := t.Error
+	if t.Answer != nil {
+		answer = *t.Answer
+	}
+	was := th.Blocked
+	th = ThreadAfter(l.Limits, th, answer)
+	if err := l.Store.PutThread(ctx, th); err != nil {
+		l.logf("thread %s: %v", t.Thread, err)
+		return
+	}
+	if th.Blocked && !was {
+		_ = l.Store.Audit(ctx, AuditEvent{At: l.now(), Kind: AuditBlocked, Trigger: t.ID, Agent: t.Role, Thread: th.ID, Result: string(ThreadBlocked), Detail: th.BlockedWhy})
+	}
+}
+
+// send starts the delivery of t's text in a worker of its own.
+func (l *Loop) send(ctx context.Context, rt Runtime, t Trigger, text string) {
+	if !l.start(t.ID) {
+		return
+	}
+	turn := t.Turn
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		r := l.Effects.Send(ctx, rt, text)
+		ev := Event{Kind: EvSent, At: l.now(), Outcome: r.Outcome, Acked: r.Acked, Turn: turn}
+		if r.Err != nil || r.Outcome == "" {
+			ev.Kind, ev.Class, ev.Reached = EvSendFailed, r.Class, r.Reached
+			if ev.Class == "" {
+				ev.Class = SendKeysError
+			}
+		}
+		if r.Err != nil {
+			ev.Err = r.Err.Error()
+		}
+		l.post(ctx, result{id: t.ID, ev: ev})
+	}()
+}
+
+// await starts the wait for t's answer in a worker of its own, unless one
+// runs.
+func (l *Loop) await(ctx context.Context, rt Runtime, t Trigger) {
+	if t.Turn == nil || !l.start(t.ID) {
+		return
+	}
+	turn := *t.Turn
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		answer, class, err := l.Effects.Await(ctx, rt, turn)
+		if ctx.Err() != nil {
+			l.finish(t.ID)
+			return
+		}
+		ev := Event{Kind: EvAnswer, At: l.now(), Answer: answer}
+		if err != nil {
+			ev = Event{Kind: EvTurnError, At: l.now(), Class: class, Err: err.Error()}
+		}
+		l.post(ctx, result{id: t.ID, ev: ev})
+	}()
+}
+
+func (l *Loop) start(id string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.working[id] {
+		return false
+	}
+	l.working[id] = true
+	return true
+}
+
+func (l *Loop) finish(id string) {
+	l.mu.Lock()
+	delete(l.working, id)
+	l.mu.Unlock()
+}
+
+func (l *Loop) post(ctx context.Context, r result) {
+	select {
+	case l.results <- r:
+	case <-ctx.Done():
+		l.finish(r.id)
+	}
+}
+
+// done applies a worker's report.
+func (l *Loop) done(ctx context.Context, r result) {
+	l.finish(r.id)
+	t, err := l.Store.Trigger(ctx, r.id)
+	if err != nil {
+		l.logf("trigger %s: %v", r.id, err)
+		return
+	}
+	t = l.apply(ctx, t, r.ev)
+	if r.ev.Kind == EvSent || r.ev.Kind == EvSendFailed {
+		// A send's worker is done; the wait for the answer is the next.
+		if rts, err := l.runtimes(ctx); err == nil && t.Status.Open() {
+			if rt, ok := rts[t.Role]; ok {
+				l.await(ctx, rt, t)
+			}
+		}
+	}
+}
+
+// nextDue is the earliest time an open trigger needs a tick.
+func (l *Loop) nextDue(ctx context.Context) (time.Time, bool) {
+	open, err := l.Store.Triggers(ctx, TriggerFilter{Open: true})
+	if err != nil {
+		return time.Time{}, false
+	}
+	var next time.Time
+	for _, t := range open {
+		if d := t.Due(); !d.IsZero() && (next.IsZero() || d.Before(next)) {
+			next = d
+		}
+	}
+	return next, !next.IsZero()
+}
+
+// inbox triggers each runtime with unread messages, one trigger per
+// thread at a time: messages that come while it is open are coalesced.
+func (l *Loop) inbox(ctx context.Context) error {
+	rts, err := l.Store.Runtimes(ctx)
+	if err != nil {
+		return err
+	}
+	for _, rt := range rts {
+		unread, err := l.Store.Unread(ctx, rt.Role, "")
+		if err != nil {
+			return err
+		}
+		byThread := map[string][]Message{}
+		var order []string
+		for _, m := range unread {
+			if _, ok := byThread[m.Thread]; !ok {
+				order = append(order, m.Thread)
+			}
+			byThread[m.Thread] = append(byThread[m.Thread], m)
+		}
+		for _, th := range order {
+			open, err := l.Store.Triggers(ctx, TriggerFilter{Open: true, Role: rt.Role, Thread: th})
+			if err != nil {
+				return err
+			}
+			if hasInbox(open) {
+				continue
+			}
+			msgs := byThread[th]
+			last := msgs[len(msgs)-1]
+			text := fmt.Sprintf("%d unread message%s in thread %s: run `party inbox read --thread %s` and act on %s.",
+				len(msgs), plural(len(msgs)), th, th, them(len(msgs)))
+			t := Trigger{ID: "inbox-" + th + "-" + strconv.FormatInt(last.Seq, 10), Role: rt.Role, Thread: th, Reason: "inbox", Text: text}
+			if _, err := l.Store.Trigger(ctx, t.ID); err == nil {
+				continue // already triggered for these messages
+			}
+			t, acts, err := Step(l.Policy, t, Event{Kind: EvQueued, At: l.now()})
+			if err != nil {
+				return err
+			}
+			if _, _, err := l.Store.AddTrigger(ctx, t, audits(t, acts)...); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func hasInbox(ts []Trigger) bool {
+	for _, t := range ts {
+		if t.Reason == "inbox" {
+			return true
+		}
+	}
+	return false
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func them(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
