@@ -1,0 +1,485 @@
+package supervise
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// Server is the supervisor's HTTP+JSON API over a Service: on a unix
+// socket only its owner can open, or on a loopback TCP address with a
+// bearer token.
+//
+// Routes:
+//
+//	POST /v1/triggers       TriggerRequest → 201 Trigger (200 when the id existed)
+//	GET  /v1/triggers/{id}  → 200 Trigger
+//	GET  /v1/runtimes       → 200 {"runtimes": [Runtime…]}
+//	POST /v1/messages       MessageRequest → 201 Message
+//	GET  /v1/health         → 200 {"ok": true}
+//	GET  /metrics           → the Prometheus metrics
+//
+// A call carrying X-Party-Runtime-Token is a runtime's: who it is comes
+// from that token only (Service.Caller), never from the body. Errors are
+// {"error": {"code": …, "message": …}} with the status and code of
+// HTTPStatus.
+type Server struct {
+	Service Service
+	Metrics *Metrics
+	// Token is the bearer token a TCP listener requires
+	// (Authorization: Bearer <Token>); with no Token, TCP answers 401 to
+	// everything.
+	Token string
+	// MaxBody is the largest request body taken (413 beyond); 0 is 1 MiB.
+	MaxBody int64
+	// Logf logs the server's failures (500s, the http.Server's errors);
+	// nil logs them through the log package.
+	Logf func(format string, args ...any)
+}
+
+// RuntimeTokenHeader is the header of a runtime's token.
+const RuntimeTokenHeader = "X-Party-Runtime-Token"
+
+// DefaultMaxBody is the request body limit when Server.MaxBody is 0.
+const DefaultMaxBody = 1 << 20
+
+// The API's own errors, which HTTPStatus maps with the Service's.
+var (
+	errBadJSON      = fmt.Errorf("%w: bad JSON", ErrBadInput)
+	errTooLarge     = fmt.Errorf("%w: request body too large", ErrBadInput)
+	errUnauthorized = errors.New("missing or wrong bearer token")
+	errNoRoute      = fmt.Errorf("%w: no such route", ErrNotFound)
+	errMethod       = errors.New("method not allowed")
+)
+
+// HTTPStatus is the status and code the API answers err with. An
+// *APIError (an answer the Client got) keeps its own.
+func HTTPStatus(err error) (status int, code string) {
+	var api *APIError
+	switch {
+	case err == nil:
+		return http.StatusOK, ""
+	case errors.As(err, &api):
+		return api.Status, api.Code
+	case errors.Is(err, errUnauthorized):
+		return http.StatusUnauthorized, "UNAUTHORIZED"
+	case errors.Is(err, errMethod):
+		return http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED"
+	case errors.Is(err, errTooLarge):
+		return http.StatusRequestEntityTooLarge, "TOO_LARGE"
+	case errors.Is(err, errBadJSON):
+		return http.StatusBadRequest, "BAD_JSON"
+	case errors.Is(err, ErrToken):
+		return http.StatusForbidden, "BAD_TOKEN"
+	case errors.Is(err, ErrBlocked):
+		return http.StatusConflict, "THREAD_AUTO_BLOCKED"
+	case errors.Is(err, ErrIDConflict):
+		return http.StatusConflict, "CONFLICT"
+	case errors.Is(err, ErrUnmanaged):
+		return http.StatusConflict, "FALLBACK_REQUIRED"
+	case errors.Is(err, ErrNotFound):
+		return http.StatusNotFound, "NOT_FOUND"
+	case errors.Is(err, ErrBadInput):
+		return http.StatusBadRequest, "BAD_REQUEST"
+	case errors.Is(err, ErrNotRunning):
+		return http.StatusServiceUnavailable, "NOT_RUNNING"
+	}
+	return http.StatusInternalServerError, "INTERNAL"
+}
+
+// errorBody is the shape of every error answer.
+type errorBody struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// Handler is the API's handler; tcp requires the bearer token on every
+// route.
+func (s *Server) Handler(tcp bool) http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/triggers", s.submit)
+	mux.HandleFunc("GET /v1/triggers/{id}", s.trigger)
+	mux.HandleFunc("GET /v1/runtimes", s.runtimes)
+	mux.HandleFunc("POST /v1/messages", s.send)
+	mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, r *http.Request) {
+		writeAnswer(w, http.StatusOK, map[string]bool{"ok": true})
+	})
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, r *http.Request) {
+		if s.Metrics == nil {
+			s.fail(w, fmt.Errorf("%w: this supervisor keeps no metrics", ErrNotFound))
+			return
+		}
+		s.Metrics.Handler().ServeHTTP(w, r)
+	})
+	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, pattern := mux.Handler(r); pattern == "" {
+			// The mux's own answer: a redirect, or a 404 or 405 that
+			// jsonErrors turns into our shape.
+			w = &jsonErrors{ResponseWriter: w, s: s}
+		}
+		mux.ServeHTTP(w, r)
+	})
+	if tcp {
+		h = s.bearer(h)
+	}
+	return h
+}
+
+// bearer lets through the requests with the right bearer token.
+func (s *Server) bearer(next http.Handler) http.Handler {
+	want := sha256.Sum256([]byte(s.Token))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		// Hashes make the comparison constant-time whatever the lengths.
+		sum := sha256.Sum256([]byte(got))
+		if !ok || s.Token == "" || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="party"`)
+			s.fail(w, errUnauthorized)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
+	var req TriggerRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.fail(w, err)
+		return
+	}
+	c, err := s.caller(r)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	if c.Runtime != "" {
+		// A runtime's trigger is on its own behalf: the audited actor
+		// of a forced trigger is the token's, not what the body says.
+		req.Actor = c.Runtime
+	}
+	t, created, err := s.Service.Submit(r.Context(), req)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	status := http.StatusOK
+	if created {
+		status = http.StatusCreated
+	}
+	w.Header().Set("Location", "/v1/triggers/"+url.PathEscape(t.ID))
+	writeAnswer(w, status, t)
+}
+
+func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
+	t, err := s.Service.Trigger(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeAnswer(w, http.StatusOK, t)
+}
+
+func (s *Server) runtimes(w http.ResponseWriter, r *http.Request) {
+	rs, err := s.Service.Runtimes(r.Context())
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	if rs == nil {
+		rs = []Runtime{}
+	}
+	writeAnswer(w, http.StatusOK, struct {
+		Runtimes []Runtime `json:"runtimes"`
+	}{rs})
+}
+
+func (s *Server) send(w http.ResponseWriter, r *http.Request) {
+	var req MessageRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.fail(w, err)
+		return
+	}
+	c, err := s.caller(r)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	m, err := s.Service.Send(r.Context(), c, req)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeAnswer(w, http.StatusCreated, m)
+}
+
+// caller is who makes the call, from its runtime token alone.
+func (s *Server) caller(r *http.Request) (Caller, error) {
+	return s.Service.Caller(r.Context(), r.Header.Get(RuntimeTokenHeader))
+}
+
+// decode reads the body's one JSON value into v: no unknown field, nothing
+// after it, no more than MaxBody bytes.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
+	max := s.MaxBody
+	if max <= 0 {
+		max = DefaultMaxBody
+	}
+	body := http.MaxBytesReader(w, r.Body, max)
+	dec := json.NewDecoder(body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, io.EOF) {
+			return fmt.Errorf("%w: empty body", errBadJSON)
+		}
+		return bodyError(err, max)
+	}
+	var extra json.RawMessage
+	switch err := dec.Decode(&extra); {
+	case errors.Is(err, io.EOF):
+		return nil
+	case err == nil:
+		return fmt.Errorf("%w: more than one JSON value in the body", errBadJSON)
+	default:
+		if e := bodyError(err, max); errors.Is(e, errTooLarge) {
+			return e
+		}
+		return fmt.Errorf("%w: data after the JSON value", errBadJSON)
+	}
+}
+
+func bodyError(err error, max int64) error {
+	var big *http.MaxBytesError
+	if errors.As(err, &big) {
+		return fmt.Errorf("%w: over %d bytes", errTooLarge, max)
+	}
+	return fmt.Errorf("%w: %v", errBadJSON, err)
+}
+
+// fail answers err in the error shape.
+func (s *Server) fail(w http.ResponseWriter, err error) {
+	status, code := HTTPStatus(err)
+	if status >= 500 {
+		s.logf("supervisor API: %d %s: %v", status, code, err)
+	}
+	var b errorBody
+	b.Error.Code, b.Error.Message = code, err.Error()
+	writeAnswer(w, status, b)
+}
+
+func (s *Server) logf(format string, args ...any) {
+	if s.Logf != nil {
+		s.Logf(format, args...)
+		return
+	}
+	log.Printf(format, args...)
+}
+
+func writeAnswer(w http.ResponseWriter, status int, v any) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	h.Del("Content-Length")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// jsonErrors turns the mux's plain-text 404 and 405 into the API's error
+// shape (keeping its Allow header); anything else goes through.
+type jsonErrors struct {
+	http.ResponseWriter
+	s        *Server
+	replaced bool
+}
+
+func (j *jsonErrors) WriteHeader(status int) {
+	switch status {
+	case http.StatusNotFound:
+		j.replaced = true
+		j.s.fail(j.ResponseWriter, errNoRoute)
+	case http.StatusMethodNotAllowed:
+		j.replaced = true
+		j.s.fail(j.ResponseWriter, errMethod)
+	default:
+		j.ResponseWriter.WriteHeader(status)
+	}
+}
+
+func (j *jsonErrors) Write(p []byte) (int, error) {
+	if j.replaced {
+		return len(p), nil
+	}
+	return j.ResponseWriter.Write(p)
+}
+
+// Serve answers on ln until ctx ends, then shuts down (letting the calls
+// under way finish for a few seconds) and returns nil. tcp requires the
+// bearer token. Serve closes ln (a ListenUnix socket's file goes with it).
+func (s *Server) Serve(ctx context.Context, ln net.Listener, tcp bool) error {
+	srv := &http.Server{
+		Handler:           s.Handler(tcp),
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      60 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          log.New(logWriter(s.logf), "", 0),
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		_ = srv.Close()
+	}
+	<-done
+	return nil
+}
+
+// logWriter sends the http.Server's log lines to logf.
+type logWriter func(format string, args ...any)
+
+func (f logWriter) Write(p []byte) (int, error) {
+	f("%s", strings.TrimSuffix(string(p), "\n"))
+	return len(p), nil
+}
+
+// ListenUnix listens on the unix socket path, which only its owner can
+// open (0600, whatever the umask). A socket file left at path by a process
+// gone is replaced; a socket someone answers on is ErrRunning; any other
+// file there is an error and stays. The parent directory must exist.
+// Closing the listener removes the socket.
+func ListenUnix(path string) (net.Listener, error) {
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("supervisor socket %s: %w", path, err)
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("supervisor socket %s: %s is not a directory", path, dir)
+	}
+	if err := removeStale(path); err != nil {
+		return nil, err
+	}
+	// Bind in a private directory, make the socket 0600, then link it to
+	// path: nobody else can connect before its mode is set, and a file
+	// that appeared at path meanwhile is not clobbered.
+	tmp, err := os.MkdirTemp(dir, ".sv")
+	if err != nil {
+		return nil, fmt.Errorf("supervisor socket %s: %w", path, err)
+	}
+	defer os.RemoveAll(tmp)
+	bound := filepath.Join(tmp, "s")
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: bound, Net: "unix"})
+	if err != nil {
+		return nil, fmt.Errorf("supervisor socket %s: %w", path, err)
+	}
+	ln.SetUnlinkOnClose(false)
+	fail := func(err error) (net.Listener, error) {
+		ln.Close()
+		return nil, fmt.Errorf("supervisor socket %s: %w", path, err)
+	}
+	if err := os.Chmod(bound, 0o600); err != nil {
+		return fail(err)
+	}
+	if err := os.Link(bound, path); err != nil {
+		return fail(err)
+	}
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return fail(err)
+	}
+	return &unixListener{UnixListener: ln, path: path, fi: fi}, nil
+}
+
+// removeStale removes the socket at path if nobody answers on it.
+func removeStale(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("supervisor socket %s: %w", path, err)
+	}
+	if fi.Mode().Type() != os.ModeSocket {
+		return fmt.Errorf("supervisor socket %s: a file that is not a socket is there (%s); not removing it", path, fi.Mode().Type())
+	}
+	conn, err := net.DialTimeout("unix", path, time.Second)
+	if err == nil {
+		conn.Close()
+		return fmt.Errorf("supervisor socket %s: %w (something answers on it)", path, ErrRunning)
+	}
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		return fmt.Errorf("supervisor socket %s: is it stale? %w", path, err)
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("supervisor socket %s: removing the stale socket: %w", path, err)
+	}
+	return nil
+}
+
+// unixListener is ListenUnix's listener: its address is path, and closing
+// it removes path if path is still its socket.
+type unixListener struct {
+	*net.UnixListener
+	path string
+	fi   os.FileInfo
+	once sync.Once
+}
+
+func (l *unixListener) Addr() net.Addr { return &net.UnixAddr{Name: l.path, Net: "unix"} }
+
+func (l *unixListener) Close() error {
+	err := l.UnixListener.Close()
+	l.once.Do(func() {
+		if fi, e := os.Lstat(l.path); e == nil && os.SameFile(fi, l.fi) {
+			os.Remove(l.path)
+		}
+	})
+	return err
+}
+
+// ListenTCP listens on addr, which must be a loopback address:
+// 127.0.0.0/8, ::1 or localhost (which is 127.0.0.1). Any other host, and
+// no host (every interface), is ErrBadInput.
+func ListenTCP(addr string) (net.Listener, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("supervisor address %q: %v: %w", addr, err, ErrBadInput)
+	}
+	refuse := func() (net.Listener, error) {
+		return nil, fmt.Errorf("supervisor address %q: the API listens on TCP on a loopback address only (127.0.0.0/8, ::1, localhost): %w", addr, ErrBadInput)
+	}
+	if strings.EqualFold(host, "localhost") {
+		host = "127.0.0.1"
+	} else if ip, err := netip.ParseAddr(host); err != nil || !ip.Unmap().IsLoopback() || ip.Zone() != "" {
+		return refuse()
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+	if err != nil {
+		return nil, fmt.Errorf("supervisor address %q: %w", addr, err)
+	}
+	return ln, nil
+}

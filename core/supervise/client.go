@@ -1,0 +1,205 @@
+package supervise
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Client calls the supervisor's API (Server).
+type Client struct {
+	HTTP *http.Client
+	// Base is the API's URL without the /v1 path: http://party for a
+	// unix socket (NewUnixClient), http://127.0.0.1:PORT on TCP.
+	Base string
+	// Token is the TCP listener's bearer token; RuntimeToken a runtime's
+	// token (the pane's), which makes the calls the runtime's.
+	Token, RuntimeToken string
+}
+
+// NewUnixClient is a client of the supervisor on the unix socket
+// socketPath.
+func NewUnixClient(socketPath string) *Client {
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			var d net.Dialer
+			return d.DialContext(ctx, "unix", socketPath)
+		},
+		MaxIdleConns:          4,
+		IdleConnTimeout:       30 * time.Second,
+		ResponseHeaderTimeout: time.Minute,
+	}
+	return &Client{HTTP: &http.Client{Transport: tr, Timeout: 2 * time.Minute}, Base: "http://party"}
+}
+
+// APIError is an error answer of the API. Unwrap is the package's error
+// of its code, so errors.Is(err, ErrNotFound) holds across the wire.
+type APIError struct {
+	Status  int
+	Code    string
+	Message string
+}
+
+func (e *APIError) Error() string {
+	if e.Code == "" {
+		return fmt.Sprintf("supervisor API: HTTP %d: %s", e.Status, e.Message)
+	}
+	return fmt.Sprintf("supervisor API: %s: %s", e.Code, e.Message)
+}
+
+// Unwrap is the sentinel of e's code (nil for none).
+func (e *APIError) Unwrap() error {
+	switch e.Code {
+	case "NOT_FOUND":
+		return ErrNotFound
+	case "BAD_TOKEN":
+		return ErrToken
+	case "FALLBACK_REQUIRED":
+		return ErrUnmanaged
+	case "CONFLICT":
+		return ErrIDConflict
+	case "THREAD_AUTO_BLOCKED":
+		return ErrBlocked
+	case "BAD_REQUEST", "BAD_JSON", "TOO_LARGE":
+		return ErrBadInput
+	case "NOT_RUNNING":
+		return ErrNotRunning
+	}
+	return nil
+}
+
+// Submit asks for a trigger; created is false when its id was recorded
+// already (the recorded trigger comes back).
+func (c *Client) Submit(ctx context.Context, req TriggerRequest) (t Trigger, created bool, err error) {
+	status, err := c.do(ctx, http.MethodPost, "/v1/triggers", req, &t)
+	return t, status == http.StatusCreated, err
+}
+
+// Trigger is the trigger id.
+func (c *Client) Trigger(ctx context.Context, id string) (Trigger, error) {
+	var t Trigger
+	if id == "" {
+		return t, fmt.Errorf("no trigger id: %w", ErrBadInput)
+	}
+	_, err := c.do(ctx, http.MethodGet, "/v1/triggers/"+url.PathEscape(id), nil, &t)
+	return t, err
+}
+
+// Runtimes are the supervisor's runtimes.
+func (c *Client) Runtimes(ctx context.Context) ([]Runtime, error) {
+	var out struct {
+		Runtimes []Runtime `json:"runtimes"`
+	}
+	_, err := c.do(ctx, http.MethodGet, "/v1/runtimes", nil, &out)
+	return out.Runtimes, err
+}
+
+// Send posts a message (from the runtime of RuntimeToken, if any).
+func (c *Client) Send(ctx context.Context, req MessageRequest) (Message, error) {
+	var m Message
+	_, err := c.do(ctx, http.MethodPost, "/v1/messages", req, &m)
+	return m, err
+}
+
+// Metrics is the metrics page in the Prometheus text format.
+func (c *Client) Metrics(ctx context.Context) (string, error) {
+	var b []byte
+	_, err := c.do(ctx, http.MethodGet, "/metrics", nil, &b)
+	return string(b), err
+}
+
+// maxAnswer bounds what the client reads of an answer.
+const maxAnswer = 64 << 20
+
+// do makes a call with body (JSON, nil for none) and decodes the answer
+// into out (a *[]byte takes it as it is). It returns the answer's status.
+func (c *Client) do(ctx context.Context, method, path string, body, out any) (int, error) {
+	var rd io.Reader
+	if body != nil {
+		b, err := json.Marshal(body)
+		if err != nil {
+			return 0, err
+		}
+		rd = bytes.NewReader(b)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, strings.TrimSuffix(c.Base, "/")+path, rd)
+	if err != nil {
+		return 0, err
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if _, raw := out.(*[]byte); raw {
+		req.Header.Set("Accept", "text/plain")
+	} else {
+		req.Header.Set("Accept", "application/json")
+	}
+	if c.Token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	if c.RuntimeToken != "" {
+		req.Header.Set(RuntimeTokenHeader, c.RuntimeToken)
+	}
+	hc := c.HTTP
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		if notListening(err) {
+			return 0, fmt.Errorf("%w: %v", ErrNotRunning, err)
+		}
+		return 0, err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
+	if err != nil {
+		return resp.StatusCode, fmt.Errorf("supervisor API: reading the answer to %s %s: %w", method, path, err)
+	}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return resp.StatusCode, answerError(resp.StatusCode, b)
+	}
+	if raw, ok := out.(*[]byte); ok {
+		*raw = b
+		return resp.StatusCode, nil
+	}
+	if err := json.Unmarshal(b, out); err != nil {
+		return resp.StatusCode, fmt.Errorf("supervisor API: the answer to %s %s: %w", method, path, err)
+	}
+	return resp.StatusCode, nil
+}
+
+// answerError is the *APIError of an error answer.
+func answerError(status int, b []byte) error {
+	var eb errorBody
+	if err := json.Unmarshal(b, &eb); err == nil && eb.Error.Code != "" {
+		return &APIError{Status: status, Code: eb.Error.Code, Message: eb.Error.Message}
+	}
+	msg := strings.TrimSpace(string(b))
+	if len(msg) > 200 {
+		msg = msg[:200] + "…"
+	}
+	if msg == "" {
+		msg = http.StatusText(status)
+	}
+	return &APIError{Status: status, Message: msg}
+}
+
+// notListening says err is a dial that found no supervisor: no socket
+// file, or nobody accepting on it.
+func notListening(err error) bool {
+	var op *net.OpError
+	if !errors.As(err, &op) || op.Op != "dial" {
+		return false
+	}
+	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ENOENT)
+}
