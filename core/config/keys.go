@@ -141,7 +141,9 @@ var keys = []Key{
 		}
 		return nil
 	},
-		get: func(c *Config, _ string) string { return strings.Join(c.Supervise.Workspaces, string(filepath.ListSeparator)) },
+		get: func(c *Config, _ string) string {
+			return strings.Join(c.Supervise.Workspaces, string(filepath.ListSeparator))
+		},
 		set: func(c *Config, _ string, v value) { c.Supervise.Workspaces = splitList(v.s) }},
 	{Name: "pm.storage", def: "fs", kind: kString, Trusted: true, enum: []string{"fs", "github"},
 		get: func(c *Config, _ string) string { return c.PM.Storage },

@@ -67,11 +67,11 @@ type Loop struct {
 	ScanEvery time.Duration
 	Logf      func(format string, args ...any)
 
-	results chan result
-	mu      sync.Mutex
-	working map[string]bool // trigger id -> a send or await runs
-	pending map[string]string
-	wg      sync.WaitGroup
+	results  chan result
+	mu       sync.Mutex
+	working  map[string]bool // trigger id -> a send or await runs
+	pending  map[string]string
+	wg       sync.WaitGroup
 	lastScan time.Time
 }
 
