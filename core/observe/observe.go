@@ -70,31 +70,47 @@ func (e Events) Mark() int64 {
 // submission holding text (Claude's UserPromptSubmit, Gemini's
 // BeforeAgent): held, not equal, since queued texts arrive merged.
 func (e Events) Submitted(pane string, mark int64, text string) bool {
-	if e.Path == "" {
-		return false
-	}
-	f, err := os.Open(e.Path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if _, err := f.Seek(mark, io.SeekStart); err != nil {
-		return false
-	}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 64<<20)
-	for sc.Scan() {
-		var ev hook.Event
-		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Kind != hook.PromptSubmit || ev.Pane != pane {
-			continue
+	found := false
+	e.Each(pane, mark, func(ev hook.Event) bool {
+		if ev.Kind != hook.PromptSubmit {
+			return true
 		}
 		for _, p := range ev.Prompts {
 			if agent.ContainsText(p, text) {
-				return true
+				found = true
+				return false
 			}
 		}
+		return true
+	})
+	return found
+}
+
+// Each calls f with every event of pane logged since mark, in order, until
+// f returns false. Lines it cannot read are skipped.
+func (e Events) Each(pane string, mark int64, f func(hook.Event) bool) {
+	if e.Path == "" {
+		return
 	}
-	return false
+	fh, err := os.Open(e.Path)
+	if err != nil {
+		return
+	}
+	defer fh.Close()
+	if _, err := fh.Seek(mark, io.SeekStart); err != nil {
+		return
+	}
+	sc := bufio.NewScanner(fh)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	for sc.Scan() {
+		var ev hook.Event
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Pane != pane {
+			continue
+		}
+		if !f(ev) {
+			return
+		}
+	}
 }
 
 // Young reports whether the process pid started less than d ago, as far

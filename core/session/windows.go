@@ -18,15 +18,21 @@ const CoordinatorWindow = "party-coordinator"
 // when it runs already).
 func StartCoordinator(ctx context.Context, d Deps, session, stateDir string, maxIterations int) error {
 	return review.Start(ctx, d.Clock, review.Dir(stateDir), maxIterations, func() error {
-		spawn, err := Spawn(d.Exe, stateDir, CoordinatorWindow, launch.Spec{
-			Env:  append(PaneEnv(d.Environ, session), "PARTY_STATE_DIR="+stateDir),
-			Argv: []string{d.Exe, "--session", session, "coordinator", "supervise"}})
-		if err != nil {
-			return err
-		}
-		_, err = d.Tmux.NewWindow(ctx, session, CoordinatorWindow, spawn)
-		return err
+		return StartHidden(ctx, d, session, stateDir, CoordinatorWindow, []string{d.Exe, "--session", session, "coordinator", "supervise"})
 	})
+}
+
+// StartHidden runs argv in a new window of the session named window, with
+// the panes' environment, so that it lives and dies with the session.
+func StartHidden(ctx context.Context, d Deps, session, stateDir, window string, argv []string) error {
+	spawn, err := Spawn(d.Exe, stateDir, window, launch.Spec{
+		Env:  append(PaneEnv(d.Environ, session), "PARTY_STATE_DIR="+stateDir),
+		Argv: argv})
+	if err != nil {
+		return err
+	}
+	_, err = d.Tmux.NewWindow(ctx, session, window, spawn)
+	return err
 }
 
 // SwitchboardWindow is the window of a session where a detached

@@ -1,0 +1,515 @@
+package party
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/review"
+	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/supervise"
+)
+
+// SupervisorDir is the supervisor's directory in a session's state dir:
+// its database, lock files and log.
+func SupervisorDir(stateDir string) string { return filepath.Join(stateDir, "supervise") }
+
+// SupervisorSocket is the path of the supervisor's API socket for the
+// session whose state dir is stateDir: in the runtime dir, short enough
+// for a unix socket.
+func SupervisorSocket(getenv func(string) string, stateDir string) (string, error) {
+	base, err := state.RuntimeDir(getenv)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.Sum256([]byte(stateDir))
+	return filepath.Join(base, "sv-"+hex.EncodeToString(h[:6])+".sock"), nil
+}
+
+// supervisorScope is the session the supervisor commands act on: inside an
+// agent's pane $PARTY_STATE_DIR's (unless Session names another), else the
+// session the operation picks. name is "" inside a pane.
+func supervisorScope(ctx context.Context, env *Env) (stateDir, name string, err error) {
+	if d := env.Getenv("PARTY_STATE_DIR"); d != "" && env.Session == "" {
+		return d, env.Getenv("PARTY_SESSION"), nil
+	}
+	sc, err := env.OpenParty(ctx)
+	if err != nil {
+		return "", "", err
+	}
+	return sc.Info.StateDir, sc.Session, nil
+}
+
+// policyOf and limitsOf are the supervisor's numbers from the config.
+func policyOf(c config.Supervise) supervise.Policy {
+	return supervise.Policy{AckTimeout: c.AckTimeout, Retries: c.Retries, Backoff: c.Backoff,
+		QuietWindow: c.QuietWindow, DeferRecheck: c.DeferRecheck, MaxDefer: c.MaxDefer}
+}
+
+func limitsOf(c config.Supervise) supervise.Limits {
+	return supervise.Limits{MaxText: c.MaxText, PerRuntime: c.PerRuntime, PerThread: c.PerThread,
+		MaxTurns: c.MaxTurns, SameAnswers: c.SameAnswers}
+}
+
+// Supervisor is an open supervisor store with its operations; Close it.
+type Supervisor struct {
+	*supervise.Ops
+	StateDir string
+	Session  string
+}
+
+// Close closes the store.
+func (s *Supervisor) Close() error { return s.Store.Close() }
+
+// OpenSupervisor opens the supervisor's store of the session (made on
+// first use) and its operations.
+func OpenSupervisor(ctx context.Context, env *Env) (*Supervisor, error) {
+	stateDir, name, err := supervisorScope(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := env.Config()
+	if err != nil {
+		return nil, err
+	}
+	dir := SupervisorDir(stateDir)
+	if err := state.MkdirPrivate(dir); err != nil {
+		return nil, err
+	}
+	st, err := supervise.Open(filepath.Join(dir, supervise.StoreFile))
+	if err != nil {
+		return nil, err
+	}
+	ops := &supervise.Ops{Store: st, Clock: env.Clock, Policy: policyOf(cfg.Supervise), Limits: limitsOf(cfg.Supervise),
+		Wake: func() { state.WakeSession(env.Getenv, stateDir) },
+		Unmanaged: func(ctx context.Context, role string) bool {
+			if t, err := env.Resolve(ctx, role); err == nil && t.Pane.ID != "" {
+				return true
+			}
+			return false
+		}}
+	return &Supervisor{Ops: ops, StateDir: stateDir, Session: name}, nil
+}
+
+// withSupervisor runs f over the session's supervisor store.
+func withSupervisor[T any](ctx context.Context, env *Env, f func(*Supervisor) (T, error)) (T, error) {
+	s, err := OpenSupervisor(ctx, env)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer s.Close()
+	return f(s)
+}
+
+// caller is who runs the command: the runtime of $PARTY_RUNTIME_TOKEN,
+// else the operator.
+func (s *Supervisor) caller(ctx context.Context, env *Env) (supervise.Caller, error) {
+	return s.Caller(ctx, env.Getenv("PARTY_RUNTIME_TOKEN"))
+}
+
+// TriggerOptions are the inputs of Trigger.
+type TriggerOptions struct {
+	supervise.TriggerRequest
+	// Wait waits until the trigger ends (Timeout; zero is
+	// supervise.turnTimeout) and returns it then.
+	Wait    bool
+	Timeout time.Duration
+}
+
+// TriggerResult is a trigger as party trigger prints it: the trigger and
+// whether this call recorded it (false: the id existed).
+type TriggerResult struct {
+	supervise.Trigger
+	Created bool `json:"created"`
+}
+
+// Trigger records a trigger for a runtime and wakes the supervisor; with
+// Wait it returns once the trigger ended, with a *supervise.FailedError
+// when it failed.
+func Trigger(ctx context.Context, env *Env, opts TriggerOptions) (TriggerResult, error) {
+	return withSupervisor(ctx, env, func(s *Supervisor) (TriggerResult, error) {
+		if c, err := s.caller(ctx, env); err != nil {
+			return TriggerResult{}, err
+		} else if c.Runtime != "" {
+			opts.Actor = c.Runtime // an override from a pane is that runtime's
+		}
+		t, created, err := s.Submit(ctx, opts.TriggerRequest)
+		res := TriggerResult{Trigger: t, Created: created}
+		if err != nil || !opts.Wait {
+			return res, err
+		}
+		cfg, err := env.Config()
+		if err != nil {
+			return res, err
+		}
+		timeout := opts.Timeout
+		if timeout == 0 {
+			timeout = cfg.Supervise.TurnTimeout
+		}
+		res.Trigger, err = awaitTrigger(ctx, env, s, t.ID, timeout)
+		return res, err
+	})
+}
+
+// ErrTriggerTimeout is a trigger --wait that ran out of time while the
+// trigger was still open.
+var ErrTriggerTimeout = errors.New("trigger still open")
+
+// awaitTrigger waits until trigger id is over, woken by the session's
+// wake-ups, looking at least every 250 ms.
+func awaitTrigger(ctx context.Context, env *Env, s *Supervisor, id string, timeout time.Duration) (supervise.Trigger, error) {
+	deadline := env.Clock.Now().Add(timeout)
+	var wake <-chan struct{}
+	if w, err := state.ListenSession(env.Getenv, s.StateDir); err == nil {
+		defer w.Close()
+		wake = w.C
+	}
+	for {
+		t, err := s.Store.Trigger(ctx, id)
+		if err != nil {
+			return t, err
+		}
+		switch {
+		case t.Status == supervise.TFailed:
+			return t, &supervise.FailedError{ID: t.ID, Class: t.Class, Msg: t.Error}
+		case !t.Status.Open():
+			return t, nil
+		case !env.Clock.Now().Before(deadline):
+			return t, fmt.Errorf("trigger %s is %s after %s: %w", id, t.Status, timeout, ErrTriggerTimeout)
+		}
+		sctx, cancel := context.WithCancel(ctx)
+		slept := make(chan error, 1)
+		go func() { slept <- env.Clock.Sleep(sctx, 250*time.Millisecond) }()
+		select {
+		case <-wake:
+		case err := <-slept:
+			if err != nil {
+				cancel()
+				return t, err
+			}
+		}
+		cancel()
+	}
+}
+
+// TriggerShow is the recorded trigger id.
+func TriggerShow(ctx context.Context, env *Env, id string) (supervise.Trigger, error) {
+	return withSupervisor(ctx, env, func(s *Supervisor) (supervise.Trigger, error) { return s.Trigger(ctx, id) })
+}
+
+// TriggerList lists the triggers (of status, when given), oldest first.
+func TriggerList(ctx context.Context, env *Env, status string) ([]supervise.Trigger, error) {
+	f := supervise.TriggerFilter{}
+	if status != "" {
+		st, err := supervise.ParseTriggerStatus(status)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %w", ErrUsage, err)
+		}
+		f.Status = st
+	}
+	return withSupervisor(ctx, env, func(s *Supervisor) ([]supervise.Trigger, error) { return s.Triggers(ctx, f) })
+}
+
+// TriggerUnblock lets an auto-blocked thread go on.
+func TriggerUnblock(ctx context.Context, env *Env, thread string) (supervise.Thread, error) {
+	return withSupervisor(ctx, env, func(s *Supervisor) (supervise.Thread, error) { return s.Unblock(ctx, thread) })
+}
+
+// Runtimes are the session's runtimes as the supervisor last recorded
+// them.
+func Runtimes(ctx context.Context, env *Env) ([]supervise.Runtime, error) {
+	return withSupervisor(ctx, env, func(s *Supervisor) ([]supervise.Runtime, error) { return s.Ops.Runtimes(ctx) })
+}
+
+// InboxSend puts a message into a role's inbox; from inside a pane it is
+// from that runtime.
+func InboxSend(ctx context.Context, env *Env, req supervise.MessageRequest) (supervise.Message, error) {
+	return withSupervisor(ctx, env, func(s *Supervisor) (supervise.Message, error) {
+		c, err := s.caller(ctx, env)
+		if err != nil {
+			return supervise.Message{}, err
+		}
+		return s.Send(ctx, c, req)
+	})
+}
+
+// InboxRead returns the calling runtime's unread messages (of thread, or
+// all) and moves its read cursors past them.
+func InboxRead(ctx context.Context, env *Env, thread string) ([]supervise.Message, error) {
+	return withSupervisor(ctx, env, func(s *Supervisor) ([]supervise.Message, error) {
+		c, err := s.caller(ctx, env)
+		if err != nil {
+			return nil, err
+		}
+		return s.Read(ctx, c, thread)
+	})
+}
+
+// InboxList lists the messages of a thread.
+func InboxList(ctx context.Context, env *Env, thread string) ([]supervise.Message, error) {
+	if thread == "" {
+		thread = supervise.DefaultThread
+	}
+	return withSupervisor(ctx, env, func(s *Supervisor) ([]supervise.Message, error) { return s.Messages(ctx, thread) })
+}
+
+// Heartbeat records that the calling runtime is alive.
+func Heartbeat(ctx context.Context, env *Env, status string) error {
+	_, err := withSupervisor(ctx, env, func(s *Supervisor) (struct{}, error) {
+		c, err := s.caller(ctx, env)
+		if err != nil {
+			return struct{}{}, err
+		}
+		return struct{}{}, s.Ops.Heartbeat(ctx, c, status)
+	})
+	return err
+}
+
+// SupervisorEvents shows the audit trail with emit: once, or with follow
+// until ctx ends.
+func SupervisorEvents(ctx context.Context, env *Env, follow bool, emit func(supervise.AuditEvent)) error {
+	_, err := withSupervisor(ctx, env, func(s *Supervisor) (struct{}, error) {
+		var after int64
+		for {
+			evs, err := s.Store.Events(ctx, after, 1000)
+			if err != nil {
+				return struct{}{}, err
+			}
+			for _, e := range evs {
+				emit(e)
+				after = e.Seq
+			}
+			if !follow {
+				return struct{}{}, nil
+			}
+			if len(evs) == 0 {
+				if err := env.Clock.Sleep(ctx, 200*time.Millisecond); err != nil {
+					return struct{}{}, nil
+				}
+			}
+		}
+	})
+	return err
+}
+
+// SupervisorProc says whether the supervisor of a session runs.
+type SupervisorProc struct {
+	review.Proc
+	Dir    string `json:"dir"`
+	Socket string `json:"socket"`
+}
+
+func supervisorProc(env *Env, stateDir string) SupervisorProc {
+	sock, _ := SupervisorSocket(env.Getenv, stateDir)
+	dir := SupervisorDir(stateDir)
+	return SupervisorProc{Proc: review.Running(dir), Dir: dir, Socket: sock}
+}
+
+// SupervisorStatus says whether the session's supervisor runs.
+func SupervisorStatus(ctx context.Context, env *Env) (SupervisorProc, error) {
+	stateDir, _, err := supervisorScope(ctx, env)
+	if err != nil {
+		return SupervisorProc{}, err
+	}
+	return supervisorProc(env, stateDir), nil
+}
+
+// SupervisorWindow is the hidden window of a session where the supervisor
+// runs.
+const SupervisorWindow = "party-supervise"
+
+// StartSupervisor runs "party supervise daemon" in a hidden window of the
+// session, so that it lives and dies with the session, and waits up to
+// 5 s for it to run (review.Start's process rules: ErrRunning when it runs
+// already).
+func StartSupervisor(ctx context.Context, env *Env) (SupervisorProc, error) {
+	sc, err := env.OpenParty(ctx)
+	if err != nil {
+		return SupervisorProc{}, err
+	}
+	d, err := env.SessionDeps()
+	if err != nil {
+		return SupervisorProc{}, err
+	}
+	if err := startSupervisorIn(ctx, d, sc.Session, sc.Info.StateDir); err != nil {
+		return SupervisorProc{}, err
+	}
+	return supervisorProc(env, sc.Info.StateDir), nil
+}
+
+// startSupervisorIn starts the supervisor of the session name whose state
+// dir is stateDir.
+func startSupervisorIn(ctx context.Context, d session.Deps, name, stateDir string) error {
+	dir := SupervisorDir(stateDir)
+	if err := state.MkdirPrivate(dir); err != nil {
+		return err
+	}
+	return review.Start(ctx, d.Clock, dir, 1, func() error {
+		return session.StartHidden(ctx, d, name, stateDir, SupervisorWindow, []string{d.Exe, "--session", name, "supervise", "daemon"})
+	})
+}
+
+// StopSupervisor stops the session's supervisor (its records stay).
+func StopSupervisor(ctx context.Context, env *Env) (SupervisorProc, error) {
+	stateDir, _, err := supervisorScope(ctx, env)
+	if err != nil {
+		return SupervisorProc{}, err
+	}
+	if err := review.Stop(ctx, env.Clock, SupervisorDir(stateDir)); err != nil {
+		return SupervisorProc{}, err
+	}
+	return supervisorProc(env, stateDir), nil
+}
+
+// KeepSupervisor runs "party supervise run" of the session until it exits
+// cleanly, restarting it when it crashes; the runs write to stdout and
+// stderr.
+func KeepSupervisor(ctx context.Context, env *Env, stdout io.Writer) error {
+	stateDir, name, err := supervisorScope(ctx, env)
+	if err != nil {
+		return err
+	}
+	exe, err := env.Executable()
+	if err != nil {
+		return err
+	}
+	dir := SupervisorDir(stateDir)
+	if err := state.MkdirPrivate(dir); err != nil {
+		return err
+	}
+	argv := []string{exe, "supervise", "run"}
+	if name != "" {
+		argv = []string{exe, "--session", name, "supervise", "run"}
+	}
+	s := &review.Supervisor{Dir: dir, Clock: env.Clock, Logf: review.Logger(env.Clock, env.Stderr, dir),
+		Start: review.Program(argv, env.Environ, stdout, env.Stderr)}
+	err = s.Run(ctx)
+	if errors.Is(err, review.ErrRunning) {
+		return fmt.Errorf("the supervisor of this session: %w", supervise.ErrRunning)
+	}
+	return err
+}
+
+// RunOptions are the inputs of RunSupervisor.
+type RunOptions struct {
+	// Listen adds a loopback TCP listener (HOST:PORT) whose callers need
+	// the bearer token in the supervisor's directory (api.token).
+	Listen string
+}
+
+// RunSupervisor is the supervisor process of a session: it holds the
+// supervisor's lock, serves the API on its unix socket (and Listen), and
+// runs the loop until ctx ends.
+func RunSupervisor(ctx context.Context, env *Env, opts RunOptions) error {
+	s, err := OpenSupervisor(ctx, env)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	cfg, err := env.Config()
+	if err != nil {
+		return err
+	}
+	dir := SupervisorDir(s.StateDir)
+	release, err := state.Hold(ctx, env.Clock, filepath.Join(dir, review.CoordinatorLock))
+	if errors.Is(err, state.ErrHeld) {
+		return fmt.Errorf("the supervisor of this session: %w", supervise.ErrRunning)
+	}
+	if err != nil {
+		return err
+	}
+	defer release()
+	logf := review.Logger(env.Clock, env.Stderr, dir)
+	info, err := env.Tmux.SessionInfo(ctx, s.Session)
+	if err != nil {
+		return err
+	}
+	root, err := env.StateRoot()
+	if err != nil {
+		return err
+	}
+	rec, err := session.ReadRecord(s.StateDir)
+	if err != nil {
+		return err
+	}
+	if err := checkWorkspace(cfg.Supervise.Workspaces, rec.Cwd); err != nil {
+		return err
+	}
+	metrics := supervise.NewMetrics()
+	srv := &supervise.Server{Service: s.Ops, Metrics: metrics, Logf: logf}
+	sock, err := SupervisorSocket(env.Getenv, s.StateDir)
+	if err != nil {
+		return err
+	}
+	ln, err := supervise.ListenUnix(sock)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	served := make(chan error, 2)
+	go func() { served <- srv.Serve(ctx, ln, false) }()
+	servers := 1
+	if opts.Listen != "" {
+		if srv.Token, err = apiToken(dir); err != nil {
+			return err
+		}
+		tl, err := supervise.ListenTCP(opts.Listen)
+		if err != nil {
+			return err
+		}
+		servers++
+		go func() { served <- srv.Serve(ctx, tl, true) }()
+		logf("supervisor API on %s (bearer token in %s)", tl.Addr(), filepath.Join(dir, "api.token"))
+	}
+	w, err := state.ListenSession(env.Getenv, s.StateDir)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	fx := &paneEffects{env: env, cfg: cfg, info: info, root: root, rec: rec, quiet: cfg.Supervise.QuietWindow}
+	loop := &supervise.Loop{Store: s.Store, Clock: env.Clock, Policy: s.Policy, Limits: s.Limits, Metrics: metrics,
+		Effects: fx, Wake: w.C, Logf: logf}
+	logf("supervisor started (pid %d), store %s, API %s", os.Getpid(), s.Store.Path(), sock)
+	err = loop.Run(ctx)
+	cancel()
+	for i := 0; i < servers; i++ {
+		<-served
+	}
+	logf("supervisor stopped")
+	return err
+}
+
+// checkWorkspace refuses a session outside the allowed workspaces.
+func checkWorkspace(allowed []string, cwd string) error {
+	if len(allowed) == 0 {
+		return nil
+	}
+	for _, d := range allowed {
+		if rel, err := filepath.Rel(d, cwd); err == nil && rel != ".." && !filepath.IsAbs(rel) && (rel == "." || !startsDotDot(rel)) {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w: the session's directory %s is not under supervise.workspaces", ErrUsage, cwd)
+}
+
+func startsDotDot(rel string) bool { return len(rel) >= 3 && rel[:3] == ".."+string(filepath.Separator) }
+
+// apiToken is the bearer token of the TCP API, made on first use (0600).
+func apiToken(dir string) (string, error) {
+	path := filepath.Join(dir, "api.token")
+	if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
+		return string(b), nil
+	}
+	tok := supervise.NewToken()
+	return tok, state.WriteFile(path, []byte(tok), 0o600)
+}

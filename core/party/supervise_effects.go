@@ -1,0 +1,247 @@
+package party
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/hook"
+	"github.com/partyhq/party/core/mux"
+	"github.com/partyhq/party/core/observe"
+	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/supervise"
+	"github.com/partyhq/party/core/talk"
+	"github.com/partyhq/party/core/tmux"
+	"github.com/partyhq/party/core/wait"
+)
+
+// paneEffects are the supervisor loop's effects on a real session: tmux
+// for the runtimes and their screens, the one delivery path, the agents'
+// events and the turn waits of talk.
+type paneEffects struct {
+	env   *Env
+	cfg   config.Config
+	info  tmux.SessionInfo
+	root  string
+	rec   session.Record
+	quiet time.Duration
+}
+
+var _ supervise.Effects = (*paneEffects)(nil)
+
+// Scan lists the agent panes party started in the session: those whose
+// role has a runtime token in the session's record.
+func (e *paneEffects) Scan(ctx context.Context) ([]supervise.Runtime, error) {
+	panes, err := e.env.Tmux.ListPanes(ctx, e.info.Name)
+	if err != nil {
+		return nil, err
+	}
+	var out []supervise.Runtime
+	for _, p := range panes {
+		hash := e.rec.Tokens[p.Role]
+		if p.Role == "" || hash == "" || agent.Kind(p.Agent) == agent.Shell {
+			continue
+		}
+		status := supervise.Ready
+		if p.Dead {
+			status = supervise.Offline
+		}
+		out = append(out, supervise.Runtime{ID: e.info.Name + "/" + p.Role, Role: p.Role, Workspace: e.rec.Cwd,
+			Agent: p.Agent, Session: e.info.Name, Window: p.WindowID, Pane: p.ID,
+			Target: fmt.Sprintf("%s:%d.%d", e.info.Name, p.WindowIndex, p.Index), PID: p.PID, Status: status, TokenHash: hash})
+	}
+	return out, nil
+}
+
+// pane is rt's pane as tmux shows it now.
+func (e *paneEffects) pane(ctx context.Context, rt supervise.Runtime) (mux.Pane, error) {
+	p, err := e.env.Tmux.Pane(ctx, rt.Pane)
+	if err == nil && p.Role != rt.Role {
+		err = fmt.Errorf("pane %s holds role %q now, not %q: %w", rt.Pane, p.Role, rt.Role, mux.ErrNoPane)
+	}
+	return p, err
+}
+
+// Probe says whether an operator is busy in rt's pane: text of theirs in
+// the input box, a dialog or menu, copy mode, or a key press of a client
+// showing the pane within the quiet window.
+func (e *paneEffects) Probe(ctx context.Context, rt supervise.Runtime) (supervise.Class, string) {
+	p, screen, err := e.env.Tmux.Inspect(ctx, rt.Pane)
+	switch {
+	case errors.Is(err, mux.ErrNoPane):
+		return supervise.TargetNotFound, err.Error()
+	case err != nil:
+		return supervise.SendKeysError, err.Error()
+	case p.Role != rt.Role:
+		return supervise.TargetNotFound, fmt.Sprintf("pane %s holds role %q now", rt.Pane, p.Role)
+	case p.Dead:
+		return supervise.PaneDead, "the agent's pane is dead"
+	case p.InMode:
+		return supervise.OperatorBusy, "the pane is in copy mode"
+	}
+	profile := talk.Profile(e.cfg, p)
+	st := observe.Read(profile, p, screen)
+	switch {
+	case st.Dialog != "":
+		return supervise.OperatorBusy, "a dialog is open: " + st.Dialog
+	case st.Menu:
+		return supervise.OperatorBusy, "a menu is open over the input box"
+	case st.HasInput && strings.TrimSpace(st.Input) != "":
+		return supervise.OperatorBusy, "the input box holds text that is not ours"
+	}
+	if last, shown, err := e.env.Tmux.LastKey(ctx, rt.Pane); err == nil && shown {
+		if ago := e.env.Clock.Now().Sub(last); ago < e.quiet {
+			return supervise.OperatorBusy, fmt.Sprintf("a client showing the pane had a key press %s ago", ago.Round(time.Second))
+		}
+	}
+	return "", ""
+}
+
+// talkDeps are the turn helpers of talk over the session.
+func (e *paneEffects) talkDeps() talk.Deps {
+	return talk.Deps{Mux: e.env.Tmux, Clock: e.env.Clock, Getenv: e.env.Getenv, Config: e.cfg, StateDir: e.info.StateDir}
+}
+
+// Prepare makes the envelope ready for rt's agent, its turn starting now.
+func (e *paneEffects) Prepare(ctx context.Context, rt supervise.Runtime, text string) (string, *supervise.TurnRecord, error) {
+	p, err := e.pane(ctx, rt)
+	if err != nil {
+		return "", nil, err
+	}
+	text, spec, err := e.talkDeps().NewSpec(p, text, false)
+	if err != nil {
+		return "", nil, err
+	}
+	return text, &supervise.TurnRecord{Pane: p.ID, Offset: spec.Offset, Nonce: spec.Nonce, Prompt: spec.Prompt, Hooks: spec.Hooks}, nil
+}
+
+// Send delivers text once to rt's pane through the delivery path.
+func (e *paneEffects) Send(ctx context.Context, rt supervise.Runtime, text string) supervise.SendReport {
+	p, err := e.pane(ctx, rt)
+	if err != nil {
+		return supervise.SendReport{Class: supervise.TargetNotFound, Err: err}
+	}
+	d := e.env.Deliverer(e.root, e.info, map[string]string{p.ID: rt.Role})
+	res, err := d.Send(ctx, deliver.Request{Pane: p.ID, Profile: talk.Profile(e.cfg, p), Text: text})
+	r := supervise.SendReport{Acked: res.Via == "event", Err: err}
+	if err == nil {
+		r.Outcome = string(res.Outcome)
+		return r
+	}
+	switch {
+	case errors.Is(err, deliver.ErrUnconfirmed):
+		r.Outcome, r.Reached = string(deliver.Unconfirmed), true
+	case errors.Is(err, deliver.ErrPaneDead), errors.Is(err, deliver.ErrNotRunning):
+		r.Class = supervise.PaneDead
+	case errors.Is(err, mux.ErrNoPane):
+		r.Class = supervise.TargetNotFound
+	case errors.Is(err, deliver.ErrInputBusy), errors.Is(err, deliver.ErrDialog):
+		r.Class = supervise.OperatorBusy
+	default:
+		r.Class = supervise.SendKeysError
+	}
+	return r
+}
+
+// Await waits for the answer of turn, as talk --wait would.
+func (e *paneEffects) Await(ctx context.Context, rt supervise.Runtime, turn supervise.TurnRecord) (string, supervise.Class, error) {
+	p, err := e.pane(ctx, rt)
+	if err != nil {
+		return "", supervise.TargetNotFound, err
+	}
+	var wake <-chan struct{}
+	if w, err := state.ListenSession(e.env.Getenv, e.info.StateDir); err == nil {
+		defer w.Close()
+		wake = w.C
+	}
+	d := e.talkDeps()
+	t := d.Turn(ctx, e.env.Tmux, p, talk.Spec{Offset: turn.Offset, Hooks: turn.Hooks, Nonce: turn.Nonce, Prompt: turn.Prompt})
+	w := &wait.Waiter{Mux: e.env.Tmux, Clock: e.env.Clock, Wake: wake, Poll: e.cfg.PollInterval}
+	res, err := w.Wait(ctx, t, e.cfg.Supervise.TurnTimeout)
+	if err != nil {
+		if errors.Is(err, deliver.ErrPaneDead) || errors.Is(err, mux.ErrNoPane) {
+			return "", supervise.PaneDead, err
+		}
+		return "", "", err
+	}
+	return res.Answer, "", nil
+}
+
+// Look reads what rt's events since the trigger's turn began and its pane
+// show of t: the envelope, an ack, whether the agent is idle, its session.
+func (e *paneEffects) Look(ctx context.Context, rt supervise.Runtime, t supervise.Trigger) supervise.Sighting {
+	var s supervise.Sighting
+	mark := supervise.EnvelopeMark(t.ID)
+	var offset int64
+	if t.Turn != nil {
+		offset = t.Turn.Offset
+	}
+	observe.Events{Path: filepath.Join(e.info.StateDir, state.EventLog)}.Each(rt.Pane, offset, func(ev hook.Event) bool {
+		if ev.Session != "" {
+			s.Session = ev.Session
+		}
+		if ev.Kind == hook.PromptSubmit || ev.Kind == hook.TurnComplete {
+			for _, p := range ev.Prompts {
+				if strings.Contains(p, mark) {
+					s.Reached, s.Ack = true, supervise.AckEvent
+				}
+			}
+		}
+		return true
+	})
+	p, err := e.env.Tmux.Pane(ctx, rt.Pane)
+	if err != nil || p.Dead {
+		return s
+	}
+	screen, err := e.env.Tmux.Capture(ctx, rt.Pane, e.cfg.CaptureLines)
+	if err != nil {
+		return s
+	}
+	if strings.Contains(screen, mark) {
+		s.Reached = true
+	}
+	if s.Ack == "" && ackLineIn(screen, mark, supervise.AckLineOf(t.ID)) {
+		s.Ack = supervise.AckLine
+	}
+	st := observe.Read(talk.Profile(e.cfg, p), p, lastScreen(screen, p.Height))
+	s.Idle = !st.Busy && st.HasInput && strings.TrimSpace(st.Input) == "" && st.Dialog == ""
+	return s
+}
+
+// lastScreen is the visible part (the last height lines) of a capture
+// with history.
+func lastScreen(capture string, height int) string {
+	lines := strings.Split(capture, "\n")
+	if height > 0 && len(lines) > height {
+		lines = lines[len(lines)-height:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// ackLineIn says whether screen shows ack as a line of its own (after an
+// agent's glyph) below the echo of the envelope marked mark, when that is
+// still on screen: the envelope's own text never acks it.
+func ackLineIn(screen, mark, ack string) bool {
+	if i := strings.LastIndex(screen, mark); i >= 0 {
+		screen = screen[i:]
+		if j := strings.Index(screen, "[/BRIDGE_TRIGGER]"); j >= 0 {
+			screen = screen[j:]
+		}
+	}
+	for _, line := range strings.Split(screen, "\n") {
+		line = strings.TrimLeftFunc(strings.TrimSpace(line), func(r rune) bool {
+			return !('A' <= r && r <= 'Z' || 'a' <= r && r <= 'z' || '0' <= r && r <= '9')
+		})
+		if line == ack {
+			return true
+		}
+	}
+	return false
+}
