@@ -14,6 +14,7 @@ import (
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/route"
 	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/talk"
 	"github.com/partyhq/party/core/task"
 	"github.com/partyhq/party/core/tmux"
@@ -30,6 +31,7 @@ const (
 	ExitConflict    = 5
 	ExitUnconfirmed = 6 // delivered but the submission was not seen
 	ExitInputBusy   = 7 // the agent's input box holds someone else's text
+	ExitFallback    = 8 // the supervisor cannot trigger that pane: fall back to party send/talk
 	ExitInterrupted = 130
 )
 
@@ -91,12 +93,39 @@ var codes = []struct {
 	{mux.ErrNoSession, "NO_SESSION", ExitNotFound},
 	{mux.ErrNoPane, "NO_PANE", ExitNotFound},
 	{exec.ErrNotFound, "TMUX_MISSING", ExitError},
+	{supervise.ErrUnmanaged, "FALLBACK_REQUIRED", ExitFallback},
+	{supervise.ErrBlocked, "THREAD_AUTO_BLOCKED", ExitConflict},
+	{supervise.ErrIDConflict, "CONFLICT", ExitConflict},
+	{supervise.ErrToken, "BAD_TOKEN", ExitUsage},
+	{supervise.ErrBadInput, "USAGE", ExitUsage},
+	{supervise.ErrNotFound, "NOT_FOUND", ExitNotFound},
+	{supervise.ErrStore, "STORE_CORRUPT", ExitError},
+	{supervise.ErrNotRunning, "NO_SUPERVISOR", ExitNotFound},
+	{supervise.ErrRunning, "CONFLICT", ExitConflict},
+	{ErrTriggerTimeout, "TIMEOUT", ExitTimeout},
 	{context.Canceled, "INTERRUPTED", ExitInterrupted},
 	{context.DeadlineExceeded, "TIMEOUT", ExitTimeout},
 }
 
-// Classify returns the stable code and the exit status of err.
+// classExits are the exit statuses of a failed trigger's classes.
+var classExits = map[supervise.Class]int{
+	supervise.TargetNotFound: ExitNotFound, supervise.PaneDead: ExitNotFound,
+	supervise.AckTimeout: ExitTimeout, supervise.DeferTimeout: ExitTimeout,
+	supervise.OperatorBusy: ExitInputBusy, supervise.ThreadBlocked: ExitConflict,
+	supervise.FallbackRequired: ExitFallback,
+	// SEND_KEYS_ERROR, REGISTRY_DRIFT, TRIGGER_RATE_LIMITED: ExitError
+}
+
+// Classify returns the stable code and the exit status of err: a failed
+// trigger's are its class's.
 func Classify(err error) (string, int) {
+	var failed *supervise.FailedError
+	if errors.As(err, &failed) {
+		if exit, ok := classExits[failed.Class]; ok {
+			return string(failed.Class), exit
+		}
+		return string(failed.Class), ExitError
+	}
 	for _, c := range codes {
 		if errors.Is(err, c.err) {
 			return c.code, c.exit

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/partyhq/party/core/deliver"
 )
 
 // WriteJSON writes v as party's --json prints it: indented, with <, > and
@@ -36,3 +38,14 @@ func Rows[T interface{ Row() []string }](items []T) [][]string {
 	}
 	return rows
 }
+
+// WriteJSONLine writes v as one line of JSON (a stream of events).
+func WriteJSONLine(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// TerminalText is agent-written text made safe to print on a terminal:
+// control characters (escape sequences' introducers, BEL, C1) removed.
+func TerminalText(s string) string { return deliver.Sanitize(s) }

@@ -18,7 +18,11 @@ func Start(ctx context.Context, env *Env, opts session.StartOptions) (session.Re
 		return session.Result{}, err
 	}
 	opts.Config = cfg
-	return session.Start(ctx, d, opts)
+	res, err := session.Start(ctx, d, opts)
+	if err != nil || !opts.Supervise {
+		return res, err
+	}
+	return res, startSupervisorIn(ctx, d, res.Session, res.StateDir)
 }
 
 // Attach shows session name on the terminal (session.Attach).

@@ -92,6 +92,9 @@ type StartOptions struct {
 	// Record is a directory to record every pane into, by party record in
 	// a window of the session.
 	Record string
+	// Supervise asks for the session's supervisor, which core/party
+	// starts once the session is up (session itself ignores it).
+	Supervise bool `json:"-"`
 }
 
 // Result is a started session, as party start --json prints it.

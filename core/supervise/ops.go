@@ -276,10 +276,6 @@ func (o *Ops) Read(ctx context.Context, c Caller, thread string) ([]Message, err
 		last[m.Thread] = max(last[m.Thread], m.Seq)
 	}
 	now := o.Clock.Now().UTC()
-	if thread != "" && len(msgs) == 0 {
-		// Reading an empty inbox is an acknowledgement all the same.
-		last[thread] = 0
-	}
 	for th, seq := range last {
 		if _, err := o.Store.Advance(ctx, c.Runtime, th, seq, now); err != nil {
 			return msgs, err

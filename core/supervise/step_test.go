@@ -12,7 +12,7 @@ import (
 
 var t0 = time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
 
-func at(d time.Duration) time.Time { return t0.Add(d) }
+func after(d time.Duration) time.Time { return t0.Add(d) }
 
 // kinds lists the kinds of acts, audits as "audit:KIND".
 func kinds(acts []Action) []string {
@@ -59,46 +59,46 @@ func TestPhaseTable(t *testing.T) {
 		{name: "a busy operator defers it", from: trig(Queued), ev: Event{Kind: EvProbed, At: t0, Class: OperatorBusy, Err: "draft"},
 			want: TDeferred, acts: []string{"audit:trigger_deferred"},
 			then: func(t *testing.T, got Trigger) {
-				assert.Equal(t, at(5*time.Second), got.NextAt)
+				assert.Equal(t, after(5*time.Second), got.NextAt)
 				assert.Equal(t, t0, got.DeferredAt)
 			}},
 		{name: "force goes through a busy operator", from: trig(Queued, func(t *Trigger) { t.Force = true }),
 			ev: Event{Kind: EvProbed, At: t0, Class: OperatorBusy}, want: TSending, acts: []string{"send"}},
 		{name: "a rate limit defers until the window allows", from: trig(Queued),
-			ev:   Event{Kind: EvProbed, At: t0, Class: RateLimited, Until: at(30 * time.Second)},
+			ev:   Event{Kind: EvProbed, At: t0, Class: RateLimited, Until: after(30 * time.Second)},
 			want: TDeferred, acts: []string{"audit:trigger_deferred"},
-			then: func(t *testing.T, got Trigger) { assert.Equal(t, at(30*time.Second), got.NextAt) }},
+			then: func(t *testing.T, got Trigger) { assert.Equal(t, after(30*time.Second), got.NextAt) }},
 		{name: "an unmanaged pane fails FALLBACK_REQUIRED", from: trig(Queued), ev: Event{Kind: EvProbed, At: t0, Class: FallbackRequired},
 			want: TFailed, acts: []string{"audit:trigger_failed"}},
 		{name: "a missing target fails", from: trig(Queued), ev: Event{Kind: EvProbed, At: t0, Class: TargetNotFound},
 			want: TFailed, acts: []string{"audit:trigger_failed"}},
-		{name: "a dead pane fails", from: trig(TDeferred, busy), ev: Event{Kind: EvProbed, At: at(5 * time.Second), Class: PaneDead},
+		{name: "a dead pane fails", from: trig(TDeferred, busy), ev: Event{Kind: EvProbed, At: after(5 * time.Second), Class: PaneDead},
 			want: TFailed, acts: []string{"audit:trigger_failed"}},
-		{name: "a deferred trigger is looked at when due", from: trig(TDeferred, busy), ev: Event{Kind: EvTick, At: at(5 * time.Second)},
+		{name: "a deferred trigger is looked at when due", from: trig(TDeferred, busy), ev: Event{Kind: EvTick, At: after(5 * time.Second)},
 			want: TDeferred, acts: []string{"probe"}},
-		{name: "not before", from: trig(TDeferred, busy), ev: Event{Kind: EvTick, At: at(4 * time.Second)}, err: ErrStale},
-		{name: "quiet starts the window", from: trig(TDeferred, busy), ev: Event{Kind: EvProbed, At: at(5 * time.Second)},
+		{name: "not before", from: trig(TDeferred, busy), ev: Event{Kind: EvTick, At: after(4 * time.Second)}, err: ErrStale},
+		{name: "quiet starts the window", from: trig(TDeferred, busy), ev: Event{Kind: EvProbed, At: after(5 * time.Second)},
 			want: TDeferred, then: func(t *testing.T, got Trigger) {
-				assert.Equal(t, at(5*time.Second), got.QuietSince)
-				assert.Equal(t, at(10*time.Second), got.NextAt)
+				assert.Equal(t, after(5*time.Second), got.QuietSince)
+				assert.Equal(t, after(10*time.Second), got.NextAt)
 			}},
-		{name: "quiet for the window delivers", from: trig(TDeferred, busy, func(t *Trigger) { t.QuietSince = at(5 * time.Second) }),
-			ev: Event{Kind: EvProbed, At: at(25 * time.Second)}, want: TSending, acts: []string{"send"}},
-		{name: "busy again restarts the quiet window", from: trig(TDeferred, busy, func(t *Trigger) { t.QuietSince = at(5 * time.Second) }),
-			ev: Event{Kind: EvProbed, At: at(15 * time.Second), Class: OperatorBusy}, want: TDeferred,
+		{name: "quiet for the window delivers", from: trig(TDeferred, busy, func(t *Trigger) { t.QuietSince = after(5 * time.Second) }),
+			ev: Event{Kind: EvProbed, At: after(25 * time.Second)}, want: TSending, acts: []string{"send"}},
+		{name: "busy again restarts the quiet window", from: trig(TDeferred, busy, func(t *Trigger) { t.QuietSince = after(5 * time.Second) }),
+			ev: Event{Kind: EvProbed, At: after(15 * time.Second), Class: OperatorBusy}, want: TDeferred,
 			then: func(t *testing.T, got Trigger) { assert.True(t, got.QuietSince.IsZero()) }},
 		{name: "busy past the limit is DEFER_TIMEOUT", from: trig(TDeferred, busy),
-			ev: Event{Kind: EvProbed, At: at(60 * time.Second), Class: OperatorBusy}, want: TFailed, acts: []string{"audit:trigger_failed"},
+			ev: Event{Kind: EvProbed, At: after(60 * time.Second), Class: OperatorBusy}, want: TFailed, acts: []string{"audit:trigger_failed"},
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, DeferTimeout, got.Class) }},
-		{name: "quiet too late is DEFER_TIMEOUT", from: trig(TDeferred, busy, func(t *Trigger) { t.QuietSince = at(50 * time.Second) }),
-			ev: Event{Kind: EvProbed, At: at(60 * time.Second)}, want: TFailed, acts: []string{"audit:trigger_failed"}},
-		{name: "the rate limit lifted", from: trig(TDeferred, func(t *Trigger) { t.Class, t.NextAt = RateLimited, at(30*time.Second) }),
-			ev: Event{Kind: EvProbed, At: at(30 * time.Second)}, want: TSending, acts: []string{"send"}},
+		{name: "quiet too late is DEFER_TIMEOUT", from: trig(TDeferred, busy, func(t *Trigger) { t.QuietSince = after(50 * time.Second) }),
+			ev: Event{Kind: EvProbed, At: after(60 * time.Second)}, want: TFailed, acts: []string{"audit:trigger_failed"}},
+		{name: "the rate limit lifted", from: trig(TDeferred, func(t *Trigger) { t.Class, t.NextAt = RateLimited, after(30*time.Second) }),
+			ev: Event{Kind: EvProbed, At: after(30 * time.Second)}, want: TSending, acts: []string{"send"}},
 		{name: "submitted opens the ack window and awaits the answer", from: trig(TSending),
 			ev:   Event{Kind: EvSent, At: t0, Outcome: "submitted", Turn: &TurnRecord{Pane: "%1"}},
 			want: Delivered, acts: []string{"audit:trigger_sent", "await"},
 			then: func(t *testing.T, got Trigger) {
-				assert.Equal(t, at(8*time.Second), got.AckBy)
+				assert.Equal(t, after(8*time.Second), got.AckBy)
 				assert.True(t, got.Reached)
 			}},
 		{name: "the agent's own submit event acks at once", from: trig(TSending),
@@ -109,54 +109,54 @@ func TestPhaseTable(t *testing.T) {
 			ev: Event{Kind: EvSent, At: t0, Outcome: "queued"}, want: Delivered, acts: []string{"audit:trigger_sent", "await"},
 			then: func(t *testing.T, got Trigger) { assert.True(t, got.AckBy.IsZero()) }},
 		{name: "the agent turning idle starts it", from: trig(Delivered, func(t *Trigger) { t.Reached, t.Waits = true, 1 }),
-			ev: Event{Kind: EvAgentIdle, At: at(40 * time.Second)}, want: Delivered,
-			then: func(t *testing.T, got Trigger) { assert.Equal(t, at(48*time.Second), got.AckBy) }},
+			ev: Event{Kind: EvAgentIdle, At: after(40 * time.Second)}, want: Delivered,
+			then: func(t *testing.T, got Trigger) { assert.Equal(t, after(48*time.Second), got.AckBy) }},
 		{name: "an unconfirmed failure that pasted is delivered, never again", from: trig(TSending),
 			ev: Event{Kind: EvSendFailed, At: t0, Class: SendKeysError, Reached: true}, want: Delivered, acts: []string{"audit:trigger_sent", "await"}},
 		{name: "typing began before the paste: deferred", from: trig(TSending),
 			ev: Event{Kind: EvSendFailed, At: t0, Class: OperatorBusy}, want: TDeferred, acts: []string{"audit:trigger_deferred"}},
 		{name: "a send error that pasted nothing is retried after a backoff", from: trig(TSending, func(t *Trigger) { t.Attempts = 1 }),
 			ev: Event{Kind: EvSendFailed, At: t0, Class: SendKeysError}, want: TRetrying, acts: []string{"audit:trigger_retry"},
-			then: func(t *testing.T, got Trigger) { assert.Equal(t, at(2*time.Second), got.NextAt) }},
-		{name: "and sent again when due", from: trig(TRetrying, func(t *Trigger) { t.Attempts, t.NextAt = 1, at(2*time.Second) }),
-			ev: Event{Kind: EvTick, At: at(2 * time.Second)}, want: TSending, acts: []string{"send"},
+			then: func(t *testing.T, got Trigger) { assert.Equal(t, after(2*time.Second), got.NextAt) }},
+		{name: "and sent again when due", from: trig(TRetrying, func(t *Trigger) { t.Attempts, t.NextAt = 1, after(2*time.Second) }),
+			ev: Event{Kind: EvTick, At: after(2 * time.Second)}, want: TSending, acts: []string{"send"},
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, 2, got.Attempts) }},
 		{name: "send errors past the retries fail", from: trig(TSending, func(t *Trigger) { t.Attempts = 3 }),
 			ev: Event{Kind: EvSendFailed, At: t0, Class: SendKeysError}, want: TFailed, acts: []string{"audit:trigger_failed"}},
 		{name: "a pane dead at the send fails", from: trig(TSending), ev: Event{Kind: EvSendFailed, At: t0, Class: PaneDead},
 			want: TFailed, acts: []string{"audit:trigger_failed"}},
-		{name: "no ack in the window: back off", from: trig(Delivered, reached), ev: Event{Kind: EvTick, At: at(8 * time.Second)},
+		{name: "no ack in the window: back off", from: trig(Delivered, reached), ev: Event{Kind: EvTick, At: after(8 * time.Second)},
 			want: TRetrying, acts: []string{"audit:trigger_retry"},
-			then: func(t *testing.T, got Trigger) { assert.Equal(t, at(10*time.Second), got.NextAt) }},
-		{name: "the backoff over, a reached trigger is waited for again, not resent", from: trig(TRetrying, reached, func(t *Trigger) { t.NextAt = at(10 * time.Second) }),
-			ev: Event{Kind: EvTick, At: at(10 * time.Second)}, want: Delivered,
+			then: func(t *testing.T, got Trigger) { assert.Equal(t, after(10*time.Second), got.NextAt) }},
+		{name: "the backoff over, a reached trigger is waited for again, not resent", from: trig(TRetrying, reached, func(t *Trigger) { t.NextAt = after(10 * time.Second) }),
+			ev: Event{Kind: EvTick, At: after(10 * time.Second)}, want: Delivered,
 			then: func(t *testing.T, got Trigger) {
 				assert.Equal(t, 2, got.Waits)
-				assert.Equal(t, at(18*time.Second), got.AckBy)
+				assert.Equal(t, after(18*time.Second), got.AckBy)
 			}},
-		{name: "the second backoff doubles", from: trig(Delivered, reached, func(t *Trigger) { t.Waits, t.AckBy = 2, at(18*time.Second) }),
-			ev: Event{Kind: EvTick, At: at(18 * time.Second)}, want: TRetrying, acts: []string{"audit:trigger_retry"},
-			then: func(t *testing.T, got Trigger) { assert.Equal(t, at(22*time.Second), got.NextAt) }},
-		{name: "the last window over is ACK_TIMEOUT", from: trig(Delivered, reached, func(t *Trigger) { t.Waits, t.AckBy = 3, at(30*time.Second) }),
-			ev: Event{Kind: EvTick, At: at(30 * time.Second)}, want: TFailed, acts: []string{"audit:trigger_failed"},
+		{name: "the second backoff doubles", from: trig(Delivered, reached, func(t *Trigger) { t.Waits, t.AckBy = 2, after(18*time.Second) }),
+			ev: Event{Kind: EvTick, At: after(18 * time.Second)}, want: TRetrying, acts: []string{"audit:trigger_retry"},
+			then: func(t *testing.T, got Trigger) { assert.Equal(t, after(22*time.Second), got.NextAt) }},
+		{name: "the last window over is ACK_TIMEOUT", from: trig(Delivered, reached, func(t *Trigger) { t.Waits, t.AckBy = 3, after(30*time.Second) }),
+			ev: Event{Kind: EvTick, At: after(30 * time.Second)}, want: TFailed, acts: []string{"audit:trigger_failed"},
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, AckTimeout, got.Class) }},
-		{name: "a cursor ack", from: trig(Delivered, reached), ev: Event{Kind: EvAck, At: at(time.Second), Source: AckCursor},
+		{name: "a cursor ack", from: trig(Delivered, reached), ev: Event{Kind: EvAck, At: after(time.Second), Source: AckCursor},
 			want: Acked, acts: []string{"audit:ack_received"}},
-		{name: "an ack while backing off", from: trig(TRetrying, reached), ev: Event{Kind: EvAck, At: at(9 * time.Second), Source: AckHeartbeat},
+		{name: "an ack while backing off", from: trig(TRetrying, reached), ev: Event{Kind: EvAck, At: after(9 * time.Second), Source: AckHeartbeat},
 			want: Acked, acts: []string{"audit:ack_received"}},
 		{name: "an ack before the delivery's report", from: trig(TSending), ev: Event{Kind: EvAck, At: t0, Source: AckEvent},
 			want: Acked, acts: []string{"audit:ack_received"}, then: func(t *testing.T, got Trigger) { assert.True(t, got.Reached) }},
 		{name: "an ack of a queued trigger is stale", from: trig(Queued), ev: Event{Kind: EvAck, At: t0}, err: ErrStale},
-		{name: "the answer completes it", from: trig(Acked, reached), ev: Event{Kind: EvAnswer, At: at(3 * time.Second), Answer: "done"},
+		{name: "the answer completes it", from: trig(Acked, reached), ev: Event{Kind: EvAnswer, At: after(3 * time.Second), Answer: "done"},
 			want: Completed, acts: []string{"audit:trigger_completed"},
 			then: func(t *testing.T, got Trigger) { require.NotNil(t, got.Answer); assert.Equal(t, "done", *got.Answer) }},
-		{name: "an answer without an earlier ack acks too", from: trig(Delivered, reached), ev: Event{Kind: EvAnswer, At: at(3 * time.Second), Answer: "done"},
+		{name: "an answer without an earlier ack acks too", from: trig(Delivered, reached), ev: Event{Kind: EvAnswer, At: after(3 * time.Second), Answer: "done"},
 			want: Completed, acts: []string{"audit:ack_received", "audit:trigger_completed"},
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, AckAnswer, got.AckSource) }},
-		{name: "a failed turn completes with its error", from: trig(Acked, reached), ev: Event{Kind: EvTurnError, At: at(3 * time.Second), Err: "API error"},
+		{name: "a failed turn completes with its error", from: trig(Acked, reached), ev: Event{Kind: EvTurnError, At: after(3 * time.Second), Err: "API error"},
 			want: Completed, acts: []string{"audit:trigger_completed"},
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, "API error", got.Error); assert.Nil(t, got.Answer) }},
-		{name: "a pane that died in the turn fails", from: trig(Acked, reached), ev: Event{Kind: EvTurnError, At: at(3 * time.Second), Class: PaneDead},
+		{name: "a pane that died in the turn fails", from: trig(Acked, reached), ev: Event{Kind: EvTurnError, At: after(3 * time.Second), Class: PaneDead},
 			want: TFailed, acts: []string{"audit:trigger_failed"}},
 		{name: "restart mid-delivery, text found: delivered, never resent", from: trig(TSending, func(t *Trigger) { t.Turn = &TurnRecord{Pane: "%1"} }),
 			ev: Event{Kind: EvRestart, At: t0, Reached: true}, want: Delivered, acts: []string{"audit:trigger_sent"}},
@@ -196,7 +196,7 @@ func TestDeferredAroundAnOperator(t *testing.T) {
 	p := DefaultPolicy
 	tr, _, err := Step(p, trig(""), Event{Kind: EvQueued, At: t0})
 	require.NoError(t, err)
-	typingUntil := at(30 * time.Second)
+	typingUntil := after(30 * time.Second)
 	now := t0
 	var sentAt time.Time
 	for i := 0; i < 100 && sentAt.IsZero(); i++ {
@@ -217,7 +217,7 @@ func TestDeferredAroundAnOperator(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, []string{"probe"}, kinds(acts))
 	}
-	assert.Equal(t, at(50*time.Second), sentAt, "quiet from 30 s, delivered 20 s later")
+	assert.Equal(t, after(50*time.Second), sentAt, "quiet from 30 s, delivered 20 s later")
 }
 
 // TestRandomWalks applies random events in random order to triggers and

@@ -3,6 +3,7 @@ package supervise
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -263,6 +264,18 @@ func (e *FailedError) Error() string {
 func orDash(s string) string {
 	if s == "" {
 		return "-"
+	}
+	return s
+}
+
+// String is the event as party supervise events prints it: time, kind,
+// then its fields.
+func (e AuditEvent) String() string {
+	s := e.At.UTC().Format(time.RFC3339Nano) + " " + e.Kind
+	for _, kv := range [][2]string{{"trigger", e.Trigger}, {"agent", e.Agent}, {"thread", e.Thread}, {"result", e.Result}, {"detail", e.Detail}} {
+		if kv[1] != "" {
+			s += " " + kv[0] + "=" + strconv.Quote(kv[1])
+		}
 	}
 	return s
 }

@@ -53,7 +53,7 @@ type Factory struct {
 }
 
 // takesText names the commands whose last argument is a message.
-var takesText = map[string]bool{"send": true, "talk": true}
+var takesText = map[string]bool{"send": true, "talk": true, "trigger": true}
 
 // env is the Env of the command's operations, built once (after the
 // flags are parsed).
@@ -189,6 +189,11 @@ messages to agents by role.`,
 		newInstructionsCmd(f, nil),
 		newExecSpecCmd(f),
 		newPMCmd(f, nil),
+		newTriggerCmd(f, nil),
+		newRuntimesCmd(f),
+		newInboxCmd(f),
+		newHeartbeatCmd(f),
+		newSuperviseCmd(f),
 	)
 	return root
 }

@@ -223,7 +223,7 @@ and its API listens on a unix socket (0600) in the runtime dir.`}
 		RunE: func(c *cobra.Command, _ []string) error {
 			return party.SupervisorEvents(c.Context(), f.env(), follow, func(e supervise.AuditEvent) {
 				if f.JSON {
-					writeJSONLine(f.IO.Out, e)
+					_ = party.WriteJSONLine(f.IO.Out, e)
 					return
 				}
 				fmt.Fprintln(f.IO.Out, party.TerminalText(e.String()))

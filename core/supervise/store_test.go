@@ -1,0 +1,693 @@
+package supervise
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// at is a time with nanoseconds in a zone other than UTC: what the store
+// gives back is its UTC self, exactly.
+func at(sec int) time.Time {
+	return time.Date(2025, 3, 4, 5, 6, sec, 123456789, time.FixedZone("CET", 3600))
+}
+
+func openStore(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(filepath.Join(t.TempDir(), "state", StoreFile))
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func tokenHash(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+func TestOpenMakesTheStoreOwnerOnly(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "state")
+	path := filepath.Join(dir, StoreFile)
+	s, err := Open(path)
+	require.NoError(t, err)
+	assert.Equal(t, path, s.Path())
+	require.NoError(t, s.Close())
+
+	fi, err := os.Stat(dir)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o700), fi.Mode().Perm(), "the directory")
+	fi, err = os.Stat(path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm(), "the file")
+
+	s, err = Open(path)
+	require.NoError(t, err, "an existing store opens again")
+	require.NoError(t, s.Close())
+	assert.Equal(t, len(migrations), userVersion(t, path))
+}
+
+func TestOpenKeepsADatabaseItCannotUse(t *testing.T) {
+	// A real database's header followed by garbage: SQLite's magic, then
+	// nothing it can read.
+	header := func() []byte {
+		s := openStore(t)
+		require.NoError(t, s.Close())
+		b, err := os.ReadFile(s.Path())
+		require.NoError(t, err)
+		return append(b[:100:100], bytes.Repeat([]byte{0xA5}, 8192-100)...)
+	}()
+	tests := []struct {
+		name    string
+		content []byte
+	}{
+		{"text", []byte("this is not a database\n")},
+		{"garbage page", bytes.Repeat([]byte{0xDE, 0xAD, 0xBE, 0xEF}, 1024)},
+		{"a header and garbage", header},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), StoreFile)
+			require.NoError(t, os.WriteFile(path, tt.content, 0o600))
+			s, err := Open(path)
+			if err == nil {
+				s.Close()
+			}
+			require.ErrorIs(t, err, ErrStore)
+			assert.Contains(t, err.Error(), path, "the error names the file")
+			got, rerr := os.ReadFile(path)
+			require.NoError(t, rerr)
+			assert.True(t, bytes.Equal(tt.content, got), "the file is left as it was")
+		})
+	}
+}
+
+func TestOpenRefusesANewerSchema(t *testing.T) {
+	s := openStore(t)
+	_, err := s.AddMessage(context.Background(), Message{Thread: "th", From: "a", To: "b", Text: "hi", At: at(0)})
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	setUserVersion(t, s.Path(), len(migrations)+5)
+
+	_, err = Open(s.Path())
+	require.ErrorIs(t, err, ErrStore)
+	assert.Contains(t, err.Error(), s.Path())
+	assert.Contains(t, err.Error(), fmt.Sprintf("was written by a newer party (schema %d, this one knows %d)", len(migrations)+5, len(migrations)))
+	assert.Equal(t, len(migrations)+5, userVersion(t, s.Path()), "the version stays")
+}
+
+func TestOpenRefusesAnotherDatabase(t *testing.T) {
+	path := filepath.Join(t.TempDir(), StoreFile)
+	db, err := sql.Open("sqlite", path)
+	require.NoError(t, err)
+	_, err = db.Exec(`CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('mine')`)
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+
+	_, err = Open(path)
+	require.ErrorIs(t, err, ErrStore)
+	assert.Contains(t, err.Error(), path)
+	assert.Equal(t, 0, userVersion(t, path), "nothing was migrated")
+}
+
+func userVersion(t *testing.T, path string) int {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	require.NoError(t, err)
+	defer db.Close()
+	var v int
+	require.NoError(t, db.QueryRow("PRAGMA user_version").Scan(&v))
+	return v
+}
+
+func setUserVersion(t *testing.T, path string, v int) {
+	t.Helper()
+	db, err := sql.Open("sqlite", path)
+	require.NoError(t, err)
+	defer db.Close()
+	_, err = db.Exec(fmt.Sprintf("PRAGMA user_version = %d", v))
+	require.NoError(t, err)
+}
+
+func TestRuntimesRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	r := Runtime{
+		ID: "s/coder", Role: "coder", Workspace: "/w", Agent: "claude", AgentSession: "abc",
+		Session: "s", Window: "@1", Pane: "%3", Target: "s:1.0", PID: 4242, Status: AwaitingAck,
+		OperatorBusy: true, LastHeartbeat: at(1), Heartbeat: "working", LastTrigger: "t1",
+		TokenHash: tokenHash("secret"), Updated: at(2),
+	}
+	require.NoError(t, s.PutRuntime(ctx, r))
+	require.NoError(t, s.PutRuntime(ctx, Runtime{ID: "s/architect", Role: "architect", Status: Ready, Updated: at(3)}))
+
+	want := r
+	want.LastHeartbeat, want.Updated = r.LastHeartbeat.UTC(), r.Updated.UTC()
+	got, err := s.Runtime(ctx, "coder")
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	assert.Equal(t, time.UTC, got.Updated.Location())
+
+	all, err := s.Runtimes(ctx)
+	require.NoError(t, err)
+	require.Len(t, all, 2)
+	assert.Equal(t, []string{"architect", "coder"}, []string{all[0].Role, all[1].Role}, "by role")
+
+	r.Status, r.PID = Ready, 7
+	require.NoError(t, s.PutRuntime(ctx, r), "an upsert")
+	got, err = s.Runtime(ctx, "coder")
+	require.NoError(t, err)
+	assert.Equal(t, Ready, got.Status)
+	assert.Equal(t, 7, got.PID)
+
+	require.NoError(t, s.Heartbeat(ctx, "coder", "idle", at(9)))
+	got, err = s.Runtime(ctx, "coder")
+	require.NoError(t, err)
+	assert.Equal(t, at(9).UTC(), got.LastHeartbeat)
+	assert.Equal(t, "idle", got.Heartbeat)
+	assert.ErrorIs(t, s.Heartbeat(ctx, "nobody", "idle", at(9)), ErrNotFound)
+
+	require.NoError(t, s.PutRuntime(ctx, Runtime{ID: "renamed/coder", Role: "coder"}), "a role has one runtime")
+	got, err = s.Runtime(ctx, "coder")
+	require.NoError(t, err)
+	assert.Equal(t, "renamed/coder", got.ID)
+
+	require.NoError(t, s.DeleteRuntime(ctx, "renamed/coder"))
+	_, err = s.Runtime(ctx, "coder")
+	assert.ErrorIs(t, err, ErrNotFound)
+	require.NoError(t, s.DeleteRuntime(ctx, "renamed/coder"), "deleting again is no error")
+}
+
+func TestRuntimeByToken(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	require.NoError(t, s.PutRuntime(ctx, Runtime{ID: "s/a", Role: "a", TokenHash: tokenHash("token-a")}))
+	require.NoError(t, s.PutRuntime(ctx, Runtime{ID: "s/b", Role: "b", TokenHash: tokenHash("token-b")}))
+	require.NoError(t, s.PutRuntime(ctx, Runtime{ID: "s/c", Role: "c"}), "a runtime without a token")
+
+	tests := []struct {
+		name  string
+		token string
+		role  string // "": ErrToken
+	}{
+		{"right", "token-b", "b"},
+		{"another right", "token-a", "a"},
+		{"wrong", "token-x", ""},
+		{"empty", "", ""},
+		{"the hash itself", tokenHash("token-a"), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := s.RuntimeByToken(ctx, tt.token)
+			if tt.role == "" {
+				require.ErrorIs(t, err, ErrToken)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.role, r.Role)
+		})
+	}
+}
+
+func fullTrigger() Trigger {
+	answer := "done"
+	return Trigger{
+		ID: "t1", Role: "coder", Thread: "th", Reason: "review", Text: "look at this\nplease",
+		Status: Acked, Class: OperatorBusy, Error: "typing", Attempts: 2, Waits: 3, Outcome: "submitted",
+		Reached: true, Force: true, Actor: "me", Why: "urgent",
+		Created: at(1), Updated: at(2), DeferredAt: at(3), QuietSince: at(4), NextAt: at(5),
+		DeliveredAt: at(6), AckBy: at(7), AckedAt: at(8), AckSource: AckCursor, CompletedAt: at(9),
+		Answer: &answer,
+		Turn:   &TurnRecord{Pane: "%3", Offset: 1234, Nonce: "n", Prompt: "p", Hooks: true},
+	}
+}
+
+func TestTriggerRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	in := fullTrigger()
+	want := utcTrigger(in)
+
+	got, created, err := s.AddTrigger(ctx, in, AuditEvent{At: at(1), Kind: "trigger_created", Trigger: "t1"})
+	require.NoError(t, err)
+	assert.True(t, created)
+	assert.Equal(t, want, got)
+
+	got, err = s.Trigger(ctx, "t1")
+	require.NoError(t, err)
+	assert.Equal(t, want, got)
+	assert.Equal(t, at(6).UTC(), got.DeliveredAt, "exact to the nanosecond")
+	assert.Equal(t, time.UTC, got.Created.Location())
+
+	bare := Trigger{ID: "t2", Role: "coder", Thread: "th", Text: "x"}
+	got, created, err = s.AddTrigger(ctx, bare)
+	require.NoError(t, err)
+	assert.True(t, created)
+	assert.Equal(t, Queued, got.Status, "a trigger without a status is queued")
+	got, err = s.Trigger(ctx, "t2")
+	require.NoError(t, err)
+	bare.Status = Queued
+	assert.Equal(t, bare, got, "zero times stay zero")
+
+	_, err = s.Trigger(ctx, "nope")
+	assert.ErrorIs(t, err, ErrNotFound)
+	_, _, err = s.AddTrigger(ctx, Trigger{Role: "coder", Text: "x"})
+	assert.ErrorIs(t, err, ErrBadInput, "an id is required")
+}
+
+func TestAddTriggerIsIdempotent(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	orig := Trigger{ID: "t1", Role: "coder", Thread: "th", Reason: "r", Text: "do it", Status: Queued, Created: at(1), Updated: at(1)}
+	_, created, err := s.AddTrigger(ctx, orig, AuditEvent{At: at(1), Kind: "trigger_created"})
+	require.NoError(t, err)
+	require.True(t, created)
+
+	tests := []struct {
+		name   string
+		change func(*Trigger)
+		err    error
+	}{
+		{"same", func(*Trigger) {}, nil},
+		{"same content, other state", func(t *Trigger) { t.Status, t.Created, t.Force = Completed, at(30), true }, nil},
+		{"other text", func(t *Trigger) { t.Text = "do that" }, ErrIDConflict},
+		{"other role", func(t *Trigger) { t.Role = "architect" }, ErrIDConflict},
+		{"other thread", func(t *Trigger) { t.Thread = "th2" }, ErrIDConflict},
+		{"other reason", func(t *Trigger) { t.Reason = "" }, ErrIDConflict},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			again := orig
+			tt.change(&again)
+			got, created, err := s.AddTrigger(ctx, again, AuditEvent{At: at(2), Kind: "again"})
+			assert.False(t, created)
+			if tt.err != nil {
+				require.ErrorIs(t, err, tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, utcTrigger(orig), got, "the recorded trigger")
+		})
+	}
+	all, err := s.Triggers(ctx, TriggerFilter{})
+	require.NoError(t, err)
+	assert.Len(t, all, 1)
+	trs, err := s.Transitions(ctx, "t1")
+	require.NoError(t, err)
+	assert.Len(t, trs, 1, "a repeated submit makes no transition")
+	evs, err := s.Events(ctx, 0, 0)
+	require.NoError(t, err)
+	assert.Len(t, evs, 1, "nor an audit event")
+}
+
+func TestSaveTriggerIsACompareAndSwap(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	tr, _, err := s.AddTrigger(ctx, Trigger{ID: "t1", Role: "coder", Thread: "th", Text: "x", Status: Queued, Created: at(1), Updated: at(1)},
+		AuditEvent{At: at(1), Kind: "trigger_created", Trigger: "t1"})
+	require.NoError(t, err)
+
+	sending := tr
+	sending.Status, sending.Updated = TSending, at(2)
+	require.NoError(t, s.SaveTrigger(ctx, sending, Queued, "send"))
+
+	delivered := sending
+	delivered.Status, delivered.Updated, delivered.DeliveredAt, delivered.Attempts = Delivered, at(3), at(3), 1
+	require.NoError(t, s.SaveTrigger(ctx, delivered, TSending, "sent", AuditEvent{At: at(3), Kind: "trigger_sent", Trigger: "t1", Agent: "coder"}))
+
+	stale := sending
+	stale.Status, stale.Updated = TFailed, at(4)
+	err = s.SaveTrigger(ctx, stale, TSending, "fail", AuditEvent{At: at(4), Kind: "trigger_failed"})
+	require.ErrorIs(t, err, ErrConflictState, "the trigger moved on from triggering")
+	assert.Contains(t, err.Error(), "delivered")
+
+	missing := stale
+	missing.ID = "nope"
+	require.ErrorIs(t, s.SaveTrigger(ctx, missing, Queued, "x"), ErrNotFound)
+
+	got, err := s.Trigger(ctx, "t1")
+	require.NoError(t, err)
+	assert.Equal(t, utcTrigger(delivered), got, "the losing save changed nothing")
+
+	trs, err := s.Transitions(ctx, "t1")
+	require.NoError(t, err)
+	for i := range trs {
+		assert.Positive(t, trs[i].Seq)
+		trs[i].Seq = 0
+	}
+	assert.Equal(t, []Transition{
+		{Trigger: "t1", At: at(1).UTC(), From: "", To: Queued, Event: "created"},
+		{Trigger: "t1", At: at(2).UTC(), From: Queued, To: TSending, Event: "send"},
+		{Trigger: "t1", At: at(3).UTC(), From: TSending, To: Delivered, Event: "sent"},
+	}, trs)
+	_, err = s.Transitions(ctx, "nope")
+	assert.ErrorIs(t, err, ErrNotFound)
+
+	evs, err := s.Events(ctx, 0, 0)
+	require.NoError(t, err)
+	require.Len(t, evs, 2, "the losing save's audit event is not recorded")
+	assert.Equal(t, []string{"trigger_created", "trigger_sent"}, []string{evs[0].Kind, evs[1].Kind})
+}
+
+func TestTriggersFilterInFIFOOrder(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	add := []Trigger{
+		// created times out of order: the order is the order of arrival
+		{ID: "z", Role: "coder", Thread: "a", Status: Queued, Created: at(5)},
+		{ID: "y", Role: "architect", Thread: "a", Status: Completed, Created: at(4)},
+		{ID: "x", Role: "coder", Thread: "b", Status: TFailed, Created: at(3)},
+		{ID: "w", Role: "coder", Thread: "a", Status: TDeferred, Created: at(2)},
+		{ID: "v", Role: "architect", Thread: "b", Status: Queued, Created: at(1)},
+	}
+	for _, tr := range add {
+		_, _, err := s.AddTrigger(ctx, tr)
+		require.NoError(t, err)
+	}
+	tests := []struct {
+		name string
+		f    TriggerFilter
+		want []string
+	}{
+		{"all", TriggerFilter{}, []string{"z", "y", "x", "w", "v"}},
+		{"status", TriggerFilter{Status: Queued}, []string{"z", "v"}},
+		{"role", TriggerFilter{Role: "coder"}, []string{"z", "x", "w"}},
+		{"thread", TriggerFilter{Thread: "b"}, []string{"x", "v"}},
+		{"open", TriggerFilter{Open: true}, []string{"z", "w", "v"}},
+		{"open of a role in a thread", TriggerFilter{Open: true, Role: "coder", Thread: "a"}, []string{"z", "w"}},
+		{"limit", TriggerFilter{Open: true, Limit: 2}, []string{"z", "w"}},
+		{"none", TriggerFilter{Role: "nobody"}, []string{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts, err := s.Triggers(ctx, tt.f)
+			require.NoError(t, err)
+			ids := []string{}
+			for _, tr := range ts {
+				ids = append(ids, tr.ID)
+			}
+			assert.Equal(t, tt.want, ids)
+		})
+	}
+}
+
+func TestCountSent(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	base := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+	for i, tr := range []Trigger{
+		{ID: "1", Role: "coder", Thread: "a", DeliveredAt: base},
+		{ID: "2", Role: "coder", Thread: "a", DeliveredAt: base.Add(100 * time.Millisecond)},
+		{ID: "3", Role: "coder", Thread: "b", DeliveredAt: base.Add(time.Second)},
+		{ID: "4", Role: "coder", Thread: "a"}, // never delivered
+		{ID: "5", Role: "architect", Thread: "a", DeliveredAt: base.Add(time.Second)},
+	} {
+		tr.Text = strconv.Itoa(i)
+		_, _, err := s.AddTrigger(ctx, tr)
+		require.NoError(t, err)
+	}
+	tests := []struct {
+		name         string
+		role, thread string
+		since        time.Time
+		want         int
+	}{
+		{"every thread", "coder", "", time.Time{}, 3},
+		{"one thread", "coder", "a", time.Time{}, 2},
+		{"since, inclusive", "coder", "", base, 3},
+		{"since a fraction", "coder", "", base.Add(50 * time.Millisecond), 2},
+		{"since, in another zone", "coder", "", base.Add(time.Second).In(time.FixedZone("X", -7200)), 1},
+		{"after all", "coder", "", base.Add(time.Hour), 0},
+		{"another role", "architect", "", base, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			n, err := s.CountSent(ctx, tt.role, tt.thread, tt.since)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, n)
+		})
+	}
+	// A delivery recorded by SaveTrigger counts too.
+	tr, err := s.Trigger(ctx, "4")
+	require.NoError(t, err)
+	tr.Status, tr.DeliveredAt = Delivered, base.Add(time.Hour)
+	require.NoError(t, s.SaveTrigger(ctx, tr, Queued, "sent"))
+	n, err := s.CountSent(ctx, "coder", "a", base.Add(time.Minute))
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+}
+
+func TestThreadsRoundTrip(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	th := Thread{ID: "th", Created: at(1), Turns: 3, LastAnswer: "digest", Same: 2, Blocked: true, BlockedWhy: "loop"}
+	require.NoError(t, s.PutThread(ctx, th))
+	got, err := s.Thread(ctx, "th")
+	require.NoError(t, err)
+	want := th
+	want.Created = th.Created.UTC()
+	assert.Equal(t, want, got)
+
+	th.Blocked, th.BlockedWhy, th.Turns = false, "", 0
+	require.NoError(t, s.PutThread(ctx, th))
+	got, err = s.Thread(ctx, "th")
+	require.NoError(t, err)
+	assert.False(t, got.Blocked)
+	assert.Equal(t, 0, got.Turns)
+
+	_, err = s.Thread(ctx, "nope")
+	assert.ErrorIs(t, err, ErrNotFound)
+}
+
+func TestMessagesUnreadAndAdvance(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	send := func(thread, from, to, text string, sec int) Message {
+		t.Helper()
+		m, err := s.AddMessage(ctx, Message{Thread: thread, From: from, To: to, Text: text, At: at(sec)})
+		require.NoError(t, err)
+		return m
+	}
+	m1 := send("a", "architect", "coder", "one", 1)
+	m2 := send("b", "architect", "coder", "two", 2)
+	m3 := send("a", "coder", "architect", "three", 3)
+	m4 := send("a", "architect", "coder", "four", 4)
+	assert.Equal(t, Message{Seq: m1.Seq, Thread: "a", From: "architect", To: "coder", Text: "one", At: at(1).UTC()}, m1)
+	assert.Less(t, m1.Seq, m2.Seq)
+
+	th, err := s.Thread(ctx, "a")
+	require.NoError(t, err, "a message makes its thread")
+	assert.Equal(t, Thread{ID: "a", Created: at(1).UTC()}, th)
+	ths, err := s.Threads(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []Thread{{ID: "a", Created: at(1).UTC()}, {ID: "b", Created: at(2).UTC()}}, ths)
+
+	ms, err := s.Messages(ctx, "a", 0)
+	require.NoError(t, err)
+	assert.Equal(t, []Message{m1, m3, m4}, ms)
+	ms, err = s.Messages(ctx, "a", m1.Seq)
+	require.NoError(t, err)
+	assert.Equal(t, []Message{m3, m4}, ms)
+
+	unread := func(role, thread string) []Message {
+		t.Helper()
+		ms, err := s.Unread(ctx, role, thread)
+		require.NoError(t, err)
+		return ms
+	}
+	assert.Equal(t, []Message{m1, m2, m4}, unread("coder", ""))
+	assert.Equal(t, []Message{m1, m4}, unread("coder", "a"))
+	assert.Equal(t, []Message{m3}, unread("architect", ""))
+
+	moved, err := s.Advance(ctx, "coder", "a", m1.Seq, at(10))
+	require.NoError(t, err)
+	assert.True(t, moved)
+	assert.Equal(t, []Message{m2, m4}, unread("coder", ""), "the cursor of one thread")
+
+	moved, err = s.Advance(ctx, "coder", "a", m4.Seq, at(11))
+	require.NoError(t, err)
+	assert.True(t, moved)
+	assert.Equal(t, []Message{m2}, unread("coder", ""))
+
+	for _, seq := range []int64{m1.Seq, m4.Seq, 0, -1} {
+		moved, err = s.Advance(ctx, "coder", "a", seq, at(12))
+		require.NoError(t, err)
+		assert.False(t, moved, "never backwards (%d)", seq)
+	}
+	assert.Empty(t, unread("coder", "a"))
+
+	moved, err = s.Advance(ctx, "coder", "b", m2.Seq, at(13))
+	require.NoError(t, err)
+	assert.True(t, moved)
+	cs, err := s.Cursors(ctx, "coder")
+	require.NoError(t, err)
+	assert.Equal(t, []Cursor{
+		{Role: "coder", Thread: "a", Seq: m4.Seq, At: at(11).UTC()},
+		{Role: "coder", Thread: "b", Seq: m2.Seq, At: at(13).UTC()},
+	}, cs)
+	cs, err = s.Cursors(ctx, "architect")
+	require.NoError(t, err)
+	assert.Empty(t, cs)
+
+	_, err = s.AddMessage(ctx, Message{To: "coder", Text: "x"})
+	assert.ErrorIs(t, err, ErrBadInput, "a thread is required")
+}
+
+func TestAuditEvents(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	require.NoError(t, s.Audit(ctx))
+	evs := []AuditEvent{
+		{At: at(1), Kind: "runtime_registered", Agent: "coder"},
+		{At: at(2), Kind: "trigger_sent", Trigger: "t1", Agent: "coder", Thread: "th", Result: "submitted", Detail: "attempt 1"},
+		{At: at(3), Kind: "override", Detail: "forced"},
+	}
+	require.NoError(t, s.Audit(ctx, evs...))
+
+	got, err := s.Events(ctx, 0, 0)
+	require.NoError(t, err)
+	require.Len(t, got, 3)
+	for i := range got {
+		want := evs[i]
+		want.At = want.At.UTC()
+		want.Seq = got[i].Seq
+		assert.Equal(t, want, got[i])
+	}
+	after, err := s.Events(ctx, got[0].Seq, 1)
+	require.NoError(t, err)
+	assert.Equal(t, got[1:2], after)
+	none, err := s.Events(ctx, got[2].Seq, 0)
+	require.NoError(t, err)
+	assert.Empty(t, none)
+}
+
+// TestStoresWriteConcurrently opens one path from 8 goroutines, each with a
+// Store of its own, as separate processes would, and writes from all at
+// once: nothing is lost and no writer sees the database locked.
+func TestStoresWriteConcurrently(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), StoreFile)
+	const writers, each = 8, 50
+	var wg sync.WaitGroup
+	errs := make(chan error, writers)
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs <- func() error {
+				s, err := Open(path)
+				if err != nil {
+					return err
+				}
+				defer s.Close()
+				for i := range each {
+					id := fmt.Sprintf("w%d-%d", w, i)
+					if _, _, err := s.AddTrigger(ctx, Trigger{ID: id, Role: "coder", Thread: "th", Text: id, Created: time.Now()},
+						AuditEvent{At: time.Now(), Kind: "trigger_created", Trigger: id}); err != nil {
+						return err
+					}
+					if _, err := s.AddMessage(ctx, Message{Thread: fmt.Sprintf("th%d", w), From: "x", To: "coder", Text: id, At: time.Now()}); err != nil {
+						return err
+					}
+				}
+				return nil
+			}()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+
+	s, err := Open(path)
+	require.NoError(t, err)
+	defer s.Close()
+	ts, err := s.Triggers(ctx, TriggerFilter{})
+	require.NoError(t, err)
+	assert.Len(t, ts, writers*each)
+	ms, err := s.Unread(ctx, "coder", "")
+	require.NoError(t, err)
+	assert.Len(t, ms, writers*each)
+	evs, err := s.Events(ctx, 0, 0)
+	require.NoError(t, err)
+	assert.Len(t, evs, writers*each)
+	for w := range writers {
+		ms, err := s.Messages(ctx, fmt.Sprintf("th%d", w), 0)
+		require.NoError(t, err)
+		require.Len(t, ms, each)
+		for i, m := range ms {
+			assert.Equal(t, fmt.Sprintf("w%d-%d", w, i), m.Text, "a writer's messages in its order")
+		}
+	}
+}
+
+// helperEnv names the store a helper process writes to, and its number.
+const helperEnv = "SUPERVISE_STORE_HELPER"
+
+// TestHelperProcess is the body of TestStoreAcrossProcesses's processes:
+// it adds 25 triggers to the store its environment names.
+func TestHelperProcess(t *testing.T) {
+	spec := os.Getenv(helperEnv)
+	if spec == "" {
+		t.Skip("run by TestStoreAcrossProcesses")
+	}
+	n, path, _ := strings.Cut(spec, ":")
+	s, err := Open(path)
+	require.NoError(t, err)
+	defer s.Close()
+	for i := range 25 {
+		id := fmt.Sprintf("p%s-%d", n, i)
+		_, created, err := s.AddTrigger(context.Background(), Trigger{ID: id, Role: "coder", Thread: "th", Text: id, Created: time.Now()})
+		require.NoError(t, err)
+		require.True(t, created)
+	}
+}
+
+// TestStoreAcrossProcesses has 4 processes write one store at once.
+func TestStoreAcrossProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	path := filepath.Join(t.TempDir(), StoreFile)
+	s, err := Open(path)
+	require.NoError(t, err)
+	defer s.Close()
+
+	const procs = 4
+	cmds := make([]*exec.Cmd, procs)
+	outs := make([]*bytes.Buffer, procs)
+	for i := range procs {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$", "-test.count=1")
+		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%d:%s", helperEnv, i, path))
+		outs[i] = new(bytes.Buffer)
+		cmd.Stdout, cmd.Stderr = outs[i], outs[i]
+		require.NoError(t, cmd.Start())
+		cmds[i] = cmd
+	}
+	for i, cmd := range cmds {
+		require.NoError(t, cmd.Wait(), "process %d:\n%s", i, outs[i])
+	}
+
+	ts, err := s.Triggers(context.Background(), TriggerFilter{})
+	require.NoError(t, err)
+	ids := map[string]bool{}
+	for _, tr := range ts {
+		ids[tr.ID] = true
+	}
+	assert.Len(t, ids, procs*25, "distinct triggers")
+	assert.Len(t, ts, procs*25)
+}
