@@ -502,7 +502,9 @@ func checkWorkspace(allowed []string, cwd string) error {
 	return fmt.Errorf("%w: the session's directory %s is not under supervise.workspaces", ErrUsage, cwd)
 }
 
-func startsDotDot(rel string) bool { return len(rel) >= 3 && rel[:3] == ".."+string(filepath.Separator) }
+func startsDotDot(rel string) bool {
+	return len(rel) >= 3 && rel[:3] == ".."+string(filepath.Separator)
+}
 
 // apiToken is the bearer token of the TCP API, made on first use (0600).
 func apiToken(dir string) (string, error) {
