@@ -101,6 +101,9 @@ func (l *Loop) Run(ctx context.Context) error {
 		l.logf("scan: %v", err)
 	}
 	if err := l.restart(ctx); err != nil {
+		if ctx.Err() != nil {
+			return nil
+		}
 		return err
 	}
 	for {

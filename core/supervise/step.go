@@ -235,9 +235,8 @@ func (t *Trigger) apply(p Policy, ev Event) ([]Action, error) {
 		case TSending:
 			if ev.Reached {
 				// Its text is there: it is never sent again.
-				t.delivered(p, ev.At, "unconfirmed", nil)
-				t.Turn = nil
-				return []Action{audit(AuditSent, "unconfirmed", "found after a supervisor restart")}, nil
+				t.delivered(p, ev.At, "unconfirmed", t.Turn)
+				return []Action{audit(AuditSent, "unconfirmed", "found after a supervisor restart"), {Kind: ActAwait}}, nil
 			}
 			t.Status = Queued
 			return []Action{{Kind: ActProbe}}, nil

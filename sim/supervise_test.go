@@ -1,0 +1,247 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/supervise"
+)
+
+// agentFx are the supervisor's effects on one simulated agent: it counts
+// what reached the agent, answers every turn, and can crash the
+// supervisor (cancel its context) at a named point once.
+type agentFx struct {
+	mu      sync.Mutex
+	clock   *Clock
+	seen    map[string]int // trigger id -> how many times the agent got it
+	busy    func(now time.Time) bool
+	crashAt string
+	crash   context.CancelFunc
+	noAck   bool // the agent never shows it took a trigger (no event)
+}
+
+func (f *agentFx) point(name string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.crashAt == name && f.crash != nil {
+		f.crash()
+		f.crash, f.crashAt = nil, ""
+	}
+}
+
+func (f *agentFx) Scan(context.Context) ([]supervise.Runtime, error) {
+	return []supervise.Runtime{{ID: "s/claude", Role: "claude", Agent: "claude", Workspace: "/w", Session: "s",
+		Pane: "%0", Target: "s:0.0", Status: supervise.Ready}}, nil
+}
+
+func (f *agentFx) Probe(_ context.Context, _ supervise.Runtime) (supervise.Class, string) {
+	f.point("probe")
+	if f.busy != nil && f.busy(f.clock.Now()) {
+		return supervise.OperatorBusy, "draft"
+	}
+	return "", ""
+}
+
+func (f *agentFx) Prepare(_ context.Context, rt supervise.Runtime, text string) (string, *supervise.TurnRecord, error) {
+	f.point("prepare")
+	return text, &supervise.TurnRecord{Pane: rt.Pane, Prompt: text, Hooks: true}, nil
+}
+
+func (f *agentFx) Send(_ context.Context, _ supervise.Runtime, text string) supervise.SendReport {
+	f.point("before-send")
+	id := idOf(text)
+	f.mu.Lock()
+	f.seen[id]++
+	f.mu.Unlock()
+	f.point("after-send")
+	return supervise.SendReport{Outcome: "submitted", Acked: !f.noAck}
+}
+
+func (f *agentFx) Await(ctx context.Context, _ supervise.Runtime, turn supervise.TurnRecord) (string, supervise.Class, error) {
+	f.point("await")
+	if err := ctx.Err(); err != nil {
+		return "", "", err
+	}
+	return "answer to " + idOf(turn.Prompt), "", nil
+}
+
+func (f *agentFx) Look(_ context.Context, _ supervise.Runtime, t supervise.Trigger) supervise.Sighting {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n := f.seen[t.ID]
+	s := supervise.Sighting{Reached: n > 0, Idle: true}
+	if n > 0 && !f.noAck {
+		s.Ack = supervise.AckEvent
+	}
+	return s
+}
+
+// idOf is the trigger id in an envelope.
+func idOf(envelope string) string {
+	var id string
+	_, _ = fmt.Sscanf(envelope, "[BRIDGE_TRIGGER id=%s", &id)
+	return id
+}
+
+// runLoop runs a supervisor loop over store until every trigger is over or
+// ctx ends (a crash); it returns whether all are over.
+func runLoop(t *testing.T, ctx context.Context, store *supervise.Store, clk *Clock, fx *agentFx) bool {
+	t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	fx.mu.Lock()
+	fx.crash = cancel
+	fx.mu.Unlock()
+	wake := make(chan struct{}, 1)
+	l := &supervise.Loop{Store: store, Clock: clk, Policy: supervise.DefaultPolicy, Limits: supervise.DefaultLimits,
+		Effects: fx, Wake: wake, ScanEvery: time.Second}
+	done := make(chan error, 1)
+	go func() { done <- l.Run(ctx) }()
+	deadline := time.After(10 * time.Second)
+	for {
+		open, err := store.Triggers(context.Background(), supervise.TriggerFilter{Open: true})
+		require.NoError(t, err)
+		if len(open) == 0 {
+			cancel()
+			require.NoError(t, <-done)
+			return true
+		}
+		select {
+		case err := <-done:
+			require.NoError(t, err)
+			return false // crashed
+		case <-deadline:
+			t.Fatalf("triggers still open: %+v", open)
+		case <-time.After(time.Millisecond):
+		}
+	}
+}
+
+// openStore is a new store with the runtime of agentFx registered.
+func openStore(t *testing.T) *supervise.Store {
+	s, err := supervise.Open(filepath.Join(t.TempDir(), supervise.StoreFile))
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	rts, _ := (&agentFx{}).Scan(context.Background())
+	require.NoError(t, s.PutRuntime(context.Background(), rts[0]))
+	return s
+}
+
+func submit(t *testing.T, store *supervise.Store, clk *Clock, ids ...string) {
+	ops := &supervise.Ops{Store: store, Clock: clk, Policy: supervise.DefaultPolicy, Limits: supervise.DefaultLimits}
+	for _, id := range ids {
+		_, created, err := ops.Submit(context.Background(), supervise.TriggerRequest{ID: id, Role: "claude", Text: "work " + id})
+		require.NoError(t, err)
+		require.True(t, created)
+	}
+}
+
+// TestSupervisorCrashAtEveryPoint kills the supervisor (its context
+// ends, as with kill -9: nothing after the point runs) at each point of a
+// trigger's life and starts a new one over the same store: every trigger
+// completes, and the agent saw each exactly once.
+func TestSupervisorCrashAtEveryPoint(t *testing.T) {
+	for _, point := range []string{"probe", "prepare", "before-send", "after-send", "await"} {
+		t.Run(point, func(t *testing.T) {
+			clk := NewClock()
+			store := openStore(t)
+			fx := &agentFx{clock: clk, seen: map[string]int{}}
+			submitLater := func() { submit(t, store, clk, "a", "b", "c") }
+			ctx := context.Background()
+			submitLater()
+			fx.crashAt = point
+			require.False(t, runLoop(t, ctx, store, clk, fx), "the first run crashes at %s", point)
+			require.True(t, runLoop(t, ctx, store, clk, fx), "the second run ends the work")
+			for _, id := range []string{"a", "b", "c"} {
+				tr, err := store.Trigger(ctx, id)
+				require.NoError(t, err)
+				assert.Equal(t, supervise.Completed, tr.Status, "trigger %s", id)
+				assert.Equal(t, 1, fx.seen[id], "the agent saw %s %d times", id, fx.seen[id])
+				require.NotNil(t, tr.Answer)
+				assert.Equal(t, "answer to "+id, *tr.Answer)
+			}
+		})
+	}
+}
+
+// TestSupervisorDefersAroundAnOperator runs minutes of deferral in virtual
+// time: the operator is busy for 30 s, the trigger goes after 20 s of
+// quiet; busy past a minute is DEFER_TIMEOUT, and the agent never got it.
+func TestSupervisorDefersAroundAnOperator(t *testing.T) {
+	ctx := context.Background()
+	clk := NewClock()
+	start := clk.Now()
+	store := openStore(t)
+	fx := &agentFx{clock: clk, seen: map[string]int{}, busy: func(now time.Time) bool { return now.Sub(start) < 30*time.Second }}
+	submit(t, store, clk, "d1")
+	require.True(t, runLoop(t, ctx, store, clk, fx))
+	tr, err := store.Trigger(ctx, "d1")
+	require.NoError(t, err)
+	assert.Equal(t, supervise.Completed, tr.Status)
+	assert.GreaterOrEqual(t, tr.DeliveredAt.Sub(start), 50*time.Second, "quiet from 30 s, then 20 s")
+	assert.Less(t, tr.DeliveredAt.Sub(start), 60*time.Second)
+
+	fx.busy = func(time.Time) bool { return true }
+	submit(t, store, clk, "d2")
+	require.True(t, runLoop(t, ctx, store, clk, fx))
+	tr, err = store.Trigger(ctx, "d2")
+	require.NoError(t, err)
+	assert.Equal(t, supervise.TFailed, tr.Status)
+	assert.Equal(t, supervise.DeferTimeout, tr.Class)
+	assert.Zero(t, fx.seen["d2"])
+}
+
+// TestSupervisorAckTimeoutNeverResends: an agent that never acknowledges
+// (no event, no cursor, no heartbeat) and whose turn never ends gets the
+// trigger once; after the ack windows and their backoffs it is
+// ACK_TIMEOUT.
+func TestSupervisorAckTimeoutNeverResends(t *testing.T) {
+	ctx := context.Background()
+	clk := NewClock()
+	store := openStore(t)
+	fx := &agentFx{clock: clk, seen: map[string]int{}, noAck: true}
+	blocking := &blockingAwait{agentFx: fx}
+	submit(t, store, clk, "x1")
+	wake := make(chan struct{})
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	l := &supervise.Loop{Store: store, Clock: clk, Policy: supervise.DefaultPolicy, Limits: supervise.DefaultLimits,
+		Effects: blocking, Wake: wake, ScanEvery: time.Second}
+	done := make(chan error, 1)
+	go func() { done <- l.Run(lctx) }()
+	require.Eventually(t, func() bool {
+		tr, err := store.Trigger(ctx, "x1")
+		return err == nil && tr.Status == supervise.TFailed
+	}, 10*time.Second, time.Millisecond)
+	cancel()
+	require.NoError(t, <-done)
+	tr, err := store.Trigger(ctx, "x1")
+	require.NoError(t, err)
+	assert.Equal(t, supervise.AckTimeout, tr.Class)
+	assert.Equal(t, 3, tr.Waits)
+	assert.Equal(t, 1, fx.seen["x1"], "a trigger that reached the agent is never sent again")
+	trs, err := store.Transitions(ctx, "x1")
+	require.NoError(t, err)
+	var path []string
+	for _, x := range trs {
+		if len(path) == 0 || path[len(path)-1] != string(x.To) {
+			path = append(path, string(x.To))
+		}
+	}
+	assert.Equal(t, []string{"queued", "triggering", "delivered", "retrying", "delivered", "retrying", "delivered", "failed"}, path)
+}
+
+// blockingAwait is agentFx whose turns never end.
+type blockingAwait struct{ *agentFx }
+
+func (b *blockingAwait) Await(ctx context.Context, _ supervise.Runtime, _ supervise.TurnRecord) (string, supervise.Class, error) {
+	<-ctx.Done()
+	return "", "", ctx.Err()
+}
