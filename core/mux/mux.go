@@ -13,6 +13,7 @@ type Pane struct {
 	Session        string
 	WindowID       string // e.g. "@3"
 	WindowIndex    int
+	WindowName     string
 	Index          int    // pane index within its window (respects pane-base-index)
 	Role           string // @party_role, empty when unset
 	Agent          string // @party_agent, empty when unset

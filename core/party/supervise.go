@@ -90,11 +90,12 @@ func OpenSupervisor(ctx context.Context, env *Env) (*Supervisor, error) {
 	}
 	ops := &supervise.Ops{Store: st, Clock: env.Clock, Policy: policyOf(cfg.Supervise), Limits: limitsOf(cfg.Supervise),
 		Wake: func() { state.WakeSession(env.Getenv, stateDir) },
-		Unmanaged: func(ctx context.Context, role string) bool {
-			if t, err := env.Resolve(ctx, role); err == nil && t.Pane.ID != "" {
-				return true
+		Managed: func(ctx context.Context, role string) (bool, error) {
+			if _, err := env.Resolve(ctx, role); err != nil {
+				return false, fmt.Errorf("%w: %w", supervise.ErrNotFound, err)
 			}
-			return false
+			rec, err := session.ReadRecord(stateDir)
+			return err == nil && rec.Tokens[role] != "", nil
 		}}
 	return &Supervisor{Ops: ops, StateDir: stateDir, Session: name}, nil
 }

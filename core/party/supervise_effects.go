@@ -55,9 +55,19 @@ func (e *paneEffects) Scan(ctx context.Context) ([]supervise.Runtime, error) {
 		}
 		out = append(out, supervise.Runtime{ID: e.info.Name + "/" + p.Role, Role: p.Role, Workspace: e.rec.Cwd,
 			Agent: p.Agent, Session: e.info.Name, Window: p.WindowID, Pane: p.ID,
-			Target: fmt.Sprintf("%s:%d.%d", e.info.Name, p.WindowIndex, p.Index), PID: p.PID, Status: status, TokenHash: hash})
+			Target: targetOf(e.info.Name, p), PID: p.PID, Status: status, TokenHash: hash})
 	}
 	return out, nil
+}
+
+// targetOf is pane p's tmux target in session: <session>:<role>.<index>
+// where its window is named for its role (--layout windows), else by
+// the window's index.
+func targetOf(session string, p mux.Pane) string {
+	if p.WindowName == p.Role && !strings.ContainsAny(p.Role, ".:") {
+		return fmt.Sprintf("%s:%s.%d", session, p.Role, p.Index)
+	}
+	return fmt.Sprintf("%s:%d.%d", session, p.WindowIndex, p.Index)
 }
 
 // pane is rt's pane as tmux shows it now.
@@ -119,7 +129,8 @@ func (e *paneEffects) Prepare(ctx context.Context, rt supervise.Runtime, text st
 	if err != nil {
 		return "", nil, err
 	}
-	return text, &supervise.TurnRecord{Pane: p.ID, Offset: spec.Offset, Nonce: spec.Nonce, Prompt: spec.Prompt, Hooks: spec.Hooks}, nil
+	return text, &supervise.TurnRecord{Pane: p.ID, Offset: spec.Offset, Nonce: spec.Nonce, Prompt: spec.Prompt, Hooks: spec.Hooks,
+		Since: spec.Since, Rollouts: spec.Rollouts}, nil
 }
 
 // Send delivers text once to rt's pane through the delivery path.
@@ -162,7 +173,8 @@ func (e *paneEffects) Await(ctx context.Context, rt supervise.Runtime, turn supe
 		wake = w.C
 	}
 	d := e.talkDeps()
-	t := d.Turn(ctx, e.env.Tmux, p, talk.Spec{Offset: turn.Offset, Hooks: turn.Hooks, Nonce: turn.Nonce, Prompt: turn.Prompt})
+	t := d.Turn(ctx, e.env.Tmux, p, talk.Spec{Offset: turn.Offset, Hooks: turn.Hooks, Nonce: turn.Nonce, Prompt: turn.Prompt,
+		Since: turn.Since, Rollouts: turn.Rollouts})
 	w := &wait.Waiter{Mux: e.env.Tmux, Clock: e.env.Clock, Wake: wake, Poll: e.cfg.PollInterval}
 	res, err := w.Wait(ctx, t, e.cfg.Supervise.TurnTimeout)
 	if err != nil {

@@ -92,6 +92,10 @@ type StartOptions struct {
 	// Record is a directory to record every pane into, by party record in
 	// a window of the session.
 	Record string
+	// Layout is "panes" (one window split into a pane per role, the
+	// default) or "windows" (a window per role, named for it: the target
+	// of a role is <session>:<role>.0).
+	Layout string
 	// Supervise asks for the session's supervisor, which core/party
 	// starts once the session is up (session itself ignores it).
 	Supervise bool `json:"-"`
@@ -132,6 +136,10 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 		return Result{}, err
 	}
 	if err := configure(panes, opts.Panes, opts.Config); err != nil {
+		return Result{}, err
+	}
+	windows, err := parseLayout(opts.Layout)
+	if err != nil {
 		return Result{}, err
 	}
 	w, h, err := ParseSize(opts.Size)
@@ -223,6 +231,9 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 			return Result{}, err
 		}
 	}
+	if windows {
+		spawns[0].Window = panes[0].Role
+	}
 	first, err := tc.NewSession(ctx, name, w, h, spawns[0],
 		tmux.Option{Scope: "-w", Target: tmux.SessionTarget(name), Name: "remain-on-exit", Value: "on"})
 	if err != nil {
@@ -238,13 +249,25 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 	}()
 	panes[0].ID = first
 	for i := 1; i < len(panes); i++ {
-		id, err := tc.SplitWindow(ctx, panes[i-1].ID, spawns[i])
+		var id string
+		if windows {
+			id, err = tc.NewWindow(ctx, name, panes[i].Role, spawns[i])
+		} else {
+			id, err = tc.SplitWindow(ctx, panes[i-1].ID, spawns[i])
+		}
 		if err != nil {
 			return Result{}, err
 		}
 		panes[i].ID = id
 	}
-	if err := tc.SetOptions(ctx, layoutOptions(name, dir, panes)...); err != nil {
+	opts2 := layoutOptions(name, dir, panes)
+	if windows {
+		// Each window keeps its dead pane, as the first does.
+		for _, p := range panes[1:] {
+			opts2 = append(opts2, tmux.Option{Scope: "-w", Target: p.ID, Name: "remain-on-exit", Value: "on"})
+		}
+	}
+	if err := tc.SetOptions(ctx, opts2...); err != nil {
 		return Result{}, err
 	}
 	res := Result{Session: name, StateDir: dir, Socket: d.SocketPath, Panes: panes}
@@ -273,6 +296,17 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 		}
 	}
 	return res, nil
+}
+
+// parseLayout says whether layout asks for a window per role.
+func parseLayout(layout string) (windows bool, err error) {
+	switch layout {
+	case "", "panes":
+		return false, nil
+	case "windows":
+		return true, nil
+	}
+	return false, fmt.Errorf("%w: --layout %q: panes (one window, a pane per role) or windows (a window per role)", ErrUsage, layout)
 }
 
 // layoutOptions are the options of a new session's window and panes: the

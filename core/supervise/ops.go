@@ -54,10 +54,12 @@ type Ops struct {
 	Clock  clock.Clock
 	Policy Policy
 	Limits Limits
-	// Unmanaged says whether role names a pane party did not start
-	// (agents.json, or a pane without a launch record): a trigger to it is
-	// FALLBACK_REQUIRED rather than ROLE_NOT_FOUND.
-	Unmanaged func(ctx context.Context, role string) bool
+	// Managed says, for a role the store has no runtime of yet, whether
+	// it names a pane party started (its runtime registers at the
+	// supervisor's next look) or one it did not (agents.json, a pane
+	// without a runtime token: FALLBACK_REQUIRED); an error wrapping
+	// ErrNotFound when no pane has the role.
+	Managed func(ctx context.Context, role string) (bool, error)
 	// Wake wakes the daemon; nil wakes nobody.
 	Wake func()
 }
@@ -107,13 +109,17 @@ func (o *Ops) text(what, s string) (string, error) {
 // start and ErrNotFound for no pane at all.
 func (o *Ops) runtime(ctx context.Context, role string) (Runtime, error) {
 	rt, err := o.Store.Runtime(ctx, role)
-	if errors.Is(err, ErrNotFound) {
-		if o.Unmanaged != nil && o.Unmanaged(ctx, role) {
-			return rt, fmt.Errorf("%s is a pane party did not start; the supervisor cannot trigger it (FALLBACK_REQUIRED): %w", role, ErrUnmanaged)
-		}
-		return rt, fmt.Errorf("no runtime with role %q: %w", role, ErrNotFound)
+	if !errors.Is(err, ErrNotFound) || o.Managed == nil {
+		return rt, err
 	}
-	return rt, err
+	managed, merr := o.Managed(ctx, role)
+	switch {
+	case merr != nil:
+		return rt, fmt.Errorf("no runtime with role %q: %w", role, merr)
+	case !managed:
+		return rt, fmt.Errorf("%s is a pane party did not start; the supervisor cannot trigger it (FALLBACK_REQUIRED): %w", role, ErrUnmanaged)
+	}
+	return Runtime{Role: role}, nil // it registers at the supervisor's next look
 }
 
 // Submit records a trigger, idempotent by its id.

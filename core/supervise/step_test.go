@@ -160,7 +160,9 @@ func TestPhaseTable(t *testing.T) {
 			want: TFailed, acts: []string{"audit:trigger_failed"}},
 		{name: "restart mid-delivery, text found: delivered, never resent", from: trig(TSending, func(t *Trigger) { t.Turn = &TurnRecord{Pane: "%1"} }),
 			ev: Event{Kind: EvRestart, At: t0, Reached: true}, want: Delivered, acts: []string{"audit:trigger_sent", "await"},
-			then: func(t *testing.T, got Trigger) { assert.NotNil(t, got.Turn, "the turn saved before the send is waited for") }},
+			then: func(t *testing.T, got Trigger) {
+				assert.NotNil(t, got.Turn, "the turn saved before the send is waited for")
+			}},
 		{name: "restart mid-delivery, nothing found: queued again", from: trig(TSending), ev: Event{Kind: EvRestart, At: t0},
 			want: Queued, acts: []string{"probe"}},
 		{name: "restart while awaiting the answer: await again", from: trig(Acked, reached, func(t *Trigger) { t.Turn = &TurnRecord{Pane: "%1"} }),

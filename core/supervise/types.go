@@ -163,6 +163,10 @@ type TurnRecord struct {
 	Nonce  string `json:"nonce,omitempty"` // the marker of a marker wait
 	Prompt string `json:"prompt"`          // the text as delivered
 	Hooks  bool   `json:"hooks"`
+	// Since and Rollouts say where the agent's transcript files stood
+	// when the turn began (Codex's rollouts).
+	Since    time.Time        `json:"since,omitzero"`
+	Rollouts map[string]int64 `json:"rollouts,omitempty"`
 }
 
 // Row is the trigger as party trigger list prints it.

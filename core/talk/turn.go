@@ -3,6 +3,7 @@ package talk
 import (
 	"context"
 	"path/filepath"
+	"time"
 
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/deliver"
@@ -23,6 +24,10 @@ type Spec struct {
 	Nonce string `json:"nonce,omitempty"`
 	// Prompt is the text as delivered (sanitized).
 	Prompt string `json:"prompt"`
+	// Since and Rollouts are when the spec was made and the sizes of the
+	// Codex rollout files then: the rollout is read from there.
+	Since    time.Time        `json:"since,omitzero"`
+	Rollouts map[string]int64 `json:"rollouts,omitempty"`
 }
 
 // NewSpec prepares text for pane p: the marker instruction where the agent
@@ -45,6 +50,9 @@ func (d Deps) NewSpec(p mux.Pane, text string, marker bool) (string, Spec, error
 		return "", Spec{}, err
 	}
 	spec.Prompt = deliver.Sanitize(text)
+	if spec.Hooks && profile.Kind == agent.Codex {
+		spec.Since, spec.Rollouts = d.Clock.Now(), wait.CodexMarks(d.rolloutFiles(p))
+	}
 	return text, spec, nil
 }
 
@@ -59,7 +67,7 @@ func (d Deps) Turn(ctx context.Context, screens mux.Multiplexer, p mux.Pane, spe
 	capture := func() (string, error) { return screens.Capture(ctx, p.ID, 0) }
 	switch {
 	case turn.Hooks && profile.Kind == agent.Codex:
-		d.codexRollout(ctx, p, &turn)
+		d.codexRollout(ctx, p, spec, &turn)
 	case turn.Hooks && profile.Kind == agent.Claude:
 		// No hook on an Esc or a refused permission: the transcript (and
 		// the prompt put back into the box) says so.
@@ -72,20 +80,29 @@ func (d Deps) Turn(ctx context.Context, screens mux.Multiplexer, p mux.Pane, spe
 }
 
 // codexRollout makes the rollout transcript the witness of a hook-wired
-// Codex pane's turn (wait.CodexRollout): notify then only wakes the wait.
-// The file is found among those the pane's processes hold open; where
-// /proc is missing, among the recent ones under $CODEX_HOME (default
-// ~/.codex) as party sees it.
-func (d Deps) codexRollout(ctx context.Context, p mux.Pane, turn *wait.Turn) {
-	home := d.Getenv("CODEX_HOME")
-	if home == "" {
-		home = filepath.Join(d.Getenv("HOME"), ".codex")
+// Codex pane's turn (wait.CodexRollout), read from where the files stood
+// when spec was made: notify then only wakes the wait.
+func (d Deps) codexRollout(ctx context.Context, p mux.Pane, spec Spec, turn *wait.Turn) {
+	since := spec.Since
+	if since.IsZero() {
+		since = d.Clock.Now()
 	}
-	src := wait.NewCodexRollout(turn.Prompt, wait.CodexRolloutFiles(p.PID, home, d.Clock.Now), d.Clock.Now)
+	src := wait.CodexRolloutFrom(turn.Prompt, d.rolloutFiles(p), d.Clock.Now, since, spec.Rollouts)
 	src.Dialog = func() bool {
 		screen, err := d.Mux.Capture(ctx, p.ID, 0)
 		_, open := agent.Dialog(screen)
 		return err == nil && open
 	}
 	turn.Sources, turn.SourcesOnly = append(turn.Sources, src), true
+}
+
+// rolloutFiles lists the rollout files of pane p: those its processes
+// hold open; where /proc is missing, the recent ones under $CODEX_HOME
+// (default ~/.codex) as party sees it.
+func (d Deps) rolloutFiles(p mux.Pane) func() []string {
+	home := d.Getenv("CODEX_HOME")
+	if home == "" {
+		home = filepath.Join(d.Getenv("HOME"), ".codex")
+	}
+	return wait.CodexRolloutFiles(p.PID, home, d.Clock.Now)
 }

@@ -19,7 +19,7 @@ var paneFields = []string{
 	"#{pane_id}", "#{session_name}", "#{window_id}", "#{window_index}", "#{pane_index}",
 	"#{@party_role}", "#{@party_agent}", "#{pane_pid}", "#{pane_dead}", "#{pane_dead_status}",
 	"#{pane_current_command}", "#{pane_in_mode}", "#{alternate_on}", "#{pane_width}", "#{pane_height}",
-	"#{@party_hooks}", "#{pid}",
+	"#{@party_hooks}", "#{window_name}", "#{pid}", // the server's pid last (reapZombies)
 }
 
 func parsePane(row []string) mux.Pane {
@@ -28,7 +28,7 @@ func parsePane(row []string) mux.Pane {
 		ID: row[0], Session: row[1], WindowID: row[2], WindowIndex: n(row[3]), Index: n(row[4]),
 		Role: row[5], Agent: row[6], PID: n(row[7]), Dead: row[8] == "1", DeadStatus: row[9],
 		CurrentCommand: currentCommand(row[10], n(row[7])), InMode: row[11] == "1", AltScreen: row[12] == "1",
-		Width: n(row[13]), Height: n(row[14]), Hooks: row[15],
+		Width: n(row[13]), Height: n(row[14]), Hooks: row[15], WindowName: row[16],
 	}
 }
 

@@ -16,6 +16,9 @@ type Spawn struct {
 	Cwd  string
 	Env  []string // KEY=VALUE, set in the pane with -e
 	Argv []string // empty: the default shell
+	// Window names the window NewSession makes (new-session -n); the
+	// other commands name theirs themselves or make none.
+	Window string
 }
 
 // args are the arguments of a command that starts a pane. The directory is
@@ -54,6 +57,9 @@ func (c *Client) NewSession(ctx context.Context, name string, w, h int, spawn Sp
 	fsep, _ := c.seps()
 	args := []string{"new-session", "-d", "-P", "-F", "#{pane_id}" + fsep + "#{session_name}", "-s", Literal(name),
 		"-x", strconv.Itoa(w), "-y", strconv.Itoa(h)}
+	if spawn.Window != "" {
+		args = append(args, "-n", Literal(spawn.Window))
+	}
 	args = append(args, spawn.args()...)
 	if len(opts) > 0 {
 		args = append(append(args, cmdSep), setArgs(opts)...)

@@ -68,12 +68,29 @@ type CodexRollout struct {
 // noting where each of files() stands now. Make it before the prompt is
 // sent.
 func NewCodexRollout(prompt string, files func() []string, now func() time.Time) *CodexRollout {
-	c := &CodexRollout{prompt: prompt, since: now(), files: files, now: now, Grace: 2 * time.Second,
-		start: map[string]int64{}, open: map[string]*rolloutReader{}}
+	return CodexRolloutFrom(prompt, files, now, now(), CodexMarks(files))
+}
+
+// CodexMarks are the sizes of files() now: where a CodexRollout made
+// later for a prompt sent after now starts reading (CodexRolloutFrom).
+func CodexMarks(files func() []string) map[string]int64 {
+	marks := map[string]int64{}
 	for _, f := range files() {
 		if st, err := os.Stat(f); err == nil {
-			c.start[f] = st.Size()
+			marks[f] = st.Size()
 		}
+	}
+	return marks
+}
+
+// CodexRolloutFrom is the source of the turn that prompt started, sent
+// after since, when the files stood at marks (CodexMarks): a wait taken
+// up again after a restart.
+func CodexRolloutFrom(prompt string, files func() []string, now func() time.Time, since time.Time, marks map[string]int64) *CodexRollout {
+	c := &CodexRollout{prompt: prompt, since: since, files: files, now: now, Grace: 2 * time.Second,
+		start: map[string]int64{}, open: map[string]*rolloutReader{}}
+	for f, size := range marks {
+		c.start[f] = size
 	}
 	return c
 }

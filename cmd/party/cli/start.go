@@ -35,6 +35,7 @@ tagged with @party_role and @party_agent.`,
 	fl := cmd.Flags()
 	fl.StringArrayVar(&opts.Panes, "pane", nil, "a pane as ROLE[=COMMAND]; repeat in pane order")
 	fl.StringVar(&opts.Cwd, "cwd", "", "working directory of the panes (default: current)")
+	fl.StringVar(&opts.Layout, "layout", "panes", "panes (one window, a pane per role) or windows (a window per role, named for it)")
 	fl.StringVar(&opts.Size, "size", "200x50", "window size WxH while detached")
 	fl.BoolVar(&opts.Replace, "replace", false, "replace a session of the same name")
 	fl.BoolVar(&opts.NoAttach, "no-attach", false, "do not attach, even on a terminal")
