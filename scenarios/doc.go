@@ -35,6 +35,10 @@
 //	                             a fake GitHub REST API over TLS in the test process for the
 //	                             real gh, pointed at by GH_HOST and SSL_CERT_FILE (see
 //	                             cmdFakeGitHub); stopped at the end
+//	http ADDRFILE [-token FILE] [-runtime TOKEN] METHOD PATH [BODYFILE]
+//	                             one real HTTP request to the unix socket or loopback
+//	                             HOST:PORT that ADDRFILE holds; prints the status, then
+//	                             the body
 //	realagent KIND...            seed the real agents (claude, codex, gemini) into $HOME for
 //	                             $WORK and $FAKEMODEL_URL, add their environment, and put the
 //	                             pinned agents (make agents) first on PATH

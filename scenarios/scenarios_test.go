@@ -73,6 +73,7 @@ func TestScenarios(t *testing.T) {
 			"fakemodel":  cmdFakeModel,
 			"realagent":  cmdRealAgent,
 			"fakegithub": cmdFakeGitHub,
+			"http":       cmdHTTP,
 		},
 	})
 }

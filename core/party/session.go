@@ -22,7 +22,7 @@ func Start(ctx context.Context, env *Env, opts session.StartOptions) (session.Re
 	if err != nil || !opts.Supervise {
 		return res, err
 	}
-	return res, startSupervisorIn(ctx, d, res.Session, res.StateDir)
+	return res, startSupervisorIn(ctx, d, res.Session, res.StateDir, RunOptions{})
 }
 
 // Attach shows session name on the terminal (session.Attach).

@@ -307,12 +307,22 @@ type SupervisorProc struct {
 	review.Proc
 	Dir    string `json:"dir"`
 	Socket string `json:"socket"`
+	// TCP is the loopback address it also serves, when started with
+	// --listen (its bearer token is in Dir, api.token).
+	TCP string `json:"tcp,omitempty"`
 }
+
+// apiAddrFile holds the TCP address a running supervisor serves.
+const apiAddrFile = "api.addr"
 
 func supervisorProc(env *Env, stateDir string) SupervisorProc {
 	sock, _ := SupervisorSocket(env.Getenv, stateDir)
 	dir := SupervisorDir(stateDir)
-	return SupervisorProc{Proc: review.Running(dir), Dir: dir, Socket: sock}
+	p := SupervisorProc{Proc: review.Running(dir), Dir: dir, Socket: sock}
+	if b, err := os.ReadFile(filepath.Join(dir, apiAddrFile)); err == nil && p.Running {
+		p.TCP = string(b)
+	}
+	return p
 }
 
 // SupervisorStatus says whether the session's supervisor runs.
@@ -332,7 +342,12 @@ const SupervisorWindow = "party-supervise"
 // session, so that it lives and dies with the session, and waits up to
 // 5 s for it to run (review.Start's process rules: ErrRunning when it runs
 // already).
-func StartSupervisor(ctx context.Context, env *Env) (SupervisorProc, error) {
+func StartSupervisor(ctx context.Context, env *Env, opts RunOptions) (SupervisorProc, error) {
+	if opts.Listen != "" {
+		if _, err := supervise.CheckListen(opts.Listen); err != nil {
+			return SupervisorProc{}, fmt.Errorf("%w: --listen: %w", ErrUsage, err)
+		}
+	}
 	sc, err := env.OpenParty(ctx)
 	if err != nil {
 		return SupervisorProc{}, err
@@ -341,7 +356,7 @@ func StartSupervisor(ctx context.Context, env *Env) (SupervisorProc, error) {
 	if err != nil {
 		return SupervisorProc{}, err
 	}
-	if err := startSupervisorIn(ctx, d, sc.Session, sc.Info.StateDir); err != nil {
+	if err := startSupervisorIn(ctx, d, sc.Session, sc.Info.StateDir, opts); err != nil {
 		return SupervisorProc{}, err
 	}
 	return supervisorProc(env, sc.Info.StateDir), nil
@@ -349,13 +364,17 @@ func StartSupervisor(ctx context.Context, env *Env) (SupervisorProc, error) {
 
 // startSupervisorIn starts the supervisor of the session name whose state
 // dir is stateDir.
-func startSupervisorIn(ctx context.Context, d session.Deps, name, stateDir string) error {
+func startSupervisorIn(ctx context.Context, d session.Deps, name, stateDir string, opts RunOptions) error {
 	dir := SupervisorDir(stateDir)
 	if err := state.MkdirPrivate(dir); err != nil {
 		return err
 	}
+	argv := []string{d.Exe, "--session", name, "supervise", "daemon"}
+	if opts.Listen != "" {
+		argv = append(argv, "--listen", opts.Listen)
+	}
 	return review.Start(ctx, d.Clock, dir, 1, func() error {
-		return session.StartHidden(ctx, d, name, stateDir, SupervisorWindow, []string{d.Exe, "--session", name, "supervise", "daemon"})
+		return session.StartHidden(ctx, d, name, stateDir, SupervisorWindow, argv)
 	})
 }
 
@@ -374,7 +393,7 @@ func StopSupervisor(ctx context.Context, env *Env) (SupervisorProc, error) {
 // KeepSupervisor runs "party supervise run" of the session until it exits
 // cleanly, restarting it when it crashes; the runs write to stdout and
 // stderr.
-func KeepSupervisor(ctx context.Context, env *Env, stdout io.Writer) error {
+func KeepSupervisor(ctx context.Context, env *Env, stdout io.Writer, opts RunOptions) error {
 	stateDir, name, err := supervisorScope(ctx, env)
 	if err != nil {
 		return err
@@ -390,6 +409,9 @@ func KeepSupervisor(ctx context.Context, env *Env, stdout io.Writer) error {
 	argv := []string{exe, "supervise", "run"}
 	if name != "" {
 		argv = []string{exe, "--session", name, "supervise", "run"}
+	}
+	if opts.Listen != "" {
+		argv = append(argv, "--listen", opts.Listen)
 	}
 	s := &review.Supervisor{Dir: dir, Clock: env.Clock, Logf: review.Logger(env.Clock, env.Stderr, dir),
 		Start: review.Program(argv, env.Environ, stdout, env.Stderr)}
@@ -470,6 +492,11 @@ func RunSupervisor(ctx context.Context, env *Env, opts RunOptions) error {
 		}
 		servers++
 		go func() { served <- srv.Serve(ctx, tl, true) }()
+		addrFile := filepath.Join(dir, apiAddrFile)
+		if err := state.WriteFile(addrFile, []byte(tl.Addr().String()), 0o600); err != nil {
+			return err
+		}
+		defer os.Remove(addrFile)
 		logf("supervisor API on %s (bearer token in %s)", tl.Addr(), filepath.Join(dir, "api.token"))
 	}
 	w, err := state.ListenSession(env.Getenv, s.StateDir)

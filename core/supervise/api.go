@@ -465,21 +465,29 @@ func (l *unixListener) Close() error {
 // 127.0.0.0/8, ::1 or localhost (which is 127.0.0.1). Any other host, and
 // no host (every interface), is ErrBadInput.
 func ListenTCP(addr string) (net.Listener, error) {
-	host, port, err := net.SplitHostPort(addr)
+	hostport, err := CheckListen(addr)
 	if err != nil {
-		return nil, fmt.Errorf("supervisor address %q: %v: %w", addr, err, ErrBadInput)
+		return nil, err
 	}
-	refuse := func() (net.Listener, error) {
-		return nil, fmt.Errorf("supervisor address %q: the API listens on TCP on a loopback address only (127.0.0.0/8, ::1, localhost): %w", addr, ErrBadInput)
-	}
-	if strings.EqualFold(host, "localhost") {
-		host = "127.0.0.1"
-	} else if ip, err := netip.ParseAddr(host); err != nil || !ip.Unmap().IsLoopback() || ip.Zone() != "" {
-		return refuse()
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort(host, port))
+	ln, err := net.Listen("tcp", hostport)
 	if err != nil {
 		return nil, fmt.Errorf("supervisor address %q: %w", addr, err)
 	}
 	return ln, nil
+}
+
+// CheckListen says whether addr is a loopback HOST:PORT the API may listen
+// on, and returns it as it is bound (localhost is 127.0.0.1, never looked
+// up); else an error wrapping ErrBadInput.
+func CheckListen(addr string) (string, error) {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("supervisor address %q: %v: %w", addr, err, ErrBadInput)
+	}
+	if strings.EqualFold(host, "localhost") {
+		host = "127.0.0.1"
+	} else if ip, err := netip.ParseAddr(host); err != nil || !ip.Unmap().IsLoopback() || ip.Zone() != "" {
+		return "", fmt.Errorf("supervisor address %q: the API listens on TCP on a loopback address only (127.0.0.0/8, ::1, localhost): %w", addr, ErrBadInput)
+	}
+	return net.JoinHostPort(host, port), nil
 }

@@ -211,13 +211,20 @@ and its API listens on a unix socket (0600) in the runtime dir.`}
 				if did != "" {
 					prefix = did + ": "
 				}
-				return f.show(err, p, "%ssupervisor %s, API %s", prefix, p.Describe("not running"), p.Socket)
+				api := p.Socket
+				if p.TCP != "" {
+					api += " and " + p.TCP
+				}
+				return f.show(err, p, "%ssupervisor %s, API %s", prefix, p.Describe("not running"), api)
 			}}
 	}
 	var runOpts party.RunOptions
-	runCmd := &cobra.Command{Use: "run", Short: "Run the supervisor in the foreground", Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error { return party.RunSupervisor(c.Context(), f.env(), runOpts) }}
-	runCmd.Flags().StringVar(&runOpts.Listen, "listen", "", "also serve the API on this loopback HOST:PORT (bearer token in the supervisor's dir, api.token)")
+	listen := func(c *cobra.Command) *cobra.Command {
+		c.Flags().StringVar(&runOpts.Listen, "listen", "", "also serve the API on this loopback HOST:PORT (bearer token in the supervisor's dir, api.token)")
+		return c
+	}
+	runCmd := listen(&cobra.Command{Use: "run", Short: "Run the supervisor in the foreground", Args: argsBetween(0, 0),
+		RunE: func(c *cobra.Command, _ []string) error { return party.RunSupervisor(c.Context(), f.env(), runOpts) }})
 	var follow bool
 	eventsCmd := &cobra.Command{Use: "events [--follow]", Short: "Print the supervisor's audit trail", Args: argsBetween(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -231,12 +238,14 @@ and its API listens on a unix socket (0600) in the runtime dir.`}
 		}}
 	eventsCmd.Flags().BoolVar(&follow, "follow", false, "keep printing new events")
 	cmd.AddCommand(
-		proc("start", "Start the supervisor in a hidden window of the session", "started", party.StartSupervisor),
+		listen(proc("start", "Start the supervisor in a hidden window of the session", "started", func(ctx context.Context, env *party.Env) (party.SupervisorProc, error) {
+			return party.StartSupervisor(ctx, env, runOpts)
+		})),
 		proc("stop", "Stop the supervisor (its records stay)", "stopped", party.StopSupervisor),
 		proc("status", "Say whether the supervisor runs", "", party.SupervisorStatus),
 		runCmd,
-		&cobra.Command{Use: "daemon", Short: "Run the supervisor and restart it when it crashes", Hidden: true, Args: argsBetween(0, 0),
-			RunE: func(c *cobra.Command, _ []string) error { return party.KeepSupervisor(c.Context(), f.env(), f.IO.Out) }},
+		listen(&cobra.Command{Use: "daemon", Short: "Run the supervisor and restart it when it crashes", Hidden: true, Args: argsBetween(0, 0),
+			RunE: func(c *cobra.Command, _ []string) error { return party.KeepSupervisor(c.Context(), f.env(), f.IO.Out, runOpts) }}),
 		eventsCmd,
 	)
 	return cmd
