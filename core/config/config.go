@@ -84,6 +84,7 @@ type Supervise struct {
 	PerThread    int           // deliveries per thread per minute
 	MaxTurns     int           // turns of a thread without progress before it is blocked
 	SameAnswers  int           // alike answers in a row before it is blocked
+	Redact       string        // a pattern blanked out of kept diagnostics, besides key shapes
 	// Workspaces are the directories the supervisor may run sessions in
 	// (empty: any); a trusted key.
 	Workspaces []string

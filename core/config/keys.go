@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -133,6 +134,12 @@ var keys = []Key{
 	intKey("supervise.ratePerThread", "60", 1, 10000, func(c *Config) *int { return &c.Supervise.PerThread }),
 	intKey("supervise.maxTurns", "20", 1, 10000, func(c *Config) *int { return &c.Supervise.MaxTurns }),
 	intKey("supervise.sameAnswers", "3", 2, 1000, func(c *Config) *int { return &c.Supervise.SameAnswers }),
+	{Name: "supervise.redact", def: "", kind: kString, check: func(s string) error {
+		_, err := regexp.Compile(s)
+		return err
+	},
+		get: func(c *Config, _ string) string { return c.Supervise.Redact },
+		set: func(c *Config, _ string, v value) { c.Supervise.Redact = v.s }},
 	{Name: "supervise.workspaces", def: "", kind: kString, Trusted: true, check: func(s string) error {
 		for _, d := range splitList(s) {
 			if !filepath.IsAbs(d) {

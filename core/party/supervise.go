@@ -504,9 +504,13 @@ func RunSupervisor(ctx context.Context, env *Env, opts RunOptions) error {
 		return err
 	}
 	defer w.Close()
+	redact, err := supervise.NewRedactor(cfg.Supervise.Redact)
+	if err != nil {
+		return err
+	}
 	fx := &paneEffects{env: env, cfg: cfg, info: info, root: root, rec: rec, quiet: cfg.Supervise.QuietWindow}
 	loop := &supervise.Loop{Store: s.Store, Clock: env.Clock, Policy: s.Policy, Limits: s.Limits, Metrics: metrics,
-		Effects: fx, Wake: w.C, Logf: logf}
+		Effects: fx, Wake: w.C, Logf: logf, Redact: redact}
 	logf("supervisor started (pid %d), store %s, API %s", os.Getpid(), s.Store.Path(), sock)
 	err = loop.Run(ctx)
 	cancel()

@@ -65,6 +65,9 @@ type Loop struct {
 	Wake <-chan struct{}
 	// ScanEvery is how often tmux is looked at without a wake-up.
 	ScanEvery time.Duration
+	// Redact cleans the diagnostics kept with a trigger (errors carrying
+	// a pane's last screen).
+	Redact Redactor
 	Logf      func(format string, args ...any)
 
 	results  chan result
@@ -355,6 +358,7 @@ func (l *Loop) probe(ctx context.Context, rt Runtime, t Trigger) {
 // apply steps t with ev, saves the result with its audit events, and does
 // its actions; it returns t as it now stands.
 func (l *Loop) apply(ctx context.Context, t Trigger, ev Event) Trigger {
+	ev.Err = l.Redact.Clean(ev.Err)
 	next, acts, err := Step(l.Policy, t, ev)
 	if errors.Is(err, ErrStale) {
 		return t

@@ -245,7 +245,9 @@ and its API listens on a unix socket (0600) in the runtime dir.`}
 		proc("status", "Say whether the supervisor runs", "", party.SupervisorStatus),
 		runCmd,
 		listen(&cobra.Command{Use: "daemon", Short: "Run the supervisor and restart it when it crashes", Hidden: true, Args: argsBetween(0, 0),
-			RunE: func(c *cobra.Command, _ []string) error { return party.KeepSupervisor(c.Context(), f.env(), f.IO.Out, runOpts) }}),
+			RunE: func(c *cobra.Command, _ []string) error {
+				return party.KeepSupervisor(c.Context(), f.env(), f.IO.Out, runOpts)
+			}}),
 		eventsCmd,
 	)
 	return cmd
