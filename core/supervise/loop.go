@@ -68,7 +68,7 @@ type Loop struct {
 	// Redact cleans the diagnostics kept with a trigger (errors carrying
 	// a pane's last screen).
 	Redact Redactor
-	Logf      func(format string, args ...any)
+	Logf   func(format string, args ...any)
 
 	results  chan result
 	mu       sync.Mutex
