@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/supervise"
 )
 
@@ -244,4 +247,70 @@ type blockingAwait struct{ *agentFx }
 func (b *blockingAwait) Await(ctx context.Context, _ supervise.Runtime, _ supervise.TurnRecord) (string, supervise.Class, error) {
 	<-ctx.Done()
 	return "", "", ctx.Err()
+}
+
+// BenchmarkCursorAck measures the most trusted acknowledgement: from an
+// agent's inbox read (its cursor moving, with the wake-up it sends) to the
+// supervisor recording the trigger acked, over a real store and the real
+// clock. The agent shows no other sign (no event, its turn never ends).
+func BenchmarkCursorAck(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	clk := clock.Real{}
+	s, err := supervise.Open(filepath.Join(b.TempDir(), supervise.StoreFile))
+	require.NoError(b, err)
+	defer s.Close()
+	rts, _ := (&agentFx{}).Scan(ctx)
+	require.NoError(b, s.PutRuntime(ctx, rts[0]))
+	wake := make(chan struct{}, 1)
+	poke := func() {
+		select {
+		case wake <- struct{}{}:
+		default:
+		}
+	}
+	fx := &blockingAwait{&agentFx{seen: map[string]int{}, noAck: true}}
+	policy := supervise.DefaultPolicy
+	policy.AckTimeout = time.Hour
+	l := &supervise.Loop{Store: s, Clock: clk, Policy: policy, Limits: supervise.Limits{MaxText: 1 << 16},
+		Effects: fx, Wake: wake, ScanEvery: time.Hour}
+	go func() { _ = l.Run(ctx) }()
+	ops := &supervise.Ops{Store: s, Clock: clk, Policy: policy, Limits: l.Limits, Wake: poke}
+	await := func(id string, want supervise.TriggerStatus) {
+		for {
+			if t, err := s.Trigger(ctx, id); err == nil && t.Status == want {
+				return
+			}
+			time.Sleep(200 * time.Microsecond)
+		}
+	}
+	var lat []time.Duration
+	for i := 0; i < b.N; i++ {
+		thread := "c" + strconv.Itoa(i)
+		m, err := ops.Send(ctx, supervise.Caller{}, supervise.MessageRequest{Thread: thread, To: "claude", Text: "work"})
+		require.NoError(b, err)
+		id := "inbox-" + thread + "-" + strconv.FormatInt(m.Seq, 10)
+		await(id, supervise.Delivered)
+		start := time.Now()
+		_, err = ops.Read(ctx, supervise.Caller{Runtime: "claude"}, thread)
+		require.NoError(b, err)
+		await(id, supervise.Acked)
+		lat = append(lat, time.Since(start))
+		cancelTurn(b, s, id)
+	}
+	slices.Sort(lat)
+	if len(lat) > 0 {
+		b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "read-to-acked-p50-ms")
+		b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds())/1000, "read-to-acked-p95-ms")
+	}
+}
+
+// cancelTurn ends an acked trigger whose turn never ends, so that the
+// next one may go (one open trigger per runtime).
+func cancelTurn(b *testing.B, s *supervise.Store, id string) {
+	t, err := s.Trigger(context.Background(), id)
+	require.NoError(b, err)
+	from := t.Status
+	t.Status = supervise.Completed
+	require.NoError(b, s.SaveTrigger(context.Background(), t, from, "bench"))
 }
