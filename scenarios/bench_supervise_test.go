@@ -14,17 +14,6 @@ import (
 	"github.com/partyhq/party/mockagents"
 )
 
-// triggerStatus is the status of trigger id, as party trigger show says.
-func (s *benchServer) triggerStatus(b *testing.B, id string) string {
-	var t struct {
-		Status string `json:"status"`
-	}
-	if err := json.Unmarshal([]byte(s.party(b, "trigger", "show", id, "--json")), &t); err != nil {
-		b.Fatal(err)
-	}
-	return t.Status
-}
-
 // waitTriggers waits until no trigger is open.
 func (s *benchServer) waitTriggers(b *testing.B) {
 	deadline := time.Now().Add(10 * waitLimit)

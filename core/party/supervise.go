@@ -515,7 +515,9 @@ func RunSupervisor(ctx context.Context, env *Env, opts RunOptions) error {
 	err = loop.Run(ctx)
 	cancel()
 	for i := 0; i < servers; i++ {
-		<-served
+		if err := <-served; err != nil {
+			logf("api: %v", err)
+		}
 	}
 	logf("supervisor stopped")
 	return err

@@ -356,7 +356,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, tcp bool) error {
 	if err := srv.Shutdown(sctx); err != nil {
 		_ = srv.Close()
 	}
-	<-done
+	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		s.logf("api: %v", err)
+	}
 	return nil
 }
 
