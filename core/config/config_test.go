@@ -262,6 +262,11 @@ func TestConfigFileThatCannotBeOne(t *testing.T) {
 			require.NoError(t, os.Symlink(path, path+".b"))
 		}, "too many levels of symbolic links", false},
 		{"a FIFO", func(t *testing.T, path string) { require.NoError(t, syscall.Mkfifo(path, 0o644)) }, "not a regular file", false},
+		{"under a file, not a directory", func(t *testing.T, path string) {
+			dir := filepath.Dir(path)
+			require.NoError(t, os.Remove(dir))
+			require.NoError(t, os.WriteFile(dir, nil, 0o644))
+		}, "not a directory", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
