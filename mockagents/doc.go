@@ -259,7 +259,8 @@
 //	on /regexp/            a rule; also: on "substring", on *
 //	  think 2s             busy for a duration (Go duration or bare ms)
 //	  say text $1\n...     print answer text; $0..$9 are the rule's regexp
-//	                       groups ($0 the whole prompt), \n \t \\ escapes
+//	                       groups ($0 the whole prompt), \n \t \\ escapes,
+//	                       \xHH a byte (\x1b ESC, \xc2\x9b U+009B)
 //	  echo                 print the prompt back verbatim
 //	  marker               print party's completion marker if the prompt asks for one
 //	  write PATH TEXT      write a file (relative to the working directory)

@@ -401,3 +401,19 @@ func TestConcurrentLogAppendsNeverInterleave(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, got, 20)
 }
+
+func TestScriptSayEscapes(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"newline, tab, backslash", `a\nb\tc\\n`, "a\nb\tc\\n"},
+		{"bytes", `\x1b]52;c;eA==\x07 \xc2\x9b2J \x9b`, "\x1b]52;c;eA==\x07 \u009b2J \x9b"},
+		{"not an escape", `C:\tmp\xZZ \x1 \q \`, "C:\tmp\\xZZ \\x1 \\q \\"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := ParseScript("s", "on *\n  say "+tt.in+"\n")
+			require.NoError(t, err)
+			steps, _ := s.Plan("x")
+			assert.Equal(t, tt.want, steps[0].Arg)
+		})
+	}
+}

@@ -143,8 +143,45 @@ func matcher(arg string) (func(string) ([]string, bool), error) {
 	return nil, fmt.Errorf("want /regexp/, \"substring\" or *, got %q", arg)
 }
 
+// unescape reads the escapes of say and write text: \n, \t, \\ and \xHH
+// (one byte, e.g. \x1b for ESC, \xc2\x9b for U+009B); any other
+// backslash is itself.
 func unescape(s string) string {
-	return strings.NewReplacer(`\\`, `\`, `\n`, "\n", `\t`, "\t").Replace(s)
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		switch s[i+1] {
+		case '\\':
+			b.WriteByte('\\')
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'x':
+			if i+4 > len(s) {
+				b.WriteByte(s[i])
+				continue
+			}
+			n, err := strconv.ParseUint(s[i+2:i+4], 16, 8)
+			if err != nil {
+				b.WriteByte(s[i])
+				continue
+			}
+			b.WriteByte(byte(n))
+			i += 2
+		default:
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+	}
+	return b.String()
 }
 
 // defaultSteps answer a prompt no rule matched.

@@ -173,6 +173,23 @@ func Infer(argv []string) Kind {
 	return Generic
 }
 
+// TakesAgentText says whether text that an agent wrote (a block the
+// switchboard forwards, a relayed plan or result, the review loop's
+// notices) may be typed into a pane whose agent is kind without the
+// user's say-so: only into claude, codex and gemini, whose input box hands
+// it to the model as a message. A shell would run it as a command line,
+// and another program (generic: python3, a REPL, a TUI party does not
+// know) may do the same; why names which: "shell" or "program".
+func TakesAgentText(kind Kind) (ok bool, why string) {
+	switch kind {
+	case Claude, Codex, Gemini:
+		return true, ""
+	case Shell:
+		return false, "shell"
+	}
+	return false, "program"
+}
+
 // Runs reports whether the pane's current command is this agent. A profile
 // without Commands accepts any command.
 func (p Profile) Runs(currentCommand string) bool {

@@ -183,3 +183,27 @@ func TestForPane(t *testing.T) {
 	assert.Equal(t, Generic, ForPane("", "planner").Kind)
 	assert.Equal(t, Generic, ForPane("vim", "x").Kind, "an unknown kind is generic")
 }
+
+func TestTakesAgentText(t *testing.T) {
+	tests := []struct {
+		kind Kind
+		ok   bool
+		why  string
+	}{
+		{Claude, true, ""},
+		{Codex, true, ""},
+		{Gemini, true, ""},
+		{Shell, false, "shell"},
+		{Generic, false, "program"},
+		{"", false, "program"},
+		{Infer([]string{"python3"}), false, "program"},
+		{Infer([]string{"bash", "-l"}), false, "shell"},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.kind), func(t *testing.T) {
+			ok, why := TakesAgentText(tt.kind)
+			assert.Equal(t, tt.ok, ok)
+			assert.Equal(t, tt.why, why)
+		})
+	}
+}

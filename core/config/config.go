@@ -11,6 +11,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -44,10 +45,14 @@ type Config struct {
 	PreambleMode string // always | disabled
 	// Planner and Executor are the roles party relay uses by default.
 	Planner, Executor string
-	Agents            map[string]Agent
-	Review            Review
-	Supervise         Supervise
-	PM                PM
+	// AllowRoles are the roles (route.allowRoles) whose panes may be sent
+	// what agents wrote (route, relay, the review loop) even when they
+	// run a shell or another program, not claude, codex or gemini.
+	AllowRoles []string
+	Agents     map[string]Agent
+	Review     Review
+	Supervise  Supervise
+	PM         PM
 	// Sources says which layer set each key: default, or a file path.
 	Sources map[string]string
 	// Local is the repository's file (./.party/config.json) when there is
@@ -139,12 +144,12 @@ func Load(getenv func(string) string, cwd string) (Config, []Warning, error) {
 	global, local := Paths(getenv, cwd)
 	var warns []Warning
 	for _, path := range []string{global, local} {
-		b, err := os.ReadFile(path)
+		b, err := readFile(path)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return c, warns, fmt.Errorf("%s: %w", path, err)
+			return c, warns, err
 		}
 		trusted := true
 		if path == local {
@@ -160,6 +165,54 @@ func Load(getenv func(string) string, cwd string) (Config, []Warning, error) {
 		}
 	}
 	return c, warns, nil
+}
+
+// MaxFileSize is the most bytes a config file may have (1 MiB); a bigger
+// one is refused before it is read.
+const MaxFileSize = 1 << 20
+
+// readFile reads the config file at path. No file there is an error for
+// which errors.Is(err, os.ErrNotExist). A path that cannot be a config
+// file is ErrInvalid (exit 2), refused before anything of it is read: not
+// a regular file (a directory, a FIFO that would block the read), more
+// than MaxFileSize bytes, a symlink loop, unreadable.
+func readFile(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("%s: %v: %w", path, unwrapPath(err), ErrInvalid)
+	case fi.IsDir():
+		return nil, fmt.Errorf("%s: a directory, not a config file: %w", path, ErrInvalid)
+	case !fi.Mode().IsRegular():
+		return nil, fmt.Errorf("%s: not a regular file (%s): %w", path, fi.Mode().Type(), ErrInvalid)
+	case fi.Size() > MaxFileSize:
+		return nil, fmt.Errorf("%s: %d bytes, over the %d a config file may have: %w", path, fi.Size(), MaxFileSize, ErrInvalid)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v: %w", path, unwrapPath(err), ErrInvalid)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %v: %w", path, unwrapPath(err), ErrInvalid)
+	}
+	if len(b) > MaxFileSize {
+		return nil, fmt.Errorf("%s: over the %d bytes a config file may have: %w", path, MaxFileSize, ErrInvalid)
+	}
+	return b, nil
+}
+
+// unwrapPath is the reason of a *PathError without its path, which the
+// message already names.
+func unwrapPath(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // apply layers one file's content over c; with trusted false its Trusted
@@ -310,6 +363,18 @@ func (c Config) AgentFor(role, kind string) Agent {
 		return a
 	}
 	return c.Agents[kind]
+}
+
+// AllowsRole says whether the user opted role in (route.allowRoles,
+// letter case aside): text agents wrote may be typed into its pane
+// whatever runs there.
+func (c Config) AllowsRole(role string) bool {
+	for _, r := range c.AllowRoles {
+		if strings.EqualFold(r, role) {
+			return true
+		}
+	}
+	return false
 }
 
 // Tune returns the profile of the agent with role as this configuration

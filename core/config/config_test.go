@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -240,4 +241,70 @@ func TestSettingsAsShown(t *testing.T) {
 	}
 	assert.Equal(t, []string{"k", "v", "-"}, Setting{Key: "k", Value: "v"}.Row(), "no source: -")
 	assert.Equal(t, []string{"k", "v", "default"}, Setting{Key: "k", Value: "v", Source: "default"}.Row())
+}
+
+// A path that cannot be a config file is a config error (exit 2), found
+// before anything of it is read: a FIFO would block the read, a huge file
+// fill the memory.
+func TestConfigFileThatCannotBeOne(t *testing.T) {
+	tests := []struct {
+		name  string
+		make  func(t *testing.T, path string)
+		want  string
+		local bool
+	}{
+		{"over 1 MiB, though valid JSON", func(t *testing.T, path string) {
+			require.NoError(t, os.WriteFile(path, []byte(`{"defaults":{"timeout":"5s"}}`+strings.Repeat(" ", MaxFileSize)), 0o644))
+		}, "over the 1048576", true},
+		{"a directory", func(t *testing.T, path string) { require.NoError(t, os.Mkdir(path, 0o755)) }, "a directory", true},
+		{"a symlink loop", func(t *testing.T, path string) {
+			require.NoError(t, os.Symlink(path+".b", path))
+			require.NoError(t, os.Symlink(path, path+".b"))
+		}, "too many levels of symbolic links", false},
+		{"a FIFO", func(t *testing.T, path string) { require.NoError(t, syscall.Mkfifo(path, 0o644)) }, "not a regular file", false},
+		{"under a file, not a directory", func(t *testing.T, path string) {
+			dir := filepath.Dir(path)
+			require.NoError(t, os.Remove(dir))
+			require.NoError(t, os.WriteFile(dir, nil, 0o644))
+		}, "not a directory", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t)
+			g, l := Paths(e.getenv, e.cwd)
+			path := g
+			if tt.local {
+				path = l
+			}
+			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+			tt.make(t, path)
+			done := make(chan error, 1)
+			go func() { _, _, err := Load(e.getenv, e.cwd); done <- err }()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("Load blocked reading the file")
+			}
+			require.Error(t, err)
+			assert.ErrorIs(t, err, ErrInvalid)
+			assert.Contains(t, err.Error(), path)
+			assert.Contains(t, err.Error(), tt.want)
+
+			err = Set(path, "defaults.timeout", "5s")
+			assert.ErrorIs(t, err, ErrInvalid, "config set refuses it too")
+		})
+	}
+}
+
+func TestUnreadableConfigFile(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root reads a file of mode 0")
+	}
+	e := newEnv(t)
+	path := e.write(t, true, `{}`)
+	require.NoError(t, os.Chmod(path, 0))
+	_, _, err := Load(e.getenv, e.cwd)
+	assert.ErrorIs(t, err, ErrInvalid)
+	assert.Contains(t, err.Error(), "permission denied")
 }

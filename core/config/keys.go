@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/partyhq/party/core/ghrepo"
 	"github.com/partyhq/party/core/shellwords"
@@ -49,7 +50,8 @@ type Key struct {
 	// Trusted keys are inert in a repository's file until the user trusts
 	// it: they run programs (agent commands), change what agents receive
 	// (preambles, the marker instruction) or where text goes (the roles
-	// that messages are typed into), or where files are written.
+	// that messages are typed into, the roles that may take what agents
+	// wrote though they run a shell), or where files are written.
 	Trusted bool
 	get     func(c *Config, name string) string
 	set     func(c *Config, name string, v value)
@@ -91,6 +93,9 @@ var keys = []Key{
 	{Name: "relay.executor", def: "executor", kind: kString, check: notBlank("name a role"), Trusted: true,
 		get: func(c *Config, _ string) string { return c.Executor },
 		set: func(c *Config, _ string, v value) { c.Executor = v.s }},
+	{Name: "route.allowRoles", def: "", kind: kString, Trusted: true,
+		get: func(c *Config, _ string) string { return strings.Join(c.AllowRoles, ",") },
+		set: func(c *Config, _ string, v value) { c.AllowRoles = roleList(v.s) }},
 	{Name: "review.implementer", def: "claude", kind: kString, check: notBlank("name a role"), Trusted: true,
 		get: func(c *Config, _ string) string { return c.Review.Implementer },
 		set: func(c *Config, _ string, v value) { c.Review.Implementer = v.s }},
@@ -173,6 +178,11 @@ var keys = []Key{
 	{Name: "agents.*.marker", kind: kBool, Trusted: true,
 		get: func(c *Config, n string) string { return strconv.FormatBool(c.Agents[n].Marker) },
 		set: func(c *Config, n string, v value) { a := c.Agents[n]; a.Marker = v.b; c.Agents[n] = a }},
+}
+
+// roleList is the roles of a list written "a,b c" (commas or spaces).
+func roleList(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return r == ',' || unicode.IsSpace(r) })
 }
 
 // checkRepo checks pm.repo ("" for none) as the task store does
@@ -437,7 +447,7 @@ func Set(path, key, text string) error {
 	}
 	_ = name
 	doc := map[string]any{}
-	b, err := os.ReadFile(path)
+	b, err := readFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 	case err != nil:

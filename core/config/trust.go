@@ -74,7 +74,7 @@ func (t TrustStore) Trusted(path string, content []byte) (bool, error) {
 // Trust records the current content of the file at path as trusted, and
 // returns its hash.
 func (t TrustStore) Trust(path string, now time.Time) (string, error) {
-	content, err := os.ReadFile(path)
+	content, err := readFile(path)
 	if err != nil {
 		return "", err
 	}
@@ -148,7 +148,7 @@ func (t TrustStore) update(change func(*trustFile)) error {
 // trusted.
 func (t TrustStore) KeepTrust(path string, now time.Time, write func() error) error {
 	keep := false
-	old, err := os.ReadFile(path)
+	old, err := readFile(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		keep = true

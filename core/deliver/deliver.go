@@ -54,9 +54,39 @@ var (
 	ErrEmpty       = errors.New("nothing to send")
 	ErrInputBusy   = errors.New("the input box already holds text")
 	ErrNotReady    = errors.New("the agent did not show its input box")
+	// ErrNotAgent is text an agent wrote, refused for a pane that runs a
+	// shell or another program (NotAgentError says which).
+	ErrNotAgent = errors.New("not an agent's pane")
 	// ErrInterpreted is a text the agent would run as a command.
 	ErrInterpreted = agent.ErrInterpreted
 )
+
+// NotAgentError is text an agent wrote refused for a pane that does not
+// run claude, codex or gemini: a shell would run it as a command, another
+// program may too.
+type NotAgentError struct {
+	Pane string
+	Kind agent.Kind // the pane's agent: shell, generic
+	Why  string     // "shell" or "program" (agent.TakesAgentText)
+}
+
+func (e *NotAgentError) Error() string {
+	return fmt.Sprintf("send to %s: it runs a %s, not claude, codex or gemini: text an agent wrote is never typed into it (route.allowRoles opts its role in)",
+		e.Pane, e.Why)
+}
+
+// Unwrap makes errors.Is(err, ErrNotAgent) true.
+func (e *NotAgentError) Unwrap() error { return ErrNotAgent }
+
+// CheckAgentText returns a *NotAgentError when text an agent wrote must
+// not be typed into pane, whose agent is kind (agent.TakesAgentText);
+// nil for claude, codex and gemini.
+func CheckAgentText(pane string, kind agent.Kind) error {
+	if ok, why := agent.TakesAgentText(kind); !ok {
+		return &NotAgentError{Pane: pane, Kind: kind, Why: why}
+	}
+	return nil
+}
 
 // Locker serializes deliveries to one pane across processes, first come
 // first served.
@@ -76,6 +106,13 @@ type Request struct {
 	// Raw sends the text as the agent reads it: a leading "/" or "!" is
 	// its command. Text an agent wrote is never sent raw.
 	Raw bool
+	// AgentsOnly is set for text an agent wrote, or that party sends on
+	// an agent's behalf (route, relay, the review loop's notices): it is
+	// typed only into claude, codex or gemini (agent.TakesAgentText) and
+	// refused for a shell or another program with a *NotAgentError,
+	// before anything is pasted. Callers leave it off for a role the user
+	// opted in (route.allowRoles).
+	AgentsOnly bool
 	// Clear empties the input box when it holds someone else's text,
 	// instead of refusing.
 	Clear bool
@@ -131,6 +168,11 @@ func (d *Deliverer) Send(ctx context.Context, req Request) (Result, error) {
 	res := Result{Outcome: Failed, Pane: req.Pane, Bytes: len(text)}
 	if strings.TrimSpace(text) == "" {
 		return res, fmt.Errorf("send to %s: %w", req.Pane, ErrEmpty)
+	}
+	if req.AgentsOnly {
+		if err := CheckAgentText(req.Pane, req.Profile.Kind); err != nil {
+			return res, err
+		}
 	}
 	if !req.Raw {
 		plain, err := req.Profile.Literal(text)

@@ -18,6 +18,7 @@ import (
 	"github.com/partyhq/party/core/registry"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/termsafe"
 	"github.com/partyhq/party/core/tmux"
 	"github.com/partyhq/party/core/wait"
 )
@@ -57,9 +58,10 @@ func NewTmux(socket tmux.Socket, getenv func(string) string, environ []string, r
 	return c
 }
 
-// Warnf writes a line "party: …" to stderr.
+// Warnf writes a line "party: …" to stderr, terminal-safe
+// (termsafe.Text).
 func (e *Env) Warnf(format string, a ...any) {
-	fmt.Fprintf(e.Stderr, "party: "+format+"\n", a...)
+	fmt.Fprintln(e.Stderr, "party: "+termsafe.Text(fmt.Sprintf(format, a...)))
 }
 
 // Config is the configuration of the working directory, loaded once;

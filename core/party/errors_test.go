@@ -13,6 +13,7 @@ import (
 	"github.com/partyhq/party/core/route"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/task"
+	"github.com/partyhq/party/core/tmux"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -37,6 +38,8 @@ func TestExitCodes(t *testing.T) {
 		{fmt.Errorf("x: %w", &task.ConflictError{ID: "1"}), "CONFLICT", 5},
 		{fmt.Errorf("start: %w", review.ErrRunning), "CONFLICT", 5},
 		{fmt.Errorf("stop: %w", &review.StopTimeoutError{PID: 7}), "CONFLICT", 5},
+		{fmt.Errorf("list sessions: %w", tmux.ErrSocket), "USAGE", 2},
+		{fmt.Errorf("relay role executor: %w", &deliver.NotAgentError{Pane: "%2", Kind: "shell", Why: "shell"}), "NOT_AN_AGENT", 2},
 		{context.Canceled, "INTERRUPTED", 130},
 		{fmt.Errorf("other"), "ERROR", 1},
 	}

@@ -1,31 +1,39 @@
 package party
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/termsafe"
 )
 
 // WriteJSON writes v as party's --json prints it: indented, with <, > and
-// & as they are.
+// & as they are, and DEL and the C1 controls as \u escapes
+// (termsafe.JSON), so every text is exact for a JSON reader and nothing
+// in it acts on a terminal.
 func WriteJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(termsafe.JSON(b.Bytes()))
+	return err
 }
 
 // WriteTable writes rows in aligned columns under header, as party's
-// listings print them.
+// listings print them, terminal-safe (termsafe.Text).
 func WriteTable(w io.Writer, header []string, rows [][]string) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(header, "\t"))
+	fmt.Fprintln(tw, termsafe.Text(strings.Join(header, "\t")))
 	for _, r := range rows {
-		fmt.Fprintln(tw, strings.Join(r, "\t"))
+		fmt.Fprintln(tw, termsafe.Text(strings.Join(r, "\t")))
 	}
 	return tw.Flush()
 }
@@ -39,13 +47,19 @@ func Rows[T interface{ Row() []string }](items []T) [][]string {
 	return rows
 }
 
-// WriteJSONLine writes v as one line of JSON (a stream of events).
+// WriteJSONLine writes v as one line of JSON (a stream of events), its
+// C1 and DEL escaped as WriteJSON does.
 func WriteJSONLine(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(termsafe.JSON(b.Bytes()))
+	return err
 }
 
-// TerminalText is agent-written text made safe to print on a terminal:
-// control characters (escape sequences' introducers, BEL, C1) removed.
-func TerminalText(s string) string { return deliver.Sanitize(s) }
+// TerminalText is agent-written text made safe to print on a terminal
+// (termsafe.Text).
+func TerminalText(s string) string { return termsafe.Text(s) }

@@ -2,6 +2,7 @@ package party
 
 import (
 	"bytes"
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -17,6 +18,22 @@ func TestWriteTable(t *testing.T) {
 	assert.Equal(t, "ROLE     PANE  AGENT   PID  DEAD  COMMAND\n"+
 		"planner  %0    claude  7    -     claude\n"+
 		"-        %12   -       0    dead  bash\n", out.String())
+}
+
+func TestWriteTableIsTerminalSafe(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, WriteTable(&out, []string{"TITLE"}, [][]string{{"a\x1b]52;c;eA==\x07\u009b"}}))
+	assert.Equal(t, "TITLE\n"+`a\x1b]52;c;eA==\a\u009b`+"\n", out.String())
+}
+
+func TestWriteJSONEscapesC1ExactlyAndKeepsMarkup(t *testing.T) {
+	var out bytes.Buffer
+	in := map[string]string{"answer": "\x1b[2J\u009b\u0085\x7f ok"}
+	require.NoError(t, WriteJSON(&out, in))
+	assert.Equal(t, "{\n  \"answer\": \"\\u001b[2J\\u009b\\u0085\\u007f ok\"\n}\n", out.String())
+	var back map[string]string
+	require.NoError(t, json.Unmarshal(out.Bytes(), &back))
+	assert.Equal(t, in, back, "exact for a JSON reader")
 }
 
 func TestWriteJSONKeepsMarkup(t *testing.T) {

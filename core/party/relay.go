@@ -27,7 +27,9 @@ type RelayOptions struct {
 }
 
 // Relay relays a task between the planner and the executor of the session
-// (relay.Job) and returns the task's id and the planner's report. Retrying
+// (relay.Job) and returns the task's id and the planner's report. Both
+// roles must run claude, codex or gemini, or be opted in by
+// route.allowRoles: the relay types what one agent wrote into the other. Retrying
 // a task that was not aborted is a usage error. When a stall or Ctrl-C
 // stops a task, a line on stderr says how to retry it.
 func Relay(ctx context.Context, env *Env, opts RelayOptions) (id, report string, err error) {
@@ -51,7 +53,7 @@ func Relay(ctx context.Context, env *Env, opts RelayOptions) (id, report string,
 	job := relay.SessionJob(&relay.MuxPanes{Mux: env.Tmux, Clock: env.Clock, PrimeDir: filepath.Join(sc.Info.StateDir, "primed"),
 		Resolve: func(ctx context.Context, role string) (relay.Target, error) {
 			t, err := env.Resolve(ctx, role)
-			return relay.Target{Pane: t.Pane.ID, Profile: cfg.Tune(role, t.Profile)}, err
+			return relay.Target{Pane: t.Pane.ID, Profile: cfg.Tune(role, t.Profile), Allowed: cfg.AllowsRole(role)}, err
 		},
 		Deliverer: func(roles map[string]string) *deliver.Deliverer { return env.Deliverer(root, sc.Info, roles) },
 		Wake:      w.Wake,

@@ -2,6 +2,7 @@ package party
 
 import (
 	"context"
+	"errors"
 	"io"
 	"path/filepath"
 	"time"
@@ -135,7 +136,11 @@ func CoordinatorOf(ctx context.Context, env *Env) (Coordinator, error) {
 
 // RunCoordinator is the coordinator process (session.CoordinatorProcess):
 // it serves the session's review until ctx ends, typing into the panes of
-// the roles through the delivery protocol; its log goes to stderr.
+// the roles through the delivery protocol; its log goes to stderr. Its
+// notices reach only panes that run claude, codex or gemini (or a role
+// route.allowRoles opts in): one refused is logged in the event log as
+// review.refused-shell or review.refused-program and retried as a pane
+// that could not take it.
 func RunCoordinator(ctx context.Context, env *Env) error {
 	cfg, err := env.Config()
 	if err != nil {
@@ -157,7 +162,13 @@ func RunCoordinator(ctx context.Context, env *Env) error {
 				return "", deliver.Result{}, err
 			}
 			d := env.Deliverer(root, t.Info, map[string]string{t.Pane.ID: role})
-			res, err := d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: cfg.Tune(role, t.Profile), Text: line})
+			res, err := d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: cfg.Tune(role, t.Profile), Text: line,
+				AgentsOnly: !cfg.AllowsRole(role)})
+			var refused *deliver.NotAgentError
+			if errors.As(err, &refused) {
+				_ = state.AppendEvent(filepath.Join(sc.Info.StateDir, state.EventLog), map[string]any{"time": env.Clock.Now().UTC(),
+					"kind": "review.refused-" + refused.Why, "role": role, "pane": refused.Pane, "agent": string(refused.Kind), "text": line})
+			}
 			return t.Pane.ID, res, err
 		}}
 	return p.Serve(ctx)

@@ -23,7 +23,8 @@ type RouteOptions struct {
 // Route runs the switchboard of the session (relay.Router): it forwards
 // each new tagged block to the pane of the role it names until ctx ends
 // or the session does, logging its decisions to the event log and
-// stderr. With Detach it starts the switchboard in a window of the
+// stderr. A role whose pane runs a shell or another program, not claude,
+// codex or gemini, gets no block unless route.allowRoles names it. With Detach it starts the switchboard in a window of the
 // session (session.StartSwitchboard) and returns that window's pane.
 func Route(ctx context.Context, env *Env, opts RouteOptions) (pane string, err error) {
 	sc, err := env.OpenParty(ctx)
@@ -52,7 +53,8 @@ func Route(ctx context.Context, env *Env, opts RouteOptions) (pane string, err e
 		Deliver:  env.Deliverer(root, sc.Info, route.RolesByPane(sc.Panes)),
 		Profile: func(role string, p mux.Pane) agent.Profile {
 			return cfg.Tune(role, agent.ForPane(agent.Kind(p.Agent), p.Role))
-		}}
+		},
+		Allowed: cfg.AllowsRole}
 	if err := r.Start(ctx); err != nil {
 		return "", err
 	}

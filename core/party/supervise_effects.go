@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -140,7 +141,10 @@ func (e *paneEffects) Send(ctx context.Context, rt supervise.Runtime, text strin
 		return supervise.SendReport{Class: supervise.TargetNotFound, Err: err}
 	}
 	d := e.env.Deliverer(e.root, e.info, map[string]string{p.ID: rt.Role})
-	res, err := d.Send(ctx, deliver.Request{Pane: p.ID, Profile: talk.Profile(e.cfg, p), Text: text})
+	// A trigger's text may be an agent's (a runtime's trigger, a bridge
+	// relaying one): only agents get it, unless the user opted the role in.
+	res, err := d.Send(ctx, deliver.Request{Pane: p.ID, Profile: talk.Profile(e.cfg, p), Text: text,
+		AgentsOnly: !slices.Contains(e.cfg.AllowRoles, rt.Role)})
 	r := supervise.SendReport{Acked: res.Via == "event", Err: err}
 	if err == nil {
 		r.Outcome = string(res.Outcome)
@@ -149,6 +153,8 @@ func (e *paneEffects) Send(ctx context.Context, rt supervise.Runtime, text strin
 	switch {
 	case errors.Is(err, deliver.ErrUnconfirmed):
 		r.Outcome, r.Reached = string(deliver.Unconfirmed), true
+	case errors.Is(err, deliver.ErrNotAgent):
+		r.Class = supervise.FallbackRequired
 	case errors.Is(err, deliver.ErrPaneDead), errors.Is(err, deliver.ErrNotRunning):
 		r.Class = supervise.PaneDead
 	case errors.Is(err, mux.ErrNoPane):

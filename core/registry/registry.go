@@ -133,8 +133,9 @@ func (r *Registry) Register(ctx context.Context, tc Tmux, name, target string, r
 	if err != nil {
 		return e, fmt.Errorf("pane %q: %w", target, err)
 	}
-	// display-message falls back to another pane when an id is gone.
-	if len(rows) != 1 || (strings.HasPrefix(target, "%") && rows[0][0] != target) {
+	// display-message falls back to another pane when an id is gone, and
+	// prints nothing for a target that names none (exit 0).
+	if len(rows) != 1 || !strings.HasPrefix(rows[0][0], "%") || (strings.HasPrefix(target, "%") && rows[0][0] != target) {
 		return e, fmt.Errorf("pane %q: %w", target, mux.ErrNoPane)
 	}
 	e.Pane, e.Agent = rows[0][0], string(agent.Infer([]string{name}))

@@ -48,7 +48,8 @@ func (f fakeTmux) SessionInfo(_ context.Context, name string) (tmux.SessionInfo,
 }
 
 // Query answers display-message -t TARGET like tmux: a pane id or
-// SESSION:WINDOW.PANE, falling back to the first pane for a gone id.
+// SESSION:WINDOW.PANE, falling back to the first pane for a gone id, and
+// empty fields (exit 0) for a target that names no pane.
 func (f fakeTmux) Query(_ context.Context, _ []string, args ...string) ([][]string, error) {
 	target := args[len(args)-1]
 	for _, p := range f.snap.Panes {
@@ -60,7 +61,7 @@ func (f fakeTmux) Query(_ context.Context, _ []string, args ...string) ([][]stri
 		p := f.snap.Panes[0]
 		return [][]string{{p.ID, p.CurrentCommand}}, nil
 	}
-	return nil, mux.ErrNoPane
+	return [][]string{{"", ""}}, nil
 }
 
 func server() fakeTmux {
@@ -99,6 +100,9 @@ func TestRegister(t *testing.T) {
 	assert.ErrorIs(t, err, session.ErrUsage)
 	_, err = r.Register(ctx, tc, "gone", "%9", nil, false)
 	assert.ErrorIs(t, err, mux.ErrNoPane, "tmux's fallback to another pane is caught")
+	_, err = r.Register(ctx, tc, "nowhere", "notapane", nil, false)
+	assert.ErrorIs(t, err, mux.ErrNoPane, "a target that names no pane is refused, not registered as pane \"\"")
+	assert.NotContains(t, r.Names(), "nowhere")
 
 	e, err = r.Register(ctx, tc, "reviewer", "%2", nil, true)
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/state"
 )
 
@@ -141,6 +142,10 @@ func (j *Job) Retry(ctx context.Context, id string) (Task, string, error) {
 
 func (j *Job) from(ctx context.Context, s Step, t Task) (string, error) {
 	if err := j.Panes.Prime(ctx, t); err != nil {
+		var refused *deliver.NotAgentError
+		if errors.As(err, &refused) && j.Log != nil {
+			j.Log("refused-"+refused.Why, map[string]any{"task": t.ID, "pane": refused.Pane, "agent": string(refused.Kind), "error": err.Error()})
+		}
 		return "", err
 	}
 	r := &Relay{Panes: j.Panes, Log: j.Log, Save: j.Steps.Save}

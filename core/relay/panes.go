@@ -23,11 +23,18 @@ const History = 3000
 type Target struct {
 	Pane    string
 	Profile agent.Profile
+	// Allowed: the user opted the role in (route.allowRoles), so its pane
+	// is sent what agents wrote whatever runs there.
+	Allowed bool
 }
 
 // MuxPanes implements Panes over a multiplexer (tmux, or the simulator):
 // text goes in through the delivery protocol, blocks are read off the
-// screen. Roles are resolved once and remembered.
+// screen. Roles are resolved once and remembered. A relay moves what
+// agents wrote, so a role whose pane runs a shell or another program, not
+// claude, codex or gemini, is refused when it is resolved (a
+// *deliver.NotAgentError), before anything is sent, unless its Target is
+// Allowed.
 type MuxPanes struct {
 	Mux   mux.Multiplexer
 	Clock clock.Clock
@@ -55,6 +62,11 @@ func (p *MuxPanes) target(ctx context.Context, role string) (Target, error) {
 	if err != nil {
 		return t, err
 	}
+	if !t.Allowed {
+		if err := deliver.CheckAgentText(t.Pane, t.Profile.Kind); err != nil {
+			return t, fmt.Errorf("relay role %s: %w", role, err)
+		}
+	}
 	if p.targets == nil {
 		p.targets = map[string]Target{}
 	}
@@ -62,12 +74,20 @@ func (p *MuxPanes) target(ctx context.Context, role string) (Target, error) {
 	return t, nil
 }
 
-// Prime tells each role of t, once per pane, how to write blocks.
+// Prime tells each role of t, once per pane, how to write blocks. Both
+// roles are resolved (and a pane that takes no agent's text refused)
+// before either is sent anything.
 func (p *MuxPanes) Prime(ctx context.Context, t Task) error {
 	if err := state.MkdirPrivate(p.PrimeDir); err != nil {
 		return err
 	}
-	for role, as := range map[string]string{t.Planner: ToPlanner, t.Executor: ToExecutor} {
+	roles := map[string]string{t.Planner: ToPlanner, t.Executor: ToExecutor}
+	for role := range roles {
+		if _, err := p.target(ctx, role); err != nil {
+			return err
+		}
+	}
+	for role, as := range roles {
 		tg, err := p.target(ctx, role)
 		if err != nil {
 			return err
@@ -111,7 +131,7 @@ func (p *MuxPanes) Send(ctx context.Context, role, text string) error {
 		return err
 	}
 	d := p.Deliverer(map[string]string{t.Pane: role})
-	_, err = d.Send(ctx, deliver.Request{Pane: t.Pane, Profile: t.Profile, Text: text})
+	_, err = d.Send(ctx, deliver.Request{Pane: t.Pane, Profile: t.Profile, Text: text, AgentsOnly: !t.Allowed})
 	return err
 }
 

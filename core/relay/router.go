@@ -12,12 +12,16 @@ import (
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/termsafe"
 	"github.com/partyhq/party/core/wait"
 )
 
 // Router runs a Switchboard over the role panes of a session: it scans
 // every role's screen, forwards each new block to the role it names
-// through the delivery protocol, and logs what it did.
+// through the delivery protocol, and logs what it did. A block is typed
+// only into a pane that runs claude, codex or gemini, unless the user
+// opted its role in (Allowed): never into a shell or another program,
+// where it would run as a command.
 type Router struct {
 	Mux      mux.Multiplexer
 	Clock    clock.Clock
@@ -27,6 +31,9 @@ type Router struct {
 	Deliver  *deliver.Deliverer
 	// Profile is the profile to deliver to role's pane with.
 	Profile func(role string, p mux.Pane) agent.Profile
+	// Allowed says whether the user opted role in (route.allowRoles):
+	// its pane is sent blocks whatever runs there. Nil allows none.
+	Allowed func(role string) bool
 	// Log appends one event to the session's event log.
 	Log func(ev map[string]any)
 	// Progress gets one line per decision (stderr).
@@ -39,11 +46,16 @@ type Router struct {
 // Start notes the blocks on screen now: they were there before the
 // switchboard, so they are not routed.
 func (r *Router) Start(ctx context.Context) error {
-	r.sb = &Switchboard{Roles: route.Roles(r.Panes), HopLimit: r.HopLimit}
+	r.sb = &Switchboard{Roles: route.Roles(r.Panes), HopLimit: r.HopLimit, Refuse: map[string]string{}}
 	r.roleOf = map[string]mux.Pane{}
 	for _, p := range r.Panes {
 		if p.Role != "" {
 			r.roleOf[p.Role] = p
+		}
+	}
+	for role, p := range r.roleOf {
+		if ok, why := agent.TakesAgentText(r.Profile(role, p).Kind); !ok && !r.allowed(role) {
+			r.sb.Refuse[role] = why
 		}
 	}
 	for _, p := range r.roleOf {
@@ -61,12 +73,14 @@ func (r *Router) Start(ctx context.Context) error {
 // Roles is the roles the switchboard serves.
 func (r *Router) Roles() []string { return r.sb.Roles }
 
+func (r *Router) allowed(role string) bool { return r.Allowed != nil && r.Allowed(role) }
+
 // Run routes until ctx ends or done is closed (the session ended). It
 // re-scans when wake fires (any pane printed) and at least every second.
 // Start must have been called.
 func (r *Router) Run(ctx context.Context, wake, done <-chan struct{}) error {
-	r.Log(map[string]any{"time": r.Clock.Now().UTC(), "kind": "route.start", "roles": r.sb.Roles, "hop_limit": r.HopLimit})
-	fmt.Fprintf(r.Progress, "party: switchboard on %s: %d roles, hop limit %d\n", r.Session, len(r.roleOf), r.HopLimit)
+	r.Log(map[string]any{"time": r.Clock.Now().UTC(), "kind": "route.start", "roles": r.sb.Roles, "hop_limit": r.HopLimit, "refused": r.sb.Refuse})
+	r.progress("switchboard on %s: %d roles, hop limit %d", r.Session, len(r.roleOf), r.HopLimit)
 	for {
 		r.pass(ctx)
 		if !r.pause(ctx, wake, done) {
@@ -86,20 +100,33 @@ func (r *Router) pass(ctx context.Context) {
 			ev := map[string]any{"time": r.Clock.Now().UTC(), "id": dec.Block.ID, "from": role, "to": dec.Block.To, "hop": dec.Hop}
 			if dec.To == "" {
 				ev["kind"] = "route." + dec.Reason
+				hint := ""
+				if why := r.sb.Refuse[dec.Role]; why != "" {
+					p := r.roleOf[dec.Role]
+					ev["pane"], ev["agent"] = p.ID, string(r.Profile(dec.Role, p).Kind)
+					hint = fmt.Sprintf(" (%s runs a %s, not an agent; route.allowRoles opts a role in)", p.ID, why)
+				}
 				r.Log(ev)
-				fmt.Fprintf(r.Progress, "party: block %s from %s to %q not forwarded: %s\n", dec.Block.ID, role, dec.Block.To, dec.Reason)
+				r.progress("block %s from %s to %q not forwarded: %s%s", dec.Block.ID, role, dec.Block.To, dec.Reason, hint)
 				continue
 			}
 			to := r.roleOf[dec.To]
-			res, err := r.Deliver.Send(ctx, deliver.Request{Pane: to.ID, Profile: r.Profile(dec.To, to), Text: Forward(dec)})
+			res, err := r.Deliver.Send(ctx, deliver.Request{Pane: to.ID, Profile: r.Profile(dec.To, to), Text: Forward(dec),
+				AgentsOnly: !r.allowed(dec.To)})
 			ev["kind"], ev["outcome"] = "route.forward", res.Outcome
 			if err != nil {
 				ev["error"] = err.Error()
 			}
 			r.Log(ev)
-			fmt.Fprintf(r.Progress, "party: block %s %s -> %s: %s\n", dec.Block.ID, role, dec.To, res.Outcome)
+			r.progress("block %s %s -> %s: %s", dec.Block.ID, role, dec.To, res.Outcome)
 		}
 	}
+}
+
+// progress writes a line "party: …" to Progress, terminal-safe: block
+// ids and roles are what agents wrote.
+func (r *Router) progress(format string, a ...any) {
+	fmt.Fprintln(r.Progress, "party: "+termsafe.Text(fmt.Sprintf(format, a...)))
 }
 
 // pause waits for a wake-up or a second; false means stop.

@@ -9,24 +9,33 @@ import (
 
 // Switchboard decides where blocks go among N roles: a block whose "to"
 // names a role (case-insensitively; EXECUTER also reaches "executor") is
-// forwarded to it once, by id. Each block's hop count is the larger of its
-// own "hop" and one more than the hop of the block last delivered to the
-// pane that printed it, so a ping-pong between agents that never copy the
-// hop still ends at the limit.
+// forwarded to it once, by id, unless that role's pane takes no text an
+// agent wrote (Refuse: it runs a shell or another program). Each block's
+// hop count is the larger of its own "hop" and one more than the hop of
+// the block last delivered to the pane that printed it, so a ping-pong
+// between agents that never copy the hop still ends at the limit.
 type Switchboard struct {
 	Roles    []string // roles of the session's panes
 	HopLimit int
-	seen     map[string]bool
-	hopIn    map[string]int // role -> hop of the last block delivered to it
+	// Refuse maps each role whose pane must not be sent what an agent
+	// wrote to why ("shell", "program": agent.TakesAgentText); the roles
+	// the user opted in (route.allowRoles) are not in it.
+	Refuse map[string]string
+	seen   map[string]bool
+	hopIn  map[string]int // role -> hop of the last block delivered to it
 }
 
 // Decision is what to do with one block.
 type Decision struct {
-	Block  blocks.Block
-	From   string
-	To     string // the role to deliver to, empty when not delivered
-	Hop    int
-	Reason string // why it is not delivered: "unknown-role", "hop-limit"
+	Block blocks.Block
+	From  string
+	To    string // the role to deliver to, empty when not delivered
+	Hop   int
+	// Reason is why it is not delivered: "unknown-role", "hop-limit",
+	// "refused-shell", "refused-program" (the role's pane runs that).
+	Reason string
+	// Role is the role the block names, when it names one.
+	Role string
 }
 
 // Ignore marks ids as already handled (blocks on screen before the
@@ -57,9 +66,12 @@ func (s *Switchboard) See(from string, found []blocks.Block) []Decision {
 		s.seen[b.ID] = true
 		d := Decision{Block: b, From: from, Hop: max(b.Hop, s.hopIn[from]+1)}
 		to, ok := s.role(b.To)
+		d.Role = to
 		switch {
 		case !ok:
 			d.Reason = "unknown-role"
+		case s.Refuse[to] != "":
+			d.Reason = "refused-" + s.Refuse[to]
 		case d.Hop > s.limit():
 			d.Reason = "hop-limit"
 		default:

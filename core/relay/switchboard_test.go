@@ -86,3 +86,19 @@ func FuzzForwardRoundTrip(f *testing.F) {
 		assert.Equal(t, blocks.Header{To: to, From: from, Type: typ, ID: id, Hop: hop}, found[0].Header)
 	})
 }
+
+func TestSwitchboardRefusesRolesThatRunNoAgent(t *testing.T) {
+	s := &Switchboard{Roles: []string{"a", "shell", "py", "opted"}, Refuse: map[string]string{"shell": "shell", "py": "program"}}
+	d := s.See("a", []blocks.Block{blk("1", "shell"), blk("2", "PY"), blk("3", "opted"), blk("4", "a")})
+	require.Len(t, d, 4)
+	assert.Equal(t, "refused-shell", d[0].Reason)
+	assert.Equal(t, "shell", d[0].Role)
+	assert.Empty(t, d[0].To, "a shell never gets a block")
+	assert.Equal(t, "refused-program", d[1].Reason)
+	assert.Equal(t, "py", d[1].Role, "the role is found whatever the letter case")
+	assert.Empty(t, d[1].To)
+	assert.Equal(t, "opted", d[2].To, "a role not in Refuse (an agent, or opted in) gets it")
+	assert.Equal(t, "a", d[3].To)
+	d = s.See("py", []blocks.Block{blk("5", "a")})
+	assert.Equal(t, 1, d[0].Hop, "a refused block raises no hop count")
+}

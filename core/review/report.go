@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/termsafe"
 )
 
 // EvidenceRow is one kind of evidence as party evidence list and party
@@ -90,14 +91,18 @@ func (p Proc) Describe(stopped string) string {
 var evidenceMarks = map[string]string{"fresh": "✓", "stale": "~", "missing": "✗"}
 
 // WriteStatus writes the status as party status shows it at now: state,
-// evidence, reviews, last edit, coordinator, and what it waits for.
-func WriteStatus(w io.Writer, s Status, proc Proc, now time.Time) {
-	fmt.Fprintf(w, "State: %s for %s\n", Label(s.State, s.Phase), now.Sub(s.Since).Round(time.Second))
+// evidence, reviews, last edit, coordinator, and what it waits for. What
+// agents wrote into it (a note, a session id) is shown terminal-safe
+// (termsafe.Text).
+func WriteStatus(out io.Writer, s Status, proc Proc, now time.Time) {
+	var w strings.Builder
+	defer func() { _, _ = io.WriteString(out, termsafe.Text(w.String())) }()
+	fmt.Fprintf(&w, "State: %s for %s\n", Label(s.State, s.Phase), now.Sub(s.Since).Round(time.Second))
 	var ev []string
 	for _, r := range s.EvidenceRows() {
 		ev = append(ev, string(r.Kind)+evidenceMarks[r.Status])
 	}
-	fmt.Fprintf(w, "Evidence: %s\n", strings.Join(ev, " "))
+	fmt.Fprintf(&w, "Evidence: %s\n", strings.Join(ev, " "))
 	line := fmt.Sprintf("Reviews: %d/%d (%d in all)", s.Iteration, s.MaxIterations, s.Reviews)
 	if r := s.Review; r != nil && r.Outcome != Pending {
 		line += fmt.Sprintf(" | last: #%d %s", r.N, r.Outcome)
@@ -105,7 +110,7 @@ func WriteStatus(w io.Writer, s Status, proc Proc, now time.Time) {
 			line += fmt.Sprintf(", %d blocking of %d", r.Blocking, r.Total)
 		}
 	}
-	fmt.Fprintln(w, line)
+	fmt.Fprintln(&w, line)
 	edit, sid := "-", s.SessionID
 	if !s.LastEdit.IsZero() {
 		edit = s.LastEdit.Local().Format(time.TimeOnly)
@@ -113,9 +118,9 @@ func WriteStatus(w io.Writer, s Status, proc Proc, now time.Time) {
 	if sid == "" {
 		sid = "-"
 	}
-	fmt.Fprintf(w, "Last edit: %s | Session: %s | Coordinator: %s\n", edit, sid, proc.Describe("stopped"))
+	fmt.Fprintf(&w, "Last edit: %s | Session: %s | Coordinator: %s\n", edit, sid, proc.Describe("stopped"))
 	if s.Note != "" {
-		fmt.Fprintf(w, "Note: %s\n", s.Note)
+		fmt.Fprintf(&w, "Note: %s\n", s.Note)
 	}
 	if len(s.Exchanges) > 0 {
 		var q []string
@@ -127,6 +132,6 @@ func WriteStatus(w io.Writer, s Status, proc Proc, now time.Time) {
 			q = append(q, fmt.Sprintf("#%d %s to %s", x.N, x.Kind, to))
 		}
 		sort.Strings(q)
-		fmt.Fprintf(w, "Waiting for: %s\n", strings.Join(q, ", "))
+		fmt.Fprintf(&w, "Waiting for: %s\n", strings.Join(q, ", "))
 	}
 }

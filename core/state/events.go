@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/partyhq/party/core/termsafe"
 )
 
 // EventKind is the kind of the event log line line; "" when it is not an
@@ -17,8 +19,9 @@ func EventKind(line []byte) string {
 
 // FormatEvent is an event log line for people: "TIME KIND key=value …",
 // the time local with milliseconds, the other fields sorted by key as JSON
-// clipped to 120 characters. It is false for a line that is not a JSON
-// object.
+// clipped to 120 characters, the whole terminal-safe (termsafe.Text: an
+// agent's text in a field cannot act on the terminal). It is false for a
+// line that is not a JSON object.
 func FormatEvent(line []byte, loc *time.Location) (string, bool) {
 	var m map[string]any
 	if json.Unmarshal(line, &m) != nil {
@@ -41,7 +44,7 @@ func FormatEvent(line []byte, loc *time.Location) (string, bool) {
 		v, _ := json.Marshal(m[k])
 		parts = append(parts, k+"="+clip(string(v), 120))
 	}
-	return strings.Join(parts, " "), true
+	return termsafe.Text(strings.Join(parts, " ")), true
 }
 
 // clip shortens s to n runes and an ellipsis.

@@ -20,6 +20,8 @@ func TestFormatEvent(t *testing.T) {
 		{"not an object", `[1]`, "", false},
 		{"null", `null`, " ", true},
 		{"not JSON", `{`, "", false},
+		{"what agents wrote is terminal-safe", `{"time":"\u001b]0;t\u0007","kind":"x\u009b2J","answer":"a\u001b[2J\u0085"}`,
+			`\x1b]0;t\a x\u009b2J answer="a\u001b[2J\u0085"`, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,10 +9,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
-	"unicode"
+
+	"github.com/partyhq/party/core/termsafe"
 )
 
 // Status is a task's state.
@@ -123,25 +123,18 @@ type Event struct {
 	TS    time.Time `json:"ts"`
 }
 
-// Printable is s for one line of a terminal: control characters (C0, DEL,
-// C1, newlines and tabs too) are shown as Go escapes (\n, \x1b), so a
-// title or a value written on GitHub cannot move the cursor or recolour
-// the screen of whoever lists the tasks.
+// Printable is s for one line of a terminal: what termsafe.Text makes of
+// it (control characters, C1 and raw 8-bit C1 bytes shown as Go escapes
+// such as \x1b and \u0085), with newlines and tabs shown as \n and \t
+// too, so a title or a value written on GitHub can neither move the
+// cursor, recolour the screen of whoever lists the tasks, nor break a
+// row.
 func Printable(s string) string {
-	if !strings.ContainsFunc(s, unicode.IsControl) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsControl(r) {
-			q := strconv.QuoteRune(r)
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
+	return oneLine.Replace(termsafe.Text(s))
 }
+
+// oneLine shows the line breaks and tabs termsafe.Text keeps.
+var oneLine = strings.NewReplacer("\n", `\n`, "\t", `\t`)
 
 // String is the event as a line of the audit trail: time, actor, event,
 // id and the change ("status: pending → done").

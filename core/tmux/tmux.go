@@ -142,6 +142,34 @@ func SocketFromEnv(s Socket, getenv func(string) string) Socket {
 	return Socket{}
 }
 
+// ErrSocket is a socket path (-S, PARTY_TMUX_SOCKET_PATH) that names
+// something other than a socket: tmux would only say that no server runs
+// there.
+var ErrSocket = errors.New("not a socket")
+
+// Check refuses a socket path that names something other than a socket (a
+// file, a directory), or that cannot be looked at, with ErrSocket. A path
+// where nothing is yet is fine: a server started there makes it.
+func (s Socket) Check() error {
+	if s.Path == "" {
+		return nil
+	}
+	fi, err := os.Stat(s.Path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("socket path %s: %v: %w", s.Path, err, ErrSocket)
+	case fi.Mode().Type() != os.ModeSocket:
+		what := "file"
+		if fi.IsDir() {
+			what = "directory"
+		}
+		return fmt.Errorf("socket path %s is a %s, not a tmux server's socket: %w", s.Path, what, ErrSocket)
+	}
+	return nil
+}
+
 func (s Socket) args() []string {
 	switch {
 	case s.Path != "":
@@ -194,8 +222,13 @@ func (c *Client) Run(ctx context.Context, args ...string) ([]byte, error) {
 	return c.RunStdin(ctx, nil, args...)
 }
 
-// RunStdin is Run with stdin for the tmux process.
+// RunStdin is Run with stdin for the tmux process. A socket path that
+// names something other than a socket is refused before tmux runs
+// (Socket.Check).
 func (c *Client) RunStdin(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
+	if err := c.Socket.Check(); err != nil {
+		return nil, err
+	}
 	return c.Runner.Run(ctx, c.Argv(args...), stdin)
 }
 

@@ -3,6 +3,9 @@ package tmux
 import (
 	"context"
 	"errors"
+	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -155,5 +158,41 @@ func TestCommandNameOfAPathWithASpace(t *testing.T) {
 	}
 	for _, tt := range tests {
 		assert.Equal(t, tt.want, commandName(tt.tmux, tt.argv0), tt.argv0)
+	}
+}
+
+func TestSocketPathThatIsNoSocketIsRefused(t *testing.T) {
+	dir, err := os.MkdirTemp("", "sk") // short: a socket path has ~100 bytes
+	require.NoError(t, err)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	file := filepath.Join(dir, "file")
+	require.NoError(t, os.WriteFile(file, []byte("root:x:0:0"), 0o600))
+	sock := filepath.Join(dir, "sock")
+	l, err := net.Listen("unix", sock)
+	require.NoError(t, err)
+	t.Cleanup(func() { l.Close() })
+	tests := []struct {
+		name string
+		path string
+		ok   bool
+	}{
+		{"a socket", sock, true},
+		{"nothing yet: a server made there makes it", filepath.Join(dir, "new"), true},
+		{"no -S", "", true},
+		{"a file", file, false},
+		{"a directory", dir, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Socket{Path: tt.path}.Check()
+			if tt.ok {
+				assert.NoError(t, err)
+				return
+			}
+			assert.ErrorIs(t, err, ErrSocket)
+			c := New(Socket{Path: tt.path}, newStub(t)) // a call fails the test
+			_, err = c.ListSessions(context.Background())
+			assert.ErrorIs(t, err, ErrSocket, "not taken for a server that does not run")
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -8,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/blocks"
+	"github.com/partyhq/party/core/termsafe"
 )
 
 func newBlocksCmd(f *Factory) *cobra.Command {
@@ -25,15 +27,20 @@ reported on stderr as LINE:COL: message.`,
 				return fmt.Errorf("read stdin: %w", err)
 			}
 			found, errs := blocks.Parse(string(text))
-			enc := json.NewEncoder(f.IO.Out)
+			var line bytes.Buffer
+			enc := json.NewEncoder(&line)
 			enc.SetEscapeHTML(false)
 			for _, b := range found {
+				line.Reset()
 				if err := enc.Encode(b); err != nil {
+					return err
+				}
+				if _, err := f.IO.Out.Write(termsafe.JSON(line.Bytes())); err != nil {
 					return err
 				}
 			}
 			for _, e := range errs {
-				fmt.Fprintf(f.IO.ErrOut, "party: blocks: %s\n", e)
+				fmt.Fprintf(f.IO.ErrOut, "party: blocks: %s\n", termsafe.Text(e.Error()))
 			}
 			return nil
 		},

@@ -230,3 +230,58 @@ func TestFlagErrorBeforeJSONIsJSON(t *testing.T) {
 	assert.Equal(t, party.ExitUsage, Run(context.Background(), f, []string{"talk", "codex", "--bogus", "--", "--json"}))
 	assert.Empty(t, out.String(), "after -- it is text, not the flag")
 }
+
+// An unknown command, or a group of commands run without one, is a usage
+// error (exit 2) everywhere in the tree, never cobra's help and exit 0.
+func TestUnknownSubcommandsAreUsageErrors(t *testing.T) {
+	f, _, _ := testFactory("")
+	var groups [][]string
+	var walk func(c *cobra.Command, path []string)
+	walk = func(c *cobra.Command, path []string) {
+		if c.HasSubCommands() {
+			groups = append(groups, path)
+		}
+		for _, sub := range c.Commands() {
+			if sub.Name() != "help" && sub.Name() != "completion" {
+				walk(sub, append(append([]string{}, path...), sub.Name()))
+			}
+		}
+	}
+	walk(NewRootCmd(f), []string{})
+	require.Subset(t, groups, [][]string{{}, {"review"}, {"coordinator"}, {"evidence"}, {"pm"}, {"pm", "task"}, {"agents"}, {"config"}})
+	for _, path := range groups {
+		t.Run("party "+strings.Join(append(path, "frobnicate"), " "), func(t *testing.T) {
+			f, out, errOut := testFactory("")
+			assert.Equal(t, party.ExitUsage, Run(context.Background(), f, append(path, "frobnicate")))
+			assert.Empty(t, out.String(), "no help on stdout")
+			assert.Contains(t, errOut.String(), `unknown command "frobnicate"`)
+		})
+		if len(path) == 0 {
+			continue
+		}
+		t.Run("party "+strings.Join(path, " "), func(t *testing.T) {
+			f, out, errOut := testFactory("")
+			assert.Equal(t, party.ExitUsage, Run(context.Background(), f, path))
+			assert.Empty(t, out.String())
+			assert.Contains(t, errOut.String(), "needs a command")
+		})
+	}
+	f, out, _ := testFactory("")
+	assert.Equal(t, party.ExitOK, Run(context.Background(), f, nil), "party alone prints its help")
+	assert.Contains(t, out.String(), "Available Commands")
+	f, out, _ = testFactory("")
+	assert.Equal(t, party.ExitOK, Run(context.Background(), f, []string{"pm", "task", "--help"}))
+	assert.NotContains(t, out.String(), "party pm task [flags]", "a group does not run alone")
+}
+
+// party hook never fails the agent that runs it: exit 0 whatever its
+// arguments, the problem on stderr.
+func TestHookAlwaysExitsZero(t *testing.T) {
+	for _, args := range [][]string{{"hook"}, {"hook", "bogus"}, {"hook", "codex-notify", "a", "b"}, {"hook", "claude"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			f, _, errOut := testFactory("not json")
+			assert.Equal(t, party.ExitOK, Run(context.Background(), f, args))
+			assert.NotEmpty(t, errOut.String(), "the problem is said on stderr")
+		})
+	}
+}

@@ -28,10 +28,16 @@ as the last argument. It always exits 0 at once, so it never blocks or
 fails the agent; problems go to stderr. For Gemini it prints {} (Gemini
 reads a hook's stdout as its decision) and exits 1 only when the payload is
 not Gemini's hook JSON.`,
-		Hidden:             true,
-		Args:               argsBetween(1, 2),
+		Hidden: true,
+		// Any words: a hook that cannot be used says why on stderr and
+		// still exits 0.
+		Args:               cobra.ArbitraryArgs,
 		DisableFlagParsing: true,
 		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 || len(args) > 2 {
+				fmt.Fprintf(f.IO.ErrOut, "party hook: want an agent (claude, gemini, codex-notify) and, for codex, its JSON; got %d arguments\n", len(args))
+				return nil
+			}
 			opts.Agent = args[0]
 			if len(args) == 2 {
 				opts.Payload = []byte(args[1])

@@ -8,6 +8,7 @@ import (
 
 	"github.com/partyhq/party/core/party"
 	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/termsafe"
 	"github.com/partyhq/party/core/wait"
 )
 
@@ -17,12 +18,13 @@ func newLogCmd(f *Factory) *cobra.Command {
 		Use:   "log",
 		Short: "Show the session's event log (hook events, relay blocks and routing)",
 		Args:  argsBetween(0, 0),
-		// The events print as they are with --json, else one line each
-		// (state.FormatEvent).
+		// The events print as they are with --json (DEL and C1 as \u
+		// escapes: termsafe.JSON), else one line each (state.FormatEvent,
+		// terminal-safe).
 		RunE: func(c *cobra.Command, _ []string) error {
 			return party.Log(c.Context(), f.env(), opts, func(line []byte) {
 				if f.JSON {
-					fmt.Fprintln(f.IO.Out, string(line))
+					fmt.Fprintln(f.IO.Out, string(termsafe.JSON(line)))
 				} else if s, ok := state.FormatEvent(line, time.Local); ok {
 					fmt.Fprintln(f.IO.Out, s)
 				}

@@ -21,6 +21,7 @@ import (
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/party"
 	"github.com/partyhq/party/core/task"
+	"github.com/partyhq/party/core/termsafe"
 	"github.com/partyhq/party/core/tmux"
 )
 
@@ -121,7 +122,9 @@ func runRoot(ctx context.Context, f *Factory, root *cobra.Command, args []string
 		writeJSON(f.IO.Out, map[string]any{"error": e})
 	}
 	if !rep.text {
-		fmt.Fprintf(f.IO.ErrOut, "party: %s\n", rep.Error())
+		// A message may quote what an agent wrote (a failed turn's
+		// error, a screen): terminal-safe.
+		fmt.Fprintf(f.IO.ErrOut, "party: %s\n", termsafe.Text(rep.Error()))
 	}
 	if errors.Is(err, party.ErrUsage) {
 		if c, _, ferr := root.Find(args); ferr == nil {
@@ -195,7 +198,61 @@ messages to agents by role.`,
 		newHeartbeatCmd(f),
 		newSuperviseCmd(f),
 	)
+	requireSubcommands(root)
+	// A group's usage lists its commands, not "party pm task [flags]" as
+	// if it ran alone: cobra's usage, shown while the group is not
+	// runnable.
+	usage := root.UsageFunc()
+	root.SetUsageFunc(func(c *cobra.Command) error {
+		if c.Annotations[groupMark] != "" {
+			runE := c.RunE
+			c.RunE = nil
+			defer func() { c.RunE = runE }()
+		}
+		return usage(c)
+	})
 	return root
+}
+
+// groupMark annotates a command that only groups others.
+const groupMark = "party.group"
+
+// requireSubcommands makes each command under c that only groups others
+// (review, pm, pm task, coordinator, evidence, …) a usage error (exit 2)
+// when it is run without a subcommand or with one it does not have,
+// instead of cobra's help and exit 0; and party itself for an unknown
+// command (cobra's exit 1). party alone still prints its help.
+func requireSubcommands(c *cobra.Command) {
+	for _, sub := range c.Commands() {
+		requireSubcommands(sub)
+	}
+	if !c.HasSubCommands() || c.Runnable() {
+		return
+	}
+	c.Args = cobra.ArbitraryArgs // Find leaves the words to RunE
+	if c.Annotations == nil {
+		c.Annotations = map[string]string{}
+	}
+	c.Annotations[groupMark] = "1"
+	c.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			if !c.HasParent() {
+				return c.Help()
+			}
+			var names []string
+			for _, sub := range c.Commands() {
+				if sub.IsAvailableCommand() {
+					names = append(names, sub.Name())
+				}
+			}
+			return fmt.Errorf("%w: %s needs a command: %s", party.ErrUsage, c.CommandPath(), strings.Join(names, ", "))
+		}
+		msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+		if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+			msg += " (did you mean " + strings.Join(s, " or ") + "?)"
+		}
+		return fmt.Errorf("%w: %s", party.ErrUsage, msg)
+	}
 }
 
 // badFlags is an error in the command line's flags: parsing stopped at it.

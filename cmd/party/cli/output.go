@@ -11,6 +11,7 @@ import (
 
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/party"
+	"github.com/partyhq/party/core/termsafe"
 )
 
 // run runs command c with opts: runF when a test gave one, else do.
@@ -22,7 +23,8 @@ func run[O any](c *cobra.Command, f *Factory, opts *O, runF func(context.Context
 }
 
 // show returns err, the operation's, else prints v as JSON with --json,
-// else the line of format.
+// else the line of format, terminal-safe (termsafe.Text: the values may
+// hold what agents wrote).
 func (f *Factory) show(err error, v any, format string, a ...any) error {
 	if err != nil {
 		return err
@@ -31,7 +33,7 @@ func (f *Factory) show(err error, v any, format string, a ...any) error {
 		writeJSON(f.IO.Out, v)
 		return nil
 	}
-	_, err = fmt.Fprintf(f.IO.Out, format+"\n", a...)
+	_, err = fmt.Fprintln(f.IO.Out, termsafe.Text(fmt.Sprintf(format, a...)))
 	return err
 }
 
@@ -63,7 +65,7 @@ func showLines[T fmt.Stringer](f *Factory, err error, v any, items []T) error {
 		return f.show(err, v, "")
 	}
 	for _, it := range items {
-		fmt.Fprintln(f.IO.Out, it)
+		fmt.Fprintln(f.IO.Out, termsafe.Text(it.String()))
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/partyhq/party/core/party"
 	"github.com/partyhq/party/core/task"
+	"github.com/partyhq/party/core/termsafe"
 )
 
 // PMOptions are the inputs of every party pm command: Cmd names it
@@ -180,7 +181,7 @@ func pmDoc(ctx context.Context, f *Factory, pm *party.PM, opts *PMOptions) error
 		if err != nil || f.JSON {
 			return f.show(err, map[string]string{"id": opts.ID, "doc": text}, "")
 		}
-		_, err = io.WriteString(f.IO.Out, text)
+		_, err = io.WriteString(f.IO.Out, termsafe.Text(text)) // agents write documents
 		return err
 	}
 	return pm.EditDoc(ctx, opts.ID, task.Terminal{In: f.IO.In, Out: f.IO.Out, ErrOut: f.IO.ErrOut})

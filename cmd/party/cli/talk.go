@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/party"
+	"github.com/partyhq/party/core/termsafe"
 )
 
 func newTalkCmd(f *Factory, runF func(context.Context, *party.TalkOptions) error) *cobra.Command {
@@ -69,12 +70,13 @@ func talkRun(ctx context.Context, f *Factory, opts *party.TalkOptions) error {
 	for _, r := range out {
 		switch {
 		case r.Err != nil && all:
-			fmt.Fprintf(f.IO.ErrOut, "party: %s (%s): %v\n", r.Role, r.Pane, r.Err)
+			fmt.Fprintf(f.IO.ErrOut, "party: %s (%s): %s\n", r.Role, r.Pane, termsafe.Text(r.Err.Error()))
 		case r.Err != nil:
 		case o.Wait && all:
-			fmt.Fprintf(f.IO.Out, "== %s (%s)\n%s\n", r.Role, r.Pane, *r.Answer)
+			// The answer is the agent's own text: terminal-safe.
+			fmt.Fprintf(f.IO.Out, "== %s (%s)\n%s\n", r.Role, r.Pane, termsafe.Text(*r.Answer))
 		case o.Wait:
-			fmt.Fprintln(f.IO.Out, *r.Answer)
+			fmt.Fprintln(f.IO.Out, termsafe.Text(*r.Answer))
 		default:
 			fmt.Fprintf(f.IO.Out, "%s to %s (%s)\n", r.Outcome, r.Role, r.Pane)
 		}
