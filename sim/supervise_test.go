@@ -39,10 +39,12 @@ func (f *agentFx) point(name string) {
 	}
 }
 
-func (f *agentFx) Scan(context.Context) ([]supervise.Runtime, error) {
-	return []supervise.Runtime{{ID: "s/claude", Role: "claude", Agent: "claude", Workspace: "/w", Session: "s",
-		Pane: "%0", Target: "s:0.0", Status: supervise.Ready}}, nil
+func (f *agentFx) Scan(context.Context) ([]supervise.Seen, error) {
+	return []supervise.Seen{{Runtime: supervise.Runtime{ID: "s/claude", Role: "claude", Agent: "claude", Workspace: "/w", Session: "s",
+		Pane: "%0", Target: "s:0.0", Status: supervise.Ready}, RunsAgent: true}}, nil
 }
+
+func (f *agentFx) Restart(context.Context, supervise.Runtime) (string, error) { return "", nil }
 
 func (f *agentFx) Probe(_ context.Context, _ supervise.Runtime) (supervise.Class, string) {
 	f.point("probe")
@@ -133,7 +135,7 @@ func openStore(t *testing.T) *supervise.Store {
 	require.NoError(t, err)
 	t.Cleanup(func() { s.Close() })
 	rts, _ := (&agentFx{}).Scan(context.Background())
-	require.NoError(t, s.PutRuntime(context.Background(), rts[0]))
+	require.NoError(t, s.PutRuntime(context.Background(), rts[0].Runtime))
 	return s
 }
 
@@ -261,7 +263,7 @@ func BenchmarkCursorAck(b *testing.B) {
 	require.NoError(b, err)
 	defer s.Close()
 	rts, _ := (&agentFx{}).Scan(ctx)
-	require.NoError(b, s.PutRuntime(ctx, rts[0]))
+	require.NoError(b, s.PutRuntime(ctx, rts[0].Runtime))
 	wake := make(chan struct{}, 1)
 	poke := func() {
 		select {

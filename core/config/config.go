@@ -90,6 +90,10 @@ type Supervise struct {
 	MaxTurns     int           // turns of a thread without progress before it is blocked
 	SameAnswers  int           // alike answers in a row before it is blocked
 	Redact       string        // a pattern blanked out of kept diagnostics, besides key shapes
+	ScanEvery    time.Duration // how often the runtimes are compared with tmux without a notification
+	RestartAfter time.Duration // offline this long: restarted
+	NotAgent     time.Duration // the pane runs something else this long: failed
+	MaxRestarts  int           // restarts in 15 minutes before a runtime is failed
 	// Workspaces are the directories the supervisor may run sessions in
 	// (empty: any); a trusted key.
 	Workspaces []string

@@ -139,6 +139,10 @@ var keys = []Key{
 	intKey("supervise.ratePerThread", "60", 1, 10000, func(c *Config) *int { return &c.Supervise.PerThread }),
 	intKey("supervise.maxTurns", "20", 1, 10000, func(c *Config) *int { return &c.Supervise.MaxTurns }),
 	intKey("supervise.sameAnswers", "3", 2, 1000, func(c *Config) *int { return &c.Supervise.SameAnswers }),
+	durationKey("supervise.scanEvery", "5s", 100*time.Millisecond, time.Hour, func(c *Config) *time.Duration { return &c.Supervise.ScanEvery }),
+	durationKey("supervise.restartAfter", "5s", 0, 24*time.Hour, func(c *Config) *time.Duration { return &c.Supervise.RestartAfter }),
+	durationKey("supervise.notAgentGrace", "30s", time.Second, 24*time.Hour, func(c *Config) *time.Duration { return &c.Supervise.NotAgent }),
+	intKey("supervise.maxRestarts", "3", 1, 100, func(c *Config) *int { return &c.Supervise.MaxRestarts }),
 	{Name: "supervise.redact", def: "", kind: kString, check: func(s string) error {
 		_, err := regexp.Compile(s)
 		return err

@@ -86,8 +86,8 @@ func (e Events) Submitted(pane string, mark int64, text string) bool {
 	return found
 }
 
-// Each calls f with every event of pane logged since mark, in order, until
-// f returns false. Lines it cannot read are skipped.
+// Each calls f with every event of pane ("" : of every pane) logged since
+// mark, in order, until f returns false. Lines it cannot read are skipped.
 func (e Events) Each(pane string, mark int64, f func(hook.Event) bool) {
 	if e.Path == "" {
 		return
@@ -104,7 +104,7 @@ func (e Events) Each(pane string, mark int64, f func(hook.Event) bool) {
 	sc.Buffer(make([]byte, 64<<10), 64<<20)
 	for sc.Scan() {
 		var ev hook.Event
-		if json.Unmarshal(sc.Bytes(), &ev) != nil || ev.Pane != pane {
+		if json.Unmarshal(sc.Bytes(), &ev) != nil || (pane != "" && ev.Pane != pane) {
 			continue
 		}
 		if !f(ev) {

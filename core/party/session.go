@@ -3,6 +3,7 @@ package party
 import (
 	"context"
 
+	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/session"
 )
 
@@ -81,6 +82,13 @@ func Stop(ctx context.Context, env *Env, name string) (string, error) {
 	d, err := env.SessionDeps()
 	if err != nil {
 		return "", err
+	}
+	// The supervisor first: it stops between two steps, its records kept,
+	// and takes its socket with it.
+	if info, err := env.Tmux.SessionInfo(ctx, name); err == nil && info.StateDir != "" {
+		if err := review.Stop(ctx, env.Clock, SupervisorDir(info.StateDir)); err != nil {
+			env.Warnf("the supervisor of %s: %v", name, err)
+		}
 	}
 	return name, session.Stop(ctx, d, name)
 }

@@ -510,7 +510,9 @@ func RunSupervisor(ctx context.Context, env *Env, opts RunOptions) error {
 	}
 	fx := &paneEffects{env: env, cfg: cfg, info: info, root: root, rec: rec, quiet: cfg.Supervise.QuietWindow}
 	loop := &supervise.Loop{Store: s.Store, Clock: env.Clock, Policy: s.Policy, Limits: s.Limits, Metrics: metrics,
-		Effects: fx, Wake: w.C, Logf: logf, Redact: redact}
+		Effects: fx, Wake: w.C, Changed: watchPanes(ctx, env, s.Session, logf), Logf: logf, Redact: redact,
+		ScanEvery: cfg.Supervise.ScanEvery, Recovery: supervise.RecoveryPolicy{RestartAfter: cfg.Supervise.RestartAfter,
+			NotAgentGrace: cfg.Supervise.NotAgent, MaxRestarts: cfg.Supervise.MaxRestarts, RestartWindow: 15 * time.Minute}}
 	logf("supervisor started (pid %d), store %s, API %s", os.Getpid(), s.Store.Path(), sock)
 	err = loop.Run(ctx)
 	cancel()
@@ -521,6 +523,39 @@ func RunSupervisor(ctx context.Context, env *Env, opts RunOptions) error {
 	}
 	logf("supervisor stopped")
 	return err
+}
+
+// watchPanes is tmux telling of changes to the session's panes: a
+// control client subscribed to every pane's death (tmux checks it every
+// second) and told of windows and layouts that change. Nil when no
+// control client could attach: then the loop's scans alone see them.
+func watchPanes(ctx context.Context, env *Env, session string, logf func(string, ...any)) <-chan struct{} {
+	cc, err := env.Tmux.Control(ctx, session, false)
+	if err != nil {
+		logf("no tmux control client (%v): panes are looked at every scan only", err)
+		return nil
+	}
+	if _, err := cc.Command(ctx, "refresh-client", "-B", "party-panes:%*:#{pane_dead}-#{pane_pid}"); err != nil {
+		logf("tmux subscription: %v", err)
+	}
+	changed := make(chan struct{}, 1)
+	go func() { // ends with ctx or the control client
+		defer cc.Close()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-cc.Done():
+				return
+			case <-cc.Notifications():
+				select {
+				case changed <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	return changed
 }
 
 // checkWorkspace refuses a session outside the allowed workspaces.
@@ -548,4 +583,68 @@ func apiToken(dir string) (string, error) {
 	}
 	tok := supervise.NewToken()
 	return tok, state.WriteFile(path, []byte(tok), 0o600)
+}
+
+// RuntimeStopOptions are the inputs of StopRuntime.
+type RuntimeStopOptions struct {
+	Role string
+	// Grace is how long the agent has to exit after C-c before its pane
+	// is killed; zero is 5 s.
+	Grace time.Duration
+}
+
+// StopRuntime stops a runtime gracefully: C-c to its agent, its pane
+// killed once the agent exited or after Grace, and the runtime
+// deregistered, with an event. Its open triggers fail TARGET_NOT_FOUND.
+func StopRuntime(ctx context.Context, env *Env, opts RuntimeStopOptions) (supervise.Runtime, error) {
+	if opts.Grace == 0 {
+		opts.Grace = 5 * time.Second
+	}
+	return withSupervisor(ctx, env, func(s *Supervisor) (supervise.Runtime, error) {
+		rt, err := s.Store.Runtime(ctx, opts.Role)
+		if err != nil {
+			return rt, err
+		}
+		rt.Status, rt.Updated = supervise.Stopping, env.Clock.Now().UTC()
+		if err := s.Store.PutRuntime(ctx, rt); err != nil {
+			return rt, err
+		}
+		// The agents ask for a second C-c to quit when idle (Claude, Codex
+		// and Gemini alike): the second comes at half the grace.
+		how := "exited on C-c"
+		if err := env.Tmux.SendKey(ctx, rt.Pane, "C-c"); err == nil {
+			start := env.Clock.Now()
+			again := true
+			for {
+				p, err := env.Tmux.Pane(ctx, rt.Pane)
+				if err != nil || p.Dead || p.Role != rt.Role {
+					break
+				}
+				waited := env.Clock.Now().Sub(start)
+				if waited >= opts.Grace {
+					how = fmt.Sprintf("still running %s after C-c: pane killed", opts.Grace)
+					break
+				}
+				if again && waited >= min(opts.Grace/2, time.Second) {
+					again = false
+					_ = env.Tmux.SendKey(ctx, rt.Pane, "C-c")
+				}
+				if err := env.Clock.Sleep(ctx, 100*time.Millisecond); err != nil {
+					return rt, err
+				}
+			}
+		}
+		if p, err := env.Tmux.Pane(ctx, rt.Pane); err == nil && p.Role == rt.Role {
+			if err := env.Tmux.KillPane(ctx, rt.Pane); err != nil {
+				return rt, err
+			}
+		}
+		if err := s.Store.DeleteRuntime(ctx, rt.ID); err != nil {
+			return rt, err
+		}
+		rt.Status = supervise.Offline
+		err = s.Store.Audit(ctx, supervise.AuditEvent{At: env.Clock.Now().UTC(), Kind: supervise.AuditStopped, Agent: rt.Role, Result: rt.Pane, Detail: how})
+		s.Wake()
+		return rt, err
+	})
 }

@@ -33,18 +33,24 @@ type paneEffects struct {
 	root  string
 	rec   session.Record
 	quiet time.Duration
+
+	// sessions are the agents' own session ids by pane, from the event
+	// log read up to logRead.
+	sessions map[string]string
+	logRead  int64
 }
 
 var _ supervise.Effects = (*paneEffects)(nil)
 
 // Scan lists the agent panes party started in the session: those whose
 // role has a runtime token in the session's record.
-func (e *paneEffects) Scan(ctx context.Context) ([]supervise.Runtime, error) {
+func (e *paneEffects) Scan(ctx context.Context) ([]supervise.Seen, error) {
 	panes, err := e.env.Tmux.ListPanes(ctx, e.info.Name)
 	if err != nil {
 		return nil, err
 	}
-	var out []supervise.Runtime
+	e.learnSessions()
+	var out []supervise.Seen
 	for _, p := range panes {
 		hash := e.rec.Tokens[p.Role]
 		if p.Role == "" || hash == "" || agent.Kind(p.Agent) == agent.Shell {
@@ -54,11 +60,52 @@ func (e *paneEffects) Scan(ctx context.Context) ([]supervise.Runtime, error) {
 		if p.Dead {
 			status = supervise.Offline
 		}
-		out = append(out, supervise.Runtime{ID: e.info.Name + "/" + p.Role, Role: p.Role, Workspace: e.rec.Cwd,
+		rt := supervise.Runtime{ID: e.info.Name + "/" + p.Role, Role: p.Role, Workspace: e.rec.Cwd,
 			Agent: p.Agent, Session: e.info.Name, Window: p.WindowID, Pane: p.ID,
-			Target: targetOf(e.info.Name, p), PID: p.PID, Status: status, TokenHash: hash})
+			Target: targetOf(e.info.Name, p), PID: p.PID, Status: status, TokenHash: hash, AgentSession: e.sessions[p.ID]}
+		out = append(out, supervise.Seen{Runtime: rt, RunsAgent: !p.Dead && talk.Profile(e.cfg, p).Runs(p.CurrentCommand)})
 	}
 	return out, nil
+}
+
+// Restart starts rt's agent again from its launch spec with a new token,
+// in its dead pane or, when the pane is gone, in a new window.
+func (e *paneEffects) Restart(ctx context.Context, rt supervise.Runtime) (string, error) {
+	exe, err := e.env.Executable()
+	if err != nil {
+		return "", err
+	}
+	pane := rt.Pane
+	if p, err := e.env.Tmux.Pane(ctx, rt.Pane); err != nil || p.Role != rt.Role {
+		pane = "" // gone: a window of its own
+	}
+	hash, _, err := session.Respawn(ctx, e.env.Tmux, exe, e.info.StateDir, rt.Role, pane)
+	if err != nil {
+		return "", err
+	}
+	if e.rec.Tokens == nil {
+		e.rec.Tokens = map[string]string{}
+	}
+	e.rec.Tokens[rt.Role] = hash
+	return hash, nil
+}
+
+// learnSessions reads the events logged since the last look for the
+// agents' own session ids (Claude's and Gemini's session_id, Codex's
+// thread id).
+func (e *paneEffects) learnSessions() {
+	if e.sessions == nil {
+		e.sessions = map[string]string{}
+	}
+	path := filepath.Join(e.info.StateDir, state.EventLog)
+	end := state.Size(path)
+	observe.Events{Path: path}.Each("", e.logRead, func(ev hook.Event) bool {
+		if ev.Session != "" && ev.Pane != "" {
+			e.sessions[ev.Pane] = ev.Session
+		}
+		return true
+	})
+	e.logRead = end
 }
 
 // targetOf is pane p's tmux target in session: <session>:<role>.<index>

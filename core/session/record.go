@@ -38,3 +38,9 @@ func ReadRecord(stateDir string) (Record, error) {
 	}
 	return r, nil
 }
+
+// WriteRecord writes the record of the session whose state dir is
+// stateDir (Start's, after a runtime got a new token).
+func WriteRecord(stateDir string, r Record) error {
+	return writeJSONFile(filepath.Join(stateDir, RecordFile), r)
+}

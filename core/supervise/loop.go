@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strconv"
 	"sync"
 	"time"
@@ -15,8 +16,13 @@ import (
 // tmux, the delivery path, the agents' events and the waits.
 type Effects interface {
 	// Scan lists the session's runtimes as tmux shows them now (status
-	// Ready, Starting or Offline; TokenHash from the launch record).
-	Scan(ctx context.Context) ([]Runtime, error)
+	// Ready, or Offline for a dead pane; TokenHash from the launch
+	// record), and whether each pane runs its agent.
+	Scan(ctx context.Context) ([]Seen, error)
+	// Restart starts rt again from its launch spec with a new token, in
+	// its pane (respawned) or, when the pane is gone, in a new window;
+	// it returns the new token's hash.
+	Restart(ctx context.Context, rt Runtime) (tokenHash string, err error)
 	// Probe looks at rt before a delivery: "" when it may go;
 	// OperatorBusy (and why) while someone types there or a dialog or
 	// mode is up; PaneDead or TargetNotFound.
@@ -31,6 +37,12 @@ type Effects interface {
 	Await(ctx context.Context, rt Runtime, turn TurnRecord) (answer string, class Class, err error)
 	// Look says what rt's pane and events show of t.
 	Look(ctx context.Context, rt Runtime, t Trigger) Sighting
+}
+
+// Seen is a runtime as a scan found it.
+type Seen struct {
+	Runtime
+	RunsAgent bool
 }
 
 // SendReport is how a delivery ended.
@@ -61,8 +73,13 @@ type Loop struct {
 	Limits  Limits
 	Metrics *Metrics
 	Effects Effects
-	// Wake fires when the store or the session's event log changed.
-	Wake <-chan struct{}
+	// Wake fires when the store or the session's event log changed;
+	// Changed when tmux reports a change of the session's panes (a pane
+	// died, a window closed): the runtimes are looked at again at once.
+	Wake    <-chan struct{}
+	Changed <-chan struct{}
+	// Recovery is the reconciliation's policy.
+	Recovery RecoveryPolicy
 	// ScanEvery is how often tmux is looked at without a wake-up.
 	ScanEvery time.Duration
 	// Redact cleans the diagnostics kept with a trigger (errors carrying
@@ -76,6 +93,9 @@ type Loop struct {
 	pending  map[string]string
 	wg       sync.WaitGroup
 	lastScan time.Time
+	// scanDue is when a runtime next needs a look of its own (its restart
+	// is due); zero when none does.
+	scanDue time.Time
 }
 
 type result struct {
@@ -120,6 +140,9 @@ func (l *Loop) Run(ctx context.Context) error {
 		if next, ok := l.nextDue(ctx); ok {
 			wait = min(wait, max(next.Sub(l.Clock.Now()), time.Millisecond))
 		}
+		if !l.scanDue.IsZero() {
+			wait = min(wait, max(l.scanDue.Sub(l.now()), time.Millisecond))
+		}
 		tctx, cancel := context.WithCancel(ctx)
 		tick := make(chan struct{})
 		go func() {
@@ -132,6 +155,8 @@ func (l *Loop) Run(ctx context.Context) error {
 			cancel()
 			return nil
 		case <-l.Wake:
+		case <-l.Changed:
+			l.lastScan = time.Time{} // look at the runtimes now
 		case r := <-l.results:
 			l.done(ctx, r)
 		case <-tick:
@@ -174,8 +199,8 @@ func (l *Loop) runtimes(ctx context.Context) (map[string]Runtime, error) {
 	return m, nil
 }
 
-// scan registers the runtimes tmux shows and keeps what the store knows
-// of them (heartbeats, the agent's session, the last trigger).
+// scan registers the runtimes tmux shows, and reconciles every known one
+// with what tmux shows of it: offline, back, drifted, restarted, failed.
 func (l *Loop) scan(ctx context.Context) error {
 	l.lastScan = l.Clock.Now()
 	seen, err := l.Effects.Scan(ctx)
@@ -186,62 +211,96 @@ func (l *Loop) scan(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, rt := range seen {
-		old, ok := known[rt.Role]
-		if ok {
-			rt.LastHeartbeat, rt.Heartbeat, rt.LastTrigger = old.LastHeartbeat, old.Heartbeat, old.LastTrigger
-			if rt.AgentSession == "" {
-				rt.AgentSession = old.AgentSession
-			}
-			if old.Status != Ready && old.Status != Starting && old.Status != Offline && rt.Status == Ready {
-				rt.Status = old.Status // its open trigger's; pass sets it again
-			}
-			if sameRuntime(old, rt) {
-				continue
+	now := l.now()
+	l.scanDue = time.Time{}
+	defer func() {
+		// An offline runtime is looked at again when its restart is due.
+		if rts, err := l.runtimes(ctx); err == nil {
+			for _, rt := range rts {
+				if rt.Status != Offline {
+					continue
+				}
+				due := rt.Recovery.OfflineSince.Add(l.Recovery.RestartAfter)
+				if l.scanDue.IsZero() || due.Before(l.scanDue) {
+					l.scanDue = due
+				}
 			}
 		}
-		rt.Updated = l.now()
+	}()
+	byRole := map[string]Seen{}
+	for _, s := range seen {
+		byRole[s.Role] = s
+		if _, ok := known[s.Role]; ok {
+			continue
+		}
+		rt := s.Runtime
+		rt.Updated = now
 		if err := l.Store.PutRuntime(ctx, rt); err != nil {
 			return err
 		}
-		if l.Metrics != nil {
-			l.Metrics.RuntimeStatus(rt.Role, rt.Workspace, string(rt.Status))
+		if err := l.Store.Audit(ctx, AuditEvent{At: now, Kind: AuditRuntime, Agent: rt.Role, Result: rt.Pane, Detail: rt.Target}); err != nil {
+			return err
 		}
-		if !ok {
-			if err := l.Store.Audit(ctx, AuditEvent{At: l.now(), Kind: AuditRuntime, Agent: rt.Role, Result: rt.Pane, Detail: rt.Target}); err != nil {
-				return err
-			}
-		}
+		l.Metrics.RuntimeStatus(rt.Role, rt.Workspace, string(rt.Status))
+		known[rt.Role] = rt
 	}
-	for role, old := range known {
-		if !containsRole(seen, role) && old.Status != Offline {
-			old.Status, old.Updated = Offline, l.now()
-			if err := l.Store.PutRuntime(ctx, old); err != nil {
+	for role, rt := range known {
+		s, found := byRole[role]
+		sight := Sight{Found: found, Dead: s.Status == Offline, Pane: s.Pane, PID: s.PID, Target: s.Target, RunsAgent: s.RunsAgent}
+		next, acts := Reconcile(l.Recovery, rt, sight, now)
+		if found {
+			if s.AgentSession != "" {
+				next.AgentSession = s.AgentSession
+			}
+			next.Agent, next.Workspace, next.Window = s.Agent, s.Workspace, s.Window
+			if s.TokenHash != "" {
+				next.TokenHash = s.TokenHash
+			}
+		}
+		for _, a := range acts {
+			if a.Kind != ActRestart {
+				continue
+			}
+			l.Metrics.Restart(role, rt.Workspace)
+			hash, err := l.Effects.Restart(ctx, next)
+			if err != nil {
+				l.logf("restart %s: %v", role, err)
+				acts = append(acts, audit(AuditRestartFailed, "", l.Redact.Clean(err.Error())))
+				continue
+			}
+			// Its new process is not drift.
+			next.TokenHash, next.PID = hash, 0
+		}
+		if reflect.DeepEqual(next, rt) {
+			continue
+		}
+		next.Updated = now
+		if err := l.Store.PutRuntime(ctx, next); err != nil {
+			return err
+		}
+		for _, a := range acts {
+			if a.Kind != ActAudit {
+				continue
+			}
+			if a.Audit == AuditDrift {
+				l.Metrics.Drift(role, rt.Workspace)
+			}
+			l.logf("runtime %s: %s %s %s", role, a.Audit, a.Result, a.Detail)
+			if err := l.Store.Audit(ctx, AuditEvent{At: now, Kind: a.Audit, Agent: role, Result: a.Result, Detail: a.Detail}); err != nil {
 				return err
 			}
+		}
+		if next.Status != rt.Status {
+			l.Metrics.RuntimeStatus(role, next.Workspace, string(next.Status))
 		}
 	}
 	return nil
 }
 
-func sameRuntime(a, b Runtime) bool {
-	a.Updated, b.Updated = time.Time{}, time.Time{}
-	return a == b
-}
-
-func containsRole(rts []Runtime, role string) bool {
-	for _, rt := range rts {
-		if rt.Role == role {
-			return true
-		}
-	}
-	return false
-}
-
 // pass looks at every open trigger once: the oldest of each runtime
 // moves, the others wait their turn.
 func (l *Loop) pass(ctx context.Context) error {
-	if l.Clock.Now().Sub(l.lastScan) >= l.ScanEvery {
+	if l.Clock.Now().Sub(l.lastScan) >= l.ScanEvery || (!l.scanDue.IsZero() && !l.now().Before(l.scanDue)) {
 		if err := l.scan(ctx); err != nil {
 			l.logf("scan: %v", err)
 		}
@@ -273,7 +332,7 @@ func (l *Loop) pass(ctx context.Context) error {
 	for role, rt := range rts {
 		status := rt.Status
 		switch {
-		case rt.Status == Offline || rt.Status == Starting || rt.Status == Failed:
+		case rt.Status == Offline || rt.Status == Starting || rt.Status == Failed || rt.Status == Stopping:
 		case active[role].ID != "":
 			if cur, err := l.Store.Trigger(ctx, active[role].ID); err == nil {
 				status = RuntimeStatusOf(cur)

@@ -21,7 +21,7 @@ type Metrics struct {
 	Registry *prometheus.Registry
 
 	attempt, delivered, retry, timeout, acked, deferred *prometheus.CounterVec
-	failed                                              *prometheus.CounterVec
+	failed, restart, drift                              *prometheus.CounterVec
 	delivery, ack                                       *prometheus.HistogramVec
 	status                                              *prometheus.GaugeVec
 
@@ -56,6 +56,8 @@ func NewMetrics() *Metrics {
 		acked:     counter("tmux_trigger_acked_total", "Triggers their agent acknowledged.", rt...),
 		deferred:  counter("tmux_trigger_deferred_total", "Triggers deferred (operator busy, rate limited).", rt...),
 		failed:    counter("tmux_trigger_failed_total", "Triggers that failed, by class.", "agent", "workspace", "class"),
+		restart:   counter("tmux_runtime_restart_total", "Restarts of a runtime that went offline.", rt...),
+		drift:     counter("tmux_reconcile_drift_total", "Runtimes whose pane or pid changed behind the supervisor's back, corrected.", rt...),
 		delivery:  histogram("tmux_trigger_delivery_seconds", "Time from a trigger queued to delivered."),
 		ack:       histogram("tmux_trigger_ack_seconds", "Time from a trigger delivered to acked."),
 		status: prometheus.NewGaugeVec(prometheus.GaugeOpts{
@@ -67,10 +69,24 @@ func NewMetrics() *Metrics {
 	m.Registry.MustRegister(
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.attempt, m.delivered, m.retry, m.timeout, m.acked, m.deferred, m.failed,
+		m.attempt, m.delivered, m.retry, m.timeout, m.acked, m.deferred, m.failed, m.restart, m.drift,
 		m.delivery, m.ack, m.status,
 	)
 	return m
+}
+
+// Restart counts a runtime restarted.
+func (m *Metrics) Restart(agent, workspace string) {
+	if m != nil {
+		m.restart.WithLabelValues(agent, workspace).Inc()
+	}
+}
+
+// Drift counts a runtime's registry drift corrected.
+func (m *Metrics) Drift(agent, workspace string) {
+	if m != nil {
+		m.drift.WithLabelValues(agent, workspace).Inc()
+	}
 }
 
 // Attempt counts a delivery started.

@@ -130,7 +130,10 @@ CREATE TABLE audit (
 	detail     TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX audit_trigger ON audit(trigger_id);
-`}
+`,
+	// 2: a runtime's recovery record (JSON: offline since, restarts).
+	`ALTER TABLE runtimes ADD COLUMN recovery TEXT NOT NULL DEFAULT '';`,
+}
 
 // dsnParams are the connection's settings: a writer waits up to 10 s for
 // another's lock; WAL lets readers go on while one writes; synchronous
@@ -349,13 +352,13 @@ type scanner interface{ Scan(dest ...any) error }
 // Runtimes
 
 const runtimeCols = `id, role, workspace, agent, agent_session, tmux_session, tmux_window, tmux_pane,
-	target, pid, status, operator_busy, last_heartbeat, heartbeat, last_trigger, token_hash, updated`
+	target, pid, status, operator_busy, last_heartbeat, heartbeat, last_trigger, token_hash, updated, recovery`
 
 func scanRuntime(row scanner) (Runtime, error) {
 	var r Runtime
 	err := row.Scan(&r.ID, &r.Role, &r.Workspace, &r.Agent, &r.AgentSession, &r.Session, &r.Window, &r.Pane,
 		&r.Target, &r.PID, &r.Status, &r.OperatorBusy, timeCol{&r.LastHeartbeat}, &r.Heartbeat, &r.LastTrigger,
-		&r.TokenHash, timeCol{&r.Updated})
+		&r.TokenHash, timeCol{&r.Updated}, jsonCol{&r.Recovery})
 	return r, err
 }
 
@@ -371,7 +374,7 @@ func (s *Store) PutRuntime(ctx context.Context, r Runtime) error {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO runtimes (`+runtimeCols+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (id) DO UPDATE SET role = excluded.role, workspace = excluded.workspace,
 				agent = excluded.agent, agent_session = excluded.agent_session,
 				tmux_session = excluded.tmux_session, tmux_window = excluded.tmux_window,
@@ -379,10 +382,10 @@ func (s *Store) PutRuntime(ctx context.Context, r Runtime) error {
 				status = excluded.status, operator_busy = excluded.operator_busy,
 				last_heartbeat = excluded.last_heartbeat, heartbeat = excluded.heartbeat,
 				last_trigger = excluded.last_trigger, token_hash = excluded.token_hash,
-				updated = excluded.updated`,
+				updated = excluded.updated, recovery = excluded.recovery`,
 			r.ID, r.Role, r.Workspace, r.Agent, r.AgentSession, r.Session, r.Window, r.Pane,
 			r.Target, r.PID, string(r.Status), r.OperatorBusy, fmtTime(r.LastHeartbeat), r.Heartbeat, r.LastTrigger,
-			r.TokenHash, fmtTime(r.Updated))
+			r.TokenHash, fmtTime(r.Updated), recoveryText(r.Recovery))
 		return err
 	})
 }
@@ -874,4 +877,34 @@ func collect[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) 
 		return nil, err
 	}
 	return out, nil
+}
+
+// recoveryText is a runtime's recovery record as stored: JSON, "" for none.
+func recoveryText(r Recovery) string {
+	if r.zero() {
+		return ""
+	}
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+// jsonCol scans a JSON text column ("" is the zero value) into v.
+type jsonCol struct{ v any }
+
+func (c jsonCol) Scan(src any) error {
+	var b []byte
+	switch x := src.(type) {
+	case nil:
+		return nil
+	case string:
+		b = []byte(x)
+	case []byte:
+		b = x
+	default:
+		return fmt.Errorf("json column: %T", src)
+	}
+	if len(b) == 0 {
+		return nil
+	}
+	return json.Unmarshal(b, c.v)
 }

@@ -22,6 +22,8 @@ const (
 	Deferred    RuntimeStatus = "deferred"
 	Failed      RuntimeStatus = "failed"
 	Offline     RuntimeStatus = "offline"
+	// Stopping is a runtime party runtime stop is ending: not restarted.
+	Stopping RuntimeStatus = "stopping"
 )
 
 // Runtime is an agent pane party started, as the supervisor records it.
@@ -47,6 +49,8 @@ type Runtime struct {
 	// itself is only in the pane's environment.
 	TokenHash string    `json:"-"`
 	Updated   time.Time `json:"updated_at"`
+	// Recovery is its health between looks (reconciliation).
+	Recovery Recovery `json:"recovery,omitzero"`
 }
 
 // Row is the runtime as party runtimes prints it.

@@ -17,6 +17,11 @@ import (
 	"github.com/partyhq/party/core/mux"
 )
 
+// Notifications are the client's other notifications, one line each
+// (%subscription-changed, %window-close, %layout-change, …); lines that
+// come while the channel is full are dropped.
+func (cc *Control) Notifications() <-chan string { return cc.notify }
+
 // Output is one %output notification of a control client: bytes a pane
 // printed. A UTF-8 character may be split across two notifications, so
 // consumers decode per pane as a byte stream.
@@ -35,6 +40,7 @@ type Control struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	output chan Output
+	notify chan string
 	mu     sync.Mutex // serializes commands: replies come back in order
 	reply  chan controlReply
 	done   chan struct{}
@@ -85,6 +91,7 @@ func (c *Client) Control(ctx context.Context, session string, output bool) (*Con
 	cc := &Control{
 		cmd: cmd, stdin: stdin,
 		output: make(chan Output, 256),
+		notify: make(chan string, 16),
 		reply:  make(chan controlReply, 1),
 		done:   make(chan struct{}),
 	}
@@ -132,7 +139,7 @@ func (cc *Control) Err() error {
 	return cc.err
 }
 
-var safeArg = regexp.MustCompile(`^[A-Za-z0-9_%@=:.,+#{}/|-]+$`)
+var safeArg = regexp.MustCompile(`^[A-Za-z0-9_%@=:.,+#{}/|*-]+$`)
 
 // Command runs one tmux command over the connection and returns its
 // output. Arguments are limited to a safe character set (ids, numbers,
@@ -245,6 +252,11 @@ func (cc *Control) read(r io.Reader, first chan<- error) {
 			cc.output <- Output{Pane: pane, Data: unescapeOutput(data)}
 		case strings.HasPrefix(line, "%exit"):
 			cc.err = errors.New(strings.TrimSpace(strings.TrimPrefix(line, "%exit")))
+		case strings.HasPrefix(line, "%"):
+			select { // a notification nobody reads is dropped, never blocks
+			case cc.notify <- line:
+			default:
+			}
 		}
 	}
 	if !attached {

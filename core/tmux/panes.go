@@ -240,3 +240,11 @@ func (c *Client) LeaveMode(ctx context.Context, id string) error {
 // matching a prefix or pattern, and the trailing colon makes it a session
 // target where a window or pane target is expected.
 func exactSession(name string) string { return "=" + name + ":" }
+
+// KillPane kills pane id and what runs in it.
+func (c *Client) KillPane(ctx context.Context, id string) error {
+	if _, err := c.Run(ctx, "kill-pane", "-t", id); err != nil {
+		return fmt.Errorf("kill pane %s: %w", id, err)
+	}
+	return nil
+}

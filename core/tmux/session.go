@@ -299,16 +299,18 @@ func (s Snapshot) PanesOf(name string) []mux.Pane {
 
 // LastKey is when a client attached to the server last pressed a key while
 // it showed pane id (the newest of them), and whether any client shows it.
+// Control-mode clients (party's own watchers, or iTerm2's) are not
+// counted: they send commands, not key presses.
 func (c *Client) LastKey(ctx context.Context, id string) (time.Time, bool, error) {
-	rows, err := c.Query(ctx, []string{"#{pane_id}", "#{client_activity}"}, "list-clients")
+	rows, err := c.Query(ctx, []string{"#{pane_id}", "#{client_activity}", "#{client_control_mode}"}, "list-clients")
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("clients of pane %s: %w", id, err)
 	}
 	var last time.Time
 	shown := false
 	for _, r := range rows {
-		if r[0] != id {
-			continue
+		if r[0] != id || r[2] == "1" {
+			continue // another pane's, or party's own control client
 		}
 		shown = true
 		if sec, err := strconv.ParseInt(r[1], 10, 64); err == nil {

@@ -197,6 +197,7 @@ messages to agents by role.`,
 		newInboxCmd(f),
 		newHeartbeatCmd(f),
 		newSuperviseCmd(f),
+		newRuntimeCmd(f),
 	)
 	requireSubcommands(root)
 	// A group's usage lists its commands, not "party pm task [flags]" as

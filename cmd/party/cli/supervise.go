@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -250,5 +251,19 @@ and its API listens on a unix socket (0600) in the runtime dir.`}
 			}}),
 		eventsCmd,
 	)
+	return cmd
+}
+
+func newRuntimeCmd(f *Factory) *cobra.Command {
+	cmd := &cobra.Command{Use: "runtime", Short: "Act on one of the supervisor's runtimes"}
+	var opts party.RuntimeStopOptions
+	stop := &cobra.Command{Use: "stop ROLE", Short: "Stop a runtime: C-c to its agent, its pane killed, deregistered", Args: argsBetween(1, 1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Role = args[0]
+			rt, err := party.StopRuntime(c.Context(), f.env(), opts)
+			return f.show(err, rt, "stopped %s (%s)", rt.Role, rt.Pane)
+		}}
+	durationVar(stop.Flags(), &opts.Grace, "grace", 5*time.Second, "", "how long the agent has to exit after C-c before its pane is killed")
+	cmd.AddCommand(stop)
 	return cmd
 }

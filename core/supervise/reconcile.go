@@ -1,0 +1,139 @@
+package supervise
+
+import (
+	"fmt"
+	"time"
+)
+
+// Recovery is what the supervisor keeps of a runtime's health between
+// looks: since when it has been offline or not running its agent, and
+// when it was restarted lately.
+type Recovery struct {
+	OfflineSince  time.Time   `json:"offline_since,omitzero"`
+	NotAgentSince time.Time   `json:"not_agent_since,omitzero"`
+	Restarts      []time.Time `json:"restarts,omitempty"`
+	FailedWhy     string      `json:"failed_why,omitempty"`
+	Drift         int         `json:"drift,omitempty"` // registry drifts corrected
+}
+
+func (r Recovery) zero() bool {
+	return r.OfflineSince.IsZero() && r.NotAgentSince.IsZero() && len(r.Restarts) == 0 && r.FailedWhy == "" && r.Drift == 0
+}
+
+// RecoveryPolicy are the numbers reconciliation works with.
+type RecoveryPolicy struct {
+	// RestartAfter is how long a runtime stays offline (its pane dead or
+	// gone) before it is restarted from its launch spec.
+	RestartAfter time.Duration
+	// NotAgentGrace is how long a pane may run something else than its
+	// agent before the runtime is failed.
+	NotAgentGrace time.Duration
+	// MaxRestarts restarts within RestartWindow is a crash loop: failed.
+	MaxRestarts   int
+	RestartWindow time.Duration
+}
+
+// DefaultRecoveryPolicy restarts a runtime 5 s after it went offline, and
+// gives up after 3 restarts in 15 minutes.
+var DefaultRecoveryPolicy = RecoveryPolicy{RestartAfter: 5 * time.Second, NotAgentGrace: 30 * time.Second,
+	MaxRestarts: 3, RestartWindow: 15 * time.Minute}
+
+// Sight is what tmux shows of a runtime's pane now.
+type Sight struct {
+	Found     bool // a pane with the runtime's role is in the session
+	Dead      bool
+	Pane      string
+	PID       int
+	Target    string
+	RunsAgent bool // its process is the agent (not a shell it fell back to)
+}
+
+// Reconcile actions.
+const (
+	// ActRestart: restart the runtime from its launch spec (a new token),
+	// in its pane, or in a new window when the pane is gone.
+	ActRestart ActionKind = "restart"
+)
+
+// Audit kinds of reconciliation.
+const (
+	AuditOffline       = "runtime_offline"
+	AuditOnline        = "runtime_ready"
+	AuditDrift         = "registry_drift"
+	AuditRestart       = "runtime_restart"
+	AuditRestartFailed = "runtime_restart_failed"
+	AuditRuntimeFailed = "runtime_failed"
+	AuditStopped       = "runtime_stopped"
+)
+
+// Reconcile compares rt with what tmux shows at a time and returns the
+// runtime as it now stands and the actions that follow. It is pure: the
+// time comes with the call. Failed stays failed until the runtime is seen
+// running its agent again.
+func Reconcile(p RecoveryPolicy, rt Runtime, s Sight, at time.Time) (Runtime, []Action) {
+	if rt.Status == Stopping {
+		return rt, nil // party runtime stop ends it
+	}
+	n := rt
+	n.Recovery.Restarts = recent(rt.Recovery.Restarts, at, p.RestartWindow)
+	var acts []Action
+	if !s.Found || s.Dead {
+		n.Recovery.NotAgentSince = time.Time{}
+		if n.Status != Offline && n.Status != Failed {
+			why := "its pane is gone"
+			if s.Found {
+				why = "its pane is dead"
+			}
+			n.Status, n.Recovery.OfflineSince = Offline, at
+			acts = append(acts, audit(AuditOffline, rt.Pane, why))
+		}
+		if n.Status != Offline || at.Sub(n.Recovery.OfflineSince) < p.RestartAfter {
+			return n, acts
+		}
+		if len(n.Recovery.Restarts) >= p.MaxRestarts {
+			n.Status = Failed
+			n.Recovery.FailedWhy = fmt.Sprintf("crash loop: %d restarts within %s", len(n.Recovery.Restarts), p.RestartWindow)
+			return n, append(acts, audit(AuditRuntimeFailed, "crash-loop", n.Recovery.FailedWhy))
+		}
+		n.Recovery.Restarts = append(n.Recovery.Restarts, at)
+		n.Recovery.OfflineSince = at // the next restart waits again
+		return n, append(acts, audit(AuditRestart, fmt.Sprint(len(n.Recovery.Restarts)), ""), Action{Kind: ActRestart})
+	}
+	if rt.Pane != "" && (s.Pane != rt.Pane || (s.PID != 0 && rt.PID != 0 && s.PID != rt.PID)) {
+		n.Recovery.Drift++
+		acts = append(acts, audit(AuditDrift, string(RegistryDrift), fmt.Sprintf("pane %s pid %d, recorded %s pid %d", s.Pane, s.PID, rt.Pane, rt.PID)))
+	}
+	n.Pane, n.PID = s.Pane, s.PID
+	if s.Target != "" {
+		n.Target = s.Target
+	}
+	if !s.RunsAgent {
+		if n.Recovery.NotAgentSince.IsZero() {
+			n.Recovery.NotAgentSince = at
+		}
+		if n.Status != Failed && at.Sub(n.Recovery.NotAgentSince) >= p.NotAgentGrace {
+			n.Status = Failed
+			n.Recovery.FailedWhy = fmt.Sprintf("the pane has not run its agent for %s", p.NotAgentGrace)
+			acts = append(acts, audit(AuditRuntimeFailed, "not-agent", n.Recovery.FailedWhy))
+		}
+		return n, acts
+	}
+	n.Recovery.NotAgentSince, n.Recovery.OfflineSince, n.Recovery.FailedWhy = time.Time{}, time.Time{}, ""
+	switch n.Status {
+	case Offline, Failed, Starting, "":
+		n.Status = Ready
+		acts = append(acts, audit(AuditOnline, s.Pane, ""))
+	}
+	return n, acts
+}
+
+// recent are the times within window before at.
+func recent(ts []time.Time, at time.Time, window time.Duration) []time.Time {
+	var out []time.Time
+	for _, t := range ts {
+		if at.Sub(t) < window {
+			out = append(out, t)
+		}
+	}
+	return out
+}
