@@ -50,6 +50,10 @@ func (e *paneEffects) Scan(ctx context.Context) ([]supervise.Seen, error) {
 		return nil, err
 	}
 	e.learnSessions()
+	perWindow := map[string]int{}
+	for _, p := range panes {
+		perWindow[p.WindowID]++
+	}
 	var out []supervise.Seen
 	for _, p := range panes {
 		hash := e.rec.Tokens[p.Role]
@@ -62,7 +66,7 @@ func (e *paneEffects) Scan(ctx context.Context) ([]supervise.Seen, error) {
 		}
 		rt := supervise.Runtime{ID: e.info.Name + "/" + p.Role, Role: p.Role, Workspace: e.rec.Cwd,
 			Agent: p.Agent, Session: e.info.Name, Window: p.WindowID, Pane: p.ID,
-			Target: targetOf(e.info.Name, p), PID: p.PID, Status: status, TokenHash: hash, AgentSession: e.sessions[p.ID]}
+			Target: targetOf(e.info.Name, p, perWindow[p.WindowID] == 1), PID: p.PID, Status: status, TokenHash: hash, AgentSession: e.sessions[p.ID]}
 		out = append(out, supervise.Seen{Runtime: rt, RunsAgent: !p.Dead && talk.Profile(e.cfg, p).Runs(p.CurrentCommand)})
 	}
 	return out, nil
@@ -109,10 +113,10 @@ func (e *paneEffects) learnSessions() {
 }
 
 // targetOf is pane p's tmux target in session: <session>:<role>.<index>
-// where its window is named for its role (--layout windows), else by
-// the window's index.
-func targetOf(session string, p mux.Pane) string {
-	if p.WindowName == p.Role && !strings.ContainsAny(p.Role, ".:") {
+// where it is alone in a window named for its role (--layout windows),
+// else by the window's index.
+func targetOf(session string, p mux.Pane, alone bool) string {
+	if alone && p.WindowName == p.Role && !strings.ContainsAny(p.Role, ".:") {
 		return fmt.Sprintf("%s:%s.%d", session, p.Role, p.Index)
 	}
 	return fmt.Sprintf("%s:%d.%d", session, p.WindowIndex, p.Index)

@@ -330,19 +330,20 @@ func (l *Loop) pass(ctx context.Context) error {
 		l.move(ctx, rt, t)
 	}
 	for role, rt := range rts {
-		status := rt.Status
+		status, busy := rt.Status, false
 		switch {
 		case rt.Status == Offline || rt.Status == Starting || rt.Status == Failed || rt.Status == Stopping:
 		case active[role].ID != "":
 			if cur, err := l.Store.Trigger(ctx, active[role].ID); err == nil {
 				status = RuntimeStatusOf(cur)
+				busy = cur.Status == TDeferred && cur.Class == OperatorBusy
 				rt.LastTrigger = cur.ID
 			}
 		default:
 			status = Ready
 		}
-		if status != rt.Status || (active[role].ID != "" && rt.LastTrigger != active[role].ID) {
-			rt.Status, rt.OperatorBusy, rt.Updated = status, status == Deferred, l.now()
+		if status != rt.Status || busy != rt.OperatorBusy || (active[role].ID != "" && rt.LastTrigger != active[role].ID) {
+			rt.Status, rt.OperatorBusy, rt.Updated = status, busy, l.now()
 			if err := l.Store.PutRuntime(ctx, rt); err != nil {
 				return err
 			}
