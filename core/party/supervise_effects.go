@@ -1,9 +1,13 @@
 package party
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -200,6 +204,9 @@ func (e *paneEffects) Look(ctx context.Context, rt supervise.Runtime, t supervis
 	if err != nil || p.Dead {
 		return s
 	}
+	if s.Ack == "" && agent.Kind(p.Agent) == agent.Codex && e.codexTook(p, mark) {
+		s.Reached, s.Ack = true, supervise.AckEvent
+	}
 	screen, err := e.env.Tmux.Capture(ctx, rt.Pane, e.cfg.CaptureLines)
 	if err != nil {
 		return s
@@ -244,4 +251,71 @@ func ackLineIn(screen, mark, ack string) bool {
 		}
 	}
 	return false
+}
+
+// codexTook says whether the Codex in pane p took a prompt holding mark:
+// its rollout transcript records the user message when the turn that
+// carries it starts (Codex 0.169, measured: ~30 ms before the model
+// request; a message queued with Tab only once its own turn starts). The
+// notify party wires fires only when a turn ends, so without this a
+// trigger whose turn outlasted the ack windows failed ACK_TIMEOUT while
+// Codex worked on it. The files are those the pane's processes hold open
+// (talk's wait reads the same), else the recent ones under $CODEX_HOME.
+func (e *paneEffects) codexTook(p mux.Pane, mark string) bool {
+	home := e.env.Getenv("CODEX_HOME")
+	if home == "" {
+		home = filepath.Join(e.env.Getenv("HOME"), ".codex")
+	}
+	for _, f := range wait.CodexRolloutFiles(p.PID, home, e.env.Clock.Now)() {
+		if rolloutHasUserMessage(f, mark) {
+			return true
+		}
+	}
+	return false
+}
+
+// rolloutHasUserMessage says whether the rollout file at path has a user
+// message record (event_msg user_message, or item_completed of a
+// UserMessage) whose text holds mark.
+func rolloutHasUserMessage(path, mark string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	for {
+		line, err := r.ReadBytes('\n')
+		if bytes.Contains(line, []byte(mark)) {
+			var rec struct {
+				Type    string `json:"type"`
+				Payload struct {
+					Type    string `json:"type"`
+					Message string `json:"message"`
+					Item    *struct {
+						Type    string `json:"type"`
+						Content []struct {
+							Text string `json:"text"`
+						} `json:"content"`
+					} `json:"item"`
+				} `json:"payload"`
+			}
+			if json.Unmarshal(line, &rec) == nil && rec.Type == "event_msg" {
+				pl := rec.Payload
+				if pl.Type == "user_message" && strings.Contains(pl.Message, mark) {
+					return true
+				}
+				if pl.Type == "item_completed" && pl.Item != nil && pl.Item.Type == "UserMessage" {
+					for _, c := range pl.Item.Content {
+						if strings.Contains(c.Text, mark) {
+							return true
+						}
+					}
+				}
+			}
+		}
+		if err != nil {
+			return false
+		}
+	}
 }
