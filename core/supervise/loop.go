@@ -569,7 +569,15 @@ func (l *Loop) done(ctx context.Context, r result) {
 	}
 }
 
-// nextDue is the earliest time an open trigger needs a tick.
+// ackPoll is how often a delivered trigger that waits for its ack is
+// looked at: some acks wake nobody. The real Codex's only sign at a turn's
+// start is the user message in its rollout (its notify comes at the turn's
+// end), and an ACK_TRIGGER line is only on the screen; without a look they
+// were seen at the next scan (5 s) or when the ack window ran out.
+const ackPoll = time.Second
+
+// nextDue is the earliest time an open trigger needs a tick, or a look
+// for its ack.
 func (l *Loop) nextDue(ctx context.Context) (time.Time, bool) {
 	open, err := l.Store.Triggers(ctx, TriggerFilter{Open: true})
 	if err != nil {
@@ -577,7 +585,13 @@ func (l *Loop) nextDue(ctx context.Context) (time.Time, bool) {
 	}
 	var next time.Time
 	for _, t := range open {
-		if d := t.Due(); !d.IsZero() && (next.IsZero() || d.Before(next)) {
+		d := t.Due()
+		if t.Status == Delivered {
+			if look := l.Clock.Now().Add(ackPoll); d.IsZero() || look.Before(d) {
+				d = look
+			}
+		}
+		if !d.IsZero() && (next.IsZero() || d.Before(next)) {
 			next = d
 		}
 	}
