@@ -280,6 +280,13 @@ func (l *Loop) pass(ctx context.Context) error {
 			status = Ready
 		}
 		if status != rt.Status || (active[role].ID != "" && rt.LastTrigger != active[role].ID) {
+			// Onto the record as it stands now: this pass's copy predates
+			// what was written since (the agent's session learnt by ack, a
+			// heartbeat from the pane), which it would undo.
+			if fresh, err := l.Store.Runtime(ctx, role); err == nil {
+				fresh.LastTrigger = rt.LastTrigger
+				rt = fresh
+			}
 			rt.Status, rt.OperatorBusy, rt.Updated = status, status == Deferred, l.now()
 			if err := l.Store.PutRuntime(ctx, rt); err != nil {
 				return err
@@ -313,6 +320,9 @@ func (l *Loop) move(ctx context.Context, rt Runtime, t Trigger) {
 		if src := l.ack(ctx, rt, t); src != "" {
 			t = l.apply(ctx, t, Event{Kind: EvAck, At: now, Source: src})
 		}
+	} else if rt.AgentSession == "" {
+		// Acked by the delivery's own report: ack never looked.
+		l.learnSession(ctx, rt, l.Effects.Look(ctx, rt, t))
 	}
 	if t.Status == Delivered && t.AckBy.IsZero() {
 		if l.Effects.Look(ctx, rt, t).Idle {
@@ -340,11 +350,23 @@ func (l *Loop) ack(ctx context.Context, rt Runtime, t Trigger) string {
 		return AckHeartbeat
 	}
 	s := l.Effects.Look(ctx, rt, t)
-	if s.Session != "" && s.Session != rt.AgentSession {
+	l.learnSession(ctx, rt, s)
+	return s.Ack
+}
+
+// learnSession keeps the agent's own session id that s names in rt's
+// record as it stands now.
+func (l *Loop) learnSession(ctx context.Context, rt Runtime, s Sighting) {
+	if s.Session == "" || s.Session == rt.AgentSession {
+		return
+	}
+	if fresh, err := l.Store.Runtime(ctx, rt.Role); err == nil {
+		rt = fresh
+	}
+	if s.Session != rt.AgentSession {
 		rt.AgentSession, rt.Updated = s.Session, l.now()
 		_ = l.Store.PutRuntime(ctx, rt)
 	}
-	return s.Ack
 }
 
 // probe looks at rt for t: its thread, the rate limits, the operator.
