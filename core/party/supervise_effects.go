@@ -188,15 +188,18 @@ func (e *paneEffects) Look(ctx context.Context, rt supervise.Runtime, t supervis
 		offset = t.Turn.Offset
 	}
 	observe.Events{Path: filepath.Join(e.info.StateDir, state.EventLog)}.Each(rt.Pane, offset, func(ev hook.Event) bool {
-		if ev.Session != "" {
-			s.Session = ev.Session
-		}
-		if ev.Kind == hook.PromptSubmit || ev.Kind == hook.TurnComplete {
-			for _, p := range ev.Prompts {
-				if strings.Contains(p, mark) {
-					s.Reached, s.Ack = true, supervise.AckEvent
-				}
+		own := len(ev.Prompts) == 0
+		for _, p := range ev.Prompts {
+			if strings.Contains(p, mark) && (ev.Kind == hook.PromptSubmit || ev.Kind == hook.TurnComplete) {
+				s.Reached, s.Ack = true, supervise.AckEvent
 			}
+			own = own || strings.HasPrefix(strings.TrimSpace(p), mark)
+		}
+		// The session of an event that is about other prompts may be
+		// another thread's: the real Codex's title thread notifies with
+		// its own thread id and a prompt that quotes the envelope.
+		if ev.Session != "" && own {
+			s.Session = ev.Session
 		}
 		return true
 	})
