@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/partyhq/party/core/agent"
@@ -36,6 +37,11 @@ type paneEffects struct {
 	root  string
 	rec   session.Record
 	quiet time.Duration
+
+	mu sync.Mutex
+	// turns are the turns Prepare made before their send, by pane and
+	// prompt, until Await takes them.
+	turns map[string]wait.Turn
 }
 
 var _ supervise.Effects = (*paneEffects)(nil)
@@ -119,12 +125,26 @@ func (e *paneEffects) Prepare(ctx context.Context, rt supervise.Runtime, text st
 	if err != nil {
 		return "", nil, err
 	}
-	text, spec, err := e.talkDeps().NewSpec(p, text, false)
+	d := e.talkDeps()
+	text, spec, err := d.NewSpec(p, text, false)
 	if err != nil {
 		return "", nil, err
 	}
+	// The turn's witnesses start here, before the send, as talk's do: the
+	// real Codex writes the user message to its rollout as its turn
+	// starts, often before the delivery reports, and a rollout source
+	// made after that reads the file from past it and never finds the
+	// turn (a trigger hung acked until supervise.turnTimeout).
+	e.mu.Lock()
+	if e.turns == nil {
+		e.turns = map[string]wait.Turn{}
+	}
+	e.turns[turnKey(p.ID, spec.Prompt)] = d.Turn(ctx, e.env.Tmux, p, spec)
+	e.mu.Unlock()
 	return text, &supervise.TurnRecord{Pane: p.ID, Offset: spec.Offset, Nonce: spec.Nonce, Prompt: spec.Prompt, Hooks: spec.Hooks}, nil
 }
+
+func turnKey(pane, prompt string) string { return pane + "\x00" + prompt }
 
 // Send delivers text once to rt's pane through the delivery path.
 func (e *paneEffects) Send(ctx context.Context, rt supervise.Runtime, text string) supervise.SendReport {
@@ -165,8 +185,14 @@ func (e *paneEffects) Await(ctx context.Context, rt supervise.Runtime, turn supe
 		defer w.Close()
 		wake = w.C
 	}
-	d := e.talkDeps()
-	t := d.Turn(ctx, e.env.Tmux, p, talk.Spec{Offset: turn.Offset, Hooks: turn.Hooks, Nonce: turn.Nonce, Prompt: turn.Prompt})
+	e.mu.Lock()
+	t, ok := e.turns[turnKey(turn.Pane, turn.Prompt)]
+	delete(e.turns, turnKey(turn.Pane, turn.Prompt))
+	e.mu.Unlock()
+	if !ok {
+		// Prepared by another run of the supervisor (a restart): made now.
+		t = e.talkDeps().Turn(ctx, e.env.Tmux, p, talk.Spec{Offset: turn.Offset, Hooks: turn.Hooks, Nonce: turn.Nonce, Prompt: turn.Prompt})
+	}
 	w := &wait.Waiter{Mux: e.env.Tmux, Clock: e.env.Clock, Wake: wake, Poll: e.cfg.PollInterval}
 	res, err := w.Wait(ctx, t, e.cfg.Supervise.TurnTimeout)
 	if err != nil {
