@@ -233,8 +233,13 @@ func (e *paneEffects) Look(ctx context.Context, rt supervise.Runtime, t supervis
 	if err != nil || p.Dead {
 		return s
 	}
-	if s.Ack == "" && agent.Kind(p.Agent) == agent.Codex && e.codexTook(p, mark) {
-		s.Reached, s.Ack = true, supervise.AckEvent
+	if s.Ack == "" && agent.Kind(p.Agent) == agent.Codex {
+		if thread, ok := e.codexTook(p, mark); ok {
+			s.Reached, s.Ack = true, supervise.AckEvent
+			if s.Session == "" {
+				s.Session = thread
+			}
+		}
 	}
 	screen, err := e.env.Tmux.Capture(ctx, rt.Pane, e.cfg.CaptureLines)
 	if err != nil {
@@ -282,7 +287,8 @@ func ackLineIn(screen, mark, ack string) bool {
 	return false
 }
 
-// codexTook says whether the Codex in pane p took a prompt holding mark:
+// codexTook says whether the Codex in pane p took a prompt holding mark,
+// and the thread (Codex's session) whose rollout says so:
 // its rollout transcript records the user message when the turn that
 // carries it starts (Codex 0.169, measured: ~30 ms before the model
 // request; a message queued with Tab only once its own turn starts). The
@@ -290,17 +296,34 @@ func ackLineIn(screen, mark, ack string) bool {
 // trigger whose turn outlasted the ack windows failed ACK_TIMEOUT while
 // Codex worked on it. The files are those the pane's processes hold open
 // (talk's wait reads the same), else the recent ones under $CODEX_HOME.
-func (e *paneEffects) codexTook(p mux.Pane, mark string) bool {
+func (e *paneEffects) codexTook(p mux.Pane, mark string) (string, bool) {
 	home := e.env.Getenv("CODEX_HOME")
 	if home == "" {
 		home = filepath.Join(e.env.Getenv("HOME"), ".codex")
 	}
 	for _, f := range wait.CodexRolloutFiles(p.PID, home, e.env.Clock.Now)() {
 		if rolloutHasUserMessage(f, mark) {
-			return true
+			return rolloutThread(f), true
 		}
 	}
-	return false
+	return "", false
+}
+
+// rolloutThread is the thread id in a rollout file's name,
+// rollout-<time>-<thread uuid>.jsonl, or "".
+func rolloutThread(path string) string {
+	name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	if len(name) < 36 {
+		return ""
+	}
+	id := name[len(name)-36:]
+	for i, r := range id {
+		dash := i == 8 || i == 13 || i == 18 || i == 23
+		if dash != (r == '-') || !dash && !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+			return ""
+		}
+	}
+	return id
 }
 
 // rolloutHasUserMessage says whether the rollout file at path has a user
