@@ -1,9 +1,13 @@
 package party
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -104,7 +108,10 @@ func (e *paneEffects) learnSessions() {
 	path := filepath.Join(e.info.StateDir, state.EventLog)
 	end := state.Size(path)
 	observe.Events{Path: path}.Each("", e.logRead, func(ev hook.Event) bool {
-		if ev.Session != "" && ev.Pane != "" {
+		// Only events about no prompt (a session's start): one about
+		// prompts may be another thread's (Codex's title thread quotes
+		// the prompts with an id of its own).
+		if ev.Session != "" && ev.Pane != "" && len(ev.Prompts) == 0 {
 			e.sessions[ev.Pane] = ev.Session
 		}
 		return true
@@ -177,7 +184,8 @@ func (e *paneEffects) Prepare(ctx context.Context, rt supervise.Runtime, text st
 	if err != nil {
 		return "", nil, err
 	}
-	text, spec, err := e.talkDeps().NewSpec(p, text, false)
+	d := e.talkDeps()
+	text, spec, err := d.NewSpec(p, text, false)
 	if err != nil {
 		return "", nil, err
 	}
@@ -253,21 +261,32 @@ func (e *paneEffects) Look(ctx context.Context, rt supervise.Runtime, t supervis
 		offset = t.Turn.Offset
 	}
 	observe.Events{Path: filepath.Join(e.info.StateDir, state.EventLog)}.Each(rt.Pane, offset, func(ev hook.Event) bool {
-		if ev.Session != "" {
-			s.Session = ev.Session
-		}
-		if ev.Kind == hook.PromptSubmit || ev.Kind == hook.TurnComplete {
-			for _, p := range ev.Prompts {
-				if strings.Contains(p, mark) {
-					s.Reached, s.Ack = true, supervise.AckEvent
-				}
+		own := len(ev.Prompts) == 0
+		for _, p := range ev.Prompts {
+			if strings.Contains(p, mark) && (ev.Kind == hook.PromptSubmit || ev.Kind == hook.TurnComplete) {
+				s.Reached, s.Ack = true, supervise.AckEvent
 			}
+			own = own || strings.HasPrefix(strings.TrimSpace(p), mark)
+		}
+		// The session of an event that is about other prompts may be
+		// another thread's: the real Codex's title thread notifies with
+		// its own thread id and a prompt that quotes the envelope.
+		if ev.Session != "" && own {
+			s.Session = ev.Session
 		}
 		return true
 	})
 	p, err := e.env.Tmux.Pane(ctx, rt.Pane)
 	if err != nil || p.Dead {
 		return s
+	}
+	if s.Ack == "" && agent.Kind(p.Agent) == agent.Codex {
+		if thread, ok := e.codexTook(p, mark); ok {
+			s.Reached, s.Ack = true, supervise.AckEvent
+			if s.Session == "" {
+				s.Session = thread
+			}
+		}
 	}
 	screen, err := e.env.Tmux.Capture(ctx, rt.Pane, e.cfg.CaptureLines)
 	if err != nil {
@@ -313,4 +332,89 @@ func ackLineIn(screen, mark, ack string) bool {
 		}
 	}
 	return false
+}
+
+// codexTook says whether the Codex in pane p took a prompt holding mark,
+// and the thread (Codex's session) whose rollout says so:
+// its rollout transcript records the user message when the turn that
+// carries it starts (Codex 0.169, measured: ~30 ms before the model
+// request; a message queued with Tab only once its own turn starts). The
+// notify party wires fires only when a turn ends, so without this a
+// trigger whose turn outlasted the ack windows failed ACK_TIMEOUT while
+// Codex worked on it. The files are those the pane's processes hold open
+// (talk's wait reads the same), else the recent ones under $CODEX_HOME.
+func (e *paneEffects) codexTook(p mux.Pane, mark string) (string, bool) {
+	home := e.env.Getenv("CODEX_HOME")
+	if home == "" {
+		home = filepath.Join(e.env.Getenv("HOME"), ".codex")
+	}
+	for _, f := range wait.CodexRolloutFiles(p.PID, home, e.env.Clock.Now)() {
+		if rolloutHasUserMessage(f, mark) {
+			return rolloutThread(f), true
+		}
+	}
+	return "", false
+}
+
+// rolloutThread is the thread id in a rollout file's name,
+// rollout-<time>-<thread uuid>.jsonl, or "".
+func rolloutThread(path string) string {
+	name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	if len(name) < 36 {
+		return ""
+	}
+	id := name[len(name)-36:]
+	for i, r := range id {
+		dash := i == 8 || i == 13 || i == 18 || i == 23
+		if dash != (r == '-') || !dash && !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+			return ""
+		}
+	}
+	return id
+}
+
+// rolloutHasUserMessage says whether the rollout file at path has a user
+// message record (event_msg user_message, or item_completed of a
+// UserMessage) whose text holds mark.
+func rolloutHasUserMessage(path, mark string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	for {
+		line, err := r.ReadBytes('\n')
+		if bytes.Contains(line, []byte(mark)) {
+			var rec struct {
+				Type    string `json:"type"`
+				Payload struct {
+					Type    string `json:"type"`
+					Message string `json:"message"`
+					Item    *struct {
+						Type    string `json:"type"`
+						Content []struct {
+							Text string `json:"text"`
+						} `json:"content"`
+					} `json:"item"`
+				} `json:"payload"`
+			}
+			if json.Unmarshal(line, &rec) == nil && rec.Type == "event_msg" {
+				pl := rec.Payload
+				if pl.Type == "user_message" && strings.Contains(pl.Message, mark) {
+					return true
+				}
+				if pl.Type == "item_completed" && pl.Item != nil && pl.Item.Type == "UserMessage" {
+					for _, c := range pl.Item.Content {
+						if strings.Contains(c.Text, mark) {
+							return true
+						}
+					}
+				}
+			}
+		}
+		if err != nil {
+			return false
+		}
+	}
 }

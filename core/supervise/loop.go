@@ -343,6 +343,13 @@ func (l *Loop) pass(ctx context.Context) error {
 			status = Ready
 		}
 		if status != rt.Status || busy != rt.OperatorBusy || (active[role].ID != "" && rt.LastTrigger != active[role].ID) {
+			// Onto the record as it stands now: this pass's copy predates
+			// what was written since (the agent's session learnt by ack, a
+			// heartbeat from the pane), which it would undo.
+			if fresh, err := l.Store.Runtime(ctx, role); err == nil {
+				fresh.LastTrigger = rt.LastTrigger
+				rt = fresh
+			}
 			rt.Status, rt.OperatorBusy, rt.Updated = status, busy, l.now()
 			if err := l.Store.PutRuntime(ctx, rt); err != nil {
 				return err
@@ -376,6 +383,9 @@ func (l *Loop) move(ctx context.Context, rt Runtime, t Trigger) {
 		if src := l.ack(ctx, rt, t); src != "" {
 			t = l.apply(ctx, t, Event{Kind: EvAck, At: now, Source: src})
 		}
+	} else if rt.AgentSession == "" {
+		// Acked by the delivery's own report: ack never looked.
+		l.learnSession(ctx, rt, l.Effects.Look(ctx, rt, t))
 	}
 	if t.Status == Delivered && t.AckBy.IsZero() {
 		if l.Effects.Look(ctx, rt, t).Idle {
@@ -403,11 +413,23 @@ func (l *Loop) ack(ctx context.Context, rt Runtime, t Trigger) string {
 		return AckHeartbeat
 	}
 	s := l.Effects.Look(ctx, rt, t)
-	if s.Session != "" && s.Session != rt.AgentSession {
+	l.learnSession(ctx, rt, s)
+	return s.Ack
+}
+
+// learnSession keeps the agent's own session id that s names in rt's
+// record as it stands now.
+func (l *Loop) learnSession(ctx context.Context, rt Runtime, s Sighting) {
+	if s.Session == "" || s.Session == rt.AgentSession {
+		return
+	}
+	if fresh, err := l.Store.Runtime(ctx, rt.Role); err == nil {
+		rt = fresh
+	}
+	if s.Session != rt.AgentSession {
 		rt.AgentSession, rt.Updated = s.Session, l.now()
 		_ = l.Store.PutRuntime(ctx, rt)
 	}
-	return s.Ack
 }
 
 // probe looks at rt for t: its thread, the rate limits, the operator.
@@ -633,7 +655,15 @@ func (l *Loop) done(ctx context.Context, r result) {
 	}
 }
 
-// nextDue is the earliest time an open trigger needs a tick.
+// ackPoll is how often a delivered trigger that waits for its ack is
+// looked at: some acks wake nobody. The real Codex's only sign at a turn's
+// start is the user message in its rollout (its notify comes at the turn's
+// end), and an ACK_TRIGGER line is only on the screen; without a look they
+// were seen at the next scan (5 s) or when the ack window ran out.
+const ackPoll = time.Second
+
+// nextDue is the earliest time an open trigger needs a tick, or a look
+// for its ack.
 func (l *Loop) nextDue(ctx context.Context) (time.Time, bool) {
 	open, err := l.Store.Triggers(ctx, TriggerFilter{Open: true})
 	if err != nil {
@@ -641,7 +671,13 @@ func (l *Loop) nextDue(ctx context.Context) (time.Time, bool) {
 	}
 	var next time.Time
 	for _, t := range open {
-		if d := t.Due(); !d.IsZero() && (next.IsZero() || d.Before(next)) {
+		d := t.Due()
+		if t.Status == Delivered {
+			if look := l.Clock.Now().Add(ackPoll); d.IsZero() || look.Before(d) {
+				d = look
+			}
+		}
+		if !d.IsZero() && (next.IsZero() || d.Before(next)) {
 			next = d
 		}
 	}
