@@ -139,7 +139,12 @@ func wireHooks(d Deps, dir, cwd string, panes []PaneSpec) error {
 			panes[i].launch = append(slices.Clone(p.Argv), "--settings", settings)
 			panes[i].Hooks = "claude-settings"
 		case agent.Codex:
-			panes[i].launch = append(slices.Clone(p.Argv), "-c", hook.CodexNotify([]string{d.Exe, "hook", "codex-notify"}))
+			// Codex runs its tool commands in a login shell, whose profile
+			// resets PATH: party (and what an agent is told to run) would
+			// not be found. A plain shell keeps the pane's environment: PATH,
+			// PARTY_SESSION, PARTY_STATE_DIR, PARTY_RUNTIME_TOKEN.
+			panes[i].launch = append(slices.Clone(p.Argv), "-c", hook.CodexNotify([]string{d.Exe, "hook", "codex-notify"}),
+				"-c", "allow_login_shell=false")
 			panes[i].Hooks = "codex-notify"
 		case agent.Gemini:
 			if !geminiWired {

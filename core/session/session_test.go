@@ -145,10 +145,11 @@ func TestWireHooks(t *testing.T) {
 	assert.Contains(t, string(b), `'/opt/party bin/party' hook claude`, "the party binary, shell-quoted")
 	assert.Equal(t, []string{"/bin/claude"}, panes[0].Argv, "Argv stays what was asked for")
 
-	require.Len(t, panes[1].launch, 5)
+	require.Len(t, panes[1].launch, 7)
 	assert.Equal(t, []string{"/bin/codex", "-m", "o3", "-c"}, panes[1].launch[:4])
 	assert.True(t, strings.HasPrefix(panes[1].launch[4], "notify="), "got %q", panes[1].launch[4])
 	assert.Contains(t, panes[1].launch[4], "codex-notify")
+	assert.Equal(t, []string{"-c", "allow_login_shell=false"}, panes[1].launch[5:], "its tool shell keeps the pane's PATH and PARTY_*")
 	assert.Equal(t, "codex-notify", panes[1].Hooks)
 
 	// A folder Gemini does not trust: no hooks, the marker, a warning.
