@@ -67,6 +67,27 @@ var (
 	errMethod       = errors.New("method not allowed")
 )
 
+// apiErrors is the one table of the API's errors: what an error answers
+// with (first match), and the sentinel a Client's *APIError unwraps to
+// (the first row of its code that has one).
+var apiErrors = []struct {
+	err    error
+	status int
+	code   string
+}{
+	{errUnauthorized, http.StatusUnauthorized, "UNAUTHORIZED"},
+	{errMethod, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED"},
+	{errTooLarge, http.StatusRequestEntityTooLarge, "TOO_LARGE"},
+	{errBadJSON, http.StatusBadRequest, "BAD_JSON"},
+	{ErrToken, http.StatusForbidden, "BAD_TOKEN"},
+	{ErrBlocked, http.StatusConflict, "THREAD_AUTO_BLOCKED"},
+	{ErrIDConflict, http.StatusConflict, "CONFLICT"},
+	{ErrUnmanaged, http.StatusConflict, "FALLBACK_REQUIRED"},
+	{ErrNotFound, http.StatusNotFound, "NOT_FOUND"},
+	{ErrBadInput, http.StatusBadRequest, "BAD_REQUEST"},
+	{ErrNotRunning, http.StatusServiceUnavailable, "NOT_RUNNING"},
+}
+
 // HTTPStatus is the status and code the API answers err with. An
 // *APIError (an answer the Client got) keeps its own.
 func HTTPStatus(err error) (status int, code string) {
@@ -76,30 +97,28 @@ func HTTPStatus(err error) (status int, code string) {
 		return http.StatusOK, ""
 	case errors.As(err, &api):
 		return api.Status, api.Code
-	case errors.Is(err, errUnauthorized):
-		return http.StatusUnauthorized, "UNAUTHORIZED"
-	case errors.Is(err, errMethod):
-		return http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED"
-	case errors.Is(err, errTooLarge):
-		return http.StatusRequestEntityTooLarge, "TOO_LARGE"
-	case errors.Is(err, errBadJSON):
-		return http.StatusBadRequest, "BAD_JSON"
-	case errors.Is(err, ErrToken):
-		return http.StatusForbidden, "BAD_TOKEN"
-	case errors.Is(err, ErrBlocked):
-		return http.StatusConflict, "THREAD_AUTO_BLOCKED"
-	case errors.Is(err, ErrIDConflict):
-		return http.StatusConflict, "CONFLICT"
-	case errors.Is(err, ErrUnmanaged):
-		return http.StatusConflict, "FALLBACK_REQUIRED"
-	case errors.Is(err, ErrNotFound):
-		return http.StatusNotFound, "NOT_FOUND"
-	case errors.Is(err, ErrBadInput):
-		return http.StatusBadRequest, "BAD_REQUEST"
-	case errors.Is(err, ErrNotRunning):
-		return http.StatusServiceUnavailable, "NOT_RUNNING"
+	}
+	for _, e := range apiErrors {
+		if errors.Is(err, e.err) {
+			return e.status, e.code
+		}
 	}
 	return http.StatusInternalServerError, "INTERNAL"
+}
+
+// sentinelOf is the package error an answer's code stands for, or nil.
+func sentinelOf(code string) error {
+	for _, e := range apiErrors {
+		if e.code != code {
+			continue
+		}
+		for _, s := range []error{ErrToken, ErrBlocked, ErrIDConflict, ErrUnmanaged, ErrNotFound, ErrBadInput, ErrNotRunning} {
+			if errors.Is(e.err, s) {
+				return s
+			}
+		}
+	}
+	return nil
 }
 
 // errorBody is the shape of every error answer.

@@ -57,25 +57,7 @@ func (e *APIError) Error() string {
 }
 
 // Unwrap is the sentinel of e's code (nil for none).
-func (e *APIError) Unwrap() error {
-	switch e.Code {
-	case "NOT_FOUND":
-		return ErrNotFound
-	case "BAD_TOKEN":
-		return ErrToken
-	case "FALLBACK_REQUIRED":
-		return ErrUnmanaged
-	case "CONFLICT":
-		return ErrIDConflict
-	case "THREAD_AUTO_BLOCKED":
-		return ErrBlocked
-	case "BAD_REQUEST", "BAD_JSON", "TOO_LARGE":
-		return ErrBadInput
-	case "NOT_RUNNING":
-		return ErrNotRunning
-	}
-	return nil
-}
+func (e *APIError) Unwrap() error { return sentinelOf(e.Code) }
 
 // Submit asks for a trigger; created is false when its id was recorded
 // already (the recorded trigger comes back).
