@@ -137,6 +137,7 @@ func (s *Server) Handler(tcp bool) http.Handler {
 	mux.HandleFunc("GET /v1/triggers/{id}", s.trigger)
 	mux.HandleFunc("GET /v1/runtimes", s.runtimes)
 	mux.HandleFunc("POST /v1/messages", s.send)
+	mux.HandleFunc("POST /v1/threads/{id}/unblock", s.unblock)
 	mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, r *http.Request) {
 		writeAnswer(w, http.StatusOK, map[string]bool{"ok": true})
 	})
@@ -246,6 +247,25 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeAnswer(w, http.StatusCreated, m)
+}
+
+// unblock lets a blocked thread go on: the operator's call, never an
+// agent's (the safeguard stops agents that loop).
+func (s *Server) unblock(w http.ResponseWriter, r *http.Request) {
+	c, err := s.caller(r)
+	if err == nil && c.Runtime != "" {
+		err = fmt.Errorf("%w: runtime %s may not unblock a thread", ErrToken, c.Runtime)
+	}
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	th, err := s.Service.Unblock(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeAnswer(w, http.StatusOK, th)
 }
 
 // caller is who makes the call, from its runtime token alone.

@@ -101,6 +101,13 @@ func (f *apiFake) Send(_ context.Context, c Caller, req MessageRequest) (Message
 	return Message{Seq: f.seq, Thread: req.Thread, From: from, To: req.To, Text: req.Text}, nil
 }
 
+func (f *apiFake) Unblock(_ context.Context, thread string) (Thread, error) {
+	if thread != "blocked" {
+		return Thread{}, fmt.Errorf("thread %s: %w", thread, ErrNotFound)
+	}
+	return Thread{ID: thread}, nil
+}
+
 func (f *apiFake) Caller(_ context.Context, token string) (Caller, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -235,6 +242,12 @@ func TestRoutes(t *testing.T) {
 	require.Equal(t, http.StatusOK, status)
 	assert.JSONEq(t, `{"ok":true}`, body)
 
+	status, _, body = apiCall(t, c, "POST", "/v1/threads/blocked/unblock", "")
+	require.Equal(t, http.StatusOK, status, body)
+	assert.Contains(t, body, `"thread_id":"blocked"`)
+	status, _, body = apiCall(t, c, "POST", "/v1/threads/nope/unblock", "")
+	require.Equal(t, http.StatusNotFound, status, body)
+
 	status, h, body = apiCall(t, c, "GET", "/metrics", "")
 	require.Equal(t, http.StatusOK, status)
 	assert.Contains(t, h.Get("Content-Type"), "text/plain")
@@ -309,6 +322,15 @@ func TestForgedRuntimeToken(t *testing.T) {
 	require.Equal(t, http.StatusCreated, status, body)
 	require.Len(t, f.submits, 1)
 	assert.Equal(t, "worker", f.submits[0].Actor, "a runtime's forced trigger is audited as the runtime's")
+}
+
+// TestAgentsCannotUnblock: a thread's safeguard stops agents that loop,
+// so a runtime's token may not lift it; the operator may.
+func TestAgentsCannotUnblock(t *testing.T) {
+	_, _, _, c := unixServer(t)
+	status, h, body := apiCall(t, c, "POST", "/v1/threads/blocked/unblock", "", RuntimeTokenHeader, "tok-worker")
+	require.Equal(t, http.StatusForbidden, status, body)
+	assert.Equal(t, "BAD_TOKEN", apiErrorCode(t, h, body))
 }
 
 func TestSocketMode(t *testing.T) {

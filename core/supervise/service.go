@@ -54,4 +54,6 @@ type Service interface {
 	// Caller is the runtime whose token is token ("" is the operator);
 	// ErrToken when no runtime holds it.
 	Caller(ctx context.Context, token string) (Caller, error)
+	// Unblock lets a thread a safeguard blocked go on (ErrNotFound).
+	Unblock(ctx context.Context, thread string) (Thread, error)
 }
