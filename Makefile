@@ -4,7 +4,7 @@ GO      ?= go
 BIN     := bin
 MOCKS   := claude codex gemini mockagent
 # The scenarios run many tmux servers side by side; keep -race on.
-TESTFLAGS ?= -race -count=1 -timeout 20m
+TESTFLAGS ?= -race -count=1 -timeout 40m
 # Linters, pinned; go run fetches them through the module proxy, so CI
 # needs nothing but Go. staticcheck 2026.2.2 knows Go 1.26.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2
