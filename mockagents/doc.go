@@ -262,6 +262,8 @@
 //	                       groups ($0 the whole prompt), \n \t \\ escapes,
 //	                       \xHH a byte (\x1b ESC, \xc2\x9b U+009B)
 //	  echo                 print the prompt back verbatim
+//	  flood SIZE           print SIZE (bytes, or 500KB, 50MB) of numbered lines
+//	                       straight to the terminal, as fast as it takes them
 //	  marker               print party's completion marker if the prompt asks for one
 //	  write PATH TEXT      write a file (relative to the working directory)
 //	  permission CMD       ask permission to run CMD; No ends the turn

@@ -914,6 +914,8 @@ func (e *engine) next() {
 			}
 		case "echo":
 			e.addHistory(strings.Split(strings.Join(e.prompts, "\n"), "\n")...)
+		case "flood":
+			e.flood(st.Size)
 		case "marker":
 			for _, p := range e.prompts {
 				if nonce, ok := MarkerNonce(p); ok {
@@ -954,6 +956,33 @@ func (e *engine) next() {
 		}
 	}
 	e.endTurn()
+}
+
+// flood prints size bytes of numbered lines straight to the terminal, in
+// place of the live rows, and draws them again below: an agent (or a tool
+// it runs) printing far more than a screen holds.
+func (e *engine) flood(size int64) {
+	e.trace("flood")
+	defer e.trace("flooded")
+	e.draw() // what came before is printed first
+	var b strings.Builder
+	b.WriteString("\r")
+	if e.liveRows > 1 {
+		fmt.Fprintf(&b, "\x1b[%dA", e.liveRows-1)
+	}
+	b.WriteString("\x1b[J")
+	line := 0
+	for written := int64(0); written < size; {
+		for b.Len() < 64<<10 && written < size {
+			n, _ := fmt.Fprintf(&b, "flood %08d %s\r\n", line, strings.Repeat("x", 60))
+			written += int64(n)
+			line++
+		}
+		_, _ = io.WriteString(e.out, b.String())
+		b.Reset()
+	}
+	e.liveRows = 1
+	e.draw()
 }
 
 // promptID is claude's prompt_id of the turn: the last message's.

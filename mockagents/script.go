@@ -13,10 +13,11 @@ import (
 
 // Step is one action of a rule.
 type Step struct {
-	Kind string // think, say, echo, marker, write, permission, fail, crash, hang
+	Kind string // think, say, echo, flood, marker, write, permission, fail, crash, hang
 	Arg  string
 	Dur  time.Duration
 	Code int
+	Size int64 // flood
 }
 
 // Rule answers the prompts it matches.
@@ -97,6 +98,12 @@ func ParseScript(name, text string) (*Script, error) {
 			}
 		case "say":
 			st.Arg = unescape(arg)
+		case "flood":
+			n, err := parseSize(arg)
+			if err != nil {
+				return nil, fail(argCol, "flood: %v", err)
+			}
+			st.Size = n
 		case "write":
 			if p, _, _ := strings.Cut(arg, " "); p == "" {
 				return nil, fail(argCol, "write needs PATH and TEXT")
@@ -141,6 +148,22 @@ func matcher(arg string) (func(string) ([]string, bool), error) {
 		return func(p string) ([]string, bool) { return []string{p}, strings.Contains(p, sub) }, nil
 	}
 	return nil, fmt.Errorf("want /regexp/, \"substring\" or *, got %q", arg)
+}
+
+// parseSize reads a size: bytes, or a number with KB or MB (1024s).
+func parseSize(s string) (int64, error) {
+	mult := int64(1)
+	switch {
+	case strings.HasSuffix(s, "MB"):
+		s, mult = strings.TrimSuffix(s, "MB"), 1<<20
+	case strings.HasSuffix(s, "KB"):
+		s, mult = strings.TrimSuffix(s, "KB"), 1<<10
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("size %q is not bytes, KB or MB", s)
+	}
+	return n * mult, nil
 }
 
 // unescape reads the escapes of say and write text: \n, \t, \\ and \xHH

@@ -391,6 +391,52 @@ func BenchmarkTalkWaitCPU(b *testing.B) {
 	}
 }
 
+// BenchmarkTalkMarkerFlood measures what a marker wait costs an agent
+// that floods its pane with 50 MB before it answers: how long the generic
+// mock takes to print the flood (from its own trace) with a talk --wait
+// waiting on it beside a plain send (nobody waiting), and the CPU of the
+// waiting talk. Sends and talks alternate, b.N each.
+func BenchmarkTalkMarkerFlood(b *testing.B) {
+	s := newBench(b, "on *\n  flood 50MB\n  say done\n  marker\n", "bot=mockagent")
+	trace := s.env["PARTY_MOCK_TRACE"]
+	flood := func(b *testing.B) time.Duration {
+		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			entries, _ := mockagents.ReadLog(trace)
+			var start time.Time
+			for _, e := range entries {
+				switch e.Mode {
+				case "flood":
+					start = e.Time
+				case "flooded":
+					return e.Time.Sub(start)
+				}
+			}
+		}
+		b.Fatal("the flood never ended")
+		return 0
+	}
+	var sent, waited, cpu []time.Duration
+	for i := 0; i < b.N; i++ {
+		s.idle(b, "bot")
+		_ = os.Remove(trace)
+		s.party(b, "send", "bot", fmt.Sprintf("flood %d", i))
+		sent = append(sent, flood(b))
+		s.idle(b, "bot")
+		_ = os.Remove(trace)
+		cmd := exec.Command(s.bin, "talk", "bot", fmt.Sprintf("flood and wait %d", i), "--wait", "--timeout", "2m")
+		cmd.Env = s.environ()
+		_ = cmd.Run() // ANSWER_CUT: the answer starts 50 MB up
+		if ps := cmd.ProcessState; ps == nil || ps.ExitCode() != 1 {
+			b.Fatalf("talk: %v", cmd.ProcessState)
+		}
+		waited = append(waited, flood(b))
+		cpu = append(cpu, cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
+	}
+	report(b, "flood-sent", sent)
+	report(b, "flood-waited", waited)
+	report(b, "talk-cpu", cpu)
+}
+
 // BenchmarkRelayHop measures one relay hop: from the planner mock printing
 // its plan block to the executor mock taking the forwarded plan (the
 // delivery's settle time included).

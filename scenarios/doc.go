@@ -26,7 +26,9 @@
 //	                             with SEP ('\n\n') an entry may hold several joined by SEP
 //	mocklog each FILE [SEP]      every line of FILE arrives at least once, and nothing else
 //	mocklog none                 the mock log has no entries
-//	gen crlf|lines100|kb100 FILE   write a generated text to FILE and what must arrive to FILE.want
+//	gen crlf|lines100|kb100|kb600 FILE
+//	                             write a generated text to FILE and what must arrive to
+//	                             FILE.want (kb600 is past the 512 KB a paste may hold)
 //	golden NAME                  stdout, normalized, equals golden/NAME (-update rewrites)
 //	fakemodel start [SCRIPT]     start the fake model server (package mockagents/fakemodel)
 //	                             in the test process, scripted by SCRIPT, logging to

@@ -461,7 +461,7 @@ func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 // cmdGen writes generated texts that a txtar file cannot hold well.
 func cmdGen(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 2 {
-		ts.Fatalf("usage: gen crlf|lines100|kb100 FILE")
+		ts.Fatalf("usage: gen crlf|lines100|kb100|kb600 FILE")
 	}
 	var text, want string
 	switch args[0] {
@@ -474,9 +474,13 @@ func cmdGen(ts *testscript.TestScript, neg bool, args []string) {
 			fmt.Fprintf(&b, "line %03d: $(echo %d) `id` \"q\" 'q' end;\n", i, i)
 		}
 		text = b.String()
-	case "kb100":
+	case "kb100", "kb600":
+		size := 100 * 1024
+		if args[0] == "kb600" {
+			size = 600 * 1024 // past deliver.MaxPaste: spilled to a file
+		}
 		var b strings.Builder
-		for i := 0; b.Len() < 100*1024; i++ {
+		for i := 0; b.Len() < size; i++ {
 			fmt.Fprintf(&b, "%05d the quick brown fox $HOME `x` 'y' \"z\" 🎉 日本語 \t;\n", i)
 		}
 		text = b.String()

@@ -271,6 +271,11 @@ func (a *Agent) take(mode string) {
 	a.input = ""
 }
 
+// scrolledOff is the history no longer on the screen: its scrollback.
+func (a *Agent) scrolledOff() []string {
+	return a.history[:max(0, len(a.history)-10)]
+}
+
 // Screen draws the agent's screen at the current virtual time.
 func (a *Agent) Screen() string {
 	a.advance()

@@ -192,6 +192,27 @@ func (m *Mux) LeaveMode(_ context.Context, id string) error {
 	return nil
 }
 
+// Rows implements mux.Multiplexer: the agent's history lines that are
+// no longer on its screen are the scrollback.
+func (m *Mux) Rows(_ context.Context, id string, history int) (mux.Rows, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.record("rows", id, "")
+	p, err := m.find(id)
+	if err != nil {
+		return mux.Rows{}, err
+	}
+	screen := strings.Split(p.Agent.Screen(), "\n")
+	scroll := p.Agent.scrolledOff()
+	first := len(scroll) - min(max(history, 0), len(scroll))
+	raw := append(append([]string(nil), scroll[first:]...), screen...)
+	of := make([]int, len(raw))
+	for i := range of {
+		of[i] = i
+	}
+	return mux.Rows{History: len(scroll), First: first, Raw: raw, Lines: raw, LineOf: of}, nil
+}
+
 // History of a pane's calls, for messages.
 func (m *Mux) History(id string) string {
 	var b strings.Builder

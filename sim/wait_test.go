@@ -34,10 +34,12 @@ func deliverAndWait(t *testing.T, f *fixture, timeout time.Duration) (wait.Resul
 	t.Helper()
 	nonce := wait.NewNonce()
 	text := "question" + wait.Instruction(nonce)
-	_, err := f.d.Send(context.Background(), deliver.Request{Pane: f.pane, Profile: agent.Lookup(agent.Kind(f.agent.Persona)), Text: text})
+	var mark *wait.Mark
+	_, err := f.d.Send(context.Background(), deliver.Request{Pane: f.pane, Profile: agent.Lookup(agent.Kind(f.agent.Persona)), Text: text,
+		Pasting: func(ctx context.Context) { mark, _ = wait.NewMark(ctx, f.mux, f.pane) }})
 	require.NoError(t, err)
 	w := &wait.Waiter{Mux: f.mux, Clock: f.clock, Poll: time.Second}
-	return w.Wait(context.Background(), wait.Turn{Pane: f.pane, Prompt: text, Nonce: nonce, History: 200}, timeout)
+	return w.Wait(context.Background(), wait.Turn{Pane: f.pane, Prompt: text, Nonce: nonce, Mark: mark, History: 200}, timeout)
 }
 
 func TestWaitMarker(t *testing.T) {

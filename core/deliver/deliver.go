@@ -119,6 +119,10 @@ type Request struct {
 	// Ready is how long an agent still starting is waited for; zero means
 	// DefaultReady.
 	Ready time.Duration
+	// Pasting, when set, is called once the pane is found ready, under
+	// its lock, just before the paste: where a wait marks the position of
+	// the paste on screen.
+	Pasting func(ctx context.Context)
 }
 
 // DefaultReady is how long a delivery waits for an agent to show its
@@ -195,6 +199,9 @@ func (d *Deliverer) Send(ctx context.Context, req Request) (Result, error) {
 	res.WasBusy = st.Busy
 	events := st.Pane.Hooks != ""
 	mark := d.Events.Mark()
+	if req.Pasting != nil {
+		req.Pasting(ctx)
+	}
 	if err := d.Mux.Paste(ctx, req.Pane, []byte(text)); err != nil {
 		return res, fmt.Errorf("send to %s: paste: %w", req.Pane, err)
 	}

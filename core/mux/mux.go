@@ -47,6 +47,31 @@ type Multiplexer interface {
 	SendKey(ctx context.Context, id string, key string) error
 	// LeaveMode leaves copy mode (or any other pane mode).
 	LeaveMode(ctx context.Context, id string) error
+	// Rows reads the pane's screen and up to history rows of scrollback at
+	// one instant, with where each row is in the pane's whole scrollback:
+	// what a wait needs to find the output that came after a given moment.
+	Rows(ctx context.Context, id string, history int) (Rows, error)
+}
+
+// Rows is a pane's scrollback and screen read at one instant. Rows are
+// numbered from the oldest row the pane's scrollback holds (0) down
+// through the screen; a row keeps its number as the screen scrolls, until
+// the scrollback is cleared or, full, drops its oldest rows.
+type Rows struct {
+	// History is how many rows of scrollback the pane held, and Limit how
+	// many it holds at most (tmux then drops the oldest tenth of them at
+	// once); 0 is no limit.
+	History, Limit int
+	// Alt says the pane showed its alternate screen (no scrollback).
+	Alt bool
+	// First is the number of Raw[0].
+	First int
+	// Raw holds the rows one entry each, trailing spaces removed.
+	Raw []string
+	// Lines are the same rows with wrapped rows joined, as Capture returns
+	// them; LineOf[i] is the index in Lines of the line that holds Raw[i].
+	Lines  []string
+	LineOf []int
 }
 
 // Sentinel errors shared by every Multiplexer implementation. Implementations

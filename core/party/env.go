@@ -153,10 +153,11 @@ func (e *Env) Deliverer(root string, info tmux.SessionInfo, roles map[string]str
 	return session.Deliverer(e.Tmux, e.Clock, e.Getenv, deliver.LockDir(root, info.SocketPath), info.StateDir, roles)
 }
 
-// Watch starts the wake-up watcher of session name (wait.Watch); that waits
-// fall back to polling is a warning on stderr.
-func (e *Env) Watch(ctx context.Context, name, stateDir string, output bool) (*wait.Watcher, error) {
-	return wait.Watch(ctx, wait.WatchConfig{Tmux: e.Tmux, Session: name, StateDir: stateDir, Getenv: e.Getenv, Output: output,
+// Watch starts the wake-up watcher of session name (wait.Watch), pausing
+// a pane's output after each wake-up when pause is set; that waits fall
+// back to polling is a warning on stderr.
+func (e *Env) Watch(ctx context.Context, name, stateDir string, output, pause bool) (*wait.Watcher, error) {
+	return wait.Watch(ctx, wait.WatchConfig{Tmux: e.Tmux, Session: name, StateDir: stateDir, Getenv: e.Getenv, Output: output, Pause: pause,
 		Warn: func(err error) { e.Warnf("no control-mode client (%v); polling", err) }})
 }
 

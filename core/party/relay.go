@@ -45,7 +45,7 @@ func Relay(ctx context.Context, env *Env, opts RelayOptions) (id, report string,
 	if err != nil {
 		return "", "", err
 	}
-	w, err := env.Watch(ctx, sc.Session, sc.Info.StateDir, true)
+	w, err := env.Watch(ctx, sc.Session, sc.Info.StateDir, true, false)
 	if err != nil {
 		return "", "", err
 	}

@@ -58,7 +58,7 @@ func Route(ctx context.Context, env *Env, opts RouteOptions) (pane string, err e
 	if err := r.Start(ctx); err != nil {
 		return "", err
 	}
-	w, err := env.Watch(ctx, sc.Session, sc.Info.StateDir, true)
+	w, err := env.Watch(ctx, sc.Session, sc.Info.StateDir, true, false)
 	if err != nil {
 		return "", err
 	}

@@ -54,7 +54,7 @@ func Talk(ctx context.Context, env *Env, opts TalkOptions) ([]TalkOutcome, error
 	deps := talk.Deps{Mux: env.Tmux, Clock: env.Clock, Getenv: env.Getenv, Config: cfg, StateDir: info.StateDir,
 		LockDir: deliver.LockDir(root, info.SocketPath), Deliverer: env.Deliverer(root, info, route.RolesByPane(targets)),
 		Watch: func(ctx context.Context, output bool) (talk.Wakes, error) {
-			return env.Watch(ctx, info.Name, info.StateDir, output)
+			return env.Watch(ctx, info.Name, info.StateDir, output, true)
 		}}
 	if opts.Wait {
 		deps.Waiting = func() func() {

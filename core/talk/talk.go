@@ -48,6 +48,9 @@ type Wakes interface {
 	Wake(pane string) <-chan struct{}
 	// Hook wakes on hook events only.
 	Hook(pane string) <-chan struct{}
+	// Resume lets pane's output wake again once a wait has looked (a
+	// watcher may pause a pane's output after each wake-up).
+	Resume(ctx context.Context, pane string)
 	// Mux is the multiplexer the waits look through.
 	Mux() mux.Multiplexer
 	Close()
@@ -162,7 +165,7 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *Result) (wait.Re
 		text = "[SYSTEM: " + strings.TrimSpace(ac.Preamble) + "]\n\n" + text
 	}
 	if !t.opts.Wait {
-		res, err := t.deliver(ctx, p, profile, text)
+		res, err := t.deliver(ctx, p, profile, text, nil)
 		out.Outcome = res.Outcome
 		return wait.Result{}, err
 	}
@@ -214,12 +217,20 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *Result) (wait.Re
 	if turn.Hooks {
 		wake = t.wakes.Hook(p.ID)
 	}
-	res, err := t.deliver(qctx, p, profile, text)
+	var pasting func(context.Context)
+	if turn.Nonce != "" {
+		// The marker answer is what follows this paste on screen.
+		pasting = func(ctx context.Context) {
+			turn.Mark, _ = wait.NewMark(ctx, t.wakes.Mux(), p.ID)
+		}
+	}
+	res, err := t.deliver(qctx, p, profile, text, pasting)
 	out.Outcome = res.Outcome
 	if err != nil {
 		return wait.Result{}, err
 	}
-	w := &wait.Waiter{Mux: t.wakes.Mux(), Clock: t.d.Clock, Wake: wake, Poll: t.d.Config.PollInterval}
+	w := &wait.Waiter{Mux: t.wakes.Mux(), Clock: t.d.Clock, Wake: wake, Poll: t.d.Config.PollInterval,
+		Resume: func(ctx context.Context) { t.wakes.Resume(ctx, p.ID) }}
 	turn.Started = deadline.Add(-t.opts.Timeout)
 	return w.Wait(ctx, turn, t.opts.Timeout)
 }
@@ -229,12 +240,14 @@ func Profile(cfg config.Config, p mux.Pane) agent.Profile {
 	return cfg.Tune(p.Role, agent.ForPane(agent.Kind(p.Agent), p.Role))
 }
 
-func (t *talker) deliver(ctx context.Context, p mux.Pane, profile agent.Profile, text string) (deliver.Result, error) {
+// deliver sends text to p; pasting, when set, is called just before the
+// paste (deliver.Request.Pasting).
+func (t *talker) deliver(ctx context.Context, p mux.Pane, profile agent.Profile, text string, pasting func(context.Context)) (deliver.Result, error) {
 	text, err := deliver.Spill(t.d.StateDir, text)
 	if err != nil {
 		return deliver.Result{Outcome: deliver.Failed}, err
 	}
-	return t.d.Deliverer.Send(ctx, deliver.Request{Pane: p.ID, Profile: profile, Text: text, Clear: t.opts.Clear})
+	return t.d.Deliverer.Send(ctx, deliver.Request{Pane: p.ID, Profile: profile, Text: text, Clear: t.opts.Clear, Pasting: pasting})
 }
 
 // record writes the request record of a waiting talk; the caller removes
@@ -282,7 +295,8 @@ func (c deadlineClock) Sleep(ctx context.Context, d time.Duration) error {
 // waits poll.
 type pollOnly struct{ m mux.Multiplexer }
 
-func (pollOnly) Wake(string) <-chan struct{} { return nil }
-func (pollOnly) Hook(string) <-chan struct{} { return nil }
-func (p pollOnly) Mux() mux.Multiplexer      { return p.m }
-func (pollOnly) Close()                      {}
+func (pollOnly) Wake(string) <-chan struct{}    { return nil }
+func (pollOnly) Hook(string) <-chan struct{}    { return nil }
+func (pollOnly) Resume(context.Context, string) {}
+func (p pollOnly) Mux() mux.Multiplexer         { return p.m }
+func (pollOnly) Close()                         {}

@@ -39,15 +39,17 @@ func (d Deps) NewSpec(p mux.Pane, text string, marker bool) (string, Spec, error
 	ac := d.Config.AgentFor(p.Role, string(profile.Kind))
 	spec := Spec{Hooks: p.Hooks != "" && !marker && !ac.Marker,
 		Offset: state.Size(filepath.Join(d.StateDir, state.EventLog))}
-	if !spec.Hooks {
-		spec.Nonce = wait.NewNonce()
-		text += wait.Instruction(spec.Nonce)
-	}
 	// A text too long to paste goes to a file: the agent gets, and the
-	// wait follows, the pointer.
+	// wait follows, the pointer. The marker instruction goes after the
+	// pointer, not into the file: the agent learns it without reading the
+	// file to its last line.
 	text, err := deliver.Spill(d.StateDir, text)
 	if err != nil {
 		return "", Spec{}, err
+	}
+	if !spec.Hooks {
+		spec.Nonce = wait.NewNonce()
+		text += wait.Instruction(spec.Nonce)
 	}
 	spec.Prompt = deliver.Sanitize(text)
 	if spec.Hooks && profile.Kind == agent.Codex {

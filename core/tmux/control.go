@@ -145,43 +145,67 @@ var safeArg = regexp.MustCompile(`^[A-Za-z0-9_%@=:.,+#{}/|*-]+$`)
 // output. Arguments are limited to a safe character set (ids, numbers,
 // flags, formats): user text never goes through a control connection.
 func (cc *Control) Command(ctx context.Context, args ...string) (string, error) {
-	for _, a := range args {
-		if !safeArg.MatchString(a) {
-			return "", fmt.Errorf("control command argument %q: %w", a, ErrCommand)
+	out, err := cc.Commands(ctx, args)
+	if err != nil {
+		return "", err
+	}
+	return out[0], nil
+}
+
+// Commands runs several commands written to the connection at once, so
+// that tmux runs them one after the other with nothing in between (no
+// pane output is read between them), and returns their outputs.
+func (cc *Control) Commands(ctx context.Context, cmds ...[]string) ([]string, error) {
+	var lines strings.Builder
+	for _, args := range cmds {
+		for i, a := range args {
+			if !safeArg.MatchString(a) {
+				return nil, fmt.Errorf("control command argument %q: %w", a, ErrCommand)
+			}
+			if i > 0 {
+				lines.WriteByte(' ')
+			}
+			lines.WriteString("'" + a + "'") // safeArg has no quotes; '#' must not start a comment
 		}
+		lines.WriteByte('\n')
 	}
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
 	select {
 	case <-cc.done:
-		return "", ErrControlClosed
+		return nil, ErrControlClosed
 	default:
 	}
-	quoted := make([]string, len(args))
-	for i, a := range args {
-		quoted[i] = "'" + a + "'" // safeArg has no quotes; '#' must not start a comment
+	if _, err := io.WriteString(cc.stdin, lines.String()); err != nil {
+		return nil, fmt.Errorf("control command %s: %w", cmds[0][0], ErrControlClosed)
 	}
-	if _, err := io.WriteString(cc.stdin, strings.Join(quoted, " ")+"\n"); err != nil {
-		return "", fmt.Errorf("control command %s: %w", args[0], ErrControlClosed)
-	}
-	select {
-	case r := <-cc.reply:
-		if r.err != nil {
-			return "", fmt.Errorf("tmux %s: %s: %w", args[0], strings.TrimSpace(r.body), r.err)
-		}
-		return r.body, nil
-	case <-cc.done:
-		return "", ErrControlClosed
-	case <-ctx.Done():
-		// The reply will still come; a later command must not take it.
-		go func() {
-			select {
-			case <-cc.reply:
-			case <-cc.done:
+	out := make([]string, 0, len(cmds))
+	var failed error
+	for i := range cmds {
+		select {
+		case r := <-cc.reply:
+			if r.err != nil && failed == nil {
+				failed = fmt.Errorf("tmux %s: %s: %w", cmds[i][0], strings.TrimSpace(r.body), r.err)
 			}
-		}()
-		return "", ctx.Err()
+			out = append(out, r.body)
+		case <-cc.done:
+			return nil, ErrControlClosed
+		case <-ctx.Done():
+			// The replies will still come; a later command must not take them.
+			left := len(cmds) - i
+			go func() {
+				for ; left > 0; left-- {
+					select {
+					case <-cc.reply:
+					case <-cc.done:
+						return
+					}
+				}
+			}()
+			return nil, ctx.Err()
+		}
 	}
+	return out, failed
 }
 
 // Capture returns the screen of pane over the control connection, wrapped
@@ -306,6 +330,20 @@ func (cc *Control) PaneState(ctx context.Context, id string) (mux.Pane, error) {
 		server, _ := strconv.Atoi(f[4])
 		reapZombie(pid, server)
 	}
+}
+
+// Rows is Client.Rows over the connection: the scrollback's size, the rows
+// as they are, then joined, of one instant.
+func (cc *Control) Rows(ctx context.Context, pane string, history int) (mux.Rows, error) {
+	start := strconv.Itoa(-history)
+	out, err := cc.Commands(ctx,
+		[]string{"display-message", "-p", "-t", pane, "#{pane_id}|#{history_size}|#{alternate_on}|#{history_limit}"},
+		[]string{"capture-pane", "-p", "-N", "-t", pane, "-S", start},
+		[]string{"capture-pane", "-p", "-J", "-t", pane, "-S", start})
+	if err != nil {
+		return mux.Rows{}, fmt.Errorf("capture %s: %w", pane, err)
+	}
+	return parseRows(pane, out[0], "|", out[1], out[2], history)
 }
 
 // CaptureHistory is Capture with up to history lines of scrollback.

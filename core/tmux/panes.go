@@ -195,6 +195,81 @@ func (c *Client) Capture(ctx context.Context, id string, history int) (string, e
 	return trimCapture(string(out)), nil
 }
 
+// Rows reads the pane's screen and up to history rows of scrollback with
+// one tmux process, so that the scrollback's size and the rows are of one
+// instant: its size, the rows as they are (trailing spaces kept, which
+// -J keeps too), then the rows with wrapped rows joined.
+func (c *Client) Rows(ctx context.Context, id string, history int) (mux.Rows, error) {
+	fsep, rsep := c.seps()
+	start := strconv.Itoa(-history)
+	out, err := c.Run(ctx, "display-message", "-p", "-t", id, "#{pane_id}"+fsep+"#{history_size}"+fsep+"#{alternate_on}"+fsep+"#{history_limit}"+rsep, cmdSep,
+		"capture-pane", "-p", "-N", "-t", id, "-S", start, cmdSep,
+		"display-message", "-p", "-t", id, rsep, cmdSep,
+		"capture-pane", "-p", "-J", "-t", id, "-S", start)
+	if err != nil {
+		return mux.Rows{}, fmt.Errorf("capture %s: %w", id, err)
+	}
+	head, rest, ok1 := strings.Cut(string(out), rsep+"\n")
+	raw, joined, ok2 := strings.Cut(rest, rsep+"\n")
+	if !ok1 || !ok2 {
+		return mux.Rows{}, fmt.Errorf("capture %s: %w", id, mux.ErrNoPane)
+	}
+	return parseRows(id, head, fsep, raw, joined, history)
+}
+
+// parseRows reads the output of Rows' commands for a capture of up to
+// history rows of scrollback: head holds the pane's id, the scrollback's
+// size, whether the alternate screen is on and the scrollback's limit,
+// separated by fsep; raw the rows (-N) and joined the same rows joined
+// (-J), one a line.
+func parseRows(id, head, fsep, raw, joined string, history int) (mux.Rows, error) {
+	f := strings.Split(strings.TrimSuffix(head, "\n"), fsep)
+	if len(f) != 4 || f[0] != id {
+		return mux.Rows{}, fmt.Errorf("capture %s: %w", id, mux.ErrNoPane)
+	}
+	hist, _ := strconv.Atoi(f[1])
+	limit, _ := strconv.Atoi(f[3])
+	rows := strings.Split(strings.TrimSuffix(raw, "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(joined, "\n"), "\n")
+	lineOf, ok := alignRows(rows, lines)
+	if !ok {
+		return mux.Rows{}, fmt.Errorf("capture %s: the joined rows do not match the rows: %w", id, ErrCommand)
+	}
+	for i := range rows {
+		rows[i] = strings.TrimRight(rows[i], " ")
+	}
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " ")
+	}
+	return mux.Rows{History: hist, Limit: limit, Alt: f[2] == "1", First: hist - min(max(history, 0), hist),
+		Raw: rows, Lines: lines, LineOf: lineOf}, nil
+}
+
+// alignRows maps each row to the joined line that holds it: -J writes a
+// wrapped row and the rows it continues on one line, each as -N writes it.
+func alignRows(rows, lines []string) ([]int, bool) {
+	of := make([]int, 0, len(rows))
+	r := 0
+	for j, l := range lines {
+		acc := ""
+		for {
+			if r >= len(rows) {
+				return nil, false
+			}
+			acc += rows[r]
+			of = append(of, j)
+			r++
+			if acc == l {
+				break
+			}
+			if !strings.HasPrefix(l, acc) {
+				return nil, false
+			}
+		}
+	}
+	return of, r == len(rows)
+}
+
 // trimCapture removes the trailing spaces -J leaves on each line and the
 // trailing newline.
 func trimCapture(s string) string {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // GeminiScreen is a Source for Gemini CLI turns that end without a hook:
@@ -47,3 +48,30 @@ func (g *GeminiScreen) Check() (Result, bool, error) {
 	}
 	return Result{}, false, nil
 }
+
+// isEcho reports whether line echoes a prompt whose first line is first:
+// the whole line, after a prompt glyph or a space ("❯ q", " > q",
+// "mock> q"), never a word inside other text; or a paste placeholder
+// echoed in its place.
+func isEcho(line, first string) bool {
+	t := strings.TrimRight(strings.TrimLeft(line, " \u00a0"), " \u00a0")
+	if pastedEcho.MatchString(t) {
+		return true
+	}
+	if first == "" {
+		return false
+	}
+	if t == first {
+		return true
+	}
+	head, ok := strings.CutSuffix(t, first)
+	head = strings.TrimRight(head, " \u00a0")
+	if !ok || head == "" || strings.ContainsAny(head, " \u00a0") {
+		return false
+	}
+	last, _ := utf8.DecodeLastRuneInString(head)
+	return strings.ContainsRune(">❯›$#:", last) // a prompt: "❯", "mock>"
+}
+
+// pastedEcho is a paste placeholder echoed in place of a long prompt.
+var pastedEcho = regexp.MustCompile(`^(?:[❯›>]\s*)?\[Pasted (?:text|Text|Content)[^\]]*\]`)

@@ -6,12 +6,14 @@
 package wait
 
 import (
+	"context"
 	"crypto/rand"
 	"errors"
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/partyhq/party/core/mux"
 )
 
 // markerPrefix starts every completion marker.
@@ -45,76 +47,227 @@ func Instruction(nonce string) string {
 // captured.
 var ErrAnswerCut = errors.New("the start of the answer is beyond the captured history")
 
-// FindMarker reports whether screen holds the marker of nonce, and returns
-// the text between the submission and the marker: the answer. The
-// submission is found by position, never by the prompt's words: the last
-// line before the marker that holds the nonce (the echoed instruction), or
-// else the last echo line of the prompt (the agent's prompt glyph, then
-// the prompt's first line, or a paste placeholder). With neither on screen
-// the answer was cut: err wraps ErrAnswerCut. Wrapped lines are expected
-// to be joined already (capture -J).
-func FindMarker(screen, nonce, prompt string) (answer string, found bool, err error) {
-	re := regexp.MustCompile(`(^|[^A-Za-z0-9_])` + regexp.QuoteMeta(Marker(nonce)) + `($|[^A-Za-z0-9])`)
-	lines := strings.Split(screen, "\n")
-	at := -1
-	for i := len(lines) - 1; i >= 0; i-- {
-		if re.MatchString(lines[i]) {
-			at = i
-			break
+// instructionTail is the end of the instruction, after the nonce.
+const instructionTail = ", with nothing between them.)"
+
+// Mark is where a turn begins on a pane: the pane's rows as they stood
+// just before its prompt was pasted, the position of our own paste. What
+// the turn prints (the prompt's echo, the answer, the marker) comes after
+// the last of those rows still as it was.
+type Mark struct {
+	History int      `json:"history"` // rows of scrollback then
+	First   int      `json:"first"`   // the number of Rows[0] (mux.Rows)
+	Rows    []string `json:"rows"`
+}
+
+// markContext is how many rows of scrollback a Mark keeps above the
+// screen, so that rows the turn leaves alone are known even when the
+// screen is all input box.
+const markContext = 5
+
+// NewMark reads where pane id stands. It is nil where rows have no
+// stable place: the alternate screen (a full-screen program redraws it
+// all).
+func NewMark(ctx context.Context, m mux.Multiplexer, id string) (*Mark, error) {
+	r, err := m.Rows(ctx, id, markContext)
+	if err != nil || r.Alt {
+		return nil, err
+	}
+	return &Mark{History: r.History, First: r.First, Rows: r.Raw}, nil
+}
+
+// Where the rows read after a mark say its turn begins.
+type startKind int
+
+const (
+	startFound startKind = iota // at line
+	startLost                   // the rows above the paste are not where they were
+	startCut                    // above the rows read
+)
+
+// start finds in rows, read after m, the first line the turn printed: the
+// first row that is no longer as it was. The rows above it must be found
+// unchanged (unless it is the pane's very first row); a full scrollback
+// drops its oldest tenth at once, so the rows are also looked for that
+// many rows (or twice, …) higher. Found nowhere, the scrollback moved
+// (cleared, say) and the mark says nothing.
+func (m *Mark) start(rows mux.Rows) (int, startKind) {
+	if rows.Alt || len(rows.LineOf) != len(rows.Raw) {
+		return 0, startLost
+	}
+	step := max(rows.Limit/10, 1)
+	for shift := 0; shift == 0 || m.First+len(m.Rows)-shift > rows.First; shift += step {
+		if shift > 0 && (rows.Limit == 0 || rows.History < rows.Limit-step) {
+			break // the scrollback never filled: nothing was dropped
+		}
+		if shift == 0 && rows.History < m.History {
+			continue // some rows were dropped, or all of them
+		}
+		if line, how, ok := m.startAt(rows, m.First-shift, shift > 0); ok {
+			return line, how
 		}
 	}
+	return 0, startLost
+}
+
+// startAt is start with the mark's rows at number first now; ok is false
+// when they are not there. A shifted mark must match on a row that is not
+// blank.
+func (m *Mark) startAt(rows mux.Rows, first int, shifted bool) (int, startKind, bool) {
+	compared, solid := 0, false
+	diff := first + len(m.Rows) // nothing changed: the turn is below
+	for i, was := range m.Rows {
+		at := first + i - rows.First
+		if at < 0 {
+			continue
+		}
+		if at >= len(rows.Raw) || rows.Raw[at] != was {
+			diff = first + i
+			break
+		}
+		compared++
+		solid = solid || strings.TrimSpace(was) != ""
+	}
+	switch {
+	case shifted && !solid:
+		return 0, 0, false
+	case compared > 0:
+	case first < rows.First:
+		return 0, startCut, true
+	case first > 0 || m.History > 0 || shifted:
+		// The first row compared already differs: the rows moved.
+		return 0, 0, false
+	}
+	// else the pane's very first row changed: the turn starts there.
+	at := diff - rows.First
+	if at >= len(rows.Raw) {
+		return len(rows.Lines), startFound, true
+	}
+	return rows.LineOf[at], startFound, true
+}
+
+// FindTurn reports whether the marker of nonce is in rows (read after
+// mark, with their scrollback) and returns the answer to prompt: what the
+// agent printed between the echo of the prompt and the marker. The turn
+// is found by what only it has, never by the prompt's words elsewhere on
+// screen: its lines start at the position of the paste (mark); its echo
+// ends at the first line there holding the nonce (the echoed
+// instruction), or, where the agent shortened the echo ("[N chars]"), is
+// the first line printed there. A nil mark, or one the rows cannot place
+// (the scrollback moved), leaves the nonce alone: the first line holding
+// it. A start that cannot be found in the rows read wraps ErrAnswerCut.
+func FindTurn(rows mux.Rows, mark *Mark, nonce, prompt string) (answer string, found bool, err error) {
+	lines := rows.Lines
+	from, how := 0, startLost
+	if mark != nil {
+		from, how = mark.start(rows)
+	}
+	at := lastMarker(lines, nonce, from)
 	if at < 0 {
 		return "", false, nil
 	}
-	start := -1
-	for i := at - 1; i >= 0 && start < 0; i-- {
-		if strings.Contains(lines[i], nonce) {
-			start = i + 1 // the last line of the echoed instruction
-		}
+	if how == startCut {
+		return "", true, fmt.Errorf("marker %s found, but the turn began above the %d lines read: %w", Marker(nonce), len(lines), ErrAnswerCut)
 	}
-	first, _, _ := strings.Cut(strings.TrimSpace(prompt), "\n")
-	for i := at - 1; i >= 0 && start < 0; i-- {
-		if isEcho(lines[i], strings.TrimSpace(first)) {
-			start = i + 1
-		}
+	start := echoEnd(lines, nonce, from, at)
+	if start >= 0 {
+		start = reecho(lines, nonce, prompt, start, at)
+	} else if how == startFound {
+		start = shortEcho(lines, prompt, from, at)
 	}
 	if start < 0 {
-		return "", true, fmt.Errorf("marker %s found, but neither the prompt nor its instruction is in the %d lines read: %w", Marker(nonce), len(lines), ErrAnswerCut)
+		return "", true, fmt.Errorf("marker %s found, but the prompt's echo is not in the %d lines read: %w", Marker(nonce), len(lines), ErrAnswerCut)
 	}
-	body := lines[start:at]
-	// The marker line may carry answer text before the marker.
-	if before := strings.TrimSpace(re.Split(lines[at], 2)[0]); before != "" {
+	return answerBetween(lines, nonce, start, at), true, nil
+}
+
+// shortEcho is where the answer starts when the echo of the prompt holds
+// no nonce (the agent shortened it): after the first line printed at the
+// paste, or right there when the line above it, already on screen at the
+// paste, is the echo (a program that showed the prompt where it was typed).
+func shortEcho(lines []string, prompt string, from, at int) int {
+	first, _, _ := strings.Cut(strings.TrimSpace(prompt), "\n")
+	if from > 0 && isEcho(lines[from-1], strings.TrimSpace(first)) {
+		return from
+	}
+	for from < at && strings.TrimSpace(lines[from]) == "" {
+		from++
+	}
+	return min(from+1, at)
+}
+
+// reecho skips, at start, the agent printing the whole prompt once more
+// right after its echo (a program that echoes its input under the line it
+// was typed on): those lines are the echo too, not the answer.
+func reecho(lines []string, nonce, prompt string, start, at int) int {
+	end := echoEnd(lines, nonce, start, at)
+	if end < 0 {
+		return start
+	}
+	squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }
+	if squeeze(strings.Join(lines[start:end], "\n")) == squeeze(prompt) {
+		return end
+	}
+	return start
+}
+
+// FindMarker is FindTurn on a capture with no mark: the echoed
+// instruction (the first line holding the nonce) starts the answer.
+func FindMarker(screen, nonce, prompt string) (answer string, found bool, err error) {
+	return FindTurn(mux.Rows{Lines: strings.Split(screen, "\n")}, nil, nonce, prompt)
+}
+
+// markerLine matches a line holding the marker of a nonce.
+func markerLine(nonce string) *regexp.Regexp {
+	return regexp.MustCompile(`(^|[^A-Za-z0-9_])` + regexp.QuoteMeta(Marker(nonce)) + `($|[^A-Za-z0-9])`)
+}
+
+// lastMarker is the index of the last line at or after from holding the
+// marker of nonce, or -1.
+func lastMarker(lines []string, nonce string, from int) int {
+	re := markerLine(nonce)
+	for i := len(lines) - 1; i >= from; i-- {
+		if re.MatchString(lines[i]) {
+			return i
+		}
+	}
+	return -1
+}
+
+// echoEnd is the index of the line after the echoed instruction: the
+// first line in [from, at) holding the nonce, with the rest of the
+// instruction where the agent broke it onto the next lines; -1 when no
+// line there holds the nonce.
+func echoEnd(lines []string, nonce string, from, at int) int {
+	squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }
+	tail := squeeze(instructionTail)
+	for i := from; i < at; i++ {
+		_, after, ok := strings.Cut(lines[i], nonce)
+		if !ok {
+			continue
+		}
+		got, j := squeeze(after), i+1
+		for j < at && j <= i+3 && got != tail && strings.HasPrefix(tail, got) {
+			next := squeeze(lines[j])
+			if next == "" || !strings.HasPrefix(tail, got+next) {
+				break
+			}
+			got, j = got+next, j+1
+		}
+		return j
+	}
+	return -1
+}
+
+// answerBetween is the answer in lines[start:at] and the text before the
+// marker on line at.
+func answerBetween(lines []string, nonce string, start, at int) string {
+	body := append([]string(nil), lines[start:at]...)
+	if before := strings.TrimSpace(markerLine(nonce).Split(lines[at], 2)[0]); before != "" {
 		body = append(body, before)
 	}
-	return CleanAnswer(strings.Join(body, "\n")), true, nil
+	return CleanAnswer(strings.Join(body, "\n"))
 }
-
-// isEcho reports whether line echoes a prompt whose first line is first:
-// the whole line, after a prompt glyph or a space ("❯ q", " > q",
-// "mock> q"), never a word inside other text; or a paste placeholder
-// echoed in its place.
-func isEcho(line, first string) bool {
-	t := strings.TrimRight(strings.TrimLeft(line, " \u00a0"), " \u00a0")
-	if pastedEcho.MatchString(t) {
-		return true
-	}
-	if first == "" {
-		return false
-	}
-	if t == first {
-		return true
-	}
-	head, ok := strings.CutSuffix(t, first)
-	head = strings.TrimRight(head, " \u00a0")
-	if !ok || head == "" || strings.ContainsAny(head, " \u00a0") {
-		return false
-	}
-	last, _ := utf8.DecodeLastRuneInString(head)
-	return strings.ContainsRune(">❯›$#:", last) // a prompt: "❯", "mock>"
-}
-
-// pastedEcho is a paste placeholder echoed in place of a long prompt.
-var pastedEcho = regexp.MustCompile(`^(?:[❯›>]\s*)?\[Pasted (?:text|Text|Content)[^\]]*\]`)
 
 // chrome matches agent UI lines that are never part of an answer: rules,
 // prompt lines, status footers and finished-turn lines (claude's

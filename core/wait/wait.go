@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -56,6 +57,10 @@ type Turn struct {
 	Offset int64
 	// Nonce, when set, is the marker the agent was asked to print.
 	Nonce string
+	// Mark is where the pane stood just before the prompt was pasted: the
+	// marker answer is looked for in what came after it. Nil: only the
+	// echoed nonce tells where the turn begins.
+	Mark *Mark
 	// History is how many scrollback lines a marker search captures.
 	History int
 	// Started is when the caller began (queued behind other talks, say):
@@ -100,6 +105,10 @@ type Waiter struct {
 	Wake <-chan struct{}
 	// Poll is the safety-net interval between checks without a wake-up.
 	Poll time.Duration
+	// Resume, when set, is called before each look at the screen: the
+	// pane's output, paused after it woke the wait, wakes it again
+	// (Watcher.Resume).
+	Resume func(ctx context.Context)
 }
 
 // Wait blocks until the turn is answered, the pane dies, the agent
@@ -113,6 +122,15 @@ func (w *Waiter) Wait(ctx context.Context, t Turn, timeout time.Duration) (Resul
 	tracker := turnTracker{prompt: t.Prompt}
 	offset := t.Offset
 	var screen string
+	// A marker wait reads the screen when the pane changed (a wake-up) or
+	// the safety-net poll came round, and no sooner than gap after its
+	// last look: lookGap, doubled (up to maxLookGap) while the pane
+	// prints faster than the wait looks (a flood).
+	look, lastLook, gap := true, time.Time{}, lookGap
+	var marker *regexp.Regexp
+	if t.Nonce != "" {
+		marker = markerLine(t.Nonce)
+	}
 	for {
 		pane, err := w.Mux.Pane(ctx, t.Pane)
 		if err != nil {
@@ -162,12 +180,24 @@ func (w *Waiter) Wait(ctx context.Context, t Turn, timeout time.Duration) (Resul
 				return res, err
 			}
 		}
-		if t.Nonce != "" || !t.Hooks {
+		if (t.Nonce != "" || !t.Hooks) && look {
+			if left := gap - w.Clock.Now().Sub(lastLook); left > 0 {
+				if err := w.Clock.Sleep(ctx, left); err != nil {
+					return Result{}, err
+				}
+			}
+			lastLook = w.Clock.Now()
+			if w.Resume != nil {
+				w.Resume(ctx)
+			}
 			if screen, err = w.Mux.Capture(ctx, t.Pane, t.History); err != nil {
 				return Result{}, err
 			}
-			if answer, found, err := FindMarker(screen, t.Nonce, t.Prompt); t.Nonce != "" && found {
-				return Result{Answer: answer, Via: "marker"}, err
+			if marker != nil && marker.MatchString(screen) {
+				answer, found, err := w.findTurn(ctx, t, screen)
+				if found || err != nil {
+					return Result{Answer: answer, Via: "marker"}, err
+				}
 			}
 		}
 		left := deadline.Sub(w.Clock.Now())
@@ -182,10 +212,40 @@ func (w *Waiter) Wait(ctx context.Context, t Turn, timeout time.Duration) (Resul
 			// Nothing wakes the wait when a source changes: look often.
 			poll = min(poll, sourcePoll)
 		}
-		if err := w.Sleep(ctx, min(left, poll)); err != nil {
+		woke, err := w.sleep(ctx, min(left, poll))
+		if err != nil {
 			return Result{}, err
 		}
+		since := w.Clock.Now().Sub(lastLook)
+		look = woke || w.Wake == nil || since >= poll
+		if woke && since < gap {
+			gap = min(2*gap, maxLookGap)
+		} else {
+			gap = lookGap
+		}
 	}
+}
+
+// lookGap is the shortest time between two screen reads of a marker wait,
+// and maxLookGap the longest it grows to while the pane keeps printing:
+// an agent that floods its pane would wake the wait on every chunk.
+const (
+	lookGap    = 20 * time.Millisecond
+	maxLookGap = 320 * time.Millisecond
+)
+
+// findTurn finds the marker answer of t, whose marker screen shows: in the
+// rows after t's mark, read again with their places, or, without a mark,
+// in screen after the echoed nonce.
+func (w *Waiter) findTurn(ctx context.Context, t Turn, screen string) (string, bool, error) {
+	if t.Mark == nil {
+		return FindMarker(screen, t.Nonce, t.Prompt)
+	}
+	rows, err := w.Mux.Rows(ctx, t.Pane, t.History)
+	if err != nil {
+		return "", false, err
+	}
+	return FindTurn(rows, t.Mark, t.Nonce, t.Prompt)
 }
 
 // interrupted tells a failed turn from an interrupted one where the
@@ -207,28 +267,34 @@ func (w *Waiter) interrupted(ctx context.Context, t Turn, failed error) error {
 
 // Sleep waits for d, a wake-up, or the end of ctx.
 func (w *Waiter) Sleep(ctx context.Context, d time.Duration) error {
+	_, err := w.sleep(ctx, d)
+	return err
+}
+
+// sleep is Sleep that says whether a wake-up ended it.
+func (w *Waiter) sleep(ctx context.Context, d time.Duration) (bool, error) {
 	if w.Wake == nil {
-		return w.Clock.Sleep(ctx, d)
+		return false, w.Clock.Sleep(ctx, d)
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	woke := make(chan struct{})
+	done := make(chan bool)
 	go func() {
-		defer close(woke)
 		select {
 		case <-w.Wake:
 			cancel()
+			done <- true
 		case <-sctx.Done():
+			done <- false
 		}
 	}()
-	err := w.Clock.Sleep(sctx, d)
+	_ = w.Clock.Sleep(sctx, d) // an error is a wake-up or ctx's end
 	cancel()
-	<-woke
+	woke := <-done
 	if ctx.Err() != nil {
-		return ctx.Err()
+		return false, ctx.Err()
 	}
-	_ = err // woken early
-	return nil
+	return woke, nil
 }
 
 // sourcePoll is the longest pause between looks of a turn that only its

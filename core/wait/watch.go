@@ -20,6 +20,11 @@ type WatchConfig struct {
 	// Output false wakes on hook events only (a wait on hooks needs no
 	// pane output).
 	Output bool
+	// Pause stops a pane's output reaching the watcher once it has woken
+	// the pane's waiters, until Resume: an agent flooding its pane then
+	// costs the watcher (and tmux, which sends the control client every
+	// byte) one notification per look, not every byte it prints.
+	Pause bool
 	// Warn is told when no control-mode client could start: waits then
 	// rely on their safety-net poll. Nil says nothing.
 	Warn func(error)
@@ -29,19 +34,25 @@ type WatchConfig struct {
 // events (the session's wake sockets) into per-pane wake-ups. Its
 // goroutines end when Close is called or the session ends.
 type Watcher struct {
-	tc     *tmux.Client
-	cc     *tmux.Control
-	waker  *state.Waiter
-	mu     sync.Mutex
-	wakes  map[string]chan struct{} // per pane: its output and hook events
-	hooks  map[string]chan struct{} // per pane: hook events only
-	anyC   chan struct{}            // any pane printed
-	closed chan struct{}
+	tc *tmux.Client
+	cc *tmux.Control
+	// paused are the panes whose output is paused; pauseMu is held while
+	// a pause or a resume is sent, so the two never cross.
+	pauseMu sync.Mutex
+	paused  map[string]bool
+	pauses  chan string
+	waker   *state.Waiter
+	mu      sync.Mutex
+	wakes   map[string]chan struct{} // per pane: its output and hook events
+	hooks   map[string]chan struct{} // per pane: hook events only
+	anyC    chan struct{}            // any pane printed
+	closed  chan struct{}
 }
 
 // Watch starts the wake-up sources of a session.
 func Watch(ctx context.Context, c WatchConfig) (*Watcher, error) {
-	w := &Watcher{tc: c.Tmux, wakes: map[string]chan struct{}{}, hooks: map[string]chan struct{}{}, anyC: make(chan struct{}, 1), closed: make(chan struct{})}
+	w := &Watcher{tc: c.Tmux, wakes: map[string]chan struct{}{}, hooks: map[string]chan struct{}{}, anyC: make(chan struct{}, 1), closed: make(chan struct{}),
+		paused: map[string]bool{}}
 	waker, err := state.ListenSession(c.Getenv, c.StateDir)
 	if err != nil {
 		return nil, err
@@ -55,9 +66,24 @@ func Watch(ctx context.Context, c WatchConfig) (*Watcher, error) {
 		}
 	} else {
 		w.cc = cc
+		if c.Pause && c.Output {
+			// Pauses are sent off the output loop: a command's reply comes
+			// through the reader that this loop drains.
+			w.pauses = make(chan string, 64)
+			go w.pauseLoop()
+		}
 		go func() {
 			for o := range cc.Output() {
 				w.wake(o.Pane)
+				if w.pauses != nil {
+					select {
+					case w.pauses <- o.Pane:
+					default: // a pause is on its way already
+					}
+				}
+			}
+			if w.pauses != nil {
+				close(w.pauses)
 			}
 		}()
 	}
@@ -84,6 +110,37 @@ func (w *Watcher) Close() {
 		w.cc.Close()
 	}
 	w.waker.Close()
+}
+
+// pauseLoop pauses the output of each pane that printed, once, until
+// Resume. It ends when the control client's output ends.
+func (w *Watcher) pauseLoop() {
+	for pane := range w.pauses {
+		w.pauseMu.Lock()
+		if !w.paused[pane] {
+			// A pane gone or a client closed: the next Resume finds out.
+			if _, err := w.cc.Command(context.Background(), "refresh-client", "-A", pane+":pause"); err == nil {
+				w.paused[pane] = true
+			}
+		}
+		w.pauseMu.Unlock()
+	}
+}
+
+// Resume lets pane's output wake its waiters again, when the watcher
+// paused it (WatchConfig.Pause): a waiter calls it before each look, so
+// that what the pane prints after the look wakes it.
+func (w *Watcher) Resume(ctx context.Context, pane string) {
+	if w.pauses == nil {
+		return
+	}
+	w.pauseMu.Lock()
+	defer w.pauseMu.Unlock()
+	if w.paused[pane] {
+		if _, err := w.cc.Command(ctx, "refresh-client", "-A", pane+":continue"); err == nil {
+			w.paused[pane] = false
+		}
+	}
 }
 
 // Done is closed when the session's control client exits (the session
@@ -135,6 +192,11 @@ type controlMux struct {
 func (m controlMux) Pane(ctx context.Context, id string) (mux.Pane, error) {
 	p, err := m.cc.PaneState(ctx, id)
 	return p, sessionGone(id, err)
+}
+
+func (m controlMux) Rows(ctx context.Context, id string, history int) (mux.Rows, error) {
+	r, err := m.cc.Rows(ctx, id, history)
+	return r, sessionGone(id, err)
 }
 
 func (m controlMux) Capture(ctx context.Context, id string, history int) (string, error) {
