@@ -292,3 +292,37 @@ func TestLockerSkipsDeadTickets(t *testing.T) {
 	_, err = os.Stat(filepath.Join(l.Dir, "k.t1"))
 	assert.True(t, os.IsNotExist(err), "the dead ticket is removed")
 }
+
+func TestReportReachesWaiters(t *testing.T) {
+	run := t.TempDir()
+	getenv := func(k string) string {
+		if k == "XDG_RUNTIME_DIR" {
+			return run
+		}
+		return ""
+	}
+	w, err := ListenSession(getenv, "/state/s")
+	require.NoError(t, err)
+	defer w.Close()
+	_, ok := w.Report("%1")
+	assert.False(t, ok)
+	ReportSession(getenv, "/state/s", Report{Pane: "%1", Error: "disk full", Event: []byte(`{"kind":"turn-complete"}`)})
+	select {
+	case <-w.C:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no wake-up")
+	}
+	r, ok := w.Report("%1")
+	require.True(t, ok)
+	assert.Equal(t, "disk full", r.Error)
+	assert.JSONEq(t, `{"kind":"turn-complete"}`, string(r.Event))
+	// A report too long for a datagram goes without its event.
+	ReportSession(getenv, "/state/s", Report{Pane: "%2", Error: "x", Event: []byte(`"` + strings.Repeat("a", 20000) + `"`)})
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if r, ok = w.Report("%2"); ok {
+			break
+		}
+	}
+	require.True(t, ok)
+	assert.Empty(t, r.Event)
+}

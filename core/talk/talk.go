@@ -51,6 +51,9 @@ type Wakes interface {
 	// Resume lets pane's output wake again once a wait has looked (a
 	// watcher may pause a pane's output after each wake-up).
 	Resume(ctx context.Context, pane string)
+	// Unheard returns the report of a hook of pane that could not record
+	// its event (state.Report).
+	Unheard(pane string) (state.Report, bool)
 	// Mux is the multiplexer the waits look through.
 	Mux() mux.Multiplexer
 	Close()
@@ -76,6 +79,9 @@ type Deps struct {
 	// func it returns is called when they have all ended (a progress
 	// display, say).
 	Waiting func() (stop func())
+	// Warn, when set, is told what a wait goes on without (a hook that
+	// could not record its event).
+	Warn func(msg string)
 }
 
 // Result is one target's outcome.
@@ -217,11 +223,17 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *Result) (wait.Re
 	if turn.Hooks {
 		wake = t.wakes.Hook(p.ID)
 	}
-	var pasting func(context.Context)
-	if turn.Nonce != "" {
-		// The marker answer is what follows this paste on screen.
-		pasting = func(ctx context.Context) {
-			turn.Mark, _ = wait.NewMark(ctx, t.wakes.Mux(), p.ID)
+	// The turn is what follows this paste on screen: the marker answer,
+	// and what the screen shows when the agent's events are lost.
+	pasting := func(ctx context.Context) {
+		mark, _ := wait.NewMark(ctx, t.wakes.Mux(), p.ID)
+		if turn.Nonce != "" {
+			turn.Mark = mark
+		}
+		for _, s := range turn.Sources {
+			if m, ok := s.(interface{ Marked(*wait.Mark) }); ok && mark != nil {
+				m.Marked(mark)
+			}
 		}
 	}
 	res, err := t.deliver(qctx, p, profile, text, pasting)
@@ -230,7 +242,7 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *Result) (wait.Re
 		return wait.Result{}, err
 	}
 	w := &wait.Waiter{Mux: t.wakes.Mux(), Clock: t.d.Clock, Wake: wake, Poll: t.d.Config.PollInterval,
-		Resume: func(ctx context.Context) { t.wakes.Resume(ctx, p.ID) }}
+		Resume: func(ctx context.Context) { t.wakes.Resume(ctx, p.ID) }, Unheard: t.wakes.Unheard, Warn: t.d.Warn}
 	turn.Started = deadline.Add(-t.opts.Timeout)
 	return w.Wait(ctx, turn, t.opts.Timeout)
 }
@@ -295,8 +307,9 @@ func (c deadlineClock) Sleep(ctx context.Context, d time.Duration) error {
 // waits poll.
 type pollOnly struct{ m mux.Multiplexer }
 
-func (pollOnly) Wake(string) <-chan struct{}    { return nil }
-func (pollOnly) Hook(string) <-chan struct{}    { return nil }
-func (pollOnly) Resume(context.Context, string) {}
-func (p pollOnly) Mux() mux.Multiplexer         { return p.m }
-func (pollOnly) Close()                         {}
+func (pollOnly) Wake(string) <-chan struct{}         { return nil }
+func (pollOnly) Hook(string) <-chan struct{}         { return nil }
+func (pollOnly) Resume(context.Context, string)      {}
+func (pollOnly) Unheard(string) (state.Report, bool) { return state.Report{}, false }
+func (p pollOnly) Mux() mux.Multiplexer              { return p.m }
+func (pollOnly) Close()                              {}
