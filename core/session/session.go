@@ -16,8 +16,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/launch"
@@ -201,6 +203,19 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 		}
 		panes[i].Argv = append([]string{exe}, p.Argv[1:]...)
 	}
+	// A folder's Gemini settings change under their lock, held until this
+	// session is live and recorded: a party stop in the same folder waits,
+	// then sees the session and keeps the hooks it needs.
+	release := func() {}
+	if slices.ContainsFunc(panes, func(p PaneSpec) bool { return p.Agent == agent.Gemini }) {
+		unlock, err := state.LockFile(root, geminiSettingsPath(cwd))
+		if err != nil {
+			return Result{}, err
+		}
+		var once sync.Once
+		release = func() { once.Do(unlock) }
+		defer release()
+	}
 	if err := wireHooks(d, dir, cwd, panes); err != nil {
 		return Result{}, err
 	}
@@ -244,6 +259,7 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 	defer func() {
 		if created {
 			_ = tc.KillSession(context.WithoutCancel(ctx), name)
+			release()
 			_ = UnwireGemini(context.WithoutCancel(ctx), d, dir)
 		}
 	}()
@@ -279,6 +295,7 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 	if err := writeJSONFile(filepath.Join(dir, RecordFile), rec); err != nil {
 		return Result{}, err
 	}
+	release()
 	if opts.Dashboard {
 		if err := startDashboard(ctx, d, name, dir, cwd, env); err != nil {
 			return Result{}, err
