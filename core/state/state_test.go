@@ -13,7 +13,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/partyhq/party/core/clock"
 )
 
 func TestRoot(t *testing.T) {
@@ -70,7 +69,7 @@ func TestWriteFileIsAtomicAndPrivate(t *testing.T) {
 }
 
 func TestLockerSerializes(t *testing.T) {
-	l := Locker{Dir: filepath.Join(t.TempDir(), "locks"), Clock: clock.Real{}, Poll: time.Millisecond}
+	l := Locker{Dir: filepath.Join(t.TempDir(), "locks")}
 	var (
 		mu      sync.Mutex
 		inside  int
@@ -104,7 +103,7 @@ func TestLockerSerializes(t *testing.T) {
 }
 
 func TestLockHonoursContext(t *testing.T) {
-	l := Locker{Dir: t.TempDir(), Clock: clock.Real{}}
+	l := Locker{Dir: t.TempDir()}
 	unlock, err := l.Lock(context.Background(), "k")
 	require.NoError(t, err)
 	defer unlock()
@@ -243,7 +242,7 @@ func TestRuntimeDirIsPrivateAndOurs(t *testing.T) {
 }
 
 func TestLockerFirstComeFirstServed(t *testing.T) {
-	l := Locker{Dir: t.TempDir(), Clock: clock.Real{}, Poll: time.Millisecond}
+	l := Locker{Dir: t.TempDir()}
 	unlock, err := l.Lock(context.Background(), "%1")
 	require.NoError(t, err)
 	tickets := func() int {
@@ -280,7 +279,7 @@ func TestLockerFirstComeFirstServed(t *testing.T) {
 }
 
 func TestLockerSkipsDeadTickets(t *testing.T) {
-	l := Locker{Dir: t.TempDir(), Clock: clock.Real{}, Poll: time.Millisecond}
+	l := Locker{Dir: t.TempDir()}
 	// A ticket whose holder died: the file stays, its flock went with it.
 	require.NoError(t, os.WriteFile(filepath.Join(l.Dir, "k.t1"), nil, 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(l.Dir, "k.seq"), []byte("1\n"), 0o600))
@@ -325,4 +324,44 @@ func TestReportReachesWaiters(t *testing.T) {
 	}
 	require.True(t, ok)
 	assert.Empty(t, r.Event)
+}
+
+// TestLockerWakesOnRelease: a waiter sleeps on the flock of the ticket
+// below its own, not on a poll: with an hour between looks it still takes
+// the lock as soon as the holder lets go.
+func TestLockerWakesOnRelease(t *testing.T) {
+	l := Locker{Dir: t.TempDir()}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	unlock, err := l.Lock(ctx, "k")
+	require.NoError(t, err)
+	got := make(chan time.Time, 1)
+	go func() {
+		u, err := l.Lock(ctx, "k")
+		if err == nil {
+			got <- time.Now()
+			u()
+		}
+	}()
+	time.Sleep(100 * time.Millisecond) // the waiter is asleep
+	released := time.Now()
+	unlock()
+	select {
+	case at := <-got:
+		assert.Less(t, at.Sub(released), time.Second)
+	case <-ctx.Done():
+		t.Fatal("the waiter never woke")
+	}
+
+	// A waiter whose context ends gives up at once, holding nothing.
+	unlock, err = l.Lock(ctx, "k")
+	require.NoError(t, err)
+	short, cancelShort := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancelShort()
+	_, err = l.Lock(short, "k")
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	unlock()
+	u, err := l.Lock(ctx, "k")
+	require.NoError(t, err, "the one that gave up left no ticket behind")
+	u()
 }

@@ -177,9 +177,9 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *Result) (wait.Re
 	}
 
 	// One request per agent, first come first served: hold its request
-	// lock until the answer. The time queued counts against the timeout,
-	// in the clock's time (the queue's lock sleeps on it) and, for a real
-	// clock, in the context's too.
+	// lock until the answer. The time queued counts against the timeout:
+	// the queue gives up when the context's time is out, and a turn that
+	// comes when the clock's is (a simulated clock) sends nothing.
 	deadline := t.d.Clock.Now().Add(t.opts.Timeout)
 	qctx, cancelQueue := context.WithTimeout(ctx, t.opts.Timeout)
 	defer cancelQueue()
@@ -189,7 +189,7 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *Result) (wait.Re
 		lctx, cancel = context.WithCancel(lctx)
 		cancel() // try once
 	}
-	locker := state.Locker{Dir: t.d.LockDir, Clock: deadlineClock{Clock: t.d.Clock, deadline: deadline}}
+	locker := state.Locker{Dir: t.d.LockDir}
 	unlock, err := locker.Lock(lctx, "request-"+p.ID)
 	if err == nil && !t.d.Clock.Now().Before(deadline) {
 		// Its turn came as its time ran out: never send what nobody
@@ -282,25 +282,6 @@ func (t *talker) record(p mux.Pane, turn wait.Turn) (string, error) {
 		return "", err
 	}
 	return path, state.WriteFile(path, b.Bytes(), 0o600)
-}
-
-// deadlineClock is a clock that will not sleep past deadline: a sleep
-// that would reach it ends there with context.DeadlineExceeded. It bounds
-// the request queue in the clock's own time, virtual in the simulator.
-type deadlineClock struct {
-	clock.Clock
-	deadline time.Time
-}
-
-func (c deadlineClock) Sleep(ctx context.Context, d time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	left := c.deadline.Sub(c.Now())
-	if left <= 0 {
-		return context.DeadlineExceeded
-	}
-	return c.Clock.Sleep(ctx, min(d, left))
 }
 
 // pollOnly are the wake-ups of a talk with nothing to watch: none, so

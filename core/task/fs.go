@@ -58,7 +58,7 @@ func OpenFS(ctx context.Context, dir string, clk clock.Clock) (*FS, error) {
 }
 
 func newFS(dir string, clk clock.Clock) *FS {
-	return &FS{dir: dir, clock: clk, lock: state.Locker{Dir: filepath.Join(dir, "locks"), Clock: clk}}
+	return &FS{dir: dir, clock: clk, lock: state.Locker{Dir: filepath.Join(dir, "locks")}}
 }
 
 // CreateFS makes a new team in dir with its team.json and its first event.

@@ -200,7 +200,7 @@ func NewGitHub(ctx context.Context, c GitHubConfig) (Store, error) {
 		return nil, err
 	}
 	g := &githubStore{c: c, gh: execGh{bin: bin, env: c.Env},
-		locker: state.Locker{Dir: filepath.Join(c.Dir, "locks"), Clock: c.Clock}}
+		locker: state.Locker{Dir: filepath.Join(c.Dir, "locks")}}
 	if err := g.api(ctx, "GET", g.repoPath(""), nil, nil); err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return nil, fmt.Errorf("github store: repository %s not found (or gh's token cannot see it): %w", c.Repo, err)
