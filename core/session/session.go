@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -22,6 +23,7 @@ import (
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/launch"
 	"github.com/partyhq/party/core/record"
 	"github.com/partyhq/party/core/review"
@@ -347,7 +349,10 @@ func layoutOptions(name, dir string, panes []PaneSpec) []tmux.Option {
 }
 
 // Stop kills the session name and takes party's Gemini hooks out of its
-// folder again. Its state dir is kept.
+// folder again. Its state dir is kept, but for what only its agents and
+// waiters needed: the messages spilled to files for its agents, the
+// records of talks that were killed, and the wake sockets left by
+// processes that died.
 func Stop(ctx context.Context, d Deps, name string) error {
 	info, infoErr := d.Tmux.SessionInfo(ctx, name)
 	if err := d.Tmux.KillSession(ctx, name); err != nil {
@@ -357,6 +362,11 @@ func Stop(ctx context.Context, d Deps, name string) error {
 		if err := UnwireGemini(ctx, d, info.StateDir); err != nil {
 			d.warn("%v", err)
 		}
+		if err := os.RemoveAll(filepath.Join(info.StateDir, deliver.SpillDir)); err != nil {
+			d.warn("%v", err)
+		}
+		state.SweepUnheld(filepath.Join(info.StateDir, "requests"), ".json")
+		state.SweepSession(d.Getenv, info.StateDir)
 	}
 	return nil
 }

@@ -364,3 +364,18 @@ func TestLockerWakesOnRelease(t *testing.T) {
 	require.NoError(t, err, "the one that gave up left no ticket behind")
 	u()
 }
+
+func TestWriteHeldSurvivesSweepsUntilReleased(t *testing.T) {
+	dir := t.TempDir()
+	release, err := WriteHeld(filepath.Join(dir, "a.json"), []byte("{}\n"), 0o600)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "orphan.json"), []byte("{}\n"), 0o600)) // its writer died
+	SweepUnheld(dir, ".json")
+	_, err = os.Stat(filepath.Join(dir, "a.json"))
+	assert.NoError(t, err, "held: kept")
+	_, err = os.Stat(filepath.Join(dir, "orphan.json"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "held by nobody: removed")
+	release()
+	_, err = os.Stat(filepath.Join(dir, "a.json"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "release removes it")
+}

@@ -182,6 +182,7 @@ func Listen(dir string) (*Waiter, error) {
 			return nil, err
 		}
 	}
+	send(dir, nil) // the sockets of waiters that died go
 	c := make(chan struct{}, 1)
 	w := &Waiter{conn: conn, path: path, C: c, reports: map[string]Report{}}
 	go func() {
@@ -217,7 +218,18 @@ func (w *Waiter) Close() error {
 // Wake wakes every waiter registered in dir. It never blocks.
 func Wake(dir string) { send(dir, []byte{1}) }
 
-// send sends msg to every waiter registered in dir. It never blocks.
+// SweepSession removes the wake sockets of the session whose state dir is
+// stateDir that no waiter listens on any more (a killed process leaves
+// its socket behind), and the wake dir itself once empty.
+func SweepSession(getenv func(string) string, stateDir string) {
+	if dir, err := WakeDir(getenv, stateDir); err == nil {
+		send(dir, nil)
+		os.Remove(dir) // only when empty
+	}
+}
+
+// send sends msg to every waiter registered in dir (nil sends nothing,
+// and only removes the sockets of dead waiters). It never blocks.
 func send(dir string, msg []byte) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -235,8 +247,10 @@ func send(dir string, msg []byte) {
 			}
 			continue
 		}
-		_ = conn.SetWriteBuffer(max(64, 2*len(msg)))
-		_, _ = conn.Write(msg)
+		if msg != nil {
+			_ = conn.SetWriteBuffer(max(64, 2*len(msg)))
+			_, _ = conn.Write(msg)
+		}
 		_ = conn.Close()
 	}
 }

@@ -213,11 +213,11 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *Result) (wait.Re
 		return wait.Result{}, err
 	}
 	turn := t.d.Turn(ctx, t.wakes.Mux(), p, spec)
-	rec, err := t.record(p, turn)
+	release, err := t.record(p, turn)
 	if err != nil {
 		return wait.Result{}, err
 	}
-	defer os.Remove(rec)
+	defer release()
 
 	wake := t.wakes.Wake(p.ID)
 	if turn.Hooks {
@@ -262,14 +262,16 @@ func (t *talker) deliver(ctx context.Context, p mux.Pane, profile agent.Profile,
 	return t.d.Deliverer.Send(ctx, deliver.Request{Pane: p.ID, Profile: profile, Text: text, Clear: t.opts.Clear, Pasting: pasting})
 }
 
-// record writes the request record of a waiting talk; the caller removes
-// it when done. A crashed talk leaves a record but no lock, so it never
-// blocks the next one.
-func (t *talker) record(p mux.Pane, turn wait.Turn) (string, error) {
+// record writes the request record of a waiting talk, held (an flock)
+// until the caller releases it, which removes it. The records of talks
+// that were killed are removed here: nothing holds them any more, so they
+// never block nor pile up.
+func (t *talker) record(p mux.Pane, turn wait.Turn) (release func(), err error) {
 	dir := filepath.Join(t.d.StateDir, "requests")
 	if err := state.MkdirPrivate(dir); err != nil {
-		return "", err
+		return nil, err
 	}
+	state.SweepUnheld(dir, ".json")
 	id := wait.NewNonce()
 	path := filepath.Join(dir, id+".json")
 	rec := map[string]any{"id": id, "pane": p.ID, "role": p.Role, "nonce": turn.Nonce, "hooks": turn.Hooks,
@@ -279,9 +281,9 @@ func (t *talker) record(p mux.Pane, turn wait.Turn) (string, error) {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(rec); err != nil {
-		return "", err
+		return nil, err
 	}
-	return path, state.WriteFile(path, b.Bytes(), 0o600)
+	return state.WriteHeld(path, b.Bytes(), 0o600)
 }
 
 // pollOnly are the wake-ups of a talk with nothing to watch: none, so
