@@ -148,7 +148,7 @@ func TestTalkNoQueueRefusesABusyAgent(t *testing.T) {
 	a := sim.NewAgent("claude")
 	p := f.add("worker", a, "")
 	// Another talk holds the agent's request lock.
-	unlock, err := state.Locker{Dir: f.deps.LockDir, Clock: f.clock}.Lock(context.Background(), "request-"+p.ID)
+	unlock, err := state.Locker{Dir: f.deps.LockDir}.Lock(context.Background(), "request-"+p.ID)
 	require.NoError(t, err)
 	defer unlock()
 

@@ -1,9 +1,11 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -307,4 +309,27 @@ func TestUnreadableConfigFile(t *testing.T) {
 	_, _, err := Load(e.getenv, e.cwd)
 	assert.ErrorIs(t, err, ErrInvalid)
 	assert.Contains(t, err.Error(), "permission denied")
+}
+
+// TestConcurrentSetsKeepEveryKey: sets of one file from many processes at
+// once (here goroutines, each with its own lock file descriptor) are read,
+// changed and written one at a time: none is lost.
+func TestConcurrentSetsKeepEveryKey(t *testing.T) {
+	e := newEnv(t)
+	var wg sync.WaitGroup
+	for i := range 24 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, err := SetIn(e.getenv, e.cwd, true, fmt.Sprintf("agents.r%d.preamble", i), "be brief", time.Now())
+			assert.NoError(t, err)
+		}()
+	}
+	wg.Wait()
+	g, _ := Paths(e.getenv, e.cwd)
+	b, err := os.ReadFile(g)
+	require.NoError(t, err)
+	for i := range 24 {
+		assert.Contains(t, string(b), fmt.Sprintf(`"r%d"`, i))
+	}
 }

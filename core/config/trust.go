@@ -219,6 +219,21 @@ func (t TrustStore) TrustFiles(paths []string, revoke bool, now time.Time) ([]Tr
 // trusted stays trusted (KeepTrust).
 func SetIn(getenv func(string) string, cwd string, global bool, key, value string, now time.Time) (string, error) {
 	g, l := Paths(getenv, cwd)
+	path := l
+	if global {
+		path = g
+	}
+	// Two sets at once must not lose one: the file is read, changed and
+	// written under its lock.
+	root, err := state.Root(getenv)
+	if err != nil {
+		return path, err
+	}
+	unlock, err := state.LockFile(root, path)
+	if err != nil {
+		return path, err
+	}
+	defer unlock()
 	if global {
 		return g, Set(g, key, value)
 	}

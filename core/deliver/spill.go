@@ -11,6 +11,10 @@ import (
 	"github.com/partyhq/party/core/state"
 )
 
+// SpillDir is where, in a session's state dir, Spill writes the texts too
+// long to paste; party stop removes it.
+const SpillDir = "messages"
+
 // MaxPaste is the largest text pasted as is; a longer one is written to a
 // file and the agent gets a one-line pointer to it (Spill).
 const MaxPaste = 512 << 10
@@ -22,7 +26,7 @@ func Spill(stateDir, text string) (string, error) {
 	if len(text) <= MaxPaste {
 		return text, nil
 	}
-	dir := filepath.Join(stateDir, "messages")
+	dir := filepath.Join(stateDir, SpillDir)
 	if err := state.MkdirPrivate(dir); err != nil {
 		return "", err
 	}

@@ -99,6 +99,12 @@ func Record(ctx context.Context, d Deps, agent string, payload []byte) error {
 		}
 	}
 	if err := state.AppendEvent(filepath.Join(dir, state.EventLog), ev); err != nil {
+		// Whoever waits for this event would wait in vain: tell them,
+		// with what the event says but its text.
+		short := Event{Time: ev.Time, Pane: ev.Pane, Agent: ev.Agent, Kind: ev.Kind, Raw: ev.Raw, Type: ev.Type,
+			Session: ev.Session, Transcript: ev.Transcript}
+		b, _ := json.Marshal(short)
+		state.ReportSession(d.Getenv, dir, state.Report{Pane: ev.Pane, Error: err.Error(), Event: b})
 		return err
 	}
 	if err := d.Review.Signal(dir, ev); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -114,4 +115,34 @@ func TestRecord(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestRecordThatCannotAppendTellsTheWaiters: an event log no hook can
+// append to (here a directory in its place) is an error, and the session's
+// waiters get a report of what was lost, at once.
+func TestRecordThatCannotAppendTellsTheWaiters(t *testing.T) {
+	dir, run := t.TempDir(), t.TempDir()
+	require.NoError(t, os.Mkdir(filepath.Join(dir, state.EventLog), 0o700))
+	env := map[string]string{"XDG_RUNTIME_DIR": run, "PARTY_STATE_DIR": dir, "TMUX_PANE": "%4"}
+	getenv := func(k string) string { return env[k] }
+	w, err := state.ListenSession(getenv, dir)
+	require.NoError(t, err)
+	defer w.Close()
+	err = Record(context.Background(), Deps{Getenv: getenv, Clock: clockAt(time.Now()), Tmux: fakeSessions{dir: dir},
+		In: strings.NewReader(`{"hook_event_name":"UserPromptSubmit","prompt":"q","transcript_path":"/t.jsonl"}`), Out: io.Discard,
+		Review: &fakeReview{}}, "claude", nil)
+	require.Error(t, err)
+	select {
+	case <-w.C:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no report")
+	}
+	r, ok := w.Report("%4")
+	require.True(t, ok)
+	assert.Contains(t, r.Error, "event log")
+	var ev Event
+	require.NoError(t, json.Unmarshal(r.Event, &ev))
+	assert.Equal(t, PromptSubmit, ev.Kind)
+	assert.Equal(t, "/t.jsonl", ev.Transcript)
+	assert.Empty(t, ev.Prompts, "the report says what was lost, not its text")
 }

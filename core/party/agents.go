@@ -5,6 +5,7 @@ import (
 
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/registry"
+	"github.com/partyhq/party/core/state"
 )
 
 // Agents is the registry of the agents of the working directory, the
@@ -20,7 +21,22 @@ func Agents(env *Env) (*registry.Registry, error) {
 // editAgents loads the registry, changes it and saves it, still trusted
 // when it was: the change is the user's.
 func editAgents(env *Env, change func(*registry.Registry) error) (*registry.Registry, error) {
-	r, err := Agents(env)
+	wd, err := env.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	// Two edits at once must not lose one: the registry is read, changed
+	// and written under its lock.
+	root, err := env.StateRoot()
+	if err != nil {
+		return nil, err
+	}
+	unlock, err := state.LockFile(root, registry.Path(wd))
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	r, err := registry.Load(registry.Path(wd))
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/state"
 )
 
 // InstallHooks merges party's hooks into the Claude Code settings.json of
@@ -27,7 +28,17 @@ func InstallHooks(env *Env, user, dryRun bool) (hook.Installed, error) {
 	if err != nil {
 		return hook.Installed{}, err
 	}
-	return hook.InstallClaude(filepath.Join(dir, ".claude", "settings.json"), hook.ShellQuote(exe)+" hook claude", dryRun, env.Clock.Now())
+	path := filepath.Join(dir, ".claude", "settings.json")
+	root, err := env.StateRoot()
+	if err != nil {
+		return hook.Installed{}, err
+	}
+	unlock, err := state.LockFile(root, path) // two installs at once keep both merges
+	if err != nil {
+		return hook.Installed{}, err
+	}
+	defer unlock()
+	return hook.InstallClaude(path, hook.ShellQuote(exe)+" hook claude", dryRun, env.Clock.Now())
 }
 
 // Hook records one hook event of agent, read from in or payload

@@ -2,10 +2,13 @@ package party
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/partyhq/party/core/shellwords"
+	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/task"
 	"github.com/partyhq/party/core/tmux"
 )
@@ -132,11 +135,37 @@ func (p *PM) EditDoc(ctx context.Context, id string, term task.Terminal) error {
 	if err != nil || edited == text {
 		return err
 	}
-	if err := p.Store.SetDoc(ctx, p.Actor, id, edited); err != nil {
+	// Saved only over the document the editor opened: a change made
+	// meanwhile (pm doc --set, another editor) is never overwritten, and
+	// the editor's text is kept where the message says.
+	err = p.Store.SetDocFrom(ctx, p.Actor, id, text, edited)
+	if errors.Is(err, task.ErrConflict) {
+		kept, kerr := p.keepDoc(id, edited)
+		if kerr != nil {
+			return fmt.Errorf("%w; your text could not be kept (%v): it is lost", err, kerr)
+		}
+		return fmt.Errorf("%w, so your text was not saved over it; it is in %s (party pm doc %s --print shows the new one)", err, kept, id)
+	}
+	if err != nil {
 		return err
 	}
 	p.env.Warnf("task %s: document saved", id)
 	return nil
+}
+
+// keepDoc writes text, an edit of task id's document that could not be
+// saved, to a file of its own under the state root and returns its path.
+func (p *PM) keepDoc(id, text string) (string, error) {
+	root, err := p.env.StateRoot()
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(root, "pm", "unsaved")
+	if err := state.MkdirPrivate(dir); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, fmt.Sprintf("task-%s-%s.md", id, p.env.Clock.Now().UTC().Format("20060102T150405.000")))
+	return path, state.WriteFile(path, []byte(text), 0o600)
 }
 
 // PMInitOptions are the inputs of PMInit.

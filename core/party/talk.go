@@ -55,7 +55,8 @@ func Talk(ctx context.Context, env *Env, opts TalkOptions) ([]TalkOutcome, error
 		LockDir: deliver.LockDir(root, info.SocketPath), Deliverer: env.Deliverer(root, info, route.RolesByPane(targets)),
 		Watch: func(ctx context.Context, output bool) (talk.Wakes, error) {
 			return env.Watch(ctx, info.Name, info.StateDir, output, true)
-		}}
+		},
+		Warn: func(msg string) { env.Warnf("%s", msg) }}
 	if opts.Wait {
 		deps.Waiting = func() func() {
 			return talk.Progress(ctx, env.Clock, env.Stderr, isTerminal(env.Stderr), roles(targets))

@@ -17,7 +17,7 @@ import (
 // roles gives the pane) and wakes the session, so that a recording shows
 // it as input at the right moment. With no state dir it does neither.
 func Deliverer(m mux.Multiplexer, clk clock.Clock, getenv func(string) string, lockDir, stateDir string, roles map[string]string) *deliver.Deliverer {
-	d := &deliver.Deliverer{Mux: m, Clock: clk, Locker: state.Locker{Dir: lockDir, Clock: clk}}
+	d := &deliver.Deliverer{Mux: m, Clock: clk, Locker: state.Locker{Dir: lockDir}}
 	if stateDir == "" {
 		return d
 	}

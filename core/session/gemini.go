@@ -32,7 +32,8 @@ func geminiSettingsPath(dir string) string { return filepath.Join(dir, ".gemini"
 
 // WireGemini puts party's Gemini hooks (BeforeAgent, AfterAgent,
 // Notification running "party hook gemini") in cwd's .gemini/settings.json,
-// merged with what is there, and records it in the state dir. It returns
+// merged with what is there, and records it in the state dir. The caller
+// holds the settings' lock (state.LockFile; Start does). It returns
 // why the pane must fall back to the marker instead: Gemini does not trust
 // the folder (it then runs no hooks), or the settings cannot be merged.
 func WireGemini(d Deps, stateDir, cwd string, argv []string) (fallback string, err error) {
@@ -92,6 +93,18 @@ func UnwireGemini(ctx context.Context, d Deps, stateDir string) error {
 	if err != nil {
 		return err
 	}
+	// Under the settings' lock: a party start in the folder holds it
+	// until its session is live (Start), so it is either seen below or
+	// adds its hooks again after.
+	root, err := state.Root(d.Getenv)
+	if err != nil {
+		return err
+	}
+	unlock, err := state.LockFile(root, rec.Path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	if other := geminiHooksUser(ctx, d, stateDir, rec.Path); other != "" {
 		d.warn("kept party's Gemini hooks in %s: session %s uses them", rec.Path, other)
 		return os.Remove(filepath.Join(stateDir, geminiHooksFile))

@@ -13,13 +13,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/launch"
 	"github.com/partyhq/party/core/record"
 	"github.com/partyhq/party/core/review"
@@ -201,6 +205,19 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 		}
 		panes[i].Argv = append([]string{exe}, p.Argv[1:]...)
 	}
+	// A folder's Gemini settings change under their lock, held until this
+	// session is live and recorded: a party stop in the same folder waits,
+	// then sees the session and keeps the hooks it needs.
+	release := func() {}
+	if slices.ContainsFunc(panes, func(p PaneSpec) bool { return p.Agent == agent.Gemini }) {
+		unlock, err := state.LockFile(root, geminiSettingsPath(cwd))
+		if err != nil {
+			return Result{}, err
+		}
+		var once sync.Once
+		release = func() { once.Do(unlock) }
+		defer release()
+	}
 	if err := wireHooks(d, dir, cwd, panes); err != nil {
 		return Result{}, err
 	}
@@ -244,6 +261,7 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 	defer func() {
 		if created {
 			_ = tc.KillSession(context.WithoutCancel(ctx), name)
+			release()
 			_ = UnwireGemini(context.WithoutCancel(ctx), d, dir)
 		}
 	}()
@@ -279,6 +297,7 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 	if err := writeJSONFile(filepath.Join(dir, RecordFile), rec); err != nil {
 		return Result{}, err
 	}
+	release()
 	if opts.Dashboard {
 		if err := startDashboard(ctx, d, name, dir, cwd, env); err != nil {
 			return Result{}, err
@@ -330,7 +349,10 @@ func layoutOptions(name, dir string, panes []PaneSpec) []tmux.Option {
 }
 
 // Stop kills the session name and takes party's Gemini hooks out of its
-// folder again. Its state dir is kept.
+// folder again. Its state dir is kept, but for what only its agents and
+// waiters needed: the messages spilled to files for its agents, the
+// records of talks that were killed, and the wake sockets left by
+// processes that died.
 func Stop(ctx context.Context, d Deps, name string) error {
 	info, infoErr := d.Tmux.SessionInfo(ctx, name)
 	if err := d.Tmux.KillSession(ctx, name); err != nil {
@@ -340,6 +362,11 @@ func Stop(ctx context.Context, d Deps, name string) error {
 		if err := UnwireGemini(ctx, d, info.StateDir); err != nil {
 			d.warn("%v", err)
 		}
+		if err := os.RemoveAll(filepath.Join(info.StateDir, deliver.SpillDir)); err != nil {
+			d.warn("%v", err)
+		}
+		state.SweepUnheld(filepath.Join(info.StateDir, "requests"), ".json")
+		state.SweepSession(d.Getenv, info.StateDir)
 	}
 	return nil
 }

@@ -9,24 +9,19 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/partyhq/party/core/clock"
 )
 
 // Locker serializes work on a key across processes, first come first
 // served. Each caller takes a numbered ticket (a file it holds an flock on
 // for as long as it waits or works) and goes when every lower ticket is
-// gone. A holder that dies releases its flock with it, and the next caller
-// that looks removes its ticket, so a crashed process never blocks the
-// queue.
+// gone. A waiter sleeps on the flock of the live ticket just below its
+// own, which its holder's release (or death) ends: no waiter polls. A
+// holder that dies releases its flock with it, and the next caller that
+// looks removes its ticket, so a crashed process never blocks the queue.
 type Locker struct {
-	Dir   string
-	Clock clock.Clock
-	// Poll is how often a waiting Lock looks again; default 5ms.
-	Poll time.Duration
+	Dir string
 }
 
 // Lock blocks until key is held or ctx is done; the time spent waiting in
@@ -40,12 +35,8 @@ func (l Locker) Lock(ctx context.Context, key string) (func(), error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock %s: %w", key, err)
 	}
-	poll := l.Poll
-	if poll <= 0 {
-		poll = 5 * time.Millisecond
-	}
 	for {
-		first, err := l.first(name, t.seq)
+		first, below, err := l.first(name, t.seq)
 		if err != nil {
 			t.release()
 			return nil, fmt.Errorf("lock %s: %w", key, err)
@@ -53,11 +44,40 @@ func (l Locker) Lock(ctx context.Context, key string) (func(), error) {
 		if first {
 			return t.release, nil
 		}
-		if err := l.Clock.Sleep(ctx, poll); err != nil {
+		select {
+		case <-released(below):
+		case <-ctx.Done():
 			t.release()
-			return nil, fmt.Errorf("lock %s: %w", key, err)
+			return nil, fmt.Errorf("lock %s: %w", key, ctx.Err())
 		}
 	}
+}
+
+// released returns a channel closed once no process holds the flock of
+// the ticket at path any more (or the ticket is gone). The goroutine
+// that sleeps on the flock ends then, also when nobody listens any more
+// (a waiter that gave up): its holder lets go in the end.
+func released(path string) chan struct{} {
+	c := make(chan struct{})
+	go func() {
+		defer close(c)
+		f, err := os.Open(path)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		for {
+			err := unix.Flock(int(f.Fd()), unix.LOCK_SH)
+			if err == nil {
+				_ = unix.Flock(int(f.Fd()), unix.LOCK_UN)
+				return
+			}
+			if !errors.Is(err, unix.EINTR) {
+				return
+			}
+		}
+	}()
+	return c
 }
 
 // ticket is one caller's place in a queue.
@@ -122,23 +142,24 @@ func (l Locker) take(name string) (*ticket, error) {
 	return &ticket{seq: seq, path: path, f: f}, nil
 }
 
-// first reports whether no live ticket lower than seq remains; tickets
-// whose holder died are removed on the way.
-func (l Locker) first(name string, seq uint64) (bool, error) {
+// first reports whether no live ticket lower than seq remains, else the
+// live ticket right below seq; tickets whose holder died are removed on
+// the way.
+func (l Locker) first(name string, seq uint64) (bool, string, error) {
 	lower, err := l.lower(name, seq)
 	if err != nil || len(lower) == 0 {
-		return err == nil, err
+		return err == nil, "", err
 	}
-	for _, path := range lower {
-		if held(path) {
-			return false, nil
+	for i := len(lower) - 1; i >= 0; i-- {
+		if held(lower[i]) {
+			return false, lower[i], nil
 		}
 	}
 	// Every lower ticket looks dead: clean up under the guard, where no
 	// ticket is half made, and look again.
 	unguard, err := l.guard(name)
 	if err != nil {
-		return false, err
+		return false, "", err
 	}
 	defer unguard()
 	for _, path := range lower {
@@ -147,7 +168,10 @@ func (l Locker) first(name string, seq uint64) (bool, error) {
 		}
 	}
 	lower, err = l.lower(name, seq)
-	return err == nil && len(lower) == 0, err
+	if err != nil || len(lower) == 0 {
+		return err == nil, "", err
+	}
+	return false, lower[len(lower)-1], nil
 }
 
 // lower lists the tickets of name numbered below seq, lowest first.

@@ -12,8 +12,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/partyhq/party/core/clock"
 )
 
 func TestRoot(t *testing.T) {
@@ -70,7 +68,7 @@ func TestWriteFileIsAtomicAndPrivate(t *testing.T) {
 }
 
 func TestLockerSerializes(t *testing.T) {
-	l := Locker{Dir: filepath.Join(t.TempDir(), "locks"), Clock: clock.Real{}, Poll: time.Millisecond}
+	l := Locker{Dir: filepath.Join(t.TempDir(), "locks")}
 	var (
 		mu      sync.Mutex
 		inside  int
@@ -104,7 +102,7 @@ func TestLockerSerializes(t *testing.T) {
 }
 
 func TestLockHonoursContext(t *testing.T) {
-	l := Locker{Dir: t.TempDir(), Clock: clock.Real{}}
+	l := Locker{Dir: t.TempDir()}
 	unlock, err := l.Lock(context.Background(), "k")
 	require.NoError(t, err)
 	defer unlock()
@@ -243,7 +241,7 @@ func TestRuntimeDirIsPrivateAndOurs(t *testing.T) {
 }
 
 func TestLockerFirstComeFirstServed(t *testing.T) {
-	l := Locker{Dir: t.TempDir(), Clock: clock.Real{}, Poll: time.Millisecond}
+	l := Locker{Dir: t.TempDir()}
 	unlock, err := l.Lock(context.Background(), "%1")
 	require.NoError(t, err)
 	tickets := func() int {
@@ -280,7 +278,7 @@ func TestLockerFirstComeFirstServed(t *testing.T) {
 }
 
 func TestLockerSkipsDeadTickets(t *testing.T) {
-	l := Locker{Dir: t.TempDir(), Clock: clock.Real{}, Poll: time.Millisecond}
+	l := Locker{Dir: t.TempDir()}
 	// A ticket whose holder died: the file stays, its flock went with it.
 	require.NoError(t, os.WriteFile(filepath.Join(l.Dir, "k.t1"), nil, 0o600))
 	require.NoError(t, os.WriteFile(filepath.Join(l.Dir, "k.seq"), []byte("1\n"), 0o600))
@@ -291,4 +289,93 @@ func TestLockerSkipsDeadTickets(t *testing.T) {
 	unlock()
 	_, err = os.Stat(filepath.Join(l.Dir, "k.t1"))
 	assert.True(t, os.IsNotExist(err), "the dead ticket is removed")
+}
+
+func TestReportReachesWaiters(t *testing.T) {
+	run := t.TempDir()
+	getenv := func(k string) string {
+		if k == "XDG_RUNTIME_DIR" {
+			return run
+		}
+		return ""
+	}
+	w, err := ListenSession(getenv, "/state/s")
+	require.NoError(t, err)
+	defer w.Close()
+	_, ok := w.Report("%1")
+	assert.False(t, ok)
+	ReportSession(getenv, "/state/s", Report{Pane: "%1", Error: "disk full", Event: []byte(`{"kind":"turn-complete"}`)})
+	select {
+	case <-w.C:
+	case <-time.After(5 * time.Second):
+		t.Fatal("no wake-up")
+	}
+	r, ok := w.Report("%1")
+	require.True(t, ok)
+	assert.Equal(t, "disk full", r.Error)
+	assert.JSONEq(t, `{"kind":"turn-complete"}`, string(r.Event))
+	// A report too long for a datagram goes without its event.
+	ReportSession(getenv, "/state/s", Report{Pane: "%2", Error: "x", Event: []byte(`"` + strings.Repeat("a", 20000) + `"`)})
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if r, ok = w.Report("%2"); ok {
+			break
+		}
+	}
+	require.True(t, ok)
+	assert.Empty(t, r.Event)
+}
+
+// TestLockerWakesOnRelease: a waiter sleeps on the flock of the ticket
+// below its own, not on a poll: with an hour between looks it still takes
+// the lock as soon as the holder lets go.
+func TestLockerWakesOnRelease(t *testing.T) {
+	l := Locker{Dir: t.TempDir()}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	unlock, err := l.Lock(ctx, "k")
+	require.NoError(t, err)
+	got := make(chan time.Time, 1)
+	go func() {
+		u, err := l.Lock(ctx, "k")
+		if err == nil {
+			got <- time.Now()
+			u()
+		}
+	}()
+	time.Sleep(100 * time.Millisecond) // the waiter is asleep
+	released := time.Now()
+	unlock()
+	select {
+	case at := <-got:
+		assert.Less(t, at.Sub(released), time.Second)
+	case <-ctx.Done():
+		t.Fatal("the waiter never woke")
+	}
+
+	// A waiter whose context ends gives up at once, holding nothing.
+	unlock, err = l.Lock(ctx, "k")
+	require.NoError(t, err)
+	short, cancelShort := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancelShort()
+	_, err = l.Lock(short, "k")
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	unlock()
+	u, err := l.Lock(ctx, "k")
+	require.NoError(t, err, "the one that gave up left no ticket behind")
+	u()
+}
+
+func TestWriteHeldSurvivesSweepsUntilReleased(t *testing.T) {
+	dir := t.TempDir()
+	release, err := WriteHeld(filepath.Join(dir, "a.json"), []byte("{}\n"), 0o600)
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "orphan.json"), []byte("{}\n"), 0o600)) // its writer died
+	SweepUnheld(dir, ".json")
+	_, err = os.Stat(filepath.Join(dir, "a.json"))
+	assert.NoError(t, err, "held: kept")
+	_, err = os.Stat(filepath.Join(dir, "orphan.json"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "held by nobody: removed")
+	release()
+	_, err = os.Stat(filepath.Join(dir, "a.json"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "release removes it")
 }

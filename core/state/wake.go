@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -107,11 +109,49 @@ func checkPrivateDir(dir string) error {
 	return nil
 }
 
-// Waiter receives wake-ups.
+// Waiter receives wake-ups, and the reports of processes that could not
+// append to the session's event log (Report).
 type Waiter struct {
 	conn *net.UnixConn
 	path string
 	C    <-chan struct{}
+
+	mu      sync.Mutex
+	reports map[string]Report // the last report of each pane
+}
+
+// A Report is sent to a session's waiters, instead of a plain wake-up, by
+// a process that could not append an event to the session's event log (a
+// read-only or full state dir): without it a waiter would wait for an
+// event that never comes.
+type Report struct {
+	Pane  string          `json:"pane"`
+	Error string          `json:"error"`
+	Event json.RawMessage `json:"event,omitempty"` // what it could not record, in short
+}
+
+// maxReport bounds a report's datagram.
+const maxReport = 16 << 10
+
+// ReportSession sends r to the waiters of the session whose state dir is
+// stateDir. An event too long for a datagram goes without its event.
+func ReportSession(getenv func(string) string, stateDir string, r Report) {
+	b, err := json.Marshal(r)
+	if err == nil && len(b) > maxReport {
+		r.Event = nil
+		b, err = json.Marshal(r)
+	}
+	if dir, derr := WakeDir(getenv, stateDir); derr == nil && err == nil {
+		send(dir, b)
+	}
+}
+
+// Report returns the last report about pane, if one came.
+func (w *Waiter) Report(pane string) (Report, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	r, ok := w.reports[pane]
+	return r, ok
 }
 
 // Listen registers a waiter in dir. Close it when done.
@@ -142,13 +182,22 @@ func Listen(dir string) (*Waiter, error) {
 			return nil, err
 		}
 	}
+	send(dir, nil) // the sockets of waiters that died go
 	c := make(chan struct{}, 1)
+	w := &Waiter{conn: conn, path: path, C: c, reports: map[string]Report{}}
 	go func() {
-		buf := make([]byte, 16)
+		buf := make([]byte, maxReport+1)
 		for {
-			if _, _, err := conn.ReadFromUnix(buf); err != nil {
+			n, _, err := conn.ReadFromUnix(buf)
+			if err != nil {
 				close(c)
 				return
+			}
+			var r Report
+			if n > 1 && json.Unmarshal(buf[:n], &r) == nil && r.Pane != "" {
+				w.mu.Lock()
+				w.reports[r.Pane] = r
+				w.mu.Unlock()
 			}
 			select {
 			case c <- struct{}{}:
@@ -156,7 +205,7 @@ func Listen(dir string) (*Waiter, error) {
 			}
 		}
 	}()
-	return &Waiter{conn: conn, path: path, C: c}, nil
+	return w, nil
 }
 
 // Close unregisters the waiter.
@@ -167,7 +216,21 @@ func (w *Waiter) Close() error {
 }
 
 // Wake wakes every waiter registered in dir. It never blocks.
-func Wake(dir string) {
+func Wake(dir string) { send(dir, []byte{1}) }
+
+// SweepSession removes the wake sockets of the session whose state dir is
+// stateDir that no waiter listens on any more (a killed process leaves
+// its socket behind), and the wake dir itself once empty.
+func SweepSession(getenv func(string) string, stateDir string) {
+	if dir, err := WakeDir(getenv, stateDir); err == nil {
+		send(dir, nil)
+		os.Remove(dir) // only when empty
+	}
+}
+
+// send sends msg to every waiter registered in dir (nil sends nothing,
+// and only removes the sockets of dead waiters). It never blocks.
+func send(dir string, msg []byte) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
@@ -184,8 +247,10 @@ func Wake(dir string) {
 			}
 			continue
 		}
-		_ = conn.SetWriteBuffer(64)
-		_, _ = conn.Write([]byte{1})
+		if msg != nil {
+			_ = conn.SetWriteBuffer(max(64, 2*len(msg)))
+			_, _ = conn.Write(msg)
+		}
 		_ = conn.Close()
 	}
 }

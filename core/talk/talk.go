@@ -51,6 +51,9 @@ type Wakes interface {
 	// Resume lets pane's output wake again once a wait has looked (a
 	// watcher may pause a pane's output after each wake-up).
 	Resume(ctx context.Context, pane string)
+	// Unheard returns the report of a hook of pane that could not record
+	// its event (state.Report).
+	Unheard(pane string) (state.Report, bool)
 	// Mux is the multiplexer the waits look through.
 	Mux() mux.Multiplexer
 	Close()
@@ -76,6 +79,9 @@ type Deps struct {
 	// func it returns is called when they have all ended (a progress
 	// display, say).
 	Waiting func() (stop func())
+	// Warn, when set, is told what a wait goes on without (a hook that
+	// could not record its event).
+	Warn func(msg string)
 }
 
 // Result is one target's outcome.
@@ -171,9 +177,9 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *Result) (wait.Re
 	}
 
 	// One request per agent, first come first served: hold its request
-	// lock until the answer. The time queued counts against the timeout,
-	// in the clock's time (the queue's lock sleeps on it) and, for a real
-	// clock, in the context's too.
+	// lock until the answer. The time queued counts against the timeout:
+	// the queue gives up when the context's time is out, and a turn that
+	// comes when the clock's is (a simulated clock) sends nothing.
 	deadline := t.d.Clock.Now().Add(t.opts.Timeout)
 	qctx, cancelQueue := context.WithTimeout(ctx, t.opts.Timeout)
 	defer cancelQueue()
@@ -183,7 +189,7 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *Result) (wait.Re
 		lctx, cancel = context.WithCancel(lctx)
 		cancel() // try once
 	}
-	locker := state.Locker{Dir: t.d.LockDir, Clock: deadlineClock{Clock: t.d.Clock, deadline: deadline}}
+	locker := state.Locker{Dir: t.d.LockDir}
 	unlock, err := locker.Lock(lctx, "request-"+p.ID)
 	if err == nil && !t.d.Clock.Now().Before(deadline) {
 		// Its turn came as its time ran out: never send what nobody
@@ -207,21 +213,27 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *Result) (wait.Re
 		return wait.Result{}, err
 	}
 	turn := t.d.Turn(ctx, t.wakes.Mux(), p, spec)
-	rec, err := t.record(p, turn)
+	release, err := t.record(p, turn)
 	if err != nil {
 		return wait.Result{}, err
 	}
-	defer os.Remove(rec)
+	defer release()
 
 	wake := t.wakes.Wake(p.ID)
 	if turn.Hooks {
 		wake = t.wakes.Hook(p.ID)
 	}
-	var pasting func(context.Context)
-	if turn.Nonce != "" {
-		// The marker answer is what follows this paste on screen.
-		pasting = func(ctx context.Context) {
-			turn.Mark, _ = wait.NewMark(ctx, t.wakes.Mux(), p.ID)
+	// The turn is what follows this paste on screen: the marker answer,
+	// and what the screen shows when the agent's events are lost.
+	pasting := func(ctx context.Context) {
+		mark, _ := wait.NewMark(ctx, t.wakes.Mux(), p.ID)
+		if turn.Nonce != "" {
+			turn.Mark = mark
+		}
+		for _, s := range turn.Sources {
+			if m, ok := s.(interface{ Marked(*wait.Mark) }); ok && mark != nil {
+				m.Marked(mark)
+			}
 		}
 	}
 	res, err := t.deliver(qctx, p, profile, text, pasting)
@@ -230,7 +242,7 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *Result) (wait.Re
 		return wait.Result{}, err
 	}
 	w := &wait.Waiter{Mux: t.wakes.Mux(), Clock: t.d.Clock, Wake: wake, Poll: t.d.Config.PollInterval,
-		Resume: func(ctx context.Context) { t.wakes.Resume(ctx, p.ID) }}
+		Resume: func(ctx context.Context) { t.wakes.Resume(ctx, p.ID) }, Unheard: t.wakes.Unheard, Warn: t.d.Warn}
 	turn.Started = deadline.Add(-t.opts.Timeout)
 	return w.Wait(ctx, turn, t.opts.Timeout)
 }
@@ -250,14 +262,16 @@ func (t *talker) deliver(ctx context.Context, p mux.Pane, profile agent.Profile,
 	return t.d.Deliverer.Send(ctx, deliver.Request{Pane: p.ID, Profile: profile, Text: text, Clear: t.opts.Clear, Pasting: pasting})
 }
 
-// record writes the request record of a waiting talk; the caller removes
-// it when done. A crashed talk leaves a record but no lock, so it never
-// blocks the next one.
-func (t *talker) record(p mux.Pane, turn wait.Turn) (string, error) {
+// record writes the request record of a waiting talk, held (an flock)
+// until the caller releases it, which removes it. The records of talks
+// that were killed are removed here: nothing holds them any more, so they
+// never block nor pile up.
+func (t *talker) record(p mux.Pane, turn wait.Turn) (release func(), err error) {
 	dir := filepath.Join(t.d.StateDir, "requests")
 	if err := state.MkdirPrivate(dir); err != nil {
-		return "", err
+		return nil, err
 	}
+	state.SweepUnheld(dir, ".json")
 	id := wait.NewNonce()
 	path := filepath.Join(dir, id+".json")
 	rec := map[string]any{"id": id, "pane": p.ID, "role": p.Role, "nonce": turn.Nonce, "hooks": turn.Hooks,
@@ -267,36 +281,18 @@ func (t *talker) record(p mux.Pane, turn wait.Turn) (string, error) {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(rec); err != nil {
-		return "", err
+		return nil, err
 	}
-	return path, state.WriteFile(path, b.Bytes(), 0o600)
-}
-
-// deadlineClock is a clock that will not sleep past deadline: a sleep
-// that would reach it ends there with context.DeadlineExceeded. It bounds
-// the request queue in the clock's own time, virtual in the simulator.
-type deadlineClock struct {
-	clock.Clock
-	deadline time.Time
-}
-
-func (c deadlineClock) Sleep(ctx context.Context, d time.Duration) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	left := c.deadline.Sub(c.Now())
-	if left <= 0 {
-		return context.DeadlineExceeded
-	}
-	return c.Clock.Sleep(ctx, min(d, left))
+	return state.WriteHeld(path, b.Bytes(), 0o600)
 }
 
 // pollOnly are the wake-ups of a talk with nothing to watch: none, so
 // waits poll.
 type pollOnly struct{ m mux.Multiplexer }
 
-func (pollOnly) Wake(string) <-chan struct{}    { return nil }
-func (pollOnly) Hook(string) <-chan struct{}    { return nil }
-func (pollOnly) Resume(context.Context, string) {}
-func (p pollOnly) Mux() mux.Multiplexer         { return p.m }
-func (pollOnly) Close()                         {}
+func (pollOnly) Wake(string) <-chan struct{}         { return nil }
+func (pollOnly) Hook(string) <-chan struct{}         { return nil }
+func (pollOnly) Resume(context.Context, string)      {}
+func (pollOnly) Unheard(string) (state.Report, bool) { return state.Report{}, false }
+func (p pollOnly) Mux() mux.Multiplexer              { return p.m }
+func (pollOnly) Close()                              {}

@@ -75,8 +75,12 @@ func (d Deps) Turn(ctx context.Context, screens mux.Multiplexer, p mux.Pane, spe
 		// the prompt put back into the box) says so.
 		turn.Sources = append(turn.Sources, wait.NewClaudeTranscript(events, p.ID, turn.Prompt, profile, capture))
 	case turn.Hooks && profile.Kind == agent.Gemini:
-		// No AfterAgent on an Esc: only the screen says it.
-		turn.Sources = append(turn.Sources, wait.NewGeminiScreen(turn.Prompt, capture))
+		// No AfterAgent on an Esc: only the screen says it. Nor any, to
+		// us, when the hook cannot record it: the screen says the answer.
+		g := wait.NewGeminiScreen(turn.Prompt, capture)
+		g.Profile = profile
+		g.Rows = func() (mux.Rows, error) { return screens.Rows(ctx, p.ID, d.Config.CaptureLines) }
+		turn.Sources = append(turn.Sources, g)
 	}
 	return turn
 }

@@ -1,6 +1,7 @@
 package task
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -57,7 +58,7 @@ func OpenFS(ctx context.Context, dir string, clk clock.Clock) (*FS, error) {
 }
 
 func newFS(dir string, clk clock.Clock) *FS {
-	return &FS{dir: dir, clock: clk, lock: state.Locker{Dir: filepath.Join(dir, "locks"), Clock: clk}}
+	return &FS{dir: dir, clock: clk, lock: state.Locker{Dir: filepath.Join(dir, "locks")}}
 }
 
 // CreateFS makes a new team in dir with its team.json and its first event.
@@ -66,15 +67,12 @@ func CreateFS(ctx context.Context, dir string, t Team, actor string, clk clock.C
 		return nil, err
 	}
 	s := newFS(dir, clk)
-	err := s.locked(ctx, func() ([]Event, error) {
+	err := s.locked(ctx, func() ([]Event, func() error, error) {
 		path := filepath.Join(dir, "team.json")
 		if _, err := os.Stat(path); err == nil {
-			return nil, fmt.Errorf("team %s exists already: %w", t.ID, ErrInvalid)
+			return nil, nil, fmt.Errorf("team %s exists already: %w", t.ID, ErrInvalid)
 		}
-		if err := writeJSON(path, t); err != nil {
-			return nil, err
-		}
-		return []Event{{Event: "team_created", ID: t.ID, To: t.Name, Actor: actor}}, nil
+		return []Event{{Event: "team_created", ID: t.ID, To: t.Name, Actor: actor}}, func() error { return writeJSON(path, t) }, nil
 	})
 	if err != nil {
 		return nil, err
@@ -94,27 +92,120 @@ func (s *FS) milestonePath(id string) string {
 	return filepath.Join(s.dir, "milestones", id+".json")
 }
 
-// locked runs change under the team's lock and appends the events it
-// returns, stamped with the time, before the lock goes.
-func (s *FS) locked(ctx context.Context, change func() ([]Event, error)) error {
+// locked runs change under the team's lock: change reads what it needs
+// and returns the events of the change and commit, which writes it. The
+// events are appended first, in one write, stamped with the time; only
+// then does commit run, and should it fail the log is cut back to where it
+// was: the audit trail never misses a change that was made, nor lists one
+// that was not (short of a crash between the two).
+func (s *FS) locked(ctx context.Context, change func() ([]Event, func() error, error)) error {
 	release, err := s.lock.Lock(ctx, "team")
 	if err != nil {
 		return err
 	}
 	defer release()
-	events, err := change()
+	events, commit, err := change()
+	if err != nil || len(events) == 0 {
+		return err
+	}
+	for i := range events {
+		if events[i].TS.IsZero() {
+			events[i].TS = s.now()
+		}
+	}
+	undo, err := appendEvents(s.EventsPath(), events)
 	if err != nil {
 		return err
 	}
-	for _, e := range events {
-		if e.TS.IsZero() {
-			e.TS = s.now()
-		}
-		if err := state.AppendEvent(s.EventsPath(), e); err != nil {
+	if commit != nil {
+		if err := commit(); err != nil {
+			if uerr := undo(); uerr != nil {
+				return fmt.Errorf("%w (and its events stay in %s: %v)", err, s.EventsPath(), uerr)
+			}
 			return err
 		}
 	}
 	return nil
+}
+
+// appendEvents appends events to the log at path in one write, after
+// repairing a torn last line (repairLog). A failed write (a full disk)
+// is cut back off, so the next append never lands after half a line.
+// undo cuts the appended lines off again.
+func appendEvents(path string, events []Event) (undo func() error, err error) {
+	var b []byte
+	for _, e := range events {
+		line, err := json.Marshal(e)
+		if err != nil {
+			return nil, fmt.Errorf("event: %w", err)
+		}
+		b = append(append(b, line...), '\n')
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("audit log: %w", err)
+	}
+	defer f.Close()
+	size, err := repairLog(f, path)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.WriteAt(b, size); err != nil {
+		_ = f.Truncate(size)
+		return nil, fmt.Errorf("audit log %s: %w (nothing was changed)", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		_ = f.Truncate(size)
+		return nil, fmt.Errorf("audit log %s: %w (nothing was changed)", path, err)
+	}
+	return func() error { return os.Truncate(path, size) }, nil
+}
+
+// repairLog returns the size of the log f (at path) up to its last whole
+// line: a last line without its newline (an append a crash cut short) is
+// moved to path+".torn", where it is kept, and cut off the log, so the
+// next event starts a line of its own.
+func repairLog(f *os.File, path string) (int64, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return 0, fmt.Errorf("audit log: %w", err)
+	}
+	size := st.Size()
+	if size == 0 {
+		return 0, nil
+	}
+	tail := make([]byte, min(size, 64<<10))
+	for {
+		if _, err := f.ReadAt(tail, size-int64(len(tail))); err != nil {
+			return 0, fmt.Errorf("audit log %s: %w", path, err)
+		}
+		if tail[len(tail)-1] == '\n' {
+			return size, nil
+		}
+		if i := bytes.LastIndexByte(tail, '\n'); i >= 0 || int64(len(tail)) == size {
+			whole := size - int64(len(tail)) + int64(i+1)
+			torn := make([]byte, size-whole)
+			if _, err := f.ReadAt(torn, whole); err != nil {
+				return 0, fmt.Errorf("audit log %s: %w", path, err)
+			}
+			kept, err := os.OpenFile(path+".torn", os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+			if err == nil {
+				_, err = kept.Write(append(torn, '\n'))
+				if cerr := kept.Close(); err == nil {
+					err = cerr
+				}
+			}
+			if err != nil {
+				return 0, fmt.Errorf("audit log %s ends in a torn line that could not be kept aside (%v): %w", path, err, ErrCorrupt)
+			}
+			if err := f.Truncate(whole); err != nil {
+				return 0, fmt.Errorf("audit log %s: %w", path, err)
+			}
+			return whole, nil
+		}
+		// A last line longer than the tail read: read more.
+		tail = make([]byte, min(size, int64(len(tail))*4))
+	}
 }
 
 func (s *FS) now() time.Time { return s.clock.Now().UTC() }
@@ -139,20 +230,18 @@ func (s *FS) AddMilestone(ctx context.Context, actor, name string) (Milestone, e
 		return Milestone{}, fmt.Errorf("a milestone needs a name: %w", ErrInvalid)
 	}
 	var m Milestone
-	err := s.locked(ctx, func() ([]Event, error) {
+	err := s.locked(ctx, func() ([]Event, func() error, error) {
 		ids, err := s.ids("milestones")
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		now := s.now()
 		m = Milestone{ID: "M" + strconv.Itoa(nextNumber(ids, "M")), Name: name, Created: now, Updated: now}
 		if err := s.mkdir("milestones"); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		if err := writeJSON(s.milestonePath(m.ID), m); err != nil {
-			return nil, err
-		}
-		return []Event{{Event: "milestone_added", ID: m.ID, To: name, Actor: actor}}, nil
+		return []Event{{Event: "milestone_added", ID: m.ID, To: name, Actor: actor}},
+			func() error { return writeJSON(s.milestonePath(m.ID), m) }, nil
 	})
 	return m, err
 }
@@ -190,16 +279,14 @@ func (s *FS) milestone(id string) (Milestone, error) {
 // with no event.
 func (s *FS) DoneMilestone(ctx context.Context, actor, id string) (Milestone, error) {
 	var m Milestone
-	err := s.locked(ctx, func() ([]Event, error) {
+	err := s.locked(ctx, func() ([]Event, func() error, error) {
 		var err error
 		if m, err = s.milestone(id); err != nil || m.Done {
-			return nil, err
+			return nil, nil, err
 		}
 		m.Done, m.Updated = true, s.now()
-		if err := writeJSON(s.milestonePath(id), m); err != nil {
-			return nil, err
-		}
-		return []Event{{Event: "milestone_done", ID: id, Field: "done", From: "false", To: "true", Actor: actor}}, nil
+		return []Event{{Event: "milestone_done", ID: id, Field: "done", From: "false", To: "true", Actor: actor}},
+			func() error { return writeJSON(s.milestonePath(id), m) }, nil
 	})
 	return m, err
 }
@@ -209,47 +296,48 @@ var milestoneTaskID = regexp.MustCompile(`^(.+)-([1-9][0-9]*)$`)
 
 // AddTask adds a task: with the next free number as its id when t.ID is
 // empty. An id <milestone>-<n> of an existing milestone puts the task in
-// that milestone; any other id is taken as it is.
+// that milestone, and one of party's form (M3-1) needs its milestone; any
+// other id is taken as it is.
 func (s *FS) AddTask(ctx context.Context, actor string, nt NewTask) (Task, error) {
 	if err := nt.Check(); err != nil {
 		return Task{}, err
 	}
 	title := strings.TrimSpace(nt.Title)
 	var t Task
-	err := s.locked(ctx, func() ([]Event, error) {
+	err := s.locked(ctx, func() ([]Event, func() error, error) {
 		ms := nt.Milestone
-		if m := milestoneTaskID.FindStringSubmatch(nt.ID); m != nil {
-			if _, err := s.milestone(m[1]); err == nil {
-				if ms != "" && ms != m[1] {
-					return nil, fmt.Errorf("task id %s is in milestone %s, not %s: %w", nt.ID, m[1], ms, ErrInvalid)
+		if of, must := milestoneOfID(nt.ID); of != "" {
+			switch _, err := s.milestone(of); {
+			case err == nil:
+				if ms != "" && ms != of {
+					return nil, nil, fmt.Errorf("task id %s is in milestone %s, not %s: %w", nt.ID, of, ms, ErrInvalid)
 				}
-				ms = m[1]
-			} else if !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrInvalid) {
-				return nil, err
+				ms = of
+			case must && errors.Is(err, ErrNotFound):
+				return nil, nil, fmt.Errorf("task id %s puts the task in milestone %s, which does not exist (party pm milestone add makes it; or choose another id): %w", nt.ID, of, ErrNotFound)
+			case !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrInvalid):
+				return nil, nil, err
 			}
 		}
 		if ms != "" {
 			if _, err := s.milestone(ms); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		id := nt.ID
 		if id == "" {
 			ids, err := s.ids("tasks")
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			id = strconv.Itoa(nextNumber(ids, ""))
 		} else if _, err := os.Stat(s.taskPath(id)); err == nil {
-			return nil, fmt.Errorf("task %s exists already: %w", id, ErrInvalid)
+			return nil, nil, fmt.Errorf("task %s exists already: %w", id, ErrInvalid)
 		}
 		now := s.now()
 		t = Task{ID: id, Title: title, Status: Pending, Assignee: nt.Assignee, Milestone: ms, Created: now, Updated: now}
 		if err := s.mkdir("tasks"); err != nil {
-			return nil, err
-		}
-		if err := writeJSON(s.taskPath(id), t); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		events := []Event{{Event: "task_added", ID: id, To: title, Actor: actor}}
 		if t.Assignee != "" {
@@ -258,7 +346,7 @@ func (s *FS) AddTask(ctx context.Context, actor string, nt NewTask) (Task, error
 		if t.Milestone != "" {
 			events = append(events, Event{Event: "task_updated", ID: id, Field: "milestone", To: t.Milestone, Actor: actor})
 		}
-		return events, nil
+		return events, func() error { return writeJSON(s.taskPath(id), t) }, nil
 	})
 	return t, err
 }
@@ -304,10 +392,10 @@ func (s *FS) Update(ctx context.Context, actor, id string, c Change) (Task, erro
 	if err := c.Check(); err != nil {
 		return t, err
 	}
-	err := s.locked(ctx, func() ([]Event, error) {
+	err := s.locked(ctx, func() ([]Event, func() error, error) {
 		var err error
 		if t, err = s.Task(ctx, id); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		var events []Event
 		set := func(field string, cur *string, to *string) {
@@ -318,7 +406,7 @@ func (s *FS) Update(ctx context.Context, actor, id string, c Change) (Task, erro
 		}
 		if c.Milestone != nil && *c.Milestone != "" {
 			if _, err := s.milestone(*c.Milestone); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 		if c.Status != nil {
@@ -329,10 +417,10 @@ func (s *FS) Update(ctx context.Context, actor, id string, c Change) (Task, erro
 		set("assignee", &t.Assignee, c.Assignee)
 		set("milestone", &t.Milestone, c.Milestone)
 		if len(events) == 0 {
-			return nil, nil
+			return nil, nil, nil
 		}
 		t.Updated = s.now()
-		return events, writeJSON(s.taskPath(id), t)
+		return events, func() error { return writeJSON(s.taskPath(id), t) }, nil
 	})
 	return t, err
 }
@@ -355,15 +443,30 @@ func (s *FS) Doc(ctx context.Context, id string) (string, error) {
 // SetDoc replaces the task's document; the same text again is no change
 // and no event.
 func (s *FS) SetDoc(ctx context.Context, actor, id, text string) error {
-	return s.locked(ctx, func() ([]Event, error) {
+	return s.setDoc(ctx, actor, id, nil, text)
+}
+
+// SetDocFrom replaces the task's document with text if it is still base,
+// the document text was made from; else it changes nothing and returns a
+// *DocConflictError.
+func (s *FS) SetDocFrom(ctx context.Context, actor, id, base, text string) error {
+	return s.setDoc(ctx, actor, id, &base, text)
+}
+
+func (s *FS) setDoc(ctx context.Context, actor, id string, base *string, text string) error {
+	return s.locked(ctx, func() ([]Event, func() error, error) {
 		old, err := s.Doc(ctx, id)
-		if err != nil || old == text {
-			return nil, err
+		if err != nil {
+			return nil, nil, err
 		}
-		if err := state.WriteFile(s.docPath(id), []byte(text), 0o600); err != nil {
-			return nil, err
+		if base != nil && old != *base {
+			return nil, nil, &DocConflictError{ID: id}
 		}
-		return []Event{{Event: "doc_updated", ID: id, Actor: actor}}, nil
+		if old == text {
+			return nil, nil, nil
+		}
+		return []Event{{Event: "doc_updated", ID: id, Actor: actor}},
+			func() error { return state.WriteFile(s.docPath(id), []byte(text), 0o600) }, nil
 	})
 }
 

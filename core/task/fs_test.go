@@ -56,6 +56,7 @@ func TestTaskIDs(t *testing.T) {
 		{"second auto", NewTask{Title: "parser"}, "2", "", nil},
 		{"milestone-n puts it in the milestone", NewTask{ID: "M1-1", Title: "grammar"}, "M1-1", "M1", nil},
 		{"milestone-n of no milestone is opaque", NewTask{ID: "X9-1", Title: "x"}, "X9-1", "", nil},
+		{"party's milestone form needs its milestone", NewTask{ID: "M9-1", Title: "x"}, "", "", ErrNotFound},
 		{"opaque", NewTask{ID: "fix the båd thing", Title: "y"}, "fix the båd thing", "", nil},
 		{"a number skips to after it", NewTask{ID: "10", Title: "z"}, "10", "", nil},
 		{"auto after 10", NewTask{Title: "after"}, "11", "", nil},
@@ -425,4 +426,81 @@ func TestInitResultText(t *testing.T) {
 	assert.Equal(t, "created team T1 (crew\\n): /x/.party/team.json",
 		InitResult{Team: Team{ID: "T1", Name: "crew\n"}, Pointer: "/x/.party/team.json", Created: true}.Text())
 	assert.Equal(t, "linked to team T1: /x/.party/team.json", InitResult{Team: Team{ID: "T1"}, Pointer: "/x/.party/team.json"}.Text())
+}
+
+// TestAuditBeforeChange: the event is appended before the change it
+// records; an event that cannot be appended changes nothing, and a change
+// that cannot be written takes its events back off the log.
+func TestAuditBeforeChange(t *testing.T) {
+	ctx := context.Background()
+	s := newTeam(t)
+	_, err := s.AddTask(ctx, "planner", NewTask{Title: "lexer"})
+	require.NoError(t, err)
+	before, err := os.ReadFile(s.EventsPath())
+	require.NoError(t, err)
+
+	// The log cannot be appended to (here a directory stands in for it).
+	require.NoError(t, os.Rename(s.EventsPath(), s.EventsPath()+".away"))
+	require.NoError(t, os.Mkdir(s.EventsPath(), 0o700))
+	_, err = s.AddTask(ctx, "planner", NewTask{Title: "parser"})
+	require.Error(t, err)
+	_, err = s.Update(ctx, "planner", "1", Change{Status: ptr(Done)})
+	require.Error(t, err)
+	require.NoError(t, os.Remove(s.EventsPath()))
+	require.NoError(t, os.Rename(s.EventsPath()+".away", s.EventsPath()))
+	_, err = s.Task(ctx, "2")
+	assert.ErrorIs(t, err, ErrNotFound, "no task without its event")
+	tk, err := s.Task(ctx, "1")
+	require.NoError(t, err)
+	assert.Equal(t, Pending, tk.Status, "no change without its event")
+
+	// The change cannot be written (a directory where the task's file
+	// goes): its events are taken back.
+	require.NoError(t, os.Mkdir(s.taskPath("3"), 0o700))
+	_, err = s.AddTask(ctx, "planner", NewTask{ID: "3", Title: "blocked"})
+	require.Error(t, err)
+	after, err := os.ReadFile(s.EventsPath())
+	require.NoError(t, err)
+	assert.Equal(t, string(before), string(after))
+}
+
+// TestTornLastLineIsRepaired: a last line an append cut short (a crash, a
+// full disk) is moved aside, never glued onto: the next event starts its
+// own line and the log reads whole.
+func TestTornLastLineIsRepaired(t *testing.T) {
+	ctx := context.Background()
+	s := newTeam(t)
+	_, err := s.AddTask(ctx, "planner", NewTask{Title: "lexer"})
+	require.NoError(t, err)
+	f, err := os.OpenFile(s.EventsPath(), os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"event":"task_updated","id":"1","fie`)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+
+	_, err = s.Update(ctx, "codex", "1", Change{Status: ptr(InProgress)})
+	require.NoError(t, err)
+	events, err := s.Log(ctx, "")
+	require.NoError(t, err)
+	require.Len(t, events, 3)
+	assert.Equal(t, "in_progress", events[2].To)
+	torn, err := os.ReadFile(s.EventsPath() + ".torn")
+	require.NoError(t, err)
+	assert.Equal(t, `{"event":"task_updated","id":"1","fie`+"\n", string(torn), "the fragment is kept")
+}
+
+func TestSetDocFrom(t *testing.T) {
+	ctx := context.Background()
+	s := newTeam(t)
+	_, err := s.AddTask(ctx, "planner", NewTask{Title: "lexer"})
+	require.NoError(t, err)
+	require.NoError(t, s.SetDoc(ctx, "human", "1", "# v1\n"))
+	require.NoError(t, s.SetDocFrom(ctx, "human", "1", "# v1\n", "# v2\n"))
+	err = s.SetDocFrom(ctx, "human", "1", "# v1\n", "# mine\n")
+	var conflict *DocConflictError
+	require.ErrorAs(t, err, &conflict)
+	assert.ErrorIs(t, err, ErrConflict)
+	doc, err := s.Doc(ctx, "1")
+	require.NoError(t, err)
+	assert.Equal(t, "# v2\n", doc, "never saved over a change made meanwhile")
 }

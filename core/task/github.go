@@ -200,7 +200,7 @@ func NewGitHub(ctx context.Context, c GitHubConfig) (Store, error) {
 		return nil, err
 	}
 	g := &githubStore{c: c, gh: execGh{bin: bin, env: c.Env},
-		locker: state.Locker{Dir: filepath.Join(c.Dir, "locks"), Clock: c.Clock}}
+		locker: state.Locker{Dir: filepath.Join(c.Dir, "locks")}}
 	if err := g.api(ctx, "GET", g.repoPath(""), nil, nil); err != nil {
 		if errors.Is(err, ErrNotFound) {
 			return nil, fmt.Errorf("github store: repository %s not found (or gh's token cannot see it): %w", c.Repo, err)
@@ -374,7 +374,8 @@ func (g *githubStore) event(e Event) error {
 	if e.TS.IsZero() {
 		e.TS = g.now()
 	}
-	if err := state.AppendEvent(g.eventsPath(), e); err != nil {
+	// A torn last line is moved aside, never glued onto (appendEvents).
+	if _, err := appendEvents(g.eventsPath(), []Event{e}); err != nil {
 		return fmt.Errorf("github store: %w", err)
 	}
 	return nil
@@ -611,12 +612,16 @@ func (g *githubStore) AddTask(ctx context.Context, actor string, nt NewTask) (Ta
 	// An id <milestone>-<n> of one of the team's milestones puts the task
 	// in it, as in the file store.
 	ms := nt.Milestone
-	if m := milestoneTaskID.FindStringSubmatch(nt.ID); m != nil {
-		if _, ok := miles[m[1]]; ok {
-			if ms != "" && ms != m[1] {
-				return Task{}, fmt.Errorf("task id %s is in milestone %s, not %s: %w", nt.ID, m[1], ms, ErrInvalid)
+	if of, must := milestoneOfID(nt.ID); of != "" {
+		_, ok := miles[of]
+		switch {
+		case ok:
+			if ms != "" && ms != of {
+				return Task{}, fmt.Errorf("task id %s is in milestone %s, not %s: %w", nt.ID, of, ms, ErrInvalid)
 			}
-			ms = m[1]
+			ms = of
+		case must:
+			return Task{}, fmt.Errorf("task id %s puts the task in milestone %s, which does not exist (party pm milestone add makes it; or choose another id): %w", nt.ID, of, ErrNotFound)
 		}
 	}
 	id := nt.ID
@@ -933,9 +938,19 @@ func (g *githubStore) Doc(ctx context.Context, id string) (string, error) {
 	return is.Body, nil
 }
 
-// SetDoc writes the issue's body; the last write wins (the doc was just
-// read to be edited).
+// SetDoc writes the issue's body; the last write wins.
 func (g *githubStore) SetDoc(ctx context.Context, actor, id, text string) error {
+	return g.setDoc(ctx, actor, id, nil, text)
+}
+
+// SetDocFrom writes the issue's body if it is still base when read under
+// the team's lock (a write on GitHub between that read and this one still
+// wins: GitHub has no compare-and-set for a body).
+func (g *githubStore) SetDocFrom(ctx context.Context, actor, id, base, text string) error {
+	return g.setDoc(ctx, actor, id, &base, text)
+}
+
+func (g *githubStore) setDoc(ctx context.Context, actor, id string, base *string, text string) error {
 	unlock, err := g.lock(ctx)
 	if err != nil {
 		return err
@@ -948,6 +963,15 @@ func (g *githubStore) SetDoc(ctx context.Context, actor, id, text string) error 
 	r, ok := ids[id]
 	if !ok {
 		return fmt.Errorf("task %s: %w", id, ErrNotFound)
+	}
+	if base != nil {
+		is, err := g.issue(ctx, id, r)
+		if err != nil {
+			return err
+		}
+		if is.Body != *base {
+			return &DocConflictError{ID: id}
+		}
 	}
 	byNumber, _, err := g.milestoneNumbers()
 	if err != nil {

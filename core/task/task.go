@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -237,6 +238,10 @@ type Store interface {
 	// Doc is the task's Markdown document ("" when it has none yet).
 	Doc(ctx context.Context, id string) (string, error)
 	SetDoc(ctx context.Context, actor, id, text string) error
+	// SetDocFrom is SetDoc only while the document is still base, the
+	// text the new one was made from (an editor opened on it); else
+	// nothing changes and the error is a *DocConflictError.
+	SetDocFrom(ctx context.Context, actor, id, base, text string) error
 
 	// Log is the audit trail, oldest first: all of it, or one task's.
 	Log(ctx context.Context, id string) ([]Event, error)
@@ -288,6 +293,32 @@ func Diffs(ds []FieldDiff) string {
 	}
 	return strings.Join(s, ", ")
 }
+
+// DocConflictError is a document changed by someone else since it was
+// read to be edited.
+type DocConflictError struct{ ID string }
+
+func (e *DocConflictError) Error() string {
+	return fmt.Sprintf("task %s: the document changed since it was opened", e.ID)
+}
+
+// Is makes a DocConflictError match ErrConflict.
+func (e *DocConflictError) Is(target error) bool { return target == ErrConflict }
+
+// milestoneOfID is the milestone a task id <milestone>-<n> names, and
+// whether that milestone must exist: for an id of party's milestone form
+// (M1-2) it must, for another (bug-2) the id is taken as it is when the
+// team has no such milestone.
+func milestoneOfID(id string) (milestone string, must bool) {
+	m := milestoneTaskID.FindStringSubmatch(id)
+	if m == nil {
+		return "", false
+	}
+	return m[1], partyMilestone.MatchString(m[1])
+}
+
+// partyMilestone is a milestone id as party makes them.
+var partyMilestone = regexp.MustCompile(`^M[1-9][0-9]*$`)
 
 // Is makes a ConflictError match ErrConflict.
 func (e *ConflictError) Is(target error) bool { return target == ErrConflict }

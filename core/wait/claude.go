@@ -53,7 +53,17 @@ type ClaudeTranscript struct {
 	ended   bool              // the turn ended (turn_duration) or another began
 	tools   map[string]string // tool_use id -> "Bash(cmd)"
 	refused string            // the tool whose permission was refused
+
+	// answers is set once the pane's hook events are lost (Deaf): the
+	// end of the turn in the transcript (turn_duration) then gives the
+	// answer, the text of its last assistant message.
+	answers bool
+	texts   []string
 }
+
+// Deaf has the source tell the turn's answer from the transcript: the
+// Stop hook that would have told it could not be recorded.
+func (c *ClaudeTranscript) Deaf() { c.answers = true }
 
 // NewClaudeTranscript returns the transcript source of a prompt about to
 // be sent to pane: the transcript is the one the pane's last hook event in
@@ -122,6 +132,9 @@ func (c *ClaudeTranscript) Check() (Result, bool, error) {
 			}
 		}
 	}
+	if c.answers && c.found && c.ended {
+		return Result{Answer: strings.TrimSpace(strings.Join(c.texts, "\n")), Via: "transcript"}, true, nil
+	}
 	return Result{}, false, c.checkScreen()
 }
 
@@ -143,7 +156,7 @@ func (c *ClaudeTranscript) see(line []byte) error {
 		// turn was queued with ours; one of another turn ends ours.
 		switch {
 		case sameText(text, c.Prompt):
-			c.found, c.turn, c.ended, c.refused = true, e.PromptID, false, ""
+			c.found, c.turn, c.ended, c.refused, c.texts = true, e.PromptID, false, "", nil
 		case c.found && c.turn != "" && e.PromptID != c.turn:
 			c.ended = true
 		}
@@ -162,6 +175,9 @@ func (c *ClaudeTranscript) see(line []byte) error {
 			switch {
 			case b.Type == "tool_use":
 				c.tools[b.ID] = toolCall(b.Name, b.Input)
+				c.texts = nil // the answer is the last message's text
+			case b.Type == "text" && !e.APIError:
+				c.texts = append(c.texts, b.Text)
 			case e.APIError && b.Type == "text":
 				kind := e.Error
 				if kind == "" {

@@ -197,3 +197,35 @@ func readFile(t *testing.T, path string) string {
 func readLines(t *testing.T, path string) []string {
 	return strings.Split(strings.TrimSuffix(readFile(t, path), "\n"), "\n")
 }
+
+// TestClaudeTranscriptDeafAnswers: with the hooks' events lost, the
+// transcript's end of the turn (turn_duration) tells the answer: the text
+// of the last assistant message, after its tool calls.
+func TestClaudeTranscriptDeafAnswers(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	body := `{"type":"user","message":{"role":"user","content":"do it"}}
+{"type":"assistant","message":{"content":[{"type":"text","text":"let me look"}]}}
+{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"ls"}}]}}
+{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"a b","tool_use_id":"t1"}]}}
+{"type":"assistant","message":{"content":[{"type":"text","text":"done:"}]}}
+{"type":"assistant","message":{"content":[{"type":"text","text":"a and b"}]}}
+`
+	require.NoError(t, os.WriteFile(path, []byte(body), 0o600))
+	c := NewClaudeTranscript("", "%1", "do it", agent.Lookup(agent.Claude), nil)
+	c.See(hook.Event{Pane: "%1", Transcript: path})
+	_, done, err := c.Check()
+	require.NoError(t, err)
+	assert.False(t, done, "events heard: the Stop hook tells the answer")
+	c.Deaf()
+	_, done, _ = c.Check()
+	assert.False(t, done, "the turn has not ended")
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"type":"system","subtype":"turn_duration","durationMs":5}` + "\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	res, done, err := c.Check()
+	require.NoError(t, err)
+	assert.True(t, done)
+	assert.Equal(t, Result{Answer: "done:\na and b", Via: "transcript"}, res)
+}

@@ -109,7 +109,18 @@ type Waiter struct {
 	// pane's output, paused after it woke the wait, wakes it again
 	// (Watcher.Resume).
 	Resume func(ctx context.Context)
+	// Unheard, when set, returns the report of a hook of the pane that
+	// could not record its event (a read-only or full state dir): a wait
+	// on events then says so at once (Warn) and goes on with what the
+	// agent's transcript or screen shows (sources that are Deaf).
+	Unheard func(pane string) (state.Report, bool)
+	// Warn is told, once, that a wait goes on without the pane's events.
+	Warn func(msg string)
 }
+
+// deafSource is a Source that can tell a turn's answer itself once the
+// pane's events are known to be lost (Waiter.Unheard).
+type deafSource interface{ Deaf() }
 
 // Wait blocks until the turn is answered, the pane dies, the agent
 // reports a failure or a permission prompt, ctx ends, or timeout passes.
@@ -127,6 +138,7 @@ func (w *Waiter) Wait(ctx context.Context, t Turn, timeout time.Duration) (Resul
 	// last look: lookGap, doubled (up to maxLookGap) while the pane
 	// prints faster than the wait looks (a flood).
 	look, lastLook, gap := true, time.Time{}, lookGap
+	deaf := false // the pane's hook reported it could not record
 	var marker *regexp.Regexp
 	if t.Nonce != "" {
 		marker = markerLine(t.Nonce)
@@ -175,6 +187,12 @@ func (w *Waiter) Wait(ctx context.Context, t Turn, timeout time.Duration) (Resul
 				}
 			}
 		}
+		if t.Hooks && !t.SourcesOnly && !deaf && w.Unheard != nil {
+			if r, ok := w.Unheard(t.Pane); ok {
+				deaf = true
+				w.goDeaf(t, r)
+			}
+		}
 		for _, s := range t.Sources {
 			if res, done, err := s.Check(); done || err != nil {
 				return res, err
@@ -208,7 +226,7 @@ func (w *Waiter) Wait(ctx context.Context, t Turn, timeout time.Duration) (Resul
 			return Result{}, &TimeoutError{Pane: t.Pane, After: timeout, Screen: screen, Retrying: Retrying(screen)}
 		}
 		poll := w.poll()
-		if t.SourcesOnly {
+		if t.SourcesOnly || deaf {
 			// Nothing wakes the wait when a source changes: look often.
 			poll = min(poll, sourcePoll)
 		}
@@ -246,6 +264,35 @@ func (w *Waiter) findTurn(ctx context.Context, t Turn, screen string) (string, b
 		return "", false, err
 	}
 	return FindTurn(rows, t.Mark, t.Nonce, t.Prompt)
+}
+
+// goDeaf goes on with turn t without its pane's events, which r reported
+// lost: it says so, shows the sources what the event said (its transcript's
+// path), and has them tell the answer.
+func (w *Waiter) goDeaf(t Turn, r state.Report) {
+	var ev hook.Event
+	_ = json.Unmarshal(r.Event, &ev)
+	if w.Warn != nil {
+		what := ev.Raw
+		if what == "" {
+			what = "an event"
+		}
+		w.Warn(fmt.Sprintf("party hook could not record %s of %s (%s): reading the agent's transcript and screen instead", what, t.Pane, r.Error))
+	}
+	ev.Pane = t.Pane
+	answers := false
+	for _, s := range t.Sources {
+		if es, ok := s.(eventSeer); ok && ev.Transcript != "" {
+			es.See(ev)
+		}
+		if d, ok := s.(deafSource); ok {
+			d.Deaf()
+			answers = true
+		}
+	}
+	if !answers && w.Warn != nil {
+		w.Warn(fmt.Sprintf("nothing but its events tells the end of %s's turn: the wait runs to its timeout", t.Pane))
+	}
 }
 
 // interrupted tells a failed turn from an interrupted one where the

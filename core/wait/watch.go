@@ -143,6 +143,10 @@ func (w *Watcher) Resume(ctx context.Context, pane string) {
 	}
 }
 
+// Unheard returns the last report of a hook of pane that could not record
+// its event (state.Report), since the watcher started.
+func (w *Watcher) Unheard(pane string) (state.Report, bool) { return w.waker.Report(pane) }
+
 // Done is closed when the session's control client exits (the session
 // ended); nil when there is no control client.
 func (w *Watcher) Done() <-chan struct{} {
