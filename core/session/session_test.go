@@ -299,7 +299,9 @@ func TestStart(t *testing.T) {
 
 func TestStop(t *testing.T) {
 	ft := &fakeTmux{info: tmux.SessionInfo{StateDir: t.TempDir()}}
-	d, warnings := testDeps(t, ft, nil)
+	// The runtime dir of the test home: short enough for sockets, so
+	// that stop's sweep of dead wake sockets looks there, not in /tmp.
+	d, warnings := testDeps(t, ft, map[string]string{"XDG_RUNTIME_DIR": os.Getenv("XDG_RUNTIME_DIR")})
 	require.NoError(t, Stop(context.Background(), d, "team"))
 	assert.Equal(t, []string{"kill-session team"}, ft.calls)
 	assert.Empty(t, *warnings)
