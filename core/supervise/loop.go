@@ -90,7 +90,6 @@ type Loop struct {
 	results  chan result
 	mu       sync.Mutex
 	working  map[string]bool // trigger id -> a send or await runs
-	pending  map[string]string
 	wg       sync.WaitGroup
 	lastScan time.Time
 	// scanDue is when a runtime next needs a look of its own (its restart
@@ -115,7 +114,7 @@ func (l *Loop) logf(format string, args ...any) {
 // returns once they have.
 func (l *Loop) Run(ctx context.Context) error {
 	l.results = make(chan result, 64)
-	l.working, l.pending = map[string]bool{}, map[string]string{}
+	l.working = map[string]bool{}
 	if l.ScanEvery == 0 {
 		l.ScanEvery = 5 * time.Second
 	}
@@ -378,19 +377,26 @@ func (l *Loop) move(ctx context.Context, rt Runtime, t Trigger) {
 		return
 	}
 	// Delivered, retrying or acked: acks, the agent's session, the ack
-	// clock, the wait for the answer.
+	// clock, the wait for the answer. The pane and its events are looked
+	// at once, and only when needed.
+	var seen *Sighting
+	look := func() Sighting {
+		if seen == nil {
+			s := l.Effects.Look(ctx, rt, t)
+			l.learnSession(ctx, rt, s)
+			seen = &s
+		}
+		return *seen
+	}
 	if t.Status != Acked {
-		if src := l.ack(ctx, rt, t); src != "" {
+		if src := l.ack(ctx, rt, t, look); src != "" {
 			t = l.apply(ctx, t, Event{Kind: EvAck, At: now, Source: src})
 		}
 	} else if rt.AgentSession == "" {
-		// Acked by the delivery's own report: ack never looked.
-		l.learnSession(ctx, rt, l.Effects.Look(ctx, rt, t))
+		look() // acked by the delivery's own report: learn the session
 	}
-	if t.Status == Delivered && t.AckBy.IsZero() {
-		if l.Effects.Look(ctx, rt, t).Idle {
-			t = l.apply(ctx, t, Event{Kind: EvAgentIdle, At: now})
-		}
+	if t.Status == Delivered && t.AckBy.IsZero() && look().Idle {
+		t = l.apply(ctx, t, Event{Kind: EvAgentIdle, At: now})
 	}
 	if due := t.Due(); !due.IsZero() && !now.Before(due) {
 		t = l.apply(ctx, t, Event{Kind: EvTick, At: now})
@@ -401,7 +407,7 @@ func (l *Loop) move(ctx context.Context, rt Runtime, t Trigger) {
 }
 
 // ack is the most trusted acknowledgement of t there is, or "".
-func (l *Loop) ack(ctx context.Context, rt Runtime, t Trigger) string {
+func (l *Loop) ack(ctx context.Context, rt Runtime, t Trigger, look func() Sighting) string {
 	if cursors, err := l.Store.Cursors(ctx, rt.Role); err == nil {
 		for _, c := range cursors {
 			if c.Thread == t.Thread && !c.At.Before(t.DeliveredAt) {
@@ -412,9 +418,7 @@ func (l *Loop) ack(ctx context.Context, rt Runtime, t Trigger) string {
 	if !rt.LastHeartbeat.IsZero() && !rt.LastHeartbeat.Before(t.DeliveredAt) {
 		return AckHeartbeat
 	}
-	s := l.Effects.Look(ctx, rt, t)
-	l.learnSession(ctx, rt, s)
-	return s.Ack
+	return look().Ack
 }
 
 // learnSession keeps the agent's own session id that s names in rt's
@@ -476,7 +480,7 @@ func (l *Loop) apply(ctx context.Context, t Trigger, ev Event) Trigger {
 	if t.Status != next.Status {
 		l.logf("trigger %s: %s -> %s (%s)", t.ID, t.Status, next.Status, ev.Kind)
 	}
-	l.count(rt, t, next, acts)
+	l.count(rt, next, acts)
 	for _, a := range acts {
 		switch a.Kind {
 		case ActProbe:
@@ -509,7 +513,7 @@ func (l *Loop) probeEvent(ctx context.Context, rt Runtime, t Trigger) Event {
 }
 
 // count feeds the metrics with what a step did.
-func (l *Loop) count(rt Runtime, before, t Trigger, acts []Action) {
+func (l *Loop) count(rt Runtime, t Trigger, acts []Action) {
 	m := l.Metrics
 	if m == nil {
 		return
@@ -537,7 +541,6 @@ func (l *Loop) count(rt Runtime, before, t Trigger, acts []Action) {
 			}
 		}
 	}
-	_ = before
 }
 
 // completed counts the turn against its thread's safeguards.

@@ -115,7 +115,6 @@ const (
 	AuditCompleted = "trigger_completed"
 	AuditFailed    = "trigger_failed"
 	AuditRuntime   = "runtime_registered"
-	AuditStatus    = "runtime_status"
 	AuditMessage   = "message_sent"
 	AuditCursor    = "cursor_advanced"
 	AuditBlocked   = "thread_blocked"
