@@ -329,26 +329,26 @@ func (l *Loop) pass(ctx context.Context) error {
 		l.move(ctx, rt, t)
 	}
 	for role, rt := range rts {
-		status, busy := rt.Status, false
+		status, busy, last := rt.Status, false, rt.LastTrigger
 		switch {
 		case rt.Status == Offline || rt.Status == Starting || rt.Status == Failed || rt.Status == Stopping:
 		case active[role].ID != "":
 			if cur, err := l.Store.Trigger(ctx, active[role].ID); err == nil {
 				status = RuntimeStatusOf(cur)
 				busy = cur.Status == TDeferred && cur.Class == OperatorBusy
-				rt.LastTrigger = cur.ID
+				last = cur.ID
 			}
 		default:
 			status = Ready
 		}
-		if status != rt.Status || busy != rt.OperatorBusy || (active[role].ID != "" && rt.LastTrigger != active[role].ID) {
+		if status != rt.Status || busy != rt.OperatorBusy || last != rt.LastTrigger {
 			// Onto the record as it stands now: this pass's copy predates
 			// what was written since (the agent's session learnt by ack, a
 			// heartbeat from the pane), which it would undo.
 			if fresh, err := l.Store.Runtime(ctx, role); err == nil {
-				fresh.LastTrigger = rt.LastTrigger
 				rt = fresh
 			}
+			rt.LastTrigger = last
 			rt.Status, rt.OperatorBusy, rt.Updated = status, busy, l.now()
 			if err := l.Store.PutRuntime(ctx, rt); err != nil {
 				return err
