@@ -28,6 +28,10 @@ type Options struct {
 	Notify    []string // codex notify
 	TracePath string   // PARTY_MOCK_TRACE: when completions were emitted
 	Replay    *Replay  // --replay: play a recorded cast instead of a persona
+	// Resume is the session id the agent was started to resume (claude
+	// and gemini --resume ID, codex resume ID): its events, transcript and
+	// rollout go on under that id, as the real agents' do.
+	Resume string
 
 	TrustDialog bool          // a trust dialog at start
 	StartDelay  time.Duration // the agent draws its prompt and reads keys only after this
@@ -188,6 +192,9 @@ func newEngine(opt Options, out io.Writer, size func() (int, int)) *engine {
 	e := &engine{opt: opt, out: out, size: size, events: make(chan func(), 256), exit: make(chan int, 1), done: make(chan struct{}), fresh: true, thread: newUUID(), startedAt: time.Now()}
 	e.w, e.h = size()
 	e.hooks = newHooks(opt.Settings, opt.Notify)
+	if opt.Resume != "" {
+		e.thread, e.hooks.session = opt.Resume, opt.Resume
+	}
 	e.rollout = newRollout(opt.Persona, e.thread)
 	e.transcript = newTranscript(opt.Persona, e.hooks.session)
 	return e

@@ -22,6 +22,9 @@ func Main() int {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", filepath.Base(os.Args[0]), err)
 		return 2
 	}
+	if h, ok := headlessOf(opt.Persona, os.Args[1:]); ok {
+		return h.run(opt, os.Stdout, os.Stderr)
+	}
 	fd := int(os.Stdin.Fd())
 	size := func() (int, int) {
 		w, h, err := term.GetSize(int(os.Stdout.Fd()))
@@ -103,6 +106,10 @@ func options(args []string, getenv func(string) string) (Options, error) {
 			noDelay = true
 		case a == "--exact":
 			exact = true
+		case a == "--resume" && opt.Persona != "codex":
+			opt.Resume = val()
+		case a == "resume" && opt.Persona == "codex":
+			opt.Resume = val()
 		}
 	}
 	switch opt.Persona {

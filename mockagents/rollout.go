@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -62,6 +64,7 @@ func (r *rollout) open(now time.Time) bool {
 		r.failed = true
 		return false
 	}
+	holdThread(home, r.thread)
 	cwd, _ := os.Getwd()
 	b, _ := json.Marshal(map[string]any{"timestamp": now.UTC().Format("2006-01-02T15:04:05.000Z"), "type": "session_meta",
 		"payload": map[string]any{"id": r.thread, "session_id": r.thread, "timestamp": now.UTC().Format(time.RFC3339Nano),
@@ -141,4 +144,36 @@ func (r *rollout) aborted() {
 		return
 	}
 	r.write("event_msg", map[string]any{"type": "turn_aborted", "turn_id": r.turn, "reason": "interrupted"})
+}
+
+// A codex that runs a thread is its only writer: the real codex refuses a
+// second one ("thread-store conflict: thread … already has an active
+// writer"), so codex exec resume fails while the interactive codex of the
+// same thread runs. The mock marks its thread with its pid.
+func writerPath(home, thread string) string {
+	return filepath.Join(home, "sessions", ".writers", thread)
+}
+
+func holdThread(home, thread string) {
+	p := writerPath(home, thread)
+	if os.MkdirAll(filepath.Dir(p), 0o700) == nil {
+		_ = os.WriteFile(p, []byte(strconv.Itoa(os.Getpid())), 0o600)
+	}
+}
+
+// threadWriter is the pid of a live codex that holds thread, or 0.
+func threadWriter(thread string) int {
+	home := os.Getenv("CODEX_HOME")
+	if home == "" {
+		home = filepath.Join(os.Getenv("HOME"), ".codex")
+	}
+	b, err := os.ReadFile(writerPath(home, thread))
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil || pid <= 0 || pid == os.Getpid() || syscall.Kill(pid, 0) != nil {
+		return 0
+	}
+	return pid
 }

@@ -73,7 +73,10 @@ func cmdFakeModel(ts *testscript.TestScript, neg bool, args []string) {
 	if r.model != nil {
 		ts.Fatalf("fakemodel: already started at %s", r.model.URL())
 	}
-	opt := fakemodel.Options{LogPath: ts.Getenv("PARTY_MOCK_LOG")}
+	// $FAKEMODEL_DUMP, when set, keeps every request body: a scenario
+	// that checks what a request carried (a resumed session's earlier
+	// turns) reads them there.
+	opt := fakemodel.Options{LogPath: ts.Getenv("PARTY_MOCK_LOG"), DumpDir: ts.Getenv("FAKEMODEL_DUMP")}
 	if len(args) == 2 {
 		opt.ScriptPath = ts.MkAbs(args[1])
 	}

@@ -24,6 +24,7 @@ type agentFx struct {
 	mu      sync.Mutex
 	clock   *Clock
 	seen    map[string]int // trigger id -> how many times the agent got it
+	resumed map[string]int // trigger id -> how many resumes answered it
 	busy    func(now time.Time) bool
 	crashAt string
 	crash   context.CancelFunc
@@ -44,7 +45,19 @@ func (f *agentFx) Scan(context.Context) ([]supervise.Seen, error) {
 		Pane: "%0", Target: "s:0.0", Status: supervise.Ready}, RunsAgent: true}}, nil
 }
 
-func (f *agentFx) Restart(context.Context, supervise.Runtime) (string, error) { return "", nil }
+func (f *agentFx) Restart(context.Context, supervise.Runtime, bool) (string, error) { return "", nil }
+
+// Resume answers through the agent's session: the agent sees the
+// envelope once more, in its resumed session.
+func (f *agentFx) Resume(_ context.Context, _ supervise.Runtime, t supervise.Trigger) (string, supervise.Class, error) {
+	f.point("resume")
+	f.mu.Lock()
+	f.resumed[t.ID]++
+	f.mu.Unlock()
+	return "resumed answer to " + t.ID, "", nil
+}
+
+func (f *agentFx) Spawn(context.Context, supervise.Runtime) (string, error) { return "", nil }
 
 func (f *agentFx) Probe(_ context.Context, _ supervise.Runtime) (supervise.Class, string) {
 	f.point("probe")
@@ -157,7 +170,7 @@ func TestSupervisorCrashAtEveryPoint(t *testing.T) {
 		t.Run(point, func(t *testing.T) {
 			clk := NewClock()
 			store := openStore(t)
-			fx := &agentFx{clock: clk, seen: map[string]int{}}
+			fx := &agentFx{clock: clk, seen: map[string]int{}, resumed: map[string]int{}}
 			submitLater := func() { submit(t, store, clk, "a", "b", "c") }
 			ctx := context.Background()
 			submitLater()
@@ -184,7 +197,7 @@ func TestSupervisorDefersAroundAnOperator(t *testing.T) {
 	clk := NewClock()
 	start := clk.Now()
 	store := openStore(t)
-	fx := &agentFx{clock: clk, seen: map[string]int{}, busy: func(now time.Time) bool { return now.Sub(start) < 30*time.Second }}
+	fx := &agentFx{clock: clk, seen: map[string]int{}, resumed: map[string]int{}, busy: func(now time.Time) bool { return now.Sub(start) < 30*time.Second }}
 	submit(t, store, clk, "d1")
 	require.True(t, runLoop(t, ctx, store, clk, fx))
 	tr, err := store.Trigger(ctx, "d1")
@@ -193,25 +206,35 @@ func TestSupervisorDefersAroundAnOperator(t *testing.T) {
 	assert.GreaterOrEqual(t, tr.DeliveredAt.Sub(start), 50*time.Second, "quiet from 30 s, then 20 s")
 	assert.Less(t, tr.DeliveredAt.Sub(start), 60*time.Second)
 
+	// Busy past a minute is DEFER_TIMEOUT: the agent's session is resumed
+	// without its TUI and answers; the pane (and the draft) never saw it.
 	fx.busy = func(time.Time) bool { return true }
 	submit(t, store, clk, "d2")
 	require.True(t, runLoop(t, ctx, store, clk, fx))
 	tr, err = store.Trigger(ctx, "d2")
 	require.NoError(t, err)
-	assert.Equal(t, supervise.TFailed, tr.Status)
-	assert.Equal(t, supervise.DeferTimeout, tr.Class)
+	assert.Equal(t, supervise.Completed, tr.Status)
+	assert.Equal(t, supervise.AckResume, tr.AckSource)
+	require.NotNil(t, tr.Fallback)
+	assert.Equal(t, supervise.DeferTimeout, tr.Fallback.From)
 	assert.Zero(t, fx.seen["d2"])
+	assert.Equal(t, 1, fx.resumed["d2"])
+	msgs, err := store.Messages(ctx, "default", 0)
+	require.NoError(t, err)
+	require.Len(t, msgs, 1, "the resumed answer is a message of the thread")
+	assert.Equal(t, "resumed answer to d2", msgs[0].Text)
+	assert.Equal(t, "claude", msgs[0].From)
 }
 
 // TestSupervisorAckTimeoutNeverResends: an agent that never acknowledges
 // (no event, no cursor, no heartbeat) and whose turn never ends gets the
 // trigger once; after the ack windows and their backoffs it is
-// ACK_TIMEOUT.
+// ACK_TIMEOUT, answered through the agent's resumed session.
 func TestSupervisorAckTimeoutNeverResends(t *testing.T) {
 	ctx := context.Background()
 	clk := NewClock()
 	store := openStore(t)
-	fx := &agentFx{clock: clk, seen: map[string]int{}, noAck: true}
+	fx := &agentFx{clock: clk, seen: map[string]int{}, resumed: map[string]int{}, noAck: true}
 	blocking := &blockingAwait{agentFx: fx}
 	submit(t, store, clk, "x1")
 	wake := make(chan struct{})
@@ -223,15 +246,17 @@ func TestSupervisorAckTimeoutNeverResends(t *testing.T) {
 	go func() { done <- l.Run(lctx) }()
 	require.Eventually(t, func() bool {
 		tr, err := store.Trigger(ctx, "x1")
-		return err == nil && tr.Status == supervise.TFailed
+		return err == nil && !tr.Status.Open()
 	}, 10*time.Second, time.Millisecond)
 	cancel()
 	require.NoError(t, <-done)
 	tr, err := store.Trigger(ctx, "x1")
 	require.NoError(t, err)
-	assert.Equal(t, supervise.AckTimeout, tr.Class)
+	assert.Equal(t, supervise.Completed, tr.Status)
+	assert.Equal(t, supervise.AckTimeout, tr.Fallback.From)
 	assert.Equal(t, 3, tr.Waits)
 	assert.Equal(t, 1, fx.seen["x1"], "a trigger that reached the agent is never sent again")
+	assert.Equal(t, 1, fx.resumed["x1"])
 	trs, err := store.Transitions(ctx, "x1")
 	require.NoError(t, err)
 	var path []string
@@ -240,7 +265,7 @@ func TestSupervisorAckTimeoutNeverResends(t *testing.T) {
 			path = append(path, string(x.To))
 		}
 	}
-	assert.Equal(t, []string{"queued", "triggering", "delivered", "retrying", "delivered", "retrying", "delivered", "failed"}, path)
+	assert.Equal(t, []string{"queued", "triggering", "delivered", "retrying", "delivered", "retrying", "delivered", "fallback_resume", "completed"}, path)
 }
 
 // blockingAwait is agentFx whose turns never end.
@@ -271,7 +296,7 @@ func BenchmarkCursorAck(b *testing.B) {
 		default:
 		}
 	}
-	fx := &blockingAwait{&agentFx{seen: map[string]int{}, noAck: true}}
+	fx := &blockingAwait{&agentFx{seen: map[string]int{}, resumed: map[string]int{}, noAck: true}}
 	policy := supervise.DefaultPolicy
 	policy.AckTimeout = time.Hour
 	l := &supervise.Loop{Store: s, Clock: clk, Policy: policy, Limits: supervise.Limits{MaxText: 1 << 16},

@@ -77,8 +77,9 @@ func (e *paneEffects) Scan(ctx context.Context) ([]supervise.Seen, error) {
 }
 
 // Restart starts rt's agent again from its launch spec with a new token,
-// in its dead pane or, when the pane is gone, in a new window.
-func (e *paneEffects) Restart(ctx context.Context, rt supervise.Runtime) (string, error) {
+// in its dead pane or, when the pane is gone, in a new window; with
+// resume, the agent resumes its session (its history on screen).
+func (e *paneEffects) Restart(ctx context.Context, rt supervise.Runtime, resume bool) (string, error) {
 	exe, err := e.env.Executable()
 	if err != nil {
 		return "", err
@@ -87,7 +88,13 @@ func (e *paneEffects) Restart(ctx context.Context, rt supervise.Runtime) (string
 	if p, err := e.env.Tmux.Pane(ctx, rt.Pane); err != nil || p.Role != rt.Role {
 		pane = "" // gone: a window of its own
 	}
-	hash, _, err := session.Respawn(ctx, e.env.Tmux, exe, e.info.StateDir, rt.Role, pane)
+	id := ""
+	if resume {
+		id = rt.AgentSession
+	} else {
+		delete(e.sessions, rt.Pane) // a fresh agent has a session of its own
+	}
+	hash, _, err := session.Respawn(ctx, e.env.Tmux, exe, e.info.StateDir, rt.Role, pane, id)
 	if err != nil {
 		return "", err
 	}

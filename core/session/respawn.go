@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/launch"
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/tmux"
@@ -23,7 +24,7 @@ type Respawner interface {
 // given (a dead pane, respawned), else in a new window of the session
 // named for the role, tagged as Start tags its panes. It returns the new
 // token's hash and the pane.
-func Respawn(ctx context.Context, t Respawner, exe, stateDir, role, pane string) (tokenHash, id string, err error) {
+func Respawn(ctx context.Context, t Respawner, exe, stateDir, role, pane, resume string) (tokenHash, id string, err error) {
 	rec, err := ReadRecord(stateDir)
 	if err != nil {
 		return "", "", err
@@ -62,6 +63,18 @@ func Respawn(ctx context.Context, t Respawner, exe, stateDir, role, pane string)
 		return "", "", err
 	}
 	spawn := tmux.Spawn{Cwd: ls.Dir, Argv: launch.Command(exe, path)}
+	if resume != "" {
+		// This start only resumes the agent's session: the launch spec
+		// stays the fresh one, the resumed argv goes to a spec of its own.
+		if ls.Argv, err = agent.ResumeArgv(spec.Agent, ls.Argv, resume); err != nil {
+			return "", "", fmt.Errorf("respawn %s: %w", role, err)
+		}
+		rpath := filepath.Join(stateDir, "launch", role+".resume.json")
+		if err := launch.Write(rpath, ls); err != nil {
+			return "", "", err
+		}
+		spawn.Argv = launch.Command(exe, rpath)
+	}
 	if pane != "" {
 		return hash, pane, t.RespawnPane(ctx, pane, spawn)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -21,8 +22,18 @@ type Effects interface {
 	Scan(ctx context.Context) ([]Seen, error)
 	// Restart starts rt again from its launch spec with a new token, in
 	// its pane (respawned) or, when the pane is gone, in a new window;
-	// it returns the new token's hash.
-	Restart(ctx context.Context, rt Runtime) (tokenHash string, err error)
+	// with resume, the agent resumes its session rt.AgentSession (its
+	// history on screen). It returns the new token's hash.
+	Restart(ctx context.Context, rt Runtime, resume bool) (tokenHash string, err error)
+	// Resume answers t through rt's agent session without its TUI: try
+	// t.Fallback.Tries of the agent's headless resume with Envelope(t),
+	// or the one a supervisor that stopped left running or done (a try is
+	// never started twice). Class FallbackRequired says no resume can
+	// work.
+	Resume(ctx context.Context, rt Runtime, t Trigger) (answer string, class Class, err error)
+	// Spawn starts a fresh agent (a new session) in rt's pane, unless
+	// someone types there; it returns the new token's hash.
+	Spawn(ctx context.Context, rt Runtime) (tokenHash string, err error)
 	// Probe looks at rt before a delivery: "" when it may go;
 	// OperatorBusy (and why) while someone types there or a dialog or
 	// mode is up; PaneDead or TargetNotFound.
@@ -89,7 +100,8 @@ type Loop struct {
 
 	results  chan result
 	mu       sync.Mutex
-	working  map[string]bool // trigger id -> a send or await runs
+	working  map[string]bool               // trigger id -> a send or await runs
+	awaits   map[string]context.CancelFunc // trigger id -> ends its running await
 	wg       sync.WaitGroup
 	lastScan time.Time
 	// scanDue is when a runtime next needs a look of its own (its restart
@@ -114,7 +126,7 @@ func (l *Loop) logf(format string, args ...any) {
 // returns once they have.
 func (l *Loop) Run(ctx context.Context) error {
 	l.results = make(chan result, 64)
-	l.working = map[string]bool{}
+	l.working, l.awaits = map[string]bool{}, map[string]context.CancelFunc{}
 	if l.ScanEvery == 0 {
 		l.ScanEvery = 5 * time.Second
 	}
@@ -226,6 +238,16 @@ func (l *Loop) scan(ctx context.Context) error {
 			}
 		}
 	}()
+	// A runtime whose trigger is being resumed or spawned for is the
+	// fallback's: no restart races it.
+	held := map[string]bool{}
+	if open, err := l.Store.Triggers(ctx, TriggerFilter{Open: true}); err == nil {
+		for _, t := range open {
+			if t.Status == TResuming || t.Status == TSpawning {
+				held[t.Role] = true
+			}
+		}
+	}
 	byRole := map[string]Seen{}
 	for _, s := range seen {
 		byRole[s.Role] = s
@@ -245,7 +267,7 @@ func (l *Loop) scan(ctx context.Context) error {
 	}
 	for role, rt := range known {
 		s, found := byRole[role]
-		sight := Sight{Found: found, Dead: s.Status == Offline, Pane: s.Pane, PID: s.PID, Target: s.Target, RunsAgent: s.RunsAgent}
+		sight := Sight{Found: found, Dead: s.Status == Offline, Pane: s.Pane, PID: s.PID, Target: s.Target, RunsAgent: s.RunsAgent, Held: held[role]}
 		next, acts := Reconcile(l.Recovery, rt, sight, now)
 		if found {
 			if s.AgentSession != "" {
@@ -261,14 +283,17 @@ func (l *Loop) scan(ctx context.Context) error {
 				continue
 			}
 			l.Metrics.Restart(role, rt.Workspace)
-			hash, err := l.Effects.Restart(ctx, next)
+			hash, err := l.Effects.Restart(ctx, next, a.Result == RestartResume)
 			if err != nil {
 				l.logf("restart %s: %v", role, err)
 				acts = append(acts, audit(AuditRestartFailed, "", l.Redact.Clean(err.Error())))
 				continue
 			}
-			// Its new process is not drift.
+			// Its new process is not drift; a fresh one is a new session.
 			next.TokenHash, next.PID = hash, 0
+			if a.Result != RestartResume {
+				next.AgentSession = ""
+			}
 		}
 		if reflect.DeepEqual(next, rt) {
 			continue
@@ -473,7 +498,12 @@ func (l *Loop) apply(ctx context.Context, t Trigger, ev Event) Trigger {
 		}
 		next.Turn = turn
 	}
-	if err := l.Store.SaveTrigger(ctx, next, t.Status, string(ev.Kind), audits(next, acts)...); err != nil {
+	var msg *Message
+	if next.Status == Completed && next.AckSource == AckResume && next.Answer != nil {
+		// No pane shows a fallback's answer: it is a message of the thread.
+		msg = &Message{Thread: next.Thread, From: next.Role, Text: *next.Answer, At: ev.At}
+	}
+	if err := l.Store.SaveTriggerWith(ctx, next, t.Status, string(ev.Kind), msg, audits(next, acts)...); err != nil {
 		l.logf("trigger %s: save %s -> %s: %v", t.ID, t.Status, next.Status, err)
 		return t
 	}
@@ -491,6 +521,10 @@ func (l *Loop) apply(ctx context.Context, t Trigger, ev Event) Trigger {
 			l.send(ctx, rt, next, text)
 		case ActAwait:
 			l.await(ctx, rt, next)
+		case ActResume:
+			l.resume(ctx, rt, next)
+		case ActSpawn:
+			l.spawn(ctx, rt, next)
 		}
 	}
 	if next.Status == Completed {
@@ -599,11 +633,16 @@ func (l *Loop) await(ctx context.Context, rt Runtime, t Trigger) {
 		return
 	}
 	turn := *t.Turn
+	actx, cancel := context.WithCancel(ctx)
+	l.mu.Lock()
+	l.awaits[t.ID] = cancel
+	l.mu.Unlock()
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
-		answer, class, err := l.Effects.Await(ctx, rt, turn)
-		if ctx.Err() != nil {
+		defer cancel()
+		answer, class, err := l.Effects.Await(actx, rt, turn)
+		if actx.Err() != nil {
 			l.finish(t.ID)
 			return
 		}
@@ -613,6 +652,101 @@ func (l *Loop) await(ctx context.Context, rt Runtime, t Trigger) {
 		}
 		l.post(ctx, result{id: t.ID, ev: ev})
 	}()
+}
+
+// resume runs t's fallback resume in a worker of its own; the wait for
+// the interactive turn ends.
+func (l *Loop) resume(ctx context.Context, rt Runtime, t Trigger) {
+	if !l.takeOver(t.ID) {
+		return
+	}
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		answer, class, err := l.Effects.Resume(ctx, rt, t)
+		if ctx.Err() != nil {
+			l.finish(t.ID)
+			return
+		}
+		ev := Event{Kind: EvResumed, At: l.now(), Answer: answer}
+		if err != nil {
+			ev = Event{Kind: EvResumeFailed, At: l.now(), Class: class, Err: err.Error()}
+		}
+		l.post(ctx, result{id: t.ID, ev: ev})
+	}()
+}
+
+// spawn starts a fresh agent for t in a worker of its own, with the
+// summary of t's thread for it.
+func (l *Loop) spawn(ctx context.Context, rt Runtime, t Trigger) {
+	if !l.takeOver(t.ID) {
+		return
+	}
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		ev := Event{Kind: EvSpawned, At: l.now()}
+		hash, err := l.Effects.Spawn(ctx, rt)
+		if ctx.Err() != nil {
+			l.finish(t.ID)
+			return
+		}
+		if err != nil {
+			ev = Event{Kind: EvSpawnFailed, At: l.now(), Err: err.Error()}
+		} else {
+			l.respawned(ctx, rt.Role, hash, false)
+			ev.Preface = l.summary(ctx, t.Thread, t.ID)
+		}
+		l.post(ctx, result{id: t.ID, ev: ev})
+	}()
+}
+
+// respawned records that role's agent started anew (a new token, a new
+// process, a new agent session unless resumed) and counts the restart.
+func (l *Loop) respawned(ctx context.Context, role, hash string, resumed bool) {
+	rt, err := l.Store.Runtime(ctx, role)
+	if err != nil {
+		return
+	}
+	rt.TokenHash, rt.PID, rt.Updated = hash, 0, l.now()
+	if !resumed {
+		rt.AgentSession = ""
+	}
+	if err := l.Store.PutRuntime(ctx, rt); err != nil {
+		l.logf("runtime %s: %v", role, err)
+	}
+	l.Metrics.Restart(role, rt.Workspace)
+}
+
+// summary is the summary of thread for a fresh agent, without trigger
+// skip (the one it is for).
+func (l *Loop) summary(ctx context.Context, thread, skip string) string {
+	msgs, err := l.Store.Messages(ctx, thread, 0)
+	if err != nil {
+		l.logf("thread %s: %v", thread, err)
+	}
+	ts, err := l.Store.Triggers(ctx, TriggerFilter{Thread: thread})
+	if err != nil {
+		l.logf("thread %s: %v", thread, err)
+	}
+	ts = slices.DeleteFunc(ts, func(t Trigger) bool { return t.ID == skip })
+	return Summary(thread, msgs, ts, SummaryLimit)
+}
+
+// takeOver starts a fallback worker for trigger id: a wait for its
+// interactive turn is ended first (its report would be stale).
+func (l *Loop) takeOver(id string) bool {
+	l.mu.Lock()
+	cancel := l.awaits[id]
+	l.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		for !l.start(id) {
+			time.Sleep(time.Millisecond) // the wait's worker is returning
+		}
+		return true
+	}
+	return l.start(id)
 }
 
 func (l *Loop) start(id string) bool {
@@ -628,6 +762,7 @@ func (l *Loop) start(id string) bool {
 func (l *Loop) finish(id string) {
 	l.mu.Lock()
 	delete(l.working, id)
+	delete(l.awaits, id)
 	l.mu.Unlock()
 }
 

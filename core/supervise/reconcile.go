@@ -28,15 +28,20 @@ type RecoveryPolicy struct {
 	// NotAgentGrace is how long a pane may run something else than its
 	// agent before the runtime is failed.
 	NotAgentGrace time.Duration
-	// MaxRestarts restarts within RestartWindow is a crash loop: failed.
+	// A runtime is restarted with its agent's session resumed, unless the
+	// session is stale (no heartbeat, nor any change, for StaleAfter) or
+	// it crash-loops: its MaxRestarts-th failure within RestartWindow
+	// starts a fresh agent session, and one more fails it.
 	MaxRestarts   int
 	RestartWindow time.Duration
+	StaleAfter    time.Duration
 }
 
-// DefaultRecoveryPolicy restarts a runtime 5 s after it went offline, and
-// gives up after 3 restarts in 15 minutes.
+// DefaultRecoveryPolicy restarts a runtime 5 s after it went offline,
+// resuming its session; the third failure in 15 minutes, or a session
+// quiet for 12 hours, gets a fresh one; the fourth fails it.
 var DefaultRecoveryPolicy = RecoveryPolicy{RestartAfter: 5 * time.Second, NotAgentGrace: 30 * time.Second,
-	MaxRestarts: 3, RestartWindow: 15 * time.Minute}
+	MaxRestarts: 3, RestartWindow: 15 * time.Minute, StaleAfter: 12 * time.Hour}
 
 // Sight is what tmux shows of a runtime's pane now.
 type Sight struct {
@@ -46,13 +51,23 @@ type Sight struct {
 	PID       int
 	Target    string
 	RunsAgent bool // its process is the agent (not a shell it fell back to)
+	// Held says a trigger's fallback owns the runtime (resuming its
+	// session, spawning a fresh agent): it is not restarted meanwhile.
+	Held bool
 }
 
 // Reconcile actions.
 const (
 	// ActRestart: restart the runtime from its launch spec (a new token),
-	// in its pane, or in a new window when the pane is gone.
+	// in its pane, or in a new window when the pane is gone; Result says
+	// how: RestartResume (the agent's session resumed) or RestartFresh.
 	ActRestart ActionKind = "restart"
+)
+
+// How a runtime is restarted.
+const (
+	RestartResume = "resume"
+	RestartFresh  = "fresh"
 )
 
 // Audit kinds of reconciliation.
@@ -87,17 +102,27 @@ func Reconcile(p RecoveryPolicy, rt Runtime, s Sight, at time.Time) (Runtime, []
 			n.Status, n.Recovery.OfflineSince = Offline, at
 			acts = append(acts, audit(AuditOffline, rt.Pane, why))
 		}
-		if n.Status != Offline || at.Sub(n.Recovery.OfflineSince) < p.RestartAfter {
+		if n.Status != Offline || s.Held || at.Sub(n.Recovery.OfflineSince) < p.RestartAfter {
 			return n, acts
 		}
-		if len(n.Recovery.Restarts) >= p.MaxRestarts {
+		failures := len(n.Recovery.Restarts) + 1
+		if failures > p.MaxRestarts {
 			n.Status = Failed
 			n.Recovery.FailedWhy = fmt.Sprintf("crash loop: %d restarts within %s", len(n.Recovery.Restarts), p.RestartWindow)
 			return n, append(acts, audit(AuditRuntimeFailed, "crash-loop", n.Recovery.FailedWhy))
 		}
+		how, why := RestartResume, "its agent session resumed"
+		switch {
+		case n.AgentSession == "":
+			how, why = RestartFresh, "no agent session known"
+		case failures == p.MaxRestarts:
+			how, why = RestartFresh, fmt.Sprintf("crash loop: failure %d within %s; a fresh agent session", failures, p.RestartWindow)
+		case p.StaleAfter > 0 && at.Sub(lastSign(rt)) >= p.StaleAfter:
+			how, why = RestartFresh, fmt.Sprintf("its session is stale: no sign of it for %s", p.StaleAfter)
+		}
 		n.Recovery.Restarts = append(n.Recovery.Restarts, at)
 		n.Recovery.OfflineSince = at // the next restart waits again
-		return n, append(acts, audit(AuditRestart, fmt.Sprint(len(n.Recovery.Restarts)), ""), Action{Kind: ActRestart})
+		return n, append(acts, audit(AuditRestart, how, why), Action{Kind: ActRestart, Result: how})
 	}
 	if rt.Pane != "" && (s.Pane != rt.Pane || (s.PID != 0 && rt.PID != 0 && s.PID != rt.PID)) {
 		n.Recovery.Drift++
@@ -125,6 +150,15 @@ func Reconcile(p RecoveryPolicy, rt Runtime, s Sight, at time.Time) (Runtime, []
 		acts = append(acts, audit(AuditOnline, s.Pane, ""))
 	}
 	return n, acts
+}
+
+// lastSign is the last time rt's agent was known alive: its heartbeat,
+// else the last change of its record.
+func lastSign(rt Runtime) time.Time {
+	if !rt.LastHeartbeat.IsZero() {
+		return rt.LastHeartbeat
+	}
+	return rt.Updated
 }
 
 // recent are the times within window before at.

@@ -55,6 +55,7 @@ func TestReconcileTable(t *testing.T) {
 		{"a failed runtime whose pane died stays failed", rt(Failed), Sight{}, time.Hour, Failed, nil},
 		{"a runtime busy with a trigger keeps that status", rt(AwaitingAck), alive, 0, AwaitingAck, nil},
 		{"a stopping runtime is left to its stop", rt(Stopping, offline(0)), Sight{}, time.Hour, Stopping, nil},
+		{"a runtime a trigger's fallback holds is not restarted", rt(Offline, offline(0)), Sight{Held: true}, time.Minute, Offline, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -66,6 +67,37 @@ func TestReconcileTable(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestReconcileRestartHow: a restart resumes the agent's session, unless
+// none is known, it is stale, or the runtime crash-loops.
+func TestReconcileRestartHow(t *testing.T) {
+	p := DefaultRecoveryPolicy
+	base := Runtime{ID: "s/claude", Role: "claude", Pane: "%1", Status: Offline, AgentSession: "sess-1", Updated: t0,
+		Recovery: Recovery{OfflineSince: t0}}
+	how := func(r Runtime, at time.Time) string {
+		t.Helper()
+		_, acts := Reconcile(p, r, Sight{Found: true, Dead: true, Pane: "%1"}, at)
+		for _, a := range acts {
+			if a.Kind == ActRestart {
+				return a.Result
+			}
+		}
+		return "none"
+	}
+	assert.Equal(t, RestartResume, how(base, after(5*time.Second)))
+	noSession := base
+	noSession.AgentSession = ""
+	assert.Equal(t, RestartFresh, how(noSession, after(5*time.Second)))
+	stale := base
+	stale.LastHeartbeat = t0.Add(-13 * time.Hour)
+	assert.Equal(t, RestartFresh, how(stale, after(5*time.Second)), "a heartbeat 12 h old is a stale session")
+	recent := base
+	recent.LastHeartbeat = t0.Add(-time.Hour)
+	assert.Equal(t, RestartResume, how(recent, after(5*time.Second)))
+	looping := base
+	looping.Recovery.Restarts = []time.Time{t0.Add(-2 * time.Minute), t0.Add(-time.Minute)}
+	assert.Equal(t, RestartFresh, how(looping, after(5*time.Second)), "the third failure in the window: a fresh session")
 }
 
 // TestReconcileRestartsBoundedInVirtualTime: a pane that dies every time

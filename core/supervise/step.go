@@ -3,6 +3,8 @@ package supervise
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -21,13 +23,19 @@ type Policy struct {
 	QuietWindow  time.Duration
 	DeferRecheck time.Duration
 	MaxDefer     time.Duration
+	// FallbackTries is how many times a trigger that failed with
+	// ACK_TIMEOUT or DEFER_TIMEOUT is tried through the agent's resumed
+	// session (0: it fails); Spawn then starts a fresh agent for it.
+	FallbackTries int
+	Spawn         bool
 }
 
 // DefaultPolicy is the supervisor spec's: ack in 8 s, 2 retries backing
 // off 2 s then 4 s, re-check every 5 s, deliver after 20 s of quiet,
 // DEFER_TIMEOUT at 60 s.
 var DefaultPolicy = Policy{AckTimeout: 8 * time.Second, Retries: 2, Backoff: 2 * time.Second,
-	QuietWindow: 20 * time.Second, DeferRecheck: 5 * time.Second, MaxDefer: 60 * time.Second}
+	QuietWindow: 20 * time.Second, DeferRecheck: 5 * time.Second, MaxDefer: 60 * time.Second,
+	FallbackTries: 2, Spawn: true}
 
 // backoff is the wait before ack window n+1 (n ≥ 1): Backoff, then doubled.
 func (p Policy) backoff(n int) time.Duration {
@@ -69,6 +77,17 @@ const (
 	// mid-delivery Reached says whether its text is in the agent's pane
 	// or events.
 	EvRestart EventKind = "restart"
+	// EvResumed: the agent's resumed session answered (Answer).
+	EvResumed EventKind = "resumed"
+	// EvResumeFailed: the resume failed with Err; Class FallbackRequired
+	// when no resume can work (no session known, an agent without
+	// sessions), so none is tried again.
+	EvResumeFailed EventKind = "resume-failed"
+	// EvSpawned: a fresh agent runs in the runtime's pane; Preface is the
+	// summary of the thread it gets first.
+	EvSpawned EventKind = "spawned"
+	// EvSpawnFailed: no fresh agent could be started (Err).
+	EvSpawnFailed EventKind = "spawn-failed"
 )
 
 // Event is one input of Step.
@@ -84,6 +103,7 @@ type Event struct {
 	Answer  string      `json:"answer,omitempty"`
 	Err     string      `json:"error,omitempty"`
 	Turn    *TurnRecord `json:"turn,omitempty"`
+	Preface string      `json:"preface,omitempty"`
 }
 
 // ActionKind is what the effect loop must do.
@@ -102,6 +122,12 @@ const (
 	ActAwait ActionKind = "await"
 	// ActAudit: append Audit (with Result and Detail) to the audit trail.
 	ActAudit ActionKind = "audit"
+	// ActResume: run try Trigger.Fallback.Tries of the agent's headless
+	// resume with the envelope and report EvResumed or EvResumeFailed.
+	ActResume ActionKind = "resume"
+	// ActSpawn: start a fresh agent in the runtime's pane and report
+	// EvSpawned (with the thread's summary) or EvSpawnFailed.
+	ActSpawn ActionKind = "spawn"
 )
 
 // Audit event kinds.
@@ -119,6 +145,12 @@ const (
 	AuditCursor    = "cursor_advanced"
 	AuditBlocked   = "thread_blocked"
 	AuditUnblocked = "thread_unblocked"
+	// The fallbacks.
+	AuditResumeStarted   = "fallback_resume_started"
+	AuditResumeSucceeded = "fallback_resume_succeeded"
+	AuditResumeFailed    = "fallback_resume_failed"
+	AuditSpawnStarted    = "spawn_recovery_started"
+	AuditSpawned         = "spawn_recovery_ready"
 )
 
 // Action is one output of Step.
@@ -227,6 +259,25 @@ func (t *Trigger) apply(p Policy, ev Event) ([]Action, error) {
 	case EvTick:
 		return t.tick(p, ev.At)
 
+	case EvResumed, EvResumeFailed:
+		if t.Status != TResuming {
+			return nil, ErrStale
+		}
+		return t.resumed(p, ev), nil
+
+	case EvSpawned, EvSpawnFailed:
+		if t.Status != TSpawning {
+			return nil, ErrStale
+		}
+		if ev.Kind == EvSpawnFailed {
+			return []Action{t.fail(ev.At, t.Fallback.From, t.fallbackWhy("spawn recovery failed: "+ev.Err))}, nil
+		}
+		// A new agent session: the text has reached no agent of it yet.
+		t.Fallback.Spawned, t.Preface = true, ev.Preface
+		t.Status, t.Class, t.Error, t.Reached, t.Turn = Queued, "", "", false, nil
+		t.Waits, t.AckBy, t.Outcome, t.DeliveredAt = 0, time.Time{}, "", time.Time{}
+		return []Action{audit(AuditSpawned, "", ""), {Kind: ActProbe}}, nil
+
 	case EvRestart:
 		switch t.Status {
 		case Queued:
@@ -244,6 +295,11 @@ func (t *Trigger) apply(p Policy, ev Event) ([]Action, error) {
 				return []Action{{Kind: ActAwait}}, nil
 			}
 			return nil, nil
+		case TResuming:
+			// The try that ran goes on or is read back: never started twice.
+			return []Action{{Kind: ActResume}}, nil
+		case TSpawning:
+			return []Action{{Kind: ActSpawn}}, nil
 		}
 		return nil, nil // deferred: the next tick looks again
 	}
@@ -260,7 +316,7 @@ func (t *Trigger) probed(p Policy, ev Event) ([]Action, error) {
 			}
 			if quiet := ev.At.Sub(t.QuietSince); quiet < p.QuietWindow {
 				if ev.At.Sub(t.DeferredAt) >= p.MaxDefer {
-					return []Action{t.fail(ev.At, DeferTimeout, fmt.Sprintf("the operator was busy in the pane; quiet for %s of the %s needed within %s", quiet, p.QuietWindow, p.MaxDefer))}, nil
+					return t.timeout(p, ev.At, DeferTimeout, fmt.Sprintf("the operator was busy in the pane; quiet for %s of the %s needed within %s", quiet, p.QuietWindow, p.MaxDefer)), nil
 				}
 				t.NextAt = minTime(ev.At.Add(p.DeferRecheck), t.QuietSince.Add(p.QuietWindow))
 				return nil, nil
@@ -305,7 +361,7 @@ func (t *Trigger) defer_(p Policy, at time.Time, class Class, why string) []Acti
 	}
 	t.Status, t.Class, t.Error, t.QuietSince = TDeferred, class, why, time.Time{}
 	if at.Sub(t.DeferredAt) >= p.MaxDefer {
-		return []Action{t.fail(at, DeferTimeout, fmt.Sprintf("the operator stayed busy in the pane for %s: %s", p.MaxDefer, why))}
+		return t.timeout(p, at, DeferTimeout, fmt.Sprintf("the operator stayed busy in the pane for %s: %s", p.MaxDefer, why))
 	}
 	t.NextAt = at.Add(p.DeferRecheck)
 	if first {
@@ -365,6 +421,57 @@ func (t *Trigger) fail(at time.Time, class Class, why string) Action {
 	return audit(AuditFailed, string(class), why)
 }
 
+// timeout ends the delivery of t with class (ACK_TIMEOUT, DEFER_TIMEOUT):
+// the fallback starts, or, when there is none or it was taken, t fails.
+func (t *Trigger) timeout(p Policy, at time.Time, class Class, why string) []Action {
+	if p.FallbackTries <= 0 || t.Fallback != nil {
+		if t.Fallback != nil {
+			why = t.fallbackWhy(why)
+		}
+		return []Action{t.fail(at, class, why)}
+	}
+	t.Fallback = &Fallback{From: class, Why: why, Tries: 1, Started: at}
+	t.Status, t.Class, t.Error, t.NextAt, t.AckBy = TResuming, class, why, time.Time{}, time.Time{}
+	return []Action{audit(AuditResumeStarted, string(class), why), {Kind: ActResume}}
+}
+
+// resumed applies the end of a resume try.
+func (t *Trigger) resumed(p Policy, ev Event) []Action {
+	f := t.Fallback
+	if ev.Kind == EvResumed {
+		a := ev.Answer
+		t.Reached = true
+		t.ack(ev.At, AckResume)
+		t.Status, t.CompletedAt, t.Class, t.Error, t.Answer = Completed, ev.At, "", "", &a
+		return []Action{audit(AuditResumeSucceeded, strconv.Itoa(f.Tries), ""), audit(AuditAck, AckResume, ""),
+			audit(AuditCompleted, "answered", "fallback resume")}
+	}
+	f.Errors = append(f.Errors, ev.Err)
+	acts := []Action{audit(AuditResumeFailed, strconv.Itoa(f.Tries), ev.Err)}
+	if f.Tries < p.FallbackTries && ev.Class != FallbackRequired {
+		f.Tries++
+		return append(acts, Action{Kind: ActResume})
+	}
+	if p.Spawn {
+		t.Status = TSpawning
+		return append(acts, audit(AuditSpawnStarted, string(f.From), ""), Action{Kind: ActSpawn})
+	}
+	return append(acts, t.fail(ev.At, f.From, t.fallbackWhy("")))
+}
+
+// fallbackWhy is why a trigger whose fallback was taken failed.
+func (t *Trigger) fallbackWhy(last string) string {
+	f := t.Fallback
+	why := f.Why
+	if len(f.Errors) > 0 {
+		why += "; fallback resume failed: " + strings.Join(f.Errors, "; ")
+	}
+	if last != "" {
+		why += "; " + last
+	}
+	return why
+}
+
 // tick moves a trigger whose time came.
 func (t *Trigger) tick(p Policy, at time.Time) ([]Action, error) {
 	switch t.Status {
@@ -378,7 +485,7 @@ func (t *Trigger) tick(p Policy, at time.Time) ([]Action, error) {
 			return nil, ErrStale
 		}
 		if t.Waits > p.Retries {
-			return []Action{t.fail(at, AckTimeout, fmt.Sprintf("no ack in %d windows of %s", t.Waits, p.AckTimeout))}, nil
+			return t.timeout(p, at, AckTimeout, fmt.Sprintf("no ack in %d windows of %s", t.Waits, p.AckTimeout)), nil
 		}
 		t.Status, t.NextAt = TRetrying, at.Add(p.backoff(t.Waits))
 		return []Action{audit(AuditRetry, "ack-wait", fmt.Sprintf("window %d of %d ended", t.Waits, p.Retries+1))}, nil
@@ -424,6 +531,10 @@ func RuntimeStatusOf(t Trigger) RuntimeStatus {
 		return Retrying
 	case TDeferred:
 		return Deferred
+	case TResuming:
+		return FallbackResume
+	case TSpawning:
+		return SpawnRecovery
 	}
 	return Ready
 }

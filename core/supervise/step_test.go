@@ -39,6 +39,8 @@ func trig(status TriggerStatus, mod ...func(*Trigger)) Trigger {
 // an event, to a status with its actions.
 func TestPhaseTable(t *testing.T) {
 	p := DefaultPolicy
+	noFallback, noSpawn := p, p
+	noFallback.FallbackTries, noSpawn.Spawn = 0, false
 	reached := func(t *Trigger) { t.Reached, t.Waits, t.DeliveredAt, t.AckBy = true, 1, t0, t0.Add(p.AckTimeout) }
 	busy := func(t *Trigger) { t.Class, t.DeferredAt, t.NextAt = OperatorBusy, t0, t0.Add(p.DeferRecheck) }
 	tests := []struct {
@@ -49,6 +51,8 @@ func TestPhaseTable(t *testing.T) {
 		acts []string
 		err  error
 		then func(t *testing.T, got Trigger)
+		// policy, when set, is used instead of p.
+		policy *Policy
 	}{
 		{name: "recorded trigger is probed", from: trig(""), ev: Event{Kind: EvQueued, At: t0},
 			want: Queued, acts: []string{"audit:trigger_queued", "probe"}},
@@ -87,11 +91,20 @@ func TestPhaseTable(t *testing.T) {
 		{name: "busy again restarts the quiet window", from: trig(TDeferred, busy, func(t *Trigger) { t.QuietSince = after(5 * time.Second) }),
 			ev: Event{Kind: EvProbed, At: after(15 * time.Second), Class: OperatorBusy}, want: TDeferred,
 			then: func(t *testing.T, got Trigger) { assert.True(t, got.QuietSince.IsZero()) }},
-		{name: "busy past the limit is DEFER_TIMEOUT", from: trig(TDeferred, busy),
+		{name: "busy past the limit is DEFER_TIMEOUT: the session is resumed", from: trig(TDeferred, busy),
+			ev: Event{Kind: EvProbed, At: after(60 * time.Second), Class: OperatorBusy}, want: TResuming,
+			acts: []string{"audit:fallback_resume_started", "resume"},
+			then: func(t *testing.T, got Trigger) {
+				assert.Equal(t, DeferTimeout, got.Class)
+				require.NotNil(t, got.Fallback)
+				assert.Equal(t, 1, got.Fallback.Tries)
+				assert.Equal(t, DeferTimeout, got.Fallback.From)
+			}},
+		{name: "quiet too late is DEFER_TIMEOUT", from: trig(TDeferred, busy, func(t *Trigger) { t.QuietSince = after(50 * time.Second) }),
+			ev: Event{Kind: EvProbed, At: after(60 * time.Second)}, want: TResuming, acts: []string{"audit:fallback_resume_started", "resume"}},
+		{name: "without a fallback DEFER_TIMEOUT fails", from: trig(TDeferred, busy, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Spawned: true} }),
 			ev: Event{Kind: EvProbed, At: after(60 * time.Second), Class: OperatorBusy}, want: TFailed, acts: []string{"audit:trigger_failed"},
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, DeferTimeout, got.Class) }},
-		{name: "quiet too late is DEFER_TIMEOUT", from: trig(TDeferred, busy, func(t *Trigger) { t.QuietSince = after(50 * time.Second) }),
-			ev: Event{Kind: EvProbed, At: after(60 * time.Second)}, want: TFailed, acts: []string{"audit:trigger_failed"}},
 		{name: "the rate limit lifted", from: trig(TDeferred, func(t *Trigger) { t.Class, t.NextAt = RateLimited, after(30*time.Second) }),
 			ev: Event{Kind: EvProbed, At: after(30 * time.Second)}, want: TSending, acts: []string{"send"}},
 		{name: "submitted opens the ack window and awaits the answer", from: trig(TSending),
@@ -137,9 +150,70 @@ func TestPhaseTable(t *testing.T) {
 		{name: "the second backoff doubles", from: trig(Delivered, reached, func(t *Trigger) { t.Waits, t.AckBy = 2, after(18*time.Second) }),
 			ev: Event{Kind: EvTick, At: after(18 * time.Second)}, want: TRetrying, acts: []string{"audit:trigger_retry"},
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, after(22*time.Second), got.NextAt) }},
-		{name: "the last window over is ACK_TIMEOUT", from: trig(Delivered, reached, func(t *Trigger) { t.Waits, t.AckBy = 3, after(30*time.Second) }),
-			ev: Event{Kind: EvTick, At: after(30 * time.Second)}, want: TFailed, acts: []string{"audit:trigger_failed"},
+		{name: "the last window over is ACK_TIMEOUT: the session is resumed", from: trig(Delivered, reached, func(t *Trigger) { t.Waits, t.AckBy = 3, after(30*time.Second) }),
+			ev: Event{Kind: EvTick, At: after(30 * time.Second)}, want: TResuming, acts: []string{"audit:fallback_resume_started", "resume"},
+			then: func(t *testing.T, got Trigger) {
+				assert.Equal(t, AckTimeout, got.Class)
+				assert.Equal(t, AckTimeout, got.Fallback.From)
+				assert.Zero(t, got.Due(), "a resume reports; no tick moves it")
+			}},
+		{name: "ACK_TIMEOUT again after a spawn fails", from: trig(Delivered, reached, func(t *Trigger) {
+			t.Waits, t.AckBy, t.Fallback = 3, after(30*time.Second), &Fallback{From: AckTimeout, Why: "no ack", Tries: 2, Spawned: true}
+		}), ev: Event{Kind: EvTick, At: after(30 * time.Second)}, want: TFailed, acts: []string{"audit:trigger_failed"},
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, AckTimeout, got.Class) }},
+		{name: "without fallback tries ACK_TIMEOUT fails", from: trig(Delivered, reached, func(t *Trigger) { t.Waits, t.AckBy = 3, after(30*time.Second) }),
+			ev: Event{Kind: EvTick, At: after(30 * time.Second)}, want: TFailed, acts: []string{"audit:trigger_failed"}, policy: &noFallback},
+		{name: "the resumed session answers: completed", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
+			ev: Event{Kind: EvResumed, At: after(40 * time.Second), Answer: "fixed"}, want: Completed,
+			acts: []string{"audit:fallback_resume_succeeded", "audit:ack_received", "audit:trigger_completed"},
+			then: func(t *testing.T, got Trigger) {
+				require.NotNil(t, got.Answer)
+				assert.Equal(t, "fixed", *got.Answer)
+				assert.Equal(t, AckResume, got.AckSource)
+				assert.Empty(t, got.Class)
+			}},
+		{name: "a failed resume is tried once more", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
+			ev: Event{Kind: EvResumeFailed, At: after(40 * time.Second), Err: "API error"}, want: TResuming,
+			acts: []string{"audit:fallback_resume_failed", "resume"},
+			then: func(t *testing.T, got Trigger) { assert.Equal(t, 2, got.Fallback.Tries) }},
+		{name: "the second failed resume spawns a fresh agent", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }, func(t *Trigger) { t.Fallback.Tries = 2 }),
+			ev: Event{Kind: EvResumeFailed, At: after(50 * time.Second), Err: "API error"}, want: TSpawning,
+			acts: []string{"audit:fallback_resume_failed", "audit:spawn_recovery_started", "spawn"}},
+		{name: "a resume that cannot work spawns at once", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
+			ev: Event{Kind: EvResumeFailed, At: after(40 * time.Second), Class: FallbackRequired, Err: "no session known"}, want: TSpawning,
+			acts: []string{"audit:fallback_resume_failed", "audit:spawn_recovery_started", "spawn"}},
+		{name: "without spawn the failed resumes fail it with the first class", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }, func(t *Trigger) { t.Fallback.Tries = 2 }),
+			ev: Event{Kind: EvResumeFailed, At: after(50 * time.Second), Err: "API error"}, want: TFailed, policy: &noSpawn,
+			acts: []string{"audit:fallback_resume_failed", "audit:trigger_failed"},
+			then: func(t *testing.T, got Trigger) {
+				assert.Equal(t, AckTimeout, got.Class)
+				assert.Contains(t, got.Error, "fallback resume failed: API error")
+			}},
+		{name: "a fresh agent takes the trigger with the thread's summary", from: trig(TSpawning, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }, func(t *Trigger) { t.Turn = &TurnRecord{Pane: "%1"} }),
+			ev: Event{Kind: EvSpawned, At: after(60 * time.Second), Preface: "[summary]"}, want: Queued,
+			acts: []string{"audit:spawn_recovery_ready", "probe"},
+			then: func(t *testing.T, got Trigger) {
+				assert.False(t, got.Reached, "no agent of the new session has it")
+				assert.True(t, got.Fallback.Spawned)
+				assert.Nil(t, got.Turn)
+				assert.Equal(t, "[summary]\n[BRIDGE_TRIGGER id=t1 thread=default]\nx\n[/BRIDGE_TRIGGER]", Envelope(got))
+			}},
+		{name: "no fresh agent: failed", from: trig(TSpawning, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
+			ev: Event{Kind: EvSpawnFailed, At: after(60 * time.Second), Err: "the operator is typing"}, want: TFailed,
+			acts: []string{"audit:trigger_failed"},
+			then: func(t *testing.T, got Trigger) {
+				assert.Equal(t, AckTimeout, got.Class)
+				assert.Contains(t, got.Error, "spawn recovery failed: the operator is typing")
+			}},
+		{name: "restart while resuming: the try is taken up, not started twice", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
+			ev: Event{Kind: EvRestart, At: t0}, want: TResuming, acts: []string{"resume"},
+			then: func(t *testing.T, got Trigger) { assert.Equal(t, 1, got.Fallback.Tries) }},
+		{name: "restart while spawning spawns", from: trig(TSpawning, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
+			ev: Event{Kind: EvRestart, At: t0}, want: TSpawning, acts: []string{"spawn"}},
+		{name: "an answer of the interactive turn while resuming is stale", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
+			ev: Event{Kind: EvAnswer, At: t0, Answer: "late"}, err: ErrStale},
+		{name: "a resume report after the spawn is stale", from: trig(TSpawning, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
+			ev: Event{Kind: EvResumed, At: t0, Answer: "late"}, err: ErrStale},
 		{name: "a cursor ack", from: trig(Delivered, reached), ev: Event{Kind: EvAck, At: after(time.Second), Source: AckCursor},
 			want: Acked, acts: []string{"audit:ack_received"}},
 		{name: "an ack while backing off", from: trig(TRetrying, reached), ev: Event{Kind: EvAck, At: after(9 * time.Second), Source: AckHeartbeat},
@@ -175,7 +249,11 @@ func TestPhaseTable(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got, acts, err := Step(p, tc.from, tc.ev)
+			pol := p
+			if tc.policy != nil {
+				pol = *tc.policy
+			}
+			got, acts, err := Step(pol, tc.from, tc.ev)
 			if tc.err != nil {
 				require.ErrorIs(t, err, tc.err)
 				assert.Equal(t, tc.from, got, "a refused event leaves the trigger as it was")
@@ -225,20 +303,22 @@ func TestDeferredAroundAnOperator(t *testing.T) {
 
 // TestRandomWalks applies random events in random order to triggers and
 // holds the invariants: a trigger that reached the agent is never sent
-// again, sends are bounded by the retries, completed and failed are final,
-// and every failure has a class.
+// again to the same agent session (only a spawned fresh one gets it),
+// sends are bounded by the retries, resumes by the fallback's tries,
+// completed and failed are final, and every failure has a class.
 func TestRandomWalks(t *testing.T) {
 	p := DefaultPolicy
 	classes := []Class{"", "", "", OperatorBusy, RateLimited, PaneDead, SendKeysError, TargetNotFound}
 	outcomes := []string{"submitted", "queued", "unconfirmed"}
 	sources := []string{AckCursor, AckHeartbeat, AckEvent, AckLine}
-	kindsOf := []EventKind{EvProbed, EvSent, EvSendFailed, EvAgentIdle, EvAck, EvAnswer, EvTurnError, EvTick, EvTick, EvTick, EvRestart}
+	kindsOf := []EventKind{EvProbed, EvSent, EvSendFailed, EvAgentIdle, EvAck, EvAnswer, EvTurnError, EvTick, EvTick, EvTick, EvRestart,
+		EvResumed, EvResumeFailed, EvSpawned, EvSpawnFailed}
 	for seed := uint64(0); seed < 2000; seed++ {
 		r := rand.New(rand.NewPCG(seed, 1))
 		tr, _, err := Step(p, trig(""), Event{Kind: EvQueued, At: t0})
 		require.NoError(t, err)
 		now := t0
-		sends, reachedAt := 0, -1
+		sends, reachedAt, spawns := 0, -1, 0
 		for i := 0; i < 60; i++ {
 			now = now.Add(time.Duration(r.IntN(6000)) * time.Millisecond)
 			ev := Event{Kind: kindsOf[r.IntN(len(kindsOf))], At: now, Class: classes[r.IntN(len(classes))],
@@ -257,6 +337,14 @@ func TestRandomWalks(t *testing.T) {
 			tr = next
 			if !before.Status.Open() {
 				t.Fatalf("seed %d: %s moved on from %s", seed, ev.Kind, before.Status)
+			}
+			if ev.Kind == EvSpawned {
+				spawns++
+				reachedAt, sends = -1, 0 // a fresh agent session
+				require.Equal(t, 1, spawns, "seed %d: spawned twice", seed)
+			}
+			if tr.Fallback != nil {
+				require.LessOrEqual(t, tr.Fallback.Tries, p.FallbackTries, "seed %d", seed)
 			}
 			for _, a := range acts {
 				if a.Kind != ActSend {

@@ -611,12 +611,24 @@ func (s *Store) Triggers(ctx context.Context, f TriggerFilter) ([]Trigger, error
 // from → t.Status at t.Updated for event and the audit events, in one
 // transaction.
 func (s *Store) SaveTrigger(ctx context.Context, t Trigger, from TriggerStatus, event string, audit ...AuditEvent) error {
+	return s.SaveTriggerWith(ctx, t, from, event, nil, audit...)
+}
+
+// SaveTriggerWith is SaveTrigger that also records msg (when not nil) in
+// its thread, in the same transaction: a fallback's answer is the
+// trigger's result and a message of the thread, both or neither.
+func (s *Store) SaveTriggerWith(ctx context.Context, t Trigger, from TriggerStatus, event string, msg *Message, audit ...AuditEvent) error {
 	t = utcTrigger(t)
 	body, err := json.Marshal(t)
 	if err != nil {
 		return fmt.Errorf("trigger %s: %w", t.ID, err)
 	}
 	return s.write(ctx, "save trigger "+t.ID, func(tx *sql.Tx) error {
+		if msg != nil {
+			if err := insertMessage(ctx, tx, msg); err != nil {
+				return err
+			}
+		}
 		res, err := tx.ExecContext(ctx, `UPDATE triggers SET role = ?, thread = ?, status = ?, updated = ?, delivered_at = ?, body = ?
 			WHERE id = ? AND status = ?`,
 			t.Role, t.Thread, string(t.Status), fmtTime(t.Updated), fmtTime(t.DeliveredAt), string(body), t.ID, string(from))
@@ -728,24 +740,28 @@ func (s *Store) AddMessage(ctx context.Context, m Message) (Message, error) {
 	if m.Thread == "" {
 		return Message{}, fmt.Errorf("message without a thread: %w", ErrBadInput)
 	}
-	m.At = utc(m.At)
-	err := s.write(ctx, "add message to "+m.Thread, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO threads (id, created) VALUES (?, ?) ON CONFLICT (id) DO NOTHING`,
-			m.Thread, fmtTime(m.At)); err != nil {
-			return err
-		}
-		res, err := tx.ExecContext(ctx, `INSERT INTO messages (thread, sender, recipient, text, at) VALUES (?, ?, ?, ?, ?)`,
-			m.Thread, m.From, m.To, m.Text, fmtTime(m.At))
-		if err != nil {
-			return err
-		}
-		m.Seq, err = res.LastInsertId()
-		return err
-	})
+	err := s.write(ctx, "add message to "+m.Thread, func(tx *sql.Tx) error { return insertMessage(ctx, tx, &m) })
 	if err != nil {
 		return Message{}, err
 	}
 	return m, nil
+}
+
+// insertMessage records m in its thread, creating the thread, and sets
+// m's Seq.
+func insertMessage(ctx context.Context, tx *sql.Tx, m *Message) error {
+	m.At = utc(m.At)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO threads (id, created) VALUES (?, ?) ON CONFLICT (id) DO NOTHING`,
+		m.Thread, fmtTime(m.At)); err != nil {
+		return err
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO messages (thread, sender, recipient, text, at) VALUES (?, ?, ?, ?, ?)`,
+		m.Thread, m.From, m.To, m.Text, fmtTime(m.At))
+	if err != nil {
+		return err
+	}
+	m.Seq, err = res.LastInsertId()
+	return err
 }
 
 const messageCols = `m.seq, m.thread, m.sender, m.recipient, m.text, m.at`

@@ -24,6 +24,11 @@ const (
 	Offline     RuntimeStatus = "offline"
 	// Stopping is a runtime party runtime stop is ending: not restarted.
 	Stopping RuntimeStatus = "stopping"
+	// FallbackResume and SpawnRecovery are a runtime whose open trigger
+	// is answered through the agent's resumed session without its TUI, or
+	// waits for a fresh agent in its pane.
+	FallbackResume RuntimeStatus = "fallback_resume"
+	SpawnRecovery  RuntimeStatus = "spawn_recovery"
 )
 
 // Runtime is an agent pane party started, as the supervisor records it.
@@ -74,6 +79,13 @@ const (
 	Delivered  TriggerStatus = "delivered"  // party saw it submitted or queued; awaiting the ack
 	TRetrying  TriggerStatus = "retrying"   // no ack in time; backing off
 	Acked      TriggerStatus = "acked"      // the agent took it; awaiting the turn's answer
+	// TResuming: the ack never came (ACK_TIMEOUT) or the operator never
+	// let go (DEFER_TIMEOUT): the agent's own session is resumed without
+	// its TUI to answer the trigger.
+	TResuming TriggerStatus = "fallback_resume"
+	// TSpawning: the resume failed; a fresh agent is started in the pane
+	// and the trigger goes to it with a summary of its thread.
+	TSpawning  TriggerStatus = "spawn_recovery"
 	Completed  TriggerStatus = "completed"
 	TFailed    TriggerStatus = "failed"
 	unknownTrg TriggerStatus = ""
@@ -85,10 +97,10 @@ func (t TriggerStatus) Open() bool { return t != Completed && t != TFailed && t 
 // ParseTriggerStatus reads a status name.
 func ParseTriggerStatus(s string) (TriggerStatus, error) {
 	switch t := TriggerStatus(s); t {
-	case Queued, TDeferred, TSending, Delivered, TRetrying, Acked, Completed, TFailed:
+	case Queued, TDeferred, TSending, Delivered, TRetrying, Acked, TResuming, TSpawning, Completed, TFailed:
 		return t, nil
 	}
-	return "", fmt.Errorf("unknown trigger status %q (queued, deferred, triggering, delivered, retrying, acked, completed, failed): %w", s, ErrBadInput)
+	return "", fmt.Errorf("unknown trigger status %q (queued, deferred, triggering, delivered, retrying, acked, fallback_resume, spawn_recovery, completed, failed): %w", s, ErrBadInput)
 }
 
 // Class is why a trigger failed (or, for OperatorBusy and RateLimited,
@@ -116,6 +128,7 @@ const (
 	AckEvent     = "event"     // the agent's own submit or turn event for the envelope
 	AckLine      = "line"      // an ACK_TRIGGER:<id> line on the pane
 	AckAnswer    = "answer"    // the turn ended with an answer (no earlier sign)
+	AckResume    = "resume"    // answered by the agent's resumed session (fallback)
 )
 
 // Trigger is one piece of work for a runtime, and its life.
@@ -158,6 +171,27 @@ type Trigger struct {
 	Answer      *string   `json:"answer,omitempty"`
 	// Turn is what the wait for the answer needs to go on after a restart.
 	Turn *TurnRecord `json:"turn,omitempty"`
+	// Fallback is the recovery the trigger took when delivery could not
+	// finish it: the resume of the agent's session, then a fresh agent.
+	Fallback *Fallback `json:"fallback,omitempty"`
+	// Preface is the summary of the thread a fresh agent gets before the
+	// trigger (spawn recovery).
+	Preface string `json:"preface,omitempty"`
+}
+
+// Fallback is a trigger's recovery.
+type Fallback struct {
+	// From is the class that started it (ACK_TIMEOUT or DEFER_TIMEOUT),
+	// Why its words.
+	From Class  `json:"from"`
+	Why  string `json:"why,omitempty"`
+	// Tries counts the resumes started; Errors says how each failed.
+	Tries  int      `json:"tries"`
+	Errors []string `json:"errors,omitempty"`
+	// Spawned says a fresh agent took the trigger over: no second
+	// fallback follows.
+	Spawned bool      `json:"spawned,omitempty"`
+	Started time.Time `json:"started_at"`
 }
 
 // TurnRecord is the durable part of the turn a delivered trigger started.
@@ -182,6 +216,9 @@ func (t Trigger) Row() []string {
 // reason in a header line, the text, and a closing line.
 func Envelope(t Trigger) string {
 	head := "[BRIDGE_TRIGGER id=" + t.ID + " thread=" + t.Thread
+	if t.Preface != "" {
+		head = t.Preface + "\n" + head
+	}
 	if t.Reason != "" {
 		head += " reason=" + t.Reason
 	}

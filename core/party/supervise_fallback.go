@@ -1,0 +1,176 @@
+package party
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/launch"
+	"github.com/partyhq/party/core/supervise"
+)
+
+// fallbackDir holds the headless resumes' output, one file per try
+// (<trigger>-<try>.out, its .pid and .err): a supervisor that stops while
+// one runs finds it there, and no try is started twice.
+const fallbackDir = "fallback"
+
+// headlessLimit bounds a headless turn.
+const headlessLimit = 30 * time.Minute
+
+// Resume answers t through rt's agent session without its TUI: the
+// agent's own headless resume (claude --resume ID -p, codex exec resume
+// ID, gemini --resume ID -p) with the envelope, in the runtime's directory
+// and environment. After an ACK_TIMEOUT the agent in the pane is stopped
+// first, unless someone types there: it did not take the trigger, must not
+// take it later, and Codex allows one writer of a session.
+func (e *paneEffects) Resume(ctx context.Context, rt supervise.Runtime, t supervise.Trigger) (string, supervise.Class, error) {
+	kind := agent.Kind(rt.Agent)
+	switch {
+	case !agent.Resumable(kind):
+		return "", supervise.FallbackRequired, fmt.Errorf("a %s agent has no session to resume", rt.Agent)
+	case rt.AgentSession == "":
+		return "", supervise.FallbackRequired, errors.New("the agent's own session id is not known (no event named it)")
+	case t.Fallback == nil:
+		return "", supervise.FallbackRequired, errors.New("the trigger has no fallback")
+	}
+	dir := filepath.Join(e.info.StateDir, fallbackDir)
+	base := filepath.Join(dir, fmt.Sprintf("%s-%d", t.ID, t.Fallback.Tries))
+	if _, err := os.Stat(base + ".out"); err == nil {
+		return e.takeUp(ctx, kind, base)
+	}
+	ls, err := launch.Read(filepath.Join(e.info.StateDir, "launch", rt.Role+".json"))
+	if err != nil {
+		return "", supervise.FallbackRequired, err
+	}
+	if t.Fallback.From == supervise.AckTimeout {
+		e.stopHung(ctx, rt)
+	}
+	var flags []string
+	if kind == agent.Codex {
+		flags = []string{"-c", "allow_login_shell=false"} // its tools find party (docs/agents-reference.md)
+	}
+	argv, err := agent.HeadlessArgv(kind, ls.Argv[0], flags, rt.AgentSession, supervise.Envelope(t))
+	if err != nil {
+		return "", supervise.FallbackRequired, err
+	}
+	ls.Argv = argv
+	prog, argv, env, err := ls.Resolve(os.Environ())
+	if err != nil {
+		return "", supervise.FallbackRequired, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return "", "", err
+	}
+	out, err := os.OpenFile(base+".out", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if err != nil {
+		return "", "", err
+	}
+	defer out.Close()
+	errf, err := os.OpenFile(base+".err", os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
+	if err != nil {
+		return "", "", err
+	}
+	defer errf.Close()
+	cmd := &exec.Cmd{Path: prog, Args: argv, Env: env, Dir: ls.Dir, Stdout: out, Stderr: errf,
+		// Its own session: it outlives a supervisor that is killed, and
+		// the next one takes its output up.
+		SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
+	if err := cmd.Start(); err != nil {
+		return "", supervise.FallbackRequired, fmt.Errorf("headless %s: %w", kind, err)
+	}
+	_ = os.WriteFile(base+".pid", []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-ctx.Done():
+		return "", "", ctx.Err() // it runs on; the next supervisor reads it
+	case <-done:
+	}
+	return e.result(kind, base)
+}
+
+// takeUp waits for the try at base that an earlier supervisor started,
+// then reads it.
+func (e *paneEffects) takeUp(ctx context.Context, kind agent.Kind, base string) (string, supervise.Class, error) {
+	deadline := e.env.Clock.Now().Add(headlessLimit)
+	for e.env.Clock.Now().Before(deadline) {
+		pid := 0
+		if b, err := os.ReadFile(base + ".pid"); err == nil {
+			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+		}
+		if pid > 0 && syscall.Kill(pid, 0) != nil {
+			break // it ended
+		}
+		if b, err := os.ReadFile(base + ".out"); err == nil {
+			if h, _ := agent.ParseHeadless(kind, b); h.Done {
+				break
+			}
+		}
+		if err := e.env.Clock.Sleep(ctx, 200*time.Millisecond); err != nil {
+			return "", "", err
+		}
+	}
+	return e.result(kind, base)
+}
+
+// result reads the answer of the try at base.
+func (e *paneEffects) result(kind agent.Kind, base string) (string, supervise.Class, error) {
+	b, err := os.ReadFile(base + ".out")
+	if err != nil {
+		return "", "", err
+	}
+	h, err := agent.ParseHeadless(kind, b)
+	if err != nil {
+		if msg, rerr := os.ReadFile(base + ".err"); rerr == nil && len(strings.TrimSpace(string(msg))) > 0 {
+			err = fmt.Errorf("%w: %s", err, lastLine(string(msg)))
+		}
+		return "", "", err
+	}
+	return h.Answer, "", nil
+}
+
+// lastLine is the last non-empty line of s.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
+}
+
+// stopHung ends the agent in rt's pane, which did not take a trigger in
+// all its ack windows, unless someone types there; the pane stays (dead)
+// and reconciliation brings the agent back, resumed, once the fallback is
+// over.
+func (e *paneEffects) stopHung(ctx context.Context, rt supervise.Runtime) {
+	if class, _ := e.Probe(ctx, rt); class != "" {
+		return
+	}
+	p, err := e.env.Tmux.Pane(ctx, rt.Pane)
+	if err != nil || p.Role != rt.Role || p.Dead || p.PID <= 0 {
+		return
+	}
+	_ = syscall.Kill(p.PID, syscall.SIGKILL)
+	for i := 0; i < 50; i++ {
+		if p, err := e.env.Tmux.Pane(ctx, rt.Pane); err != nil || p.Dead {
+			return
+		}
+		if e.env.Clock.Sleep(ctx, 20*time.Millisecond) != nil {
+			return
+		}
+	}
+}
+
+// Spawn starts a fresh agent (a new session) in rt's pane, unless someone
+// types there: that would end their draft.
+func (e *paneEffects) Spawn(ctx context.Context, rt supervise.Runtime) (string, error) {
+	if class, why := e.Probe(ctx, rt); class == supervise.OperatorBusy {
+		return "", fmt.Errorf("someone is busy in the pane (%s); a fresh agent would end their work", why)
+	}
+	return e.Restart(ctx, rt, false)
+}
