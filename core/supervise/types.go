@@ -73,12 +73,12 @@ type TriggerStatus string
 // The trigger statuses: queued → (deferred) → triggering → delivered →
 // (retrying → delivered …) → acked → completed, or failed with a Class.
 const (
-	Queued     TriggerStatus = "queued"
-	TDeferred  TriggerStatus = "deferred"
-	TSending   TriggerStatus = "triggering" // a delivery is under way
-	Delivered  TriggerStatus = "delivered"  // party saw it submitted or queued; awaiting the ack
-	TRetrying  TriggerStatus = "retrying"   // no ack in time; backing off
-	Acked      TriggerStatus = "acked"      // the agent took it; awaiting the turn's answer
+	Queued    TriggerStatus = "queued"
+	TDeferred TriggerStatus = "deferred"
+	TSending  TriggerStatus = "triggering" // a delivery is under way
+	Delivered TriggerStatus = "delivered"  // party saw it submitted or queued; awaiting the ack
+	TRetrying TriggerStatus = "retrying"   // no ack in time; backing off
+	Acked     TriggerStatus = "acked"      // the agent took it; awaiting the turn's answer
 	// TResuming: the ack never came (ACK_TIMEOUT) or the operator never
 	// let go (DEFER_TIMEOUT): the agent's own session is resumed without
 	// its TUI to answer the trigger.
