@@ -270,6 +270,8 @@
 //	  fail TYPE            end the turn with an API error (claude: StopFailure)
 //	  crash N              exit with status N at once
 //	  hang                 stay busy forever
+//	  freeze               end the turn, then hang as a wedged process does:
+//	                       read no key, draw nothing, report no event
 //
 // The first rule that matches the submitted text runs. Without a script,
 // or when no rule matches, the answer is: think 300ms, then one line

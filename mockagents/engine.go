@@ -960,6 +960,10 @@ func (e *engine) next() {
 			return
 		case "hang":
 			return
+		case "freeze":
+			e.endTurn()
+			e.draw()
+			select {} // the engine's one goroutine stops: nothing is read or drawn again
 		}
 	}
 	e.endTurn()

@@ -104,7 +104,7 @@ func (h headless) run(opt Options, stdout, stderr io.Writer) int {
 			failed = "mock: the turn failed: " + st.Arg
 		case "crash":
 			return st.Code
-		case "hang":
+		case "hang", "freeze":
 			select {}
 		}
 	}

@@ -116,7 +116,7 @@ func ParseScript(name, text string) (*Script, error) {
 			if arg == "" {
 				return nil, fail(argCol, "%s needs an argument", word)
 			}
-		case "echo", "marker", "hang":
+		case "echo", "marker", "hang", "freeze":
 		default:
 			return nil, fail(col, "unknown step %q", word)
 		}

@@ -94,6 +94,12 @@ type Supervise struct {
 	RestartAfter time.Duration // offline this long: restarted
 	NotAgent     time.Duration // the pane runs something else this long: failed
 	MaxRestarts  int           // restarts in 15 minutes before a runtime is failed
+	// FallbackTries is how often a trigger that timed out is tried through
+	// the agent's resumed session; Spawn then starts a fresh agent for it.
+	FallbackTries int
+	Spawn         bool
+	StaleAfter    time.Duration // an agent session without a sign this long is not resumed
+
 	// Workspaces are the directories the supervisor may run sessions in
 	// (empty: any); a trusted key.
 	Workspaces []string

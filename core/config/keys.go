@@ -143,6 +143,11 @@ var keys = []Key{
 	durationKey("supervise.restartAfter", "5s", 0, 24*time.Hour, func(c *Config) *time.Duration { return &c.Supervise.RestartAfter }),
 	durationKey("supervise.notAgentGrace", "30s", time.Second, 24*time.Hour, func(c *Config) *time.Duration { return &c.Supervise.NotAgent }),
 	intKey("supervise.maxRestarts", "3", 1, 100, func(c *Config) *int { return &c.Supervise.MaxRestarts }),
+	intKey("supervise.fallbackTries", "2", 0, 10, func(c *Config) *int { return &c.Supervise.FallbackTries }),
+	{Name: "supervise.spawnRecovery", def: "true", kind: kBool,
+		get: func(c *Config, _ string) string { return strconv.FormatBool(c.Supervise.Spawn) },
+		set: func(c *Config, _ string, v value) { c.Supervise.Spawn = v.b }},
+	durationKey("supervise.staleAfter", "12h", time.Minute, 30*24*time.Hour, func(c *Config) *time.Duration { return &c.Supervise.StaleAfter }),
 	{Name: "supervise.redact", def: "", kind: kString, check: func(s string) error {
 		_, err := regexp.Compile(s)
 		return err

@@ -51,7 +51,8 @@ func supervisorScope(ctx context.Context, env *Env) (stateDir, name string, err 
 // policyOf and limitsOf are the supervisor's numbers from the config.
 func policyOf(c config.Supervise) supervise.Policy {
 	return supervise.Policy{AckTimeout: c.AckTimeout, Retries: c.Retries, Backoff: c.Backoff,
-		QuietWindow: c.QuietWindow, DeferRecheck: c.DeferRecheck, MaxDefer: c.MaxDefer}
+		QuietWindow: c.QuietWindow, DeferRecheck: c.DeferRecheck, MaxDefer: c.MaxDefer,
+		FallbackTries: c.FallbackTries, Spawn: c.Spawn}
 }
 
 func limitsOf(c config.Supervise) supervise.Limits {
@@ -512,7 +513,8 @@ func RunSupervisor(ctx context.Context, env *Env, opts RunOptions) error {
 	loop := &supervise.Loop{Store: s.Store, Clock: env.Clock, Policy: s.Policy, Limits: s.Limits, Metrics: metrics,
 		Effects: fx, Wake: w.C, Changed: watchPanes(ctx, env, s.Session, logf), Logf: logf, Redact: redact,
 		ScanEvery: cfg.Supervise.ScanEvery, Recovery: supervise.RecoveryPolicy{RestartAfter: cfg.Supervise.RestartAfter,
-			NotAgentGrace: cfg.Supervise.NotAgent, MaxRestarts: cfg.Supervise.MaxRestarts, RestartWindow: 15 * time.Minute}}
+			NotAgentGrace: cfg.Supervise.NotAgent, MaxRestarts: cfg.Supervise.MaxRestarts, RestartWindow: 15 * time.Minute,
+			StaleAfter: cfg.Supervise.StaleAfter}}
 	logf("supervisor started (pid %d), store %s, API %s", os.Getpid(), s.Store.Path(), sock)
 	err = loop.Run(ctx)
 	cancel()
