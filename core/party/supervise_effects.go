@@ -115,10 +115,10 @@ func (e *paneEffects) learnSessions() {
 	path := filepath.Join(e.info.StateDir, state.EventLog)
 	end := state.Size(path)
 	observe.Events{Path: path}.Each("", e.logRead, func(ev hook.Event) bool {
-		// Only events about no prompt (a session's start): one about
-		// prompts may be another thread's (Codex's title thread quotes
-		// the prompts with an id of its own).
-		if ev.Session != "" && ev.Pane != "" && len(ev.Prompts) == 0 {
+		// Codex's only about its session's start: one about prompts may
+		// be another thread's (its title thread quotes the prompts with an
+		// id of its own). Gemini names its session only in its turns'.
+		if ev.Session != "" && ev.Pane != "" && (len(ev.Prompts) == 0 || ev.Agent != string(agent.Codex)) {
 			e.sessions[ev.Pane] = ev.Session
 		}
 		return true

@@ -529,6 +529,11 @@ func (l *Loop) apply(ctx context.Context, t Trigger, ev Event) Trigger {
 	}
 	if next.Status == Completed {
 		l.completed(ctx, next)
+		if hasRT && rt.AgentSession == "" && next.AckSource != AckResume {
+			// A turn too quick for a look while acked: the agent's session
+			// (Codex's is only in its rollout) is learnt now.
+			l.learnSession(ctx, rt, l.Effects.Look(ctx, rt, next))
+		}
 	}
 	return next
 }
