@@ -351,6 +351,9 @@ func (l *Loop) pass(ctx context.Context) error {
 			l.apply(ctx, t, Event{Kind: EvProbed, At: l.now(), Class: TargetNotFound, Err: "its runtime is gone"})
 			continue
 		}
+		if (rt.Status == Offline || rt.Status == Starting) && (t.Status == Queued || t.Status == TDeferred) {
+			continue // not yet delivered: it waits for the runtime's restart
+		}
 		l.move(ctx, rt, t)
 	}
 	for role, rt := range rts {
@@ -462,8 +465,18 @@ func (l *Loop) learnSession(ctx context.Context, rt Runtime, s Sighting) {
 }
 
 // probe looks at rt for t: its thread, the rate limits, the operator.
-func (l *Loop) probe(ctx context.Context, rt Runtime, t Trigger) {
-	l.apply(ctx, t, l.probeEvent(ctx, rt, t))
+func (l *Loop) probe(ctx context.Context, rt Runtime, t Trigger) Trigger {
+	ev := l.probeEvent(ctx, rt, t)
+	if (ev.Class == TargetNotFound || ev.Class == PaneDead) && rt.Status != Failed && rt.Status != Stopping {
+		// Its pane died or went: reconciliation restarts the runtime (or
+		// fails it, and then the trigger) at a look soon; until then the
+		// trigger, which reached no agent, waits.
+		if soon := l.now().Add(200 * time.Millisecond); l.scanDue.IsZero() || soon.Before(l.scanDue) {
+			l.scanDue = soon
+		}
+		return t
+	}
+	return l.apply(ctx, t, ev)
 }
 
 // apply steps t with ev, saves the result with its audit events, and does
@@ -515,7 +528,7 @@ func (l *Loop) apply(ctx context.Context, t Trigger, ev Event) Trigger {
 		switch a.Kind {
 		case ActProbe:
 			if hasRT {
-				return l.apply(ctx, next, l.probeEvent(ctx, rt, next))
+				return l.probe(ctx, rt, next)
 			}
 		case ActSend:
 			l.send(ctx, rt, next, text)

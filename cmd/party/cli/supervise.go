@@ -67,7 +67,7 @@ func newTriggerListCmd(f *Factory) *cobra.Command {
 			ts, err := party.TriggerList(c.Context(), f.env(), status)
 			return showRows(f, err, nil, ts, "ID", "ROLE", "THREAD", "STATUS", "CLASS", "ACK", "CREATED")
 		}}
-	cmd.Flags().StringVar(&status, "status", "", "only triggers in this status (queued, deferred, triggering, delivered, retrying, acked, completed, failed)")
+	cmd.Flags().StringVar(&status, "status", "", "only triggers in this status (queued, deferred, triggering, delivered, retrying, acked, fallback_resume, spawn_recovery, completed, failed)")
 	return cmd
 }
 
