@@ -187,6 +187,9 @@ func (l *Loop) restart(ctx context.Context) error {
 		return err
 	}
 	for _, t := range open {
+		if t.Status == Queued {
+			continue // the passes take it when its turn comes, one per runtime
+		}
 		ev := Event{Kind: EvRestart, At: l.now()}
 		if rt, ok := rts[t.Role]; ok && t.Status == TSending {
 			ev.Reached = l.Effects.Look(ctx, rt, t).Reached
