@@ -17,7 +17,7 @@ import (
 var exitMeanings = map[int]string{
 	ExitOK:          "success",
 	ExitError:       "error: the command could not do it (a session exists, a dialog on screen, a failed turn, a permission prompt, tmux failed or missing, an unsafe runtime directory, a corrupt or unavailable store)",
-	ExitUsage:       "usage or config: an unknown command, bad flags or arguments, a socket path (`-S`) that is not a socket, invalid config, a text the agent would run as a command, what an agent wrote for a pane that runs no agent, an agent program missing, a session not determined, an empty message, a session name tmux would change",
+	ExitUsage:       "usage or config: an unknown command, bad flags or arguments, a socket path (`-S`) that is not a socket, a directory not linked to a team (`party pm init`), a text the agent would run as a command (`--raw`), what an agent wrote for a pane that runs no agent (`route.allowRoles`), invalid config, a config value out of bounds or a config file that cannot be read (a directory, over 1 MiB, a symlink loop, unreadable), an agent program missing, a session not determined, an empty message, a session name tmux would change, a settings file `hooks install` cannot write",
 	ExitNotFound:    "not found or dead: a role, pane, session or server; a pane dead or not running its agent; a task, milestone or team; no coordinator or supervisor",
 	ExitTimeout:     "timeout (the error shows the last screen); an agent that never showed its input box",
 	ExitConflict:    "conflict: another talk is waiting on the agent (`--no-queue`); a review signal illegal in the current state; a task changed on GitHub since party wrote it (`--force` overrides); a name or id already taken",
