@@ -9,9 +9,9 @@
 // It removes the pages of commands that are gone. Its tests fail while
 // docs/ differs from what it would write, and they keep the rest of docs/
 // true as well: the design's package table names exactly the packages that
-// exist, every citation of docs/ in the code (docs/PAGE.md §N) names a
-// page and a numbered heading that exist, every relative link of README.md
-// and docs/ resolves, and README.md stays under 15 KB.
+// exist, every citation of docs/ in the code (a page and a section number)
+// names a page and a numbered heading that exist, every relative link of
+// README.md and docs/ resolves, and README.md stays under 15 KB.
 package main
 
 import (
