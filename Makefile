@@ -47,6 +47,10 @@ bench: tmux agents ## measure delivery against real tmux, the mock agents and th
 	$(GO) test -run '^$$' -bench . -skip Real -benchtime 50x -count 1 ./...
 	$(GO) test -run '^$$' -bench Real -benchtime 20x -count 1 ./scenarios
 
+.PHONY: docs
+docs: ## regenerate docs/commands/ (from the cobra commands) and docs/exit-codes.md (from the error table)
+	$(GO) run ./cmd/party/gendocs
+
 .PHONY: lint
 lint: ## gofmt, go vet, staticcheck, errcheck, and go mod tidy leaving no diff
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi

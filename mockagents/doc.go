@@ -18,7 +18,7 @@
 //
 // # Screens
 //
-// Each persona draws what the real agent draws (AGENTS-REFERENCE.md §2):
+// Each persona draws what the real agent draws (docs/agents-reference.md §2):
 //
 //   - claude: input box rule / "❯"+U+00A0 / rule / "? for shortcuts · ←
 //     for agents"; a fresh session's empty input shows a dim Try "…". Busy:

@@ -17,7 +17,7 @@ import (
 // sending it to the model (claude's and codex's ! shell and / commands,
 // claude's bare exit), gemini's trailing-\ newline and what gemini does
 // with keys while it still initializes, and the menus and Ctrl-U. As
-// measured on the pinned agents (AGENTS-REFERENCE.md §3 and the
+// measured on the pinned agents (docs/agents-reference.md §3, with the
 // literal-delivery measurements of 2026-11-23).
 
 // geminiInitWindow is how long each of gemini's first two start phases

@@ -20,7 +20,7 @@ func claudeTranscriptPath(session string) string {
 }
 
 // transcript writes claude's session transcript as Claude Code 2.1.197
-// does, only the records party reads (AGENTS-REFERENCE.md §4): a user
+// does, only the records party reads (docs/agents-reference.md §4.1): a user
 // entry per prompt (a queued batch shares one promptId), assistant text
 // and tool_use entries, the API error message, the refused tool_result,
 // "[Request interrupted by user]" (Esc once the answer began; an Esc

@@ -377,7 +377,7 @@ func missing(want, got []string) []string {
 }
 
 // agentChange applies to an expected text a change a real agent makes to
-// what it is given (AGENTS-REFERENCE §3): tabs4, each tab becomes 4
+// what it is given (docs/agents-reference.md §3): tabs4, each tab becomes 4
 // spaces (Claude); trim, leading and trailing whitespace go (Codex,
 // Gemini); trimend, trailing whitespace goes (Claude, for a text short
 // enough to stay in its input box rather than become a paste placeholder,

@@ -25,7 +25,7 @@ const (
 )
 
 // Profile describes how one kind of agent behaves on screen. The screen
-// shapes it reads are the real agents' (AGENTS-REFERENCE.md §2); the mock
+// shapes it reads are the real agents' (docs/agents-reference.md §2); the mock
 // personas draw the same.
 type Profile struct {
 	Kind Kind

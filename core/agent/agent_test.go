@@ -24,7 +24,7 @@ func TestInfer(t *testing.T) {
 	}
 }
 
-// Screens as the real agents draw them (AGENTS-REFERENCE.md §2), and the
+// Screens as the real agents draw them (docs/agents-reference.md §2), and the
 // mock personas with them.
 const (
 	rule       = "────────────────────────────────────────────────────────────"

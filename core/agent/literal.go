@@ -14,7 +14,7 @@ var ErrInterpreted = errors.New("the agent would run this text as a command")
 
 // Literal returns text as it must be pasted so that the agent takes it as
 // plain text for the model, never as a command. Each rule is measured on
-// the real agent (AGENTS-REFERENCE.md §3; scenarios real_*_literal): the
+// the real agent (docs/agents-reference.md §3; scenarios real_*_literal): the
 // padding is white space the agent trims from what it submits, so the
 // model still gets the text byte for byte. A text no rule makes plain is
 // refused with ErrInterpreted.

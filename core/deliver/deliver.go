@@ -1,7 +1,7 @@
 // Package deliver is the one path that types into an agent's pane: send,
 // talk, relay, route, the review coordinator and registered agents all go
-// through Send. The protocol (DESIGN.md "Delivery means submitted once, as
-// text, into an idle input box"):
+// through Send. The protocol (docs/design.md §2.4, "Delivery means
+// submitted once, as text, into an idle input box"):
 //
 //  1. Queue for the pane across processes, first come first served; the
 //     caller's deadline covers the wait.

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// The payloads of Gemini CLI 0.61 (AGENTS-REFERENCE.md §4).
+// The payloads of Gemini CLI 0.61 (docs/agents-reference.md §4.3).
 const (
 	geminiBase = `"session_id":"7c1d","transcript_path":"/h/.gemini/tmp/x/chats/session.jsonl","cwd":"/w","timestamp":"2026-11-02T10:00:00.000Z"`
 	transcript = "/h/.gemini/tmp/x/chats/session.jsonl"

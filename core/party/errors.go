@@ -21,7 +21,8 @@ import (
 	"github.com/partyhq/party/core/wait"
 )
 
-// Exit codes, documented in README. New ones are appended.
+// Exit codes, documented in docs/exit-codes.md (make docs writes it from
+// this file and codes.go). New ones are appended.
 const (
 	ExitOK          = 0
 	ExitError       = 1

@@ -15,7 +15,7 @@ import (
 )
 
 // Claude Code 2.1 writes these user entries into its transcript when a
-// turn stops short (AGENTS-REFERENCE.md §4); no hook runs then.
+// turn stops short (docs/agents-reference.md §4.1); no hook runs then.
 const (
 	claudeInterrupted        = "[Request interrupted by user]"
 	claudeInterruptedForTool = "[Request interrupted by user for tool use]"

@@ -4,7 +4,7 @@
 // package-lock.json, embedded), where `make agents` installs them
 // (Dir, Bin, Install), the seed files and environment that let each one
 // start offline against a local fake model and reach its idle prompt with
-// no dialog (Seed, after §1 of AGENTS-REFERENCE.md), and the reaping of
+// no dialog (Seed, after docs/agents-reference.md §1), and the reaping of
 // every process a test started (Reap).
 //
 // A missing install is an error that says to run `make agents`, never a

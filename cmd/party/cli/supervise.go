@@ -25,7 +25,7 @@ waits for the agent to acknowledge it (its thread's read cursor, a heartbeat,
 its own submit event, or an ACK_TRIGGER:ID line), defers it while someone types
 in the pane, and retries without ever showing it to the agent twice. An id
 given twice is the same trigger. --wait returns when it ends and prints the
-answer; a failure exits with its class (see README).`,
+answer; a failure exits with its class (see docs/exit-codes.md).`,
 		Example: `  party trigger claude 'CI failed on main: look at run 4711' --reason ci --wait
   party trigger codex --id deploy-42 --thread deploys -
   party trigger claude 'Stop now' --force --actor alice --why 'wrong branch'`,

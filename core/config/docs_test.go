@@ -30,14 +30,14 @@ func TestDefaultsFromTheTable(t *testing.T) {
 	}
 }
 
-// TestREADMEKeyTable fails when the README's table of config keys and the
-// table of keys disagree on which keys exist, their defaults or which
-// need trust.
-func TestREADMEKeyTable(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+// TestDocsKeyTable fails when the table of config keys in the user docs
+// (docs/configuration.md) and the table of keys disagree on which keys
+// exist, their defaults or which need trust.
+func TestDocsKeyTable(t *testing.T) {
+	b, err := os.ReadFile("../../docs/configuration.md")
 	require.NoError(t, err)
 	_, table, ok := strings.Cut(string(b), "| key | default | meaning | ✓ |\n|---|---|---|---|\n")
-	require.True(t, ok, "README has no config key table")
+	require.True(t, ok, "docs/configuration.md has no config key table")
 	table, _, _ = strings.Cut(table, "\n\n")
 	code := regexp.MustCompile("`([^`]*)`")
 	seen := map[string]bool{}
@@ -49,11 +49,11 @@ func TestREADMEKeyTable(t *testing.T) {
 		for i, m := range names {
 			name := strings.Replace(m[1], "NAME", "*", 1)
 			k, _, err := lookup(strings.Replace(name, "*", "x", 1))
-			if !assert.NoError(t, err, "README key %s", m[1]) {
+			if !assert.NoError(t, err, "docs/configuration.md key %s", m[1]) {
 				continue
 			}
 			seen[k.Name] = true
-			assert.Equal(t, k.Trusted, strings.TrimSpace(cells[3]) == "✓", "README %s: trusted", m[1])
+			assert.Equal(t, k.Trusted, strings.TrimSpace(cells[3]) == "✓", "docs/configuration.md %s: trusted", m[1])
 			if strings.HasPrefix(k.Name, "agents.") {
 				continue // the profile's, or the zero value
 			}
@@ -61,10 +61,10 @@ func TestREADMEKeyTable(t *testing.T) {
 			if i < len(defs) {
 				def = defs[i][1]
 			}
-			assert.Equal(t, k.def, def, "README %s: default", m[1])
+			assert.Equal(t, k.def, def, "docs/configuration.md %s: default", m[1])
 		}
 	}
 	for _, k := range keys {
-		assert.True(t, seen[k.Name], "%s is missing from README's table", k.Name)
+		assert.True(t, seen[k.Name], "%s is missing from the table of docs/configuration.md", k.Name)
 	}
 }
