@@ -305,11 +305,11 @@ func (e *DocConflictError) Error() string {
 // Is makes a DocConflictError match ErrConflict.
 func (e *DocConflictError) Is(target error) bool { return target == ErrConflict }
 
-// milestoneOfID is the milestone a task id <milestone>-<n> names, and
+// MilestoneOfID is the milestone a task id <milestone>-<n> names, and
 // whether that milestone must exist: for an id of party's milestone form
 // (M1-2) it must, for another (bug-2) the id is taken as it is when the
 // team has no such milestone.
-func milestoneOfID(id string) (milestone string, must bool) {
+func MilestoneOfID(id string) (milestone string, must bool) {
 	m := milestoneTaskID.FindStringSubmatch(id)
 	if m == nil {
 		return "", false

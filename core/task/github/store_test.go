@@ -1,4 +1,4 @@
-package task_test
+package github_test
 
 import (
 	"context"
@@ -18,8 +18,12 @@ import (
 
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/task"
+	"github.com/partyhq/party/core/task/github"
+	"github.com/partyhq/party/core/testhome"
 	"github.com/partyhq/party/mockagents/fakegithub"
 )
+
+func TestMain(m *testing.M) { os.Exit(testhome.Main(m)) }
 
 const repo = "acme/widgets"
 
@@ -45,7 +49,7 @@ func (c *clock) now() time.Time {
 
 type fixture struct {
 	srv   *fakegithub.Server
-	cfg   task.GitHubConfig
+	cfg   github.Config
 	store task.Store
 }
 
@@ -62,14 +66,14 @@ func newFixture(t *testing.T, opt fakegithub.Options) *fixture {
 	require.NoError(t, err)
 	t.Cleanup(func() { assert.NoError(t, srv.Close()) })
 	clk := &clock{t: time.Date(2026, 11, 23, 20, 0, 0, 0, time.UTC)}
-	cfg := task.GitHubConfig{
+	cfg := github.Config{
 		Dir:  filepath.Join(t.TempDir(), "team"),
 		Team: task.Team{ID: "2b5c7e1a-0000-4000-8000-000000000001", Name: "widgets"},
 		Repo: repo,
 		Env:  ghEnv(srv),
 		Now:  clk.now,
 	}
-	st, err := task.NewGitHub(context.Background(), cfg)
+	st, err := github.New(context.Background(), cfg)
 	require.NoError(t, err)
 	return &fixture{srv: srv, cfg: cfg, store: st}
 }
@@ -377,7 +381,7 @@ func TestGitHubMilestonesAdoptAndClose(t *testing.T) {
 	// Another store (another team) adopts the milestone GitHub has.
 	cfg := f.cfg
 	cfg.Dir = filepath.Join(t.TempDir(), "other-team")
-	other, err := task.NewGitHub(ctx, cfg)
+	other, err := github.New(ctx, cfg)
 	require.NoError(t, err)
 	adopted, err := other.AddMilestone(ctx, "human", "v1")
 	require.NoError(t, err)
@@ -402,23 +406,23 @@ func TestGitHubUnavailable(t *testing.T) {
 
 	for _, tc := range []struct {
 		name   string
-		change func(*task.GitHubConfig)
+		change func(*github.Config)
 		want   error
 		says   string
 	}{
-		{"bad token", func(c *task.GitHubConfig) { c.Env = ghEnv(f.srv, "GH_ENTERPRISE_TOKEN=wrong") }, task.ErrUnavailable, "credentials"},
-		{"no token", func(c *task.GitHubConfig) {
+		{"bad token", func(c *github.Config) { c.Env = ghEnv(f.srv, "GH_ENTERPRISE_TOKEN=wrong") }, task.ErrUnavailable, "credentials"},
+		{"no token", func(c *github.Config) {
 			c.Env = slices.DeleteFunc(ghEnv(f.srv), func(kv string) bool { return strings.HasPrefix(kv, "GH_ENTERPRISE_TOKEN=") })
 		}, task.ErrUnavailable, "credentials"},
-		{"gh missing from PATH", func(c *task.GitHubConfig) { c.Env = ghEnv(f.srv, "PATH="+t.TempDir()) }, task.ErrUnavailable, "gh not found"},
-		{"gh missing by path", func(c *task.GitHubConfig) { c.Gh = filepath.Join(t.TempDir(), "gh") }, task.ErrUnavailable, "not found"},
-		{"no such repository", func(c *task.GitHubConfig) { c.Repo = "acme/nothing" }, task.ErrNotFound, "acme/nothing not found"},
-		{"not owner/name", func(c *task.GitHubConfig) { c.Repo = "acme" }, task.ErrInvalid, "owner/name"},
+		{"gh missing from PATH", func(c *github.Config) { c.Env = ghEnv(f.srv, "PATH="+t.TempDir()) }, task.ErrUnavailable, "gh not found"},
+		{"gh missing by path", func(c *github.Config) { c.Gh = filepath.Join(t.TempDir(), "gh") }, task.ErrUnavailable, "not found"},
+		{"no such repository", func(c *github.Config) { c.Repo = "acme/nothing" }, task.ErrNotFound, "acme/nothing not found"},
+		{"not owner/name", func(c *github.Config) { c.Repo = "acme" }, task.ErrInvalid, "owner/name"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := f.cfg
 			tc.change(&cfg)
-			_, err := task.NewGitHub(ctx, cfg)
+			_, err := github.New(ctx, cfg)
 			require.ErrorIs(t, err, tc.want)
 			assert.Contains(t, err.Error(), tc.says)
 		})
@@ -428,7 +432,7 @@ func TestGitHubUnavailable(t *testing.T) {
 	// store opened before.
 	require.NoError(t, f.srv.Stop())
 	start := time.Now()
-	_, err = task.NewGitHub(ctx, f.cfg)
+	_, err = github.New(ctx, f.cfg)
 	require.ErrorIs(t, err, task.ErrUnavailable)
 	assert.Contains(t, err.Error(), "cannot reach GitHub")
 	_, err = f.store.Update(ctx, "codex", "1", task.Change{Status: ptr(task.Done)})
@@ -436,7 +440,7 @@ func TestGitHubUnavailable(t *testing.T) {
 	_, err = f.store.Tasks(ctx, task.Filter{})
 	require.ErrorIs(t, err, task.ErrUnavailable)
 	assert.Less(t, time.Since(start), 20*time.Second, "no retrying, no queueing")
-	var ge *task.GhError
+	var ge *github.Error
 	require.ErrorAs(t, err, &ge)
 	assert.Equal(t, 0, ge.HTTP)
 
@@ -455,7 +459,7 @@ func TestGitHubConcurrentUpdatesLoseNothing(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			// Each agent its own store, as separate processes would have.
-			st, err := task.NewGitHub(ctx, f.cfg)
+			st, err := github.New(ctx, f.cfg)
 			if err == nil {
 				_, err = st.AddTask(ctx, fmt.Sprintf("agent%d", i), task.NewTask{Title: fmt.Sprintf("t%d", i)})
 			}
@@ -510,7 +514,7 @@ func TestGitHubListLeavesOutAGoneIssue(t *testing.T) {
 	f := newFixture(t, fakegithub.Options{})
 	var warned []string
 	f.cfg.Warn = func(s string) { warned = append(warned, s) }
-	st, err := task.NewGitHub(context.Background(), f.cfg)
+	st, err := github.New(context.Background(), f.cfg)
 	require.NoError(t, err)
 	ctx := context.Background()
 	for _, title := range []string{"kept", "deleted on GitHub"} {
@@ -567,7 +571,7 @@ func TestGitHubDoneMilestoneOnce(t *testing.T) {
 	errs := make([]error, n)
 	for i := range n {
 		wg.Go(func() {
-			st, err := task.NewGitHub(ctx, f.cfg)
+			st, err := github.New(ctx, f.cfg)
 			if err == nil {
 				_, err = st.DoneMilestone(ctx, fmt.Sprintf("agent%d", i), "M1")
 			}
@@ -602,7 +606,7 @@ func TestGitHubLockWaitsForItsHolder(t *testing.T) {
 	f := newFixture(t, fakegithub.Options{})
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	st, err := task.NewGitHub(ctx, f.cfg)
+	st, err := github.New(ctx, f.cfg)
 	require.NoError(t, err)
 	// Another process holds the team's lock.
 	unlock, err := state.Locker{Dir: filepath.Join(f.cfg.Dir, "locks")}.Lock(ctx, "github-store")
@@ -629,20 +633,20 @@ func TestLookGhSkipsRelativePath(t *testing.T) {
 	abs := t.TempDir()
 	require.NoError(t, os.WriteFile(filepath.Join(abs, "gh"), []byte("#!/bin/sh\n"), 0o755))
 	for _, path := range []string{"", ".", "bin", ":bin:.", "./bin"} {
-		_, err := task.LookGh("", []string{"PATH=" + path})
+		_, err := github.LookGh("", []string{"PATH=" + path})
 		assert.ErrorIs(t, err, exec.ErrNotFound, "PATH=%q: the gh in the current directory is not run", path)
 	}
-	got, err := task.LookGh("", []string{"PATH=.:bin:" + abs})
+	got, err := github.LookGh("", []string{"PATH=.:bin:" + abs})
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(abs, "gh"), got, "the first absolute directory's")
-	_, err = task.LookGh("bin/gh", nil)
+	_, err = github.LookGh("bin/gh", nil)
 	assert.ErrorIs(t, err, exec.ErrNotFound, "a relative path to gh")
-	got, err = task.LookGh(filepath.Join(abs, "gh"), nil)
+	got, err = github.LookGh(filepath.Join(abs, "gh"), nil)
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(abs, "gh"), got)
 
 	// The store finds no gh there either: unavailable, not the planted one.
-	_, err = task.NewGitHub(context.Background(), task.GitHubConfig{Dir: filepath.Join(t.TempDir(), "team"), Repo: repo, Env: []string{"PATH=.:bin"}})
+	_, err = github.New(context.Background(), github.Config{Dir: filepath.Join(t.TempDir(), "team"), Repo: repo, Env: []string{"PATH=.:bin"}})
 	require.ErrorIs(t, err, task.ErrUnavailable)
 	assert.Contains(t, err.Error(), "not found")
 }

@@ -1,4 +1,4 @@
-package task
+package github
 
 import (
 	"bytes"
@@ -13,17 +13,19 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/partyhq/party/core/task"
 )
 
-// ghRunner runs the gh CLI: argv only, text on stdin, stdout back. The
+// Runner runs the gh CLI: argv only, text on stdin, stdout back. The
 // real one execs gh; tests drive the real gh against fakegithub.
-type ghRunner interface {
+type Runner interface {
 	Run(ctx context.Context, args []string, stdin []byte) ([]byte, error)
 }
 
-// execGh runs the gh binary at bin with env (nil: this process's); a run
-// longer than limit (default ghCallLimit) is GitHub not answering.
-type execGh struct {
+// execRunner runs the gh binary at bin with env (nil: this process's); a run
+// longer than limit (default callLimit) is GitHub not answering.
+type execRunner struct {
 	bin   string
 	env   []string
 	limit time.Duration
@@ -40,7 +42,7 @@ func LookGh(gh string, env []string) (string, error) {
 		gh = "gh"
 	}
 	if strings.Contains(gh, "/") {
-		if !filepath.IsAbs(gh) || !ghExecutable(gh) {
+		if !filepath.IsAbs(gh) || !executable(gh) {
 			return "", fmt.Errorf("%s: %w", gh, exec.ErrNotFound)
 		}
 		return gh, nil
@@ -58,26 +60,26 @@ func LookGh(gh string, env []string) (string, error) {
 		if !filepath.IsAbs(dir) {
 			continue
 		}
-		if p := filepath.Join(dir, gh); ghExecutable(p) {
+		if p := filepath.Join(dir, gh); executable(p) {
 			return p, nil
 		}
 	}
 	return "", fmt.Errorf("%s: %w", gh, exec.ErrNotFound)
 }
 
-func ghExecutable(p string) bool {
+func executable(p string) bool {
 	st, err := os.Stat(p)
 	return err == nil && !st.IsDir() && st.Mode()&0o111 != 0
 }
 
-// ghCallLimit bounds one gh run: a GitHub that takes connections and
+// callLimit bounds one gh run: a GitHub that takes connections and
 // never answers is unavailable, not waited for.
-const ghCallLimit = time.Minute
+const callLimit = time.Minute
 
-func (g execGh) Run(ctx context.Context, args []string, stdin []byte) ([]byte, error) {
+func (g execRunner) Run(ctx context.Context, args []string, stdin []byte) ([]byte, error) {
 	limit := g.limit
 	if limit <= 0 {
-		limit = ghCallLimit
+		limit = callLimit
 	}
 	callCtx, cancel := context.WithTimeout(ctx, limit)
 	defer cancel()
@@ -93,17 +95,17 @@ func (g execGh) Run(ctx context.Context, args []string, stdin []byte) ([]byte, e
 		return out.Bytes(), nil
 	}
 	if ctx.Err() == nil && errors.Is(callCtx.Err(), context.DeadlineExceeded) {
-		return nil, &GhError{Args: args, Stderr: strings.TrimSpace(errb.String()), ExitCode: -1,
-			kind: ErrUnavailable, why: fmt.Sprintf("GitHub did not answer within %s", limit)}
+		return nil, &Error{Args: args, Stderr: strings.TrimSpace(errb.String()), ExitCode: -1,
+			kind: task.ErrUnavailable, why: fmt.Sprintf("GitHub did not answer within %s", limit)}
 	}
-	return out.Bytes(), newGhError(args, out.Bytes(), errb.String(), err, ctx.Err())
+	return out.Bytes(), newError(args, out.Bytes(), errb.String(), err, ctx.Err())
 }
 
-// GhError is a gh command that failed: what it was asked, what it said,
+// Error is a gh command that failed: what it was asked, what it said,
 // and what party makes of it (Unwrap: ErrUnavailable when GitHub cannot
 // be used — gh missing, offline, credentials refused, GitHub failing —,
 // ErrNotFound for a 404, ErrInvalid for a 422, nil otherwise).
-type GhError struct {
+type Error struct {
 	Args     []string
 	Stderr   string
 	ExitCode int
@@ -116,11 +118,11 @@ type GhError struct {
 	why  string
 }
 
-func (e *GhError) Error() string {
+func (e *Error) Error() string {
 	cmd := "gh " + strings.Join(e.Args, " ")
 	detail := e.Message
 	if detail == "" {
-		detail = ghFirstLine(e.Stderr)
+		detail = firstLine(e.Stderr)
 	}
 	switch {
 	case e.why != "" && detail != "":
@@ -133,25 +135,25 @@ func (e *GhError) Error() string {
 	return fmt.Sprintf("%s: exit %d: %s", cmd, e.ExitCode, detail)
 }
 
-func (e *GhError) Unwrap() error { return e.kind }
+func (e *Error) Unwrap() error { return e.kind }
 
-// ghStatus finds the status gh api reports on stderr: "gh: Not Found
+// statusRE finds the status gh api reports on stderr: "gh: Not Found
 // (HTTP 404)".
-var ghStatus = regexp.MustCompile(`\(HTTP (\d{3})\)`)
+var statusRE = regexp.MustCompile(`\(HTTP (\d{3})\)`)
 
-// ghTransport is Go's error for a request that reached no server, as gh
+// transportRE is Go's error for a request that reached no server, as gh
 // prints it: `Get "https://…": dial tcp …: connection refused`.
-var ghTransport = regexp.MustCompile(`(?m)^(Get|Post|Patch|Put|Delete|Head) "[^"]*": `)
+var transportRE = regexp.MustCompile(`(?m)^(Get|Post|Patch|Put|Delete|Head) "[^"]*": `)
 
-// newGhError classifies a failed gh run.
-func newGhError(args []string, stdout []byte, stderr string, runErr, ctxErr error) error {
-	e := &GhError{Args: args, Stderr: strings.TrimSpace(stderr), ExitCode: -1}
+// newError classifies a failed gh run.
+func newError(args []string, stdout []byte, stderr string, runErr, ctxErr error) error {
+	e := &Error{Args: args, Stderr: strings.TrimSpace(stderr), ExitCode: -1}
 	var ee *exec.ExitError
 	switch {
 	case errors.As(runErr, &ee):
 		e.ExitCode = ee.ExitCode()
 	case errors.Is(runErr, exec.ErrNotFound):
-		e.kind, e.why = ErrUnavailable, "gh (GitHub CLI) is not installed or not on PATH"
+		e.kind, e.why = task.ErrUnavailable, "gh (GitHub CLI) is not installed or not on PATH"
 		return e
 	default:
 		return fmt.Errorf("gh %s: %w", strings.Join(args, " "), runErr)
@@ -165,33 +167,33 @@ func newGhError(args []string, stdout []byte, stderr string, runErr, ctxErr erro
 
 // classify reads what gh said on a failure with exit code e.ExitCode:
 // GitHub's status and message, and what the failure means for party.
-func classify(e *GhError, stdout []byte) {
+func classify(e *Error, stdout []byte) {
 	var body struct {
 		Message string `json:"message"`
 	}
 	if json.Unmarshal(stdout, &body) == nil {
 		e.Message = body.Message
 	}
-	if m := ghStatus.FindStringSubmatch(e.Stderr); m != nil {
+	if m := statusRE.FindStringSubmatch(e.Stderr); m != nil {
 		e.HTTP, _ = strconv.Atoi(m[1])
 	}
 	switch {
 	case e.HTTP == 401 || e.ExitCode == 4:
-		e.kind, e.why = ErrUnavailable, "GitHub refused gh's credentials (run gh auth login, or set GH_TOKEN; GH_ENTERPRISE_TOKEN for GH_HOST)"
+		e.kind, e.why = task.ErrUnavailable, "GitHub refused gh's credentials (run gh auth login, or set GH_TOKEN; GH_ENTERPRISE_TOKEN for GH_HOST)"
 	case e.HTTP == 403:
-		e.kind, e.why = ErrUnavailable, "GitHub refused the request (HTTP 403: no access to the repository, or rate limited)"
+		e.kind, e.why = task.ErrUnavailable, "GitHub refused the request (HTTP 403: no access to the repository, or rate limited)"
 	case e.HTTP >= 500:
-		e.kind, e.why = ErrUnavailable, fmt.Sprintf("GitHub is failing (HTTP %d)", e.HTTP)
+		e.kind, e.why = task.ErrUnavailable, fmt.Sprintf("GitHub is failing (HTTP %d)", e.HTTP)
 	case e.HTTP == 404 || e.HTTP == 410:
-		e.kind = ErrNotFound
+		e.kind = task.ErrNotFound
 	case e.HTTP == 422 || e.HTTP == 400:
-		e.kind = ErrInvalid
-	case e.HTTP == 0 && ghTransport.MatchString(e.Stderr):
-		e.kind, e.why = ErrUnavailable, "cannot reach GitHub (offline?)"
+		e.kind = task.ErrInvalid
+	case e.HTTP == 0 && transportRE.MatchString(e.Stderr):
+		e.kind, e.why = task.ErrUnavailable, "cannot reach GitHub (offline?)"
 	}
 }
 
-func ghFirstLine(s string) string {
+func firstLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i]

@@ -1,4 +1,4 @@
-package task
+package github
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/partyhq/party/core/task"
 	"github.com/stretchr/testify/require"
 )
 
@@ -32,19 +34,19 @@ func TestGhThatNeverAnswersIsUnavailable(t *testing.T) {
 			go func() { <-done; c.Close() }() // hold it, say nothing
 		}
 	}()
-	g := execGh{bin: bin, limit: 500 * time.Millisecond, env: []string{
+	g := execRunner{bin: bin, limit: 500 * time.Millisecond, env: []string{
 		"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "GH_HOST=" + ln.Addr().String(),
 		"GH_ENTERPRISE_TOKEN=x", "GH_CONFIG_DIR=" + t.TempDir(),
 	}}
 	_, err = g.Run(context.Background(), []string{"api", "repos/o/r"}, nil)
-	require.ErrorIs(t, err, ErrUnavailable)
+	require.ErrorIs(t, err, task.ErrUnavailable)
 	assert.Contains(t, err.Error(), "GitHub did not answer within 500ms")
 
 	// The caller's own cancellation is not GitHub's fault.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	_, err = g.Run(ctx, []string{"api", "repos/o/r"}, nil)
-	assert.False(t, errors.Is(err, ErrUnavailable), "got %v", err)
+	assert.False(t, errors.Is(err, task.ErrUnavailable), "got %v", err)
 	assert.ErrorIs(t, err, context.Canceled)
 }
 
@@ -58,18 +60,18 @@ func TestClassifyGhFailures(t *testing.T) {
 		http   int
 		says   string
 	}{
-		{"refused token", 1, `{"message":"Bad credentials"}`, "gh: Bad credentials (HTTP 401)", ErrUnavailable, 401, "GH_ENTERPRISE_TOKEN for GH_HOST): Bad credentials"},
-		{"not logged in", 4, "", "To get started with GitHub CLI, please run:  gh auth login", ErrUnavailable, 0, "refused gh's credentials"},
-		{"forbidden", 1, `{"message":"Resource not accessible"}`, "gh: Resource not accessible (HTTP 403)", ErrUnavailable, 403, "HTTP 403"},
-		{"GitHub failing", 1, "", "gh: Server Error (HTTP 502)", ErrUnavailable, 502, "GitHub is failing (HTTP 502)"},
-		{"offline", 1, "", `Get "https://api.github.com/repos/o/r": dial tcp: lookup api.github.com: no such host`, ErrUnavailable, 0, "cannot reach GitHub (offline?)"},
-		{"refused connection", 1, "", `Post "https://127.0.0.1:9/api/v3/x": dial tcp 127.0.0.1:9: connect: connection refused`, ErrUnavailable, 0, "connection refused"},
-		{"not found", 1, `{"message":"Not Found"}`, "gh: Not Found (HTTP 404)", ErrNotFound, 404, "HTTP 404: Not Found"},
-		{"validation", 1, `{"message":"Validation Failed"}`, "gh: Validation Failed (HTTP 422)", ErrInvalid, 422, "HTTP 422: Validation Failed"},
+		{"refused token", 1, `{"message":"Bad credentials"}`, "gh: Bad credentials (HTTP 401)", task.ErrUnavailable, 401, "GH_ENTERPRISE_TOKEN for GH_HOST): Bad credentials"},
+		{"not logged in", 4, "", "To get started with GitHub CLI, please run:  gh auth login", task.ErrUnavailable, 0, "refused gh's credentials"},
+		{"forbidden", 1, `{"message":"Resource not accessible"}`, "gh: Resource not accessible (HTTP 403)", task.ErrUnavailable, 403, "HTTP 403"},
+		{"GitHub failing", 1, "", "gh: Server Error (HTTP 502)", task.ErrUnavailable, 502, "GitHub is failing (HTTP 502)"},
+		{"offline", 1, "", `Get "https://api.github.com/repos/o/r": dial tcp: lookup api.github.com: no such host`, task.ErrUnavailable, 0, "cannot reach GitHub (offline?)"},
+		{"refused connection", 1, "", `Post "https://127.0.0.1:9/api/v3/x": dial tcp 127.0.0.1:9: connect: connection refused`, task.ErrUnavailable, 0, "connection refused"},
+		{"not found", 1, `{"message":"Not Found"}`, "gh: Not Found (HTTP 404)", task.ErrNotFound, 404, "HTTP 404: Not Found"},
+		{"validation", 1, `{"message":"Validation Failed"}`, "gh: Validation Failed (HTTP 422)", task.ErrInvalid, 422, "HTTP 422: Validation Failed"},
 		{"something else", 1, "", "unknown flag: --frobnicate", nil, 0, "exit 1: unknown flag"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			e := &GhError{Args: []string{"api", "repos/o/r"}, ExitCode: tc.exit, Stderr: tc.stderr}
+			e := &Error{Args: []string{"api", "repos/o/r"}, ExitCode: tc.exit, Stderr: tc.stderr}
 			classify(e, []byte(tc.stdout))
 			assert.Equal(t, tc.http, e.HTTP)
 			if tc.kind == nil {
