@@ -1,0 +1,36 @@
+package sim_test
+
+import (
+	"context"
+
+	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/sim"
+)
+
+// fixture is one pane with one simulated agent and a deliverer to it
+// (core/deliver's tests have their own).
+type fixture struct {
+	clock *sim.Clock
+	mux   *sim.Mux
+	agent *sim.Agent
+	pane  string
+	d     *deliver.Deliverer
+}
+
+func newFixture(persona string, setup func(*sim.Agent)) *fixture {
+	clock := sim.NewClock()
+	m := sim.NewMux(clock)
+	a := sim.NewAgent(persona)
+	p := m.Add("s", persona, a)
+	if setup != nil {
+		setup(a)
+	}
+	return &fixture{clock: clock, mux: m, agent: a, pane: p.Info.ID,
+		d: &deliver.Deliverer{Mux: m, Clock: clock, Locker: &sim.Locker{}}}
+}
+
+func (f *fixture) send(text string, force bool) (deliver.Result, error) {
+	kind := agent.Kind(f.agent.Persona)
+	return f.d.Send(context.Background(), deliver.Request{Pane: f.pane, Profile: agent.Lookup(kind), Text: text, Force: force})
+}
