@@ -17,11 +17,20 @@ import (
 	"github.com/partyhq/party/core/task"
 )
 
-// Runner runs the gh CLI: argv only, text on stdin, stdout back. The
-// real one execs gh; tests drive the real gh against fakegithub.
+// Runner runs the gh CLI: argv only (never a shell), stdin as its input.
+// A run that ended, whatever its exit code, is what gh printed on stdout
+// and stderr and its exit code, with err nil; err is a run that did not
+// end by itself: gh not found (exec.ErrNotFound), ctx done, or no answer
+// within the call's limit (ErrNoAnswer). The store makes a failure an
+// *Error. The real Runner execs gh; fakegithub.Gh answers as gh and the
+// fake GitHub do, in process, for the -short tests.
 type Runner interface {
-	Run(ctx context.Context, args []string, stdin []byte) ([]byte, error)
+	Run(ctx context.Context, args []string, stdin []byte) (stdout, stderr []byte, exit int, err error)
 }
+
+// ErrNoAnswer is a gh run that outlived its limit: GitHub took the
+// connection and never answered.
+var ErrNoAnswer = errors.New("GitHub did not answer")
 
 // execRunner runs the gh binary at bin with env (nil: this process's); a run
 // longer than limit (default callLimit) is GitHub not answering.
@@ -76,12 +85,8 @@ func executable(p string) bool {
 // never answers is unavailable, not waited for.
 const callLimit = time.Minute
 
-func (g execRunner) Run(ctx context.Context, args []string, stdin []byte) ([]byte, error) {
-	limit := g.limit
-	if limit <= 0 {
-		limit = callLimit
-	}
-	callCtx, cancel := context.WithTimeout(ctx, limit)
+func (g execRunner) Run(ctx context.Context, args []string, stdin []byte) ([]byte, []byte, int, error) {
+	callCtx, cancel := context.WithTimeout(ctx, g.callLimit())
 	defer cancel()
 	cmd := exec.CommandContext(callCtx, g.bin, args...)
 	cmd.Env = g.env
@@ -91,14 +96,57 @@ func (g execRunner) Run(ctx context.Context, args []string, stdin []byte) ([]byt
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()
-	if err == nil {
-		return out.Bytes(), nil
+	var ee *exec.ExitError
+	switch {
+	case ctx.Err() != nil:
+		return nil, errb.Bytes(), -1, ctx.Err()
+	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
+		return nil, errb.Bytes(), -1, ErrNoAnswer
+	case err == nil:
+		return out.Bytes(), errb.Bytes(), 0, nil
+	case errors.As(err, &ee):
+		return out.Bytes(), errb.Bytes(), ee.ExitCode(), nil
 	}
-	if ctx.Err() == nil && errors.Is(callCtx.Err(), context.DeadlineExceeded) {
-		return nil, &Error{Args: args, Stderr: strings.TrimSpace(errb.String()), ExitCode: -1,
-			kind: task.ErrUnavailable, why: fmt.Sprintf("GitHub did not answer within %s", limit)}
+	return nil, errb.Bytes(), -1, err
+}
+
+func (g execRunner) callLimit() time.Duration {
+	if g.limit <= 0 {
+		return callLimit
 	}
-	return out.Bytes(), newError(args, out.Bytes(), errb.String(), err, ctx.Err())
+	return g.limit
+}
+
+// run runs gh api args through r and makes a failed run an *Error (or,
+// for the caller's own cancellation, ctx's error with the command).
+func run(ctx context.Context, r Runner, args []string, stdin []byte) ([]byte, error) {
+	stdout, stderr, exit, err := r.Run(ctx, args, stdin)
+	if err == nil && exit == 0 {
+		return stdout, nil
+	}
+	e := &Error{Args: args, Stderr: strings.TrimSpace(string(stderr)), ExitCode: exit}
+	switch {
+	case err == nil:
+		classify(e, stdout)
+		return stdout, e
+	case errors.Is(err, ErrNoAnswer):
+		e.kind, e.why = task.ErrUnavailable, fmt.Sprintf("GitHub did not answer within %s", limitOf(r))
+		return nil, e
+	case ctx.Err() != nil:
+		return nil, fmt.Errorf("gh %s: %w", strings.Join(args, " "), ctx.Err())
+	case errors.Is(err, exec.ErrNotFound):
+		e.kind, e.why = task.ErrUnavailable, "gh (GitHub CLI) is not installed or not on PATH"
+		return nil, e
+	}
+	return nil, fmt.Errorf("gh %s: %w", strings.Join(args, " "), err)
+}
+
+// limitOf is the call limit of r, for the message.
+func limitOf(r Runner) time.Duration {
+	if x, ok := r.(execRunner); ok {
+		return x.callLimit()
+	}
+	return callLimit
 }
 
 // Error is a gh command that failed: what it was asked, what it said,
@@ -144,26 +192,6 @@ var statusRE = regexp.MustCompile(`\(HTTP (\d{3})\)`)
 // transportRE is Go's error for a request that reached no server, as gh
 // prints it: `Get "https://…": dial tcp …: connection refused`.
 var transportRE = regexp.MustCompile(`(?m)^(Get|Post|Patch|Put|Delete|Head) "[^"]*": `)
-
-// newError classifies a failed gh run.
-func newError(args []string, stdout []byte, stderr string, runErr, ctxErr error) error {
-	e := &Error{Args: args, Stderr: strings.TrimSpace(stderr), ExitCode: -1}
-	var ee *exec.ExitError
-	switch {
-	case errors.As(runErr, &ee):
-		e.ExitCode = ee.ExitCode()
-	case errors.Is(runErr, exec.ErrNotFound):
-		e.kind, e.why = task.ErrUnavailable, "gh (GitHub CLI) is not installed or not on PATH"
-		return e
-	default:
-		return fmt.Errorf("gh %s: %w", strings.Join(args, " "), runErr)
-	}
-	if ctxErr != nil {
-		return fmt.Errorf("gh %s: %w", strings.Join(args, " "), ctxErr)
-	}
-	classify(e, stdout)
-	return e
-}
 
 // classify reads what gh said on a failure with exit code e.ExitCode:
 // GitHub's status and message, and what the failure means for party.

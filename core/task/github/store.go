@@ -29,6 +29,9 @@ type Config struct {
 	Clock clock.Clock
 	// Warn reports what a command leaves out (an issue gone from GitHub).
 	Warn func(string)
+	// Runner runs gh (nil: the gh binary Gh names, with Env, found on
+	// PATH's absolute directories); tests give fakegithub.Gh.
+	Runner Runner
 }
 
 // store is the GitHub store.
@@ -73,12 +76,15 @@ func New(ctx context.Context, c Config) (task.Store, error) {
 	if err := CheckRepo(c.Repo); err != nil {
 		return nil, err
 	}
-	if c.Gh == "" {
-		c.Gh = "gh"
-	}
-	bin, err := LookGh(c.Gh, c.Env)
-	if err != nil {
-		return nil, fmt.Errorf("github store: %s not found in PATH's absolute directories (install the GitHub CLI, https://cli.github.com): %w", c.Gh, task.ErrUnavailable)
+	if c.Runner == nil {
+		if c.Gh == "" {
+			c.Gh = "gh"
+		}
+		bin, err := LookGh(c.Gh, c.Env)
+		if err != nil {
+			return nil, fmt.Errorf("github store: %s not found in PATH's absolute directories (install the GitHub CLI, https://cli.github.com): %w", c.Gh, task.ErrUnavailable)
+		}
+		c.Runner = execRunner{bin: bin, env: c.Env}
 	}
 	if c.Now == nil {
 		c.Now = time.Now
@@ -89,7 +95,7 @@ func New(ctx context.Context, c Config) (task.Store, error) {
 	if err := state.MkdirPrivate(c.Dir); err != nil {
 		return nil, err
 	}
-	g := &store{c: c, gh: execRunner{bin: bin, env: c.Env},
+	g := &store{c: c, gh: c.Runner,
 		locker: state.Locker{Dir: filepath.Join(c.Dir, "locks")}}
 	if err := g.api(ctx, "GET", g.repoPath(""), nil, nil); err != nil {
 		if errors.Is(err, task.ErrNotFound) {
@@ -120,7 +126,7 @@ func (g *store) api(ctx context.Context, method, path string, body, out any) err
 		stdin = b
 		args = append(args, "--input", "-")
 	}
-	stdout, err := g.gh.Run(ctx, args, stdin)
+	stdout, err := run(ctx, g.gh, args, stdin)
 	if err != nil {
 		return err
 	}
@@ -138,7 +144,7 @@ func (g *store) api(ctx context.Context, method, path string, body, out any) err
 // other, depending on its version: both are read.
 func list[T any](ctx context.Context, g *store, path string) ([]T, error) {
 	args := []string{"api", "--paginate", path}
-	stdout, err := g.gh.Run(ctx, args, nil)
+	stdout, err := run(ctx, g.gh, args, nil)
 	if err != nil {
 		return nil, err
 	}
