@@ -1,9 +1,6 @@
 package sim_test
 
 import (
-	"context"
-
-	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/sim"
 )
@@ -28,9 +25,4 @@ func newFixture(persona string, setup func(*sim.Agent)) *fixture {
 	}
 	return &fixture{clock: clock, mux: m, agent: a, pane: p.Info.ID,
 		d: &deliver.Deliverer{Mux: m, Clock: clock, Locker: &sim.Locker{}}}
-}
-
-func (f *fixture) send(text string, force bool) (deliver.Result, error) {
-	kind := agent.Kind(f.agent.Persona)
-	return f.d.Send(context.Background(), deliver.Request{Pane: f.pane, Profile: agent.Lookup(kind), Text: text, Force: force})
 }
