@@ -29,7 +29,8 @@ type Runner interface {
 }
 
 // ErrNoAnswer is a gh run that outlived its limit: GitHub took the
-// connection and never answered.
+// connection and never answered. The Runner's error wraps it and says the
+// limit.
 var ErrNoAnswer = errors.New("GitHub did not answer")
 
 // execRunner runs the gh binary at bin with env (nil: this process's); a run
@@ -101,7 +102,7 @@ func (g execRunner) Run(ctx context.Context, args []string, stdin []byte) ([]byt
 	case ctx.Err() != nil:
 		return nil, errb.Bytes(), -1, ctx.Err()
 	case errors.Is(callCtx.Err(), context.DeadlineExceeded):
-		return nil, errb.Bytes(), -1, ErrNoAnswer
+		return nil, errb.Bytes(), -1, fmt.Errorf("%w within %s", ErrNoAnswer, g.callLimit())
 	case err == nil:
 		return out.Bytes(), errb.Bytes(), 0, nil
 	case errors.As(err, &ee):
@@ -130,7 +131,7 @@ func run(ctx context.Context, r Runner, args []string, stdin []byte) ([]byte, er
 		classify(e, stdout)
 		return stdout, e
 	case errors.Is(err, ErrNoAnswer):
-		e.kind, e.why = task.ErrUnavailable, fmt.Sprintf("GitHub did not answer within %s", limitOf(r))
+		e.kind, e.why = task.ErrUnavailable, err.Error()
 		return nil, e
 	case ctx.Err() != nil:
 		return nil, fmt.Errorf("gh %s: %w", strings.Join(args, " "), ctx.Err())
@@ -139,14 +140,6 @@ func run(ctx context.Context, r Runner, args []string, stdin []byte) ([]byte, er
 		return nil, e
 	}
 	return nil, fmt.Errorf("gh %s: %w", strings.Join(args, " "), err)
-}
-
-// limitOf is the call limit of r, for the message.
-func limitOf(r Runner) time.Duration {
-	if x, ok := r.(execRunner); ok {
-		return x.callLimit()
-	}
-	return callLimit
 }
 
 // Error is a gh command that failed: what it was asked, what it said,

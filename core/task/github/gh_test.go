@@ -3,6 +3,7 @@ package github
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -94,4 +95,46 @@ func TestClassifyGhFailures(t *testing.T) {
 			assert.Contains(t, e.Error(), "gh api repos/o/r: ")
 		})
 	}
+}
+
+// stubRunner answers every run the same.
+type stubRunner struct {
+	stdout, stderr string
+	exit           int
+	err            error
+}
+
+func (s stubRunner) Run(context.Context, []string, []byte) ([]byte, []byte, int, error) {
+	return []byte(s.stdout), []byte(s.stderr), s.exit, s.err
+}
+
+// run makes what a Runner reports an answer or a typed failure.
+func TestRunMakesFailuresErrors(t *testing.T) {
+	args := []string{"api", "user"}
+	out, err := run(context.Background(), stubRunner{stdout: `{"login":"x"}`}, args, nil)
+	require.NoError(t, err)
+	assert.Equal(t, `{"login":"x"}`, string(out))
+
+	for _, tc := range []struct {
+		name string
+		r    stubRunner
+		kind error
+		says string
+	}{
+		{"a failed run is classified", stubRunner{stdout: `{"message":"Not Found"}`, stderr: "gh: Not Found (HTTP 404)\n", exit: 1}, task.ErrNotFound, "gh api user: HTTP 404: Not Found"},
+		{"gh missing", stubRunner{exit: -1, err: exec.ErrNotFound}, task.ErrUnavailable, "not installed or not on PATH"},
+		{"no answer", stubRunner{exit: -1, err: fmt.Errorf("%w within 1m0s", ErrNoAnswer)}, task.ErrUnavailable, "GitHub did not answer within 1m0s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := run(context.Background(), tc.r, args, nil)
+			var e *Error
+			require.ErrorAs(t, err, &e)
+			assert.ErrorIs(t, err, tc.kind)
+			assert.Contains(t, err.Error(), tc.says)
+		})
+	}
+	_, err = run(context.Background(), stubRunner{exit: -1, err: errors.New("fork: no memory")}, args, nil)
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, task.ErrUnavailable, "a run that failed for another reason is not GitHub's")
+	assert.Contains(t, err.Error(), "gh api user: fork: no memory")
 }
