@@ -13,6 +13,10 @@
 //	tmux ARGS...                 tmux on the scenario's server
 //	screen TARGET                print the screen of a pane (id or role) to stdout
 //	waitscreen TARGET REGEXP     wait until the pane's screen matches
+//	waitidle TARGET              wait until the agent's turn ended, by its own events (the
+//	                             turn of the last text party typed in), then its screen is
+//	                             not busy; "! waitscreen ROLE 'esc to interrupt'" passes
+//	                             before the agent even turned busy, so it is not used
 //	waitfor REGEXP CMD ARGS...   run CMD until its stdout matches
 //	mocklog count N              wait until the mock log has N entries, fail if it has more
 //	mocklog text I FILE [CHANGE...]

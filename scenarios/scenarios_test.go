@@ -74,6 +74,7 @@ func TestScenarios(t *testing.T) {
 			"realagent":  cmdRealAgent,
 			"fakegithub": cmdFakeGitHub,
 			"http":       cmdHTTP,
+			"waitidle":   cmdWaitIdle,
 		},
 	})
 }

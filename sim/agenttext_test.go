@@ -18,43 +18,6 @@ import (
 	"github.com/partyhq/party/sim"
 )
 
-// What an agent wrote is typed only into claude, codex or gemini: a shell
-// would run it, another program may.
-func TestAgentsOnlyDeliveryInSim(t *testing.T) {
-	tests := []struct {
-		persona string
-		why     string // "": delivered
-	}{
-		{"claude", ""},
-		{"codex", ""},
-		{"shell", "shell"},
-		{"generic", "program"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.persona, func(t *testing.T) {
-			f := newFixture(tt.persona, nil)
-			res, err := f.d.Send(context.Background(), deliver.Request{Pane: f.pane, Profile: agent.Lookup(agent.Kind(tt.persona)),
-				Text: "rm -rf ~", AgentsOnly: true})
-			if tt.why == "" {
-				require.NoError(t, err)
-				assert.Equal(t, deliver.Submitted, res.Outcome)
-				return
-			}
-			var refused *deliver.NotAgentError
-			require.ErrorAs(t, err, &refused)
-			assert.ErrorIs(t, err, deliver.ErrNotAgent)
-			assert.Equal(t, tt.why, refused.Why)
-			assert.Equal(t, deliver.Failed, res.Outcome)
-			assert.Zero(t, f.mux.Count("paste"), "nothing pasted")
-			assert.Zero(t, f.mux.Count("key"), "no key pressed")
-			assert.Empty(t, f.agent.Submissions)
-
-			_, err = f.d.Send(context.Background(), deliver.Request{Pane: f.pane, Profile: agent.Lookup(agent.Kind(tt.persona)), Text: "ls"})
-			require.NoError(t, err, "what the user sends still goes")
-		})
-	}
-}
-
 func TestSwitchboardRefusesShellsAndProgramsInSim(t *testing.T) {
 	f := newRelayFixture(func(prompt string) []string {
 		var to []string

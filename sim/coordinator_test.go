@@ -136,9 +136,8 @@ func TestCoordinatorEffectsHealth(t *testing.T) {
 // through the delivery protocol, with the diff git made of a real
 // repository (a new, untracked file).
 func TestCoordinatorOnSim(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	_, err := exec.LookPath("git")
+	require.NoError(t, err, "git is required, as tmux is (apt-get install -y git)")
 	repo := t.TempDir()
 	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"commit", "-q", "--allow-empty", "-m", "init"}} {
 		out, err := exec.Command("git", append([]string{"-C", repo, "-c", "user.name=t", "-c", "user.email=t@t.invalid"}, args...)...).CombinedOutput()

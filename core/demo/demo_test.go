@@ -70,7 +70,10 @@ func (p *fakeParty) Send(_ context.Context, session, role, text string) (json.Ra
 	return json.RawMessage(`{"role":"` + role + `","outcome":"submitted","pane":"%1","ms":7,"enters":1}`), nil
 }
 
-func TestDemoRunInSim(t *testing.T) {
+// runDemo runs the demo on sim with a fake party; it returns the result,
+// the log, the party and the setup.
+func runDemo(t *testing.T) (demo.Result, string, *fakeParty, *demo.Setup) {
+	t.Helper()
 	clock := sim.NewClock()
 	m := sim.NewMux(clock)
 	for _, role := range []string{"codex", "claude", "shell"} {
@@ -83,11 +86,8 @@ func TestDemoRunInSim(t *testing.T) {
 	party := &fakeParty{t: t, setup: setup}
 	var log strings.Builder
 	d := &demo.Demo{Party: party, Mux: m, Clock: clock, Log: &log, Setup: setup, Environ: os.Environ()}
-	_, gitErr := exec.LookPath("git")
-
 	res, err := d.Run(context.Background())
 	require.NoError(t, err)
-
 	out := log.String()
 	assert.Contains(t, out, "== starting the default party on a private tmux server (-L party-demo-1)\nstarted demo\n")
 	assert.Contains(t, out, "panes of demo")
@@ -99,11 +99,15 @@ func TestDemoRunInSim(t *testing.T) {
 	assert.JSONEq(t, `{"role":"claude","outcome":"submitted","pane":"%1","ms":7,"enters":1}`, string(res.Deliveries[0]))
 	require.Len(t, res.Received, 2)
 	assert.Equal(t, "claude", res.Received[0].Agent)
-	if gitErr != nil {
-		assert.Nil(t, res.Review)
-		assert.Contains(t, out, "skipped: git is not installed")
-		return
-	}
+	return res, out, party, setup
+}
+
+// The demo's review loop needs git: a missing git fails the test, as a
+// missing tmux fails the scenarios.
+func TestDemoRunInSim(t *testing.T) {
+	_, err := exec.LookPath("git")
+	require.NoError(t, err, "git is required (apt-get install -y git)")
+	res, out, party, setup := runDemo(t)
 	require.NotNil(t, res.Review)
 	assert.Equal(t, review.PRReady, res.Review.State)
 	assert.Equal(t, []string{demo.PartySession, demo.ReviewSession}, party.started)
@@ -113,6 +117,15 @@ func TestDemoRunInSim(t *testing.T) {
 	assert.Contains(t, out, "   | State: PR_READY for")
 	assert.Contains(t, out, "   | Reviews: 0/3 (2 in all)")
 	assert.DirExists(t, filepath.Join(setup.Dir, "repo", ".git"))
+}
+
+// Where git is missing, the demo says so and skips its review loop.
+func TestDemoWithoutGitSkipsTheReview(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	res, out, party, _ := runDemo(t)
+	assert.Nil(t, res.Review)
+	assert.Contains(t, out, "skipped: git is not installed")
+	assert.Equal(t, []string{demo.PartySession}, party.started)
 }
 
 func TestWaitAgentsTimesOutWithTheScreen(t *testing.T) {

@@ -65,7 +65,7 @@ func OpenPM(ctx context.Context, env *Env, opts PMOptions) (*PM, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := task.Open(ctx, task.OpenOptions{
+	st, err := openTaskStore(ctx, taskStoreOptions{
 		Root: root, Cwd: cwd,
 		Storage: cfg.PM.Storage, StorageSet: cfg.Sources["pm.storage"] != "default",
 		Repo: opts.Repo, ConfigRepo: cfg.PM.Repo, Env: env.Environ, Clock: env.Clock,
@@ -211,7 +211,7 @@ func (j Jump) Text() string {
 }
 
 // PMJump switches the tmux client to the party session started in the
-// team's directory (task.TeamSession), or to env.Session when one is
+// team's directory (teamSession), or to env.Session when one is
 // named. Outside tmux, or when the client is another server's, it
 // switches nothing (said on stderr in the second case): Attach is then
 // the command to run. actor is checked as every pm command checks it.
@@ -225,7 +225,7 @@ func PMJump(ctx context.Context, env *Env, actor string) (Jump, error) {
 		if err != nil {
 			return Jump{}, err
 		}
-		if name, err = task.TeamSession(ctx, env.Tmux, cwd); err != nil {
+		if name, err = teamSession(ctx, env.Tmux, cwd); err != nil {
 			return Jump{}, err
 		}
 	}

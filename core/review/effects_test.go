@@ -22,9 +22,8 @@ import (
 // directory.
 func gitRepo(t *testing.T) string {
 	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	_, err := exec.LookPath("git")
+	require.NoError(t, err, "git is required, as tmux is (apt-get install -y git)")
 	dir := t.TempDir()
 	git := func(args ...string) {
 		t.Helper()

@@ -5,6 +5,7 @@ package route
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/partyhq/party/core/mux"
@@ -17,6 +18,12 @@ var (
 	ErrNotFound   = errors.New("ROLE_NOT_FOUND")
 	ErrUnresolved = errors.New("ROUTING_UNRESOLVED")
 )
+
+var roleName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
+
+// ValidRole says whether role can name a pane: letters, digits, '_', '.'
+// or '-', starting with a letter or digit, at most 64.
+func ValidRole(role string) bool { return roleName.MatchString(role) }
 
 // Legacy roles of a two-pane session without role metadata, by pane order.
 var legacy = []string{"claude", "codex"}

@@ -14,6 +14,7 @@ import (
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/hook"
+	"github.com/partyhq/party/core/route"
 	"github.com/partyhq/party/core/shellwords"
 	"github.com/partyhq/party/core/state"
 )
@@ -32,12 +33,6 @@ type PaneSpec struct {
 	launch []string
 }
 
-var roleName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$`)
-
-// ValidRole says whether role can name a pane: letters, digits, '_', '.'
-// or '-', starting with a letter or digit, at most 64.
-func ValidRole(role string) bool { return roleName.MatchString(role) }
-
 // ParsePanes parses --pane ROLE[=COMMAND] specs (none: DefaultPanes). A
 // role without a command named claude, codex or gemini runs that agent;
 // any other gets a shell (no Argv).
@@ -49,7 +44,7 @@ func ParsePanes(specs []string) ([]PaneSpec, error) {
 	var out []PaneSpec
 	for _, s := range specs {
 		role, command, hasCmd := strings.Cut(s, "=")
-		if !ValidRole(role) {
+		if !route.ValidRole(role) {
 			return nil, fmt.Errorf("%w: --pane %q: role must be letters, digits, '_', '.' or '-'", ErrUsage, s)
 		}
 		if seen[role] {

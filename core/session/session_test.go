@@ -42,19 +42,6 @@ func TestParsePanes(t *testing.T) {
 	}
 }
 
-func TestValidRole(t *testing.T) {
-	tests := []struct {
-		role string
-		want bool
-	}{
-		{"planner", true}, {"a.b_c-1", true}, {"9", true},
-		{"", false}, {"-x", false}, {"a b", false}, {"a;b", false}, {"#{x}", false}, {strings.Repeat("a", 65), false},
-	}
-	for _, tt := range tests {
-		assert.Equal(t, tt.want, ValidRole(tt.role), "%q", tt.role)
-	}
-}
-
 func TestName(t *testing.T) {
 	assert.Equal(t, "my-repo", Name("/src/my.repo"))
 	assert.Equal(t, "party", Name("/"))

@@ -580,7 +580,11 @@ func TestAuditEvents(t *testing.T) {
 func TestStoresWriteConcurrently(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), StoreFile)
-	const writers, each = 8, 50
+	const writers = 8
+	each := 50
+	if testing.Short() {
+		each = 10 // the inner loop's sample; the full run writes 50 each
+	}
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)
 	for w := range writers {

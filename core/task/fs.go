@@ -113,7 +113,7 @@ func (s *FS) locked(ctx context.Context, change func() ([]Event, func() error, e
 			events[i].TS = s.now()
 		}
 	}
-	undo, err := appendEvents(s.EventsPath(), events)
+	undo, err := AppendEvents(s.EventsPath(), events)
 	if err != nil {
 		return err
 	}
@@ -128,11 +128,11 @@ func (s *FS) locked(ctx context.Context, change func() ([]Event, func() error, e
 	return nil
 }
 
-// appendEvents appends events to the log at path in one write, after
+// AppendEvents appends events to the log at path in one write, after
 // repairing a torn last line (repairLog). A failed write (a full disk)
 // is cut back off, so the next append never lands after half a line.
 // undo cuts the appended lines off again.
-func appendEvents(path string, events []Event) (undo func() error, err error) {
+func AppendEvents(path string, events []Event) (undo func() error, err error) {
 	var b []byte
 	for _, e := range events {
 		line, err := json.Marshal(e)
@@ -236,7 +236,7 @@ func (s *FS) AddMilestone(ctx context.Context, actor, name string) (Milestone, e
 			return nil, nil, err
 		}
 		now := s.now()
-		m = Milestone{ID: "M" + strconv.Itoa(nextNumber(ids, "M")), Name: name, Created: now, Updated: now}
+		m = Milestone{ID: "M" + strconv.Itoa(NextNumber(ids, "M")), Name: name, Created: now, Updated: now}
 		if err := s.mkdir("milestones"); err != nil {
 			return nil, nil, err
 		}
@@ -306,7 +306,7 @@ func (s *FS) AddTask(ctx context.Context, actor string, nt NewTask) (Task, error
 	var t Task
 	err := s.locked(ctx, func() ([]Event, func() error, error) {
 		ms := nt.Milestone
-		if of, must := milestoneOfID(nt.ID); of != "" {
+		if of, must := MilestoneOfID(nt.ID); of != "" {
 			switch _, err := s.milestone(of); {
 			case err == nil:
 				if ms != "" && ms != of {
@@ -330,7 +330,7 @@ func (s *FS) AddTask(ctx context.Context, actor string, nt NewTask) (Task, error
 			if err != nil {
 				return nil, nil, err
 			}
-			id = strconv.Itoa(nextNumber(ids, ""))
+			id = strconv.Itoa(NextNumber(ids, ""))
 		} else if _, err := os.Stat(s.taskPath(id)); err == nil {
 			return nil, nil, fmt.Errorf("task %s exists already: %w", id, ErrInvalid)
 		}
@@ -525,6 +525,18 @@ func idLess(a, b string) bool {
 	return ra < rb
 }
 
+// CompareIDs orders ids as idLess does, for slices.SortFunc (the GitHub
+// store lists in the file store's order).
+func CompareIDs(a, b string) int {
+	switch {
+	case idLess(a, b):
+		return -1
+	case idLess(b, a):
+		return 1
+	}
+	return 0
+}
+
 func splitID(id string) (prefix string, n int, rest string) {
 	i := strings.IndexFunc(id, unicode.IsDigit)
 	if i < 0 {
@@ -541,8 +553,8 @@ func splitID(id string) (prefix string, n int, rest string) {
 	return id[:i], n, id[j:]
 }
 
-// nextNumber is one more than the largest id that is prefix and a number.
-func nextNumber(ids []string, prefix string) int {
+// NextNumber is one more than the largest id that is prefix and a number.
+func NextNumber(ids []string, prefix string) int {
 	max := 0
 	for _, id := range ids {
 		rest, ok := strings.CutPrefix(id, prefix)

@@ -340,59 +340,6 @@ func TestInitAndFindLink(t *testing.T) {
 	assert.ErrorIs(t, err, ErrCorrupt)
 }
 
-func TestOpenPicksTheStore(t *testing.T) {
-	ctx := context.Background()
-	root, repo := t.TempDir(), t.TempDir()
-	_, err := Init(ctx, InitOptions{Root: root, Dir: repo, Actor: "human", Clock: fixed{}})
-	require.NoError(t, err)
-	noGh := filepath.Join(t.TempDir(), "gh-missing")
-	var warned []string
-	warn := func(s string) { warned = append(warned, s) }
-
-	st, err := Open(ctx, OpenOptions{Root: root, Cwd: repo, Storage: "fs", Clock: fixed{}, Warn: warn})
-	require.NoError(t, err)
-	assert.IsType(t, &FS{}, st)
-
-	st, err = Open(ctx, OpenOptions{Root: root, Cwd: repo, Storage: "fs", Repo: "o/r", Gh: noGh, Clock: fixed{}, Warn: warn})
-	require.NoError(t, err)
-	assert.IsType(t, &FS{}, st, "unset storage, a repo, no gh: fs")
-	require.Len(t, warned, 1)
-	assert.Contains(t, warned[0], "gh not found")
-
-	_, err = Open(ctx, OpenOptions{Root: root, Cwd: repo, Storage: "github", StorageSet: true, Repo: "o/r", Gh: noGh, Clock: fixed{}, Warn: warn})
-	assert.ErrorIs(t, err, ErrUnavailable, "github asked for: no fallback")
-	assert.Len(t, warned, 1)
-
-	_, err = Open(ctx, OpenOptions{Root: root, Cwd: t.TempDir(), Clock: fixed{}})
-	assert.ErrorIs(t, err, ErrNoTeam)
-	_, err = Open(ctx, OpenOptions{Root: t.TempDir(), Cwd: repo, Clock: fixed{}})
-	assert.ErrorIs(t, err, ErrNotFound, "a pointer to a team this state root lacks")
-}
-
-func TestSessionsIn(t *testing.T) {
-	repo := filepath.Join(t.TempDir(), "repo")
-	nested := filepath.Join(repo, "nested")
-	for _, d := range []string{filepath.Join(repo, ".party"), filepath.Join(nested, ".party"), filepath.Join(repo, "sub")} {
-		require.NoError(t, os.MkdirAll(d, 0o755))
-	}
-	for _, d := range []string{repo, nested} {
-		id, err := NewTeamID()
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(filepath.Join(d, PointerFile), []byte(`{"id":"`+id+`"}`), 0o644))
-	}
-	dirs := map[string]string{}
-	for name, cwd := range map[string]string{"a": repo, "b": filepath.Join(repo, "sub"), "c": repo + "2", "d": "", "e": nested} {
-		sd := t.TempDir()
-		dirs[name] = sd
-		if cwd != "" {
-			b, _ := json.Marshal(map[string]string{"cwd": cwd})
-			require.NoError(t, os.WriteFile(filepath.Join(sd, "session.json"), b, 0o600))
-		}
-	}
-	assert.Equal(t, []string{"a", "b"}, SessionsIn(repo, dirs))
-	assert.Equal(t, []string{"e"}, SessionsIn(nested, dirs), "a nested team's session is its own")
-}
-
 func TestLabelAndEventLine(t *testing.T) {
 	assert.Equal(t, "Task 1", Task{ID: "1"}.Label())
 	assert.Equal(t, "Task 1 (#42)", Task{ID: "1", Issue: 42}.Label())

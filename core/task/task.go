@@ -1,8 +1,9 @@
 // Package task keeps a party's tasks and milestones: what is to be done,
 // by whom, in what state, and who changed what. Two stores hold them:
-// files under the state root with an audit log (fs), and GitHub Issues
-// through the gh CLI (github). The CLI's `party pm` commands speak only to
-// the Store interface.
+// files under the state root with an audit log (FS, here), and GitHub
+// Issues through the gh CLI (package core/task/github). The CLI's `party
+// pm` commands speak only to the Store interface; core/party picks the
+// store (pm.storage, pm.repo).
 package task
 
 import (
@@ -305,11 +306,11 @@ func (e *DocConflictError) Error() string {
 // Is makes a DocConflictError match ErrConflict.
 func (e *DocConflictError) Is(target error) bool { return target == ErrConflict }
 
-// milestoneOfID is the milestone a task id <milestone>-<n> names, and
+// MilestoneOfID is the milestone a task id <milestone>-<n> names, and
 // whether that milestone must exist: for an id of party's milestone form
 // (M1-2) it must, for another (bug-2) the id is taken as it is when the
 // team has no such milestone.
-func milestoneOfID(id string) (milestone string, must bool) {
+func MilestoneOfID(id string) (milestone string, must bool) {
 	m := milestoneTaskID.FindStringSubmatch(id)
 	if m == nil {
 		return "", false

@@ -2,6 +2,7 @@ package fakegithub
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -38,13 +39,26 @@ func start(t *testing.T, opt Options) *Server {
 	return s
 }
 
-// gh runs the real gh against s with extra environment entries; it
-// returns stdout, stderr and the exit code.
+// gh runs gh against s with extra environment entries; it returns
+// stdout, stderr and the exit code. The full run runs the real gh (its
+// absence fails the test); -short runs Gh, which answers as the real gh
+// does (TestGhAnswersAsTheRealGh holds it to that).
 func gh(t *testing.T, s *Server, stdin string, extraEnv []string, args ...string) (string, string, int) {
 	t.Helper()
+	env := append(append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, s.Env()...), extraEnv...)
+	if testing.Short() {
+		out, errOut, code, err := Gh{Env: env}.Run(context.Background(), args, []byte(stdin))
+		require.NoError(t, err)
+		return string(out), string(errOut), code
+	}
+	return realGh(t, env, stdin, args...)
+}
+
+// realGh runs the real gh with env.
+func realGh(t *testing.T, env []string, stdin string, args ...string) (string, string, int) {
+	t.Helper()
 	cmd := exec.Command(ghPath(t), args...)
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, s.Env()...)
-	cmd.Env = append(cmd.Env, extraEnv...)
+	cmd.Env = env
 	cmd.Stdin = strings.NewReader(stdin)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

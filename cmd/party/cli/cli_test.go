@@ -140,7 +140,7 @@ func TestCommandArgs(t *testing.T) {
 			StartOptions{StartOptions: session.StartOptions{Panes: []string{"a"}, Size: "200x50", Layout: "windows", Supervise: true}}},
 		{"send text", []string{"send", "claude", "hi there"}, party.SendRequest{Role: "claude", Text: "hi there"}},
 		{"send stdin", []string{"send", "codex", "-"}, party.SendRequest{Role: "codex", Text: "-"}},
-		{"send has no --force", []string{"send", "--force", "codex", "-x"}, nil},
+		{"send: a text with a leading dash is an unknown flag (-- before it sends it)", []string{"send", "--force", "codex", "-x"}, nil},
 		{"send a leading dash after --", []string{"send", "codex", "--", "-x"}, party.SendRequest{Role: "codex", Text: "-x"}},
 		{"send without text", []string{"send", "codex"}, nil},
 		{"send two texts", []string{"send", "codex", "a", "b"}, nil},

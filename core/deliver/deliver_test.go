@@ -1,4 +1,8 @@
-package sim_test
+package deliver_test
+
+// The delivery protocol, step by step, against sim's fake mux and
+// simulated agents in virtual time; the same protocol is proven on real
+// tmux by the scenarios.
 
 import (
 	"context"
@@ -294,4 +298,41 @@ func TestAnnouncedPromptIsTakenOnceTheBoxClears(t *testing.T) {
 	assert.Equal(t, 1, res.Enters, "presses: %s", m.History(p.Info.ID))
 	assert.Empty(t, a.Input(), "the box had cleared when Send returned")
 	assert.Len(t, a.Submissions, 1)
+}
+
+// What an agent wrote is typed only into claude, codex or gemini: a shell
+// would run it, another program may.
+func TestAgentsOnlyDelivery(t *testing.T) {
+	tests := []struct {
+		persona string
+		why     string // "": delivered
+	}{
+		{"claude", ""},
+		{"codex", ""},
+		{"shell", "shell"},
+		{"generic", "program"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.persona, func(t *testing.T) {
+			f := newFixture(tt.persona, nil)
+			res, err := f.d.Send(context.Background(), deliver.Request{Pane: f.pane, Profile: agent.Lookup(agent.Kind(tt.persona)),
+				Text: "rm -rf ~", AgentsOnly: true})
+			if tt.why == "" {
+				require.NoError(t, err)
+				assert.Equal(t, deliver.Submitted, res.Outcome)
+				return
+			}
+			var refused *deliver.NotAgentError
+			require.ErrorAs(t, err, &refused)
+			assert.ErrorIs(t, err, deliver.ErrNotAgent)
+			assert.Equal(t, tt.why, refused.Why)
+			assert.Equal(t, deliver.Failed, res.Outcome)
+			assert.Zero(t, f.mux.Count("paste"), "nothing pasted")
+			assert.Zero(t, f.mux.Count("key"), "no key pressed")
+			assert.Empty(t, f.agent.Submissions)
+
+			_, err = f.d.Send(context.Background(), deliver.Request{Pane: f.pane, Profile: agent.Lookup(agent.Kind(tt.persona)), Text: "ls"})
+			require.NoError(t, err, "what the user sends still goes")
+		})
+	}
 }

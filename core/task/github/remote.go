@@ -1,4 +1,4 @@
-package task
+package github
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strings"
 
+	"github.com/partyhq/party/core/task"
+
 	"github.com/partyhq/party/core/ghrepo"
 )
 
@@ -16,7 +18,7 @@ import (
 // rules (ghrepo.Check, which pm.repo is checked with too).
 func CheckRepo(repo string) error {
 	if err := ghrepo.Check(repo); err != nil {
-		return fmt.Errorf("repository %q: %v: %w", repo, err, ErrInvalid)
+		return fmt.Errorf("repository %q: %v: %w", repo, err, task.ErrInvalid)
 	}
 	return nil
 }
@@ -36,20 +38,20 @@ func ParseRemote(remote string) (string, error) {
 	if strings.Contains(s, "://") {
 		u, err := url.Parse(s)
 		if err != nil || u.Host == "" {
-			return "", fmt.Errorf("remote %q: not a URL git knows: %w", remote, ErrInvalid)
+			return "", fmt.Errorf("remote %q: not a URL git knows: %w", remote, task.ErrInvalid)
 		}
 		path = u.Path
 	} else {
 		// scp-like: [user@]host:path, where host holds no slash.
 		host, p, ok := strings.Cut(s, ":")
 		if !ok || host == "" || strings.Contains(host, "/") {
-			return "", fmt.Errorf("remote %q: neither a URL nor user@host:owner/name: %w", remote, ErrInvalid)
+			return "", fmt.Errorf("remote %q: neither a URL nor user@host:owner/name: %w", remote, task.ErrInvalid)
 		}
 		path = p
 	}
 	path = strings.TrimSuffix(strings.Trim(path, "/"), ".git")
 	if err := CheckRepo(path); err != nil {
-		return "", fmt.Errorf("remote %q: the path is not owner/name: %w", remote, ErrInvalid)
+		return "", fmt.Errorf("remote %q: the path is not owner/name: %w", remote, task.ErrInvalid)
 	}
 	return path, nil
 }
@@ -62,10 +64,10 @@ func RepoFromGit(ctx context.Context, dir string) (string, error) {
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
 		if errors.Is(err, exec.ErrNotFound) {
-			return "", fmt.Errorf("the GitHub repository: git is not installed, and no repo was given (pm.repo, --repo): %w", ErrInvalid)
+			return "", fmt.Errorf("the GitHub repository: git is not installed, and no repo was given (pm.repo, --repo): %w", task.ErrInvalid)
 		}
 		return "", fmt.Errorf("the GitHub repository: no origin remote in %s (%s); set pm.repo or pass --repo owner/name: %w",
-			dir, ghFirstLine(errb.String()), ErrInvalid)
+			dir, firstLine(errb.String()), task.ErrInvalid)
 	}
 	return ParseRemote(strings.TrimSpace(out.String()))
 }

@@ -1,4 +1,4 @@
-package task
+package github
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/partyhq/party/core/task"
 	"github.com/stretchr/testify/require"
 )
 
@@ -36,7 +38,7 @@ func TestParseRemote(t *testing.T) {
 	} {
 		t.Run("refuses "+bad, func(t *testing.T) {
 			got, err := ParseRemote(bad)
-			assert.ErrorIs(t, err, ErrInvalid, "got %q", got)
+			assert.ErrorIs(t, err, task.ErrInvalid, "got %q", got)
 		})
 	}
 }
@@ -45,7 +47,7 @@ func TestCheckRepo(t *testing.T) {
 	require.NoError(t, CheckRepo("acme/widgets"))
 	for _, bad := range []string{"acme", "acme/", "/widgets", "a/b/c", "../x", "a/..", "a/b?x=1", "a/{repo}",
 		"-x/y", "my_org/y", "my.org/y", "x-/y", "a--b/y", "o/."} {
-		assert.ErrorIs(t, CheckRepo(bad), ErrInvalid, bad)
+		assert.ErrorIs(t, CheckRepo(bad), task.ErrInvalid, bad)
 	}
 }
 
@@ -66,5 +68,5 @@ func TestRepoFromGit(t *testing.T) {
 	out, err := exec.Command(git, "init", "-q", dir).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	_, err = RepoFromGit(context.Background(), dir)
-	assert.ErrorIs(t, err, ErrInvalid, "no origin remote")
+	assert.ErrorIs(t, err, task.ErrInvalid, "no origin remote")
 }

@@ -1,14 +1,15 @@
-package sim_test
+package route_test
 
 import (
-	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/route"
-	"github.com/partyhq/party/sim"
 )
 
 func TestResolve(t *testing.T) {
@@ -31,12 +32,7 @@ func TestResolve(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			m := sim.NewMux(sim.NewClock())
-			for _, r := range tt.panes {
-				m.Add("s", r, sim.NewAgent("generic"))
-			}
-			panes, err := m.ListPanes(context.Background(), "s")
-			require.NoError(t, err)
+			panes := listing(tt.panes...)
 			got, err := route.Resolve(panes, tt.role)
 			if tt.err != nil {
 				assert.ErrorIs(t, err, tt.err)
@@ -50,10 +46,28 @@ func TestResolve(t *testing.T) {
 }
 
 func TestRoles(t *testing.T) {
-	m := sim.NewMux(sim.NewClock())
-	for _, r := range []string{"b", "", "a", "b"} {
-		m.Add("s", r, sim.NewAgent("generic"))
+	assert.Equal(t, []string{"b", "a"}, route.Roles(listing("b", "", "a", "b")))
+}
+
+// listing is a session's panes in order, one per role ("" untagged), as
+// tmux lists them.
+func listing(roles ...string) []mux.Pane {
+	var out []mux.Pane
+	for i, r := range roles {
+		out = append(out, mux.Pane{ID: fmt.Sprintf("%%%d", i), Session: "s", WindowID: "@0", Index: i, Role: r})
 	}
-	panes, _ := m.ListPanes(context.Background(), "s")
-	assert.Equal(t, []string{"b", "a"}, route.Roles(panes))
+	return out
+}
+
+func TestValidRole(t *testing.T) {
+	tests := []struct {
+		role string
+		want bool
+	}{
+		{"planner", true}, {"a.b_c-1", true}, {"9", true},
+		{"", false}, {"-x", false}, {"a b", false}, {"a;b", false}, {"#{x}", false}, {strings.Repeat("a", 65), false},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, route.ValidRole(tt.role), "%q", tt.role)
+	}
 }

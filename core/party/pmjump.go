@@ -1,4 +1,4 @@
-package task
+package party
 
 import (
 	"context"
@@ -8,16 +8,17 @@ import (
 	"strings"
 
 	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/task"
 	"github.com/partyhq/party/core/tmux"
 )
 
-// TeamSession returns the party session of the team linked from cwd on
+// teamSession returns the party session of the team linked from cwd on
 // tc's server: the one started in the linked directory or below it, where
 // no other link is nearer (the working directory its session record
 // holds). None, or more than one, is an error wrapping
 // session.ErrUnresolved.
-func TeamSession(ctx context.Context, tc *tmux.Client, cwd string) (string, error) {
-	link, err := FindLink(cwd)
+func teamSession(ctx context.Context, tc *tmux.Client, cwd string) (string, error) {
+	link, err := task.FindLink(cwd)
 	if err != nil {
 		return "", err
 	}
@@ -31,7 +32,7 @@ func TeamSession(ctx context.Context, tc *tmux.Client, cwd string) (string, erro
 			dirs[s.Name] = s.StateDir
 		}
 	}
-	found := SessionsIn(link.Dir, dirs)
+	found := sessionsIn(link.Dir, dirs)
 	switch len(found) {
 	case 0:
 		return "", fmt.Errorf("no party session on %s runs in %s; start one there with 'party start': %w", tc.Socket, link.Dir, session.ErrUnresolved)
@@ -41,10 +42,10 @@ func TeamSession(ctx context.Context, tc *tmux.Client, cwd string) (string, erro
 	return "", fmt.Errorf("%d party sessions run in %s (%s); pick one with --session: %w", len(found), link.Dir, strings.Join(found, ", "), session.ErrUnresolved)
 }
 
-// SessionsIn returns the party sessions, given as name -> state dir, that
+// sessionsIn returns the party sessions, given as name -> state dir, that
 // were started in dir or below it where no other link is nearer, in name
 // order. A state dir without a readable session record is left out.
-func SessionsIn(dir string, stateDirs map[string]string) []string {
+func sessionsIn(dir string, stateDirs map[string]string) []string {
 	dir = filepath.Clean(dir)
 	var out []string
 	for name, sd := range stateDirs {
@@ -52,7 +53,7 @@ func SessionsIn(dir string, stateDirs map[string]string) []string {
 		if err != nil || rec.Cwd == "" {
 			continue
 		}
-		if l, err := FindLink(rec.Cwd); err == nil && l.Dir == dir {
+		if l, err := task.FindLink(rec.Cwd); err == nil && l.Dir == dir {
 			out = append(out, name)
 		}
 	}
