@@ -72,6 +72,7 @@ func TestScenarios(t *testing.T) {
 			"golden":     cmdGolden,
 			"fakemodel":  cmdFakeModel,
 			"realagent":  cmdRealAgent,
+			"agentprocs": cmdAgentProcs,
 			"fakegithub": cmdFakeGitHub,
 			"http":       cmdHTTP,
 		},
