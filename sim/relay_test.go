@@ -18,6 +18,7 @@ import (
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/relay"
+	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/sim"
 )
@@ -270,4 +271,57 @@ func TestRelayJobRetriesAnAbortedTaskInSim(t *testing.T) {
 	events, err := os.ReadFile(filepath.Join(stateDir, state.EventLog))
 	require.NoError(t, err)
 	assert.Contains(t, string(events), `"kind":"relay.report"`, "the job logs into the session's event log")
+}
+
+// TestSwitchboardHopsByConversationInSim: a ping-pong between two agents
+// ends at the hop limit; a new question the user then sends one of them
+// (party's delivery logs it as input) starts a new conversation, whose
+// first block goes out at hop 1, and whose own ping-pong ends at the
+// limit again.
+func TestSwitchboardHopsByConversationInSim(t *testing.T) {
+	answer := func(suffix, to string) func(string) []string {
+		return func(prompt string) []string {
+			if found, _ := blocks.Parse(prompt); len(found) == 1 {
+				return block(to, "ping", found[0].ID+suffix, "ping")
+			}
+			switch prompt {
+			case "go":
+				return block(to, "ping", "p", "first question")
+			case "new question":
+				return block(to, "ping", "q", "second question")
+			}
+			return []string{"answer"}
+		}
+	}
+	f := newRelayFixture(answer("a", "executor"), answer("b", "planner"))
+	dir := t.TempDir()
+	send := func(text string) {
+		d := session.Deliverer(f.mux, f.clock, func(string) string { return "" }, t.TempDir(), dir, nil)
+		_, err := d.Send(context.Background(), deliver.Request{Pane: f.plannerP.ID, Profile: agent.Lookup(agent.Claude), Text: text})
+		require.NoError(t, err)
+	}
+	r, events, _ := newRouter(t, f)
+	r.HopLimit, r.Events = 3, filepath.Join(dir, state.EventLog)
+	require.NoError(t, r.Start(context.Background()))
+	run := func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		r.Clock = stopClock{Clock: f.clock, until: f.clock.Now().Add(time.Minute), stop: cancel}
+		require.NoError(t, r.Run(ctx, nil, nil))
+	}
+	send("go")
+	run()
+	send("new question")
+	run()
+
+	var got []string
+	for _, ev := range *events {
+		if ev["kind"] != "route.start" {
+			got = append(got, fmt.Sprint(ev["kind"], " ", ev["id"], " hop ", ev["hop"]))
+		}
+	}
+	assert.Equal(t, []string{
+		"route.forward p hop 1", "route.forward pb hop 2", "route.forward pba hop 3", "route.hop-limit pbab hop 4",
+		"route.forward q hop 1", "route.forward qb hop 2", "route.forward qba hop 3", "route.hop-limit qbab hop 4",
+	}, got)
 }

@@ -30,6 +30,8 @@ type Header struct {
 	From string `json:"from,omitempty"`
 	Type string `json:"type"`
 	ID   string `json:"id"`
+	// Re is the id of the block this one answers, when it names it.
+	Re string `json:"re,omitempty"`
 	// Hop counts how many times a switchboard forwarded the block.
 	Hop int `json:"hop,omitempty"`
 }

@@ -2,16 +2,20 @@ package relay
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/blocks"
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/termsafe"
 	"github.com/partyhq/party/core/wait"
 )
@@ -38,9 +42,15 @@ type Router struct {
 	Log func(ev map[string]any)
 	// Progress gets one line per decision (stderr).
 	Progress io.Writer
+	// Events is the session's event log: a text typed into a role's pane
+	// (party's "input" events) or submitted there (the agent's
+	// prompt-submit) other than the block the switchboard delivered
+	// starts a new conversation there (Switchboard.Fresh). "" reads none.
+	Events string
 
 	sb     *Switchboard
 	roleOf map[string]mux.Pane
+	offset int64 // of Events, read up to
 }
 
 // Start notes the blocks on screen now: they were there before the
@@ -53,6 +63,7 @@ func (r *Router) Start(ctx context.Context) error {
 			r.roleOf[p.Role] = p
 		}
 	}
+	r.offset = state.Size(r.Events)
 	for role, p := range r.roleOf {
 		if ok, why := agent.TakesAgentText(r.Profile(role, p).Kind); !ok && !r.allowed(role) {
 			r.sb.Refuse[role] = why
@@ -89,8 +100,10 @@ func (r *Router) Run(ctx context.Context, wake, done <-chan struct{}) error {
 	}
 }
 
-// pass scans every role once and acts on the new blocks.
+// pass reads what the roles were given since the last pass, then scans
+// every role once and acts on the new blocks.
 func (r *Router) pass(ctx context.Context) {
+	r.given()
 	for role, p := range r.roleOf {
 		found, err := r.scan(ctx, p)
 		if err != nil {
@@ -159,4 +172,61 @@ func (r *Router) scan(ctx context.Context, p mux.Pane) ([]blocks.Block, error) {
 	}
 	found, _ := blocks.Parse(s)
 	return found, nil
+}
+
+// given reads the texts the roles' panes were given since the last look
+// and cuts the chain of a role given anything but the block the
+// switchboard delivered to it.
+func (r *Router) given() {
+	if r.Events == "" {
+		return
+	}
+	lines, next, err := state.ReadFrom(r.Events, r.offset)
+	if err != nil {
+		return
+	}
+	r.offset = next
+	role := map[string]string{}
+	for name, p := range r.roleOf {
+		role[p.ID] = name
+	}
+	for _, l := range lines {
+		var ev struct {
+			Kind    string   `json:"kind"`
+			Pane    string   `json:"pane"`
+			Text    string   `json:"text"`
+			Prompts []string `json:"prompts"`
+		}
+		if json.Unmarshal(l, &ev) != nil || role[ev.Pane] == "" {
+			continue
+		}
+		texts := ev.Prompts
+		switch ev.Kind {
+		case "input":
+			texts = []string{ev.Text}
+		case hook.PromptSubmit:
+		default:
+			continue
+		}
+		for _, t := range texts {
+			if !r.delivered(role[ev.Pane], t) {
+				r.sb.Fresh(role[ev.Pane])
+			}
+		}
+	}
+}
+
+// delivered says whether text is the block the switchboard last delivered
+// to role (its forwarded header names the block's id), or role answers no
+// block anyway.
+func (r *Router) delivered(role, text string) bool {
+	id := r.sb.Answering(role)
+	if id == "" {
+		return true
+	}
+	var q strings.Builder
+	enc := json.NewEncoder(&q)
+	enc.SetEscapeHTML(false) // as Forward writes it
+	_ = enc.Encode(id)
+	return strings.Contains(text, "[[POLI:MSG ") && strings.Contains(text, `"id":`+strings.TrimSuffix(q.String(), "\n"))
 }
