@@ -325,3 +325,66 @@ func TestSwitchboardHopsByConversationInSim(t *testing.T) {
 		"route.forward q hop 1", "route.forward qb hop 2", "route.forward qba hop 3", "route.hop-limit qbab hop 4",
 	}, got)
 }
+
+// dialogClock shows a dialog on an agent's screen from show to hide, in
+// virtual time, as its sleeps pass those times.
+type dialogClock struct {
+	*sim.Clock
+	agent      *sim.Agent
+	show, hide time.Time
+}
+
+func (c dialogClock) Sleep(ctx context.Context, d time.Duration) error {
+	err := c.Clock.Sleep(ctx, d)
+	switch now := c.Now(); {
+	case !now.Before(c.hide):
+		c.agent.HideDialog()
+	case !now.Before(c.show):
+		c.agent.ShowDialog()
+	}
+	return err
+}
+
+// TestRelayWaitsOutAnExecutorsDialogInSim: the executor asks a permission
+// 30 s into its turn and someone answers it 3.5 min later, past the
+// exec timeout: the relay neither nudges into the dialog nor stalls; it
+// says so, waits, and takes the result once the turn goes on.
+func TestRelayWaitsOutAnExecutorsDialogInSim(t *testing.T) {
+	f := newRelayFixture(
+		func(prompt string) []string {
+			if strings.HasPrefix(prompt, "TASK t1 RESULT") {
+				return block("USER", "report", "t1-report", "done")
+			}
+			if strings.HasPrefix(prompt, "TASK t1:") {
+				return block("EXECUTER", "plan", "t1-plan", "run it")
+			}
+			return []string{"ready"}
+		},
+		func(prompt string) []string {
+			if strings.HasPrefix(prompt, "TASK t1 PLAN") {
+				return block("PLANNER", "result", "t1-result", "ran it")
+			}
+			return []string{"ready"}
+		})
+	p := f.panes(t)
+	task := relay.Task{ID: "t1", Text: "run it", Planner: "planner", Executor: "executor", Rounds: 1, PlanWait: time.Minute, ExecWait: 2 * time.Minute}
+	require.NoError(t, p.Prime(context.Background(), task))
+	f.executor.Think = 5 * time.Minute
+	start := f.clock.Now()
+	p.Clock = dialogClock{Clock: f.clock, agent: f.executor, show: start.Add(30 * time.Second), hide: start.Add(4 * time.Minute)}
+	var notes, warnings []string
+	p.Note = func(kind string, _ map[string]any) { notes = append(notes, kind) }
+	p.Warn = func(msg string) { warnings = append(warnings, msg) }
+	var kinds []string
+	r := &relay.Relay{Panes: p, Log: func(k string, _ map[string]any) { kinds = append(kinds, k) }}
+
+	report, err := r.Run(context.Background(), task)
+	require.NoError(t, err)
+	assert.Equal(t, "done", report)
+	assert.Equal(t, []string{"dialog", "dialog-closed"}, notes)
+	require.Len(t, warnings, 2)
+	assert.Contains(t, warnings[0], "shows a dialog")
+	assert.Contains(t, warnings[1], "the dialog was answered")
+	assert.NotContains(t, kinds, "nudge", "no nudge typed into the dialog, none needed after")
+	assert.Zero(t, f.executor.DialogKeys, "nothing pressed in the dialog")
+}

@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -65,6 +66,11 @@ type MuxPanes struct {
 	PrimeDir string
 	// Events is the session's event log.
 	Events string
+	// Note records a relay event (relay.dialog when a role's pane shows a
+	// dialog, relay.dialog-closed when it is answered); Warn says it on
+	// stderr. Either may be nil.
+	Note func(kind string, fields map[string]any)
+	Warn func(msg string)
 
 	targets map[string]Target
 	marks   map[string]int64 // role -> the event log's size at its Mark
@@ -146,15 +152,74 @@ func (p *MuxPanes) Mark(ctx context.Context, role string) (map[string]bool, erro
 	return seen, nil
 }
 
-// Send implements Panes.
+// Send implements Panes. A dialog on role's screen (a permission the
+// agent asks for) is never answered: the send waits until someone answers
+// it, then delivers.
 func (p *MuxPanes) Send(ctx context.Context, role, text string) error {
 	t, err := p.target(ctx, role)
 	if err != nil {
 		return err
 	}
 	d := p.Deliverer(map[string]string{t.Pane: role})
-	_, err = d.Send(ctx, deliver.Request{Pane: t.Pane, Profile: t.Profile, Text: text, AgentsOnly: !t.Allowed})
-	return err
+	for {
+		_, err = d.Send(ctx, deliver.Request{Pane: t.Pane, Profile: t.Profile, Text: text, AgentsOnly: !t.Allowed})
+		if !errors.Is(err, deliver.ErrDialog) {
+			return err
+		}
+		if err := p.outwait(ctx, role, t.Pane); err != nil {
+			return err
+		}
+	}
+}
+
+// outwait waits until the dialog on pane's screen is gone, saying so when
+// it starts and ends.
+func (p *MuxPanes) outwait(ctx context.Context, role, pane string) error {
+	var wake <-chan struct{}
+	if p.Wake != nil {
+		wake = p.Wake(pane)
+	}
+	since := time.Time{}
+	for {
+		s, err := p.Mux.Capture(ctx, pane, 0)
+		if err != nil {
+			return err
+		}
+		what, open := agent.Dialog(s)
+		switch {
+		case open && since.IsZero():
+			since = p.Clock.Now()
+			p.dialogUp(role, pane, what)
+		case !open:
+			if !since.IsZero() {
+				p.dialogDown(role, pane, p.Clock.Now().Sub(since))
+			}
+			return nil
+		}
+		w := &wait.Waiter{Clock: p.Clock, Wake: wake}
+		if err := w.Sleep(ctx, time.Second); err != nil {
+			return err
+		}
+	}
+}
+
+func (p *MuxPanes) dialogUp(role, pane, what string) {
+	if p.Note != nil {
+		p.Note("dialog", map[string]any{"role": role, "pane": pane, "dialog": what})
+	}
+	if p.Warn != nil {
+		p.Warn(fmt.Sprintf("%s (%s) shows a dialog (%q): the relay waits until it is answered in that pane (party attach); the time it is up does not count against the timeout",
+			role, pane, what))
+	}
+}
+
+func (p *MuxPanes) dialogDown(role, pane string, up time.Duration) {
+	if p.Note != nil {
+		p.Note("dialog-closed", map[string]any{"role": role, "pane": pane, "seconds": up.Round(time.Second).Seconds()})
+	}
+	if p.Warn != nil {
+		p.Warn(fmt.Sprintf("%s (%s): the dialog was answered after %s; the relay goes on", role, pane, up.Round(time.Second)))
+	}
 }
 
 // Await implements Panes: it reads the turns the agent reported since
@@ -171,7 +236,8 @@ func (p *MuxPanes) Await(ctx context.Context, role string, ids []string, seen ma
 	}
 	deadline := p.Clock.Now().Add(d)
 	written := &answers{path: p.Events, pane: t.Pane, offset: p.marks[role]}
-	var idle time.Time // since when the screen shows the block, the agent idle
+	var idle time.Time   // since when the screen shows the block, the agent idle
+	var dialog time.Time // since when a dialog is up
 	for {
 		if t.Hooks && p.Events != "" {
 			b, err := written.find(ids)
@@ -189,6 +255,16 @@ func (p *MuxPanes) Await(ctx context.Context, role string, ids []string, seen ma
 		}
 		if pane.Dead {
 			return nil, s, fmt.Errorf("%s (%s) exited while relaying: %w", role, t.Pane, deliver.ErrPaneDead)
+		}
+		// A dialog (a permission the agent asks for) stops the clock: the
+		// wait goes on, however long, until someone answers it.
+		if what, open := agent.Dialog(s); open && dialog.IsZero() {
+			dialog = p.Clock.Now()
+			p.dialogUp(role, t.Pane, what)
+		} else if !open && !dialog.IsZero() {
+			up := p.Clock.Now().Sub(dialog)
+			deadline, dialog = deadline.Add(up), time.Time{}
+			p.dialogDown(role, t.Pane, up)
 		}
 		// An agent that records its turns is read off the screen only
 		// once a turn has ended without the block, or when it shows the
@@ -210,6 +286,9 @@ func (p *MuxPanes) Await(ctx context.Context, role string, ids []string, seen ma
 			}
 		}
 		left := deadline.Sub(p.Clock.Now())
+		if !dialog.IsZero() {
+			left = time.Second
+		}
 		if left <= 0 {
 			return nil, s, nil
 		}
