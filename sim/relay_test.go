@@ -388,3 +388,52 @@ func TestRelayWaitsOutAnExecutorsDialogInSim(t *testing.T) {
 	assert.NotContains(t, kinds, "nudge", "no nudge typed into the dialog, none needed after")
 	assert.Zero(t, f.executor.DialogKeys, "nothing pressed in the dialog")
 }
+
+// TestSwitchboardReadsWhatTheModelWroteInSim: for a pane whose agent
+// reports its turns, the switchboard forwards the block of the turn's
+// answer in the event log, byte for byte; a block only its screen shows
+// goes after HookGrace (its report lacked it).
+func TestSwitchboardReadsWhatTheModelWroteInSim(t *testing.T) {
+	f := newRelayFixture(func(prompt string) []string {
+		if prompt == "screen only" {
+			return block("executor", "note", "s1", "from the screen")
+		}
+		return []string{"answer"}
+	}, nil)
+	dir := t.TempDir()
+	events := filepath.Join(dir, state.EventLog)
+	r, _, _ := newRouter(t, f)
+	r.Events = events
+	for i := range r.Panes {
+		if r.Panes[i].Role == "planner" {
+			r.Panes[i].Hooks = "claude"
+		}
+	}
+	require.NoError(t, r.Start(context.Background()))
+	body := "   - three spaces, **bold**, `code`\n\n```\nfenced\n```"
+	answer := "Here.\n[[POLI:MSG {\"to\":\"executor\",\"type\":\"note\",\"id\":\"w1\"}]]\n" + body + "\n[[/POLI:MSG]]"
+	require.NoError(t, state.AppendEvent(events, map[string]any{"kind": "turn-complete", "agent": "claude", "pane": f.plannerP.ID, "answer": answer}))
+	_, err := f.deliverer().Send(context.Background(), deliver.Request{Pane: f.plannerP.ID, Profile: agent.Lookup(agent.Claude), Text: "screen only"})
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	start := f.clock.Now()
+	var forwardedAt []time.Duration
+	r.Clock = stopClock{Clock: f.clock, until: start.Add(30 * time.Second), stop: cancel}
+	r.Log = func(ev map[string]any) {
+		if ev["kind"] == "route.forward" {
+			forwardedAt = append(forwardedAt, f.clock.Now().Sub(start))
+		}
+	}
+	require.NoError(t, r.Run(ctx, nil, nil))
+
+	require.Len(t, f.executor.Submissions, 2)
+	found, _ := blocks.ParseText(f.executor.Submissions[0].Text)
+	require.Len(t, found, 1)
+	assert.Equal(t, "w1", found[0].ID)
+	assert.Equal(t, body, found[0].Body, "byte for byte")
+	found, _ = blocks.Parse(f.executor.Submissions[1].Text)
+	assert.Equal(t, "s1", found[0].ID)
+	assert.GreaterOrEqual(t, forwardedAt[1], relay.HookGrace, "a screen block of a hooked pane waits for its report")
+}
