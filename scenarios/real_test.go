@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -118,5 +120,51 @@ func cmdRealAgent(ts *testscript.TestScript, neg bool, args []string) {
 	path := ts.Getenv("PATH")
 	if !strings.HasPrefix(path, bin+string(os.PathListSeparator)) {
 		ts.Setenv("PATH", bin+string(os.PathListSeparator)+path)
+	}
+}
+
+// cmdAgentProcs checks how many processes of the scenario run besides tmux
+// and the test: "agentprocs N" waits up to a second for exactly N (a
+// process killed a moment ago may not be reaped yet) and lists them when
+// there are not; "! agentprocs N": not N now.
+func cmdAgentProcs(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: agentprocs N")
+	}
+	want, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	r := realOf(ts)
+	if r.token == "" {
+		ts.Fatalf("agentprocs: only in a real_* scenario")
+	}
+	list := func() []string {
+		pids, err := realagent.Marked(r.token)
+		ts.Check(err)
+		var out []string
+		for _, pid := range pids {
+			cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+			if err != nil || len(cmd) == 0 {
+				continue // gone, or a zombie
+			}
+			argv := strings.Split(strings.TrimRight(string(cmd), "\x00"), "\x00")
+			if filepath.Base(argv[0]) == "tmux" || strings.HasPrefix(argv[0], "tmux:") {
+				continue
+			}
+			out = append(out, fmt.Sprintf("%d %s", pid, strings.Join(argv, " ")))
+		}
+		return out
+	}
+	got := list()
+	if neg {
+		if len(got) == want {
+			ts.Fatalf("%d processes of the scenario run besides tmux:\n%s", len(got), strings.Join(got, "\n"))
+		}
+		return
+	}
+	for deadline := time.Now().Add(time.Second); len(got) != want && time.Now().Before(deadline); got = list() {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if len(got) != want {
+		ts.Fatalf("%d processes of the scenario run besides tmux, want %d:\n%s", len(got), want, strings.Join(got, "\n"))
 	}
 }

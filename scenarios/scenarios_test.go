@@ -72,6 +72,7 @@ func TestScenarios(t *testing.T) {
 			"golden":     cmdGolden,
 			"fakemodel":  cmdFakeModel,
 			"realagent":  cmdRealAgent,
+			"agentprocs": cmdAgentProcs,
 			"fakegithub": cmdFakeGitHub,
 			"http":       cmdHTTP,
 			"waitidle":   cmdWaitIdle,
@@ -245,7 +246,7 @@ func cmdWaitScreen(ts *testscript.TestScript, neg bool, args []string) {
 
 func cmdMockLog(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
-		ts.Fatalf("usage: mocklog count N | is I TEXT | text I FILE [CHANGE...] | field I KEY VALUE | set FILE [SEP] | each FILE [SEP] | none")
+		ts.Fatalf("usage: mocklog count N | is I TEXT | text I FILE [CHANGE...] | holds FILE N | field I KEY VALUE | set FILE [SEP] | each FILE [SEP] | none")
 	}
 	path := ts.Getenv("PARTY_MOCK_LOG")
 	read := func() []mockagents.LogEntry {
@@ -354,6 +355,34 @@ func cmdMockLog(ts *testscript.TestScript, neg bool, args []string) {
 		sort.Strings(want)
 		if strings.Join(got, "\x00") != strings.Join(want, "\x00") {
 			ts.Fatalf("mock log texts differ from %s:\n%s", args[1], dump(entries))
+		}
+	case "holds":
+		// holds FILE N: exactly N submissions hold FILE's text (its last
+		// newline dropped) byte for byte, somewhere in them.
+		if len(args) != 3 {
+			ts.Fatalf("usage: mocklog holds FILE N")
+		}
+		b, err := os.ReadFile(ts.MkAbs(args[1]))
+		ts.Check(err)
+		want, err := strconv.Atoi(args[2])
+		ts.Check(err)
+		text := strings.TrimSuffix(string(b), "\n")
+		holding := func(entries []mockagents.LogEntry) int {
+			n := 0
+			for _, e := range entries {
+				if strings.Contains(e.Text, text) {
+					n++
+				}
+			}
+			return n
+		}
+		entries := read()
+		for deadline := time.Now().Add(waitLimit); holding(entries) < want && time.Now().Before(deadline); entries = read() {
+			time.Sleep(20 * time.Millisecond)
+		}
+		time.Sleep(300 * time.Millisecond) // to catch extra submissions
+		if entries = read(); holding(entries) != want {
+			ts.Fatalf("mock log: %d submissions hold %s byte for byte, want %d:\n%s", holding(entries), args[1], want, dump(entries))
 		}
 	case "field":
 		e := entry(args[1], 0)

@@ -105,6 +105,9 @@ func (a *Agent) BusyFor(d time.Duration) *Agent {
 // ShowDialog puts a numbered permission dialog on screen.
 func (a *Agent) ShowDialog() *Agent { a.dialog = true; return a }
 
+// HideDialog takes the dialog off screen again: someone answered it.
+func (a *Agent) HideDialog() *Agent { a.dialog = false; return a }
+
 // RunCommand makes the pane run another program (the agent exited to a
 // shell, say).
 func (a *Agent) RunCommand(cmd string) *Agent { a.command = cmd; return a }

@@ -18,6 +18,7 @@ import (
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/relay"
+	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/sim"
 )
@@ -270,4 +271,169 @@ func TestRelayJobRetriesAnAbortedTaskInSim(t *testing.T) {
 	events, err := os.ReadFile(filepath.Join(stateDir, state.EventLog))
 	require.NoError(t, err)
 	assert.Contains(t, string(events), `"kind":"relay.report"`, "the job logs into the session's event log")
+}
+
+// TestSwitchboardHopsByConversationInSim: a ping-pong between two agents
+// ends at the hop limit; a new question the user then sends one of them
+// (party's delivery logs it as input) starts a new conversation, whose
+// first block goes out at hop 1, and whose own ping-pong ends at the
+// limit again.
+func TestSwitchboardHopsByConversationInSim(t *testing.T) {
+	answer := func(suffix, to string) func(string) []string {
+		return func(prompt string) []string {
+			if found, _ := blocks.Parse(prompt); len(found) == 1 {
+				return block(to, "ping", found[0].ID+suffix, "ping")
+			}
+			switch prompt {
+			case "go":
+				return block(to, "ping", "p", "first question")
+			case "new question":
+				return block(to, "ping", "q", "second question")
+			}
+			return []string{"answer"}
+		}
+	}
+	f := newRelayFixture(answer("a", "executor"), answer("b", "planner"))
+	dir := t.TempDir()
+	send := func(text string) {
+		d := session.Deliverer(f.mux, f.clock, func(string) string { return "" }, t.TempDir(), dir, nil)
+		_, err := d.Send(context.Background(), deliver.Request{Pane: f.plannerP.ID, Profile: agent.Lookup(agent.Claude), Text: text})
+		require.NoError(t, err)
+	}
+	r, events, _ := newRouter(t, f)
+	r.HopLimit, r.Events = 3, filepath.Join(dir, state.EventLog)
+	require.NoError(t, r.Start(context.Background()))
+	run := func() {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		r.Clock = stopClock{Clock: f.clock, until: f.clock.Now().Add(time.Minute), stop: cancel}
+		require.NoError(t, r.Run(ctx, nil, nil))
+	}
+	send("go")
+	run()
+	send("new question")
+	run()
+
+	var got []string
+	for _, ev := range *events {
+		if ev["kind"] != "route.start" {
+			got = append(got, fmt.Sprint(ev["kind"], " ", ev["id"], " hop ", ev["hop"]))
+		}
+	}
+	assert.Equal(t, []string{
+		"route.forward p hop 1", "route.forward pb hop 2", "route.forward pba hop 3", "route.hop-limit pbab hop 4",
+		"route.forward q hop 1", "route.forward qb hop 2", "route.forward qba hop 3", "route.hop-limit qbab hop 4",
+	}, got)
+}
+
+// dialogClock shows a dialog on an agent's screen from show to hide, in
+// virtual time, as its sleeps pass those times.
+type dialogClock struct {
+	*sim.Clock
+	agent      *sim.Agent
+	show, hide time.Time
+}
+
+func (c dialogClock) Sleep(ctx context.Context, d time.Duration) error {
+	err := c.Clock.Sleep(ctx, d)
+	switch now := c.Now(); {
+	case !now.Before(c.hide):
+		c.agent.HideDialog()
+	case !now.Before(c.show):
+		c.agent.ShowDialog()
+	}
+	return err
+}
+
+// TestRelayWaitsOutAnExecutorsDialogInSim: the executor asks a permission
+// 30 s into its turn and someone answers it 3.5 min later, past the
+// exec timeout: the relay neither nudges into the dialog nor stalls; it
+// says so, waits, and takes the result once the turn goes on.
+func TestRelayWaitsOutAnExecutorsDialogInSim(t *testing.T) {
+	f := newRelayFixture(
+		func(prompt string) []string {
+			if strings.HasPrefix(prompt, "TASK t1 RESULT") {
+				return block("USER", "report", "t1-report", "done")
+			}
+			if strings.HasPrefix(prompt, "TASK t1:") {
+				return block("EXECUTER", "plan", "t1-plan", "run it")
+			}
+			return []string{"ready"}
+		},
+		func(prompt string) []string {
+			if strings.HasPrefix(prompt, "TASK t1 PLAN") {
+				return block("PLANNER", "result", "t1-result", "ran it")
+			}
+			return []string{"ready"}
+		})
+	p := f.panes(t)
+	task := relay.Task{ID: "t1", Text: "run it", Planner: "planner", Executor: "executor", Rounds: 1, PlanWait: time.Minute, ExecWait: 2 * time.Minute}
+	require.NoError(t, p.Prime(context.Background(), task))
+	f.executor.Think = 5 * time.Minute
+	start := f.clock.Now()
+	p.Clock = dialogClock{Clock: f.clock, agent: f.executor, show: start.Add(30 * time.Second), hide: start.Add(4 * time.Minute)}
+	var notes, warnings []string
+	p.Note = func(kind string, _ map[string]any) { notes = append(notes, kind) }
+	p.Warn = func(msg string) { warnings = append(warnings, msg) }
+	var kinds []string
+	r := &relay.Relay{Panes: p, Log: func(k string, _ map[string]any) { kinds = append(kinds, k) }}
+
+	report, err := r.Run(context.Background(), task)
+	require.NoError(t, err)
+	assert.Equal(t, "done", report)
+	assert.Equal(t, []string{"dialog", "dialog-closed"}, notes)
+	require.Len(t, warnings, 2)
+	assert.Contains(t, warnings[0], "shows a dialog")
+	assert.Contains(t, warnings[1], "the dialog was answered")
+	assert.NotContains(t, kinds, "nudge", "no nudge typed into the dialog, none needed after")
+	assert.Zero(t, f.executor.DialogKeys, "nothing pressed in the dialog")
+}
+
+// TestSwitchboardReadsWhatTheModelWroteInSim: for a pane whose agent
+// reports its turns, the switchboard forwards the block of the turn's
+// answer in the event log, byte for byte; a block only its screen shows
+// goes after HookGrace (its report lacked it).
+func TestSwitchboardReadsWhatTheModelWroteInSim(t *testing.T) {
+	f := newRelayFixture(func(prompt string) []string {
+		if prompt == "screen only" {
+			return block("executor", "note", "s1", "from the screen")
+		}
+		return []string{"answer"}
+	}, nil)
+	dir := t.TempDir()
+	events := filepath.Join(dir, state.EventLog)
+	r, _, _ := newRouter(t, f)
+	r.Events = events
+	for i := range r.Panes {
+		if r.Panes[i].Role == "planner" {
+			r.Panes[i].Hooks = "claude"
+		}
+	}
+	require.NoError(t, r.Start(context.Background()))
+	body := "   - three spaces, **bold**, `code`\n\n```\nfenced\n```"
+	answer := "Here.\n[[POLI:MSG {\"to\":\"executor\",\"type\":\"note\",\"id\":\"w1\"}]]\n" + body + "\n[[/POLI:MSG]]"
+	require.NoError(t, state.AppendEvent(events, map[string]any{"kind": "turn-complete", "agent": "claude", "pane": f.plannerP.ID, "answer": answer}))
+	_, err := f.deliverer().Send(context.Background(), deliver.Request{Pane: f.plannerP.ID, Profile: agent.Lookup(agent.Claude), Text: "screen only"})
+	require.NoError(t, err)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	start := f.clock.Now()
+	var forwardedAt []time.Duration
+	r.Clock = stopClock{Clock: f.clock, until: start.Add(30 * time.Second), stop: cancel}
+	r.Log = func(ev map[string]any) {
+		if ev["kind"] == "route.forward" {
+			forwardedAt = append(forwardedAt, f.clock.Now().Sub(start))
+		}
+	}
+	require.NoError(t, r.Run(ctx, nil, nil))
+
+	require.Len(t, f.executor.Submissions, 2)
+	found, _ := blocks.ParseText(f.executor.Submissions[0].Text)
+	require.Len(t, found, 1)
+	assert.Equal(t, "w1", found[0].ID)
+	assert.Equal(t, body, found[0].Body, "byte for byte")
+	found, _ = blocks.Parse(f.executor.Submissions[1].Text)
+	assert.Equal(t, "s1", found[0].ID)
+	assert.GreaterOrEqual(t, forwardedAt[1], relay.HookGrace, "a screen block of a hooked pane waits for its report")
 }

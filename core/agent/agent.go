@@ -452,7 +452,8 @@ func Dialog(screen string) (string, bool) {
 // Holds reports whether the input shown, in (as InputLine returns it),
 // can be the text pasted: its paste placeholder, or a visible part of the
 // text (the agents rewrap it, turn tabs into spaces, trim it and show "…"
-// for what scrolled out of a tall input, so those do not count).
+// or a scroll arrow for what scrolled out of a tall input, so those do not
+// count).
 func (p Profile) Holds(in, text string) bool {
 	if in == "" {
 		return false
@@ -460,7 +461,8 @@ func (p Profile) Holds(in, text string) bool {
 	if p.Pasted != nil && p.Pasted.MatchString(in) {
 		return true
 	}
-	for _, part := range strings.Split(in, "…") {
+	// Codex draws "↑" on its prompt line when a tall input scrolled.
+	for _, part := range strings.FieldsFunc(in, func(r rune) bool { return r == '…' || r == '↑' || r == '↓' }) {
 		if !ContainsText(text, part) {
 			return false
 		}

@@ -207,3 +207,11 @@ func TestTakesAgentText(t *testing.T) {
 		})
 	}
 }
+
+func TestHoldsATallCodexInputScrolled(t *testing.T) {
+	p := Lookup(Codex)
+	text := strings.Repeat("a line of the plan\n", 40) + "last line"
+	assert.True(t, p.Holds("↑", text), "codex shows only a scroll arrow on its prompt line")
+	assert.True(t, p.Holds("a line of the plan ↑", text))
+	assert.False(t, p.Holds("something else ↑", text))
+}

@@ -30,6 +30,8 @@ type Header struct {
 	From string `json:"from,omitempty"`
 	Type string `json:"type"`
 	ID   string `json:"id"`
+	// Re is the id of the block this one answers, when it names it.
+	Re string `json:"re,omitempty"`
 	// Hop counts how many times a switchboard forwarded the block.
 	Hop int `json:"hop,omitempty"`
 }
@@ -92,8 +94,15 @@ func StripANSI(s string) string {
 // Parse returns the complete blocks of text, one per id (the last
 // well-formed copy, in order of first appearance), and the problems found.
 // A block whose closing tag has not arrived yet is neither.
-func Parse(text string) ([]Block, []Error) {
-	text = StripANSI(text)
+func Parse(text string) ([]Block, []Error) { return parse(StripANSI(text), false) }
+
+// ParseText is Parse for what the model wrote (an agent's event, rollout
+// or transcript), not a screen: a body is taken as it is between the line
+// of its opening tag and the line of its closing tag, byte for byte, never
+// dedented nor trimmed of anything but the newlines that end those lines.
+func ParseText(text string) ([]Block, []Error) { return parse(text, true) }
+
+func parse(text string, exact bool) ([]Block, []Error) {
 	var (
 		out   []Block
 		errs  []Error
@@ -136,7 +145,7 @@ func Parse(text string) ([]Block, []Error) {
 		} else if h.To == "" || h.ID == "" {
 			errs = append(errs, Error{line, col, `block header needs "to" and "id"`})
 		} else {
-			b := Block{Header: h, Body: strings.TrimRight(dedent(strings.Trim(text[bodyStart:bodyStart+closeAt], "\n")), " \t\n"), Line: line, Col: col}
+			b := Block{Header: h, Body: body(text[bodyStart:bodyStart+closeAt], exact), Line: line, Col: col}
 			if k, seen := index[h.ID]; seen {
 				out[k] = b // a redraw: keep the last copy
 			} else {
@@ -147,6 +156,17 @@ func Parse(text string) ([]Block, []Error) {
 		pos = bodyStart + closeAt + len(closeTag)
 	}
 	return out, errs
+}
+
+// body is a block's text between its tags: on a screen, dedented and
+// trimmed (agents draw their answers indented); from the model, as
+// written but for the newline after the opening tag and the one before
+// the closing tag.
+func body(s string, exact bool) string {
+	if exact {
+		return strings.TrimSuffix(strings.TrimPrefix(s, "\n"), "\n")
+	}
+	return strings.TrimRight(dedent(strings.Trim(s, "\n")), " \t\n")
 }
 
 // header returns the JSON between the opening tag and its "]]", and where

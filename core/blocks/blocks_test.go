@@ -158,3 +158,14 @@ func BenchmarkParse10MB(b *testing.B) {
 		Parse(text)
 	}
 }
+
+func TestParseTextKeepsTheModelsBytes(t *testing.T) {
+	body := "   - indented three, **bold**, `code`\n   - second\n\n```go\nfmt.Println(\"x\")\n```\n" + strings.Repeat("long ", 60) + "end  "
+	text := "Here is the plan.\n[[POLI:MSG {\"to\":\"EXECUTER\",\"type\":\"plan\",\"id\":\"p\"}]]\n" + body + "\n[[/POLI:MSG]]\nDone."
+	found, errs := ParseText(text)
+	require.Empty(t, errs)
+	require.Len(t, found, 1)
+	assert.Equal(t, body, found[0].Body, "not dedented, not trimmed")
+	screen, _ := Parse(text)
+	assert.NotEqual(t, body, screen[0].Body, "a screen's body is dedented and trimmed")
+}

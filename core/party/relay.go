@@ -10,6 +10,7 @@ import (
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/relay"
+	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/wait"
 )
 
@@ -50,14 +51,19 @@ func Relay(ctx context.Context, env *Env, opts RelayOptions) (id, report string,
 		return "", "", err
 	}
 	defer w.Close()
-	job := relay.SessionJob(&relay.MuxPanes{Mux: env.Tmux, Clock: env.Clock, PrimeDir: filepath.Join(sc.Info.StateDir, "primed"),
+	panes := &relay.MuxPanes{Mux: env.Tmux, Clock: env.Clock, PrimeDir: filepath.Join(sc.Info.StateDir, "primed"),
+		Events: filepath.Join(sc.Info.StateDir, state.EventLog),
+		Warn:   func(msg string) { env.Warnf("%s", msg) },
 		Resolve: func(ctx context.Context, role string) (relay.Target, error) {
 			t, err := env.Resolve(ctx, role)
-			return relay.Target{Pane: t.Pane.ID, Profile: cfg.Tune(role, t.Profile), Allowed: cfg.AllowsRole(role)}, err
+			return relay.Target{Pane: t.Pane.ID, Profile: cfg.Tune(role, t.Profile), Allowed: cfg.AllowsRole(role),
+				Hooks: t.Pane.Hooks != ""}, err
 		},
 		Deliverer: func(roles map[string]string) *deliver.Deliverer { return env.Deliverer(root, sc.Info, roles) },
 		Wake:      w.Wake,
-	}, env.Clock, sc.Info.StateDir)
+	}
+	job := relay.SessionJob(panes, env.Clock, sc.Info.StateDir)
+	panes.Note = job.Log
 	var task relay.Task
 	if opts.Retry != "" {
 		task, report, err = job.Retry(ctx, opts.Retry)

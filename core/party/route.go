@@ -49,6 +49,7 @@ func Route(ctx context.Context, env *Env, opts RouteOptions) (pane string, err e
 	events := filepath.Join(sc.Info.StateDir, state.EventLog)
 	r := &relay.Router{Mux: env.Tmux, Clock: env.Clock, Session: sc.Session, Panes: sc.Panes, HopLimit: opts.HopLimit,
 		Log:      func(ev map[string]any) { _ = state.AppendEvent(events, ev) },
+		Events:   events,
 		Progress: env.Stderr,
 		Deliver:  env.Deliverer(root, sc.Info, route.RolesByPane(sc.Panes)),
 		Profile: func(role string, p mux.Pane) agent.Profile {

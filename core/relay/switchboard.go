@@ -10,19 +10,26 @@ import (
 // Switchboard decides where blocks go among N roles: a block whose "to"
 // names a role (case-insensitively; EXECUTER also reaches "executor") is
 // forwarded to it once, by id, unless that role's pane takes no text an
-// agent wrote (Refuse: it runs a shell or another program). Each block's
-// hop count is the larger of its own "hop" and one more than the hop of
-// the block last delivered to the pane that printed it, so a ping-pong
-// between agents that never copy the hop still ends at the limit.
+// agent wrote (Refuse: it runs a shell or another program).
+//
+// Hops belong to a block's chain, not to a pair of panes: a block answers
+// the block its "re" names, else the block last delivered to the pane that
+// printed it, as long as that pane was given nothing else since (Fresh);
+// its hop is one more than the hop of the block it answers, or 1 when it
+// answers none (a new conversation), or its own "hop" when that is
+// larger. So a ping-pong between agents that never copy the hop still ends
+// at the limit, and a new question after it starts again from the first
+// hop.
 type Switchboard struct {
 	Roles    []string // roles of the session's panes
 	HopLimit int
 	// Refuse maps each role whose pane must not be sent what an agent
 	// wrote to why ("shell", "program": agent.TakesAgentText); the roles
 	// the user opted in (route.allowRoles) are not in it.
-	Refuse map[string]string
-	seen   map[string]bool
-	hopIn  map[string]int // role -> hop of the last block delivered to it
+	Refuse  map[string]string
+	seen    map[string]bool
+	hops    map[string]int    // block id -> its hop
+	answers map[string]string // role -> the id of the block its next block answers
 }
 
 // Decision is what to do with one block.
@@ -55,8 +62,8 @@ func (s *Switchboard) See(from string, found []blocks.Block) []Decision {
 	if s.seen == nil {
 		s.seen = map[string]bool{}
 	}
-	if s.hopIn == nil {
-		s.hopIn = map[string]int{}
+	if s.hops == nil {
+		s.hops, s.answers = map[string]int{}, map[string]string{}
 	}
 	var out []Decision
 	for _, b := range found {
@@ -64,7 +71,8 @@ func (s *Switchboard) See(from string, found []blocks.Block) []Decision {
 			continue
 		}
 		s.seen[b.ID] = true
-		d := Decision{Block: b, From: from, Hop: max(b.Hop, s.hopIn[from]+1)}
+		d := Decision{Block: b, From: from, Hop: max(b.Hop, s.hopOf(from, b))}
+		s.hops[b.ID] = d.Hop
 		to, ok := s.role(b.To)
 		d.Role = to
 		switch {
@@ -76,12 +84,35 @@ func (s *Switchboard) See(from string, found []blocks.Block) []Decision {
 			d.Reason = "hop-limit"
 		default:
 			d.To = to
-			s.hopIn[to] = d.Hop
+			s.answers[to] = b.ID
 		}
 		out = append(out, d)
 	}
 	return out
 }
+
+// hopOf is the hop of b, printed by from, by its chain: one more than the
+// hop of the block it answers, 1 when it answers none.
+func (s *Switchboard) hopOf(from string, b blocks.Block) int {
+	re := s.answers[from]
+	if _, known := s.hops[b.Re]; known && b.Re != "" {
+		re = b.Re
+	}
+	if re == "" {
+		return 1
+	}
+	return s.hops[re] + 1
+}
+
+// Fresh says that role's pane was given something other than the block
+// the switchboard last delivered to it (a prompt of the user's, a talk):
+// what it prints next starts a new conversation, unless it names the
+// block it answers ("re").
+func (s *Switchboard) Fresh(role string) { delete(s.answers, role) }
+
+// Answering is the id of the block that role's next block answers, "" for
+// none.
+func (s *Switchboard) Answering(role string) string { return s.answers[role] }
 
 func (s *Switchboard) limit() int {
 	if s.HopLimit > 0 {
@@ -111,7 +142,7 @@ func Forward(d Decision) string {
 	var b strings.Builder
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
-	_ = enc.Encode(forwardHeader{To: d.Block.To, From: d.From, Type: d.Block.Type, ID: d.Block.ID, Hop: d.Hop})
+	_ = enc.Encode(forwardHeader{To: d.Block.To, From: d.From, Type: d.Block.Type, ID: d.Block.ID, Re: d.Block.Re, Hop: d.Hop})
 	return "[[POLI:MSG " + strings.TrimSuffix(b.String(), "\n") + "]]\n" + d.Block.Body + "\n[[/POLI:MSG]]"
 }
 
@@ -121,5 +152,6 @@ type forwardHeader struct {
 	From string `json:"from"`
 	Type string `json:"type"`
 	ID   string `json:"id"`
+	Re   string `json:"re,omitempty"`
 	Hop  int    `json:"hop"`
 }

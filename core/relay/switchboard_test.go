@@ -102,3 +102,37 @@ func TestSwitchboardRefusesRolesThatRunNoAgent(t *testing.T) {
 	d = s.See("py", []blocks.Block{blk("5", "a")})
 	assert.Equal(t, 1, d[0].Hop, "a refused block raises no hop count")
 }
+
+func TestSwitchboardNewConversationStartsAtTheFirstHop(t *testing.T) {
+	s := &Switchboard{Roles: []string{"a", "b"}, HopLimit: 3}
+	ping := func(from, id, to string) Decision { return s.See(from, []blocks.Block{blk(id, to)})[0] }
+	assert.Equal(t, 1, ping("a", "p1", "b").Hop)
+	assert.Equal(t, 2, ping("b", "p2", "a").Hop)
+	assert.Equal(t, 3, ping("a", "p3", "b").Hop)
+	end := ping("b", "p4", "a")
+	assert.Equal(t, "hop-limit", end.Reason, "the ping-pong ends at the limit")
+	assert.Equal(t, 4, end.Hop)
+
+	// b answered p3 already; a new prompt to b starts a new conversation.
+	s.Fresh("b")
+	d := ping("b", "q1", "a")
+	assert.Equal(t, 1, d.Hop)
+	assert.Equal(t, "a", d.To)
+	assert.Equal(t, 2, ping("a", "q2", "b").Hop, "and its own chain goes on from there")
+}
+
+func TestSwitchboardChainByRe(t *testing.T) {
+	s := &Switchboard{Roles: []string{"a", "b", "c"}}
+	s.See("a", []blocks.Block{blk("x1", "b")})
+	s.See("b", []blocks.Block{blk("x2", "a")}) // hop 2
+	s.Fresh("a")
+	b := blk("x3", "c")
+	b.Re = "x2"
+	d := s.See("a", []blocks.Block{b})[0]
+	assert.Equal(t, 3, d.Hop, "re names the block it answers, whatever the pane was given since")
+	found, _ := blocks.Parse(Forward(d))
+	assert.Equal(t, "x2", found[0].Re, "the forwarded header keeps re")
+	unknown := blk("x4", "b")
+	unknown.Re = "nope"
+	assert.Equal(t, 4, s.See("c", []blocks.Block{unknown})[0].Hop, "an unknown re: c answers x3, delivered to it")
+}

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -25,6 +26,7 @@ import (
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/launch"
+	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/record"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/state"
@@ -52,6 +54,7 @@ type Tmux interface {
 	SplitBottom(ctx context.Context, session string, lines int, spawn tmux.Spawn) (string, error)
 	NewWindow(ctx context.Context, session, name string, spawn tmux.Spawn) (string, error)
 	SetOptions(ctx context.Context, opts ...tmux.Option) error
+	ListPanes(ctx context.Context, session string) ([]mux.Pane, error)
 }
 
 // Deps are what Start and Stop work with.
@@ -349,14 +352,34 @@ func layoutOptions(name, dir string, panes []PaneSpec) []tmux.Option {
 }
 
 // Stop kills the session name and takes party's Gemini hooks out of its
-// folder again. Its state dir is kept, but for what only its agents and
+// folder again. It returns once every process its panes ran, and every
+// descendant of those, has exited: tmux only hangs up on a pane's process,
+// and an agent's children (Gemini relaunches itself as a child node) may
+// outlive it. What the hang-up leaves gets SIGTERM after StopGrace, then
+// SIGKILL. Its state dir is kept, but for what only its agents and
 // waiters needed: the messages spilled to files for its agents, the
 // records of talks that were killed, and the wake sockets left by
 // processes that died.
 func Stop(ctx context.Context, d Deps, name string) error {
 	info, infoErr := d.Tmux.SessionInfo(ctx, name)
+	var roots []int
+	if panes, err := d.Tmux.ListPanes(ctx, name); err == nil {
+		for _, p := range panes {
+			if !p.Dead {
+				roots = append(roots, p.PID)
+			}
+		}
+	}
+	procs := procTree(roots)
 	if err := d.Tmux.KillSession(ctx, name); err != nil {
 		return err
+	}
+	if left := endProcs(ctx, d.Clock, procs, StopGrace); len(left) > 0 {
+		pids := make([]string, len(left))
+		for i, p := range left {
+			pids[i] = strconv.Itoa(p.pid)
+		}
+		d.warn("processes of %s still run after SIGKILL: %s", name, strings.Join(pids, " "))
 	}
 	if infoErr == nil && info.StateDir != "" {
 		if err := UnwireGemini(ctx, d, info.StateDir); err != nil {

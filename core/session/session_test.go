@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -15,6 +17,7 @@ import (
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/launch"
+	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/tmux"
 )
 
@@ -290,7 +293,7 @@ func TestStop(t *testing.T) {
 	// that stop's sweep of dead wake sockets looks there, not in /tmp.
 	d, warnings := testDeps(t, ft, map[string]string{"XDG_RUNTIME_DIR": os.Getenv("XDG_RUNTIME_DIR")})
 	require.NoError(t, Stop(context.Background(), d, "team"))
-	assert.Equal(t, []string{"kill-session team"}, ft.calls)
+	assert.Equal(t, []string{"list-panes", "kill-session team"}, ft.calls)
 	assert.Empty(t, *warnings)
 }
 
@@ -301,12 +304,18 @@ type fakeTmux struct {
 	calls             []string
 	spawns            []tmux.Spawn
 	panes             int
+	running           []mux.Pane // what ListPanes returns
 }
 
 func (f *fakeTmux) HasSession(context.Context, string) (bool, error) { return f.exists, nil }
 func (f *fakeTmux) KillSession(_ context.Context, name string) error {
 	f.calls = append(f.calls, "kill-session "+name)
 	return nil
+}
+
+func (f *fakeTmux) ListPanes(context.Context, string) ([]mux.Pane, error) {
+	f.calls = append(f.calls, "list-panes")
+	return f.running, nil
 }
 
 func (f *fakeTmux) SessionInfo(context.Context, string) (tmux.SessionInfo, error) {
@@ -346,4 +355,40 @@ func (f *fakeTmux) NewWindow(_ context.Context, session, name string, s tmux.Spa
 func (f *fakeTmux) SetOptions(_ context.Context, opts ...tmux.Option) error {
 	f.calls = append(f.calls, fmt.Sprintf("set-options %d", len(opts)))
 	return nil
+}
+
+// TestStopEndsThePanesProcessTrees: a pane's process and a child that
+// ignore the hang-up and SIGTERM (as an agent's relaunched child may) are
+// gone when Stop returns.
+func TestStopEndsThePanesProcessTrees(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc: only the pane's own process is known")
+	}
+	cmd := exec.Command("sh", "-c", `trap "" HUP TERM; sh -c 'trap "" HUP TERM; while :; do sleep 0.05; done' & wait`)
+	require.NoError(t, cmd.Start())
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); <-done })
+	var tree []proc
+	for deadline := time.Now().Add(5 * time.Second); len(tree) < 2 && time.Now().Before(deadline); {
+		time.Sleep(20 * time.Millisecond)
+		tree = procTree([]int{cmd.Process.Pid})
+	}
+	require.GreaterOrEqual(t, len(tree), 2, "the shell and its child")
+
+	ft := &fakeTmux{info: tmux.SessionInfo{StateDir: t.TempDir()}, running: []mux.Pane{{ID: "%0", PID: cmd.Process.Pid}}}
+	d, warnings := testDeps(t, ft, map[string]string{"XDG_RUNTIME_DIR": os.Getenv("XDG_RUNTIME_DIR")})
+	d.Clock = quickClock{}
+	require.NoError(t, Stop(context.Background(), d, "team"))
+	<-done // reaped here: the shell was killed
+	assert.Empty(t, living(tree), "every process of the pane's tree ended")
+	assert.Empty(t, *warnings)
+}
+
+// quickClock's sleeps take a millisecond, whatever they are for: the
+// grace periods of Stop pass in virtual time.
+type quickClock struct{ clock.Real }
+
+func (quickClock) Sleep(ctx context.Context, _ time.Duration) error {
+	return clock.Real{}.Sleep(ctx, time.Millisecond)
 }

@@ -388,11 +388,11 @@ func (tt *turnTracker) see(ev hook.Event) (Result, bool, error) {
 			tt.started = true
 		}
 	case hook.TurnComplete:
-		if mine || (tt.started && len(ev.Prompts) == 0) {
+		if (mine && tt.own(ev)) || (tt.started && len(ev.Prompts) == 0) {
 			return Result{Answer: strings.TrimSpace(ev.Answer), Via: "hook"}, true, nil
 		}
 	case hook.TurnFailed:
-		if tt.started || mine {
+		if tt.started || (mine && tt.own(ev)) {
 			return Result{}, true, fmt.Errorf("%s: %s: %w", ev.Type, ev.Message, ErrTurnFailed)
 		}
 	case hook.Notification:
@@ -401,6 +401,16 @@ func (tt *turnTracker) see(ev hook.Event) (Result, bool, error) {
 		}
 	}
 	return Result{}, false, nil
+}
+
+// own says whether a completion whose prompts hold ours ends our turn,
+// not an earlier one given the same text: Gemini reports each submission
+// (BeforeAgent), so its turn is ours only once ours was submitted after
+// the wait began. A talk that timed out while the model went on, then the
+// same text asked again, would otherwise take the first turn's late
+// answer.
+func (tt *turnTracker) own(ev hook.Event) bool {
+	return ev.Agent != "gemini" || tt.started
 }
 
 // samePrompt compares a prompt reported by an agent with the one sent.

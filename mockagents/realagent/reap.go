@@ -81,3 +81,12 @@ func marked(want []byte, self int) ([]int, error) {
 	}
 	return pids, nil
 }
+
+// Marked returns the PIDs of the processes, other than the calling one,
+// whose environment holds exactly TokenVar=token.
+func Marked(token string) ([]int, error) {
+	if token == "" {
+		return nil, errors.New("realagent: Marked needs a token")
+	}
+	return marked([]byte(TokenVar+"="+token), os.Getpid())
+}
