@@ -107,6 +107,7 @@ func Render(m Model, ui UI) string {
 	roleW = min(roleW, 16)
 	const stateW = 18
 	var selected *Agent
+	selLine := 0 // the selected agent's line in body
 	idx := 0
 	for si := range m.Sessions {
 		s := &m.Sessions[si]
@@ -127,7 +128,7 @@ func Render(m Model, ui UI) string {
 			used := ansi.StringWidth(left) + stateW + ansi.StringWidth(rest)
 			line := left + st + rest + ansi.Truncate(safe(detail(*a)), max(width-used, 0), "…")
 			if idx == ui.Selected {
-				selected = a
+				selected, selLine = a, len(body)
 				line = selStyle.Render("▸" + ansi.Strip(line)[1:])
 			}
 			body = append(body, line)
@@ -154,8 +155,13 @@ func Render(m Model, ui UI) string {
 		}
 		foot = append(foot, statusStyle.Render(keys))
 	}
-	if ui.Height > 0 && len(body)+len(foot) > ui.Height {
-		body = body[:max(ui.Height-len(foot), 1)]
+	if room := ui.Height - len(foot); ui.Height > 0 && len(body) > room {
+		// Scrolled so that the selected agent shows, under the title.
+		room = max(room, 1)
+		if first := selLine - room + 1; first > 1 {
+			body = append(body[:1], body[first+1:]...)
+		}
+		body = body[:room]
 	}
 	return fit(append(body, foot...), width, ui.Height)
 }
