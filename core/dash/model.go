@@ -109,7 +109,7 @@ type Runtime struct {
 type Trigger struct {
 	ID     string `json:"id"`
 	Role   string `json:"role"`
-	Status string `json:"status"`        // queued, deferred, triggering, delivered, retrying, acked, failed
+	Status string `json:"status"`          // queued, deferred, triggering, delivered, retrying, acked, failed
 	Class  string `json:"class,omitempty"` // deferred or failed: why
 	Error  string `json:"error,omitempty"`
 	// Since is when it was last updated.
