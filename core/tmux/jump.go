@@ -15,7 +15,7 @@ func (c *Client) Jump(ctx context.Context, id string) error {
 	if !paneID.MatchString(id) {
 		return fmt.Errorf("jump to %q: not a pane id: %w", id, ErrCommand)
 	}
-	if _, err := c.Run(ctx, "select-window", "-t", id, ";", "select-pane", "-t", id, ";", "switch-client", "-t", id); err != nil {
+	if _, err := c.Run(ctx, "select-window", "-t", id, cmdSep, "select-pane", "-t", id, cmdSep, "switch-client", "-t", id); err != nil {
 		return fmt.Errorf("jump to %s: %w", id, err)
 	}
 	return nil
