@@ -31,11 +31,17 @@ type Options struct {
 	Width, Height int
 }
 
+// fps is how often the renderer may draw a frame.
+const fps = 10
+
 // Run runs the dashboard on the terminal until q, ctrl+c or ctx ends.
 func Run(ctx context.Context, opts Options) error {
 	p := &program{ctx: ctx, m: opts.Model, events: opts.Events, act: opts.Act, now: opts.Now}
 	p.ui.Width, p.ui.Height = opts.Width, opts.Height
-	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(opts.In), tea.WithOutput(opts.Out)}
+	// The renderer looks for a changed frame fps times a second, even
+	// when nothing changed: 10 keeps keys snappy and an idle dashboard
+	// cheap (60, the default, is most of its idle CPU).
+	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithInput(opts.In), tea.WithOutput(opts.Out), tea.WithFPS(fps)}
 	if opts.Width > 0 {
 		popts = append(popts, tea.WithWindowSize(opts.Width, opts.Height))
 	}
