@@ -210,6 +210,9 @@ type dashSession struct {
 	stamps map[string]string
 	// roles are the agent panes, by id, as last listed.
 	roles map[string]mux.Pane
+	// taskLog is the audit log of the team's file store: a change there
+	// is read on the next slow look; a GitHub store every tasksPoll.
+	taskLog string
 }
 
 func newDashSession(env *Env, cfg config.Config, info tmux.SessionInfo) *dashSession {
@@ -406,6 +409,10 @@ func (ds *dashSession) tasks(ctx context.Context) *dash.Tasks {
 	if err != nil {
 		return nil
 	}
+	if l, ok := st.(interface{ EventsPath() string }); ok {
+		ds.taskLog = l.EventsPath()
+		ds.changed("tasks", ds.taskLog)
+	}
 	team, _ := st.Team(ctx)
 	list, err := st.Tasks(ctx, task.Filter{})
 	if err != nil {
@@ -422,7 +429,8 @@ func (ds *dashSession) tasks(ctx context.Context) *dash.Tasks {
 // the panes when tmux says they changed (a window or layout changed, a
 // pane died), a screen after its pane printed, the events the agents'
 // hooks log when a hook wakes the session, and what has no wake-up of its
-// own on a slow look. Without a control client, panes and screens are
+// own on a slow look (the team's tasks when their log changed, else every
+// tasksPoll). Without a control client, panes and screens are
 // read on the slow look too.
 func (ds *dashSession) watch(ctx context.Context, events chan<- dash.Event, relist chan<- struct{}) {
 	name := ds.info.Name
@@ -552,6 +560,9 @@ func (ds *dashSession) watch(ctx context.Context, events chan<- dash.Event, reli
 			send(ctx, events, ds.hooks()...)
 			ds.records(ctx, events)
 			send(ctx, events, ds.queues())
+			if ds.taskLog != "" && ds.changed("tasks", ds.taskLog) {
+				send(ctx, events, dash.TasksSeen{Session: name, Tasks: ds.tasks(ctx)})
+			}
 			if cc == nil {
 				if !listPanes() {
 					return
