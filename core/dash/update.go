@@ -46,7 +46,10 @@ type ScreenSeen struct {
 	At            time.Time
 	Busy          bool
 	Dialog        string // the highlighted line of a dialog, "" when none
-	Ready         bool   // an input box is up, with nothing over it
+	// Permission is what an approval dialog on screen asks, "" when the
+	// dialog is not one.
+	Permission string
+	Ready      bool // an input box is up, with nothing over it
 }
 
 // QueueSeen is how many sends and talks wait for each pane of a session
@@ -223,8 +226,13 @@ func hookSeen(a *Agent, ev hook.Event) {
 			if ev.Command != "" {
 				why += ": " + ev.Command
 			}
-			if a.State != Permission {
+			switch {
+			case a.State != Permission:
 				a.set(Permission, ev.Time, Head(why))
+			case ev.Command != "":
+				// The event that names the command says more than the
+				// screen, or a later notification, did.
+				a.Reason = Head(why)
 			}
 		case "idle_prompt":
 			if a.State != Busy {
@@ -253,6 +261,10 @@ func screenSeen(a *Agent, sc ScreenSeen) {
 		return
 	}
 	switch {
+	case sc.Permission != "":
+		if a.State != Permission {
+			a.set(Permission, sc.At, Head(sc.Permission))
+		}
 	case sc.Dialog != "":
 		if a.State != Permission && a.State != Dialog {
 			a.set(Dialog, sc.At, Head(sc.Dialog))

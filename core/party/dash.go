@@ -287,8 +287,43 @@ func (ds *dashSession) hooks() []dash.Event {
 func (ds *dashSession) screen(p mux.Pane, screen string) dash.ScreenSeen {
 	profile := talk.Profile(ds.cfg, p)
 	st := observe.Read(profile, p, screen)
-	return dash.ScreenSeen{Session: ds.info.Name, Pane: p.ID, At: ds.env.Clock.Now(), Busy: st.Busy, Dialog: st.Dialog,
+	sc := dash.ScreenSeen{Session: ds.info.Name, Pane: p.ID, At: ds.env.Clock.Now(), Busy: st.Busy, Dialog: st.Dialog,
 		Ready: st.HasInput && st.Dialog == "" && !st.Menu}
+	if st.Dialog != "" {
+		sc.Permission = permissionAsked(screen)
+	}
+	return sc
+}
+
+// permissionQuestions are how the agents' approval dialogs ask (AGENTS-
+// REFERENCE.md): a dialog under one of them asks a permission, which
+// agents without a permission event (Codex) tell only on screen.
+var permissionQuestions = []string{
+	"Do you want to proceed?", "Do you want to make this edit", "Do you want to create", // claude
+	"Would you like to run the following command?", "Would you like to make the following edits?", // codex
+	"Allow execution of", // gemini
+}
+
+// permissionAsked is the question of the approval dialog on screen, with
+// the command it shows when it shows one ("$ cmd"); "" when none is.
+func permissionAsked(screen string) string {
+	q := ""
+	cmd := ""
+	for _, line := range strings.Split(screen, "\n") {
+		line = strings.Trim(strings.TrimSpace(line), "│ ")
+		for _, p := range permissionQuestions {
+			if strings.HasPrefix(line, p) {
+				q = line
+			}
+		}
+		if c, ok := strings.CutPrefix(line, "$ "); ok && q != "" && cmd == "" {
+			cmd = c
+		}
+	}
+	if q != "" && cmd != "" {
+		q += " " + cmd
+	}
+	return q
 }
 
 // queues counts the sends and talks that wait for each agent's pane: a
