@@ -101,7 +101,7 @@ func Render(m Model, ui UI) string {
 	for _, s := range m.Sessions {
 		for _, a := range s.Agents {
 			roleW = max(roleW, ansi.StringWidth(safe(a.Role)))
-			kindW = max(kindW, ansi.StringWidth(a.Kind))
+			kindW = max(kindW, ansi.StringWidth(safe(a.Kind)))
 		}
 	}
 	roleW = min(roleW, 16)
@@ -123,7 +123,7 @@ func Render(m Model, ui UI) string {
 				queued = strconv.Itoa(a.Queued)
 			}
 			st := stateStyles[a.State].Render(pad(stateText(*a, m.Now), stateW))
-			left := "  " + pad(safe(a.Role), roleW) + "  " + pad(a.Kind, kindW) + "  "
+			left := "  " + pad(safe(a.Role), roleW) + "  " + pad(safe(a.Kind), kindW) + "  "
 			rest := "  " + pad(queued, 1) + "  "
 			used := ansi.StringWidth(left) + stateW + ansi.StringWidth(rest)
 			line := left + st + rest + ansi.Truncate(safe(detail(*a)), max(width-used, 0), "…")
@@ -195,7 +195,7 @@ func detail(a Agent) string {
 
 // detailLines are the selected agent's lines under the table.
 func detailLines(a Agent, width int) []string {
-	out := []string{titleStyle.Render(safe(a.Role)) + " " + headStyle.Render("("+a.Kind+", "+a.Pane+")")}
+	out := []string{titleStyle.Render(safe(a.Role)) + " " + headStyle.Render("("+safe(a.Kind)+", "+a.Pane+")")}
 	add := func(label, text string) {
 		if text != "" {
 			out = append(out, ansi.Truncate("  "+label+" "+safe(text), width, "…"))
