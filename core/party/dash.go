@@ -152,6 +152,7 @@ func watchDash(ctx context.Context, env *Env, events chan<- dash.Event) {
 	}
 	relist := make(chan struct{}, 1)
 	running := map[string]context.CancelFunc{}
+	var soon <-chan time.Time
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
@@ -184,6 +185,11 @@ func watchDash(ctx context.Context, env *Env, events chan<- dash.Event) {
 		case <-ctx.Done():
 			return
 		case <-relist:
+			// Now, and once more in a second: a new session gets its
+			// party options just after tmux announced it.
+			soon = time.After(time.Second)
+		case <-soon:
+			soon = nil
 		case <-time.After(sessionsPoll):
 		}
 	}
