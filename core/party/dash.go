@@ -51,7 +51,7 @@ func DashSnapshot(ctx context.Context, env *Env) (dash.Model, error) {
 	if err != nil {
 		return dash.Model{}, err
 	}
-	m := dash.Model{Sessions: []dash.Session{}}
+	m := dash.Model{Now: env.Clock.Now(), Sessions: []dash.Session{}}
 	for _, info := range infos {
 		ds := newDashSession(env, cfg, info)
 		panes, err := env.Tmux.ListPanes(ctx, info.Name)
