@@ -92,8 +92,8 @@ type StartOptions struct {
 	// review's iterations.
 	Config config.Config
 	// Review initializes the review state before the agents start, then
-	// starts the coordinator (StartCoordinator). Dashboard adds a pane
-	// running party status --watch.
+	// starts the coordinator (StartCoordinator). Dashboard adds a window
+	// running party dash (DashWindow).
 	Review    bool
 	Dashboard bool
 	// Record is a directory to record every pane into, by party record in
@@ -135,9 +135,6 @@ type PaneLaunch struct {
 // Start starts a session: one window, a pane per spec, tagged, with the
 // agents' hooks wired. A failure once the session exists kills it again.
 func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
-	if opts.Dashboard && !opts.Review {
-		return Result{}, fmt.Errorf("%w: --dashboard shows the review coordinator: give --review too", ErrUsage)
-	}
 	panes, err := ParsePanes(opts.Panes)
 	if err != nil {
 		return Result{}, err
@@ -421,14 +418,18 @@ func startRecorder(ctx context.Context, d Deps, session, stateDir, out string) e
 	return nil
 }
 
-// startDashboard adds a short full-width pane at the bottom of the
-// session's window running party status --watch.
+// DashWindow is the window of a session where party start --dashboard
+// runs party dash.
+const DashWindow = "party-dash"
+
+// startDashboard runs party dash for the session in a window of its own,
+// in the background (the agents' window stays current).
 func startDashboard(ctx context.Context, d Deps, session, stateDir, cwd string, env []string) error {
-	spawn, err := Spawn(d.Exe, stateDir, "party-dashboard", launch.Spec{Argv: []string{d.Exe, "--session", session, "status", "--watch"}, Env: env, Dir: cwd})
+	spawn, err := Spawn(d.Exe, stateDir, DashWindow, launch.Spec{Argv: []string{d.Exe, "--session", session, "dash"}, Env: env, Dir: cwd})
 	if err != nil {
 		return err
 	}
-	_, err = d.Tmux.SplitBottom(ctx, session, 5, spawn)
+	_, err = d.Tmux.NewWindow(ctx, session, DashWindow, spawn)
 	return err
 }
 

@@ -269,7 +269,6 @@ func TestStart(t *testing.T) {
 		opts StartOptions
 		want error
 	}{
-		{"dashboard without review", StartOptions{Dashboard: true, Size: "200x50"}, ErrUsage},
 		{"bad pane", StartOptions{Panes: []string{"a b"}, Size: "200x50"}, ErrUsage},
 		{"bad size", StartOptions{Size: "2x2"}, ErrUsage},
 		{"cwd not a directory", StartOptions{Cwd: "/nonexistent/dir", Size: "200x50"}, ErrUsage},

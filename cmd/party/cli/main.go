@@ -198,6 +198,7 @@ messages to agents by role.`,
 		newHeartbeatCmd(f),
 		newSuperviseCmd(f),
 		newRuntimeCmd(f),
+		newDashCmd(f, nil),
 	)
 	requireSubcommands(root)
 	// A group's usage lists its commands, not "party pm task [flags]" as

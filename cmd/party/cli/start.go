@@ -42,7 +42,7 @@ tagged with @party_role and @party_agent.`,
 	fl.StringVar(&opts.Record, "record", "", "record every pane into this directory (party record, in a window of the session)")
 	fl.BoolVar(&opts.Review, "review", false, "run the review coordinator (party coordinator) in a hidden window")
 	fl.BoolVar(&opts.Supervise, "supervise", false, "run the supervisor (party supervise) in a hidden window: triggers, inbox, runtimes")
-	fl.BoolVar(&opts.Dashboard, "dashboard", false, "with --review: a small bottom pane showing party status --watch")
+	fl.BoolVar(&opts.Dashboard, "dashboard", false, "run party dash (the live dashboard) in a window of the session, party-dash")
 	return cmd
 }
 

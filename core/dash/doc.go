@@ -1,0 +1,21 @@
+// Package dash is party's live dashboard: what every agent of every party
+// session is doing, with the supervisor's runtimes and open triggers, the
+// review coordinator's state and evidence, and the team's tasks.
+//
+// Its parts:
+//
+//   - Model (model.go) is what the dashboard shows, plain data that
+//     party dash --json prints as it is.
+//   - Update (update.go) is the pure reducer: Update(model, event) is the
+//     model after one Event (panes listed, an agent's hook event, a screen
+//     read, a queue counted, the supervisor's, the coordinator's or the
+//     team's records read, a clock tick). Agent states come from the
+//     agents' own events first and from their screens second, as
+//     core/observe reads them.
+//   - Render (view.go) draws a model as text for a terminal of a given
+//     size, with the UI state (selection, filter, help, talk prompt).
+//   - Run (program.go) is the Bubble Tea program: it applies the events
+//     a Source sends, renders, and turns keys into Actions (jump to a
+//     pane, talk to an agent). What feeds it, and what the actions do, is
+//     core/party's wiring (core/party/dash.go).
+package dash

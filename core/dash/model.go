@@ -1,0 +1,195 @@
+package dash
+
+import (
+	"fmt"
+	"time"
+)
+
+// State is what an agent is doing, as the dashboard shows it.
+type State int
+
+// The states of an agent.
+const (
+	Starting   State = iota // its pane runs, no prompt or event seen yet
+	Idle                    // waits for a prompt
+	Busy                    // works on a turn
+	Permission              // asks a permission (a tool, a command)
+	Dialog                  // shows another dialog (trust, a menu, a question)
+	Failed                  // its last turn failed (Reason says why)
+	Dead                    // its pane's process exited
+	numStates
+)
+
+var stateNames = [...]string{"starting", "idle", "busy", "permission", "dialog", "failed", "dead"}
+
+func (s State) String() string {
+	if s < 0 || s >= numStates {
+		return fmt.Sprintf("State(%d)", int(s))
+	}
+	return stateNames[s]
+}
+
+// MarshalText writes the state's name.
+func (s State) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText reads a state's name.
+func (s *State) UnmarshalText(b []byte) error {
+	for i, n := range stateNames {
+		if n == string(b) {
+			*s = State(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown agent state %q", b)
+}
+
+// NeedsHuman says whether an agent in s waits for a person.
+func (s State) NeedsHuman() bool { return s == Permission || s == Dialog || s == Failed }
+
+// Model is everything the dashboard shows, at Now.
+type Model struct {
+	Now      time.Time `json:"now"`
+	Sessions []Session `json:"sessions"`
+}
+
+// Session is one party session of the server.
+type Session struct {
+	Name     string  `json:"name"`
+	StateDir string  `json:"state_dir"`
+	Agents   []Agent `json:"agents"`
+	// Supervisor, Review and Tasks are nil when the session has none (no
+	// supervisor store, not started with --review, no team linked).
+	Supervisor *Supervisor `json:"supervisor,omitempty"`
+	Review     *Review     `json:"review,omitempty"`
+	Tasks      *Tasks      `json:"tasks,omitempty"`
+}
+
+// Agent is one pane of a session with a role.
+type Agent struct {
+	Role  string `json:"role"`
+	Kind  string `json:"kind"` // claude, codex, gemini, generic, shell
+	Pane  string `json:"pane"`
+	State State  `json:"state"`
+	// Since is when the agent entered State (busy: when its turn began).
+	Since time.Time `json:"since,omitzero"`
+	// Reason is what a permission or dialog asks, why a turn failed, or
+	// how a dead pane exited.
+	Reason string `json:"reason,omitempty"`
+	// Prompt is the head of the running prompt (busy only), Answer that
+	// of the last answer.
+	Prompt string `json:"prompt,omitempty"`
+	Answer string `json:"answer,omitempty"`
+	// Queued is how many sends and talks wait for the agent's pane.
+	Queued int `json:"queued"`
+	// Hooked says the agent's state came from its own events; screens
+	// then only fill in what events do not tell.
+	Hooked bool `json:"hooked"`
+	// busyByEvent says Busy came from the agent's own submit event,
+	// which its screen may lag.
+	busyByEvent bool
+}
+
+// Supervisor is what the session's supervisor recorded.
+type Supervisor struct {
+	Running  bool      `json:"running"`
+	Runtimes []Runtime `json:"runtimes"`
+	// Triggers are the open ones (not completed), and those that failed.
+	Triggers []Trigger `json:"triggers"`
+}
+
+// Runtime is one runtime of the supervisor.
+type Runtime struct {
+	Role         string `json:"role"`
+	Status       string `json:"status"`
+	OperatorBusy bool   `json:"operator_busy,omitempty"`
+	LastTrigger  string `json:"last_trigger,omitempty"`
+}
+
+// Trigger is one trigger of the supervisor that is open or failed.
+type Trigger struct {
+	ID     string `json:"id"`
+	Role   string `json:"role"`
+	Status string `json:"status"`          // queued, deferred, triggering, delivered, retrying, acked, failed
+	Class  string `json:"class,omitempty"` // deferred or failed: why
+	Error  string `json:"error,omitempty"`
+	// Since is when it was last updated.
+	Since time.Time `json:"since"`
+}
+
+// Review is the review coordinator's state.
+type Review struct {
+	State         string     `json:"state"`
+	Phase         string     `json:"phase,omitempty"`
+	Since         time.Time  `json:"since"`
+	Iteration     int        `json:"iteration"`
+	MaxIterations int        `json:"max_iterations"`
+	Reviews       int        `json:"reviews"`
+	Evidence      []Evidence `json:"evidence"`
+	Note          string     `json:"note,omitempty"` // why NEEDS_DISCUSSION
+	Running       bool       `json:"running"`        // the coordinator's process runs
+}
+
+// Evidence is one kind of evidence and whether it is there and fresh.
+type Evidence struct {
+	Kind    string `json:"kind"`
+	Present bool   `json:"present"`
+	Fresh   bool   `json:"fresh"`
+}
+
+// Tasks are the team's tasks.
+type Tasks struct {
+	Team  string `json:"team,omitempty"`
+	Items []Task `json:"items"`
+}
+
+// Task is one task of the team.
+type Task struct {
+	ID       string `json:"id"`
+	Title    string `json:"title"`
+	Status   string `json:"status"`
+	Assignee string `json:"assignee,omitempty"`
+}
+
+// Count is how many tasks have status.
+func (t *Tasks) Count(status string) int {
+	n := 0
+	for _, it := range t.Items {
+		if it.Status == status {
+			n++
+		}
+	}
+	return n
+}
+
+// Session returns the session name of m, or nil.
+func (m *Model) Session(name string) *Session {
+	for i := range m.Sessions {
+		if m.Sessions[i].Name == name {
+			return &m.Sessions[i]
+		}
+	}
+	return nil
+}
+
+// Agent returns the agent of pane in s, or nil.
+func (s *Session) Agent(pane string) *Agent {
+	for i := range s.Agents {
+		if s.Agents[i].Pane == pane {
+			return &s.Agents[i]
+		}
+	}
+	return nil
+}
+
+// AnyBusy says whether an agent of m shows a duration that moves by the
+// second (busy, or waiting for a person).
+func (m Model) AnyBusy() bool {
+	for _, s := range m.Sessions {
+		for _, a := range s.Agents {
+			if a.State == Busy || a.State.NeedsHuman() {
+				return true
+			}
+		}
+	}
+	return false
+}
