@@ -102,7 +102,7 @@ func TestUnknownKeysWarn(t *testing.T) {
 	c, warns, err := Load(e.getenv, e.cwd)
 	require.NoError(t, err)
 	assert.Equal(t, time.Second, c.Timeout)
-	assert.Equal(t, []Warning{{path, "agents.claude.model"}, {path, "defaults.colour"}, {path, "extra"}}, warns)
+	assert.Equal(t, []Warning{{File: path, Key: "agents.claude.model"}, {File: path, Key: "defaults.colour"}, {File: path, Key: "extra"}}, warns)
 }
 
 func TestSetGet(t *testing.T) {

@@ -3,6 +3,7 @@ package party
 import (
 	"context"
 
+	"github.com/partyhq/party/core/iterm"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/session"
 )
@@ -20,16 +21,20 @@ func Start(ctx context.Context, env *Env, opts session.StartOptions) (session.Re
 	}
 	opts.Config = cfg
 	res, err := session.Start(ctx, d, opts)
-	if err != nil || !opts.Supervise {
+	if err != nil {
 		return res, err
+	}
+	if opts.Notify || cfg.Notify.Enabled {
+		if err := startNotifierIn(ctx, d, res.Session, res.StateDir); err != nil {
+			return res, err
+		}
+	}
+	if !opts.Supervise {
+		return res, nil
 	}
 	return res, startSupervisorIn(ctx, d, res.Session, res.StateDir, RunOptions{})
 }
 
-// Attach shows session name on the terminal (session.Attach).
-func Attach(ctx context.Context, env *Env, name string, term session.Terminal) error {
-	return session.Attach(ctx, env.Tmux, name, term, func(msg string) { env.Warnf("%s", msg) })
-}
 
 // PaneHeader is the header of the table of Panes (party panes).
 func PaneHeader() []string { return []string{"ROLE", "PANE", "AGENT", "PID", "DEAD", "COMMAND"} }
@@ -89,6 +94,11 @@ func Stop(ctx context.Context, env *Env, name string) (string, error) {
 		if err := review.Stop(ctx, env.Clock, SupervisorDir(info.StateDir)); err != nil {
 			env.Warnf("the supervisor of %s: %v", name, err)
 		}
+	}
+	// The iTerm2 view first: the windows it links would outlive the
+	// session there.
+	if err := iterm.DropView(ctx, env.Tmux, name); err != nil {
+		env.Warnf("%v", err)
 	}
 	return name, session.Stop(ctx, d, name)
 }

@@ -103,6 +103,9 @@ type StartOptions struct {
 	// Supervise asks for the session's supervisor, which core/party
 	// starts once the session is up (session itself ignores it).
 	Supervise bool `json:"-"`
+	// Notify asks for the session's notifier, which core/party starts
+	// once the session is up (session itself ignores it).
+	Notify bool `json:"-"`
 }
 
 // Result is a started session, as party start --json prints it.

@@ -198,6 +198,7 @@ messages to agents by role.`,
 		newHeartbeatCmd(f),
 		newSuperviseCmd(f),
 		newRuntimeCmd(f),
+		newAttachCmd(f, nil), newITermCmd(f, nil), newNotifyCmd(f),
 	)
 	requireSubcommands(root)
 	// A group's usage lists its commands, not "party pm task [flags]" as

@@ -13,6 +13,7 @@ import (
 type StartOptions struct {
 	session.StartOptions
 	NoAttach bool
+	Raw      bool // a plain tmux client, also in iTerm2
 }
 
 func newStartCmd(f *Factory, runF func(context.Context, *StartOptions) error) *cobra.Command {
@@ -42,6 +43,8 @@ tagged with @party_role and @party_agent.`,
 	fl.StringVar(&opts.Record, "record", "", "record every pane into this directory (party record, in a window of the session)")
 	fl.BoolVar(&opts.Review, "review", false, "run the review coordinator (party coordinator) in a hidden window")
 	fl.BoolVar(&opts.Supervise, "supervise", false, "run the supervisor (party supervise) in a hidden window: triggers, inbox, runtimes")
+	fl.BoolVar(&opts.Raw, "raw", false, "attach a plain tmux client, also in iTerm2 (which gets tmux -CC otherwise)")
+	fl.BoolVar(&opts.Notify, "notify", false, "run the notifier (party notify) in a hidden window, as notify.enabled does")
 	fl.BoolVar(&opts.Dashboard, "dashboard", false, "with --review: a small bottom pane showing party status --watch")
 	return cmd
 }
@@ -54,5 +57,9 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 	if opts.NoAttach || !f.IO.InTTY || !f.IO.OutTTY {
 		return nil
 	}
-	return party.Attach(ctx, f.env(), res.Session, session.Terminal{In: f.IO.In, Out: f.IO.Out, ErrOut: f.IO.ErrOut, InTmux: f.Getenv("TMUX") != ""})
+	plan, err := party.PlanAttach(ctx, f.env(), party.AttachOptions{Session: res.Session, Raw: opts.Raw})
+	if err != nil {
+		return err
+	}
+	return party.Attach(ctx, f.env(), plan, f.terminal())
 }
