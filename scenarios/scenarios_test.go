@@ -74,6 +74,8 @@ func TestScenarios(t *testing.T) {
 			"realagent":  cmdRealAgent,
 			"fakegithub": cmdFakeGitHub,
 			"http":       cmdHTTP,
+			"ptyclient":  cmdPtyClient,
+			"webhook":    cmdWebhook,
 		},
 	})
 }
