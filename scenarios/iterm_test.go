@@ -45,9 +45,10 @@ func clientsOf(ts *testscript.TestScript) map[string]*ptyClient {
 // cmdPtyClient runs and reads programs on pseudo-terminals (120x40):
 //
 //	ptyclient start NAME [-env K=V]... -- PROG [ARGS...]
-//	ptyclient opening NAME          the output starts with control mode's ESC P1000p
+//	ptyclient opening NAME          control mode's ESC P1000p opens the output
 //	ptyclient cc NAME COMMAND...    send a control-mode command, print its reply
 //	ptyclient wait NAME REGEXP      wait until the output (escaped: ESC as \e, BEL as \a) matches
+//	ptyclient bell NAME             wait for a BEL of its own (not one ending an OSC)
 //	ptyclient show NAME             print the output, escaped
 //	ptyclient stop NAME             detach (control mode: an empty line) and wait for the exit
 //
@@ -71,7 +72,7 @@ func cmdPtyClient(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	switch args[0] {
 	case "opening":
-		got := bytes.HasPrefix(c.waitBytes(ts, 1), []byte("\x1bP1000p"))
+		got := c.waitMode(ts)
 		if got == neg {
 			ts.Fatalf("client %s: control mode opening %v, want %v; output:\n%s", name, got, !neg, escapeTerm(c.bytes()))
 		}
@@ -98,10 +99,18 @@ func cmdPtyClient(ts *testscript.TestScript, neg bool, args []string) {
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
+	case "bell":
+		deadline := time.Now().Add(waitLimit)
+		for !hasBell(c.bytes()) {
+			if time.Now().After(deadline) {
+				ts.Fatalf("client %s never rang the bell; its output:\n%s", name, escapeTerm(c.bytes()))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
 	case "show":
 		fmt.Fprint(ts.Stdout(), escapeTerm(c.bytes()))
 	case "stop":
-		if bytes.HasPrefix(c.bytes(), []byte("\x1bP1000p")) {
+		if isControl(c.bytes()) {
 			_, _ = c.tty.Write([]byte("\n"))
 		} else {
 			_ = c.cmd.Process.Signal(syscall.SIGTERM)
@@ -162,17 +171,29 @@ func startPtyClient(ts *testscript.TestScript, clients map[string]*ptyClient, na
 	})
 }
 
-// waitBytes waits until the client wrote at least n bytes and returns
-// its output.
-func (c *ptyClient) waitBytes(ts *testscript.TestScript, n int) []byte {
+// isControl says whether out is control mode's: it opens with ESC P1000p
+// (after what party printed on stderr before it attached, on the same
+// terminal).
+func isControl(out []byte) bool {
+	i := bytes.Index(out, []byte("\x1bP1000p"))
+	return i >= 0 && !bytes.Contains(out[:i], []byte("\x1b"))
+}
+
+// waitMode waits until the client's output shows whether it is in
+// control mode: the opening, or another escape first (a plain client
+// draws the screen).
+func (c *ptyClient) waitMode(ts *testscript.TestScript) bool {
 	deadline := time.Now().Add(waitLimit)
 	for {
 		b := c.bytes()
-		if len(b) >= n {
-			return b
+		if isControl(b) {
+			return true
+		}
+		if bytes.IndexByte(b, 0x1b) >= 0 {
+			return false
 		}
 		if time.Now().After(deadline) {
-			ts.Fatalf("the client wrote nothing")
+			ts.Fatalf("the client wrote no escape sequence; its output:\n%s", escapeTerm(b))
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -205,6 +226,22 @@ func (c *ptyClient) command(ts *testscript.TestScript, line string) string {
 	}
 	ts.Fatalf("control mode %q: no reply; output:\n%s", line, escapeTerm(c.bytes()[before:]))
 	return ""
+}
+
+// hasBell says whether out holds a BEL that does not end an OSC string.
+func hasBell(out []byte) bool {
+	inOSC := false
+	for i, c := range out {
+		switch {
+		case c == 0x1b && i+1 < len(out) && out[i+1] == ']':
+			inOSC = true
+		case inOSC && (c == 0x07 || c == 0x1b && i+1 < len(out) && out[i+1] == '\\'):
+			inOSC = false
+		case c == 0x07:
+			return true
+		}
+	}
+	return false
 }
 
 // escapeTerm shows terminal output as text: ESC as \e, BEL as \a, CR
