@@ -101,4 +101,3 @@ func cmdWebhook(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: webhook start|wait REGEXP|count N|show")
 	}
 }
-

@@ -35,7 +35,6 @@ func Start(ctx context.Context, env *Env, opts session.StartOptions) (session.Re
 	return res, startSupervisorIn(ctx, d, res.Session, res.StateDir, RunOptions{})
 }
 
-
 // PaneHeader is the header of the table of Panes (party panes).
 func PaneHeader() []string { return []string{"ROLE", "PANE", "AGENT", "PID", "DEAD", "COMMAND"} }
 
