@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -33,7 +34,7 @@ func (r *webhookReceiver) all() []string {
 // cmdWebhook is a local webhook receiver (loopback, any path):
 //
 //	webhook start          listen; $WEBHOOK_URL is its URL
-//	webhook wait REGEXP    wait until a received body matches
+//	webhook wait REGEXP [N]  wait until N (1) received bodies match
 //	webhook count N        exactly N requests were received
 //	webhook show           print the bodies, one a line
 //
@@ -41,7 +42,7 @@ func (r *webhookReceiver) all() []string {
 // kept as "BAD …".
 func cmdWebhook(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) == 0 {
-		ts.Fatalf("usage: webhook start|wait REGEXP|count N|show")
+		ts.Fatalf("usage: webhook start|wait REGEXP [N]|count N|show")
 	}
 	if args[0] == "start" {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -76,18 +77,27 @@ func cmdWebhook(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	r := v.(*webhookReceiver)
 	switch {
-	case args[0] == "wait" && len(args) == 2:
+	case args[0] == "wait" && (len(args) == 2 || len(args) == 3):
 		re, err := regexp.Compile(args[1])
 		ts.Check(err)
+		want := 1
+		if len(args) == 3 {
+			want, err = strconv.Atoi(args[2])
+			ts.Check(err)
+		}
 		deadline := time.Now().Add(waitLimit)
 		for {
+			n := 0
 			for _, b := range r.all() {
 				if re.MatchString(b) {
-					return
+					n++
 				}
 			}
+			if n >= want {
+				return
+			}
 			if time.Now().After(deadline) {
-				ts.Fatalf("no webhook body matched %q; received:\n%s", args[1], strings.Join(r.all(), "\n"))
+				ts.Fatalf("%d webhook bodies matched %q, want %d; received:\n%s", n, args[1], want, strings.Join(r.all(), "\n"))
 			}
 			time.Sleep(20 * time.Millisecond)
 		}
@@ -98,6 +108,6 @@ func cmdWebhook(ts *testscript.TestScript, neg bool, args []string) {
 	case args[0] == "show":
 		fmt.Fprintln(ts.Stdout(), strings.Join(r.all(), "\n"))
 	default:
-		ts.Fatalf("usage: webhook start|wait REGEXP|count N|show")
+		ts.Fatalf("usage: webhook start|wait REGEXP [N]|count N|show")
 	}
 }
