@@ -32,6 +32,11 @@ type Turn struct {
 	Tools int       `json:"tools"`
 }
 
+// pasted is the kind of the event log line party's delivery writes when
+// it pasted a text into a pane (session.Deliverer): a turn starts there
+// for agents that report no submit of their own (codex).
+const pasted = "input"
+
 // maxBody bounds the text of a notification.
 const maxBody = 200
 
@@ -52,7 +57,7 @@ func (w Watch) Hook(session string, ev hook.Event, longTurn time.Duration) (Watc
 	}
 	base := Event{Session: session, Pane: ev.Pane, At: ev.Time}
 	switch ev.Kind {
-	case hook.PromptSubmit:
+	case hook.PromptSubmit, pasted:
 		if !running {
 			turns[ev.Pane] = Turn{Since: ev.Time}
 		}

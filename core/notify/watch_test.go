@@ -80,6 +80,18 @@ func TestWatchHook(t *testing.T) {
 	assert.Equal(t, "rate_limit 429 ]9;forgedToo many", out[0].Body)
 }
 
+// TestWatchCodexTurn: codex reports no submit; the turn starts when party
+// pasted the text.
+func TestWatchCodexTurn(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	var w Watch
+	w, _ = w.Hook("s", hook.Event{Time: t0, Pane: "%2", Kind: "input"}, time.Minute)
+	_, out := w.Hook("s", hook.Event{Time: t0.Add(3 * time.Minute), Pane: "%2", Agent: "codex", Kind: hook.TurnComplete}, time.Minute)
+	require.Len(t, out, 1)
+	assert.Equal(t, Event{Kind: Done, Session: "s", Pane: "%2", At: t0.Add(3 * time.Minute), Title: "codex finished",
+		Body: "a turn of 3m0s ended", Key: out[0].Key}, out[0])
+}
+
 func TestWatchAudit(t *testing.T) {
 	at := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
 	var w Watch
