@@ -118,7 +118,8 @@ type Client struct {
 	Control       bool
 }
 
-// clients are the clients of s.Session and of its iTerm2 views.
+// clients are the clients of s.Session and of its iTerm2 views that a
+// person looks at: those on a terminal.
 func (s Sinks) clients(ctx context.Context) ([]Client, error) {
 	rows, err := s.Tmux.Query(ctx, []string{"#{client_tty}", "#{client_termname}", "#{client_control_mode}", "#{session_name}", "#{@party_view_of}"}, "list-clients")
 	if err != nil {
@@ -126,6 +127,9 @@ func (s Sinks) clients(ctx context.Context) ([]Client, error) {
 	}
 	var out []Client
 	for _, r := range rows {
+		if r[0] == "" {
+			continue // party's own control clients read a pipe: nobody looks at them
+		}
 		if r[3] == s.Session || r[4] == s.Session {
 			out = append(out, Client{TTY: r[0], Termname: r[1], Control: r[2] == "1"})
 		}

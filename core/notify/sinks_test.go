@@ -140,6 +140,7 @@ func TestTerminalAndTmux(t *testing.T) {
 		{nestedTTY, "tmux-256color", "0", "work", ""},
 		{"/dev/pts/999", "xterm", "1", "work-iterm", "work"},
 		{"/dev/pts/998", "xterm", "0", "other", ""},
+		{"", "xterm", "1", "work", ""}, // the supervisor's own control client
 	}}
 	s := Sinks{On: map[string]bool{SinkTmux: true, SinkTerminal: true}, Tmux: f, Session: "work", Display: 8 * time.Second}
 	res := s.Tell(context.Background(), testEvent)

@@ -3,7 +3,6 @@ package party
 import (
 	"context"
 
-	"github.com/partyhq/party/core/iterm"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/session"
 )
@@ -93,11 +92,6 @@ func Stop(ctx context.Context, env *Env, name string) (string, error) {
 		if err := review.Stop(ctx, env.Clock, SupervisorDir(info.StateDir)); err != nil {
 			env.Warnf("the supervisor of %s: %v", name, err)
 		}
-	}
-	// The iTerm2 view first: the windows it links would outlive the
-	// session there.
-	if err := iterm.DropView(ctx, env.Tmux, name); err != nil {
-		env.Warnf("%v", err)
 	}
 	return name, session.Stop(ctx, d, name)
 }
