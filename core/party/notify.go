@@ -383,6 +383,8 @@ func NotifyWatch(ctx context.Context, env *Env, log io.Writer) error {
 		}
 		wctx, cancel := context.WithCancel(ctx)
 		var closed atomic.Bool
+		// It ends on a wake-up or when the wait ends (wctx), whichever
+		// comes first: one at a time.
 		go func(wake <-chan struct{}) {
 			select {
 			case _, ok := <-wake:
