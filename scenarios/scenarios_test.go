@@ -76,6 +76,8 @@ func TestScenarios(t *testing.T) {
 			"fakegithub": cmdFakeGitHub,
 			"http":       cmdHTTP,
 			"waitidle":   cmdWaitIdle,
+			"ptyclient":  cmdPtyClient,
+			"webhook":    cmdWebhook,
 		},
 	})
 }

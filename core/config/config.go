@@ -53,6 +53,8 @@ type Config struct {
 	Review     Review
 	Supervise  Supervise
 	PM         PM
+	ITerm      ITerm
+	Notify     Notify
 	// Sources says which layer set each key: default, or a file path.
 	Sources map[string]string
 	// Local is the repository's file (./.party/config.json) when there is
@@ -111,12 +113,35 @@ type PM struct {
 	Repo    string `json:"repo"`    // owner/name of the github store
 }
 
-// Warning is an unknown key in a file.
-type Warning struct {
-	File, Key string
+// ITerm configures how party attaches in iTerm2.
+type ITerm struct {
+	ControlMode bool // attach with tmux -CC in iTerm2 (false: a plain client)
 }
 
-func (w Warning) String() string { return fmt.Sprintf("%s: unknown key %q", w.File, w.Key) }
+// Notify configures the notifications (core/notify).
+type Notify struct {
+	Enabled   bool          // party start starts the notifier
+	Events    string        // the kinds told, a list
+	Sinks     string        // the ways they are told, a list
+	LongTurn  time.Duration // a turn this long or longer is told when it ends
+	Dedupe    time.Duration // the same event is told once in this window
+	PerMinute int           // at most this many notifications a minute
+	Webhook   string        // POSTed to; the user's own file only
+	Topic     string        // the ntfy topic, when Webhook is an ntfy server
+}
+
+// Warning is an unknown key in a file, or (Why) one it may not set.
+type Warning struct {
+	File, Key string
+	Why       string
+}
+
+func (w Warning) String() string {
+	if w.Why != "" {
+		return fmt.Sprintf("%s: key %q %s", w.File, w.Key, w.Why)
+	}
+	return fmt.Sprintf("%s: unknown key %q", w.File, w.Key)
+}
 
 // Defaults returns the built-in configuration: every key's default from
 // the table of keys.
@@ -256,6 +281,10 @@ func (c *Config) apply(path string, b []byte, trusted bool) ([]Warning, error) {
 				return fmt.Errorf("%s:%d:%d: %w", path, line, col, err)
 			}
 			return fmt.Errorf("%s:%d:%d: %v: %w", path, line, col, err, ErrInvalid)
+		}
+		if k.UserOnly && path == c.Local {
+			warns = append(warns, Warning{File: path, Key: dotted, Why: "is ignored: only your own config file may set it"})
+			return nil
 		}
 		if k.Trusted && !trusted {
 			c.Ignored = append(c.Ignored, dotted)

@@ -102,7 +102,7 @@ func TestUnknownKeysWarn(t *testing.T) {
 	c, warns, err := Load(e.getenv, e.cwd)
 	require.NoError(t, err)
 	assert.Equal(t, time.Second, c.Timeout)
-	assert.Equal(t, []Warning{{path, "agents.claude.model"}, {path, "defaults.colour"}, {path, "extra"}}, warns)
+	assert.Equal(t, []Warning{{File: path, Key: "agents.claude.model"}, {File: path, Key: "defaults.colour"}, {File: path, Key: "extra"}}, warns)
 }
 
 func TestSetGet(t *testing.T) {
@@ -191,16 +191,21 @@ func TestSetWritesOnlyWhatLoadTakes(t *testing.T) {
 		for _, v := range values {
 			t.Run(key+"="+v, func(t *testing.T) {
 				e := newEnv(t)
-				_, local := Paths(e.getenv, e.cwd)
-				setErr := Set(local, key, v)
+				global, path := Paths(e.getenv, e.cwd)
+				if k.UserOnly {
+					path = global // a repository's file is ignored
+				}
+				setErr := Set(path, key, v)
 				if setErr != nil {
 					assert.ErrorIs(t, setErr, ErrInvalid)
 					return
 				}
-				e.trust(t)
+				if !k.UserOnly {
+					e.trust(t)
+				}
 				c, _, err := Load(e.getenv, e.cwd)
 				require.NoError(t, err, "Set wrote %s=%q, which Load refuses", key, v)
-				assert.Equal(t, local, c.Sources[key])
+				assert.Equal(t, path, c.Sources[key])
 			})
 		}
 	}

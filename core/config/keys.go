@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -53,8 +54,12 @@ type Key struct {
 	// that messages are typed into, the roles that may take what agents
 	// wrote though they run a shell), or where files are written.
 	Trusted bool
-	get     func(c *Config, name string) string
-	set     func(c *Config, name string, v value)
+	// UserOnly keys are taken from the user's own file only, never from a
+	// repository's, trusted or not: where notifications about the user's
+	// work are sent.
+	UserOnly bool
+	get      func(c *Config, name string) string
+	set      func(c *Config, name string, v value)
 }
 
 // value is a checked value of a key.
@@ -172,6 +177,27 @@ var keys = []Key{
 	{Name: "pm.repo", def: "", kind: kString, Trusted: true, check: checkRepo,
 		get: func(c *Config, _ string) string { return c.PM.Repo },
 		set: func(c *Config, _ string, v value) { c.PM.Repo = v.s }},
+	{Name: "iterm.controlMode", def: "true", kind: kBool, Trusted: true,
+		get: func(c *Config, _ string) string { return strconv.FormatBool(c.ITerm.ControlMode) },
+		set: func(c *Config, _ string, v value) { c.ITerm.ControlMode = v.b }},
+	{Name: "notify.enabled", def: "false", kind: kBool,
+		get: func(c *Config, _ string) string { return strconv.FormatBool(c.Notify.Enabled) },
+		set: func(c *Config, _ string, v value) { c.Notify.Enabled = v.b }},
+	{Name: "notify.events", def: strings.Join(NotifyKinds, ","), kind: kString, check: checkWords("event", NotifyKinds),
+		get: func(c *Config, _ string) string { return c.Notify.Events },
+		set: func(c *Config, _ string, v value) { c.Notify.Events = v.s }},
+	{Name: "notify.sinks", def: strings.Join(NotifySinks, ","), kind: kString, check: checkWords("sink", NotifySinks),
+		get: func(c *Config, _ string) string { return c.Notify.Sinks },
+		set: func(c *Config, _ string, v value) { c.Notify.Sinks = v.s }},
+	durationKey("notify.longTurn", "2m", time.Second, 24*time.Hour, func(c *Config) *time.Duration { return &c.Notify.LongTurn }),
+	durationKey("notify.dedupe", "10m", 0, 24*time.Hour, func(c *Config) *time.Duration { return &c.Notify.Dedupe }),
+	intKey("notify.perMinute", "6", 1, 1000, func(c *Config) *int { return &c.Notify.PerMinute }),
+	{Name: "notify.webhook", def: "", kind: kString, Trusted: true, UserOnly: true, check: checkWebhook,
+		get: func(c *Config, _ string) string { return c.Notify.Webhook },
+		set: func(c *Config, _ string, v value) { c.Notify.Webhook = v.s }},
+	{Name: "notify.topic", def: "", kind: kString, Trusted: true, UserOnly: true,
+		get: func(c *Config, _ string) string { return c.Notify.Topic },
+		set: func(c *Config, _ string, v value) { c.Notify.Topic = v.s }},
 	{Name: "agents.*.command", kind: kString, Trusted: true, check: func(s string) error {
 		_, err := shellwords.SplitCommand(s)
 		return err
@@ -187,6 +213,38 @@ var keys = []Key{
 	{Name: "agents.*.marker", kind: kBool, Trusted: true,
 		get: func(c *Config, n string) string { return strconv.FormatBool(c.Agents[n].Marker) },
 		set: func(c *Config, n string, v value) { a := c.Agents[n]; a.Marker = v.b; c.Agents[n] = a }},
+}
+
+// NotifyKinds are the notifications notify.events switches (core/notify's
+// Kinds, which a test holds equal); NotifySinks the ways of telling them.
+var (
+	NotifyKinds = []string{"permission", "dialog", "failed", "discussion", "trigger", "done"}
+	NotifySinks = []string{"tmux", "terminal", "desktop", "webhook"}
+)
+
+// checkWords checks a list of words (commas or spaces) from known; "all"
+// and "none" stand for all and none.
+func checkWords(what string, known []string) func(string) error {
+	return func(s string) error {
+		for _, w := range roleList(s) {
+			if w != "all" && w != "none" && !slices.Contains(known, w) {
+				return fmt.Errorf("unknown %s %q (%s, all, none)", what, w, strings.Join(known, ", "))
+			}
+		}
+		return nil
+	}
+}
+
+// checkWebhook checks notify.webhook: "" or an absolute http(s) URL.
+func checkWebhook(s string) error {
+	if s == "" {
+		return nil
+	}
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return errors.New("must be an http:// or https:// URL")
+	}
+	return nil
 }
 
 // roleList is the roles of a list written "a,b c" (commas or spaces).

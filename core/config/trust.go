@@ -223,6 +223,9 @@ func SetIn(getenv func(string) string, cwd string, global bool, key, value strin
 	if global {
 		path = g
 	}
+	if k, _, err := lookup(key); err == nil && k.UserOnly && !global {
+		return l, fmt.Errorf("%s is read from your own config file only: set it with --global: %w", key, ErrInvalid)
+	}
 	// Two sets at once must not lose one: the file is read, changed and
 	// written under its lock.
 	root, err := state.Root(getenv)

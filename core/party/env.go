@@ -15,6 +15,7 @@ import (
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/iterm"
 	"github.com/partyhq/party/core/registry"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
@@ -177,5 +178,6 @@ func (e *Env) SessionDeps() (session.Deps, error) {
 			ok, err := c.HasSession(ctx, name)
 			return err == nil && ok
 		},
+		Unlink: func(ctx context.Context, name string) error { return iterm.DropView(ctx, e.Tmux, name) },
 	}, nil
 }

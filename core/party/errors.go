@@ -8,6 +8,7 @@ import (
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/hook"
+	"github.com/partyhq/party/core/iterm"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/registry"
 	"github.com/partyhq/party/core/relay"
@@ -78,6 +79,8 @@ var codes = []struct {
 	{relay.ErrStalled, "STALLED", ExitTimeout},
 	{relay.ErrRounds, "OUT_OF_ROUNDS", ExitError},
 	{session.ErrExists, "SESSION_EXISTS", ExitError},
+	{ErrNotifierRunning, "CONFLICT", ExitConflict},
+	{iterm.ErrViewTaken, "SESSION_EXISTS", ExitError},
 	{session.ErrUnresolved, "SESSION_UNRESOLVED", ExitUsage},
 	{session.ErrAgentMissing, "AGENT_MISSING", ExitUsage},
 	{task.ErrNoTeam, "NO_TEAM", ExitUsage},

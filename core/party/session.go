@@ -20,15 +20,18 @@ func Start(ctx context.Context, env *Env, opts session.StartOptions) (session.Re
 	}
 	opts.Config = cfg
 	res, err := session.Start(ctx, d, opts)
-	if err != nil || !opts.Supervise {
+	if err != nil {
 		return res, err
 	}
+	if opts.Notify || cfg.Notify.Enabled {
+		if err := startNotifierIn(ctx, d, res.Session, res.StateDir); err != nil {
+			return res, err
+		}
+	}
+	if !opts.Supervise {
+		return res, nil
+	}
 	return res, startSupervisorIn(ctx, d, res.Session, res.StateDir, RunOptions{})
-}
-
-// Attach shows session name on the terminal (session.Attach).
-func Attach(ctx context.Context, env *Env, name string, term session.Terminal) error {
-	return session.Attach(ctx, env.Tmux, name, term, func(msg string) { env.Warnf("%s", msg) })
 }
 
 // PaneHeader is the header of the table of Panes (party panes).

@@ -73,6 +73,20 @@ type Deps struct {
 	// Live says whether session runs on the server at socket (a path);
 	// another live session may still need the Gemini hooks of a folder.
 	Live func(ctx context.Context, socket, session string) bool
+	// Unlink, when set, takes a session's windows out of the other
+	// sessions they are linked into (its iTerm2 view), before the session
+	// is killed: there they would outlive it.
+	Unlink func(ctx context.Context, session string) error
+}
+
+// kill kills session name, unlinked first (Deps.Unlink).
+func (d Deps) kill(ctx context.Context, name string) error {
+	if d.Unlink != nil {
+		if err := d.Unlink(ctx, name); err != nil {
+			return err
+		}
+	}
+	return d.Tmux.KillSession(ctx, name)
 }
 
 func (d Deps) warn(format string, a ...any) {
@@ -106,6 +120,9 @@ type StartOptions struct {
 	// Supervise asks for the session's supervisor, which core/party
 	// starts once the session is up (session itself ignores it).
 	Supervise bool `json:"-"`
+	// Notify asks for the session's notifier, which core/party starts
+	// once the session is up (session itself ignores it).
+	Notify bool `json:"-"`
 }
 
 // Result is a started session, as party start --json prints it.
@@ -184,7 +201,7 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 		if !opts.Replace {
 			return Result{}, fmt.Errorf("session %q already exists on %s (use --replace, or 'party stop %s'): %w", name, d.Server, name, ErrExists)
 		}
-		if err := tc.KillSession(ctx, name); err != nil {
+		if err := d.kill(ctx, name); err != nil {
 			return Result{}, err
 		}
 		if err := UnwireGemini(ctx, d, dir); err != nil {
@@ -368,7 +385,7 @@ func Stop(ctx context.Context, d Deps, name string) error {
 		}
 	}
 	procs := procTree(roots)
-	if err := d.Tmux.KillSession(ctx, name); err != nil {
+	if err := d.kill(ctx, name); err != nil {
 		return err
 	}
 	if left := endProcs(ctx, d.Clock, procs, StopGrace); len(left) > 0 {

@@ -199,6 +199,7 @@ messages to agents by role.`,
 		newSuperviseCmd(f),
 		newRuntimeCmd(f),
 		newDashCmd(f, nil),
+		newAttachCmd(f, nil), newITermCmd(f, nil), newNotifyCmd(f),
 	)
 	requireSubcommands(root)
 	// A group's usage lists its commands, not "party pm task [flags]" as

@@ -13,6 +13,7 @@ import (
 type StartOptions struct {
 	session.StartOptions
 	NoAttach bool
+	Raw      bool // a plain tmux client, also in iTerm2
 }
 
 func newStartCmd(f *Factory, runF func(context.Context, *StartOptions) error) *cobra.Command {
@@ -43,6 +44,8 @@ tagged with @party_role and @party_agent.`,
 	fl.BoolVar(&opts.Review, "review", false, "run the review coordinator (party coordinator) in a hidden window")
 	fl.BoolVar(&opts.Supervise, "supervise", false, "run the supervisor (party supervise) in a hidden window: triggers, inbox, runtimes")
 	fl.BoolVar(&opts.Dashboard, "dashboard", false, "run party dash (the live dashboard) in a window of the session, party-dash")
+	fl.BoolVar(&opts.Raw, "raw", false, "attach a plain tmux client, also in iTerm2 (which gets tmux -CC otherwise)")
+	fl.BoolVar(&opts.Notify, "notify", false, "run the notifier (party notify) in a hidden window, as notify.enabled does")
 	return cmd
 }
 
@@ -54,5 +57,9 @@ func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
 	if opts.NoAttach || !f.IO.InTTY || !f.IO.OutTTY {
 		return nil
 	}
-	return party.Attach(ctx, f.env(), res.Session, session.Terminal{In: f.IO.In, Out: f.IO.Out, ErrOut: f.IO.ErrOut, InTmux: f.Getenv("TMUX") != ""})
+	plan, err := party.PlanAttach(ctx, f.env(), party.AttachOptions{Session: res.Session, Raw: opts.Raw})
+	if err != nil {
+		return err
+	}
+	return party.Attach(ctx, f.env(), plan, f.terminal())
 }

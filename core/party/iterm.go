@@ -1,0 +1,90 @@
+package party
+
+import (
+	"context"
+	"os"
+
+	"github.com/partyhq/party/core/iterm"
+	"github.com/partyhq/party/core/session"
+)
+
+// BackgroundWindows are the windows party runs its helpers in, which an
+// iTerm2 client must not open as tabs (iterm.View leaves them out).
+var BackgroundWindows = []string{session.CoordinatorWindow, session.SwitchboardWindow, SupervisorWindow, NotifyWindow, "party-record"}
+
+// AttachOptions are the inputs of Attach.
+type AttachOptions struct {
+	Session string // "" picks the session (party attach); party start gives its own
+	Raw     bool   // a plain client, even in iTerm2
+}
+
+// AttachPlan is how Attach shows a session, as party attach --json prints
+// it before it attaches.
+type AttachPlan struct {
+	Session string `json:"session"`
+	iterm.Choice
+	// View is the session a control-mode client attaches to.
+	View string `json:"view,omitempty"`
+}
+
+// PlanAttach picks the session and decides how the terminal attaches
+// (iterm.Wanted); in control mode it makes the session's iTerm2 view.
+func PlanAttach(ctx context.Context, env *Env, opts AttachOptions) (AttachPlan, error) {
+	name := opts.Session
+	if name == "" {
+		sc, err := env.Open(ctx)
+		if err != nil {
+			return AttachPlan{}, err
+		}
+		name = sc.Session
+	}
+	cfg, err := env.Config()
+	if err != nil {
+		return AttachPlan{}, err
+	}
+	plan := AttachPlan{Session: name, Choice: iterm.Wanted(env.Getenv, opts.Raw, cfg.ITerm.ControlMode)}
+	if plan.Control {
+		if plan.View, err = iterm.View(ctx, env.Tmux, name, BackgroundWindows); err != nil {
+			return plan, err
+		}
+	}
+	return plan, nil
+}
+
+// Attach shows the session of plan on the terminal (session.Attach), in
+// control mode on its view when the plan says so.
+func Attach(ctx context.Context, env *Env, plan AttachPlan, term session.Terminal) error {
+	term.InTmux = env.Getenv("TMUX") != ""
+	term.ControlView = plan.View
+	return session.Attach(ctx, env.Tmux, plan.Session, term, func(msg string) { env.Warnf("%s", msg) })
+}
+
+// ProfileResult is what party iterm profile did.
+type ProfileResult struct {
+	Path      string         `json:"path"`
+	Installed bool           `json:"installed"`
+	Changed   bool           `json:"changed"`
+	Profile   iterm.Profiles `json:"profile"`
+	Keys      []string       `json:"keys"`
+}
+
+// ITermProfile is the dynamic profile that runs this party binary, and
+// with install writes it where iTerm2 reads it (under $HOME).
+func ITermProfile(env *Env, install bool) (ProfileResult, error) {
+	exe, err := env.Executable()
+	if err != nil {
+		return ProfileResult{}, err
+	}
+	home := env.Getenv("HOME")
+	if home == "" {
+		if home, err = os.UserHomeDir(); err != nil {
+			return ProfileResult{}, err
+		}
+	}
+	res := ProfileResult{Path: iterm.ProfilePath(home), Profile: iterm.NewProfiles(exe), Keys: iterm.KeyHelp(exe)}
+	if install {
+		res.Installed = true
+		res.Changed, err = iterm.Install(res.Path, res.Profile)
+	}
+	return res, err
+}
