@@ -92,7 +92,14 @@ func (e *paneEffects) Resume(ctx context.Context, rt supervise.Runtime, t superv
 	select {
 	case <-ctx.Done():
 		return "", "", ctx.Err() // it runs on; the next supervisor reads it
-	case <-done:
+	case err := <-done:
+		if err != nil {
+			// The agent's exit status says less than its output does:
+			// the output is read; the status only when it says nothing.
+			if _, class, rerr := e.result(kind, base); rerr != nil {
+				return "", class, fmt.Errorf("%w (%v)", rerr, err)
+			}
+		}
 	}
 	return e.result(kind, base)
 }
