@@ -111,8 +111,9 @@ func turnKey(k Kind, pane string, t Turn) string {
 
 // Audit makes the event of one supervisor audit event, if it is one a
 // person must hear of: a trigger that failed (DEFER_TIMEOUT: the operator
-// stayed busy past the limit), a thread the supervisor blocked, a runtime
-// it gave up on.
+// stayed busy past the limit) or was deferred past its limit and handed
+// to the agent's resumed session, a thread the supervisor blocked, a
+// runtime it gave up on.
 func (w Watch) Audit(session string, a supervise.AuditEvent) (Watch, []Event) {
 	if a.Seq > w.AuditSeq {
 		w.AuditSeq = a.Seq
@@ -124,6 +125,13 @@ func (w Watch) Audit(session string, a supervise.AuditEvent) (Watch, []Event) {
 		if a.Result == string(supervise.DeferTimeout) {
 			e.Title = fmt.Sprintf("trigger %s to %s waited past its limit", a.Trigger, a.Agent)
 		}
+	case supervise.AuditResumeStarted:
+		// Not failed (yet): the agent's resumed session is asked instead.
+		// A person kept out of a box that long hears of it once.
+		if a.Result != string(supervise.DeferTimeout) {
+			return w, nil
+		}
+		e.Kind, e.Title = Trigger, fmt.Sprintf("trigger %s to %s waited past its limit; its session answers without its pane", a.Trigger, a.Agent)
 	case supervise.AuditBlocked:
 		e.Kind, e.Title = Trigger, fmt.Sprintf("thread %s was blocked", a.Thread)
 	case supervise.AuditRuntimeFailed:

@@ -106,6 +106,13 @@ func TestWatchAudit(t *testing.T) {
 	require.Len(t, out, 1)
 	assert.Equal(t, "thread th was blocked", out[0].Title)
 	assert.Equal(t, int64(6), w.AuditSeq)
+	w, out = w.Audit("s", supervise.AuditEvent{Seq: 7, At: at, Kind: supervise.AuditResumeStarted, Trigger: "t2", Agent: "claude",
+		Result: string(supervise.DeferTimeout)})
+	require.Len(t, out, 1, "a trigger deferred past its limit and resumed is told")
+	assert.Equal(t, "trigger t2 to claude waited past its limit; its session answers without its pane", out[0].Title)
+	_, out = w.Audit("s", supervise.AuditEvent{Seq: 8, At: at, Kind: supervise.AuditResumeStarted, Trigger: "t3", Agent: "claude",
+		Result: string(supervise.AckTimeout)})
+	assert.Empty(t, out, "an agent that did not ack is recovered without a person")
 }
 
 func TestWatchReview(t *testing.T) {
