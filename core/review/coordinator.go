@@ -153,7 +153,7 @@ const idleNap = 2 * time.Second
 // retries are awaited, else until the next health check, at most idleNap.
 func (c *Coordinator) nap() time.Duration {
 	s := c.status
-	if len(s.Exchanges) > 0 || (s.State == CodexReview && s.Review != nil && (s.Phase == Dispatched || s.Review.Outcome == Late)) {
+	if len(s.Exchanges) > 0 || (s.State == InReview && s.Review != nil && (s.Phase == Dispatched || s.Review.Outcome == Late)) {
 		return c.Config.Poll
 	}
 	now := c.Clock.Now()
@@ -199,7 +199,7 @@ func (c *Coordinator) respawnedRoles(ctx context.Context, roles []string) error 
 		}
 		c.respawned[role] = now
 		s := c.status
-		if s.State != CodexReview || s.Review == nil {
+		if s.State != InReview || s.Review == nil {
 			continue
 		}
 		switch {
@@ -287,9 +287,9 @@ func (c *Coordinator) owed(p pending) bool {
 	s := c.status
 	switch p.kind {
 	case "dispatch":
-		return s.State == CodexReview && s.Phase == Dispatched && s.current(p.n) && !exists(c.findingsPath(p.n))
+		return s.State == InReview && s.Phase == Dispatched && s.current(p.n) && !exists(c.findingsPath(p.n))
 	case "review":
-		return s.State == CodexReview && s.Phase == Verdict && s.current(p.n)
+		return s.State == InReview && s.Phase == Verdict && s.current(p.n)
 	case "question":
 		return slices.ContainsFunc(s.Exchanges, func(x Exchange) bool { return x.N == p.n }) && !exists(c.answerPath(p.n))
 	}
@@ -313,7 +313,7 @@ func (c *Coordinator) recover(ctx context.Context) error {
 			return err
 		}
 	}
-	if s.State == CodexReview && s.Review != nil {
+	if s.State == InReview && s.Review != nil {
 		switch {
 		case s.Phase == Dispatched && !exists(c.findingsPath(s.Review.N)):
 			c.Logf("recovery: review %d has no findings yet; dispatching it again", s.Review.N)
@@ -634,7 +634,7 @@ func (c *Coordinator) dialogueLog(n int, answerPath string) {
 func (c *Coordinator) watch(ctx context.Context) error {
 	now := c.Clock.Now()
 	s := c.status
-	if r := s.Review; s.State == CodexReview && r != nil && (s.Phase == Dispatched || r.Outcome == Late) {
+	if r := s.Review; s.State == InReview && r != nil && (s.Phase == Dispatched || r.Outcome == Late) {
 		if ev, ok := c.findings(r.N, now); ok {
 			if err := c.apply(ctx, "", ev); err != nil && !isStep(err) {
 				return err
@@ -702,8 +702,10 @@ func (c *Coordinator) findings(n int, now time.Time) (Event, bool) {
 	return Event{Kind: EvFindings, N: n, At: now, Blocking: f.Blocking(), Total: len(f.Findings)}, true
 }
 
-// markerNames are the names of the brief's marker files per kind.
-var markerNames = map[Kind]string{Critic: "code-critic"}
+// markerNames are the names of the marker files per kind where they are
+// not the kind's: the names the hook setups that read them look for, which
+// keep the old names of the coordinator's evidence.
+var markerNames = map[Kind]string{Critic: "code-critic", ReviewerRan: "codex-ran", ReviewApproved: "codex"}
 
 // markers mirrors the evidence as /tmp/claude-<type>-<session_id> files
 // for hook setups that read them, when a marker dir is configured and
