@@ -1,14 +1,18 @@
 // Package review is party's review coordinator: an implementer and a
 // reviewer keep their context across many reviews while a coordinator
 // moves the work between them. Step is the pure policy (what a signal or a
-// fact does to the state, and which actions follow); Coordinator is the
-// effect loop that reads signals, performs the actions and recovers after a
-// crash. PaneEffects are its effects on a real session (git, delivery into
-// panes, respawns); Serve, Supervisor, Start and Stop run it as a process
-// of its own that a supervisor restarts after a crash; Submit is what the
-// agents' commands use to signal it. The verdict is only ever the implementer's signal: the coordinator
-// acts alone only on mechanical facts (evidence present, findings file
-// present or late, iteration cap).
+// fact does to the state, and which actions follow); stepOutbox is the
+// pure policy of the lines owed to the agents (sent, held while a pane
+// restarts, retried with backoff, forgotten once no longer owed).
+// Coordinator is the effect loop around both (coordinator.go) that reads
+// signals, performs the actions (perform.go), turns files and deadlines
+// into events (watch.go) and recovers after a crash. PaneEffects are its
+// effects on a real session (git, delivery into panes, respawns); Serve,
+// Supervisor, Start and Stop run it as a process of its own that a
+// supervisor restarts after a crash; Submit is what the agents' commands
+// use to signal it. The verdict is only ever the implementer's signal: the
+// coordinator acts alone only on mechanical facts (evidence present,
+// findings file present or late, iteration cap).
 package review
 
 import (
