@@ -177,7 +177,7 @@ func TestCoordinatorOnSim(t *testing.T) {
 	require.NoError(t, <-done)
 	s, err := review.Load(dir)
 	require.NoError(t, err)
-	require.Equal(t, review.CodexReview, s.State, "the request was dispatched")
+	require.Equal(t, review.InReview, s.State, "the request was dispatched")
 	prompt := filepath.Join(review.ReviewDir(dir, 1), "prompt.md")
 	assert.Equal(t, []string{"[COORDINATOR] review request 1. Read: " + prompt}, texts(f.codex.Submissions))
 	assert.Empty(t, f.claude.Submissions)

@@ -33,7 +33,7 @@ var alwaysAccepted = map[review.EventKind]bool{review.EvEdit: true, review.EvCle
 // reads), and targets it must refuse.
 var (
 	resumeValid   = []string{"", "IDLE", "IMPLEMENT", "self-review", "SELF_REVIEW", "CRITICS", "VERIFY", "verify", "PLANNING"}
-	resumeInvalid = []string{"PR_READY", "NEEDS_DISCUSSION", "CODEX_REVIEW", "codex-dialogue", "nowhere"}
+	resumeInvalid = []string{"PR_READY", "NEEDS_DISCUSSION", "REVIEW", "dialogue", "CODEX_REVIEW", "codex-dialogue", "nowhere"}
 )
 
 // TestReviewRandomWalks feeds 10,000 random event sequences to the review
@@ -203,12 +203,12 @@ func check(s *review.Status, ev *review.Event, n *review.Status, acts []review.A
 		return "undefined state"
 	case ev.Kind == "bogus":
 		return "an unknown event was accepted"
-	case (n.State == review.CodexReview) != (n.Phase != ""):
-		return "a phase outside CODEX_REVIEW or none in it"
-	case n.State == review.CodexReview && (n.Review == nil || (n.Phase != review.Dispatched && n.Phase != review.Verdict)):
-		return "CODEX_REVIEW without a review or with an unknown phase"
-	case n.State == review.CodexDialogue && !slices.ContainsFunc(n.Exchanges, func(x review.Exchange) bool { return x.Kind == "dialogue" }):
-		return "CODEX_DIALOGUE with no dialogue whose answer could end it"
+	case (n.State == review.InReview) != (n.Phase != ""):
+		return "a phase outside REVIEW or none in it"
+	case n.State == review.InReview && (n.Review == nil || (n.Phase != review.Dispatched && n.Phase != review.Verdict)):
+		return "REVIEW without a review or with an unknown phase"
+	case n.State == review.Dialogue && !slices.ContainsFunc(n.Exchanges, func(x review.Exchange) bool { return x.Kind == "dialogue" }):
+		return "DIALOGUE with no dialogue whose answer could end it"
 	case n.Iteration < 0 || n.Iteration > n.MaxIterations:
 		return fmt.Sprintf("iteration %d outside 0..%d", n.Iteration, n.MaxIterations)
 	case n.Reviews < n.Iteration:
@@ -221,15 +221,15 @@ func check(s *review.Status, ev *review.Event, n *review.Status, acts []review.A
 		return fmt.Sprintf("an agent recorded %q evidence", ev.Evidence)
 	// Approval evidence comes only from the implementer approving valid
 	// findings of the review in progress, a review of the code as it is.
-	case added(s, n, review.Codex) && (ev.Kind != review.EvApprove || s.State != review.CodexReview ||
+	case added(s, n, review.ReviewApproved) && (ev.Kind != review.EvApprove || s.State != review.InReview ||
 		s.Phase != review.Verdict || s.Review == nil || s.Review.Outcome != review.Valid):
 		return "approval evidence without an approved review that ran"
-	case added(s, n, review.Codex) && !s.Fresh(review.CodexRan):
+	case added(s, n, review.ReviewApproved) && !s.Fresh(review.ReviewerRan):
 		return "approval evidence for a review of code that changed since"
 	// Proof that a review ran comes only from valid findings of that review.
-	case added(s, n, review.CodexRan) && (ev.Kind != review.EvFindings || s.State != review.CodexReview ||
+	case added(s, n, review.ReviewerRan) && (ev.Kind != review.EvFindings || s.State != review.InReview ||
 		s.Review == nil || s.Review.N != ev.N):
-		return "codex-ran evidence without findings of the review in progress"
+		return "reviewer-ran evidence without findings of the review in progress"
 	}
 	for k := range n.Evidence {
 		if !slices.Contains(review.Kinds, k) {
@@ -385,7 +385,7 @@ func (w *walk) happyEvent() review.Event {
 			return proof(review.Minimizer)
 		}
 		return w.event(review.EvRequest)
-	case review.CodexReview:
+	case review.InReview:
 		n, r := s.Review.N, s.Review
 		e := ev(review.EvFindings)
 		e.N = n
@@ -439,7 +439,7 @@ func (w *walk) happyEvent() review.Event {
 		e := ev(review.EvResume)
 		e.To = resumeValid[w.rng.IntN(len(resumeValid))]
 		return e
-	case review.CodexDialogue:
+	case review.Dialogue:
 		for _, x := range s.Exchanges {
 			if x.Kind == "dialogue" {
 				e := ev(review.EvAnswer)
@@ -482,13 +482,14 @@ func (w *walk) editTime() time.Time {
 }
 
 // evidenceKind draws a kind of evidence: mostly an agent's, sometimes the
-// coordinator's own (codex, codex-ran), sometimes none or a made-up one.
+// coordinator's own (review-approved, reviewer-ran), sometimes none or a
+// made-up one.
 func (w *walk) evidenceKind() review.Kind {
 	switch w.rng.IntN(10) {
 	case 0:
-		return review.Codex
+		return review.ReviewApproved
 	case 1:
-		return review.CodexRan
+		return review.ReviewerRan
 	case 2:
 		return []review.Kind{"", "nonsense"}[w.rng.IntN(2)]
 	}

@@ -33,7 +33,7 @@ func fakeModel() Model {
 					{ID: "tr-7", Role: "codex", Status: "deferred", Class: "OPERATOR_BUSY", Since: at(570)},
 					{ID: "tr-5", Role: "claude", Status: "failed", Class: "ACK_TIMEOUT", Error: "no ack after 3 tries", Since: at(400)},
 				}},
-			Review: &Review{State: "CODEX_REVIEW", Phase: "dispatched", Since: at(480), Iteration: 1, MaxIterations: 3, Reviews: 2, Running: true,
+			Review: &Review{State: "REVIEW", Phase: "dispatched", Since: at(480), Iteration: 1, MaxIterations: 3, Reviews: 2, Running: true,
 				Evidence: []Evidence{{Kind: "critic", Present: true, Fresh: true}, {Kind: "minimizer", Present: true}, {Kind: "tests-passed"}}},
 			Tasks: &Tasks{Items: []Task{
 				{ID: "1", Title: "LRU cache", Status: "in_progress", Assignee: "claude"},

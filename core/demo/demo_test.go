@@ -46,7 +46,7 @@ func (p *fakeParty) Start(_ context.Context, w io.Writer, s demo.Session) (strin
 		st.State, st.Reviews = review.PRReady, 2
 		require.NoError(p.t, state.MkdirPrivate(rd))
 		require.NoError(p.t, review.Save(rd, st))
-		for _, tr := range []review.Transition{{Event: "approve", From: "CODEX_REVIEW", To: "VERIFY"}, {Event: "evidence", From: "VERIFY", To: "VERIFY"}} {
+		for _, tr := range []review.Transition{{Event: "approve", From: "REVIEW", To: "VERIFY"}, {Event: "evidence", From: "VERIFY", To: "VERIFY"}} {
 			require.NoError(p.t, state.AppendEvent(filepath.Join(rd, review.TransitionsFile), tr))
 		}
 	}
@@ -112,7 +112,7 @@ func TestDemoRunInSim(t *testing.T) {
 	assert.Equal(t, review.PRReady, res.Review.State)
 	assert.Equal(t, []string{demo.PartySession, demo.ReviewSession}, party.started)
 	assert.Equal(t, "review claude", party.sent[len(party.sent)-1])
-	assert.Contains(t, out, "   approve          CODEX_REVIEW -> VERIFY")
+	assert.Contains(t, out, "   approve          REVIEW -> VERIFY")
 	assert.NotContains(t, out, "VERIFY -> VERIFY", "only transitions that changed the state")
 	assert.Contains(t, out, "   | State: PR_READY for")
 	assert.Contains(t, out, "   | Reviews: 0/3 (2 in all)")

@@ -120,7 +120,7 @@ func TestWatchReview(t *testing.T) {
 	var w Watch
 	w, out := w.ReviewState("s", review.Status{State: review.NeedsDiscussion, Since: t0})
 	assert.Empty(t, out, "the state the notifier first sees is history")
-	w, out = w.ReviewState("s", review.Status{State: review.CodexReview, Since: t0.Add(time.Minute)})
+	w, out = w.ReviewState("s", review.Status{State: review.InReview, Since: t0.Add(time.Minute)})
 	assert.Empty(t, out)
 	w, out = w.ReviewState("s", review.Status{State: review.NeedsDiscussion, Since: t0.Add(2 * time.Minute), Note: "3 reviews"})
 	require.Len(t, out, 1)

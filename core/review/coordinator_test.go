@@ -78,7 +78,7 @@ func TestCoordinatorReviewRound(t *testing.T) {
 	res, ok, err := ReadResult(c.Dir, req)
 	require.NoError(t, err)
 	require.True(t, ok, "the request has a result")
-	assert.Equal(t, CodexReview, res.State)
+	assert.Equal(t, InReview, res.State)
 	require.Len(t, fx.sent, 1)
 	assert.Equal(t, "codex: [COORDINATOR] review request 1. Read: "+filepath.Join(c.Dir, "reviews/1/prompt.md"), fx.sent[0])
 	prompt, err := os.ReadFile(filepath.Join(c.Dir, "reviews/1/prompt.md"))
@@ -115,7 +115,7 @@ func TestCoordinatorReviewRound(t *testing.T) {
 
 	log, err := os.ReadFile(filepath.Join(c.Dir, TransitionsFile))
 	require.NoError(t, err)
-	assert.Contains(t, string(log), `"event":"approve","from":"CODEX_REVIEW (verdict)","to":"VERIFY"`)
+	assert.Contains(t, string(log), `"event":"approve","from":"REVIEW (verdict)","to":"VERIFY"`)
 }
 
 func TestCoordinatorRejectsWithAResult(t *testing.T) {
@@ -210,6 +210,19 @@ func TestMarkers(t *testing.T) {
 	assert.NoFileExists(t, filepath.Join(c.Config.MarkerDir, "claude-code-critic-sid1"), "an edit makes the evidence stale")
 }
 
+// The coordinator's own evidence keeps the marker names that hook setups
+// read: codex-ran and codex.
+func TestMarkersOfTheCoordinatorsEvidence(t *testing.T) {
+	c, _, clk := newCoordinator(t)
+	c.Config.MarkerDir = t.TempDir()
+	send(t, c, clk, Event{Kind: EvSession, Text: "sid1"})
+	reviewed(t, c, clk)
+	assert.FileExists(t, filepath.Join(c.Config.MarkerDir, "claude-codex-ran-sid1"))
+	send(t, c, clk, Event{Kind: EvApprove})
+	passAt(t, c, clk, 0)
+	assert.FileExists(t, filepath.Join(c.Config.MarkerDir, "claude-codex-sid1"))
+}
+
 func TestCodeEdit(t *testing.T) {
 	assert.True(t, CodeEdit("/w/repo/cache.go", "/w/repo"))
 	assert.True(t, CodeEdit("/w/repo/sub/x", "/w/repo"))
@@ -234,8 +247,8 @@ func TestGate(t *testing.T) {
 		{"request after cd", none, "cd /repo && /usr/local/bin/party --json review request", true},
 		{"quoted text is not a command", none, `echo "party review request"`, false},
 		{"approve without review", in(Implement, ""), "party review approve", true},
-		{"approve after findings", in(CodexReview, Verdict), "party review approve", false},
-		{"approve in a subshell", in(CodexReview, Dispatched), "(party -L x review approve)", true},
+		{"approve after findings", in(InReview, Verdict), "party review approve", false},
+		{"approve in a subshell", in(InReview, Dispatched), "(party -L x review approve)", true},
 		{"other commands", none, "go test ./... ; party review status", false},
 		{"critic evidence recorded first in the same line", none, "party evidence add critic && party review request", false},
 		{"critic evidence recorded after the request", none, "party review request; party evidence add critic", true},
@@ -244,10 +257,10 @@ func TestGate(t *testing.T) {
 		{"flags after the subcommand", in(Implement, ""), "party review --json approve", true},
 		{"flags between the words", none, "party evidence --json add critic && party review request --base main", false},
 		{"a flag value is not a subcommand", none, "party review --title approve request", true},
-		{"approve in a substitution", in(CodexReview, Dispatched), "echo $(party review approve)", true},
-		{"approve in a conditional", in(CodexReview, Dispatched), "if true; then\n  party review approve\nfi", true},
-		{"approve after an assignment", in(CodexReview, Dispatched), "PARTY_SESSION=x party review approve", true},
-		{"approve on a line before a syntax error", in(CodexReview, Dispatched), "party review approve\nfi", true},
+		{"approve in a substitution", in(InReview, Dispatched), "echo $(party review approve)", true},
+		{"approve in a conditional", in(InReview, Dispatched), "if true; then\n  party review approve\nfi", true},
+		{"approve after an assignment", in(InReview, Dispatched), "PARTY_SESSION=x party review approve", true},
+		{"approve on a line before a syntax error", in(InReview, Dispatched), "party review approve\nfi", true},
 		{"an escaped name is the command", none, `\party review request`, true},
 	}
 	for _, tt := range tests {
@@ -361,7 +374,7 @@ func TestApproveNeedsTheFindingsFileAndFreshReview(t *testing.T) {
 	require.NoError(t, err)
 	assert.ErrorIs(t, ResultError(res), ErrNoReview)
 	assert.Contains(t, res.Error, "changed after review 1 ran")
-	assert.NotContains(t, c.status.Evidence, Codex)
+	assert.NotContains(t, c.status.Evidence, ReviewApproved)
 }
 
 func TestNextReviewPointsToThePreviousFindings(t *testing.T) {

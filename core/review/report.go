@@ -50,7 +50,7 @@ func (s Status) EvidenceRows() []EvidenceRow {
 	return rows
 }
 
-// Label is the state with its phase, if any: "CODEX_REVIEW (waiting)".
+// Label is the state with its phase, if any: "REVIEW (dispatched)".
 func Label(st State, ph Phase) string {
 	if ph == "" {
 		return st.String()

@@ -21,7 +21,7 @@ func TestEvidenceRows(t *testing.T) {
 	s.Evidence[Minimizer] = edit.Add(-time.Minute)
 	rows := s.EvidenceRows()
 	require.Len(t, rows, len(Kinds), "every kind, in Kinds order")
-	want := map[Kind]string{Critic: "fresh", Minimizer: "stale", Codex: "missing"}
+	want := map[Kind]string{Critic: "fresh", Minimizer: "stale", ReviewApproved: "missing"}
 	for _, r := range rows {
 		if w, ok := want[r.Kind]; ok {
 			assert.Equal(t, w, r.Status, "%s", r.Kind)
@@ -33,29 +33,29 @@ func TestEvidenceRows(t *testing.T) {
 		switch r.Kind {
 		case Critic:
 			assert.Equal(t, []string{"critic", "fresh", edit.Add(time.Minute).Local().Format(time.TimeOnly)}, r.Row())
-		case Codex:
-			assert.Equal(t, []string{"codex", "missing", "-"}, r.Row(), "no time: -")
+		case ReviewApproved:
+			assert.Equal(t, []string{"review-approved", "missing", "-"}, r.Row(), "no time: -")
 		}
 	}
 }
 
 func TestLabel(t *testing.T) {
 	assert.Equal(t, "IMPLEMENT", Label(Implement, ""))
-	assert.Equal(t, "CODEX_REVIEW (verdict)", Label(CodexReview, "verdict"))
+	assert.Equal(t, "REVIEW (verdict)", Label(InReview, "verdict"))
 }
 
 func TestWriteStatus(t *testing.T) {
 	since := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
 	s := New(since, 3)
-	s.State, s.Iteration, s.Reviews = CodexReview, 1, 2
+	s.State, s.Iteration, s.Reviews = InReview, 1, 2
 	s.Review = &Review{N: 2, Outcome: Valid, Blocking: 1, Total: 3}
 	s.Evidence[Critic] = since
 	s.Note = "why"
 	s.Exchanges = []Exchange{{N: 2, Kind: "prompt"}, {N: 1, Kind: "dialogue", To: "planner"}}
 	var b strings.Builder
 	WriteStatus(&b, s, Proc{Running: true, PID: 42}, since.Add(90*time.Second))
-	assert.Equal(t, `State: CODEX_REVIEW for 1m30s
-Evidence: critic✓ minimizer✗ codex-ran✗ codex✗ tests-passed✗ checks-passed✗ security-scanned✗ pr-verified✗
+	assert.Equal(t, `State: REVIEW for 1m30s
+Evidence: critic✓ minimizer✗ reviewer-ran✗ review-approved✗ tests-passed✗ checks-passed✗ security-scanned✗ pr-verified✗
 Reviews: 1/3 (2 in all) | last: #2 valid, 1 blocking of 3
 Last edit: - | Session: - | Coordinator: running (pid 42)
 Note: why

@@ -1,42 +1,57 @@
 // Package review is party's review coordinator: an implementer and a
 // reviewer keep their context across many reviews while a coordinator
 // moves the work between them. Step is the pure policy (what a signal or a
-// fact does to the state, and which actions follow); Coordinator is the
-// effect loop that reads signals, performs the actions and recovers after a
-// crash. PaneEffects are its effects on a real session (git, delivery into
-// panes, respawns); Serve, Supervisor, Start and Stop run it as a process
-// of its own that a supervisor restarts after a crash; Submit is what the
-// agents' commands use to signal it. The verdict is only ever the implementer's signal: the coordinator
-// acts alone only on mechanical facts (evidence present, findings file
-// present or late, iteration cap).
+// fact does to the state, and which actions follow); stepOutbox is the
+// pure policy of the lines owed to the agents (sent, held while a pane
+// restarts, retried with backoff, forgotten once no longer owed).
+// Coordinator is the effect loop around both (coordinator.go) that reads
+// signals, performs the actions (perform.go), turns files and deadlines
+// into events (watch.go) and recovers after a crash. PaneEffects are its
+// effects on a real session (git, delivery into panes, respawns); Serve,
+// Supervisor, Start and Stop run it as a process of its own that a
+// supervisor restarts after a crash; Submit is what the agents' commands
+// use to signal it. The verdict is only ever the implementer's signal: the
+// coordinator acts alone only on mechanical facts (evidence present,
+// findings file present or late, iteration cap).
 package review
 
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 )
 
 // State is where the work stands.
 type State int
 
-// The states. CodexReview has two phases, see Phase.
+// The states. InReview has two phases, see Phase.
 const (
 	Idle State = iota
 	Implement
 	SelfReview
 	Critics
-	CodexReview
+	InReview
 	Verify
 	PRReady
 	NeedsDiscussion
 	Planning
-	CodexDialogue
+	Dialogue
 	numStates
 )
 
-var stateNames = [...]string{"IDLE", "IMPLEMENT", "SELF_REVIEW", "CRITICS", "CODEX_REVIEW", "VERIFY",
-	"PR_READY", "NEEDS_DISCUSSION", "PLANNING", "CODEX_DIALOGUE"}
+var stateNames = [...]string{"IDLE", "IMPLEMENT", "SELF_REVIEW", "CRITICS", "REVIEW", "VERIFY",
+	"PR_READY", "NEEDS_DISCUSSION", "PLANNING", "DIALOGUE"}
+
+// The names an older party gave the states and the coordinator's evidence,
+// after the agent that reviewed by default. For one release they are still
+// read from the state files it wrote and accepted wherever a name is given
+// (party review resume --to, party evidence add); party writes and prints
+// only the new names.
+var (
+	legacyStates = map[string]State{"CODEX_REVIEW": InReview, "CODEX_DIALOGUE": Dialogue}
+	legacyKinds  = map[Kind]Kind{"codex-ran": ReviewerRan, "codex": ReviewApproved}
+)
 
 func (s State) String() string {
 	if s < 0 || s >= numStates {
@@ -49,14 +64,19 @@ func (s State) String() string {
 func (s State) Valid() bool { return s >= 0 && s < numStates }
 
 // ParseState reads a state name (IDLE, IMPLEMENT, ...; case-insensitive
-// with '-' for '_').
+// with '-' for '_'), or the old name of a renamed state (CODEX_REVIEW).
 func ParseState(name string) (State, error) {
 	for i, n := range stateNames {
 		if equalName(n, name) {
 			return State(i), nil
 		}
 	}
-	return 0, fmt.Errorf("unknown state %q (states: IDLE, IMPLEMENT, SELF_REVIEW, CRITICS, CODEX_REVIEW, VERIFY, PR_READY, NEEDS_DISCUSSION, PLANNING, CODEX_DIALOGUE): %w", name, ErrBadState)
+	for old, st := range legacyStates {
+		if equalName(old, name) {
+			return st, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown state %q (states: %s): %w", name, strings.Join(stateNames[:], ", "), ErrBadState)
 }
 
 func equalName(canon, s string) bool {
@@ -93,12 +113,12 @@ func (s *State) UnmarshalText(b []byte) error {
 	return err
 }
 
-// Phase is the phase of CodexReview: Dispatched (the reviewer has the
+// Phase is the phase of InReview: Dispatched (the reviewer has the
 // request, the coordinator waits for findings) or Verdict (the findings,
 // or the lack of them, went to the implementer, who decides).
 type Phase string
 
-// The phases of CodexReview.
+// The phases of InReview.
 const (
 	Dispatched Phase = "dispatched"
 	Verdict    Phase = "verdict"
@@ -107,13 +127,14 @@ const (
 // Kind is a kind of evidence.
 type Kind string
 
-// The kinds of evidence. CodexRan and Codex are the coordinator's own: an
-// agent can never add them.
+// The kinds of evidence. ReviewerRan (the reviewer wrote valid findings)
+// and ReviewApproved (the implementer approved them) are the coordinator's
+// own: an agent can never add them.
 const (
 	Critic          Kind = "critic"
 	Minimizer       Kind = "minimizer"
-	CodexRan        Kind = "codex-ran"
-	Codex           Kind = "codex"
+	ReviewerRan     Kind = "reviewer-ran"
+	ReviewApproved  Kind = "review-approved"
 	TestsPassed     Kind = "tests-passed"
 	ChecksPassed    Kind = "checks-passed"
 	SecurityScanned Kind = "security-scanned"
@@ -121,7 +142,7 @@ const (
 )
 
 // Kinds are every kind of evidence, in the order VERIFY needs them.
-var Kinds = []Kind{Critic, Minimizer, CodexRan, Codex, TestsPassed, ChecksPassed, SecurityScanned, PRVerified}
+var Kinds = []Kind{Critic, Minimizer, ReviewerRan, ReviewApproved, TestsPassed, ChecksPassed, SecurityScanned, PRVerified}
 
 // AgentKind says whether agents may record evidence of kind k.
 func AgentKind(k Kind) bool {
@@ -132,13 +153,26 @@ func AgentKind(k Kind) bool {
 	return false
 }
 
+// UnmarshalText reads a kind of evidence, taking an old name
+// (codex-ran) for the kind's name now.
+func (k *Kind) UnmarshalText(b []byte) error {
+	*k = Kind(b)
+	if now, ok := legacyKinds[*k]; ok {
+		*k = now
+	}
+	return nil
+}
+
 // ParseKind reads a kind of evidence an agent may record.
 func ParseKind(s string) (Kind, error) {
 	k := Kind(s)
+	if now, ok := legacyKinds[k]; ok {
+		k = now
+	}
 	if AgentKind(k) {
 		return k, nil
 	}
-	if k == Codex || k == CodexRan {
+	if k == ReviewApproved || k == ReviewerRan {
 		return "", fmt.Errorf("%s evidence is recorded by the coordinator when a review ran and the implementer approved it: %w", s, ErrForbidden)
 	}
 	return "", fmt.Errorf("unknown evidence %q (kinds: critic, minimizer, tests-passed, checks-passed, security-scanned, pr-verified): %w", s, ErrBadEvent)

@@ -94,7 +94,7 @@ func Step(s Status, ev Event) (Status, []Action, error) {
 }
 
 func (s Status) where() string {
-	if s.State == CodexReview {
+	if s.State == InReview {
 		return fmt.Sprintf("%s (%s)", s.State, s.Phase)
 	}
 	return s.State.String()
@@ -132,7 +132,7 @@ func (s *Status) apply(ev Event) ([]Action, error) {
 		case Idle, Planning, SelfReview, Critics, Verify, PRReady:
 			s.enter(Implement, ev.At)
 		}
-		// Implement stays; CodexReview, NeedsDiscussion and CodexDialogue
+		// Implement stays; InReview, NeedsDiscussion and Dialogue
 		// keep going: the edit only makes older evidence stale.
 		return []Action{{Kind: ActMarkers}}, nil
 
@@ -184,12 +184,12 @@ func (s *Status) apply(ev Event) ([]Action, error) {
 		s.Review = r
 		s.Reviews++
 		s.Iteration++
-		s.enter(CodexReview, ev.At)
+		s.enter(InReview, ev.At)
 		s.Phase = Dispatched
 		return []Action{{Kind: ActDispatch, N: r.N}}, nil
 
 	case EvDispatchFailed:
-		if st != CodexReview || s.Phase != Dispatched || !s.current(ev.N) {
+		if st != InReview || s.Phase != Dispatched || !s.current(ev.N) {
 			return nil, ErrIllegal
 		}
 		s.Reviews--
@@ -199,14 +199,14 @@ func (s *Status) apply(ev Event) ([]Action, error) {
 		return []Action{notice("review request failed: " + ev.Reason)}, nil
 
 	case EvRedispatch:
-		if st != CodexReview || s.Phase != Dispatched || !s.current(ev.N) {
+		if st != InReview || s.Phase != Dispatched || !s.current(ev.N) {
 			return nil, ErrIllegal
 		}
 		s.Review.Dispatched = ev.At
 		return []Action{{Kind: ActDispatch, N: ev.N}}, nil
 
 	case EvFindings, EvFindingsBad, EvFindingsLate:
-		if st != CodexReview || !s.current(ev.N) {
+		if st != InReview || !s.current(ev.N) {
 			return nil, ErrIllegal
 		}
 		r := s.Review
@@ -219,7 +219,7 @@ func (s *Status) apply(ev Event) ([]Action, error) {
 			r.Outcome, r.Problem, r.Blocking, r.Total = Valid, "", ev.Blocking, ev.Total
 			// The review saw the code as it was when its diff was taken:
 			// an edit after the dispatch makes it stale.
-			s.Evidence[CodexRan] = r.Dispatched
+			s.Evidence[ReviewerRan] = r.Dispatched
 		case EvFindingsBad:
 			r.Outcome, r.Problem = Invalid, ev.Reason
 		case EvFindingsLate:
@@ -240,7 +240,7 @@ func (s *Status) apply(ev Event) ([]Action, error) {
 		if err := approvable(*s); err != nil {
 			return nil, err
 		}
-		s.Evidence[Codex] = ev.At
+		s.Evidence[ReviewApproved] = ev.At
 		s.Review.Note = ""
 		s.Iteration = 0 // the cap counts reviews without approval
 		s.enter(Verify, ev.At)
@@ -250,7 +250,7 @@ func (s *Status) apply(ev Event) ([]Action, error) {
 		return []Action{{Kind: ActMarkers}}, nil
 
 	case EvReReview:
-		if st != CodexReview || s.Phase != Verdict {
+		if st != InReview || s.Phase != Verdict {
 			return nil, ErrIllegal
 		}
 		s.Review.Note = ev.Reason
@@ -264,7 +264,7 @@ func (s *Status) apply(ev Event) ([]Action, error) {
 
 	case EvNeedsDiscussion:
 		switch {
-		case st == CodexReview && s.Phase == Verdict:
+		case st == InReview && s.Phase == Verdict:
 		case st == Implement, st == SelfReview, st == Critics, st == Verify, st == Planning:
 		default:
 			return nil, ErrIllegal
@@ -319,7 +319,7 @@ func (s *Status) apply(ev Event) ([]Action, error) {
 			x.Return = Planning
 		}
 		s.Exchanges[len(s.Exchanges)-1] = x
-		s.enter(CodexDialogue, ev.At)
+		s.enter(Dialogue, ev.At)
 		return []Action{{Kind: ActAsk, N: x.N}}, nil
 
 	case EvAnswer, EvAnswerLate:
@@ -329,7 +329,7 @@ func (s *Status) apply(ev Event) ([]Action, error) {
 		}
 		x := s.Exchanges[i]
 		s.Exchanges = slices.Delete(s.Exchanges, i, i+1)
-		if x.Kind == "dialogue" && st == CodexDialogue {
+		if x.Kind == "dialogue" && st == Dialogue {
 			s.enter(x.Return, ev.At)
 		}
 		return []Action{{Kind: ActDeliver, Type: x.Kind, Role: x.From, N: x.N}}, nil
@@ -361,10 +361,10 @@ func notice(text string) Action { return Action{Kind: ActDeliver, Type: "notice"
 // approvable says why s cannot be approved: approval needs valid findings
 // of the review in progress, written for the code as it is now.
 func approvable(s Status) error {
-	if s.State != CodexReview || s.Phase != Verdict || s.Review == nil || s.Review.Outcome != Valid {
+	if s.State != InReview || s.Phase != Verdict || s.Review == nil || s.Review.Outcome != Valid {
 		return fmt.Errorf("approve needs a review that ran and wrote valid findings: %w", ErrNoReview)
 	}
-	if !s.Fresh(CodexRan) {
+	if !s.Fresh(ReviewerRan) {
 		return fmt.Errorf("approve needs a review of the code as it is: it changed after review %d ran (re-review to get a new one): %w", s.Review.N, ErrNoReview)
 	}
 	return nil

@@ -14,17 +14,17 @@ var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 func at(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
 
 // in builds a status in state st (phase ph) with fresh critic evidence and,
-// in CODEX_REVIEW, review 1.
+// in REVIEW, review 1.
 func in(st State, ph Phase) Status {
 	s := New(t0, 3)
 	s.State, s.Phase = st, ph
 	s.Evidence[Critic] = at(1)
-	if st == CodexReview {
+	if st == InReview {
 		s.Review = &Review{N: 1, Dispatched: at(2)}
 		s.Reviews, s.Iteration = 1, 1
 		if ph == Verdict {
 			s.Review.Outcome = Valid
-			s.Evidence[CodexRan] = at(3)
+			s.Evidence[ReviewerRan] = at(3)
 		}
 	}
 	return s
@@ -35,8 +35,8 @@ func complete(s Status) Status {
 	for _, k := range []Kind{Critic, Minimizer, TestsPassed, ChecksPassed, SecurityScanned, PRVerified} {
 		s.Evidence[k] = at(4)
 	}
-	if s.State != CodexReview {
-		s.Evidence[CodexRan], s.Evidence[Codex] = at(4), at(4)
+	if s.State != InReview {
+		s.Evidence[ReviewerRan], s.Evidence[ReviewApproved] = at(4), at(4)
 	}
 	return s
 }
@@ -73,9 +73,9 @@ func TestPhaseTable(t *testing.T) {
 		{"edit during critics", in(Critics, ""), Event{Kind: EvEdit}, Implement, "", []ActionKind{ActMarkers}, nil},
 		{"edit during verify", in(Verify, ""), Event{Kind: EvEdit}, Implement, "", []ActionKind{ActMarkers}, nil},
 		{"edit when PR ready", in(PRReady, ""), Event{Kind: EvEdit}, Implement, "", []ActionKind{ActMarkers}, nil},
-		{"edit during review keeps it", in(CodexReview, Dispatched), Event{Kind: EvEdit}, CodexReview, Dispatched, []ActionKind{ActMarkers}, nil},
+		{"edit during review keeps it", in(InReview, Dispatched), Event{Kind: EvEdit}, InReview, Dispatched, []ActionKind{ActMarkers}, nil},
 		{"edit while discussing", in(NeedsDiscussion, ""), Event{Kind: EvEdit}, NeedsDiscussion, "", []ActionKind{ActMarkers}, nil},
-		{"edit in dialogue", in(CodexDialogue, ""), Event{Kind: EvEdit}, CodexDialogue, "", []ActionKind{ActMarkers}, nil},
+		{"edit in dialogue", in(Dialogue, ""), Event{Kind: EvEdit}, Dialogue, "", []ActionKind{ActMarkers}, nil},
 
 		{"self review", in(Implement, ""), Event{Kind: EvSelfReview}, SelfReview, "", nil, nil},
 		{"self review from idle", in(Idle, ""), Event{Kind: EvSelfReview}, Idle, "", nil, ErrIllegal},
@@ -83,83 +83,83 @@ func TestPhaseTable(t *testing.T) {
 		{"critic evidence while implementing", in(Implement, ""), Event{Kind: EvEvidence, Evidence: Critic}, Critics, "", []ActionKind{ActMarkers}, nil},
 		{"minimizer evidence after self review", in(SelfReview, ""), Event{Kind: EvEvidence, Evidence: Minimizer}, Critics, "", []ActionKind{ActMarkers}, nil},
 		{"tests evidence while implementing", in(Implement, ""), Event{Kind: EvEvidence, Evidence: TestsPassed}, Implement, "", []ActionKind{ActMarkers}, nil},
-		{"codex evidence by an agent", in(CodexReview, Verdict), Event{Kind: EvEvidence, Evidence: Codex}, CodexReview, Verdict, nil, ErrForbidden},
-		{"codex-ran evidence by an agent", in(Implement, ""), Event{Kind: EvEvidence, Evidence: CodexRan}, Implement, "", nil, ErrForbidden},
+		{"review-approved evidence by an agent", in(InReview, Verdict), Event{Kind: EvEvidence, Evidence: ReviewApproved}, InReview, Verdict, nil, ErrForbidden},
+		{"reviewer-ran evidence by an agent", in(Implement, ""), Event{Kind: EvEvidence, Evidence: ReviewerRan}, Implement, "", nil, ErrForbidden},
 		{"clear evidence when PR ready", in(PRReady, ""), Event{Kind: EvClearEvidence}, Verify, "", []ActionKind{ActMarkers}, nil},
 		{"clear evidence while implementing", in(Implement, ""), Event{Kind: EvClearEvidence}, Implement, "", []ActionKind{ActMarkers}, nil},
 
-		{"request from idle", in(Idle, ""), Event{Kind: EvRequest}, CodexReview, Dispatched, []ActionKind{ActDispatch}, nil},
-		{"request while implementing", in(Implement, ""), Event{Kind: EvRequest}, CodexReview, Dispatched, []ActionKind{ActDispatch}, nil},
-		{"request after self review", in(SelfReview, ""), Event{Kind: EvRequest}, CodexReview, Dispatched, []ActionKind{ActDispatch}, nil},
-		{"request after critics", in(Critics, ""), Event{Kind: EvRequest}, CodexReview, Dispatched, []ActionKind{ActDispatch}, nil},
-		{"request during review", in(CodexReview, Dispatched), Event{Kind: EvRequest}, CodexReview, Dispatched, nil, ErrIllegal},
+		{"request from idle", in(Idle, ""), Event{Kind: EvRequest}, InReview, Dispatched, []ActionKind{ActDispatch}, nil},
+		{"request while implementing", in(Implement, ""), Event{Kind: EvRequest}, InReview, Dispatched, []ActionKind{ActDispatch}, nil},
+		{"request after self review", in(SelfReview, ""), Event{Kind: EvRequest}, InReview, Dispatched, []ActionKind{ActDispatch}, nil},
+		{"request after critics", in(Critics, ""), Event{Kind: EvRequest}, InReview, Dispatched, []ActionKind{ActDispatch}, nil},
+		{"request during review", in(InReview, Dispatched), Event{Kind: EvRequest}, InReview, Dispatched, nil, ErrIllegal},
 		{"request in verify", in(Verify, ""), Event{Kind: EvRequest}, Verify, "", nil, ErrIllegal},
 		{"request while discussing", in(NeedsDiscussion, ""), Event{Kind: EvRequest}, NeedsDiscussion, "", nil, ErrIllegal},
 		{"request in planning", in(Planning, ""), Event{Kind: EvRequest}, Planning, "", nil, ErrIllegal},
 
-		{"findings", in(CodexReview, Dispatched), Event{Kind: EvFindings, N: 1}, CodexReview, Verdict, []ActionKind{ActDeliver, ActMarkers}, nil},
-		{"invalid findings", in(CodexReview, Dispatched), Event{Kind: EvFindingsBad, N: 1}, CodexReview, Verdict, []ActionKind{ActDeliver, ActMarkers}, nil},
-		{"findings timeout", in(CodexReview, Dispatched), Event{Kind: EvFindingsLate, N: 1}, CodexReview, Verdict, []ActionKind{ActDeliver, ActMarkers}, nil},
-		{"findings of another review", in(CodexReview, Dispatched), Event{Kind: EvFindings, N: 2}, CodexReview, Dispatched, nil, ErrIllegal},
-		{"findings twice", in(CodexReview, Verdict), Event{Kind: EvFindings, N: 1}, CodexReview, Verdict, nil, ErrIllegal},
+		{"findings", in(InReview, Dispatched), Event{Kind: EvFindings, N: 1}, InReview, Verdict, []ActionKind{ActDeliver, ActMarkers}, nil},
+		{"invalid findings", in(InReview, Dispatched), Event{Kind: EvFindingsBad, N: 1}, InReview, Verdict, []ActionKind{ActDeliver, ActMarkers}, nil},
+		{"findings timeout", in(InReview, Dispatched), Event{Kind: EvFindingsLate, N: 1}, InReview, Verdict, []ActionKind{ActDeliver, ActMarkers}, nil},
+		{"findings of another review", in(InReview, Dispatched), Event{Kind: EvFindings, N: 2}, InReview, Dispatched, nil, ErrIllegal},
+		{"findings twice", in(InReview, Verdict), Event{Kind: EvFindings, N: 1}, InReview, Verdict, nil, ErrIllegal},
 		{"findings outside a review", in(Implement, ""), Event{Kind: EvFindings, N: 1}, Implement, "", nil, ErrIllegal},
-		{"dispatch failed", in(CodexReview, Dispatched), Event{Kind: EvDispatchFailed, N: 1}, Implement, "", []ActionKind{ActDeliver}, nil},
-		{"dispatch failed after findings", in(CodexReview, Verdict), Event{Kind: EvDispatchFailed, N: 1}, CodexReview, Verdict, nil, ErrIllegal},
+		{"dispatch failed", in(InReview, Dispatched), Event{Kind: EvDispatchFailed, N: 1}, Implement, "", []ActionKind{ActDeliver}, nil},
+		{"dispatch failed after findings", in(InReview, Verdict), Event{Kind: EvDispatchFailed, N: 1}, InReview, Verdict, nil, ErrIllegal},
 
-		{"redispatch", in(CodexReview, Dispatched), Event{Kind: EvRedispatch, N: 1}, CodexReview, Dispatched, []ActionKind{ActDispatch}, nil},
-		{"redispatch after findings", in(CodexReview, Verdict), Event{Kind: EvRedispatch, N: 1}, CodexReview, Verdict, nil, ErrIllegal},
-		{"approve", in(CodexReview, Verdict), Event{Kind: EvApprove}, Verify, "", []ActionKind{ActMarkers}, nil},
-		{"approve before findings", in(CodexReview, Dispatched), Event{Kind: EvApprove}, CodexReview, Dispatched, nil, ErrNoReview},
+		{"redispatch", in(InReview, Dispatched), Event{Kind: EvRedispatch, N: 1}, InReview, Dispatched, []ActionKind{ActDispatch}, nil},
+		{"redispatch after findings", in(InReview, Verdict), Event{Kind: EvRedispatch, N: 1}, InReview, Verdict, nil, ErrIllegal},
+		{"approve", in(InReview, Verdict), Event{Kind: EvApprove}, Verify, "", []ActionKind{ActMarkers}, nil},
+		{"approve before findings", in(InReview, Dispatched), Event{Kind: EvApprove}, InReview, Dispatched, nil, ErrNoReview},
 		{"approve without review", in(Implement, ""), Event{Kind: EvApprove}, Implement, "", nil, ErrNoReview},
 		{"approve in verify", in(Verify, ""), Event{Kind: EvApprove}, Verify, "", nil, ErrNoReview},
-		{"re-review", in(CodexReview, Verdict), Event{Kind: EvReReview, Reason: "fixing F1"}, Implement, "", nil, nil},
-		{"re-review before findings", in(CodexReview, Dispatched), Event{Kind: EvReReview}, CodexReview, Dispatched, nil, ErrIllegal},
+		{"re-review", in(InReview, Verdict), Event{Kind: EvReReview, Reason: "fixing F1"}, Implement, "", nil, nil},
+		{"re-review before findings", in(InReview, Dispatched), Event{Kind: EvReReview}, InReview, Dispatched, nil, ErrIllegal},
 		{"re-review outside a review", in(Implement, ""), Event{Kind: EvReReview}, Implement, "", nil, ErrIllegal},
-		{"needs discussion after findings", in(CodexReview, Verdict), Event{Kind: EvNeedsDiscussion}, NeedsDiscussion, "", nil, nil},
+		{"needs discussion after findings", in(InReview, Verdict), Event{Kind: EvNeedsDiscussion}, NeedsDiscussion, "", nil, nil},
 		{"needs discussion while implementing", in(Implement, ""), Event{Kind: EvNeedsDiscussion}, NeedsDiscussion, "", nil, nil},
 		{"needs discussion in verify", in(Verify, ""), Event{Kind: EvNeedsDiscussion}, NeedsDiscussion, "", nil, nil},
-		{"needs discussion while the reviewer works", in(CodexReview, Dispatched), Event{Kind: EvNeedsDiscussion}, CodexReview, Dispatched, nil, ErrIllegal},
+		{"needs discussion while the reviewer works", in(InReview, Dispatched), Event{Kind: EvNeedsDiscussion}, InReview, Dispatched, nil, ErrIllegal},
 		{"needs discussion twice", in(NeedsDiscussion, ""), Event{Kind: EvNeedsDiscussion}, NeedsDiscussion, "", nil, ErrIllegal},
 
 		{"resume", in(NeedsDiscussion, ""), Event{Kind: EvResume}, Implement, "", nil, nil},
 		{"resume to planning", in(NeedsDiscussion, ""), Event{Kind: EvResume, To: "planning"}, Planning, "", nil, nil},
 		{"resume after PR ready", in(PRReady, ""), Event{Kind: EvResume, To: "IDLE"}, Idle, "", nil, nil},
-		{"resume into a review", in(NeedsDiscussion, ""), Event{Kind: EvResume, To: "CODEX_REVIEW"}, NeedsDiscussion, "", nil, ErrBadEvent},
+		{"resume into a review", in(NeedsDiscussion, ""), Event{Kind: EvResume, To: "REVIEW"}, NeedsDiscussion, "", nil, ErrBadEvent},
 		{"resume to nowhere", in(NeedsDiscussion, ""), Event{Kind: EvResume, To: "LUNCH"}, NeedsDiscussion, "", nil, ErrBadState},
 		{"resume while implementing", in(Implement, ""), Event{Kind: EvResume}, Implement, "", nil, ErrIllegal},
-		{"resume into a review while implementing", in(Implement, ""), Event{Kind: EvResume, To: "CODEX_REVIEW"}, Implement, "", nil, ErrBadEvent},
+		{"resume into a review while implementing", in(Implement, ""), Event{Kind: EvResume, To: "REVIEW"}, Implement, "", nil, ErrBadEvent},
 
-		{"ask from idle", in(Idle, ""), Event{Kind: EvAsk, Role: "codex", Text: "plan?"}, CodexDialogue, "", []ActionKind{ActAsk}, nil},
-		{"ask in planning", in(Planning, ""), Event{Kind: EvAsk, Role: "codex", Text: "plan?"}, CodexDialogue, "", []ActionKind{ActAsk}, nil},
-		{"ask while implementing", in(Implement, ""), Event{Kind: EvAsk, Role: "codex", Text: "why?"}, CodexDialogue, "", []ActionKind{ActAsk}, nil},
-		{"ask during review", in(CodexReview, Dispatched), Event{Kind: EvAsk, Role: "codex", Text: "plan?"}, CodexReview, Dispatched, nil, ErrIllegal},
+		{"ask from idle", in(Idle, ""), Event{Kind: EvAsk, Role: "codex", Text: "plan?"}, Dialogue, "", []ActionKind{ActAsk}, nil},
+		{"ask in planning", in(Planning, ""), Event{Kind: EvAsk, Role: "codex", Text: "plan?"}, Dialogue, "", []ActionKind{ActAsk}, nil},
+		{"ask while implementing", in(Implement, ""), Event{Kind: EvAsk, Role: "codex", Text: "why?"}, Dialogue, "", []ActionKind{ActAsk}, nil},
+		{"ask during review", in(InReview, Dispatched), Event{Kind: EvAsk, Role: "codex", Text: "plan?"}, InReview, Dispatched, nil, ErrIllegal},
 		{"ask without question", in(Idle, ""), Event{Kind: EvAsk, Role: "codex"}, Idle, "", nil, ErrBadEvent},
 		{"answer nobody asked", in(Planning, ""), Event{Kind: EvAnswer, N: 7}, Planning, "", nil, ErrIllegal},
-		{"prompt keeps the state", in(CodexReview, Dispatched), Event{Kind: EvPrompt, Text: "look at x"}, CodexReview, Dispatched, []ActionKind{ActAsk}, nil},
+		{"prompt keeps the state", in(InReview, Dispatched), Event{Kind: EvPrompt, Text: "look at x"}, InReview, Dispatched, []ActionKind{ActAsk}, nil},
 		{"empty prompt", in(Implement, ""), Event{Kind: EvPrompt}, Implement, "", nil, ErrBadEvent},
 		{"session id", in(Idle, ""), Event{Kind: EvSession, Text: "abc"}, Idle, "", []ActionKind{ActMarkers}, nil},
 		{"unknown event", in(Idle, ""), Event{Kind: "dance"}, Idle, "", nil, ErrBadEvent},
 
-		{"delivered", in(CodexReview, Verdict), Event{Kind: EvDelivered, N: 1}, CodexReview, Verdict, nil, nil},
-		{"delivered of another review", in(CodexReview, Verdict), Event{Kind: EvDelivered, N: 2}, CodexReview, Verdict, nil, ErrIllegal},
+		{"delivered", in(InReview, Verdict), Event{Kind: EvDelivered, N: 1}, InReview, Verdict, nil, nil},
+		{"delivered of another review", in(InReview, Verdict), Event{Kind: EvDelivered, N: 2}, InReview, Verdict, nil, ErrIllegal},
 		{"delivered without a review", in(Implement, ""), Event{Kind: EvDelivered, N: 1}, Implement, "", nil, ErrIllegal},
 		{"needs discussion after self review", in(SelfReview, ""), Event{Kind: EvNeedsDiscussion}, NeedsDiscussion, "", nil, nil},
 		{"needs discussion during critics", in(Critics, ""), Event{Kind: EvNeedsDiscussion}, NeedsDiscussion, "", nil, nil},
 		{"needs discussion in planning", in(Planning, ""), Event{Kind: EvNeedsDiscussion}, NeedsDiscussion, "", nil, nil},
 		{"needs discussion when idle", in(Idle, ""), Event{Kind: EvNeedsDiscussion}, Idle, "", nil, ErrIllegal},
-		{"approve with every other evidence fresh", complete(in(CodexReview, Verdict)), Event{Kind: EvApprove}, PRReady, "", []ActionKind{ActMarkers}, nil},
-		{"approve after an edit since the review", edited(in(CodexReview, Verdict), at(5)), Event{Kind: EvApprove}, CodexReview, Verdict, nil, ErrNoReview},
-		{"approve of invalid findings", invalid(in(CodexReview, Verdict)), Event{Kind: EvApprove}, CodexReview, Verdict, nil, ErrNoReview},
+		{"approve with every other evidence fresh", complete(in(InReview, Verdict)), Event{Kind: EvApprove}, PRReady, "", []ActionKind{ActMarkers}, nil},
+		{"approve after an edit since the review", edited(in(InReview, Verdict), at(5)), Event{Kind: EvApprove}, InReview, Verdict, nil, ErrNoReview},
+		{"approve of invalid findings", invalid(in(InReview, Verdict)), Event{Kind: EvApprove}, InReview, Verdict, nil, ErrNoReview},
 		{"resume to verify with complete evidence", complete(in(NeedsDiscussion, "")), Event{Kind: EvResume, To: "verify"}, PRReady, "", nil, nil},
 		{"resume to verify", in(NeedsDiscussion, ""), Event{Kind: EvResume, To: "VERIFY"}, Verify, "", nil, nil},
 		{"ask in verify", in(Verify, ""), Event{Kind: EvAsk, Role: "codex", Text: "why?"}, Verify, "", nil, ErrIllegal},
 		{"ask while discussing", in(NeedsDiscussion, ""), Event{Kind: EvAsk, Role: "codex", Text: "why?"}, NeedsDiscussion, "", nil, ErrIllegal},
-		{"ask in a dialogue", in(CodexDialogue, ""), Event{Kind: EvAsk, Role: "codex", Text: "and?"}, CodexDialogue, "", nil, ErrIllegal},
-		{"answer to a prompt keeps the state", asked(in(CodexReview, Dispatched), "prompt"), Event{Kind: EvAnswer, N: 1}, CodexReview, Dispatched, []ActionKind{ActDeliver}, nil},
-		{"answer ends the dialogue", asked(in(CodexDialogue, ""), "dialogue"), Event{Kind: EvAnswer, N: 1}, Implement, "", []ActionKind{ActDeliver}, nil},
-		{"late answer ends the dialogue too", asked(in(CodexDialogue, ""), "dialogue"), Event{Kind: EvAnswerLate, N: 1}, Implement, "", []ActionKind{ActDeliver}, nil},
+		{"ask in a dialogue", in(Dialogue, ""), Event{Kind: EvAsk, Role: "codex", Text: "and?"}, Dialogue, "", nil, ErrIllegal},
+		{"answer to a prompt keeps the state", asked(in(InReview, Dispatched), "prompt"), Event{Kind: EvAnswer, N: 1}, InReview, Dispatched, []ActionKind{ActDeliver}, nil},
+		{"answer ends the dialogue", asked(in(Dialogue, ""), "dialogue"), Event{Kind: EvAnswer, N: 1}, Implement, "", []ActionKind{ActDeliver}, nil},
+		{"late answer ends the dialogue too", asked(in(Dialogue, ""), "dialogue"), Event{Kind: EvAnswerLate, N: 1}, Implement, "", []ActionKind{ActDeliver}, nil},
 		{"empty session id", in(Idle, ""), Event{Kind: EvSession}, Idle, "", nil, ErrBadEvent},
-		{"re-review at the cap", capped(in(CodexReview, Verdict)), Event{Kind: EvReReview}, NeedsDiscussion, "", []ActionKind{ActDeliver}, nil},
+		{"re-review at the cap", capped(in(InReview, Verdict)), Event{Kind: EvReReview}, NeedsDiscussion, "", []ActionKind{ActDeliver}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -185,15 +185,15 @@ func TestPhaseTable(t *testing.T) {
 }
 
 func TestApproveNeedsTheReviewEvidence(t *testing.T) {
-	s := in(CodexReview, Verdict)
+	s := in(InReview, Verdict)
 	s, _, err := Step(s, Event{Kind: EvClearEvidence, At: at(4)})
 	require.NoError(t, err)
 	_, _, err = Step(s, Event{Kind: EvApprove, At: at(5)})
-	assert.ErrorIs(t, err, ErrNoReview, "cleared codex-ran evidence: the review must run again")
+	assert.ErrorIs(t, err, ErrNoReview, "cleared reviewer-ran evidence: the review must run again")
 }
 
 func TestApprovalRestartsTheIterationCount(t *testing.T) {
-	s := capped(in(CodexReview, Verdict))
+	s := capped(in(InReview, Verdict))
 	s, _, err := Step(s, Event{Kind: EvApprove, At: at(5)})
 	require.NoError(t, err)
 	assert.Equal(t, 0, s.Iteration)
@@ -201,11 +201,11 @@ func TestApprovalRestartsTheIterationCount(t *testing.T) {
 }
 
 func TestStepDoesNotAliasItsInput(t *testing.T) {
-	s := in(CodexReview, Dispatched)
+	s := in(InReview, Dispatched)
 	_, _, err := Step(s, Event{Kind: EvFindings, N: 1, At: at(5)})
 	require.NoError(t, err)
 	assert.Equal(t, Pending, s.Review.Outcome, "the old status keeps its review")
-	assert.NotContains(t, s.Evidence, CodexRan)
+	assert.NotContains(t, s.Evidence, ReviewerRan)
 }
 
 func TestRequestNeedsFreshCriticEvidence(t *testing.T) {
@@ -256,7 +256,7 @@ func TestFullCycle(t *testing.T) {
 }
 
 func TestSecondReviewPointsToTheFirst(t *testing.T) {
-	s := in(CodexReview, Verdict)
+	s := in(InReview, Verdict)
 	s, _, err := Step(s, Event{Kind: EvReReview, Reason: "fixed F1", At: at(3)})
 	require.NoError(t, err)
 	s, _, err = Step(s, Event{Kind: EvRequest, At: at(4)})
@@ -295,7 +295,7 @@ func TestIterationCapForcesDiscussion(t *testing.T) {
 }
 
 func TestLateFindingsAreStillTaken(t *testing.T) {
-	s := in(CodexReview, Dispatched)
+	s := in(InReview, Dispatched)
 	s, _, err := Step(s, Event{Kind: EvFindingsLate, N: 1, At: at(3)})
 	require.NoError(t, err)
 	_, _, err = Step(s, Event{Kind: EvApprove, At: at(4)})

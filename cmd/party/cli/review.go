@@ -100,8 +100,9 @@ func newEvidenceCmd(f *Factory) *cobra.Command {
 		Use:   "evidence",
 		Short: "Record, list or clear review evidence",
 		Long: `Evidence says that a step of the review ran: critic, minimizer, tests-passed,
-checks-passed, security-scanned, pr-verified (by the agents), codex-ran and
-codex (by the coordinator). It is stale when older than the last code edit;
+checks-passed, security-scanned, pr-verified (by the agents), reviewer-ran and
+review-approved (by the coordinator; codex-ran and codex, their old names, are
+still read for one release). It is stale when older than the last code edit;
 VERIFY becomes PR_READY when all are present and fresh.`,
 	}
 	add := signalCmd(f, nil, "add KIND", "Record evidence of KIND", argsBetween(1, 1), func(o *party.SignalOptions, a []string) error {
