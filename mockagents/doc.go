@@ -14,7 +14,8 @@
 // Enter while busy), dialog (an answer to a dialog, text is the choice),
 // shell (a ! command that ran, text is what ran) or command (a slash
 // command or claude's exit word the agent took, text as typed). Writers
-// hold an flock, so concurrent mocks never interleave.
+// hold an flock, so concurrent mocks never interleave. The format is
+// package mockagents/mocklog's, which the fake model server writes too.
 //
 // # Screens
 //
@@ -276,5 +277,6 @@
 // The first rule that matches the submitted text runs. Without a script,
 // or when no rule matches, the answer is: think 300ms, then one line
 // quoting the start of the prompt. A script error names FILE:LINE:COL and
-// the mock exits 2.
+// the mock exits 2. The language is package mockagents/script's, which
+// the fake model server (mockagents/fakemodel) reads too.
 package mockagents

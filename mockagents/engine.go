@@ -14,13 +14,16 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/partyhq/party/mockagents/mocklog"
+	"github.com/partyhq/party/mockagents/script"
 )
 
 // Options configure one mock agent. DefaultOptions gives a persona the
 // behaviour of the real agent; each field below Replay switches one quirk.
 type Options struct {
 	Persona   string // claude, codex, gemini, generic
-	Script    *Script
+	Script    *script.Script
 	LogPath   string
 	Pane      string
 	AltScreen bool
@@ -164,7 +167,7 @@ type engine struct {
 	prompts    []string // the messages of the turn (claude sends a queue as one turn)
 	promptIDs  []string // claude prompt_id of each
 	prompt     string   // what the script answers (the last message)
-	steps      []Step
+	steps      []script.Step
 	groups     []string
 	step       int
 	answer     []string
@@ -730,7 +733,7 @@ func (e *engine) enter() {
 // logEntry appends one entry to the mock log.
 func (e *engine) logEntry(mode, text string) {
 	e.seq++
-	_ = AppendLog(e.opt.LogPath, LogEntry{Agent: e.opt.Persona, Pane: e.opt.Pane, Seq: e.seq, Mode: mode, Text: text, Time: time.Now().UTC()})
+	_ = mocklog.Append(e.opt.LogPath, mocklog.Entry{Agent: e.opt.Persona, Pane: e.opt.Pane, Seq: e.seq, Mode: mode, Text: text, Time: time.Now().UTC()})
 }
 
 // accept takes the input as a submission.
@@ -909,7 +912,7 @@ func (e *engine) next() {
 			e.laterInTurn(st.Dur, e.next)
 			return
 		case "say":
-			text := Expand(st.Arg, e.groups)
+			text := script.Expand(st.Arg, e.groups)
 			e.answer = append(e.answer, text)
 			e.tokens += max(1, utf8.RuneCountInString(text)/4)
 			e.firstToken = true
@@ -925,15 +928,14 @@ func (e *engine) next() {
 			e.flood(st.Size)
 		case "marker":
 			for _, p := range e.prompts {
-				if nonce, ok := MarkerNonce(p); ok {
+				if nonce, ok := script.MarkerNonce(p); ok {
 					e.trace("marker")
 					e.addHistory("PARTY_DONE_" + nonce)
 					e.draw()
 				}
 			}
 		case "write":
-			path, text, _ := strings.Cut(st.Arg, " ")
-			path, text = Expand(path, e.groups), Expand(unescape(text), e.groups)
+			path, text := st.WriteArgs(e.groups)
 			abs, _ := filepath.Abs(path)
 			e.tool("Write", map[string]any{"file_path": abs, "content": text}, "Write("+path+")", func() (string, error) {
 				if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
@@ -943,14 +945,14 @@ func (e *engine) next() {
 			})
 			return
 		case "run":
-			cmd := Expand(st.Arg, e.groups)
+			cmd := script.Expand(st.Arg, e.groups)
 			e.tool("Bash", map[string]any{"command": cmd}, "Bash("+cmd+")", func() (string, error) {
 				out, err := exec.Command("sh", "-c", cmd).CombinedOutput()
 				return string(out), err
 			})
 			return
 		case "permission":
-			e.permission(Expand(st.Arg, e.groups))
+			e.permission(script.Expand(st.Arg, e.groups))
 			return
 		case "fail":
 			e.fail(st.Arg)
@@ -1328,7 +1330,7 @@ func (e *engine) sendQueue() {
 // trace records when the agent emitted a completion, for benchmarks.
 func (e *engine) trace(what string) {
 	if e.opt.TracePath != "" {
-		_ = AppendLog(e.opt.TracePath, LogEntry{Agent: e.opt.Persona, Pane: e.opt.Pane, Mode: what, Time: time.Now()})
+		_ = mocklog.Append(e.opt.TracePath, mocklog.Entry{Agent: e.opt.Persona, Pane: e.opt.Pane, Mode: what, Time: time.Now()})
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/mockagents/script"
 	"golang.org/x/term"
 )
 
@@ -68,7 +69,7 @@ func options(args []string, getenv func(string) string) (Options, error) {
 	if err := switches(&opt, getenv); err != nil {
 		return opt, err
 	}
-	script := getenv("PARTY_MOCK_SCRIPT")
+	scriptPath := getenv("PARTY_MOCK_SCRIPT")
 	noAlt := false
 	var replay string
 	speed, noDelay, exact := 1.0, false, false
@@ -85,7 +86,7 @@ func options(args []string, getenv func(string) string) (Options, error) {
 		case a == "--persona":
 			val()
 		case a == "--mock-script":
-			script = val()
+			scriptPath = val()
 		case a == "--settings":
 			opt.Settings = val()
 		case a == "-c" || a == "--config":
@@ -133,8 +134,8 @@ func options(args []string, getenv func(string) string) (Options, error) {
 		opt.Replay = r
 		opt.AltScreen = false
 	}
-	if script != "" {
-		s, err := LoadScript(script)
+	if scriptPath != "" {
+		s, err := script.Load(scriptPath)
 		if err != nil {
 			return opt, err
 		}
