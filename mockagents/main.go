@@ -52,16 +52,16 @@ func Main() int {
 // --settings, codex -c notify=... and --no-alt-screen; others are ignored)
 // and the PARTY_MOCK_* behaviours.
 func options(args []string, getenv func(string) string) (Options, error) {
-	name := persona(filepath.Base(args[0]))
+	name := personaName(filepath.Base(args[0]))
 	if p := getenv("PARTY_MOCK_PERSONA"); p != "" {
-		name = persona(p)
+		name = personaName(p)
 	}
 	for i, a := range args {
 		switch {
 		case a == "--persona" && i+1 < len(args):
-			name = persona(args[i+1])
+			name = personaName(args[i+1])
 		case strings.HasPrefix(a, "--persona="):
-			name = persona(strings.TrimPrefix(a, "--persona="))
+			name = personaName(strings.TrimPrefix(a, "--persona="))
 		}
 	}
 	opt := DefaultOptions(name)
@@ -205,7 +205,7 @@ func switches(opt *Options, getenv func(string) string) error {
 	return nil
 }
 
-func persona(name string) string {
+func personaName(name string) string {
 	switch name {
 	case "claude", "codex", "gemini":
 		return name
