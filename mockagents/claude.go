@@ -300,13 +300,13 @@ func (c *claude) said(text string) { c.transcript.assistant(text) }
 // toolRunner runs claude's PreToolUse hooks (which may deny the tool),
 // then the tool, then the PostToolUse hooks with its result. The runner
 // runs off the loop.
-func (c *claude) toolRunner(name string, input map[string]any) func(do func() (string, error)) (string, error, string) {
+func (c *claude) toolRunner(name string, input map[string]any) func(do func() (string, error)) (string, string, error) {
 	useID, promptID := "toolu_"+strings.ReplaceAll(newUUID(), "-", "")[:24], c.promptID()
 	hooks := c.e.hooks
-	return func(do func() (string, error)) (string, error, string) {
+	return func(do func() (string, error)) (string, string, error) {
 		deny := hooks.claudeTool("PreToolUse", name, map[string]any{"tool_input": input, "tool_use_id": useID, "prompt_id": promptID})
 		if deny != "" {
-			return "", nil, deny
+			return "", deny, nil
 		}
 		start := time.Now()
 		out, err := do()
@@ -317,7 +317,7 @@ func (c *claude) toolRunner(name string, input map[string]any) func(do func() (s
 		hooks.claudeTool("PostToolUse", name, map[string]any{"tool_input": input, "tool_use_id": useID, "prompt_id": promptID,
 			"tool_response": map[string]any{"stdout": out, "stderr": stderr, "interrupted": false, "isImage": false, "noOutputExpected": false},
 			"duration_ms":   time.Since(start).Milliseconds()})
-		return out, err, ""
+		return out, "", err
 	}
 }
 

@@ -58,7 +58,7 @@ type persona interface {
 	beginTurn(msgs []string, user bool, resume func()) bool // true: resume is called when the hooks are done
 	steered(text string)                                    // a message added to the running turn
 	said(text string)                                       // the model said text
-	toolRunner(name string, input map[string]any) func(do func() (string, error)) (out string, err error, deny string)
+	toolRunner(name string, input map[string]any) func(do func() (string, error)) (out, deny string, err error)
 	permission(cmd string)
 	permissionDialog(cmd string, d *dialog)
 	answered(allowed bool, cmd string) // the permission dialog was answered
@@ -175,10 +175,10 @@ func (b base) beginTurn([]string, bool, func()) bool { return false }
 func (b base) steered(string)                        {}
 func (b base) said(string)                           {}
 
-func (b base) toolRunner(string, map[string]any) func(do func() (string, error)) (string, error, string) {
-	return func(do func() (string, error)) (string, error, string) {
+func (b base) toolRunner(string, map[string]any) func(do func() (string, error)) (string, string, error) {
+	return func(do func() (string, error)) (string, string, error) {
 		out, err := do()
-		return out, err, ""
+		return out, "", err
 	}
 }
 

@@ -178,7 +178,7 @@ func (e *engine) tool(name string, input map[string]any, call string, do func() 
 	gen := e.gen
 	run := e.p.toolRunner(name, input)
 	go func() {
-		out, err, deny := run(do)
+		out, deny, err := run(do)
 		e.events <- func() {
 			if e.gen != gen {
 				return
