@@ -5,6 +5,16 @@
 // bin/mock/gemini and bin/mock/mockagent; the persona is the program's name
 // (anything else is generic), or --persona / PARTY_MOCK_PERSONA.
 //
+// One engine (engine.go: the loop and the start; input.go: keys, pastes
+// and Enter; turn.go: the script's steps; render.go: the screen) runs
+// every persona; what one agent does its own way, and the state it keeps
+// for it, is its persona type's: claude (claude.go: Stop-hook progress,
+// prompt ids, the session transcript), codex (codex.go: the paste burst,
+// the thread, the rollout), gemini (gemini.go: the slow start, shell
+// mode, the boxes) and generic (persona.go, which also holds the persona
+// interface and the defaults the others start from). The script language
+// is package mockagents/script, the log format mockagents/mocklog.
+//
 // # Log
 //
 // Every accepted submission is appended to $PARTY_MOCK_LOG as one JSON line
