@@ -5,6 +5,16 @@
 // bin/mock/gemini and bin/mock/mockagent; the persona is the program's name
 // (anything else is generic), or --persona / PARTY_MOCK_PERSONA.
 //
+// One engine (engine.go: the loop and the start; input.go: keys, pastes
+// and Enter; turn.go: the script's steps; render.go: the screen) runs
+// every persona; what one agent does its own way, and the state it keeps
+// for it, is its persona type's: claude (claude.go: Stop-hook progress,
+// prompt ids, the session transcript), codex (codex.go: the paste burst,
+// the thread, the rollout), gemini (gemini.go: the slow start, shell
+// mode, the boxes) and generic (persona.go, which also holds the persona
+// interface and the defaults the others start from). The script language
+// is package mockagents/script, the log format mockagents/mocklog.
+//
 // # Log
 //
 // Every accepted submission is appended to $PARTY_MOCK_LOG as one JSON line
@@ -14,7 +24,8 @@
 // Enter while busy), dialog (an answer to a dialog, text is the choice),
 // shell (a ! command that ran, text is what ran) or command (a slash
 // command or claude's exit word the agent took, text as typed). Writers
-// hold an flock, so concurrent mocks never interleave.
+// hold an flock, so concurrent mocks never interleave. The format is
+// package mockagents/mocklog's, which the fake model server writes too.
 //
 // # Screens
 //
@@ -276,5 +287,6 @@
 // The first rule that matches the submitted text runs. Without a script,
 // or when no rule matches, the answer is: think 300ms, then one line
 // quoting the start of the prompt. A script error names FILE:LINE:COL and
-// the mock exits 2.
+// the mock exits 2. The language is package mockagents/script's, which
+// the fake model server (mockagents/fakemodel) reads too.
 package mockagents

@@ -11,6 +11,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/partyhq/party/mockagents/mocklog"
+	"github.com/partyhq/party/mockagents/script"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -69,14 +71,14 @@ func (s *screen) match(find func([]byte) []int) (string, chan struct{}) {
 	return "", s.changed
 }
 
-func startMock(t *testing.T, opt Options, script string) *mock {
+func startMock(t *testing.T, opt Options, text string) *mock {
 	t.Helper()
 	inR, inW := io.Pipe()
 	m := &mock{t: t, in: inW, screen: &screen{changed: make(chan struct{})}, log: filepath.Join(t.TempDir(), "mock.log"),
 		done: make(chan int, 1), exited: make(chan struct{})}
 	opt.LogPath = m.log
-	if script != "" {
-		s, err := ParseScript("test.script", script)
+	if text != "" {
+		s, err := script.Parse("test.script", text)
 		require.NoError(t, err)
 		opt.Script = s
 	}
@@ -138,14 +140,14 @@ func (m *mock) paste(s string) { m.send("\x1b[200~" + s + "\x1b[201~") }
 
 // entries waits until the log has n entries, then a little more to catch
 // extra ones.
-func (m *mock) entries(n int) []LogEntry {
+func (m *mock) entries(n int) []mocklog.Entry {
 	m.t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		e, _ := ReadLog(m.log)
+		e, _ := mocklog.Read(m.log)
 		if len(e) >= n || time.Now().After(deadline) {
 			time.Sleep(200 * time.Millisecond)
-			e, _ = ReadLog(m.log)
+			e, _ = mocklog.Read(m.log)
 			return e
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -363,57 +365,4 @@ func TestCrashExitStatus(t *testing.T) {
 			t.Fatal("the mock did not crash")
 		}
 	})
-}
-
-func TestScriptErrors(t *testing.T) {
-	tests := []struct{ script, want string }{
-		{"  think 1s\n", "s:1:3: step \"think\" before any 'on' rule"},
-		{"on *\n  think soon\n", "s:2:9: think: bad duration \"soon\""},
-		{"on /(/\n", "s:1:4: error parsing regexp"},
-		{"on *\n  dance\n", "s:2:3: unknown step \"dance\""},
-		{"on *\n  crash 300\n", "s:2:9: crash: exit status \"300\" is not 0-255"},
-	}
-	for _, tt := range tests {
-		_, err := ParseScript("s", tt.script)
-		require.Error(t, err, tt.script)
-		assert.True(t, strings.HasPrefix(err.Error(), tt.want), "got %q, want prefix %q", err, tt.want)
-	}
-	s, err := ParseScript("s", "# c\non /question (\\w+)/\n  say answer $1\non *\n  echo\n")
-	require.NoError(t, err)
-	steps, groups := s.Plan("question two")
-	assert.Equal(t, "answer two", Expand(steps[0].Arg, groups))
-	steps, _ = s.Plan("other")
-	assert.Equal(t, "echo", steps[0].Kind)
-}
-
-func TestConcurrentLogAppendsNeverInterleave(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "log")
-	var wg sync.WaitGroup
-	for i := 0; i < 20; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			assert.NoError(t, AppendLog(path, LogEntry{Agent: "x", Seq: i, Text: strings.Repeat("y", 10000)}))
-		}(i)
-	}
-	wg.Wait()
-	got, err := ReadLog(path)
-	require.NoError(t, err)
-	assert.Len(t, got, 20)
-}
-
-func TestScriptSayEscapes(t *testing.T) {
-	tests := []struct{ name, in, want string }{
-		{"newline, tab, backslash", `a\nb\tc\\n`, "a\nb\tc\\n"},
-		{"bytes", `\x1b]52;c;eA==\x07 \xc2\x9b2J \x9b`, "\x1b]52;c;eA==\x07 \u009b2J \x9b"},
-		{"not an escape", `C:\tmp\xZZ \x1 \q \`, "C:\tmp\\xZZ \\x1 \\q \\"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s, err := ParseScript("s", "on *\n  say "+tt.in+"\n")
-			require.NoError(t, err)
-			steps, _ := s.Plan("x")
-			assert.Equal(t, tt.want, steps[0].Arg)
-		})
-	}
 }

@@ -6,6 +6,9 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/partyhq/party/mockagents/mocklog"
+	"github.com/partyhq/party/mockagents/script"
 )
 
 // headless is a run of a mock agent without its TUI, as the real agents
@@ -90,7 +93,7 @@ func (h headless) run(opt Options, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "Error: thread/resume: thread/resume failed: thread %s already has an active writer (code -32600)\n", h.resume)
 		return 1
 	}
-	_ = AppendLog(opt.LogPath, LogEntry{Agent: opt.Persona, Seq: 1, Mode: "submit", Text: h.prompt, Time: time.Now().UTC()})
+	_ = mocklog.Append(opt.LogPath, mocklog.Entry{Agent: opt.Persona, Seq: 1, Mode: "submit", Text: h.prompt, Time: time.Now().UTC()})
 	steps, groups := opt.Script.Plan(h.prompt)
 	var answer []string
 	failed := ""
@@ -99,7 +102,7 @@ func (h headless) run(opt Options, stdout, stderr io.Writer) int {
 		case "think":
 			time.Sleep(st.Dur)
 		case "say":
-			answer = append(answer, Expand(st.Arg, groups))
+			answer = append(answer, script.Expand(st.Arg, groups))
 		case "fail":
 			failed = "mock: the turn failed: " + st.Arg
 		case "crash":

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/mockagents/mocklog"
+	"github.com/partyhq/party/mockagents/script"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -20,7 +22,7 @@ func TestHeadless(t *testing.T) {
 	t.Setenv("HOME", home)
 	t.Setenv("CODEX_HOME", "")
 	log := filepath.Join(home, "mock.log")
-	script, err := ParseScript("t", "on /fail/\n  fail 500\non *\n  say answer to $0\n")
+	sc, err := script.Parse("t", "on /fail/\n  fail 500\non *\n  say answer to $0\n")
 	require.NoError(t, err)
 	for _, c := range []struct {
 		persona string
@@ -33,7 +35,7 @@ func TestHeadless(t *testing.T) {
 		h, ok := headlessOf(c.persona, c.args)
 		require.True(t, ok, c.persona)
 		var out, errOut bytes.Buffer
-		code := h.run(Options{Persona: c.persona, Script: script, LogPath: log}, &out, &errOut)
+		code := h.run(Options{Persona: c.persona, Script: sc, LogPath: log}, &out, &errOut)
 		assert.Equal(t, 0, code, "%s: %s", c.persona, errOut.String())
 		got, err := agent.ParseHeadless(agent.Kind(c.persona), out.Bytes())
 		require.NoError(t, err, c.persona)
@@ -41,12 +43,12 @@ func TestHeadless(t *testing.T) {
 
 		h.prompt = "please fail"
 		out.Reset()
-		code = h.run(Options{Persona: c.persona, Script: script, LogPath: log}, &out, &errOut)
+		code = h.run(Options{Persona: c.persona, Script: sc, LogPath: log}, &out, &errOut)
 		_, err = agent.ParseHeadless(agent.Kind(c.persona), out.Bytes())
 		assert.ErrorIs(t, err, agent.ErrHeadlessTurn, c.persona)
 		assert.Equal(t, 1, code, c.persona)
 	}
-	entries, err := ReadLog(log)
+	entries, err := mocklog.Read(log)
 	require.NoError(t, err)
 	require.Len(t, entries, 6)
 	assert.Equal(t, "hello there", entries[0].Text)

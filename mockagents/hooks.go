@@ -302,11 +302,11 @@ func geminiHooks() map[string][]claudeHook {
 
 // gemini runs the Gemini hooks of event with fields (the common fields
 // are added) off the caller's goroutine, then calls done there; it
-// reports false, calling nothing, when the agent is not gemini or has no
-// such hook. Gemini waits for its hooks: the caller goes on in done.
-func (h *hooks) gemini(persona, event string, fields map[string]any, done func()) bool {
+// reports false, calling nothing, when there is no such hook. Gemini
+// waits for its hooks: the caller goes on in done.
+func (h *hooks) gemini(event string, fields map[string]any, done func()) bool {
 	cmds := h.geminiCmds[event]
-	if persona != "gemini" || len(cmds) == 0 {
+	if len(cmds) == 0 {
 		return false
 	}
 	cwd, _ := os.Getwd()
@@ -330,9 +330,9 @@ func (h *hooks) gemini(persona, event string, fields map[string]any, done func()
 
 // geminiPermission is the ToolPermission Notification of Gemini's shell
 // confirmation box.
-func (h *hooks) geminiPermission(persona, command string) {
+func (h *hooks) geminiPermission(command string) {
 	root, _, _ := strings.Cut(strings.TrimSpace(command), " ")
-	h.gemini(persona, "Notification", map[string]any{"notification_type": "ToolPermission",
+	h.gemini("Notification", map[string]any{"notification_type": "ToolPermission",
 		"message": "Tool Confirm Shell Command requires execution",
 		"details": map[string]any{"type": "exec", "title": "Confirm Shell Command", "command": command, "rootCommand": root}}, func() {})
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/mockagents/script"
 	"golang.org/x/term"
 )
 
@@ -51,16 +52,16 @@ func Main() int {
 // --settings, codex -c notify=... and --no-alt-screen; others are ignored)
 // and the PARTY_MOCK_* behaviours.
 func options(args []string, getenv func(string) string) (Options, error) {
-	name := persona(filepath.Base(args[0]))
+	name := personaName(filepath.Base(args[0]))
 	if p := getenv("PARTY_MOCK_PERSONA"); p != "" {
-		name = persona(p)
+		name = personaName(p)
 	}
 	for i, a := range args {
 		switch {
 		case a == "--persona" && i+1 < len(args):
-			name = persona(args[i+1])
+			name = personaName(args[i+1])
 		case strings.HasPrefix(a, "--persona="):
-			name = persona(strings.TrimPrefix(a, "--persona="))
+			name = personaName(strings.TrimPrefix(a, "--persona="))
 		}
 	}
 	opt := DefaultOptions(name)
@@ -68,7 +69,7 @@ func options(args []string, getenv func(string) string) (Options, error) {
 	if err := switches(&opt, getenv); err != nil {
 		return opt, err
 	}
-	script := getenv("PARTY_MOCK_SCRIPT")
+	scriptPath := getenv("PARTY_MOCK_SCRIPT")
 	noAlt := false
 	var replay string
 	speed, noDelay, exact := 1.0, false, false
@@ -85,7 +86,7 @@ func options(args []string, getenv func(string) string) (Options, error) {
 		case a == "--persona":
 			val()
 		case a == "--mock-script":
-			script = val()
+			scriptPath = val()
 		case a == "--settings":
 			opt.Settings = val()
 		case a == "-c" || a == "--config":
@@ -133,8 +134,8 @@ func options(args []string, getenv func(string) string) (Options, error) {
 		opt.Replay = r
 		opt.AltScreen = false
 	}
-	if script != "" {
-		s, err := LoadScript(script)
+	if scriptPath != "" {
+		s, err := script.Load(scriptPath)
 		if err != nil {
 			return opt, err
 		}
@@ -204,7 +205,7 @@ func switches(opt *Options, getenv func(string) string) error {
 	return nil
 }
 
-func persona(name string) string {
+func personaName(name string) string {
 	switch name {
 	case "claude", "codex", "gemini":
 		return name

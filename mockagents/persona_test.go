@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partyhq/party/mockagents/mocklog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -87,7 +88,7 @@ func events(ps []map[string]any) []string {
 	return out
 }
 
-func modes(entries []LogEntry) []string {
+func modes(entries []mocklog.Entry) []string {
 	var out []string
 	for _, e := range entries {
 		out = append(out, e.Mode+":"+e.Text)

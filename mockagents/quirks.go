@@ -14,10 +14,12 @@ import (
 )
 
 // The input quirks: what an agent reads in a submitted text instead of
-// sending it to the model (claude's and codex's ! shell and / commands,
-// claude's bare exit), gemini's trailing-\ newline and what gemini does
-// with keys while it still initializes, and the menus and Ctrl-U. As
-// measured on the pinned agents (docs/agents-reference.md §3, with the
+// sending it to the model — each persona's interpret decides (claude.go,
+// codex.go, gemini.go) and this file holds what they run: shell commands
+// (claude's bash mode, codex's !, gemini's shell mode), claude's slash
+// commands and its /cost panel, codex's and gemini's command names — and
+// the trailing-\ newline and Ctrl-U. Gemini's slow start is in gemini.go.
+// As measured on the pinned agents (docs/agents-reference.md §3, with the
 // literal-delivery measurements of 2026-11-23).
 
 // geminiInitWindow is how long each of gemini's first two start phases
@@ -94,84 +96,6 @@ func slashName(text string) (name string, ok bool) {
 	return name, name != "" && !strings.Contains(name, "/")
 }
 
-// interpret takes a submitted input that is not a prompt: a shell command,
-// a slash command, an exit word. It reports whether it took the input.
-func (e *engine) interpret() bool {
-	if e.opt.Replay != nil {
-		return false
-	}
-	text := e.inputText()
-	switch e.opt.Persona {
-	case "claude":
-		// A space before ! or / makes the text a prompt; trailing
-		// whitespace does not count.
-		if e.opt.Bang && strings.HasPrefix(text, "!") {
-			e.setInput("")
-			e.fresh = false
-			e.runShell(strings.TrimSpace(text[1:]))
-			return true
-		}
-		if w := strings.TrimSpace(text); e.opt.ExitWords && (w == "exit" || w == "quit" || w == ":q") {
-			e.setInput("")
-			e.logEntry("command", text)
-			e.quit(0)
-			return true
-		}
-		if name, ok := slashName(text); ok && e.opt.Slash {
-			if items, _ := e.completions(); len(items) > 0 {
-				name = items[e.menuSel].label // Enter picks the highlighted command
-			}
-			e.setInput("")
-			e.fresh = false
-			e.logEntry("command", text)
-			e.claudeCommand(name, strings.TrimSpace(text))
-			return true
-		}
-	case "codex":
-		// Codex trims what it sends, but a space before ! or / makes the
-		// text a prompt (sent trimmed: "!cmd").
-		if e.opt.Bang && strings.HasPrefix(text, "!") {
-			e.setInput("")
-			e.runShell(strings.TrimSpace(text[1:]))
-			return true
-		}
-		if name, ok := slashName(text); ok && e.opt.Slash {
-			if !codexCommands[name] {
-				// Refused: the text stays in the input with the cursor
-				// before it, so what comes next is put in front of it (and
-				// Ctrl-U, which clears before the cursor, clears nothing).
-				e.addHistory("• Unrecognized command '/"+name+"'. Type \"/\" for a list of supported commands.", "")
-				e.inputChanged()
-				e.input, e.tail = nil, text
-				return true
-			}
-			e.setInput("")
-			e.logEntry("command", text)
-			if name == "quit" || name == "exit" {
-				e.quit(0)
-				return true
-			}
-			e.addHistory("• /"+name+" (not modelled by the mock)", "")
-			return true
-		}
-	case "gemini":
-		if e.shellMode && !e.initPhase { // while initializing it is queued
-			e.setInput("")
-			e.runShell(strings.TrimSpace(text))
-			return true
-		}
-		if name, ok := slashName(strings.TrimSpace(text)); ok && e.opt.Slash && geminiKnows(name) {
-			// Gemini trims first: a space before the / does not count. An
-			// unknown /word is a prompt.
-			e.setInput("")
-			e.logEntry("command", text)
-			e.geminiCommand(name)
-			return true
-		}
-	}
-	return false
-}
-
 // claudeCommand runs claude's slash command: /cost (/usage) opens the
 // settings panel, /exit and /quit quit, another known one does nothing,
 // an unknown one is refused with the input cleared.
@@ -236,18 +160,7 @@ func (e *engine) runShell(cmd string) {
 // shell runs cmd as runShell does, without a log entry.
 func (e *engine) shell(cmd string) {
 	lines := strings.Split(cmd, "\n")
-	switch e.opt.Persona {
-	case "claude":
-		e.addHistory("! " + lines[0])
-		for _, l := range lines[1:] {
-			e.addHistory("  " + l)
-		}
-	case "gemini":
-		e.addHistory(" $ " + lines[0])
-		for _, l := range lines[1:] {
-			e.addHistory("   " + l)
-		}
-	}
+	e.p.shellEcho(lines)
 	go func() {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -265,13 +178,7 @@ func (e *engine) shell(cmd string) {
 		out, err := c.CombinedOutput()
 		f := func() {
 			e.addHistory(e.shellLines(lines, string(out), err)...)
-			if e.opt.Persona == "claude" && !e.busy {
-				stdout := strings.TrimRight(string(out), "\n")
-				if stdout == "" {
-					stdout = "(Bash completed with no output)"
-				}
-				e.turn([]string{"<bash-input>" + cmd + "</bash-input>\n<bash-stdout>" + stdout + "</bash-stdout><bash-stderr></bash-stderr>"}, false)
-			}
+			e.p.shellDone(cmd, string(out))
 		}
 		select {
 		case e.events <- f:
@@ -289,55 +196,25 @@ func (e *engine) shellLines(cmd []string, out string, err error) []string {
 	if len(body) > 5 {
 		body = append(body[:5], fmt.Sprintf("… +%d lines", len(body)-5))
 	}
-	code, failure := 0, ""
+	failure := ""
 	var ee *exec.ExitError
 	switch {
 	case errors.As(err, &ee):
-		code, failure = ee.ExitCode(), "Error: Exit code "+strconv.Itoa(ee.ExitCode())
+		failure = "Error: Exit code " + strconv.Itoa(ee.ExitCode())
 	case err != nil:
-		code, failure = -1, "Error: "+err.Error()
+		failure = "Error: " + err.Error()
 	}
-	var lines []string
-	indent := func(empty, first, rest string) {
-		if failure != "" {
-			body = append(body, failure)
-		}
-		if len(body) == 0 {
-			body = []string{empty}
-		}
-		for i, l := range body {
-			if i == 0 {
-				lines = append(lines, first+l)
-			} else {
-				lines = append(lines, rest+l)
-			}
-		}
+	return e.p.shellLines(cmd, body, failure, err)
+}
+
+// exitCode is the exit status of a failed command, -1 when it did not
+// run.
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
 	}
-	switch e.opt.Persona {
-	case "claude":
-		indent("(Bash completed with no output)", "  ⎿  ", "     ")
-	case "codex":
-		lines = append(lines, "• You ran "+cmd[0])
-		for _, l := range cmd[1:] {
-			lines = append(lines, "  │ "+l)
-		}
-		indent("(no output)", "  └ ", "    ")
-		lines = append(lines, "  Worked for <1s • "+time.Now().Format("15:04"))
-	case "gemini":
-		// A box: ✓ or x, "Shell Command", the exit code, the output.
-		in := []string{"✓  Shell Command " + strings.Join(cmd, " ")}
-		if err != nil {
-			in = []string{"x  Shell Command " + strings.Join(cmd, " "), "", "Command exited with code " + strconv.Itoa(code) + "."}
-		}
-		if len(body) > 0 {
-			in = append(append(in, ""), body...)
-		}
-		return append(box(min(e.w, 80), in...), "")
-	default:
-		lines = append(lines, "$ "+strings.Join(cmd, "; "))
-		indent("", "  ", "  ")
-	}
-	return append(lines, "")
+	return -1
 }
 
 // backslashNewline is gemini's Enter after a trailing \: the \ is removed
@@ -357,41 +234,6 @@ func (e *engine) backslashNewline() bool {
 	return true
 }
 
-// endRawPhase ends the first third of gemini's initialization: the keys
-// that waited are read one by one, as keys, not as a paste: Enter is lost,
-// a ? opens the shortcuts help and takes the input typed so far with it, a
-// ! in an empty (or blank) input switches shell mode. Measured: "why?
-// !touch EARLY" then Enter left the help open and "touch EARLY" in the
-// input in shell mode; a plain text was left in the input unsent.
-func (e *engine) endRawPhase() {
-	if !e.rawPhase {
-		return
-	}
-	e.rawPhase, e.enterLost = false, true
-	early := e.early
-	e.early = nil
-	for _, c := range early {
-		c = bytes.ReplaceAll(bytes.ReplaceAll(c, []byte("\x1b[200~"), nil), []byte("\x1b[201~"), nil)
-		for _, r := range string(c) {
-			switch {
-			case r == '?':
-				e.help = true
-				e.setInput("")
-			case r == '!' && strings.TrimSpace(e.inputText()) == "":
-				e.shellMode = !e.shellMode
-				e.setInput("")
-			case r == '\n' || r == '\t' || r >= 0x20 && r != 0x7f:
-				e.typeText(string(r), false)
-			}
-		}
-	}
-}
-
-// endEnterLost ends the second third of gemini's initialization: Enter
-// is taken again (measured: a paste 0.5 s after the prompt showed was in
-// the input, its Enter lost).
-func (e *engine) endEnterLost() { e.enterLost = false }
-
 // geminiKnows reports whether name is one of gemini's commands.
 func geminiKnows(name string) bool {
 	for _, c := range geminiCommands {
@@ -400,36 +242,6 @@ func geminiKnows(name string) bool {
 		}
 	}
 	return name == "exit"
-}
-
-// geminiCommand runs gemini's command: /help prints the help box, /quit
-// (/exit) quits, another does nothing.
-func (e *engine) geminiCommand(name string) {
-	switch name {
-	case "quit", "exit":
-		e.quit(0)
-	case "help":
-		e.addHistory(box(min(max(e.w, 40), 100),
-			"Basics:",
-			"Add context: Use @ to specify files for context (e.g., @src/myFile.ts) to target specific files or folders.",
-			"Shell mode: Execute shell commands via ! (e.g., !npm run start) or use natural language.", "",
-			"Commands:",
-			" /help - For help on gemini-cli",
-			" /quit - Exit the cli",
-			" ! - shell command", "",
-			"Keyboard Shortcuts:",
-			"Esc - Cancel operation / Clear input (double press)",
-			"For a full list of shortcuts, see https://geminicli.com/docs/cli/keyboard-shortcuts/")...)
-		e.addHistory("")
-	default:
-		e.addHistory("ℹ /"+name+" (not modelled by the mock)", "")
-	}
-}
-
-// bangInput reports whether the input is a ! shell command as claude and
-// codex show it: the ! becomes the prompt glyph.
-func (e *engine) bangInput() bool {
-	return e.opt.Bang && (e.opt.Persona == "claude" || e.opt.Persona == "codex") && strings.HasPrefix(e.inputText(), "!")
 }
 
 // killLine is Ctrl-U: with LineKill, as the real agents do, it deletes
@@ -449,7 +261,7 @@ func (e *engine) killLine() {
 	deleted := false
 	for n := len(e.input); n > 0; n = len(e.input) {
 		last := &e.input[n-1]
-		if e.placeholder(*last) != "" {
+		if e.p.placeholder(*last) != "" {
 			if !deleted {
 				e.input = e.input[:n-1]
 			}
@@ -458,7 +270,7 @@ func (e *engine) killLine() {
 		for len(last.text) > 0 {
 			_, size := utf8.DecodeLastRune(last.text)
 			if last.text[len(last.text)-1] == '\n' {
-				if !deleted && e.opt.Persona != "gemini" {
+				if !deleted && e.p.killsNewline() {
 					last.text = last.text[:len(last.text)-1]
 					deleted = true
 				}

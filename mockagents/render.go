@@ -1,17 +1,14 @@
 package mockagents
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"regexp"
 	"sort"
 	"strings"
 	"time"
 	"unicode"
-	"unicode/utf8"
 )
 
 var (
@@ -36,170 +33,17 @@ func (e *engine) live() []string {
 		return nil
 	}
 	if e.dialog != nil {
-		return e.dialogLines()
+		return e.p.dialogLines(e.dialog)
 	}
-	var out []string
-	switch e.opt.Persona {
-	case "claude":
-		if e.busy {
-			out = append(out, e.claudeBusy(), "")
-		}
-		for _, q := range e.queue {
-			out = append(out, "  ❯ "+clip(firstLine(q), 60))
-		}
-		rule := strings.Repeat("─", max(e.w, 10))
-		out = append(out, rule)
-		bang := e.bangInput()
-		for i, l := range e.inputLines() {
-			switch {
-			case i == 0 && bang:
-				out = append(out, "! "+strings.TrimPrefix(l, "!"))
-			case i == 0:
-				out = append(out, "❯\u00a0"+l)
-			default:
-				out = append(out, "  "+l)
-			}
-		}
-		footer := []string{"  ? for shortcuts · ← for agents"}
-		menu := e.menuLines()
-		word, slash := slashName(e.inputText())
-		switch {
-		case len(menu) > 0:
-			footer = menu // the command menu takes the footer's place
-		case slash && e.opt.Slash && !strings.ContainsAny(e.inputText(), " \t\n"):
-			footer = []string{`No commands match "/` + word + `"`}
-		case e.busy && !e.opt.NoEscHint:
-			footer = []string{"  esc to interrupt · ← for agents"}
-		case bang:
-			footer = []string{"  ! for shell mode"}
-		}
-		out = append(append(out, rule), footer...)
-	case "codex":
-		if e.busy {
-			glyph := "•"
-			if e.opt.Blink && e.frame%2 == 1 {
-				glyph = "◦"
-			}
-			out = append(out, fmt.Sprintf("%s Working (%s • esc to interrupt)", glyph, codexDur(time.Since(e.busySince))), "")
-		}
-		if len(e.queue) > 0 {
-			out = append(out, "• Queued follow-up inputs")
-			for _, q := range e.queue {
-				out = append(out, "  ↳ "+clip(firstLine(q), 60))
-			}
-			out = append(out, "    shift+← edit last queued message", "")
-		}
-		bang := e.bangInput()
-		for i, l := range e.inputLines() {
-			switch {
-			case i == 0 && l == "" && e.inputText() == "":
-				out = append(out, "› Ask Codex to do anything")
-			case i == 0 && bang:
-				out = append(out, "! "+strings.TrimPrefix(l, "!"))
-			case i == 0:
-				out = append(out, "› "+l)
-			default:
-				out = append(out, "  "+l)
-			}
-		}
-		menu := e.menuLines()
-		out = append(out, menu...)
-		if e.busy && e.inputText() != "" && len(menu) == 0 {
-			out = append(out, "  tab to queue message")
-		}
-		cwd, _ := os.Getwd()
-		hints := "  ← for agents · ? for shortcuts"
-		if bang {
-			hints = strings.Repeat(" ", max(2, e.w-len("Shell mode")-1)) + "Shell mode"
-		}
-		out = append(out, "", "  x default · "+cwd, hints)
-	case "gemini":
-		if len(e.queue) > 0 {
-			out = append(out, "  Queued (press ↑ to edit):")
-			for _, q := range e.queue {
-				out = append(out, "    "+clip(firstLine(q), 60))
-			}
-		}
-		status := ""
-		if e.busy {
-			status = fmt.Sprintf(" %s Thinking... (esc to cancel, %s)", geminiGlyphs[e.frame%len(geminiGlyphs)], geminiDur(time.Since(e.busySince)))
-		}
-		hint := "? for shortcuts"
-		mode := " Shift+Tab to accept edits"
-		if e.shellMode {
-			mode = "  shell mode enabled (esc to disable)"
-		}
-		rule := strings.Repeat("─", max(e.w, 10))
-		out = append(out, status+strings.Repeat(" ", max(2, e.w-width(status)-width(hint)-1))+hint, rule)
-		if e.help {
-			col := max(e.w, 60) / 3
-			row := func(a, b, c string) string {
-				return " " + a + strings.Repeat(" ", max(2, col-width(a)-1)) + b + strings.Repeat(" ", max(2, col-width(b))) + c
-			}
-			out = append(out, " Shortcuts See /help for more",
-				row("! shell mode", "Shift+Tab cycle mode", "Ctrl+V paste images"),
-				row("@ select file or folder", "Ctrl+Y YOLO mode", "Alt+M raw markdown mode"),
-				row("Double Esc clear & rewind", "Ctrl+R reverse-search history", "Ctrl+G open external editor"),
-				" Tab focus UI", rule)
-		}
-		out = append(out, mode, "")
-		for i, l := range e.inputLines() {
-			switch {
-			case i == 0 && l == "" && len(e.input) == 0 && e.shellMode:
-				out = append(out, " !   Type your shell command")
-			case i == 0 && l == "" && len(e.input) == 0:
-				out = append(out, " >   Type your message or @path/to/file")
-			case i == 0 && e.shellMode:
-				out = append(out, " ! "+l)
-			case i == 0:
-				out = append(out, " > "+l)
-			default:
-				out = append(out, "   "+l)
-			}
-		}
-		out = append(out, "")
-		out = append(out, e.menuLines()...)
-		out = append(out, e.geminiFooter()...)
-	default:
-		if e.busy {
-			out = append(out, fmt.Sprintf("working… %ds", int(time.Since(e.busySince).Seconds())))
-		}
-		for _, q := range e.queue {
-			out = append(out, "  queued: "+clip(firstLine(q), 60))
-		}
-		for i, l := range e.inputLines() {
-			if i == 0 {
-				out = append(out, "mock> "+l)
-			} else {
-				out = append(out, "      "+l)
-			}
-		}
-	}
-	return out
+	return e.p.live()
 }
 
-// claudeBusy is claude's busy line: a glyph, a random verb and "…", with
-// no parenthesis until the first token or ParenAfter.
-func (e *engine) claudeBusy() string {
-	s := claudeGlyphs[e.frame%len(claudeGlyphs)] + " " + e.verb + "…"
-	took := time.Since(e.busySince)
-	switch {
-	case e.stopping && e.stopTotal == 1:
-		s += fmt.Sprintf(" (running stop hook · %s · ↓ %d tokens)", claudeDur(time.Since(e.stopSince)), e.tokens)
-	case e.stopping:
-		s += fmt.Sprintf(" (running stop hooks… %d/%d · %s)", e.stopDone, e.stopTotal, claudeDur(time.Since(e.stopSince)))
-	case e.firstToken || took >= e.opt.ParenAfter:
-		s += fmt.Sprintf(" (%s · ↓ %d tokens)", claudeDur(took), e.tokens)
-	}
-	return s
-}
-
-// dialogLines draws the dialog as the persona does: claude with a ❯ caret
-// (under a rule for a permission), codex with a › caret, gemini in a box
-// with ● on the selected item. The input box and the busy line are hidden
-// meanwhile.
-func (e *engine) dialogLines() []string {
-	d := e.dialog
+// dialogBody is the dialog's title, text box, items (caret before the
+// selected one) and what comes after; the persona frames it (dialogLines):
+// claude with a ❯ caret (under a rule for a permission), codex with a ›
+// caret, gemini in a box with ● on the selected item. The input box and
+// the busy line are hidden meanwhile.
+func (e *engine) dialogBody(d *dialog, caret string) []string {
 	body := append([]string{}, d.title...)
 	if d.textBox {
 		in := string(d.text)
@@ -208,41 +52,14 @@ func (e *engine) dialogLines() []string {
 		}
 		body = append(body, box(min(e.w, 80)-4, clip(in, min(e.w, 80)-12))...)
 	}
-	caret, pad := "❯ ", "  "
-	switch e.opt.Persona {
-	case "codex":
-		caret = "› "
-	case "gemini":
-		caret = "● "
-	}
 	for i, it := range d.items {
-		mark := pad
+		mark := "  "
 		if i == d.sel {
 			mark = caret
 		}
 		body = append(body, fmt.Sprintf("%s%s%d. %s", d.indent, mark, i+1, it))
 	}
-	body = append(body, d.after...)
-	if e.opt.Persona == "gemini" {
-		return box(min(e.w, 80), body...)
-	}
-	if d.rule {
-		body = append([]string{strings.Repeat("─", max(e.w, 10))}, body...)
-	}
-	return append(append([]string{}, d.lead...), body...)
-}
-
-// geminiFooter is gemini's footer under the input.
-func (e *engine) geminiFooter() []string {
-	dir, _ := os.Getwd()
-	col := max(24, max(e.w, 40)/2)
-	if width(dir) > col-3 {
-		dir = "…/" + filepath.Base(dir)
-	}
-	row := func(a, b, c string) string {
-		return " " + a + strings.Repeat(" ", max(2, col-width(a)-1)) + b + strings.Repeat(" ", max(2, col-width(b))) + c
-	}
-	return []string{row("workspace (/directory)", "sandbox", "/model"), row(dir, "no sandbox", "Auto")}
+	return append(body, d.after...)
 }
 
 // inputLines is the input as shown: pastes may collapse to a placeholder,
@@ -251,19 +68,16 @@ func (e *engine) geminiFooter() []string {
 func (e *engine) inputLines() []string {
 	var b strings.Builder
 	for _, s := range e.input {
-		if p := e.placeholder(s); p != "" {
+		if p := e.p.placeholder(s); p != "" {
 			b.WriteString(p)
 		} else {
 			b.Write(s.text)
 		}
 	}
 	b.WriteString(e.tail)
-	if b.Len() == 0 && e.opt.Persona == "claude" {
-		switch {
-		case len(e.queue) > 0:
-			return []string{dimOn + "Press up to edit queued messages" + dimOff}
-		case e.fresh && e.opt.TryHint:
-			return []string{dimOn + `Try "how does <filepath> work?"` + dimOff}
+	if b.Len() == 0 {
+		if empty := e.p.emptyInput(); empty != nil {
+			return empty
 		}
 	}
 	lines := strings.Split(strings.ReplaceAll(b.String(), "\t", "    "), "\n")
@@ -274,28 +88,6 @@ func (e *engine) inputLines() []string {
 		lines[i] = clip(l, 4*max(e.w, 20))
 	}
 	return lines
-}
-
-// placeholder is how the input shows the paste s when the agent collapses
-// it ("" when it shows the text).
-func (e *engine) placeholder(s segment) string {
-	if !s.paste {
-		return ""
-	}
-	nl := bytes.Count(s.text, []byte("\n"))
-	switch {
-	case e.opt.Persona == "claude" && nl > 3:
-		return fmt.Sprintf("[Pasted text #%d +%d lines]", s.n, nl)
-	case e.opt.Persona == "claude" && len(s.text) >= 800:
-		return fmt.Sprintf("[Pasted text #%d]", s.n)
-	case e.opt.Persona == "codex" && utf8.RuneCount(s.text) > 1000:
-		return fmt.Sprintf("[Pasted Content %d chars]", utf8.RuneCount(s.text))
-	case e.opt.Persona == "gemini" && time.Since(s.at) >= geminiPasteDelay && nl+1 > 5:
-		return fmt.Sprintf("[Pasted Text: %d lines]", nl+1)
-	case e.opt.Persona == "gemini" && time.Since(s.at) >= geminiPasteDelay && utf8.RuneCount(s.text) > 500:
-		return fmt.Sprintf("[Pasted Text: %d chars]", utf8.RuneCount(s.text))
-	}
-	return ""
 }
 
 // completion is one item of a completion menu (gemini's, claude's
@@ -330,57 +122,10 @@ var geminiCommands = []completion{
 //   - gemini: its commands while the input is one word starting with /,
 //     files and agents for a last word holding @.
 func (e *engine) completions() (items []completion, start int) {
-	if e.dialog != nil || e.menuOff || !e.ready || e.shellMode {
+	if e.dialog != nil || e.menuOff || !e.ready {
 		return nil, 0
 	}
-	text := e.inputText()
-	if e.opt.Persona == "claude" && e.opt.Slash && strings.HasPrefix(text, "/") {
-		return e.claudeCompletions(), 0
-	}
-	if !e.opt.Menus {
-		return nil, 0
-	}
-	ws := strings.LastIndexAny(text, " \t\n") + 1
-	word := text[ws:]
-	switch e.opt.Persona {
-	case "claude":
-		if strings.HasPrefix(word, "@") {
-			return fileCompletions(word[1:], false), ws
-		}
-	case "codex":
-		switch {
-		case strings.HasPrefix(word, "@"):
-			return fileCompletions(word[1:], false), ws
-		case codexSkillWord.MatchString(word):
-			for _, c := range codexSkills {
-				if strings.HasPrefix(c.label, word[1:]) {
-					items = append(items, c)
-				}
-			}
-			if len(items) == 0 {
-				items = []completion{noMatch}
-			}
-			return items, ws
-		}
-	case "gemini":
-		if strings.HasPrefix(text, "/") && !strings.ContainsAny(text, " \t\n") {
-			// Commands starting with the word first, then those holding it.
-			var more []completion
-			for _, c := range geminiCommands {
-				switch {
-				case strings.HasPrefix(c.label, text[1:]):
-					items = append(items, c)
-				case strings.Contains(c.label, text[1:]):
-					more = append(more, c)
-				}
-			}
-			return append(items, more...), 0
-		}
-		if at := strings.LastIndex(word, "@"); at >= 0 {
-			return fileCompletions(word[at+1:], true), ws + at
-		}
-	}
-	return nil, 0
+	return e.p.completions(e.inputText())
 }
 
 var (
@@ -429,24 +174,20 @@ func fileCompletions(prefix string, agent bool) (items []completion) {
 // gemini insert @path, codex the bare path ("read @READ" → "read
 // README.md") or $skill.
 func (e *engine) complete(c completion, start int) bool {
-	text := e.inputText()
 	switch {
 	case c.slash:
 		e.setInput("/" + c.label)
 		return false
 	case c == noMatch:
-	case e.opt.Persona == "codex" && strings.HasPrefix(text[start:], "$"):
-		e.setInput(text[:start] + "$" + c.label + " ")
-	case e.opt.Persona == "codex":
-		e.setInput(text[:start] + c.label + " ")
 	default:
-		e.setInput(text[:start] + "@" + c.label + " ")
+		e.p.complete(c, e.inputText(), start)
 	}
 	return true
 }
 
 // menuLines draws the completion menu: under the input (gemini, codex)
-// or in the footer's place (claude).
+// or in the footer's place (claude); the persona draws it, or else it is
+// the plain list, scrolled, with ▲ ▼ and a count (gemini).
 func (e *engine) menuLines() []string {
 	items, _ := e.completions()
 	if len(items) == 0 {
@@ -458,37 +199,10 @@ func (e *engine) menuLines() []string {
 	for _, c := range items {
 		col = max(col, width(c.label))
 	}
-	var out []string
-	switch {
-	case e.opt.Persona == "codex":
-		for _, c := range items[off:end] {
-			l := "  " + c.label
-			if c.desc != "" {
-				l += strings.Repeat(" ", max(0, col-width(c.label))+2) + c.desc
-			}
-			out = append(out, clip(strings.TrimRight(l, " "), max(e.w, 20)-2))
-		}
-		if items[0] == noMatch {
-			return append(out, "", "  enter insert · esc close")
-		}
-		return append(out, "", "  enter/tab insert · esc close · ↑/↓ select · ←/→ filter")
-	case e.opt.Persona == "claude" && !items[0].slash:
-		for _, c := range items[off:end] {
-			out = append(out, "+ "+c.label)
-		}
-		return out
-	case e.opt.Persona == "claude":
-		// "/usage (cost)                 Show session cost, …", the
-		// highlighted one first, no scroll marks.
-		for _, c := range items[off:end] {
-			l := "/" + c.label
-			if c.alias != "" {
-				l += " (" + c.alias + ")"
-			}
-			out = append(out, clip(l+strings.Repeat(" ", max(2, 30-width(l)))+c.desc, max(e.w, 20)-1))
-		}
+	if out := e.p.menuLines(items, off, end, col); out != nil {
 		return out
 	}
+	var out []string
 	if off > 0 {
 		out = append(out, " ▲")
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/partyhq/party/core/record"
+	"github.com/partyhq/party/mockagents/mocklog"
 )
 
 // Replay plays a recorded cast as an agent: it prints the recorded output
@@ -133,5 +134,5 @@ func (e *engine) diverged(msg string) {
 	fmt.Fprintf(os.Stderr, "%s\n", msg)
 	_, _ = io.WriteString(e.out, "\r\n"+msg+"\r\n")
 	e.seq++
-	_ = AppendLog(e.opt.LogPath, LogEntry{Agent: e.opt.Persona, Pane: e.opt.Pane, Seq: e.seq, Mode: "diverged", Text: msg, Time: time.Now().UTC()})
+	_ = mocklog.Append(e.opt.LogPath, mocklog.Entry{Agent: e.opt.Persona, Pane: e.opt.Pane, Seq: e.seq, Mode: "diverged", Text: msg, Time: time.Now().UTC()})
 }

@@ -20,7 +20,8 @@ import (
 // (last_agent_message, or error on a failed turn), turn_aborted (Esc, a
 // refused approval), and response_item function_call with
 // sandbox_permissions "require_escalated" (the approval prompt) and its
-// function_call_output. A nil rollout (other personas) writes nothing.
+// function_call_output. Only codex has one (a nil
+// rollout writes nothing).
 type rollout struct {
 	thread string
 	turn   string // the running turn's id
@@ -29,10 +30,7 @@ type rollout struct {
 	failed bool // the file could not be made; stop trying
 }
 
-func newRollout(persona, thread string) *rollout {
-	if persona != "codex" {
-		return nil
-	}
+func newRollout(thread string) *rollout {
 	return &rollout{thread: thread}
 }
 

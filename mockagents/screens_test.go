@@ -26,7 +26,10 @@ func idleEngine(persona string) *engine {
 // busyEngine is a persona in a turn that began ago.
 func busyEngine(persona string, ago time.Duration) *engine {
 	e := idleEngine(persona)
-	e.busy, e.busySince, e.verb = true, time.Now().Add(-ago), "Skedaddling"
+	e.busy, e.busySince = true, time.Now().Add(-ago)
+	if c, ok := e.p.(*claude); ok {
+		c.verb = "Skedaddling"
+	}
 	return e
 }
 
@@ -85,7 +88,8 @@ func TestMockScreens(t *testing.T) {
 			reading{busy: true, found: true}},
 		{"claude running stop hooks", "claude", func() *engine {
 			e := busyEngine("claude", 9*time.Second)
-			e.stopping, e.stopTotal, e.stopSince = true, 2, time.Now().Add(-4*time.Second)
+			c := e.p.(*claude)
+			c.stopping, c.stopTotal, c.stopSince = true, 2, time.Now().Add(-4*time.Second)
 			return e
 		}, []string{"· Skedaddling… (running stop hooks… 0/2 · 4s)", "", rule60, "❯\u00a0", rule60, "  esc to interrupt · ← for agents"},
 			reading{busy: true, found: true}},
@@ -178,7 +182,7 @@ func TestMockScreens(t *testing.T) {
 		}, nil, reading{dialog: true}},
 		{"gemini API-key box", "gemini", func() *engine {
 			e := idleEngine("gemini")
-			e.apiKeyBox()
+			e.p.(*gemini).apiKeyBox()
 			return e
 		}, nil, reading{dialog: true}},
 	}
@@ -187,7 +191,7 @@ func TestMockScreens(t *testing.T) {
 			e := tt.setup()
 			live := e.live()
 			if tt.persona == "gemini" && e.dialog == nil {
-				footer := e.geminiFooter()
+				footer := e.p.(*gemini).footer()
 				require.Equal(t, footer, live[len(live)-len(footer):], "gemini's footer ends the screen")
 				live = live[:len(live)-len(footer)]
 			}
@@ -244,9 +248,9 @@ func TestGeminiBoxes(t *testing.T) {
 	assert.Contains(t, joined, "│ ● 1. Trust folder (")
 	assert.Contains(t, joined, "│   3. Don't trust")
 
-	e.authDialog()
+	e.p.(*gemini).authDialog()
 	assert.Contains(t, strings.Join(e.live(), "\n"), "│   ● 2. Use Gemini API Key")
-	e.apiKeyBox()
+	e.p.(*gemini).apiKeyBox()
 	assert.Contains(t, strings.Join(e.live(), "\n"), "│ Enter Gemini API Key")
 }
 

@@ -26,8 +26,8 @@ func claudeTranscriptPath(session string) string {
 // "[Request interrupted by user]" (Esc once the answer began; an Esc
 // before the first token writes nothing), "[Request interrupted by user
 // for tool use]" after a refusal, and turn_duration when a turn ends. Like
-// the real one, the file appears with the first prompt. Nil for the other
-// personas: every method is then a no-op. Used from the run loop only.
+// the real one, the file appears with the first prompt. Only claude has one
+// (a nil one writes nothing). Used from the run loop only.
 type transcript struct {
 	path, session string
 	parent        string // uuid of the last entry
@@ -37,10 +37,7 @@ type transcript struct {
 	started       time.Time
 }
 
-func newTranscript(persona, session string) *transcript {
-	if persona != "claude" {
-		return nil
-	}
+func newTranscript(session string) *transcript {
 	return &transcript{path: claudeTranscriptPath(session), session: session}
 }
 

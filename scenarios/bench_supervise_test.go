@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partyhq/party/mockagents"
+	"github.com/partyhq/party/mockagents/mocklog"
 )
 
 // waitTriggers waits until no trigger is open.
@@ -132,7 +132,7 @@ func BenchmarkTriggerFlood(b *testing.B) {
 		s.waitTriggers(b)
 		b.ReportMetric(queued.Seconds(), "queue-200-s")
 		b.ReportMetric(time.Since(start).Seconds(), "all-done-s")
-		entries, err := mockagents.ReadLog(s.log)
+		entries, err := mocklog.Read(s.log)
 		if err != nil {
 			b.Fatal(err)
 		}

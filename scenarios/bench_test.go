@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/partyhq/party/core/tmux"
-	"github.com/partyhq/party/mockagents"
+	"github.com/partyhq/party/mockagents/mocklog"
 )
 
 // benchServer is a private tmux server with a claude and a codex mock that
@@ -141,7 +141,7 @@ func (s *benchServer) waitScreen(b *testing.B, pane, want string) {
 }
 
 func (s *benchServer) entries(b *testing.B) int {
-	e, err := mockagents.ReadLog(s.log)
+	e, err := mocklog.Read(s.log)
 	if err != nil && !os.IsNotExist(err) {
 		b.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func (s *benchServer) waitEntry(b *testing.B, n int) time.Time {
 func (s *benchServer) entryTime(b *testing.B, n int) time.Time {
 	deadline := time.Now().Add(waitLimit)
 	for time.Now().Before(deadline) {
-		if e, err := mockagents.ReadLog(s.log); err == nil && len(e) > n {
+		if e, err := mocklog.Read(s.log); err == nil && len(e) > n {
 			return e[n].Time
 		}
 		time.Sleep(time.Millisecond)
@@ -349,7 +349,7 @@ func BenchmarkTalkDetection(b *testing.B) {
 					b.Fatalf("party talk: %v\n%s", err, out.String())
 				}
 				returned := time.Now()
-				entries, err := mockagents.ReadLog(trace)
+				entries, err := mocklog.Read(trace)
 				if err != nil || len(entries) == 0 {
 					b.Fatalf("no trace: %v", err)
 				}
@@ -401,7 +401,7 @@ func BenchmarkTalkMarkerFlood(b *testing.B) {
 	trace := s.env["PARTY_MOCK_TRACE"]
 	flood := func(b *testing.B) time.Duration {
 		for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			entries, _ := mockagents.ReadLog(trace)
+			entries, _ := mocklog.Read(trace)
 			var start time.Time
 			for _, e := range entries {
 				switch e.Mode {
@@ -462,8 +462,8 @@ func BenchmarkRelayHop(b *testing.B) {
 		if err := cmd.Run(); err != nil {
 			b.Fatalf("party relay: %v\n%s", err, out.String())
 		}
-		traces, _ := mockagents.ReadLog(trace)
-		subs, _ := mockagents.ReadLog(log)
+		traces, _ := mocklog.Read(trace)
+		subs, _ := mocklog.Read(log)
 		// Each round the planner prints two blocks, the plan and then the
 		// report: the plan is the one before its last.
 		var printed, taken time.Time

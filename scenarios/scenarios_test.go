@@ -23,6 +23,7 @@ import (
 	"github.com/partyhq/party/cmd/party/cli"
 	"github.com/partyhq/party/golden"
 	"github.com/partyhq/party/mockagents"
+	"github.com/partyhq/party/mockagents/mocklog"
 	"github.com/partyhq/party/mockagents/realagent"
 )
 
@@ -251,14 +252,14 @@ func cmdMockLog(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: mocklog count N | is I TEXT | text I FILE [CHANGE...] | holds FILE N | field I KEY VALUE | set FILE [SEP] | each FILE [SEP] | none")
 	}
 	path := ts.Getenv("PARTY_MOCK_LOG")
-	read := func() []mockagents.LogEntry {
-		entries, err := mockagents.ReadLog(path)
+	read := func() []mocklog.Entry {
+		entries, err := mocklog.Read(path)
 		if err != nil && !os.IsNotExist(err) {
 			ts.Fatalf("mock log: %v", err)
 		}
 		return submissions(entries)
 	}
-	entry := func(i string, need int) mockagents.LogEntry {
+	entry := func(i string, need int) mocklog.Entry {
 		n, err := strconv.Atoi(i)
 		ts.Check(err)
 		entries := waitEntries(read, n+1)
@@ -317,7 +318,7 @@ func cmdMockLog(ts *testscript.TestScript, neg bool, args []string) {
 			sep, err = strconv.Unquote(`"` + args[2] + `"`)
 			ts.Check(err)
 		}
-		texts := func(entries []mockagents.LogEntry) []string {
+		texts := func(entries []mocklog.Entry) []string {
 			var got []string
 			for _, e := range entries {
 				if sep == "" {
@@ -369,7 +370,7 @@ func cmdMockLog(ts *testscript.TestScript, neg bool, args []string) {
 		want, err := strconv.Atoi(args[2])
 		ts.Check(err)
 		text := strings.TrimSuffix(string(b), "\n")
-		holding := func(entries []mockagents.LogEntry) int {
+		holding := func(entries []mocklog.Entry) int {
 			n := 0
 			for _, e := range entries {
 				if strings.Contains(e.Text, text) {
@@ -429,7 +430,7 @@ func agentChange(ts *testscript.TestScript, change, text string) string {
 
 // submissions drops the fake model's entries that are not submissions:
 // side requests (titles, routers) and tool-result continuations.
-func submissions(entries []mockagents.LogEntry) []mockagents.LogEntry {
+func submissions(entries []mocklog.Entry) []mocklog.Entry {
 	out := entries[:0:0]
 	for _, e := range entries {
 		if e.Mode != "side" && e.Mode != "continue" {
@@ -441,7 +442,7 @@ func submissions(entries []mockagents.LogEntry) []mockagents.LogEntry {
 
 // waitEntries waits until the log has at least n entries, and then a little
 // longer to catch extra submissions.
-func waitEntries(read func() []mockagents.LogEntry, n int) []mockagents.LogEntry {
+func waitEntries(read func() []mocklog.Entry, n int) []mocklog.Entry {
 	deadline := time.Now().Add(waitLimit)
 	for {
 		e := read()
@@ -453,7 +454,7 @@ func waitEntries(read func() []mockagents.LogEntry, n int) []mockagents.LogEntry
 	}
 }
 
-func dump(entries []mockagents.LogEntry) string {
+func dump(entries []mocklog.Entry) string {
 	var b strings.Builder
 	for i, e := range entries {
 		fmt.Fprintf(&b, "%d %s %s %s\n", i, e.Agent, e.Mode, clip(strconv.Quote(e.Text)))

@@ -2,8 +2,8 @@
 // offline: one HTTP server on 127.0.0.1 that speaks, streaming, the
 // Anthropic Messages API (Claude Code), the OpenAI Responses API (Codex CLI)
 // and the Gemini API (Gemini CLI), and answers as a mock agent script says
-// (the script language of package mockagents), so one script drives a mock
-// and a real agent alike.
+// (the script language of the mock agents, package mockagents/script), so
+// one script drives a mock and a real agent alike.
 //
 // # Endpoints
 //
@@ -39,7 +39,7 @@
 // # Log
 //
 // Every request is logged to LogPath in the mock log's JSON-lines format
-// (mockagents.LogEntry): agent is the API's agent (claude, codex, gemini),
+// (mocklog.Entry): agent is the API's agent (claude, codex, gemini),
 // seq the request number, text the user's text byte-exact as the agent sent
 // it. mode is submit for a user submission, side for a side request, and
 // continue for a request that only carries a tool's result. A request that

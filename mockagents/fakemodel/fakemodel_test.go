@@ -11,10 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partyhq/party/mockagents/mocklog"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/partyhq/party/mockagents"
 )
 
 const testScript = `on /^perm/
@@ -98,9 +97,9 @@ func claudeText(evs []map[string]any) (text, stop string) {
 	return text, stop
 }
 
-func readLog(t *testing.T, path string) []mockagents.LogEntry {
+func readLog(t *testing.T, path string) []mocklog.Entry {
 	t.Helper()
-	e, err := mockagents.ReadLog(path)
+	e, err := mocklog.Read(path)
 	require.NoError(t, err)
 	return e
 }
@@ -117,10 +116,10 @@ func TestAnthropicAnswerAndLog(t *testing.T) {
 
 	entries := readLog(t, logPath)
 	require.Len(t, entries, 1)
-	assert.Equal(t, mockagents.LogEntry{Agent: "claude", Seq: 1, Mode: "submit", Text: prompt}, withoutTime(entries[0]))
+	assert.Equal(t, mocklog.Entry{Agent: "claude", Seq: 1, Mode: "submit", Text: prompt}, withoutTime(entries[0]))
 }
 
-func withoutTime(e mockagents.LogEntry) mockagents.LogEntry { e.Time = time.Time{}; return e }
+func withoutTime(e mocklog.Entry) mocklog.Entry { e.Time = time.Time{}; return e }
 
 func TestAnthropicQueuedTextsAreOneRequest(t *testing.T) {
 	s, logPath := start(t, testScript)

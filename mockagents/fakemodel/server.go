@@ -17,7 +17,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/partyhq/party/mockagents"
+	"github.com/partyhq/party/mockagents/mocklog"
+	"github.com/partyhq/party/mockagents/script"
 )
 
 // Options configure a Server.
@@ -44,7 +45,7 @@ type Server struct {
 	cancel context.CancelFunc
 
 	mu       sync.Mutex
-	script   *mockagents.Script
+	script   *script.Script
 	stamp    string // size and mtime of the script file last read
 	scriptE  error
 	seq      int
@@ -54,7 +55,7 @@ type Server struct {
 
 // resume is what a turn does once its tool's result comes back.
 type resume struct {
-	steps  []mockagents.Step
+	steps  []script.Step
 	groups []string
 	prompt string
 }
@@ -97,7 +98,7 @@ func (s *Server) Close() error {
 
 // SetScript replaces the script with text.
 func (s *Server) SetScript(text string) error {
-	sc, err := mockagents.ParseScript("script", text)
+	sc, err := script.Parse("script", text)
 	if err != nil {
 		return err
 	}
@@ -108,7 +109,7 @@ func (s *Server) SetScript(text string) error {
 }
 
 // loadScript returns the script, reading the file again when it changed.
-func (s *Server) loadScript() (*mockagents.Script, error) {
+func (s *Server) loadScript() (*script.Script, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.opt.ScriptPath == "" {
@@ -123,7 +124,7 @@ func (s *Server) loadScript() (*mockagents.Script, error) {
 		return s.script, s.scriptE
 	}
 	s.stamp = stamp
-	s.script, s.scriptE = mockagents.LoadScript(s.opt.ScriptPath)
+	s.script, s.scriptE = script.Load(s.opt.ScriptPath)
 	return s.script, s.scriptE
 }
 
@@ -217,12 +218,12 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, a api, body []byt
 		a.sideAnswer(w, req, body)
 		return
 	}
-	script, err := s.loadScript()
+	sc, err := s.loadScript()
 	if err != nil {
 		a.errorStatus(w, http.StatusInternalServerError, err.Error())
 		return
 	}
-	var steps []mockagents.Step
+	var steps []script.Step
 	var groups []string
 	prompt := req.prompt()
 	if req.toolID != "" {
@@ -236,9 +237,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, a api, body []byt
 	if steps == nil {
 		if len(req.texts) == 0 {
 			// A tool result with no turn waiting for it: say it is done.
-			steps = []mockagents.Step{{Kind: "say", Arg: "Done."}}
+			steps = []script.Step{{Kind: "say", Arg: "Done."}}
 		} else {
-			steps, groups = plan(script, prompt)
+			steps, groups = plan(sc, prompt)
 		}
 	}
 	t := &turn{s: s, w: w, a: a, req: req, seq: seq, prompt: prompt, groups: groups, ctx: r.Context()}
@@ -247,10 +248,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, a api, body []byt
 
 // plan is the script's steps for prompt; the default answer quotes the
 // prompt and prints the marker when asked for one.
-func plan(script *mockagents.Script, prompt string) ([]mockagents.Step, []string) {
-	steps, groups := script.Plan(prompt)
-	if !script.Matches(prompt) {
-		steps = append(steps, mockagents.Step{Kind: "marker"})
+func plan(sc *script.Script, prompt string) ([]script.Step, []string) {
+	steps, groups := sc.Plan(prompt)
+	if !sc.Matches(prompt) {
+		steps = append(steps, script.Step{Kind: "marker"})
 	}
 	return steps, groups
 }
@@ -285,7 +286,7 @@ func (t *turn) say(text string) error {
 	return t.begin().text(text)
 }
 
-func (t *turn) run(steps []mockagents.Step) {
+func (t *turn) run(steps []script.Step) {
 	for i, st := range steps {
 		var err error
 		switch st.Kind {
@@ -298,17 +299,17 @@ func (t *turn) run(steps []mockagents.Step) {
 				return
 			}
 		case "say":
-			err = t.say(mockagents.Expand(st.Arg, t.groups))
+			err = t.say(script.Expand(st.Arg, t.groups))
 		case "echo":
 			err = t.say(t.prompt)
 		case "marker":
-			if nonce, ok := mockagents.MarkerNonce(t.prompt); ok {
+			if nonce, ok := script.MarkerNonce(t.prompt); ok {
 				err = t.say("PARTY_DONE_" + nonce)
 			}
 		case "permission", "run":
 			id := randomHex(8)
 			t.s.addPending(t.req.agent, id, resume{steps: steps[i+1:], groups: t.groups, prompt: t.prompt})
-			_ = t.begin().tool(id, mockagents.Expand(st.Arg, t.groups))
+			_ = t.begin().tool(id, script.Expand(st.Arg, t.groups))
 			return
 		case "fail":
 			if n, perr := strconv.Atoi(st.Arg); perr == nil && n >= 100 && n <= 599 && t.ans == nil {
@@ -360,7 +361,7 @@ func (s *Server) record(req request, body []byte) int {
 	}
 	now := time.Now().UTC()
 	for _, text := range texts {
-		_ = mockagents.AppendLog(s.opt.LogPath, mockagents.LogEntry{Agent: req.agent, Seq: seq, Mode: mode, Text: text, Time: now})
+		_ = mocklog.Append(s.opt.LogPath, mocklog.Entry{Agent: req.agent, Seq: seq, Mode: mode, Text: text, Time: now})
 	}
 	return seq
 }

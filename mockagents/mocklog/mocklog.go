@@ -1,4 +1,4 @@
-package mockagents
+package mocklog
 
 import (
 	"bufio"
@@ -10,19 +10,19 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// LogEntry is one line of the mock log.
-type LogEntry struct {
+// Entry is one line of the mock log.
+type Entry struct {
 	Agent string    `json:"agent"`
 	Pane  string    `json:"pane"`
 	Seq   int       `json:"seq"`
-	Mode  string    `json:"mode"` // submit, queued, steer, dialog
+	Mode  string    `json:"mode"` // submit, queued, steer, dialog, shell, command, diverged; a trace: what was emitted
 	Text  string    `json:"text"`
 	Time  time.Time `json:"time"`
 }
 
-// AppendLog appends e to the log at path under an flock; an empty path
+// Append appends e to the log at path under an flock; an empty path
 // logs nothing.
-func AppendLog(path string, e LogEntry) error {
+func Append(path string, e Entry) error {
 	if path == "" {
 		return nil
 	}
@@ -43,18 +43,18 @@ func AppendLog(path string, e LogEntry) error {
 	return err
 }
 
-// ReadLog reads every entry of the log at path.
-func ReadLog(path string) ([]LogEntry, error) {
+// Read reads every entry of the log at path.
+func Read(path string) ([]Entry, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	var out []LogEntry
+	var out []Entry
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 64<<20)
 	for n := 1; sc.Scan(); n++ {
-		var e LogEntry
+		var e Entry
 		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
 			return out, fmt.Errorf("%s:%d: %w", path, n, err)
 		}

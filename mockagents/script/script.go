@@ -1,4 +1,4 @@
-package mockagents
+package script
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 
 // Step is one action of a rule.
 type Step struct {
-	Kind string // think, say, echo, flood, marker, write, permission, fail, crash, hang
+	Kind string // think, say, echo, flood, marker, write, run, permission, fail, crash, hang, freeze
 	Arg  string
 	Dur  time.Duration
 	Code int
@@ -29,28 +29,28 @@ type Rule struct {
 // Script is a parsed answer script.
 type Script struct{ Rules []Rule }
 
-// ScriptError is a script that cannot be parsed.
-type ScriptError struct {
+// Error is a script that cannot be parsed: where, and why.
+type Error struct {
 	File      string
 	Line, Col int
 	Msg       string
 }
 
-func (e *ScriptError) Error() string {
+func (e *Error) Error() string {
 	return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg)
 }
 
-// LoadScript reads and parses the script at path.
-func LoadScript(path string) (*Script, error) {
+// Load reads and parses the script at path.
+func Load(path string) (*Script, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return ParseScript(path, string(b))
+	return Parse(path, string(b))
 }
 
-// ParseScript parses script text; name is used in errors.
-func ParseScript(name, text string) (*Script, error) {
+// Parse parses script text; name is used in errors.
+func Parse(name, text string) (*Script, error) {
 	s := &Script{}
 	for i, raw := range strings.Split(text, "\n") {
 		line := strings.TrimRight(raw, " \t\r")
@@ -60,7 +60,7 @@ func ParseScript(name, text string) (*Script, error) {
 			continue
 		}
 		fail := func(c int, f string, a ...any) error {
-			return &ScriptError{File: name, Line: i + 1, Col: c, Msg: fmt.Sprintf(f, a...)}
+			return &Error{File: name, Line: i + 1, Col: c, Msg: fmt.Sprintf(f, a...)}
 		}
 		word, arg, _ := strings.Cut(trimmed, " ")
 		arg = strings.TrimSpace(arg)
@@ -253,6 +253,13 @@ func MarkerNonce(prompt string) (string, bool) {
 		return "", false
 	}
 	return m[1], true
+}
+
+// WriteArgs is the path and the text of a write step, with the text's
+// escapes read and $0..$9 replaced by the rule's groups in both.
+func (s Step) WriteArgs(groups []string) (path, text string) {
+	path, text, _ = strings.Cut(s.Arg, " ")
+	return Expand(path, groups), Expand(unescape(text), groups)
 }
 
 // Expand replaces $0..$9 in s with a rule's groups, as say and write do.
