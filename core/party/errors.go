@@ -13,7 +13,7 @@ import (
 	"github.com/partyhq/party/core/registry"
 	"github.com/partyhq/party/core/relay"
 	"github.com/partyhq/party/core/review"
-	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/talk"
@@ -49,9 +49,9 @@ var codes = []struct {
 	code string
 	exit int
 }{
-	{route.ErrAmbiguous, "ROLE_AMBIGUOUS", ExitNotFound},
-	{route.ErrNotFound, "ROLE_NOT_FOUND", ExitNotFound},
-	{route.ErrUnresolved, "ROUTING_UNRESOLVED", ExitNotFound},
+	{roles.ErrAmbiguous, "ROLE_AMBIGUOUS", ExitNotFound},
+	{roles.ErrNotFound, "ROLE_NOT_FOUND", ExitNotFound},
+	{roles.ErrUnresolved, "ROUTING_UNRESOLVED", ExitNotFound},
 	{deliver.ErrPaneDead, "PANE_DEAD", ExitNotFound},
 	{deliver.ErrNotRunning, "AGENT_NOT_RUNNING", ExitNotFound},
 	{deliver.ErrDialog, "DIALOG_ON_SCREEN", ExitError},

@@ -24,8 +24,8 @@ func TestTalkRefusesAnEmptyMessageFirst(t *testing.T) {
 }
 
 func TestRoles(t *testing.T) {
-	assert.Equal(t, []string{"codex", "claude"}, roles([]mux.Pane{{ID: "%1", Role: "codex"}, {ID: "%2", Role: "claude"}}))
-	assert.Empty(t, roles(nil))
+	assert.Equal(t, []string{"codex", "claude"}, roleNames([]mux.Pane{{ID: "%1", Role: "codex"}, {ID: "%2", Role: "claude"}}))
+	assert.Empty(t, roleNames(nil))
 }
 
 func TestIsTerminal(t *testing.T) {

@@ -18,7 +18,7 @@ import (
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/mux"
-	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/tmux"
@@ -127,7 +127,7 @@ func (r *Registry) Register(ctx context.Context, tc Tmux, name, target string, r
 	case !update && exists:
 		return e, fmt.Errorf("agent %q is already registered (use 'party agents update'): %w", name, ErrConflict)
 	}
-	if !route.ValidRole(name) {
+	if !roles.ValidRole(name) {
 		return e, fmt.Errorf("%w: agent name %q: letters, digits, '_', '.' or '-'", session.ErrUsage, name)
 	}
 	rows, err := tc.Query(ctx, []string{"#{pane_id}", "#{pane_current_command}"}, "display-message", "-p", "-t", target)

@@ -13,7 +13,7 @@ import (
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/mux"
-	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/tmux"
 )
@@ -165,7 +165,7 @@ func TestResolve(t *testing.T) {
 	_, err = rv.Resolve(ctx, "gone")
 	assert.ErrorIs(t, err, mux.ErrNoPane)
 	_, err = rv.Resolve(ctx, "nobody")
-	assert.ErrorIs(t, err, route.ErrNotFound)
+	assert.ErrorIs(t, err, roles.ErrNotFound)
 }
 
 func TestTargets(t *testing.T) {
@@ -192,9 +192,9 @@ func TestTargets(t *testing.T) {
 
 	rv.Pick.Name = "work"
 	_, _, err = rv.Targets(ctx, "all")
-	assert.ErrorIs(t, err, route.ErrNotFound, "a session without agent panes")
+	assert.ErrorIs(t, err, roles.ErrNotFound, "a session without agent panes")
 	_, _, err = rv.Targets(ctx, "nobody")
-	assert.ErrorIs(t, err, route.ErrNotFound, "the legacy two-pane rule knows claude and codex only")
+	assert.ErrorIs(t, err, roles.ErrNotFound, "the legacy two-pane rule knows claude and codex only")
 }
 
 func TestRegistryRows(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/hook"
-	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/shellwords"
 	"github.com/partyhq/party/core/state"
 )
@@ -44,7 +44,7 @@ func ParsePanes(specs []string) ([]PaneSpec, error) {
 	var out []PaneSpec
 	for _, s := range specs {
 		role, command, hasCmd := strings.Cut(s, "=")
-		if !route.ValidRole(role) {
+		if !roles.ValidRole(role) {
 			return nil, fmt.Errorf("%w: --pane %q: role must be letters, digits, '_', '.' or '-'", ErrUsage, s)
 		}
 		if seen[role] {
