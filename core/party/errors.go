@@ -19,6 +19,7 @@ import (
 	"github.com/partyhq/party/core/talk"
 	"github.com/partyhq/party/core/task"
 	"github.com/partyhq/party/core/tmux"
+	"github.com/partyhq/party/core/usage"
 	"github.com/partyhq/party/core/wait"
 )
 
@@ -38,9 +39,9 @@ const (
 )
 
 // ErrUsage is a command used wrongly: an argument, a flag or an option
-// that cannot be used. It is session.ErrUsage, which the options core
+// that cannot be used. It is usage.Err, which the options core
 // checks (session, registry, task) are refused with.
-var ErrUsage = session.ErrUsage
+var ErrUsage = usage.Err
 
 // codes maps each known error to its stable code (--json) and exit status.
 // It is the one place where errors become exit codes.
@@ -89,7 +90,7 @@ var codes = []struct {
 	{task.ErrCorrupt, "STORE_CORRUPT", ExitError},
 	{task.ErrUnavailable, "STORE_UNAVAILABLE", ExitError},
 	{task.ErrConflict, "CONFLICT", ExitConflict},
-	{session.ErrUsage, "USAGE", ExitUsage},
+	{usage.Err, "USAGE", ExitUsage},
 	{tmux.ErrName, "USAGE", ExitUsage},
 	{tmux.ErrSocket, "USAGE", ExitUsage},
 	{hook.ErrSettingsFile, "USAGE", ExitUsage},

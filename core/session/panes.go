@@ -17,6 +17,7 @@ import (
 	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/shellwords"
 	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/usage"
 )
 
 // DefaultPanes is the layout when no --pane is given.
@@ -45,10 +46,10 @@ func ParsePanes(specs []string) ([]PaneSpec, error) {
 	for _, s := range specs {
 		role, command, hasCmd := strings.Cut(s, "=")
 		if !roles.ValidRole(role) {
-			return nil, fmt.Errorf("%w: --pane %q: role must be letters, digits, '_', '.' or '-'", ErrUsage, s)
+			return nil, fmt.Errorf("%w: --pane %q: role must be letters, digits, '_', '.' or '-'", usage.Err, s)
 		}
 		if seen[role] {
-			return nil, fmt.Errorf("%w: --pane %q: role %q given twice", ErrUsage, s, role)
+			return nil, fmt.Errorf("%w: --pane %q: role %q given twice", usage.Err, s, role)
 		}
 		seen[role] = true
 		var argv []string
@@ -56,7 +57,7 @@ func ParsePanes(specs []string) ([]PaneSpec, error) {
 		case hasCmd:
 			var err error
 			if argv, err = shellwords.SplitCommand(command); err != nil {
-				return nil, fmt.Errorf("%w: --pane %q: %w", ErrUsage, s, err)
+				return nil, fmt.Errorf("%w: --pane %q: %w", usage.Err, s, err)
 			}
 		case agent.Infer([]string{role}) != agent.Generic && agent.Infer([]string{role}) != agent.Shell:
 			argv = []string{role}
@@ -110,7 +111,7 @@ func ParseSize(s string) (int, int, error) {
 	wi, err1 := strconv.Atoi(w)
 	hi, err2 := strconv.Atoi(h)
 	if !ok || err1 != nil || err2 != nil || wi < 20 || hi < 5 || wi > 1000 || hi > 1000 {
-		return 0, 0, fmt.Errorf("%w: --size %q: want WxH, e.g. 200x50", ErrUsage, s)
+		return 0, 0, fmt.Errorf("%w: --size %q: want WxH, e.g. 200x50", usage.Err, s)
 	}
 	return wi, hi, nil
 }

@@ -32,12 +32,11 @@ import (
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/tmux"
+	"github.com/partyhq/party/core/usage"
 )
 
 // Errors of session.
 var (
-	// ErrUsage is an option that cannot be used (a bad --pane, --size, --cwd).
-	ErrUsage = errors.New("usage")
 	// ErrExists is a session of that name already on the server.
 	ErrExists = errors.New("session exists")
 	// ErrAgentMissing is a pane program that is not found.
@@ -177,14 +176,14 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 		return Result{}, err
 	}
 	if !isDir(cwd) {
-		return Result{}, fmt.Errorf("%w: --cwd %q is not a directory", ErrUsage, cwd)
+		return Result{}, fmt.Errorf("%w: --cwd %q is not a directory", usage.Err, cwd)
 	}
 	name := opts.Name
 	if name == "" {
 		name = Name(cwd)
 	}
 	if err := tmux.CheckSessionName(name); err != nil {
-		return Result{}, fmt.Errorf("%w: %w", ErrUsage, err)
+		return Result{}, fmt.Errorf("%w: %w", usage.Err, err)
 	}
 	root, err := state.Root(d.Getenv)
 	if err != nil {
@@ -342,7 +341,7 @@ func parseLayout(layout string) (windows bool, err error) {
 	case "windows":
 		return true, nil
 	}
-	return false, fmt.Errorf("%w: --layout %q: panes (one window, a pane per role) or windows (a window per role)", ErrUsage, layout)
+	return false, fmt.Errorf("%w: --layout %q: panes (one window, a pane per role) or windows (a window per role)", usage.Err, layout)
 }
 
 // layoutOptions are the options of a new session's window and panes: the

@@ -19,6 +19,7 @@ import (
 	"github.com/partyhq/party/core/launch"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/tmux"
+	"github.com/partyhq/party/core/usage"
 )
 
 func TestParsePanes(t *testing.T) {
@@ -41,7 +42,7 @@ func TestParsePanes(t *testing.T) {
 
 	for _, bad := range [][]string{{"a=x", "a=y"}, {"bad role=x"}, {"=claude"}, {"a=x 'y"}, {"-a=x"}} {
 		_, err := ParsePanes(bad)
-		assert.ErrorIs(t, err, ErrUsage, "%q", bad)
+		assert.ErrorIs(t, err, usage.Err, "%q", bad)
 	}
 }
 
@@ -58,7 +59,7 @@ func TestParseSize(t *testing.T) {
 	assert.Equal(t, []int{200, 50}, []int{w, h})
 	for _, bad := range []string{"", "200", "x50", "19x50", "200x4", "1001x50", "axb", "200x50x1"} {
 		_, _, err := ParseSize(bad)
-		assert.ErrorIs(t, err, ErrUsage, "%q", bad)
+		assert.ErrorIs(t, err, usage.Err, "%q", bad)
 	}
 }
 
@@ -269,10 +270,10 @@ func TestStart(t *testing.T) {
 		opts StartOptions
 		want error
 	}{
-		{"bad pane", StartOptions{Panes: []string{"a b"}, Size: "200x50"}, ErrUsage},
-		{"bad size", StartOptions{Size: "2x2"}, ErrUsage},
-		{"cwd not a directory", StartOptions{Cwd: "/nonexistent/dir", Size: "200x50"}, ErrUsage},
-		{"bad session name", StartOptions{Name: "a:b", Size: "200x50"}, ErrUsage},
+		{"bad pane", StartOptions{Panes: []string{"a b"}, Size: "200x50"}, usage.Err},
+		{"bad size", StartOptions{Size: "2x2"}, usage.Err},
+		{"cwd not a directory", StartOptions{Cwd: "/nonexistent/dir", Size: "200x50"}, usage.Err},
+		{"bad session name", StartOptions{Name: "a:b", Size: "200x50"}, usage.Err},
 		{"missing agent", StartOptions{Name: "team", Panes: []string{"claude"}, Size: "200x50"}, ErrAgentMissing},
 	}
 	for _, tt := range tests {
