@@ -36,8 +36,10 @@ type Env struct {
 	// Session is the session the user named (--session); "" picks one
 	// (session.Pick).
 	Session string
-	// Stderr gets warnings and progress.
-	Stderr io.Writer
+	// Stderr gets warnings and progress; StderrTTY says it is a terminal
+	// (a spinner rather than a line every few seconds).
+	Stderr    io.Writer
+	StderrTTY bool
 	// Exe is the party binary panes and hooks run; "" is this process's.
 	Exe string
 

@@ -156,3 +156,25 @@ func ErrorOf(err error) *ErrorInfo {
 	code, _ := Classify(err)
 	return &ErrorInfo{Code: code, Message: err.Error()}
 }
+
+// JSONFielder is an error that carries more than its code and message:
+// --json prints its fields beside them ({"error": {"code", "message",
+// "id", "fields"}} for a task changed elsewhere).
+type JSONFielder interface {
+	JSONFields() map[string]any
+}
+
+// ErrorJSON is err as --json prints it: its code, its message (message,
+// which may differ from err's own), and the fields of the first error in
+// its chain that has any (JSONFielder).
+func ErrorJSON(err error, code, message string) map[string]any {
+	e := map[string]any{}
+	var jf JSONFielder
+	if errors.As(err, &jf) {
+		for k, v := range jf.JSONFields() {
+			e[k] = v
+		}
+	}
+	e["code"], e["message"] = code, message
+	return e
+}

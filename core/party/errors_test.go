@@ -55,3 +55,10 @@ func TestErrorOf(t *testing.T) {
 	err := fmt.Errorf("send to %%1: %w", deliver.ErrInputBusy)
 	assert.Equal(t, &ErrorInfo{Code: "INPUT_NOT_EMPTY", Message: err.Error()}, ErrorOf(err))
 }
+
+func TestErrorJSONAddsTheFieldsAnErrorCarries(t *testing.T) {
+	conflict := fmt.Errorf("update T-1: %w", &task.ConflictError{ID: "T-1", Fields: []task.FieldDiff{{Field: "status", Cached: "pending", Remote: "done"}}})
+	assert.Equal(t, map[string]any{"code": "TASK_CONFLICT", "message": "m", "id": "T-1",
+		"fields": []task.FieldDiff{{Field: "status", Cached: "pending", Remote: "done"}}}, ErrorJSON(conflict, "TASK_CONFLICT", "m"))
+	assert.Equal(t, map[string]any{"code": "USAGE", "message": "bad"}, ErrorJSON(ErrUsage, "USAGE", "bad"), "an error without fields: code and message only")
+}

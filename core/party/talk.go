@@ -3,12 +3,8 @@ package party
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"time"
-
-	"golang.org/x/term"
 
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/mux"
@@ -59,7 +55,7 @@ func Talk(ctx context.Context, env *Env, opts TalkOptions) ([]TalkOutcome, error
 		Warn: func(msg string) { env.Warnf("%s", msg) }}
 	if opts.Wait {
 		deps.Waiting = func() func() {
-			return talk.Progress(ctx, env.Clock, env.Stderr, isTerminal(env.Stderr), roleNames(targets))
+			return talk.Progress(ctx, env.Clock, env.Stderr, env.StderrTTY, roleNames(targets))
 		}
 	}
 	results, err := talk.Run(ctx, deps, talk.Options{Targets: targets, Text: opts.Text, Delay: opts.Delay, Wait: opts.Wait,
@@ -95,11 +91,4 @@ func roleNames(panes []mux.Pane) []string {
 		out[i] = p.Role
 	}
 	return out
-}
-
-// isTerminal says whether w is a terminal (a spinner, not a line every
-// few seconds).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }

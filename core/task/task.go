@@ -275,6 +275,12 @@ type ConflictError struct {
 	Fields []FieldDiff
 }
 
+// JSONFields are what --json adds to the error's code and message: the
+// task's id and the fields that differ.
+func (e *ConflictError) JSONFields() map[string]any {
+	return map[string]any{"id": e.ID, "fields": e.Fields}
+}
+
 // FieldDiff is one field that differs: what party last saw (Cached),
 // what the store holds now (Remote).
 type FieldDiff struct {

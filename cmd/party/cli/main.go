@@ -20,7 +20,6 @@ import (
 
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/party"
-	"github.com/partyhq/party/core/task"
 	"github.com/partyhq/party/core/termsafe"
 	"github.com/partyhq/party/core/tmux"
 )
@@ -30,9 +29,13 @@ type IOStreams struct {
 	In     io.Reader
 	Out    io.Writer
 	ErrOut io.Writer
-	// InTTY and OutTTY say whether stdin/stdout are terminals.
-	InTTY, OutTTY bool
+	// InTTY, OutTTY and ErrTTY say whether stdin, stdout and stderr
+	// are terminals.
+	InTTY, OutTTY, ErrTTY bool
 }
+
+// isTerminal says whether f is a terminal.
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // Factory holds the dependencies of every command. Tests build it by hand.
 type Factory struct {
@@ -65,7 +68,7 @@ func (f *Factory) env() *party.Env {
 			environ = f.Environ()
 		}
 		tc := party.NewTmux(tmux.Socket{Name: f.Socket, Path: f.SocketPath}, f.Getenv, environ, f.Runner)
-		f.e = &party.Env{Tmux: tc, Clock: f.Clock, Getenv: f.Getenv, Environ: environ, Getwd: f.Getwd, Session: f.Session, Stderr: f.IO.ErrOut}
+		f.e = &party.Env{Tmux: tc, Clock: f.Clock, Getenv: f.Getenv, Environ: environ, Getwd: f.Getwd, Session: f.Session, Stderr: f.IO.ErrOut, StderrTTY: f.IO.ErrTTY}
 	}
 	return f.e
 }
@@ -75,8 +78,9 @@ func Main() int {
 	f := &Factory{
 		IO: IOStreams{
 			In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
-			InTTY:  term.IsTerminal(int(os.Stdin.Fd())),
-			OutTTY: term.IsTerminal(int(os.Stdout.Fd())),
+			InTTY:  isTerminal(os.Stdin),
+			OutTTY: isTerminal(os.Stdout),
+			ErrTTY: isTerminal(os.Stderr),
 		},
 		Getenv:  os.Getenv,
 		Environ: os.Environ,
@@ -114,12 +118,7 @@ func runRoot(ctx context.Context, f *Factory, root *cobra.Command, args []string
 		rep = &reported{error: err}
 	}
 	if f.JSON && !rep.json {
-		e := map[string]any{"code": code, "message": rep.Error()}
-		var ce *task.ConflictError
-		if errors.As(err, &ce) {
-			e["id"], e["fields"] = ce.ID, ce.Fields
-		}
-		writeJSON(f.IO.Out, map[string]any{"error": e})
+		writeJSON(f.IO.Out, map[string]any{"error": party.ErrorJSON(err, code, rep.Error())})
 	}
 	if !rep.text {
 		// A message may quote what an agent wrote (a failed turn's
