@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/party"
-	"github.com/partyhq/party/core/registry"
 )
 
 func newAgentsCmd(f *Factory) *cobra.Command {
@@ -28,7 +27,7 @@ over a pane tagged with the same role.`,
 				remark = &args[2]
 			}
 			e, err := party.RegisterAgent(c.Context(), f.env(), args[0], args[1], remark, update)
-			return f.show(err, map[string]registry.Entry{args[0]: e}, "%s -> %s", args[0], e.Pane)
+			return f.show(err, map[string]party.RegistryEntry{args[0]: e}, "%s -> %s", args[0], e.Pane)
 		}
 	}
 	cmd.AddCommand(

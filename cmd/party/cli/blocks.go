@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/partyhq/party/core/blocks"
+	"github.com/partyhq/party/core/party"
 	"github.com/partyhq/party/core/termsafe"
 )
 
@@ -26,7 +26,7 @@ reported on stderr as LINE:COL: message.`,
 			if err != nil {
 				return fmt.Errorf("read stdin: %w", err)
 			}
-			found, errs := blocks.Parse(string(text))
+			found, errs := party.Blocks(string(text))
 			var line bytes.Buffer
 			enc := json.NewEncoder(&line)
 			enc.SetEscapeHTML(false)

@@ -5,7 +5,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/party"
 )
 
@@ -13,22 +12,18 @@ func newConfigCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{Use: "config", Short: "Show, get and set configuration",
 		Long: `Configuration is layered: built-in defaults, then the global file
 ($XDG_CONFIG_HOME/party/config.json, else ~/.config/party/config.json), then
-the local ./.party/config.json, then flags. Keys: ` + strings.Join(config.KeyNames(false), ", ") + `, where NAME is a role or an agent kind.
+the local ./.party/config.json, then flags. Keys: ` + strings.Join(party.ConfigKeys(false), ", ") + `, where NAME is a role or an agent kind.
 
 The local file comes with the repository. Until you trust it ('party config
 trust', which records the sha256 of its content; any change needs trust
 again) party ignores its keys that run programs or change what agents are
-sent and where: ` + strings.Join(config.KeyNames(true), ", ") + `.`,
+sent and where: ` + strings.Join(party.ConfigKeys(true), ", ") + `.`,
 		Args: argsBetween(0, 0),
 	}
 	var global bool
 	set := &cobra.Command{Use: "set KEY VALUE", Short: "Set KEY in the local config file (--global: the global one)", Args: argsBetween(2, 2),
 		RunE: func(c *cobra.Command, args []string) error {
-			cwd, err := f.Getwd()
-			if err != nil {
-				return err
-			}
-			path, err := config.SetIn(f.Getenv, cwd, global, args[0], args[1], f.Clock.Now())
+			path, err := party.SetConfig(f.env(), global, args[0], args[1])
 			return f.show(err, map[string]string{"key": args[0], "value": args[1], "file": path}, "%s = %s (%s)", args[0], args[1], path)
 		},
 	}
@@ -41,7 +36,7 @@ sent and where: ` + strings.Join(config.KeyNames(true), ", ") + `.`,
 				if err != nil {
 					return err
 				}
-				settings, byKey := cfg.Settings(), map[string]config.Setting{}
+				settings, byKey := cfg.Settings(), map[string]party.Setting{}
 				for _, s := range settings {
 					byKey[s.Key] = s
 				}

@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/party"
-	"github.com/partyhq/party/core/session"
 )
 
 // StopOptions are the inputs of party stop.
@@ -37,7 +36,7 @@ func newLsCmd(f *Factory) *cobra.Command {
 
 func lsRun(ctx context.Context, f *Factory) error {
 	tc := f.env().Tmux
-	list, err := session.List(ctx, tc)
+	list, err := party.Sessions(ctx, f.env())
 	if err != nil {
 		return err
 	}

@@ -7,13 +7,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/party"
-	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/termsafe"
-	"github.com/partyhq/party/core/wait"
 )
 
 func newLogCmd(f *Factory) *cobra.Command {
-	var opts wait.LogOptions
+	var opts party.LogOptions
 	cmd := &cobra.Command{
 		Use:   "log",
 		Short: "Show the session's event log (hook events, relay blocks and routing)",
@@ -25,7 +23,7 @@ func newLogCmd(f *Factory) *cobra.Command {
 			return party.Log(c.Context(), f.env(), opts, func(line []byte) {
 				if f.JSON {
 					fmt.Fprintln(f.IO.Out, string(termsafe.JSON(line)))
-				} else if s, ok := state.FormatEvent(line, time.Local); ok {
+				} else if s, ok := party.FormatEvent(line, time.Local); ok {
 					fmt.Fprintln(f.IO.Out, s)
 				}
 			})

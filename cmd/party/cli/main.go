@@ -18,10 +18,8 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/party"
 	"github.com/partyhq/party/core/termsafe"
-	"github.com/partyhq/party/core/tmux"
 )
 
 // IOStreams are the process's standard streams.
@@ -43,9 +41,9 @@ type Factory struct {
 	Getenv  func(string) string
 	Environ func() []string
 	Getwd   func() (string, error)
-	Clock   clock.Clock
+	Clock   party.Clock
 	// Runner runs tmux; nil means tmux.ExecRunner.
-	Runner tmux.Runner
+	Runner party.TmuxRunner
 
 	// Global flags, filled by the root command.
 	Socket     string
@@ -67,7 +65,7 @@ func (f *Factory) env() *party.Env {
 		if f.Environ != nil {
 			environ = f.Environ()
 		}
-		tc := party.NewTmux(tmux.Socket{Name: f.Socket, Path: f.SocketPath}, f.Getenv, environ, f.Runner)
+		tc := party.NewTmux(party.Socket{Name: f.Socket, Path: f.SocketPath}, f.Getenv, environ, f.Runner)
 		f.e = &party.Env{Tmux: tc, Clock: f.Clock, Getenv: f.Getenv, Environ: environ, Getwd: f.Getwd, Session: f.Session, Stderr: f.IO.ErrOut, StderrTTY: f.IO.ErrTTY}
 	}
 	return f.e
@@ -85,7 +83,7 @@ func Main() int {
 		Getenv:  os.Getenv,
 		Environ: os.Environ,
 		Getwd:   os.Getwd,
-		Clock:   clock.Real{},
+		Clock:   party.RealClock{},
 	}
 	// SIGHUP too: a command running in a pane (party record, party route)
 	// gets it when its session is killed, and must still finish cleanly.
@@ -190,7 +188,7 @@ messages to agents by role.`,
 		newHooksCmd(f, nil),
 		newInstructionsCmd(f, nil),
 		newExecSpecCmd(f),
-		newPMCmd(f, nil),
+		newPMCmd(f, pmRunFs{}),
 		newTriggerCmd(f, nil),
 		newRuntimesCmd(f),
 		newInboxCmd(f),

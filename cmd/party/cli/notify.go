@@ -3,7 +3,6 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/partyhq/party/core/notify"
 	"github.com/partyhq/party/core/party"
 )
 
@@ -41,11 +40,11 @@ by party notify start.`}
 }
 
 // resultRow is a sink's result as party notify test prints it.
-type resultRow notify.Result
+type resultRow party.NotifyResult
 
 func (r resultRow) Row() []string { return []string{r.Sink, r.Status, r.Detail} }
 
-func resultRows(res []notify.Result) []resultRow {
+func resultRows(res []party.NotifyResult) []resultRow {
 	out := make([]resultRow, len(res))
 	for i, r := range res {
 		out[i] = resultRow(r)

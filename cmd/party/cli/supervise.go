@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/party"
-	"github.com/partyhq/party/core/supervise"
 )
 
 func newTriggerCmd(f *Factory, runF func(context.Context, *party.TriggerOptions) error) *cobra.Command {
@@ -102,7 +101,7 @@ func triggerRun(ctx context.Context, f *Factory, opts *party.TriggerOptions) err
 }
 
 // showTrigger prints t: with answerOnly and an answer, the answer alone.
-func showTrigger(f *Factory, err error, t supervise.Trigger, answerOnly bool) error {
+func showTrigger(f *Factory, err error, t party.TriggerRecord, answerOnly bool) error {
 	if err != nil || f.JSON {
 		return f.show(err, t, "")
 	}
@@ -143,7 +142,7 @@ func newInboxCmd(f *Factory) *cobra.Command {
 ("N unread messages in thread T: run party inbox read --thread T"), and its
 read cursor moving is the acknowledgement. Inside an agent's pane, read and
 send act as that runtime (its PARTY_RUNTIME_TOKEN), never as a name given.`}
-	var send supervise.MessageRequest
+	var send party.MessageRequest
 	sendCmd := &cobra.Command{Use: "send --to ROLE [--thread T] [--] TEXT|-", Short: "Put a message into ROLE's inbox", Args: argsBetween(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
 			req := send
@@ -176,7 +175,7 @@ send act as that runtime (its PARTY_RUNTIME_TOKEN), never as a name given.`}
 }
 
 // showMessages prints messages: JSON, else each with its header.
-func showMessages(f *Factory, err error, ms []supervise.Message) error {
+func showMessages(f *Factory, err error, ms []party.Message) error {
 	if err != nil || f.JSON {
 		return f.show(err, nonNil(ms), "")
 	}
@@ -229,7 +228,7 @@ and its API listens on a unix socket (0600) in the runtime dir.`}
 	var follow bool
 	eventsCmd := &cobra.Command{Use: "events [--follow]", Short: "Print the supervisor's audit trail", Args: argsBetween(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
-			return party.SupervisorEvents(c.Context(), f.env(), follow, func(e supervise.AuditEvent) {
+			return party.SupervisorEvents(c.Context(), f.env(), follow, func(e party.AuditEvent) {
 				if f.JSON {
 					_ = party.WriteJSONLine(f.IO.Out, e)
 					return
