@@ -14,6 +14,7 @@ import (
 	"github.com/partyhq/party/core/notify"
 	"github.com/partyhq/party/core/record"
 	"github.com/partyhq/party/core/registry"
+	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/supervise"
@@ -131,3 +132,47 @@ func ParseTaskStatus(s string) (task.Status, error) { return task.ParseStatus(s)
 // Printable is s with what a terminal would act on made visible
 // (task.Printable).
 func Printable(s string) string { return task.Printable(s) }
+
+// The review coordinator's types and helpers that party review's commands
+// fill and print (core/review).
+type (
+	ReviewEvent       = review.Event
+	ReviewEventKind   = review.EventKind
+	ReviewPhase       = review.Phase
+	ReviewState       = review.Status
+	ReviewProc        = review.Proc
+	ReviewEvidenceRow = review.EvidenceRow
+)
+
+// The kinds of review signals the commands send.
+const (
+	ReviewRequest         = review.EvRequest
+	ReviewResume          = review.EvResume
+	ReviewPrompt          = review.EvPrompt
+	ReviewSelfReview      = review.EvSelfReview
+	ReviewApprove         = review.EvApprove
+	ReviewReReview        = review.EvReReview
+	ReviewNeedsDiscussion = review.EvNeedsDiscussion
+	ReviewAsk             = review.EvAsk
+	ReviewEvidence        = review.EvEvidence
+	ReviewClearEvidence   = review.EvClearEvidence
+)
+
+// ParseReviewState checks s names a review state (review.ParseState).
+func ParseReviewState(s string) error {
+	_, err := review.ParseState(s)
+	return err
+}
+
+// ParseEvidenceKind reads a kind of review evidence (review.ParseKind).
+func ParseEvidenceKind(s string) (review.Kind, error) { return review.ParseKind(s) }
+
+// ReviewLabel is a review state and phase as party prints them
+// (review.Label).
+func ReviewLabel(s review.State, p ReviewPhase) string { return review.Label(s, p) }
+
+// WriteReviewStatus prints s and the coordinator proc as party review
+// status does (review.WriteStatus).
+func WriteReviewStatus(w io.Writer, s ReviewState, proc ReviewProc, now time.Time) {
+	review.WriteStatus(w, s, proc, now)
+}

@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/party"
-	"github.com/partyhq/party/core/review"
 )
 
 func newCoordinatorCmd(f *Factory) *cobra.Command {
@@ -53,5 +52,5 @@ func printCoordinator(f *Factory, c party.Coordinator, did string) error {
 	}
 	return f.show(nil, map[string]any{"running": p.Running, "pid": p.PID, "supervisor_pid": p.Supervisor,
 		"state": s.State, "phase": s.Phase, "dir": c.Dir},
-		"%scoordinator %s, state %s", did, p.Describe("not running"), review.Label(s.State, s.Phase))
+		"%scoordinator %s, state %s", did, p.Describe("not running"), party.ReviewLabel(s.State, s.Phase))
 }
