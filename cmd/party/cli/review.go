@@ -94,7 +94,7 @@ asker to it ("[COORDINATOR] dialogue result ready. Read: PATH").`
 	return cmd
 }
 
-func newEvidenceCmd(f *Factory) *cobra.Command {
+func newEvidenceCmd(f *Factory, runF func(context.Context, *party.SignalOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "evidence",
 		Short: "Record, list or clear review evidence",
@@ -103,23 +103,29 @@ checks-passed, security-scanned, pr-verified (by the agents), codex-ran and
 codex (by the coordinator). It is stale when older than the last code edit;
 VERIFY becomes PR_READY when all are present and fresh.`,
 	}
-	add := signalCmd(f, nil, "add KIND", "Record evidence of KIND", argsBetween(1, 1), func(o *party.SignalOptions, a []string) error {
+	add := signalCmd(f, runF, "add KIND", "Record evidence of KIND", argsBetween(1, 1), func(o *party.SignalOptions, a []string) error {
 		k, err := party.ParseEvidenceKind(a[0])
 		o.Event = party.ReviewEvent{Kind: party.ReviewEvidence, Evidence: k}
 		return err
 	})
-	clr := signalCmd(f, nil, "clear", "Forget all evidence", argsBetween(0, 0), func(o *party.SignalOptions, _ []string) error {
+	clr := signalCmd(f, runF, "clear", "Forget all evidence", argsBetween(0, 0), func(o *party.SignalOptions, _ []string) error {
 		o.Event = party.ReviewEvent{Kind: party.ReviewClearEvidence}
 		return nil
 	})
-	list := &cobra.Command{Use: "list", Short: "List evidence with its freshness", Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error {
-			s, err := party.ReviewStatus(c.Context(), f.env())
+	cmd.AddCommand(add, newEvidenceListCmd(f, nil), clr)
+	return cmd
+}
+
+// EvidenceListOptions are the inputs of party evidence list (none).
+type EvidenceListOptions struct{}
+
+func newEvidenceListCmd(f *Factory, runF func(context.Context, *EvidenceListOptions) error) *cobra.Command {
+	return noArgsCmd(f, "list", "List evidence with its freshness", &EvidenceListOptions{}, runF,
+		func(ctx context.Context, f *Factory, _ *EvidenceListOptions) error {
+			s, err := party.ReviewStatus(ctx, f.env())
 			rows := s.EvidenceRows()
 			return showRows(f, err, map[string]any{"evidence": rows, "last_edit": s.LastEdit}, rows, "KIND", "STATUS", "TIME")
-		}}
-	cmd.AddCommand(add, list, clr)
-	return cmd
+		})
 }
 
 // signalRun sends the signal (see review.Submit) and prints what became
