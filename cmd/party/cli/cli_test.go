@@ -304,3 +304,74 @@ func TestTriggerArgumentsAreUsageErrors(t *testing.T) {
 		assert.Empty(t, out.String())
 	}
 }
+
+// group is a command named name holding cmds, to run a leaf under its
+// real path with a capturing runF.
+func group(name string, cmds ...*cobra.Command) *cobra.Command {
+	g := &cobra.Command{Use: name}
+	g.AddCommand(cmds...)
+	return g
+}
+
+func TestSubcommandArgs(t *testing.T) {
+	remark := "the reviewer"
+	tests := []struct {
+		name string
+		args []string
+		cmd  func(f *Factory, got *any) *cobra.Command
+		want any // nil: a usage error
+	}{
+		{"config set --global", []string{"config", "set", "k", "v", "--global"},
+			func(f *Factory, got *any) *cobra.Command {
+				return group("config", newConfigSetCmd(f, capture[ConfigSetOptions](got)))
+			}, ConfigSetOptions{Key: "k", Value: "v", Global: true}},
+		{"config get takes one key", []string{"config", "get"},
+			func(f *Factory, got *any) *cobra.Command {
+				return group("config", newConfigGetCmd(f, capture[ConfigGetOptions](got)))
+			}, nil},
+		{"agents update with a remark", []string{"agents", "update", "rev", "%3", remark},
+			func(f *Factory, got *any) *cobra.Command {
+				return group("agents", newAgentsRegisterCmd(f, true, capture[AgentsRegisterOptions](got)))
+			}, AgentsRegisterOptions{Name: "rev", Pane: "%3", Remark: &remark, Update: true}},
+		{"trigger list --status", []string{"trigger", "list", "--status", "failed"},
+			func(f *Factory, got *any) *cobra.Command {
+				return group("trigger", newTriggerListCmd(f, capture[TriggerListOptions](got)))
+			}, TriggerListOptions{Status: "failed"}},
+		{"inbox send", []string{"inbox", "send", "--to", "codex", "--thread", "t", "hi"},
+			func(f *Factory, got *any) *cobra.Command {
+				return group("inbox", newInboxSendCmd(f, capture[party.MessageRequest](got)))
+			}, party.MessageRequest{To: "codex", Thread: "t", Text: "hi"}},
+		{"inbox send needs --to", []string{"inbox", "send", "hi"},
+			func(f *Factory, got *any) *cobra.Command {
+				return group("inbox", newInboxSendCmd(f, capture[party.MessageRequest](got)))
+			}, nil},
+		{"supervise start --listen", []string{"supervise", "start", "--listen", "127.0.0.1:0"},
+			func(f *Factory, got *any) *cobra.Command {
+				return group("supervise", newSuperviseStartCmd(f, capture[party.RunOptions](got)))
+			}, party.RunOptions{Listen: "127.0.0.1:0"}},
+		{"runtime stop --grace", []string{"runtime", "stop", "codex", "--grace", "2s"},
+			func(f *Factory, got *any) *cobra.Command {
+				return group("runtime", newRuntimeStopCmd(f, capture[party.RuntimeStopOptions](got)))
+			}, party.RuntimeStopOptions{Role: "codex", Grace: 2 * time.Second}},
+		{"log --kind", []string{"log", "--kind", "relay.", "-f"},
+			func(f *Factory, got *any) *cobra.Command { return newLogCmd(f, capture[party.LogOptions](got)) },
+			party.LogOptions{Kind: "relay.", Follow: true}},
+		{"heartbeat default status", []string{"heartbeat"},
+			func(f *Factory, got *any) *cobra.Command { return newHeartbeatCmd(f, capture[HeartbeatOptions](got)) },
+			HeartbeatOptions{Status: "active"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, _, _ := testFactory("")
+			var got any
+			err := execute(f, tt.args, tt.cmd(f, &got))
+			if tt.want == nil {
+				assert.Error(t, err)
+				assert.Nil(t, got, "nothing runs")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
