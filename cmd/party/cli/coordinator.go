@@ -68,7 +68,9 @@ type CoordinatorRunOptions struct{}
 
 func newCoordinatorRunCmd(f *Factory, runF func(context.Context, *CoordinatorRunOptions) error) *cobra.Command {
 	return noArgsCmd(f, "run", "Run the coordinator in the foreground", &CoordinatorRunOptions{}, runF,
-		func(ctx context.Context, f *Factory, _ *CoordinatorRunOptions) error { return party.RunCoordinator(ctx, f.env()) })
+		func(ctx context.Context, f *Factory, _ *CoordinatorRunOptions) error {
+			return party.RunCoordinator(ctx, f.env())
+		})
 }
 
 // CoordinatorSuperviseOptions are the inputs of party coordinator

@@ -312,7 +312,9 @@ func newSuperviseProcCmd(f *Factory, op string, runF func(context.Context, *Supe
 func newSuperviseRunCmd(f *Factory, runF func(context.Context, *party.RunOptions) error) *cobra.Command {
 	opts := &party.RunOptions{}
 	return listenFlag(noArgsCmd(f, "run", "Run the supervisor in the foreground", opts, runF,
-		func(ctx context.Context, f *Factory, opts *party.RunOptions) error { return party.RunSupervisor(ctx, f.env(), *opts) }), &opts.Listen)
+		func(ctx context.Context, f *Factory, opts *party.RunOptions) error {
+			return party.RunSupervisor(ctx, f.env(), *opts)
+		}), &opts.Listen)
 }
 
 func newSuperviseDaemonCmd(f *Factory, runF func(context.Context, *party.RunOptions) error) *cobra.Command {
