@@ -151,9 +151,9 @@ func (e *Env) Resolve(ctx context.Context, role string) (session.Target, error) 
 }
 
 // Deliverer is the delivery protocol for the session info of the server
-// (session.Deliverer); roles names the panes it types into.
+// (NewDeliverer); roles names the panes it types into.
 func (e *Env) Deliverer(root string, info tmux.SessionInfo, roles map[string]string) *deliver.Deliverer {
-	return session.Deliverer(e.Tmux, e.Clock, e.Getenv, deliver.LockDir(root, info.SocketPath), info.StateDir, roles)
+	return NewDeliverer(e.Tmux, e.Clock, e.Getenv, deliver.LockDir(root, info.SocketPath), info.StateDir, roles)
 }
 
 // Watch starts the wake-up watcher of session name (wait.Watch), pausing

@@ -134,7 +134,7 @@ func CoordinatorOf(ctx context.Context, env *Env) (Coordinator, error) {
 	return coordinatorIn(dir)
 }
 
-// RunCoordinator is the coordinator process (session.CoordinatorProcess):
+// RunCoordinator is the coordinator process (CoordinatorProcess):
 // it serves the session's review until ctx ends, typing into the panes of
 // the roles through the delivery protocol; its log goes to stderr. Its
 // notices reach only panes that run claude, codex or gemini (or a role
@@ -154,7 +154,7 @@ func RunCoordinator(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
-	p := session.CoordinatorProcess{Clock: env.Clock, Getenv: env.Getenv, Session: sc.Session, StateDir: sc.Info.StateDir,
+	p := CoordinatorProcess{Clock: env.Clock, Getenv: env.Getenv, Session: sc.Session, StateDir: sc.Info.StateDir,
 		Config: cfg.Review, Panes: env.Tmux, Log: env.Stderr,
 		Deliver: func(ctx context.Context, role, line string) (string, deliver.Result, error) {
 			t, err := env.Resolve(ctx, role)
