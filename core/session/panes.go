@@ -120,7 +120,7 @@ func ParseSize(s string) (int, int, error) {
 // arguments that make the agent report its turns to "party hook": a
 // settings file for claude (--settings), a notify program for codex.
 // Gemini has no such flag: its hooks go into the folder's
-// .gemini/settings.json (WireGemini), and a gemini pane whose folder
+// .gemini/settings.json (Deps.Gemini), and a gemini pane whose folder
 // Gemini does not trust keeps the marker, with a warning.
 func wireHooks(d Deps, dir, cwd string, panes []PaneSpec) error {
 	geminiWired, fallback := false, ""
@@ -145,7 +145,7 @@ func wireHooks(d Deps, dir, cwd string, panes []PaneSpec) error {
 		case agent.Gemini:
 			if !geminiWired {
 				var err error
-				if fallback, err = WireGemini(d, dir, cwd, p.Argv); err != nil {
+				if fallback, err = d.wireGemini(dir, cwd, p.Argv); err != nil {
 					return err
 				}
 				geminiWired = true

@@ -76,6 +76,43 @@ type Deps struct {
 	// sessions they are linked into (its iTerm2 view), before the session
 	// is killed: there they would outlive it.
 	Unlink func(ctx context.Context, session string) error
+	// Coordinator starts the review coordinator of a session started
+	// with Review, in a hidden window (core/party provides it).
+	Coordinator func(ctx context.Context, d Deps, session, stateDir string, maxIterations int) error
+	// Gemini wires party's hooks into a folder's Gemini settings (core/party
+	// provides it); nil wires none: Gemini panes keep the marker.
+	Gemini GeminiHooks
+}
+
+// GeminiHooks puts party's hooks into the Gemini settings of a folder
+// and takes them out again. Gemini has no flag for a settings file, so
+// the hooks live in the folder, recorded in the session's state dir.
+type GeminiHooks interface {
+	// Wire adds the hooks for a pane running argv in cwd; fallback says
+	// why the pane must read party's marker instead (an untrusted folder,
+	// settings that cannot be merged).
+	Wire(d Deps, stateDir, cwd string, argv []string) (fallback string, err error)
+	// Unwire takes out what Wire added for the session in stateDir.
+	Unwire(ctx context.Context, d Deps, stateDir string) error
+	// SettingsPath is the settings file of the folder dir: Start holds
+	// its lock (state.LockFile) from Wire until the session is live.
+	SettingsPath(dir string) string
+}
+
+// wireGemini is d.Gemini.Wire, or a fallback without it.
+func (d Deps) wireGemini(stateDir, cwd string, argv []string) (string, error) {
+	if d.Gemini == nil {
+		return "party wires no Gemini hooks here", nil
+	}
+	return d.Gemini.Wire(d, stateDir, cwd, argv)
+}
+
+// unwireGemini is d.Gemini.Unwire, or nothing without it.
+func (d Deps) unwireGemini(ctx context.Context, stateDir string) error {
+	if d.Gemini == nil {
+		return nil
+	}
+	return d.Gemini.Unwire(ctx, d, stateDir)
 }
 
 // kill kills session name, unlinked first (Deps.Unlink).
@@ -105,7 +142,7 @@ type StartOptions struct {
 	// review's iterations.
 	Config config.Config
 	// Review initializes the review state before the agents start, then
-	// starts the coordinator (StartCoordinator). Dashboard adds a window
+	// starts the coordinator (Deps.Coordinator). Dashboard adds a window
 	// running party dash (DashWindow).
 	Review    bool
 	Dashboard bool
@@ -203,7 +240,7 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 		if err := d.kill(ctx, name); err != nil {
 			return Result{}, err
 		}
-		if err := UnwireGemini(ctx, d, dir); err != nil {
+		if err := d.unwireGemini(ctx, dir); err != nil {
 			d.warn("%v", err)
 		}
 	}
@@ -225,8 +262,8 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 	// session is live and recorded: a party stop in the same folder waits,
 	// then sees the session and keeps the hooks it needs.
 	release := func() {}
-	if slices.ContainsFunc(panes, func(p PaneSpec) bool { return p.Agent == agent.Gemini }) {
-		unlock, err := state.LockFile(root, geminiSettingsPath(cwd))
+	if d.Gemini != nil && slices.ContainsFunc(panes, func(p PaneSpec) bool { return p.Agent == agent.Gemini }) {
+		unlock, err := state.LockFile(root, d.Gemini.SettingsPath(cwd))
 		if err != nil {
 			return Result{}, err
 		}
@@ -278,7 +315,7 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 		if created {
 			_ = tc.KillSession(context.WithoutCancel(ctx), name)
 			release()
-			_ = UnwireGemini(context.WithoutCancel(ctx), d, dir)
+			_ = d.unwireGemini(context.WithoutCancel(ctx), dir)
 		}
 	}()
 	panes[0].ID = first
@@ -320,7 +357,10 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 		}
 	}
 	if opts.Review {
-		if err := StartCoordinator(ctx, d, name, dir, opts.Config.Review.MaxIterations); err != nil {
+		if d.Coordinator == nil {
+			return Result{}, errors.New("start the review coordinator: session.Deps has no Coordinator")
+		}
+		if err := d.Coordinator(ctx, d, name, dir, opts.Config.Review.MaxIterations); err != nil {
 			return Result{}, err
 		}
 	}
@@ -395,7 +435,7 @@ func Stop(ctx context.Context, d Deps, name string) error {
 		d.warn("processes of %s still run after SIGKILL: %s", name, strings.Join(pids, " "))
 	}
 	if infoErr == nil && info.StateDir != "" {
-		if err := UnwireGemini(ctx, d, info.StateDir); err != nil {
+		if err := d.unwireGemini(ctx, info.StateDir); err != nil {
 			d.warn("%v", err)
 		}
 		if err := os.RemoveAll(filepath.Join(info.StateDir, deliver.SpillDir)); err != nil {

@@ -2,19 +2,16 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
-	"testing/synctest"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/launch"
-	"github.com/partyhq/party/core/review"
-	"github.com/partyhq/party/core/state"
 )
 
 func TestStartWritesTheRecordReadRecordReads(t *testing.T) {
@@ -44,57 +41,25 @@ func TestStartWritesTheRecordReadRecordReads(t *testing.T) {
 	assert.ErrorContains(t, err, RecordFile)
 }
 
-func TestStartCoordinator(t *testing.T) {
-	t.Run("runs the supervisor in the hidden window", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			ft := &fakeTmux{}
-			d, _ := testDeps(t, ft, nil)
-			d.Environ = []string{"PATH=/bin", "PARTY_X=1", "SECRET=s"}
-			dir := t.TempDir()
-			// Nobody takes the coordinator's lock here: Start gives up
-			// waiting for it after 5 s of the bubble's virtual time.
-			require.NoError(t, StartCoordinator(context.Background(), d, "team", dir, 4))
+func TestStartReviewStartsTheCoordinator(t *testing.T) {
+	cwd := t.TempDir()
+	env := map[string]string{"HOME": t.TempDir(), "XDG_STATE_HOME": t.TempDir(), "PWD": cwd}
+	ft := &fakeTmux{}
+	d, _ := testDeps(t, ft, env)
+	var started []string
+	d.Coordinator = func(_ context.Context, _ Deps, session, stateDir string, maxIterations int) error {
+		started = append(started, fmt.Sprintf("%s %s %d", session, stateDir, maxIterations))
+		return nil
+	}
+	cfg := config.Config{}
+	cfg.Review.MaxIterations = 2
+	res, err := Start(context.Background(), d, StartOptions{Name: "team", Panes: []string{"notes"}, Size: "100x30", Review: true, Config: cfg})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"team " + res.StateDir + " 2"}, started, "Deps.Coordinator, once, with the review's iterations")
 
-			assert.Equal(t, []string{"new-window team " + CoordinatorWindow}, ft.calls)
-			spec, err := launch.Read(filepath.Join(dir, "launch", CoordinatorWindow+".json"))
-			require.NoError(t, err)
-			assert.Equal(t, []string{d.Exe, "--session", "team", "coordinator", "supervise"}, spec.Argv)
-			assert.Equal(t, []string{"PARTY_SESSION=team", "PATH=/bin", "PARTY_X=1", "PARTY_STATE_DIR=" + dir}, spec.Env)
-			s, err := review.Load(review.Dir(dir))
-			require.NoError(t, err)
-			assert.Equal(t, 4, s.MaxIterations, "the review state is initialized")
-		})
-	})
-
-	t.Run("refuses while one runs", func(t *testing.T) {
-		ft := &fakeTmux{}
-		d, _ := testDeps(t, ft, nil)
-		dir := t.TempDir()
-		require.NoError(t, state.MkdirPrivate(review.Dir(dir)))
-		release, err := state.Hold(context.Background(), clock.Real{}, filepath.Join(review.Dir(dir), review.CoordinatorLock))
-		require.NoError(t, err)
-		defer release()
-		err = StartCoordinator(context.Background(), d, "team", dir, 3)
-		assert.ErrorIs(t, err, review.ErrRunning)
-		assert.Empty(t, ft.calls, "no second window")
-	})
-
-	t.Run("start --review starts it", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			cwd := t.TempDir()
-			env := map[string]string{"HOME": t.TempDir(), "XDG_STATE_HOME": t.TempDir(), "PWD": cwd}
-			ft := &fakeTmux{}
-			d, _ := testDeps(t, ft, env)
-			cfg := config.Config{}
-			cfg.Review.MaxIterations = 2
-			res, err := Start(context.Background(), d, StartOptions{Name: "team", Panes: []string{"notes"}, Size: "100x30", Review: true, Config: cfg})
-			require.NoError(t, err)
-			assert.Equal(t, "new-window team "+CoordinatorWindow, ft.calls[len(ft.calls)-1])
-			s, err := review.Load(review.Dir(res.StateDir))
-			require.NoError(t, err)
-			assert.Equal(t, 2, s.MaxIterations)
-		})
-	})
+	d.Coordinator = nil
+	_, err = Start(context.Background(), d, StartOptions{Name: "team2", Panes: []string{"notes"}, Size: "100x30", Review: true, Config: cfg})
+	assert.Error(t, err, "no Coordinator: --review cannot be kept")
 }
 
 func TestStartSwitchboard(t *testing.T) {
