@@ -1,8 +1,3 @@
-// Package party holds the operations of the party command, one function
-// each, over an Env: what they take from the process (the tmux server, the
-// clock, the environment, stderr). The CLI parses flags into their
-// options, calls one of them and prints what it returns; the wiring of
-// core's packages into an operation lives here.
 package party
 
 import (

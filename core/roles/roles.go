@@ -1,5 +1,3 @@
-// Package roles resolves a role to exactly one pane. It is pure: it works on
-// a pane listing and never talks to tmux.
 package roles
 
 import (

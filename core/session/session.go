@@ -1,12 +1,3 @@
-// Package session starts, lays out, finds and stops party sessions: it
-// picks the session a command acts on and resolves roles to panes in it
-// (scope.go), attaches the terminal to one, and it turns the
-// --pane specs into panes (agent argv and the wiring of their completion
-// hooks), creates the tmux session, window and panes, tags them
-// (@party_role, @party_agent, @party_hooks), makes the session's state dir
-// and undoes what start did to a folder (Gemini's hooks) when the session
-// is replaced or stopped. It takes every dependency from Deps: it reads no
-// environment and prints nothing.
 package session
 
 import (

@@ -1,6 +1,3 @@
-// Package cli is party's command line: cobra commands that parse flags into
-// options structs and hand them to run functions that call core. Main is
-// also what the scenarios register, so they run the real CLI in-process.
 package cli
 
 import (
