@@ -260,7 +260,7 @@ its database, log and locks are in the session's state dir, under supervise/,
 and its API listens on a unix socket (0600) in the runtime dir.`}
 	start, daemon := newSuperviseStartCmd(f, nil), newSuperviseDaemonCmd(f, nil)
 	daemon.Hidden = true
-	cmd.AddCommand(start, newSuperviseProcCmd(f, "stop", nil), newSuperviseProcCmd(f, "status", nil),
+	cmd.AddCommand(start, newSuperviseStopCmd(f, nil), newSuperviseStatusCmd(f, nil),
 		newSuperviseRunCmd(f, nil), daemon, newSuperviseEventsCmd(f, nil))
 	return cmd
 }
@@ -293,20 +293,26 @@ func newSuperviseStartCmd(f *Factory, runF func(context.Context, *party.RunOptio
 		}), &opts.Listen)
 }
 
-// SuperviseProcOptions are the inputs of party supervise stop and
-// status: Op names which.
-type SuperviseProcOptions struct{ Op string }
+// SuperviseStopOptions are the inputs of party supervise stop (none).
+type SuperviseStopOptions struct{}
 
-func newSuperviseProcCmd(f *Factory, op string, runF func(context.Context, *SuperviseProcOptions) error) *cobra.Command {
-	short := map[string]string{"stop": "Stop the supervisor (its records stay)", "status": "Say whether the supervisor runs"}[op]
-	return noArgsCmd(f, op, short, &SuperviseProcOptions{Op: op}, runF, func(ctx context.Context, f *Factory, opts *SuperviseProcOptions) error {
-		if opts.Op == "stop" {
+func newSuperviseStopCmd(f *Factory, runF func(context.Context, *SuperviseStopOptions) error) *cobra.Command {
+	return noArgsCmd(f, "stop", "Stop the supervisor (its records stay)", &SuperviseStopOptions{}, runF,
+		func(ctx context.Context, f *Factory, _ *SuperviseStopOptions) error {
 			p, err := party.StopSupervisor(ctx, f.env())
 			return printSupervisor(f, err, p, "stopped")
-		}
-		p, err := party.SupervisorStatus(ctx, f.env())
-		return printSupervisor(f, err, p, "")
-	})
+		})
+}
+
+// SuperviseStatusOptions are the inputs of party supervise status (none).
+type SuperviseStatusOptions struct{}
+
+func newSuperviseStatusCmd(f *Factory, runF func(context.Context, *SuperviseStatusOptions) error) *cobra.Command {
+	return noArgsCmd(f, "status", "Say whether the supervisor runs", &SuperviseStatusOptions{}, runF,
+		func(ctx context.Context, f *Factory, _ *SuperviseStatusOptions) error {
+			p, err := party.SupervisorStatus(ctx, f.env())
+			return printSupervisor(f, err, p, "")
+		})
 }
 
 func newSuperviseRunCmd(f *Factory, runF func(context.Context, *party.RunOptions) error) *cobra.Command {
