@@ -17,7 +17,7 @@ import (
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/review"
-	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/tmux"
 	"github.com/partyhq/party/sim"
 )
@@ -61,7 +61,7 @@ func newCoordinatorFixture(t *testing.T) *coordinatorFixture {
 			if err != nil {
 				return "", deliver.Result{}, err
 			}
-			p, err := route.Resolve(panes, role)
+			p, err := roles.Resolve(panes, role)
 			if err != nil {
 				return "", deliver.Result{}, err
 			}

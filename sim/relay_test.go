@@ -17,8 +17,8 @@ import (
 	"github.com/partyhq/party/core/blocks"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/mux"
+	"github.com/partyhq/party/core/party"
 	"github.com/partyhq/party/core/relay"
-	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/sim"
 )
@@ -296,7 +296,7 @@ func TestSwitchboardHopsByConversationInSim(t *testing.T) {
 	f := newRelayFixture(answer("a", "executor"), answer("b", "planner"))
 	dir := t.TempDir()
 	send := func(text string) {
-		d := session.Deliverer(f.mux, f.clock, func(string) string { return "" }, t.TempDir(), dir, nil)
+		d := party.NewDeliverer(f.mux, f.clock, func(string) string { return "" }, t.TempDir(), dir, nil)
 		_, err := d.Send(context.Background(), deliver.Request{Pane: f.plannerP.ID, Profile: agent.Lookup(agent.Claude), Text: text})
 		require.NoError(t, err)
 	}

@@ -1,4 +1,3 @@
-// Command party runs teams of interactive AI coding agents in tmux panes.
 package main
 
 import (

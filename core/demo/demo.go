@@ -1,9 +1,3 @@
-// Package demo is party demo: the default party of mock agents on a
-// private tmux server, a message delivered to each by role and checked
-// byte for byte against what the mocks logged, then the review loop
-// between a claude and a codex mock in a new git repository until
-// PR_READY. It drives party's own commands through Party and prints what
-// happens into a log.
 package demo
 
 import (
@@ -22,7 +16,7 @@ import (
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/review"
-	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
 )
@@ -138,7 +132,7 @@ func (d *Demo) Run(ctx context.Context) (Result, error) {
 		fmt.Fprintf(d.Log, "   %-6s %-6s %s: %q\n", e.Agent, e.Mode, Exactness(e.Text), e.Text)
 	}
 	for _, role := range []string{"claude", "codex", "shell"} {
-		p, err := route.Resolve(panes, role)
+		p, err := roles.Resolve(panes, role)
 		if err != nil {
 			return res, err
 		}
@@ -171,7 +165,7 @@ func WaitAgents(ctx context.Context, m mux.Multiplexer, clk clock.Clock, session
 		return nil, err
 	}
 	for _, role := range []string{"claude", "codex"} {
-		p, err := route.Resolve(panes, role)
+		p, err := roles.Resolve(panes, role)
 		if err != nil {
 			return nil, err
 		}

@@ -1,10 +1,3 @@
-// Package hook turns the completion hooks of the agents into party events:
-// Claude Code's hook JSON (Stop, StopFailure, UserPromptSubmit,
-// Notification, SessionStart, PreToolUse, PostToolUse) and Gemini's on
-// stdin, and Codex's notify JSON as the last argv element; Record appends
-// them to their session's event log (party hook). It also builds the
-// launch arguments and settings (InstallClaude) that wire those hooks to
-// "party hook".
 package hook
 
 import (

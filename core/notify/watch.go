@@ -33,7 +33,7 @@ type Turn struct {
 }
 
 // pasted is the kind of the event log line party's delivery writes when
-// it pasted a text into a pane (session.Deliverer): a turn starts there
+// it pasted a text into a pane (party.NewDeliverer): a turn starts there
 // for agents that report no submit of their own (codex).
 const pasted = "input"
 

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/partyhq/party/core/registry"
-	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/usage"
 )
 
 func TestAgentsRegistry(t *testing.T) {
@@ -31,7 +31,7 @@ func TestAgentsRegistry(t *testing.T) {
 
 	assert.ErrorIs(t, RemoveAgent(env, "codex"), registry.ErrNotRegistered)
 	_, err = RegisterAgent(t.Context(), env, "codex", "%1", nil, true)
-	assert.ErrorIs(t, err, session.ErrUsage, "update of a name never added")
+	assert.ErrorIs(t, err, usage.Err, "update of a name never added")
 	assert.Zero(t, *calls, "refused before asking tmux")
 	after, err := os.ReadFile(path)
 	require.NoError(t, err)

@@ -30,7 +30,7 @@ func Demo(ctx context.Context, env *Env, mockDir string, log io.Writer) (demo.Re
 		return demo.Result{}, err
 	}
 	defer func() { _ = setup.Close() }()
-	de := &Env{Clock: env.Clock, Getenv: setup.Getenv(env.Getenv), Environ: setup.Environ(env.Environ), Getwd: env.Getwd, Stderr: env.Stderr, Exe: exe}
+	de := &Env{Clock: env.Clock, Getenv: setup.Getenv(env.Getenv), Environ: setup.Environ(env.Environ), Getwd: env.Getwd, Stderr: env.Stderr, StderrTTY: env.StderrTTY, Exe: exe}
 	runner := env.Tmux.Runner
 	if _, ok := runner.(tmux.ExecRunner); ok {
 		runner = nil // runs tmux with the demo's environment

@@ -1,8 +1,3 @@
-// Package party holds the operations of the party command, one function
-// each, over an Env: what they take from the process (the tmux server, the
-// clock, the environment, stderr). The CLI parses flags into their
-// options, calls one of them and prints what it returns; the wiring of
-// core's packages into an operation lives here.
 package party
 
 import (
@@ -36,8 +31,10 @@ type Env struct {
 	// Session is the session the user named (--session); "" picks one
 	// (session.Pick).
 	Session string
-	// Stderr gets warnings and progress.
-	Stderr io.Writer
+	// Stderr gets warnings and progress; StderrTTY says it is a terminal
+	// (a spinner rather than a line every few seconds).
+	Stderr    io.Writer
+	StderrTTY bool
 	// Exe is the party binary panes and hooks run; "" is this process's.
 	Exe string
 
@@ -149,9 +146,9 @@ func (e *Env) Resolve(ctx context.Context, role string) (session.Target, error) 
 }
 
 // Deliverer is the delivery protocol for the session info of the server
-// (session.Deliverer); roles names the panes it types into.
+// (NewDeliverer); roles names the panes it types into.
 func (e *Env) Deliverer(root string, info tmux.SessionInfo, roles map[string]string) *deliver.Deliverer {
-	return session.Deliverer(e.Tmux, e.Clock, e.Getenv, deliver.LockDir(root, info.SocketPath), info.StateDir, roles)
+	return NewDeliverer(e.Tmux, e.Clock, e.Getenv, deliver.LockDir(root, info.SocketPath), info.StateDir, roles)
 }
 
 // Watch starts the wake-up watcher of session name (wait.Watch), pausing
@@ -178,6 +175,8 @@ func (e *Env) SessionDeps() (session.Deps, error) {
 			ok, err := c.HasSession(ctx, name)
 			return err == nil && ok
 		},
-		Unlink: func(ctx context.Context, name string) error { return iterm.DropView(ctx, e.Tmux, name) },
+		Unlink:      func(ctx context.Context, name string) error { return iterm.DropView(ctx, e.Tmux, name) },
+		Coordinator: startCoordinator,
+		Gemini:      geminiHooks{},
 	}, nil
 }

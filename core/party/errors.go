@@ -13,12 +13,13 @@ import (
 	"github.com/partyhq/party/core/registry"
 	"github.com/partyhq/party/core/relay"
 	"github.com/partyhq/party/core/review"
-	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/talk"
 	"github.com/partyhq/party/core/task"
 	"github.com/partyhq/party/core/tmux"
+	"github.com/partyhq/party/core/usage"
 	"github.com/partyhq/party/core/wait"
 )
 
@@ -38,9 +39,9 @@ const (
 )
 
 // ErrUsage is a command used wrongly: an argument, a flag or an option
-// that cannot be used. It is session.ErrUsage, which the options core
+// that cannot be used. It is usage.Err, which the options core
 // checks (session, registry, task) are refused with.
-var ErrUsage = session.ErrUsage
+var ErrUsage = usage.Err
 
 // codes maps each known error to its stable code (--json) and exit status.
 // It is the one place where errors become exit codes.
@@ -49,9 +50,9 @@ var codes = []struct {
 	code string
 	exit int
 }{
-	{route.ErrAmbiguous, "ROLE_AMBIGUOUS", ExitNotFound},
-	{route.ErrNotFound, "ROLE_NOT_FOUND", ExitNotFound},
-	{route.ErrUnresolved, "ROUTING_UNRESOLVED", ExitNotFound},
+	{roles.ErrAmbiguous, "ROLE_AMBIGUOUS", ExitNotFound},
+	{roles.ErrNotFound, "ROLE_NOT_FOUND", ExitNotFound},
+	{roles.ErrUnresolved, "ROUTING_UNRESOLVED", ExitNotFound},
 	{deliver.ErrPaneDead, "PANE_DEAD", ExitNotFound},
 	{deliver.ErrNotRunning, "AGENT_NOT_RUNNING", ExitNotFound},
 	{deliver.ErrDialog, "DIALOG_ON_SCREEN", ExitError},
@@ -89,7 +90,7 @@ var codes = []struct {
 	{task.ErrCorrupt, "STORE_CORRUPT", ExitError},
 	{task.ErrUnavailable, "STORE_UNAVAILABLE", ExitError},
 	{task.ErrConflict, "CONFLICT", ExitConflict},
-	{session.ErrUsage, "USAGE", ExitUsage},
+	{usage.Err, "USAGE", ExitUsage},
 	{tmux.ErrName, "USAGE", ExitUsage},
 	{tmux.ErrSocket, "USAGE", ExitUsage},
 	{hook.ErrSettingsFile, "USAGE", ExitUsage},
@@ -154,4 +155,26 @@ func ErrorOf(err error) *ErrorInfo {
 	}
 	code, _ := Classify(err)
 	return &ErrorInfo{Code: code, Message: err.Error()}
+}
+
+// JSONFielder is an error that carries more than its code and message:
+// --json prints its fields beside them ({"error": {"code", "message",
+// "id", "fields"}} for a task changed elsewhere).
+type JSONFielder interface {
+	JSONFields() map[string]any
+}
+
+// ErrorJSON is err as --json prints it: its code, its message (message,
+// which may differ from err's own), and the fields of the first error in
+// its chain that has any (JSONFielder).
+func ErrorJSON(err error, code, message string) map[string]any {
+	e := map[string]any{}
+	var jf JSONFielder
+	if errors.As(err, &jf) {
+		for k, v := range jf.JSONFields() {
+			e[k] = v
+		}
+	}
+	e["code"], e["message"] = code, message
+	return e
 }

@@ -10,7 +10,7 @@ import (
 
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/review"
-	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/task"
 	"github.com/partyhq/party/core/tmux"
@@ -22,9 +22,9 @@ func TestExitCodes(t *testing.T) {
 		code string
 		exit int
 	}{
-		{fmt.Errorf("x: %w", route.ErrAmbiguous), "ROLE_AMBIGUOUS", 3},
-		{fmt.Errorf("x: %w", route.ErrNotFound), "ROLE_NOT_FOUND", 3},
-		{fmt.Errorf("x: %w", route.ErrUnresolved), "ROUTING_UNRESOLVED", 3},
+		{fmt.Errorf("x: %w", roles.ErrAmbiguous), "ROLE_AMBIGUOUS", 3},
+		{fmt.Errorf("x: %w", roles.ErrNotFound), "ROLE_NOT_FOUND", 3},
+		{fmt.Errorf("x: %w", roles.ErrUnresolved), "ROUTING_UNRESOLVED", 3},
 		{fmt.Errorf("x: %w", deliver.ErrPaneDead), "PANE_DEAD", 3},
 		{fmt.Errorf("x: %w", deliver.ErrDialog), "DIALOG_ON_SCREEN", 1},
 		{fmt.Errorf("x: %w", deliver.ErrUnconfirmed), "UNCONFIRMED", 6},
@@ -54,4 +54,11 @@ func TestErrorOf(t *testing.T) {
 	assert.Nil(t, ErrorOf(nil))
 	err := fmt.Errorf("send to %%1: %w", deliver.ErrInputBusy)
 	assert.Equal(t, &ErrorInfo{Code: "INPUT_NOT_EMPTY", Message: err.Error()}, ErrorOf(err))
+}
+
+func TestErrorJSONAddsTheFieldsAnErrorCarries(t *testing.T) {
+	conflict := fmt.Errorf("update T-1: %w", &task.ConflictError{ID: "T-1", Fields: []task.FieldDiff{{Field: "status", Cached: "pending", Remote: "done"}}})
+	assert.Equal(t, map[string]any{"code": "TASK_CONFLICT", "message": "m", "id": "T-1",
+		"fields": []task.FieldDiff{{Field: "status", Cached: "pending", Remote: "done"}}}, ErrorJSON(conflict, "TASK_CONFLICT", "m"))
+	assert.Equal(t, map[string]any{"code": "USAGE", "message": "bad"}, ErrorJSON(ErrUsage, "USAGE", "bad"), "an error without fields: code and message only")
 }

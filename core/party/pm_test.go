@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/partyhq/party/core/clock"
-	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/task"
+	"github.com/partyhq/party/core/usage"
 )
 
 // pmEnv is an Env in dir with the process's environment and overrides.
@@ -59,8 +59,8 @@ func TestTaskUpdateChange(t *testing.T) {
 		{"status", TaskUpdate{Status: "done", Force: true}, task.Change{Status: &done, Force: true}, nil},
 		{"an assignee given empty clears it", TaskUpdate{AssigneeGiven: true}, task.Change{Assignee: &empty}, nil},
 		{"a milestone given", TaskUpdate{Milestone: "M2", MilestoneGiven: true}, task.Change{Milestone: strp("M2")}, nil},
-		{"an assignee not given is no change", TaskUpdate{Assignee: "codex"}, task.Change{}, session.ErrUsage},
-		{"nothing", TaskUpdate{Force: true}, task.Change{}, session.ErrUsage},
+		{"an assignee not given is no change", TaskUpdate{Assignee: "codex"}, task.Change{}, usage.Err},
+		{"nothing", TaskUpdate{Force: true}, task.Change{}, usage.Err},
 		{"a bad status", TaskUpdate{Status: "finished"}, task.Change{}, task.ErrInvalid},
 	}
 	for _, tt := range tests {

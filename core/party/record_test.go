@@ -3,10 +3,9 @@ package party
 import (
 	"testing"
 
+	"github.com/partyhq/party/core/usage"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/partyhq/party/core/session"
 )
 
 func TestRedactorOf(t *testing.T) {
@@ -15,5 +14,5 @@ func TestRedactorOf(t *testing.T) {
 	assert.Equal(t, "pw [REDACTED], key [REDACTED]", r.Redact("pw hunter2, key AKIAABCDEFGHIJKLMNOP"), "the extra pattern and the default ones")
 
 	_, err = redactorOf([]string{`(`})
-	assert.ErrorIs(t, err, session.ErrUsage, "a bad --redact")
+	assert.ErrorIs(t, err, usage.Err, "a bad --redact")
 }

@@ -92,7 +92,7 @@ func coordinatorIn(dir string) (Coordinator, error) {
 }
 
 // StartCoordinator starts the review coordinator in a hidden window of
-// the session (session.StartCoordinator) and returns it.
+// the session (startCoordinator) and returns it.
 func StartCoordinator(ctx context.Context, env *Env) (Coordinator, error) {
 	sc, err := env.OpenParty(ctx)
 	if err != nil {
@@ -106,7 +106,7 @@ func StartCoordinator(ctx context.Context, env *Env) (Coordinator, error) {
 	if err != nil {
 		return Coordinator{}, err
 	}
-	if err := session.StartCoordinator(ctx, d, sc.Session, sc.Info.StateDir, cfg.Review.MaxIterations); err != nil {
+	if err := startCoordinator(ctx, d, sc.Session, sc.Info.StateDir, cfg.Review.MaxIterations); err != nil {
 		return Coordinator{}, err
 	}
 	return coordinatorIn(review.Dir(sc.Info.StateDir))
@@ -134,7 +134,7 @@ func CoordinatorOf(ctx context.Context, env *Env) (Coordinator, error) {
 	return coordinatorIn(dir)
 }
 
-// RunCoordinator is the coordinator process (session.CoordinatorProcess):
+// RunCoordinator is the coordinator process (CoordinatorProcess):
 // it serves the session's review until ctx ends, typing into the panes of
 // the roles through the delivery protocol; its log goes to stderr. Its
 // notices reach only panes that run claude, codex or gemini (or a role
@@ -154,7 +154,7 @@ func RunCoordinator(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
-	p := session.CoordinatorProcess{Clock: env.Clock, Getenv: env.Getenv, Session: sc.Session, StateDir: sc.Info.StateDir,
+	p := CoordinatorProcess{Clock: env.Clock, Getenv: env.Getenv, Session: sc.Session, StateDir: sc.Info.StateDir,
 		Config: cfg.Review, Panes: env.Tmux, Log: env.Stderr,
 		Deliver: func(ctx context.Context, role, line string) (string, deliver.Result, error) {
 			t, err := env.Resolve(ctx, role)
@@ -209,4 +209,21 @@ func Instructions(agent string) (string, bool) {
 	}
 	text, ok := review.Instructions(agent)
 	return text + "\n" + task.Instructions, ok
+}
+
+// startCoordinator initializes the review state of the session (if new)
+// and runs "party coordinator supervise" in its hidden window, so that the
+// coordinator lives and dies with the session (review.Start: ErrRunning
+// when it runs already). It is session.Deps.Coordinator.
+func startCoordinator(ctx context.Context, d session.Deps, name, stateDir string, maxIterations int) error {
+	return review.Start(ctx, d.Clock, review.Dir(stateDir), maxIterations, func() error {
+		return session.StartHidden(ctx, d, name, stateDir, session.CoordinatorWindow, coordinatorSupervisorArgv(d.Exe, name))
+	})
+}
+
+// coordinatorSupervisorArgv is what the coordinator's window runs in
+// session name: party coordinator supervise, which runs the coordinator
+// (coordinatorArgv) and restarts it after a crash.
+func coordinatorSupervisorArgv(exe, name string) []string {
+	return []string{exe, "--session", name, "coordinator", "supervise"}
 }

@@ -7,7 +7,7 @@ import (
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/relay"
-	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
 )
@@ -51,7 +51,7 @@ func Route(ctx context.Context, env *Env, opts RouteOptions) (pane string, err e
 		Log:      func(ev map[string]any) { _ = state.AppendEvent(events, ev) },
 		Events:   events,
 		Progress: env.Stderr,
-		Deliver:  env.Deliverer(root, sc.Info, route.RolesByPane(sc.Panes)),
+		Deliver:  env.Deliverer(root, sc.Info, roles.ByPane(sc.Panes)),
 		Profile: func(role string, p mux.Pane) agent.Profile {
 			return cfg.Tune(role, agent.ForPane(agent.Kind(p.Agent), p.Role))
 		},

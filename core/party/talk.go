@@ -3,16 +3,12 @@ package party
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 	"time"
 
-	"golang.org/x/term"
-
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/mux"
-	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/talk"
 )
@@ -52,14 +48,14 @@ func Talk(ctx context.Context, env *Env, opts TalkOptions) ([]TalkOutcome, error
 	}
 	info.StateDir = session.StateDir(root, info)
 	deps := talk.Deps{Mux: env.Tmux, Clock: env.Clock, Getenv: env.Getenv, Config: cfg, StateDir: info.StateDir,
-		LockDir: deliver.LockDir(root, info.SocketPath), Deliverer: env.Deliverer(root, info, route.RolesByPane(targets)),
+		LockDir: deliver.LockDir(root, info.SocketPath), Deliverer: env.Deliverer(root, info, roles.ByPane(targets)),
 		Watch: func(ctx context.Context, output bool) (talk.Wakes, error) {
 			return env.Watch(ctx, info.Name, info.StateDir, output, true)
 		},
 		Warn: func(msg string) { env.Warnf("%s", msg) }}
 	if opts.Wait {
 		deps.Waiting = func() func() {
-			return talk.Progress(ctx, env.Clock, env.Stderr, isTerminal(env.Stderr), roles(targets))
+			return talk.Progress(ctx, env.Clock, env.Stderr, env.StderrTTY, roleNames(targets))
 		}
 	}
 	results, err := talk.Run(ctx, deps, talk.Options{Targets: targets, Text: opts.Text, Delay: opts.Delay, Wait: opts.Wait,
@@ -88,18 +84,11 @@ type TalkOutcome struct {
 	Err     error           `json:"-"`
 }
 
-// roles are the roles of panes, in their order.
-func roles(panes []mux.Pane) []string {
+// roleNames are the roles of panes, in their order.
+func roleNames(panes []mux.Pane) []string {
 	out := make([]string, len(panes))
 	for i, p := range panes {
 		out[i] = p.Role
 	}
 	return out
-}
-
-// isTerminal says whether w is a terminal (a spinner, not a line every
-// few seconds).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
 }

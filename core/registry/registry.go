@@ -1,7 +1,3 @@
-// Package registry is the registry of agents party did not start: the
-// names a user gave to such panes (./.party/agents.json, as tmux-team
-// keeps them), and how a role resolves through it before the roles tagged
-// on panes. The supervisor's runtimes are core/supervise's.
 package registry
 
 import (
@@ -18,10 +14,11 @@ import (
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/mux"
-	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/tmux"
+	"github.com/partyhq/party/core/usage"
 )
 
 // File is the registry's path in a working directory.
@@ -62,7 +59,7 @@ func Load(path string) (*Registry, error) {
 		return r, err
 	}
 	if err := json.Unmarshal(b, r); err != nil {
-		return r, fmt.Errorf("%w: %s: %v", session.ErrUsage, path, err)
+		return r, fmt.Errorf("%w: %s: %v", usage.Err, path, err)
 	}
 	if r.Agents == nil {
 		r.Agents = map[string]Entry{}
@@ -123,12 +120,12 @@ func (r *Registry) Register(ctx context.Context, tc Tmux, name, target string, r
 	e, exists := r.Agents[name]
 	switch {
 	case update && !exists:
-		return e, fmt.Errorf("%w: no agent %q registered (use 'party agents add')", session.ErrUsage, name)
+		return e, fmt.Errorf("%w: no agent %q registered (use 'party agents add')", usage.Err, name)
 	case !update && exists:
 		return e, fmt.Errorf("agent %q is already registered (use 'party agents update'): %w", name, ErrConflict)
 	}
-	if !route.ValidRole(name) {
-		return e, fmt.Errorf("%w: agent name %q: letters, digits, '_', '.' or '-'", session.ErrUsage, name)
+	if !roles.ValidRole(name) {
+		return e, fmt.Errorf("%w: agent name %q: letters, digits, '_', '.' or '-'", usage.Err, name)
 	}
 	rows, err := tc.Query(ctx, []string{"#{pane_id}", "#{pane_current_command}"}, "display-message", "-p", "-t", target)
 	if err != nil {

@@ -13,9 +13,10 @@ import (
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/mux"
-	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/tmux"
+	"github.com/partyhq/party/core/usage"
 )
 
 // fakeTmux is a server with the panes of one snapshot.
@@ -95,9 +96,9 @@ func TestRegister(t *testing.T) {
 	_, err = r.Register(ctx, tc, "reviewer", "%2", nil, false)
 	assert.ErrorIs(t, err, ErrConflict)
 	_, err = r.Register(ctx, tc, "nobody", "%2", nil, true)
-	assert.ErrorIs(t, err, session.ErrUsage)
+	assert.ErrorIs(t, err, usage.Err)
 	_, err = r.Register(ctx, tc, "bad name", "%2", nil, false)
-	assert.ErrorIs(t, err, session.ErrUsage)
+	assert.ErrorIs(t, err, usage.Err)
 	_, err = r.Register(ctx, tc, "gone", "%9", nil, false)
 	assert.ErrorIs(t, err, mux.ErrNoPane, "tmux's fallback to another pane is caught")
 	_, err = r.Register(ctx, tc, "nowhere", "notapane", nil, false)
@@ -133,7 +134,7 @@ func TestSaveLoad(t *testing.T) {
 
 	require.NoError(t, os.WriteFile(r.Path, []byte("{"), 0o644))
 	_, err = Load(r.Path)
-	assert.ErrorIs(t, err, session.ErrUsage)
+	assert.ErrorIs(t, err, usage.Err)
 }
 
 func TestResolve(t *testing.T) {
@@ -165,7 +166,7 @@ func TestResolve(t *testing.T) {
 	_, err = rv.Resolve(ctx, "gone")
 	assert.ErrorIs(t, err, mux.ErrNoPane)
 	_, err = rv.Resolve(ctx, "nobody")
-	assert.ErrorIs(t, err, route.ErrNotFound)
+	assert.ErrorIs(t, err, roles.ErrNotFound)
 }
 
 func TestTargets(t *testing.T) {
@@ -192,9 +193,9 @@ func TestTargets(t *testing.T) {
 
 	rv.Pick.Name = "work"
 	_, _, err = rv.Targets(ctx, "all")
-	assert.ErrorIs(t, err, route.ErrNotFound, "a session without agent panes")
+	assert.ErrorIs(t, err, roles.ErrNotFound, "a session without agent panes")
 	_, _, err = rv.Targets(ctx, "nobody")
-	assert.ErrorIs(t, err, route.ErrNotFound, "the legacy two-pane rule knows claude and codex only")
+	assert.ErrorIs(t, err, roles.ErrNotFound, "the legacy two-pane rule knows claude and codex only")
 }
 
 func TestRegistryRows(t *testing.T) {

@@ -14,7 +14,7 @@ import (
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/mux"
-	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/termsafe"
 	"github.com/partyhq/party/core/wait"
@@ -59,7 +59,7 @@ type Router struct {
 // Start notes the blocks on screen now: they were there before the
 // switchboard, so they are not routed.
 func (r *Router) Start(ctx context.Context) error {
-	r.sb = &Switchboard{Roles: route.Roles(r.Panes), HopLimit: r.HopLimit, Refuse: map[string]string{}}
+	r.sb = &Switchboard{Roles: roles.Names(r.Panes), HopLimit: r.HopLimit, Refuse: map[string]string{}}
 	r.roleOf = map[string]mux.Pane{}
 	for _, p := range r.Panes {
 		if p.Role != "" {

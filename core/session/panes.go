@@ -14,9 +14,10 @@ import (
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/hook"
-	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/shellwords"
 	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/usage"
 )
 
 // DefaultPanes is the layout when no --pane is given.
@@ -44,11 +45,11 @@ func ParsePanes(specs []string) ([]PaneSpec, error) {
 	var out []PaneSpec
 	for _, s := range specs {
 		role, command, hasCmd := strings.Cut(s, "=")
-		if !route.ValidRole(role) {
-			return nil, fmt.Errorf("%w: --pane %q: role must be letters, digits, '_', '.' or '-'", ErrUsage, s)
+		if !roles.ValidRole(role) {
+			return nil, fmt.Errorf("%w: --pane %q: role must be letters, digits, '_', '.' or '-'", usage.Err, s)
 		}
 		if seen[role] {
-			return nil, fmt.Errorf("%w: --pane %q: role %q given twice", ErrUsage, s, role)
+			return nil, fmt.Errorf("%w: --pane %q: role %q given twice", usage.Err, s, role)
 		}
 		seen[role] = true
 		var argv []string
@@ -56,7 +57,7 @@ func ParsePanes(specs []string) ([]PaneSpec, error) {
 		case hasCmd:
 			var err error
 			if argv, err = shellwords.SplitCommand(command); err != nil {
-				return nil, fmt.Errorf("%w: --pane %q: %w", ErrUsage, s, err)
+				return nil, fmt.Errorf("%w: --pane %q: %w", usage.Err, s, err)
 			}
 		case agent.Infer([]string{role}) != agent.Generic && agent.Infer([]string{role}) != agent.Shell:
 			argv = []string{role}
@@ -110,7 +111,7 @@ func ParseSize(s string) (int, int, error) {
 	wi, err1 := strconv.Atoi(w)
 	hi, err2 := strconv.Atoi(h)
 	if !ok || err1 != nil || err2 != nil || wi < 20 || hi < 5 || wi > 1000 || hi > 1000 {
-		return 0, 0, fmt.Errorf("%w: --size %q: want WxH, e.g. 200x50", ErrUsage, s)
+		return 0, 0, fmt.Errorf("%w: --size %q: want WxH, e.g. 200x50", usage.Err, s)
 	}
 	return wi, hi, nil
 }
@@ -119,7 +120,7 @@ func ParseSize(s string) (int, int, error) {
 // arguments that make the agent report its turns to "party hook": a
 // settings file for claude (--settings), a notify program for codex.
 // Gemini has no such flag: its hooks go into the folder's
-// .gemini/settings.json (WireGemini), and a gemini pane whose folder
+// .gemini/settings.json (Deps.Gemini), and a gemini pane whose folder
 // Gemini does not trust keeps the marker, with a warning.
 func wireHooks(d Deps, dir, cwd string, panes []PaneSpec) error {
 	geminiWired, fallback := false, ""
@@ -144,7 +145,7 @@ func wireHooks(d Deps, dir, cwd string, panes []PaneSpec) error {
 		case agent.Gemini:
 			if !geminiWired {
 				var err error
-				if fallback, err = WireGemini(d, dir, cwd, p.Argv); err != nil {
+				if fallback, err = d.wireGemini(dir, cwd, p.Argv); err != nil {
 					return err
 				}
 				geminiWired = true

@@ -10,6 +10,7 @@ import (
 	"github.com/partyhq/party/core/launch"
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/tmux"
+	"github.com/partyhq/party/core/usage"
 )
 
 // Respawner is what Respawn needs of the tmux client (*tmux.Client).
@@ -36,7 +37,7 @@ func Respawn(ctx context.Context, t Respawner, exe, stateDir, role, pane, resume
 		}
 	}
 	if spec == nil {
-		return "", "", fmt.Errorf("respawn %s: not a pane of the session's record: %w", role, ErrUsage)
+		return "", "", fmt.Errorf("respawn %s: not a pane of the session's record: %w", role, usage.Err)
 	}
 	path := filepath.Join(stateDir, "launch", role+".json")
 	ls, err := launch.Read(path)

@@ -10,7 +10,7 @@ import (
 
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/mux"
-	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/tmux"
 )
@@ -116,13 +116,13 @@ func (pick Pick) Choose(snap tmux.Snapshot) (string, error) {
 }
 
 // Resolve finds the one pane of the picked session that carries role
-// (route.Resolve).
+// (roles.Resolve).
 func Resolve(ctx context.Context, srv Server, pick Pick, role string) (Target, error) {
 	sc, err := Open(ctx, srv, pick)
 	if err != nil {
 		return Target{}, err
 	}
-	p, err := route.Resolve(sc.Panes, role)
+	p, err := roles.Resolve(sc.Panes, role)
 	if err != nil {
 		return Target{}, fmt.Errorf("session %s: %w", sc.Session, err)
 	}
@@ -142,7 +142,7 @@ func (sc Scope) AgentPanes() ([]mux.Pane, error) {
 		}
 	}
 	if len(out) == 0 {
-		return nil, fmt.Errorf("session %s has no agent panes: %w", sc.Session, route.ErrNotFound)
+		return nil, fmt.Errorf("session %s has no agent panes: %w", sc.Session, roles.ErrNotFound)
 	}
 	return out, nil
 }
@@ -174,7 +174,7 @@ func List(ctx context.Context, srv Server) ([]Listed, error) {
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Listed{Session: s, Roles: route.Roles(panes)})
+		out = append(out, Listed{Session: s, Roles: roles.Names(panes)})
 	}
 	return out, nil
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/partyhq/party/core/mux"
-	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/tmux"
 )
@@ -96,7 +96,7 @@ func TestOpenResolveList(t *testing.T) {
 	assert.Equal(t, "%1", tgt.Pane.ID)
 	assert.Equal(t, "claude", string(tgt.Profile.Kind))
 	_, err = Resolve(ctx, srv, pick, "codex")
-	assert.ErrorIs(t, err, route.ErrNotFound)
+	assert.ErrorIs(t, err, roles.ErrNotFound)
 
 	list, err := List(ctx, srv)
 	require.NoError(t, err)

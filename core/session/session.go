@@ -1,12 +1,3 @@
-// Package session starts, lays out, finds and stops party sessions: it
-// picks the session a command acts on and resolves roles to panes in it
-// (scope.go), attaches the terminal to one, and it turns the
-// --pane specs into panes (agent argv and the wiring of their completion
-// hooks), creates the tmux session, window and panes, tags them
-// (@party_role, @party_agent, @party_hooks), makes the session's state dir
-// and undoes what start did to a folder (Gemini's hooks) when the session
-// is replaced or stopped. It takes every dependency from Deps: it reads no
-// environment and prints nothing.
 package session
 
 import (
@@ -32,12 +23,11 @@ import (
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/tmux"
+	"github.com/partyhq/party/core/usage"
 )
 
 // Errors of session.
 var (
-	// ErrUsage is an option that cannot be used (a bad --pane, --size, --cwd).
-	ErrUsage = errors.New("usage")
 	// ErrExists is a session of that name already on the server.
 	ErrExists = errors.New("session exists")
 	// ErrAgentMissing is a pane program that is not found.
@@ -77,6 +67,43 @@ type Deps struct {
 	// sessions they are linked into (its iTerm2 view), before the session
 	// is killed: there they would outlive it.
 	Unlink func(ctx context.Context, session string) error
+	// Coordinator starts the review coordinator of a session started
+	// with Review, in a hidden window (core/party provides it).
+	Coordinator func(ctx context.Context, d Deps, session, stateDir string, maxIterations int) error
+	// Gemini wires party's hooks into a folder's Gemini settings (core/party
+	// provides it); nil wires none: Gemini panes keep the marker.
+	Gemini GeminiHooks
+}
+
+// GeminiHooks puts party's hooks into the Gemini settings of a folder
+// and takes them out again. Gemini has no flag for a settings file, so
+// the hooks live in the folder, recorded in the session's state dir.
+type GeminiHooks interface {
+	// Wire adds the hooks for a pane running argv in cwd; fallback says
+	// why the pane must read party's marker instead (an untrusted folder,
+	// settings that cannot be merged).
+	Wire(d Deps, stateDir, cwd string, argv []string) (fallback string, err error)
+	// Unwire takes out what Wire added for the session in stateDir.
+	Unwire(ctx context.Context, d Deps, stateDir string) error
+	// SettingsPath is the settings file of the folder dir: Start holds
+	// its lock (state.LockFile) from Wire until the session is live.
+	SettingsPath(dir string) string
+}
+
+// wireGemini is d.Gemini.Wire, or a fallback without it.
+func (d Deps) wireGemini(stateDir, cwd string, argv []string) (string, error) {
+	if d.Gemini == nil {
+		return "party wires no Gemini hooks here", nil
+	}
+	return d.Gemini.Wire(d, stateDir, cwd, argv)
+}
+
+// unwireGemini is d.Gemini.Unwire, or nothing without it.
+func (d Deps) unwireGemini(ctx context.Context, stateDir string) error {
+	if d.Gemini == nil {
+		return nil
+	}
+	return d.Gemini.Unwire(ctx, d, stateDir)
 }
 
 // kill kills session name, unlinked first (Deps.Unlink).
@@ -106,7 +133,7 @@ type StartOptions struct {
 	// review's iterations.
 	Config config.Config
 	// Review initializes the review state before the agents start, then
-	// starts the coordinator (StartCoordinator). Dashboard adds a window
+	// starts the coordinator (Deps.Coordinator). Dashboard adds a window
 	// running party dash (DashWindow).
 	Review    bool
 	Dashboard bool
@@ -177,14 +204,14 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 		return Result{}, err
 	}
 	if !isDir(cwd) {
-		return Result{}, fmt.Errorf("%w: --cwd %q is not a directory", ErrUsage, cwd)
+		return Result{}, fmt.Errorf("%w: --cwd %q is not a directory", usage.Err, cwd)
 	}
 	name := opts.Name
 	if name == "" {
 		name = Name(cwd)
 	}
 	if err := tmux.CheckSessionName(name); err != nil {
-		return Result{}, fmt.Errorf("%w: %w", ErrUsage, err)
+		return Result{}, fmt.Errorf("%w: %w", usage.Err, err)
 	}
 	root, err := state.Root(d.Getenv)
 	if err != nil {
@@ -204,7 +231,7 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 		if err := d.kill(ctx, name); err != nil {
 			return Result{}, err
 		}
-		if err := UnwireGemini(ctx, d, dir); err != nil {
+		if err := d.unwireGemini(ctx, dir); err != nil {
 			d.warn("%v", err)
 		}
 	}
@@ -226,8 +253,8 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 	// session is live and recorded: a party stop in the same folder waits,
 	// then sees the session and keeps the hooks it needs.
 	release := func() {}
-	if slices.ContainsFunc(panes, func(p PaneSpec) bool { return p.Agent == agent.Gemini }) {
-		unlock, err := state.LockFile(root, geminiSettingsPath(cwd))
+	if d.Gemini != nil && slices.ContainsFunc(panes, func(p PaneSpec) bool { return p.Agent == agent.Gemini }) {
+		unlock, err := state.LockFile(root, d.Gemini.SettingsPath(cwd))
 		if err != nil {
 			return Result{}, err
 		}
@@ -279,7 +306,7 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 		if created {
 			_ = tc.KillSession(context.WithoutCancel(ctx), name)
 			release()
-			_ = UnwireGemini(context.WithoutCancel(ctx), d, dir)
+			_ = d.unwireGemini(context.WithoutCancel(ctx), dir)
 		}
 	}()
 	panes[0].ID = first
@@ -321,7 +348,10 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 		}
 	}
 	if opts.Review {
-		if err := StartCoordinator(ctx, d, name, dir, opts.Config.Review.MaxIterations); err != nil {
+		if d.Coordinator == nil {
+			return Result{}, errors.New("start the review coordinator: session.Deps has no Coordinator")
+		}
+		if err := d.Coordinator(ctx, d, name, dir, opts.Config.Review.MaxIterations); err != nil {
 			return Result{}, err
 		}
 	}
@@ -342,7 +372,7 @@ func parseLayout(layout string) (windows bool, err error) {
 	case "windows":
 		return true, nil
 	}
-	return false, fmt.Errorf("%w: --layout %q: panes (one window, a pane per role) or windows (a window per role)", ErrUsage, layout)
+	return false, fmt.Errorf("%w: --layout %q: panes (one window, a pane per role) or windows (a window per role)", usage.Err, layout)
 }
 
 // layoutOptions are the options of a new session's window and panes: the
@@ -396,7 +426,7 @@ func Stop(ctx context.Context, d Deps, name string) error {
 		d.warn("processes of %s still run after SIGKILL: %s", name, strings.Join(pids, " "))
 	}
 	if infoErr == nil && info.StateDir != "" {
-		if err := UnwireGemini(ctx, d, info.StateDir); err != nil {
+		if err := d.unwireGemini(ctx, info.StateDir); err != nil {
 			d.warn("%v", err)
 		}
 		if err := os.RemoveAll(filepath.Join(info.StateDir, deliver.SpillDir)); err != nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/partyhq/party/core/launch"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/tmux"
+	"github.com/partyhq/party/core/usage"
 )
 
 func TestParsePanes(t *testing.T) {
@@ -41,7 +42,7 @@ func TestParsePanes(t *testing.T) {
 
 	for _, bad := range [][]string{{"a=x", "a=y"}, {"bad role=x"}, {"=claude"}, {"a=x 'y"}, {"-a=x"}} {
 		_, err := ParsePanes(bad)
-		assert.ErrorIs(t, err, ErrUsage, "%q", bad)
+		assert.ErrorIs(t, err, usage.Err, "%q", bad)
 	}
 }
 
@@ -58,7 +59,7 @@ func TestParseSize(t *testing.T) {
 	assert.Equal(t, []int{200, 50}, []int{w, h})
 	for _, bad := range []string{"", "200", "x50", "19x50", "200x4", "1001x50", "axb", "200x50x1"} {
 		_, _, err := ParseSize(bad)
-		assert.ErrorIs(t, err, ErrUsage, "%q", bad)
+		assert.ErrorIs(t, err, usage.Err, "%q", bad)
 	}
 }
 
@@ -119,6 +120,7 @@ func TestWireHooks(t *testing.T) {
 	dir, cwd := t.TempDir(), t.TempDir()
 	home := t.TempDir()
 	d, warnings := testDeps(t, &fakeTmux{}, map[string]string{"HOME": home})
+	d.Gemini = untrustedGemini{}
 	panes := []PaneSpec{
 		{Role: "c", Agent: agent.Claude, Argv: []string{"/bin/claude"}},
 		{Role: "x", Agent: agent.Codex, Argv: []string{"/bin/codex", "-m", "o3"}},
@@ -147,50 +149,9 @@ func TestWireHooks(t *testing.T) {
 	assert.Empty(t, panes[2].Hooks)
 	require.Len(t, *warnings, 1)
 	assert.Contains(t, (*warnings)[0], "warning: g pane: Gemini runs no hooks in a folder it does not trust")
-	assert.NoFileExists(t, filepath.Join(cwd, ".gemini", "settings.json"))
 
 	assert.Empty(t, panes[3].launch)
 	assert.Empty(t, panes[3].Hooks)
-}
-
-func TestGeminiWireUnwire(t *testing.T) {
-	root, cwd := t.TempDir(), t.TempDir()
-	dir := filepath.Join(root, "s1")
-	require.NoError(t, os.MkdirAll(dir, 0o700))
-	d, warnings := testDeps(t, &fakeTmux{}, map[string]string{"HOME": t.TempDir()})
-
-	fallback, err := WireGemini(d, dir, cwd, []string{"/bin/gemini", "--skip-trust"})
-	require.NoError(t, err)
-	assert.Empty(t, fallback)
-	path := filepath.Join(cwd, ".gemini", "settings.json")
-	b, err := os.ReadFile(path)
-	require.NoError(t, err)
-	assert.Contains(t, string(b), "hook gemini")
-	assert.FileExists(t, filepath.Join(dir, geminiHooksFile))
-
-	require.NoError(t, UnwireGemini(context.Background(), d, dir))
-	assert.NoFileExists(t, path, "the file party made is removed")
-	assert.NoDirExists(t, filepath.Join(cwd, ".gemini"), "with the directory party made")
-	assert.NoFileExists(t, filepath.Join(dir, geminiHooksFile))
-	assert.Empty(t, *warnings)
-	require.NoError(t, UnwireGemini(context.Background(), d, dir), "nothing recorded: nothing to do")
-}
-
-func TestGeminiUnwireKeepsHooksOfALiveSession(t *testing.T) {
-	root, cwd := t.TempDir(), t.TempDir()
-	s1, s2 := filepath.Join(root, "s1"), filepath.Join(root, "s2")
-	d, warnings := testDeps(t, &fakeTmux{}, map[string]string{"HOME": t.TempDir()})
-	for _, dir := range []string{s1, s2} {
-		require.NoError(t, os.MkdirAll(dir, 0o700))
-		_, err := WireGemini(d, dir, cwd, []string{"gemini", "--skip-trust"})
-		require.NoError(t, err)
-	}
-	require.NoError(t, writeJSONFile(filepath.Join(s2, "session.json"), map[string]string{"session": "two", "socket": "/sock"}))
-	d.Live = func(_ context.Context, socket, session string) bool { return socket == "/sock" && session == "two" }
-
-	require.NoError(t, UnwireGemini(context.Background(), d, s1))
-	assert.FileExists(t, filepath.Join(cwd, ".gemini", "settings.json"))
-	assert.Equal(t, []string{"kept party's Gemini hooks in " + filepath.Join(cwd, ".gemini", "settings.json") + ": session two uses them"}, *warnings)
 }
 
 func TestSpawn(t *testing.T) {
@@ -269,10 +230,10 @@ func TestStart(t *testing.T) {
 		opts StartOptions
 		want error
 	}{
-		{"bad pane", StartOptions{Panes: []string{"a b"}, Size: "200x50"}, ErrUsage},
-		{"bad size", StartOptions{Size: "2x2"}, ErrUsage},
-		{"cwd not a directory", StartOptions{Cwd: "/nonexistent/dir", Size: "200x50"}, ErrUsage},
-		{"bad session name", StartOptions{Name: "a:b", Size: "200x50"}, ErrUsage},
+		{"bad pane", StartOptions{Panes: []string{"a b"}, Size: "200x50"}, usage.Err},
+		{"bad size", StartOptions{Size: "2x2"}, usage.Err},
+		{"cwd not a directory", StartOptions{Cwd: "/nonexistent/dir", Size: "200x50"}, usage.Err},
+		{"bad session name", StartOptions{Name: "a:b", Size: "200x50"}, usage.Err},
 		{"missing agent", StartOptions{Name: "team", Panes: []string{"claude"}, Size: "200x50"}, ErrAgentMissing},
 	}
 	for _, tt := range tests {
@@ -391,3 +352,12 @@ type quickClock struct{ clock.Real }
 func (quickClock) Sleep(ctx context.Context, _ time.Duration) error {
 	return clock.Real{}.Sleep(ctx, time.Millisecond)
 }
+
+// untrustedGemini is Deps.Gemini for a folder Gemini does not trust.
+type untrustedGemini struct{}
+
+func (untrustedGemini) Wire(Deps, string, string, []string) (string, error) {
+	return "Gemini runs no hooks in a folder it does not trust", nil
+}
+func (untrustedGemini) Unwire(context.Context, Deps, string) error { return nil }
+func (untrustedGemini) SettingsPath(dir string) string             { return filepath.Join(dir, "settings") }

@@ -5,22 +5,11 @@ import (
 	"strconv"
 
 	"github.com/partyhq/party/core/launch"
-	"github.com/partyhq/party/core/review"
 )
 
 // CoordinatorWindow is the hidden window of a session where the review
 // coordinator runs.
 const CoordinatorWindow = "party-coordinator"
-
-// StartCoordinator initializes the review state of the session (if new)
-// and runs "party coordinator supervise" in its hidden window, so that the
-// coordinator lives and dies with the session (review.Start: ErrRunning
-// when it runs already).
-func StartCoordinator(ctx context.Context, d Deps, session, stateDir string, maxIterations int) error {
-	return review.Start(ctx, d.Clock, review.Dir(stateDir), maxIterations, func() error {
-		return StartHidden(ctx, d, session, stateDir, CoordinatorWindow, []string{d.Exe, "--session", session, "coordinator", "supervise"})
-	})
-}
 
 // StartHidden runs argv in a new window of the session named window, with
 // the panes' environment, so that it lives and dies with the session.

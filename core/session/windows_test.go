@@ -2,23 +2,16 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
-	"testing/synctest"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/partyhq/party/core/agent"
-	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
-	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/launch"
-	"github.com/partyhq/party/core/review"
-	"github.com/partyhq/party/core/state"
-	"github.com/partyhq/party/sim"
 )
 
 func TestStartWritesTheRecordReadRecordReads(t *testing.T) {
@@ -48,57 +41,25 @@ func TestStartWritesTheRecordReadRecordReads(t *testing.T) {
 	assert.ErrorContains(t, err, RecordFile)
 }
 
-func TestStartCoordinator(t *testing.T) {
-	t.Run("runs the supervisor in the hidden window", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			ft := &fakeTmux{}
-			d, _ := testDeps(t, ft, nil)
-			d.Environ = []string{"PATH=/bin", "PARTY_X=1", "SECRET=s"}
-			dir := t.TempDir()
-			// Nobody takes the coordinator's lock here: Start gives up
-			// waiting for it after 5 s of the bubble's virtual time.
-			require.NoError(t, StartCoordinator(context.Background(), d, "team", dir, 4))
+func TestStartReviewStartsTheCoordinator(t *testing.T) {
+	cwd := t.TempDir()
+	env := map[string]string{"HOME": t.TempDir(), "XDG_STATE_HOME": t.TempDir(), "PWD": cwd}
+	ft := &fakeTmux{}
+	d, _ := testDeps(t, ft, env)
+	var started []string
+	d.Coordinator = func(_ context.Context, _ Deps, session, stateDir string, maxIterations int) error {
+		started = append(started, fmt.Sprintf("%s %s %d", session, stateDir, maxIterations))
+		return nil
+	}
+	cfg := config.Config{}
+	cfg.Review.MaxIterations = 2
+	res, err := Start(context.Background(), d, StartOptions{Name: "team", Panes: []string{"notes"}, Size: "100x30", Review: true, Config: cfg})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"team " + res.StateDir + " 2"}, started, "Deps.Coordinator, once, with the review's iterations")
 
-			assert.Equal(t, []string{"new-window team " + CoordinatorWindow}, ft.calls)
-			spec, err := launch.Read(filepath.Join(dir, "launch", CoordinatorWindow+".json"))
-			require.NoError(t, err)
-			assert.Equal(t, []string{d.Exe, "--session", "team", "coordinator", "supervise"}, spec.Argv)
-			assert.Equal(t, []string{"PARTY_SESSION=team", "PATH=/bin", "PARTY_X=1", "PARTY_STATE_DIR=" + dir}, spec.Env)
-			s, err := review.Load(review.Dir(dir))
-			require.NoError(t, err)
-			assert.Equal(t, 4, s.MaxIterations, "the review state is initialized")
-		})
-	})
-
-	t.Run("refuses while one runs", func(t *testing.T) {
-		ft := &fakeTmux{}
-		d, _ := testDeps(t, ft, nil)
-		dir := t.TempDir()
-		require.NoError(t, state.MkdirPrivate(review.Dir(dir)))
-		release, err := state.Hold(context.Background(), clock.Real{}, filepath.Join(review.Dir(dir), review.CoordinatorLock))
-		require.NoError(t, err)
-		defer release()
-		err = StartCoordinator(context.Background(), d, "team", dir, 3)
-		assert.ErrorIs(t, err, review.ErrRunning)
-		assert.Empty(t, ft.calls, "no second window")
-	})
-
-	t.Run("start --review starts it", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			cwd := t.TempDir()
-			env := map[string]string{"HOME": t.TempDir(), "XDG_STATE_HOME": t.TempDir(), "PWD": cwd}
-			ft := &fakeTmux{}
-			d, _ := testDeps(t, ft, env)
-			cfg := config.Config{}
-			cfg.Review.MaxIterations = 2
-			res, err := Start(context.Background(), d, StartOptions{Name: "team", Panes: []string{"notes"}, Size: "100x30", Review: true, Config: cfg})
-			require.NoError(t, err)
-			assert.Equal(t, "new-window team "+CoordinatorWindow, ft.calls[len(ft.calls)-1])
-			s, err := review.Load(review.Dir(res.StateDir))
-			require.NoError(t, err)
-			assert.Equal(t, 2, s.MaxIterations)
-		})
-	})
+	d.Coordinator = nil
+	_, err = Start(context.Background(), d, StartOptions{Name: "team2", Panes: []string{"notes"}, Size: "100x30", Review: true, Config: cfg})
+	assert.Error(t, err, "no Coordinator: --review cannot be kept")
 }
 
 func TestStartSwitchboard(t *testing.T) {
@@ -112,29 +73,4 @@ func TestStartSwitchboard(t *testing.T) {
 	spec, err := launch.Read(filepath.Join(dir, "launch", SwitchboardWindow+".json"))
 	require.NoError(t, err)
 	assert.Equal(t, []string{d.Exe, "--session", "team", "route", "--hop-limit", "5"}, spec.Argv)
-}
-
-func TestDelivererNotesWhatItPastes(t *testing.T) {
-	clk := sim.NewClock()
-	m := sim.NewMux(clk)
-	p := m.Add("s", "worker", sim.NewAgent("claude"))
-	dir := t.TempDir()
-	getenv := func(k string) string { return map[string]string{"XDG_RUNTIME_DIR": os.Getenv("XDG_RUNTIME_DIR")}[k] }
-	d := Deliverer(m, clk, getenv, t.TempDir(), dir, map[string]string{p.Info.ID: "worker"})
-	d.Locker = &sim.Locker{}
-	res, err := d.Send(context.Background(), deliver.Request{Pane: p.Info.ID, Profile: agent.Lookup(agent.Claude), Text: "hello"})
-	require.NoError(t, err)
-	assert.Equal(t, deliver.Submitted, res.Outcome)
-
-	lines, _, err := state.ReadFrom(filepath.Join(dir, state.EventLog), 0)
-	require.NoError(t, err)
-	require.Len(t, lines, 1, "one input event")
-	assert.Contains(t, string(lines[0]), `"kind":"input"`)
-	assert.Contains(t, string(lines[0]), `"role":"worker"`)
-	assert.Contains(t, string(lines[0]), `"text":"hello"`)
-	assert.Contains(t, string(lines[0]), clk.Now().UTC().Format(time.RFC3339))
-
-	bare := Deliverer(m, clk, getenv, t.TempDir(), "", nil)
-	assert.Nil(t, bare.Pasted, "no state dir: nothing is noted")
-	assert.Empty(t, bare.Events.Path)
 }

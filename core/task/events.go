@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/roles"
 )
 
 // ReadEvents reads an audit log (events.jsonl), oldest first. Blank lines
@@ -46,10 +46,10 @@ func (e Event) OfTask(id string) bool {
 }
 
 // CheckRole checks an actor or an assignee: a role as party names panes
-// (route.ValidRole), so it fits a GitHub label and a comment line as it
+// (roles.ValidRole), so it fits a GitHub label and a comment line as it
 // is, with no spaces, commas, newlines or markup.
 func CheckRole(what, role string) error {
-	if !route.ValidRole(role) {
+	if !roles.ValidRole(role) {
 		return fmt.Errorf("%s %q: letters, digits, '_', '.' or '-', starting with a letter or digit, at most 64: %w", what, role, ErrInvalid)
 	}
 	return nil

@@ -1,9 +1,3 @@
-// Package task keeps a party's tasks and milestones: what is to be done,
-// by whom, in what state, and who changed what. Two stores hold them:
-// files under the state root with an audit log (FS, here), and GitHub
-// Issues through the gh CLI (package core/task/github). The CLI's `party
-// pm` commands speak only to the Store interface; core/party picks the
-// store (pm.storage, pm.repo).
 package task
 
 import (
@@ -273,6 +267,12 @@ var (
 type ConflictError struct {
 	ID     string
 	Fields []FieldDiff
+}
+
+// JSONFields are what --json adds to the error's code and message: the
+// task's id and the fields that differ.
+func (e *ConflictError) JSONFields() map[string]any {
+	return map[string]any{"id": e.ID, "fields": e.Fields}
 }
 
 // FieldDiff is one field that differs: what party last saw (Cached),

@@ -1,8 +1,3 @@
-// Package wait knows when an agent has finished the turn party gave it.
-// Most trusted first: the agent's own hook events (Claude Code's
-// UserPromptSubmit/Stop, Codex's notify), then a nonce marker the agent is
-// asked to print. Waiting is driven by wake-ups (pane output seen by a
-// control-mode client, hook events), with a slow poll as a safety net only.
 package wait
 
 import (

@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/party"
-	"github.com/partyhq/party/core/registry"
 )
 
 func newAgentsCmd(f *Factory) *cobra.Command {
@@ -21,45 +20,85 @@ them by name. The registry is ./.party/agents.json. A registered name wins
 over a pane tagged with the same role.`,
 		Args: argsBetween(0, 0),
 	}
-	register := func(update bool) func(c *cobra.Command, args []string) error {
-		return func(c *cobra.Command, args []string) error {
-			var remark *string
-			if len(args) == 3 {
-				remark = &args[2]
-			}
-			e, err := party.RegisterAgent(c.Context(), f.env(), args[0], args[1], remark, update)
-			return f.show(err, map[string]registry.Entry{args[0]: e}, "%s -> %s", args[0], e.Pane)
-		}
-	}
-	cmd.AddCommand(
-		&cobra.Command{
-			Use: "init", Short: "Create an empty registry in ./.party", Args: argsBetween(0, 0),
-			RunE: func(c *cobra.Command, _ []string) error {
-				path, err := party.InitAgents(f.env())
-				return f.show(err, map[string]string{"registry": path}, "%s", path)
-			},
-		},
-		&cobra.Command{Use: "add NAME PANE [REMARK]", Short: "Register a pane (id %N or a tmux target) under NAME", Args: argsBetween(2, 3), RunE: register(false)},
-		&cobra.Command{Use: "update NAME PANE [REMARK]", Short: "Point NAME at another pane", Args: argsBetween(2, 3), RunE: register(true)},
-		&cobra.Command{
-			Use: "remove NAME", Short: "Forget NAME", Args: argsBetween(1, 1),
-			RunE: func(c *cobra.Command, args []string) error {
-				err := party.RemoveAgent(f.env(), args[0])
-				return f.show(err, map[string]string{"removed": args[0]}, "removed %s", args[0])
-			},
-		},
-		&cobra.Command{
-			Use: "list", Short: "List registered agents", Args: argsBetween(0, 0),
-			RunE: func(c *cobra.Command, _ []string) error {
-				r, err := party.Agents(f.env())
-				if err != nil {
-					return err
-				}
-				return f.showTable(nil, r.Agents, []string{"NAME", "PANE", "AGENT", "REMARK"}, r.Rows())
-			},
-		},
-	)
+	cmd.AddCommand(newAgentsInitCmd(f, nil), newAgentsRegisterCmd(f, false, nil), newAgentsRegisterCmd(f, true, nil),
+		newAgentsRemoveCmd(f, nil), newAgentsListCmd(f, nil))
 	return cmd
+}
+
+// AgentsInitOptions are the inputs of party agents init (none).
+type AgentsInitOptions struct{}
+
+func newAgentsInitCmd(f *Factory, runF func(context.Context, *AgentsInitOptions) error) *cobra.Command {
+	opts := &AgentsInitOptions{}
+	return &cobra.Command{Use: "init", Short: "Create an empty registry in ./.party", Args: argsBetween(0, 0),
+		RunE: func(c *cobra.Command, _ []string) error { return run(c, f, opts, runF, agentsInitRun) }}
+}
+
+func agentsInitRun(_ context.Context, f *Factory, _ *AgentsInitOptions) error {
+	path, err := party.InitAgents(f.env())
+	return f.show(err, map[string]string{"registry": path}, "%s", path)
+}
+
+// AgentsRegisterOptions are the inputs of party agents add and update.
+type AgentsRegisterOptions struct {
+	Name, Pane string
+	Remark     *string // nil: keep (update) or none (add)
+	Update     bool    // update: NAME must exist; add: it must not
+}
+
+func newAgentsRegisterCmd(f *Factory, update bool, runF func(context.Context, *AgentsRegisterOptions) error) *cobra.Command {
+	opts := &AgentsRegisterOptions{Update: update}
+	cmd := &cobra.Command{Use: "add NAME PANE [REMARK]", Short: "Register a pane (id %N or a tmux target) under NAME", Args: argsBetween(2, 3)}
+	if update {
+		cmd.Use, cmd.Short = "update NAME PANE [REMARK]", "Point NAME at another pane"
+	}
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		opts.Name, opts.Pane, opts.Remark = args[0], args[1], nil
+		if len(args) == 3 {
+			opts.Remark = &args[2]
+		}
+		return run(c, f, opts, runF, agentsRegisterRun)
+	}
+	return cmd
+}
+
+func agentsRegisterRun(ctx context.Context, f *Factory, opts *AgentsRegisterOptions) error {
+	e, err := party.RegisterAgent(ctx, f.env(), opts.Name, opts.Pane, opts.Remark, opts.Update)
+	return f.show(err, map[string]party.RegistryEntry{opts.Name: e}, "%s -> %s", opts.Name, e.Pane)
+}
+
+// AgentsRemoveOptions are the inputs of party agents remove.
+type AgentsRemoveOptions struct{ Name string }
+
+func newAgentsRemoveCmd(f *Factory, runF func(context.Context, *AgentsRemoveOptions) error) *cobra.Command {
+	opts := &AgentsRemoveOptions{}
+	return &cobra.Command{Use: "remove NAME", Short: "Forget NAME", Args: argsBetween(1, 1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Name = args[0]
+			return run(c, f, opts, runF, agentsRemoveRun)
+		}}
+}
+
+func agentsRemoveRun(_ context.Context, f *Factory, opts *AgentsRemoveOptions) error {
+	err := party.RemoveAgent(f.env(), opts.Name)
+	return f.show(err, map[string]string{"removed": opts.Name}, "removed %s", opts.Name)
+}
+
+// AgentsListOptions are the inputs of party agents list (none).
+type AgentsListOptions struct{}
+
+func newAgentsListCmd(f *Factory, runF func(context.Context, *AgentsListOptions) error) *cobra.Command {
+	opts := &AgentsListOptions{}
+	return &cobra.Command{Use: "list", Short: "List registered agents", Args: argsBetween(0, 0),
+		RunE: func(c *cobra.Command, _ []string) error { return run(c, f, opts, runF, agentsListRun) }}
+}
+
+func agentsListRun(_ context.Context, f *Factory, _ *AgentsListOptions) error {
+	r, err := party.Agents(f.env())
+	if err != nil {
+		return err
+	}
+	return f.showTable(nil, r.Agents, []string{"NAME", "PANE", "AGENT", "REMARK"}, r.Rows())
 }
 
 func newCheckCmd(f *Factory, runF func(context.Context, *party.CheckOptions) error) *cobra.Command {

@@ -144,17 +144,20 @@ func TestCommandArgs(t *testing.T) {
 		{"send a leading dash after --", []string{"send", "codex", "--", "-x"}, party.SendRequest{Role: "codex", Text: "-x"}},
 		{"send without text", []string{"send", "codex"}, nil},
 		{"send two texts", []string{"send", "codex", "a", "b"}, nil},
-		{"pm init", []string{"pm", "init", "--name", "crew"}, PMOptions{Cmd: "init", Name: "crew"}},
+		{"pm init", []string{"pm", "init", "--name", "crew"}, PMInitOptions{Name: "crew"}},
 		{"pm task add", []string{"pm", "task", "add", "lexer", "--milestone", "M1", "--assignee", "executor", "--id", "M1-1", "--actor", "planner"},
-			PMOptions{Cmd: "task add", Title: "lexer", Milestone: "M1", Assignee: "executor", ID: "M1-1", Actor: "planner"}},
+			PMTaskAddOptions{PMFlags: PMFlags{Actor: "planner"}, Title: "lexer", Milestone: "M1", Assignee: "executor", ID: "M1-1"}},
 		{"pm update clears the assignee", []string{"pm", "task", "update", "3", "--status", "done", "--assignee", "", "--force"},
-			PMOptions{Cmd: "task update", ID: "3", Status: "done", AssigneeGiven: true, Force: true}},
+			PMTaskUpdateOptions{ID: "3", Status: "done", AssigneeGiven: true, Force: true}},
 		{"pm update milestone", []string{"pm", "--repo", "o/r", "task", "update", "3", "--milestone", "M2"},
-			PMOptions{Cmd: "task update", ID: "3", Milestone: "M2", MilestoneGiven: true, Repo: "o/r"}},
+			PMTaskUpdateOptions{PMFlags: PMFlags{Repo: "o/r"}, ID: "3", Milestone: "M2", MilestoneGiven: true}},
 		{"pm list filters", []string{"pm", "task", "list", "--status", "pending", "--assignee", "codex"},
-			PMOptions{Cmd: "task list", Status: "pending", Assignee: "codex"}},
-		{"pm doc set", []string{"pm", "doc", "7", "--set", "-"}, PMOptions{Cmd: "doc", ID: "7", DocSet: "-"}},
-		{"pm log of a task", []string{"pm", "log", "7"}, PMOptions{Cmd: "log", ID: "7"}},
+			PMTaskListOptions{Status: "pending", Assignee: "codex"}},
+		{"pm doc set", []string{"pm", "doc", "7", "--set", "-"}, PMDocOptions{ID: "7", Set: "-"}},
+		{"pm log of a task", []string{"pm", "log", "7"}, PMLogOptions{ID: "7"}},
+		{"pm task done", []string{"pm", "task", "done", "7", "--force"}, PMTaskDoneOptions{ID: "7", Force: true}},
+		{"pm milestone add", []string{"pm", "milestone", "add", "M"}, PMMilestoneAddOptions{Name: "M"}},
+		{"pm jump", []string{"pm", "jump", "--actor", "a"}, PMJumpOptions{PMFlags: PMFlags{Actor: "a"}}},
 		{"pm show needs an id", []string{"pm", "task", "show"}, nil},
 		{"pm add takes one title", []string{"pm", "task", "add", "a", "b"}, nil},
 		{"relay: unset roles are the config's", []string{"relay", "t"}, party.RelayOptions{Task: "t", Rounds: 3, PlanTimeout: 5 * time.Minute, ExecTimeout: 15 * time.Minute}},
@@ -176,7 +179,9 @@ func TestCommandArgs(t *testing.T) {
 				newStopCmd(f, capture[StopOptions](&got)), newResolveCmd(f, capture[ResolveOptions](&got)),
 				newHooksCmd(f, capture[HooksInstallOptions](&got)), newReplayCmd(f, capture[ReplayOptions](&got)),
 				newInstructionsCmd(f, capture[InstructionsOptions](&got)), newHookCmd(f, capture[HookOptions](&got)),
-				newStartCmd(f, capture[StartOptions](&got)), newSendCmd(f, capture[party.SendRequest](&got)), newPMCmd(f, capture[PMOptions](&got)),
+				newStartCmd(f, capture[StartOptions](&got)), newSendCmd(f, capture[party.SendRequest](&got)), newPMCmd(f, pmRunFs{init: capture[PMInitOptions](&got), milestoneAdd: capture[PMMilestoneAddOptions](&got), taskAdd: capture[PMTaskAddOptions](&got),
+					taskList: capture[PMTaskListOptions](&got), taskUpdate: capture[PMTaskUpdateOptions](&got), taskDone: capture[PMTaskDoneOptions](&got),
+					doc: capture[PMDocOptions](&got), log: capture[PMLogOptions](&got), jump: capture[PMJumpOptions](&got)}),
 				newRelayCmd(f, capture[party.RelayOptions](&got)), newRouteCmd(f, capture[party.RouteOptions](&got)), newRecordCmd(f, capture[party.RecordOptions](&got)))
 			if tt.want == nil {
 				assert.ErrorIs(t, err, party.ErrUsage)
@@ -199,7 +204,7 @@ func TestConflictErrorJSON(t *testing.T) {
 		}
 	}
 	conflict := &task.ConflictError{ID: "1", Fields: []task.FieldDiff{{Field: "status", Cached: "pending", Remote: "done"}}}
-	root.AddCommand(newPMCmd(f, func(context.Context, *PMOptions) error { return fmt.Errorf("update: %w", conflict) }))
+	root.AddCommand(newPMCmd(f, pmRunFs{taskDone: func(context.Context, *PMTaskDoneOptions) error { return fmt.Errorf("update: %w", conflict) }}))
 	code, exit := party.Classify(fmt.Errorf("x: %w", conflict))
 	assert.Equal(t, "CONFLICT", code)
 	assert.Equal(t, party.ExitConflict, exit)
@@ -297,5 +302,76 @@ func TestTriggerArgumentsAreUsageErrors(t *testing.T) {
 		f, out, _ := testFactory("")
 		assert.Equal(t, party.ExitUsage, Run(context.Background(), f, args), "%v", args)
 		assert.Empty(t, out.String())
+	}
+}
+
+// group is a command named name holding cmds, to run a leaf under its
+// real path with a capturing runF.
+func group(name string, cmds ...*cobra.Command) *cobra.Command {
+	g := &cobra.Command{Use: name}
+	g.AddCommand(cmds...)
+	return g
+}
+
+func TestSubcommandArgs(t *testing.T) {
+	remark := "the reviewer"
+	tests := []struct {
+		name string
+		args []string
+		cmd  func(f *Factory, got *any) *cobra.Command
+		want any // nil: a usage error
+	}{
+		{"config set --global", []string{"config", "set", "k", "v", "--global"},
+			func(f *Factory, got *any) *cobra.Command {
+				return group("config", newConfigSetCmd(f, capture[ConfigSetOptions](got)))
+			}, ConfigSetOptions{Key: "k", Value: "v", Global: true}},
+		{"config get takes one key", []string{"config", "get"},
+			func(f *Factory, got *any) *cobra.Command {
+				return group("config", newConfigGetCmd(f, capture[ConfigGetOptions](got)))
+			}, nil},
+		{"agents update with a remark", []string{"agents", "update", "rev", "%3", remark},
+			func(f *Factory, got *any) *cobra.Command {
+				return group("agents", newAgentsRegisterCmd(f, true, capture[AgentsRegisterOptions](got)))
+			}, AgentsRegisterOptions{Name: "rev", Pane: "%3", Remark: &remark, Update: true}},
+		{"trigger list --status", []string{"trigger", "list", "--status", "failed"},
+			func(f *Factory, got *any) *cobra.Command {
+				return group("trigger", newTriggerListCmd(f, capture[TriggerListOptions](got)))
+			}, TriggerListOptions{Status: "failed"}},
+		{"inbox send", []string{"inbox", "send", "--to", "codex", "--thread", "t", "hi"},
+			func(f *Factory, got *any) *cobra.Command {
+				return group("inbox", newInboxSendCmd(f, capture[party.MessageRequest](got)))
+			}, party.MessageRequest{To: "codex", Thread: "t", Text: "hi"}},
+		{"inbox send needs --to", []string{"inbox", "send", "hi"},
+			func(f *Factory, got *any) *cobra.Command {
+				return group("inbox", newInboxSendCmd(f, capture[party.MessageRequest](got)))
+			}, nil},
+		{"supervise start --listen", []string{"supervise", "start", "--listen", "127.0.0.1:0"},
+			func(f *Factory, got *any) *cobra.Command {
+				return group("supervise", newSuperviseStartCmd(f, capture[party.RunOptions](got)))
+			}, party.RunOptions{Listen: "127.0.0.1:0"}},
+		{"runtime stop --grace", []string{"runtime", "stop", "codex", "--grace", "2s"},
+			func(f *Factory, got *any) *cobra.Command {
+				return group("runtime", newRuntimeStopCmd(f, capture[party.RuntimeStopOptions](got)))
+			}, party.RuntimeStopOptions{Role: "codex", Grace: 2 * time.Second}},
+		{"log --kind", []string{"log", "--kind", "relay.", "-f"},
+			func(f *Factory, got *any) *cobra.Command { return newLogCmd(f, capture[party.LogOptions](got)) },
+			party.LogOptions{Kind: "relay.", Follow: true}},
+		{"heartbeat default status", []string{"heartbeat"},
+			func(f *Factory, got *any) *cobra.Command { return newHeartbeatCmd(f, capture[HeartbeatOptions](got)) },
+			HeartbeatOptions{Status: "active"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, _, _ := testFactory("")
+			var got any
+			err := execute(f, tt.args, tt.cmd(f, &got))
+			if tt.want == nil {
+				assert.Error(t, err)
+				assert.Nil(t, got, "nothing runs")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
 	}
 }

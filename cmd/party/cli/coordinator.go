@@ -6,7 +6,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/party"
-	"github.com/partyhq/party/core/review"
 )
 
 func newCoordinatorCmd(f *Factory) *cobra.Command {
@@ -18,40 +17,84 @@ and the reviewer (review.reviewer). It runs in a hidden window of the session
 (party-coordinator) under a supervisor that restarts it 2 s after a crash.
 Its state is in the session's state dir, under review/.`,
 	}
-	sub := func(use, short string, hidden bool, run func(ctx context.Context) error) *cobra.Command {
-		return &cobra.Command{Use: use, Short: short, Hidden: hidden, Args: argsBetween(0, 0),
-			RunE: func(c *cobra.Command, _ []string) error { return run(c.Context()) }}
-	}
-	// show is a subcommand that prints the coordinator op leaves, saying
-	// what it did.
-	show := func(use, short, did string, op func(context.Context, *party.Env) (party.Coordinator, error)) *cobra.Command {
-		return sub(use, short, false, func(ctx context.Context) error {
-			c, err := op(ctx, f.env())
-			if err != nil {
-				return err
-			}
-			return printCoordinator(f, c, did)
-		})
-	}
-	cmd.AddCommand(
-		show("start", "Start the coordinator in a hidden window of the session", "started", party.StartCoordinator),
-		show("stop", "Stop the coordinator (its state stays)", "stopped", party.StopCoordinator),
-		show("status", "Say whether the coordinator runs, and its state", "", party.CoordinatorOf),
-		sub("run", "Run the coordinator in the foreground", true, func(ctx context.Context) error { return party.RunCoordinator(ctx, f.env()) }),
-		sub("supervise", "Run the coordinator and restart it when it crashes", true, func(ctx context.Context) error {
-			return party.SuperviseCoordinator(ctx, f.env(), f.IO.Out)
-		}),
-	)
+	run, supervise := newCoordinatorRunCmd(f, nil), newCoordinatorSuperviseCmd(f, nil)
+	run.Hidden, supervise.Hidden = true, true
+	cmd.AddCommand(newCoordinatorStartCmd(f, nil), newCoordinatorStopCmd(f, nil), newCoordinatorStatusCmd(f, nil), run, supervise)
 	return cmd
 }
 
-// printCoordinator prints c, after what the command did (did) if anything.
-func printCoordinator(f *Factory, c party.Coordinator, did string) error {
+// noArgsCmd is a command of use and short that takes no arguments and
+// runs do (or runF) with opts.
+func noArgsCmd[O any](f *Factory, use, short string, opts *O, runF func(context.Context, *O) error, do func(context.Context, *Factory, *O) error) *cobra.Command {
+	return &cobra.Command{Use: use, Short: short, Args: argsBetween(0, 0),
+		RunE: func(c *cobra.Command, _ []string) error { return run(c, f, opts, runF, do) }}
+}
+
+// CoordinatorStartOptions are the inputs of party coordinator start (none).
+type CoordinatorStartOptions struct{}
+
+func newCoordinatorStartCmd(f *Factory, runF func(context.Context, *CoordinatorStartOptions) error) *cobra.Command {
+	return noArgsCmd(f, "start", "Start the coordinator in a hidden window of the session", &CoordinatorStartOptions{}, runF,
+		func(ctx context.Context, f *Factory, _ *CoordinatorStartOptions) error {
+			c, err := party.StartCoordinator(ctx, f.env())
+			return printCoordinator(f, err, c, "started")
+		})
+}
+
+// CoordinatorStopOptions are the inputs of party coordinator stop (none).
+type CoordinatorStopOptions struct{}
+
+func newCoordinatorStopCmd(f *Factory, runF func(context.Context, *CoordinatorStopOptions) error) *cobra.Command {
+	return noArgsCmd(f, "stop", "Stop the coordinator (its state stays)", &CoordinatorStopOptions{}, runF,
+		func(ctx context.Context, f *Factory, _ *CoordinatorStopOptions) error {
+			c, err := party.StopCoordinator(ctx, f.env())
+			return printCoordinator(f, err, c, "stopped")
+		})
+}
+
+// CoordinatorStatusOptions are the inputs of party coordinator status (none).
+type CoordinatorStatusOptions struct{}
+
+func newCoordinatorStatusCmd(f *Factory, runF func(context.Context, *CoordinatorStatusOptions) error) *cobra.Command {
+	return noArgsCmd(f, "status", "Say whether the coordinator runs, and its state", &CoordinatorStatusOptions{}, runF,
+		func(ctx context.Context, f *Factory, _ *CoordinatorStatusOptions) error {
+			c, err := party.CoordinatorOf(ctx, f.env())
+			return printCoordinator(f, err, c, "")
+		})
+}
+
+// CoordinatorRunOptions are the inputs of party coordinator run (none).
+type CoordinatorRunOptions struct{}
+
+func newCoordinatorRunCmd(f *Factory, runF func(context.Context, *CoordinatorRunOptions) error) *cobra.Command {
+	return noArgsCmd(f, "run", "Run the coordinator in the foreground", &CoordinatorRunOptions{}, runF,
+		func(ctx context.Context, f *Factory, _ *CoordinatorRunOptions) error {
+			return party.RunCoordinator(ctx, f.env())
+		})
+}
+
+// CoordinatorSuperviseOptions are the inputs of party coordinator
+// supervise (none).
+type CoordinatorSuperviseOptions struct{}
+
+func newCoordinatorSuperviseCmd(f *Factory, runF func(context.Context, *CoordinatorSuperviseOptions) error) *cobra.Command {
+	return noArgsCmd(f, "supervise", "Run the coordinator and restart it when it crashes", &CoordinatorSuperviseOptions{}, runF,
+		func(ctx context.Context, f *Factory, _ *CoordinatorSuperviseOptions) error {
+			return party.SuperviseCoordinator(ctx, f.env(), f.IO.Out)
+		})
+}
+
+// printCoordinator returns err, else prints c after what the command did
+// (did) if anything.
+func printCoordinator(f *Factory, err error, c party.Coordinator, did string) error {
+	if err != nil {
+		return err
+	}
 	p, s := c.Proc, c.Status
 	if did != "" {
 		did += ": "
 	}
 	return f.show(nil, map[string]any{"running": p.Running, "pid": p.PID, "supervisor_pid": p.Supervisor,
 		"state": s.State, "phase": s.Phase, "dir": c.Dir},
-		"%scoordinator %s, state %s", did, p.Describe("not running"), review.Label(s.State, s.Phase))
+		"%scoordinator %s, state %s", did, p.Describe("not running"), party.ReviewLabel(s.State, s.Phase))
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/partyhq/party/core/dash"
 	"github.com/partyhq/party/core/party"
 )
 
@@ -53,7 +52,7 @@ func dashRun(ctx context.Context, f *Factory, opts *DashOptions) error {
 			writeJSON(f.IO.Out, m)
 			return nil
 		}
-		_, err = fmt.Fprintln(f.IO.Out, dash.Plain(m))
+		_, err = fmt.Fprintln(f.IO.Out, party.DashPlain(m))
 		return err
 	}
 	return party.Dash(ctx, env, f.IO.In, f.IO.Out)

@@ -7,7 +7,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/party"
 )
 
@@ -61,7 +60,7 @@ func hookRun(ctx context.Context, f *Factory, opts *HookOptions) error {
 		return nil
 	}
 	fmt.Fprintf(f.IO.ErrOut, "party hook: %v\n", err)
-	if opts.Agent == "gemini" && errors.Is(err, hook.ErrPayload) {
+	if opts.Agent == "gemini" && errors.Is(err, party.ErrHookPayload) {
 		return &reported{error: err, text: true, json: true}
 	}
 	return nil

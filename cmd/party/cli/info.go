@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/party"
-	"github.com/partyhq/party/core/session"
 )
 
 // StopOptions are the inputs of party stop.
@@ -30,14 +29,18 @@ func stopRun(ctx context.Context, f *Factory, opts *StopOptions) error {
 	return f.show(err, map[string]string{"stopped": name}, "stopped %s", name)
 }
 
-func newLsCmd(f *Factory) *cobra.Command {
+// LsOptions are the inputs of party ls (none but the global flags).
+type LsOptions struct{}
+
+func newLsCmd(f *Factory, runF func(context.Context, *LsOptions) error) *cobra.Command {
+	opts := &LsOptions{}
 	return &cobra.Command{Use: "ls", Short: "List the party sessions on the server", Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error { return lsRun(c.Context(), f) }}
+		RunE: func(c *cobra.Command, _ []string) error { return run(c, f, opts, runF, lsRun) }}
 }
 
-func lsRun(ctx context.Context, f *Factory) error {
+func lsRun(ctx context.Context, f *Factory, _ *LsOptions) error {
 	tc := f.env().Tmux
-	list, err := session.List(ctx, tc)
+	list, err := party.Sessions(ctx, f.env())
 	if err != nil {
 		return err
 	}
@@ -48,12 +51,16 @@ func lsRun(ctx context.Context, f *Factory) error {
 	return showRows(f, nil, nil, list, "SESSION", "ROLES", "ATTACHED")
 }
 
-func newPanesCmd(f *Factory) *cobra.Command {
+// PanesOptions are the inputs of party panes (none but the global flags).
+type PanesOptions struct{}
+
+func newPanesCmd(f *Factory, runF func(context.Context, *PanesOptions) error) *cobra.Command {
+	opts := &PanesOptions{}
 	return &cobra.Command{Use: "panes", Short: "List the panes of a session with their roles", Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error { return panesRun(c.Context(), f) }}
+		RunE: func(c *cobra.Command, _ []string) error { return run(c, f, opts, runF, panesRun) }}
 }
 
-func panesRun(ctx context.Context, f *Factory) error {
+func panesRun(ctx context.Context, f *Factory, _ *PanesOptions) error {
 	panes, err := party.Panes(ctx, f.env())
 	return showRows(f, err, nil, panes, party.PaneHeader()...)
 }

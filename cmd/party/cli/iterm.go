@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/party"
-	"github.com/partyhq/party/core/session"
 )
 
 // AttachOptions are the inputs of party attach.
@@ -56,8 +55,8 @@ func attachRun(ctx context.Context, f *Factory, opts *AttachOptions) error {
 }
 
 // terminal is the command's terminal, for Attach.
-func (f *Factory) terminal() session.Terminal {
-	return session.Terminal{In: f.IO.In, Out: f.IO.Out, ErrOut: f.IO.ErrOut}
+func (f *Factory) terminal() party.Terminal {
+	return party.Terminal{In: f.IO.In, Out: f.IO.Out, ErrOut: f.IO.ErrOut}
 }
 
 // ITermProfileOptions are the inputs of party iterm profile.

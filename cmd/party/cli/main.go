@@ -1,6 +1,3 @@
-// Package cli is party's command line: cobra commands that parse flags into
-// options structs and hand them to run functions that call core. Main is
-// also what the scenarios register, so they run the real CLI in-process.
 package cli
 
 import (
@@ -18,11 +15,8 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
-	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/party"
-	"github.com/partyhq/party/core/task"
 	"github.com/partyhq/party/core/termsafe"
-	"github.com/partyhq/party/core/tmux"
 )
 
 // IOStreams are the process's standard streams.
@@ -30,9 +24,13 @@ type IOStreams struct {
 	In     io.Reader
 	Out    io.Writer
 	ErrOut io.Writer
-	// InTTY and OutTTY say whether stdin/stdout are terminals.
-	InTTY, OutTTY bool
+	// InTTY, OutTTY and ErrTTY say whether stdin, stdout and stderr
+	// are terminals.
+	InTTY, OutTTY, ErrTTY bool
 }
+
+// isTerminal says whether f is a terminal.
+func isTerminal(f *os.File) bool { return term.IsTerminal(int(f.Fd())) }
 
 // Factory holds the dependencies of every command. Tests build it by hand.
 type Factory struct {
@@ -40,9 +38,9 @@ type Factory struct {
 	Getenv  func(string) string
 	Environ func() []string
 	Getwd   func() (string, error)
-	Clock   clock.Clock
+	Clock   party.Clock
 	// Runner runs tmux; nil means tmux.ExecRunner.
-	Runner tmux.Runner
+	Runner party.TmuxRunner
 
 	// Global flags, filled by the root command.
 	Socket     string
@@ -64,8 +62,8 @@ func (f *Factory) env() *party.Env {
 		if f.Environ != nil {
 			environ = f.Environ()
 		}
-		tc := party.NewTmux(tmux.Socket{Name: f.Socket, Path: f.SocketPath}, f.Getenv, environ, f.Runner)
-		f.e = &party.Env{Tmux: tc, Clock: f.Clock, Getenv: f.Getenv, Environ: environ, Getwd: f.Getwd, Session: f.Session, Stderr: f.IO.ErrOut}
+		tc := party.NewTmux(party.Socket{Name: f.Socket, Path: f.SocketPath}, f.Getenv, environ, f.Runner)
+		f.e = &party.Env{Tmux: tc, Clock: f.Clock, Getenv: f.Getenv, Environ: environ, Getwd: f.Getwd, Session: f.Session, Stderr: f.IO.ErrOut, StderrTTY: f.IO.ErrTTY}
 	}
 	return f.e
 }
@@ -75,13 +73,14 @@ func Main() int {
 	f := &Factory{
 		IO: IOStreams{
 			In: os.Stdin, Out: os.Stdout, ErrOut: os.Stderr,
-			InTTY:  term.IsTerminal(int(os.Stdin.Fd())),
-			OutTTY: term.IsTerminal(int(os.Stdout.Fd())),
+			InTTY:  isTerminal(os.Stdin),
+			OutTTY: isTerminal(os.Stdout),
+			ErrTTY: isTerminal(os.Stderr),
 		},
 		Getenv:  os.Getenv,
 		Environ: os.Environ,
 		Getwd:   os.Getwd,
-		Clock:   clock.Real{},
+		Clock:   party.RealClock{},
 	}
 	// SIGHUP too: a command running in a pane (party record, party route)
 	// gets it when its session is killed, and must still finish cleanly.
@@ -114,12 +113,7 @@ func runRoot(ctx context.Context, f *Factory, root *cobra.Command, args []string
 		rep = &reported{error: err}
 	}
 	if f.JSON && !rep.json {
-		e := map[string]any{"code": code, "message": rep.Error()}
-		var ce *task.ConflictError
-		if errors.As(err, &ce) {
-			e["id"], e["fields"] = ce.ID, ce.Fields
-		}
-		writeJSON(f.IO.Out, map[string]any{"error": e})
+		writeJSON(f.IO.Out, map[string]any{"error": party.ErrorJSON(err, code, rep.Error())})
 	}
 	if !rep.text {
 		// A message may quote what an agent wrote (a failed turn's
@@ -167,8 +161,8 @@ messages to agents by role.`,
 	root.AddCommand(
 		newStartCmd(f, nil),
 		newStopCmd(f, nil),
-		newLsCmd(f),
-		newPanesCmd(f),
+		newLsCmd(f, nil),
+		newPanesCmd(f, nil),
 		newResolveCmd(f, nil),
 		newSendCmd(f, nil),
 		newDemoCmd(f, nil),
@@ -176,26 +170,26 @@ messages to agents by role.`,
 		newTalkCmd(f, nil),
 		newAgentsCmd(f),
 		newCheckCmd(f, nil),
-		newBlocksCmd(f),
+		newBlocksCmd(f, nil),
 		newRelayCmd(f, nil),
-		newLogCmd(f),
+		newLogCmd(f, nil),
 		newRouteCmd(f, nil),
 		newConfigCmd(f),
 		newRecordCmd(f, nil),
 		newReplayCmd(f, nil),
 		newReviewCmd(f, nil),
 		newAskCmd(f, nil),
-		newEvidenceCmd(f),
+		newEvidenceCmd(f, nil),
 		newStatusCmd(f, nil, "status"),
 		newCoordinatorCmd(f),
 		newHooksCmd(f, nil),
 		newInstructionsCmd(f, nil),
-		newExecSpecCmd(f),
-		newPMCmd(f, nil),
+		newExecSpecCmd(f, nil),
+		newPMCmd(f, pmRunFs{}),
 		newTriggerCmd(f, nil),
-		newRuntimesCmd(f),
+		newRuntimesCmd(f, nil),
 		newInboxCmd(f),
-		newHeartbeatCmd(f),
+		newHeartbeatCmd(f, nil),
 		newSuperviseCmd(f),
 		newRuntimeCmd(f),
 		newDashCmd(f, nil),

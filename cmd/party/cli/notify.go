@@ -1,9 +1,10 @@
 package cli
 
 import (
+	"context"
+
 	"github.com/spf13/cobra"
 
-	"github.com/partyhq/party/core/notify"
 	"github.com/partyhq/party/core/party"
 )
 
@@ -16,36 +17,51 @@ bell, the terminal's own notification (OSC 9/777), a desktop notification and
 a webhook (notify.* keys). It runs in a hidden window of the session
 (party-notify), started by party start with notify.enabled or --notify, or
 by party notify start.`}
-	test := &cobra.Command{Use: "test", Short: "Send a test notification through every sink",
-		Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error {
-			res, err := party.NotifyTest(c.Context(), f.env())
+	cmd.AddCommand(newNotifyTestCmd(f, nil), newNotifyStartCmd(f, nil), newNotifyWatchCmd(f, nil))
+	return cmd
+}
+
+// NotifyTestOptions are the inputs of party notify test (none).
+type NotifyTestOptions struct{}
+
+func newNotifyTestCmd(f *Factory, runF func(context.Context, *NotifyTestOptions) error) *cobra.Command {
+	return noArgsCmd(f, "test", "Send a test notification through every sink", &NotifyTestOptions{}, runF,
+		func(ctx context.Context, f *Factory, _ *NotifyTestOptions) error {
+			res, err := party.NotifyTest(ctx, f.env())
 			if err != nil || f.JSON {
 				return f.show(err, res, "")
 			}
 			return showRows(f, nil, res, resultRows(res), "SINK", "STATUS", "DETAIL")
-		}}
-	start := &cobra.Command{Use: "start", Short: "Start the session's notifier in its hidden window",
-		Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error {
-			st, err := party.StartNotifier(c.Context(), f.env())
+		})
+}
+
+// NotifyStartOptions are the inputs of party notify start (none).
+type NotifyStartOptions struct{}
+
+func newNotifyStartCmd(f *Factory, runF func(context.Context, *NotifyStartOptions) error) *cobra.Command {
+	return noArgsCmd(f, "start", "Start the session's notifier in its hidden window", &NotifyStartOptions{}, runF,
+		func(ctx context.Context, f *Factory, _ *NotifyStartOptions) error {
+			st, err := party.StartNotifier(ctx, f.env())
 			return f.show(err, st, "notifier of %s running (pid %d)", st.Session, st.PID)
-		}}
-	watch := &cobra.Command{Use: "watch", Short: "Run the session's notifier in the foreground",
-		Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error {
-			return party.NotifyWatch(c.Context(), f.env(), f.IO.Out)
-		}}
-	cmd.AddCommand(test, start, watch)
-	return cmd
+		})
+}
+
+// NotifyWatchOptions are the inputs of party notify watch (none).
+type NotifyWatchOptions struct{}
+
+func newNotifyWatchCmd(f *Factory, runF func(context.Context, *NotifyWatchOptions) error) *cobra.Command {
+	return noArgsCmd(f, "watch", "Run the session's notifier in the foreground", &NotifyWatchOptions{}, runF,
+		func(ctx context.Context, f *Factory, _ *NotifyWatchOptions) error {
+			return party.NotifyWatch(ctx, f.env(), f.IO.Out)
+		})
 }
 
 // resultRow is a sink's result as party notify test prints it.
-type resultRow notify.Result
+type resultRow party.NotifyResult
 
 func (r resultRow) Row() []string { return []string{r.Sink, r.Status, r.Detail} }
 
-func resultRows(res []notify.Result) []resultRow {
+func resultRows(res []party.NotifyResult) []resultRow {
 	out := make([]resultRow, len(res))
 	for i, r := range res {
 		out[i] = resultRow(r)

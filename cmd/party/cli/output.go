@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/party"
 	"github.com/partyhq/party/core/termsafe"
 )
@@ -103,12 +102,12 @@ type durationValue struct {
 }
 
 func (v *durationValue) Set(s string) error {
-	d, err := config.ParseDuration(s)
+	d, err := party.ParseDuration(s)
 	if err != nil {
 		return fmt.Errorf("%s: %w", v.name, err)
 	}
 	if v.key != "" {
-		if err := config.CheckFlag(v.name, v.key, d); err != nil {
+		if err := party.CheckFlag(v.name, v.key, d); err != nil {
 			return err // it names the flag
 		}
 	}

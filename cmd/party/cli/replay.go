@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/party"
-	"github.com/partyhq/party/core/record"
 )
 
 // ReplayOptions are the inputs of party replay.
@@ -46,7 +45,7 @@ func replayRun(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 		return fmt.Errorf("%w: %w", party.ErrUsage, err)
 	}
 	defer fh.Close()
-	h, events, err := record.Read(fh)
+	h, events, err := party.ReadRecording(fh)
 	if err != nil {
 		return fmt.Errorf("%s: %w", opts.File, err)
 	}
@@ -54,5 +53,5 @@ func replayRun(ctx context.Context, f *Factory, opts *ReplayOptions) error {
 		writeJSON(f.IO.Out, map[string]any{"header": h, "events": events})
 		return nil
 	}
-	return record.Play(ctx, f.Clock, f.IO.Out, events, opts.Speed, opts.NoDelay)
+	return party.PlayRecording(ctx, f.Clock, f.IO.Out, events, opts.Speed, opts.NoDelay)
 }

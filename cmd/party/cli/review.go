@@ -9,7 +9,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/party"
-	"github.com/partyhq/party/core/review"
 )
 
 // signalWait is how long a signal command waits for the coordinator.
@@ -28,9 +27,9 @@ func signalCmd(f *Factory, runF func(context.Context, *party.SignalOptions) erro
 }
 
 // event is a fill func for a signal of kind with the args as reason.
-func event(kind review.EventKind) func(*party.SignalOptions, []string) error {
+func event(kind party.ReviewEventKind) func(*party.SignalOptions, []string) error {
 	return func(o *party.SignalOptions, a []string) error {
-		o.Event = review.Event{Kind: kind, Reason: strings.Join(a, " ")}
+		o.Event = party.ReviewEvent{Kind: kind, Reason: strings.Join(a, " ")}
 		return nil
 	}
 }
@@ -46,15 +45,15 @@ state is refused; with no coordinator running it is queued. The verdict
 	}
 	var base, title, to string
 	request := signalCmd(f, runF, "request", "Ask the reviewer for a review of the work", argsBetween(0, 0), func(o *party.SignalOptions, _ []string) error {
-		o.Event = review.Event{Kind: review.EvRequest, Base: base, Title: title}
+		o.Event = party.ReviewEvent{Kind: party.ReviewRequest, Base: base, Title: title}
 		return nil
 	})
 	request.Flags().StringVar(&base, "base", "", "branch the work is compared with (default: review.base, main)")
 	request.Flags().StringVar(&title, "title", "", "title of the review")
 	resume := signalCmd(f, runF, "resume", "Leave NEEDS_DISCUSSION (or PR_READY) for a state", argsBetween(0, 0), func(o *party.SignalOptions, _ []string) error {
-		o.Event = review.Event{Kind: review.EvResume, To: to}
+		o.Event = party.ReviewEvent{Kind: party.ReviewResume, To: to}
 		if to != "" {
-			if _, err := review.ParseState(to); err != nil {
+			if err := party.ParseReviewState(to); err != nil {
 				return fmt.Errorf("%w: --to: %w", party.ErrUsage, err)
 			}
 		}
@@ -64,13 +63,13 @@ state is refused; with no coordinator running it is queued. The verdict
 	cmd.AddCommand(
 		request,
 		signalCmd(f, runF, "prompt TEXT", "Ask the reviewer a free question through the coordinator", argsBetween(1, 1), func(o *party.SignalOptions, a []string) error {
-			o.Event = review.Event{Kind: review.EvPrompt, Text: a[0], From: f.Getenv("PARTY_ROLE")}
+			o.Event = party.ReviewEvent{Kind: party.ReviewPrompt, Text: a[0], From: f.Getenv("PARTY_ROLE")}
 			return nonEmpty("prompt", a[0])
 		}),
-		signalCmd(f, runF, "self-review", "Say the implementer is reviewing its own work", argsBetween(0, 0), event(review.EvSelfReview)),
-		signalCmd(f, runF, "approve", "Approve the review (the implementer's verdict)", argsBetween(0, 0), event(review.EvApprove)),
-		signalCmd(f, runF, "re-review [REASON]", "Fix the findings and ask for another review", cobra.ArbitraryArgs, event(review.EvReReview)),
-		signalCmd(f, runF, "needs-discussion [REASON]", "Stop the loop until the user has decided", cobra.ArbitraryArgs, event(review.EvNeedsDiscussion)),
+		signalCmd(f, runF, "self-review", "Say the implementer is reviewing its own work", argsBetween(0, 0), event(party.ReviewSelfReview)),
+		signalCmd(f, runF, "approve", "Approve the review (the implementer's verdict)", argsBetween(0, 0), event(party.ReviewApprove)),
+		signalCmd(f, runF, "re-review [REASON]", "Fix the findings and ask for another review", cobra.ArbitraryArgs, event(party.ReviewReReview)),
+		signalCmd(f, runF, "needs-discussion [REASON]", "Stop the loop until the user has decided", cobra.ArbitraryArgs, event(party.ReviewNeedsDiscussion)),
 		resume,
 		newStatusCmd(f, nil, "status"),
 	)
@@ -86,7 +85,7 @@ func nonEmpty(what, s string) error {
 
 func newAskCmd(f *Factory, runF func(context.Context, *party.SignalOptions) error) *cobra.Command {
 	cmd := signalCmd(f, runF, "ask ROLE QUESTION", "Ask another agent a planning question through the coordinator", argsBetween(2, 2), func(o *party.SignalOptions, a []string) error {
-		o.Event = review.Event{Kind: review.EvAsk, Role: a[0], Text: a[1], From: f.Getenv("PARTY_ROLE")}
+		o.Event = party.ReviewEvent{Kind: party.ReviewAsk, Role: a[0], Text: a[1], From: f.Getenv("PARTY_ROLE")}
 		return nonEmpty("question", a[1])
 	})
 	cmd.Long = `Ask the agent of ROLE a question: the coordinator writes it to a file, types
@@ -95,7 +94,7 @@ asker to it ("[COORDINATOR] dialogue result ready. Read: PATH").`
 	return cmd
 }
 
-func newEvidenceCmd(f *Factory) *cobra.Command {
+func newEvidenceCmd(f *Factory, runF func(context.Context, *party.SignalOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "evidence",
 		Short: "Record, list or clear review evidence",
@@ -105,23 +104,29 @@ review-approved (by the coordinator; codex-ran and codex, their old names, are
 still read for one release). It is stale when older than the last code edit;
 VERIFY becomes PR_READY when all are present and fresh.`,
 	}
-	add := signalCmd(f, nil, "add KIND", "Record evidence of KIND", argsBetween(1, 1), func(o *party.SignalOptions, a []string) error {
-		k, err := review.ParseKind(a[0])
-		o.Event = review.Event{Kind: review.EvEvidence, Evidence: k}
+	add := signalCmd(f, runF, "add KIND", "Record evidence of KIND", argsBetween(1, 1), func(o *party.SignalOptions, a []string) error {
+		k, err := party.ParseEvidenceKind(a[0])
+		o.Event = party.ReviewEvent{Kind: party.ReviewEvidence, Evidence: k}
 		return err
 	})
-	clr := signalCmd(f, nil, "clear", "Forget all evidence", argsBetween(0, 0), func(o *party.SignalOptions, _ []string) error {
-		o.Event = review.Event{Kind: review.EvClearEvidence}
+	clr := signalCmd(f, runF, "clear", "Forget all evidence", argsBetween(0, 0), func(o *party.SignalOptions, _ []string) error {
+		o.Event = party.ReviewEvent{Kind: party.ReviewClearEvidence}
 		return nil
 	})
-	list := &cobra.Command{Use: "list", Short: "List evidence with its freshness", Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error {
-			s, err := party.ReviewStatus(c.Context(), f.env())
+	cmd.AddCommand(add, newEvidenceListCmd(f, nil), clr)
+	return cmd
+}
+
+// EvidenceListOptions are the inputs of party evidence list (none).
+type EvidenceListOptions struct{}
+
+func newEvidenceListCmd(f *Factory, runF func(context.Context, *EvidenceListOptions) error) *cobra.Command {
+	return noArgsCmd(f, "list", "List evidence with its freshness", &EvidenceListOptions{}, runF,
+		func(ctx context.Context, f *Factory, _ *EvidenceListOptions) error {
+			s, err := party.ReviewStatus(ctx, f.env())
 			rows := s.EvidenceRows()
 			return showRows(f, err, map[string]any{"evidence": rows, "last_edit": s.LastEdit}, rows, "KIND", "STATUS", "TIME")
-		}}
-	cmd.AddCommand(add, list, clr)
-	return cmd
+		})
 }
 
 // signalRun sends the signal (see review.Submit) and prints what became
@@ -135,17 +140,17 @@ func signalRun(ctx context.Context, f *Factory, opts *party.SignalOptions) error
 	switch {
 	case f.JSON:
 		writeJSON(f.IO.Out, struct {
-			Signal string       `json:"signal"`
-			Event  string       `json:"event"`
-			State  string       `json:"state"`
-			Phase  review.Phase `json:"phase,omitempty"`
-			Queued bool         `json:"queued"`
+			Signal string            `json:"signal"`
+			Event  string            `json:"event"`
+			State  string            `json:"state"`
+			Phase  party.ReviewPhase `json:"phase,omitempty"`
+			Queued bool              `json:"queued"`
 		}{res.ID, string(ev.Kind), res.State.String(), res.Phase, res.Queued})
 	case res.Queued:
 		fmt.Fprintf(f.IO.Out, "%s: queued (signal %s)\n", ev.Kind, res.ID)
 		fmt.Fprintf(f.IO.ErrOut, "party: the coordinator did not take the signal within %s; it will when it runs ('party coordinator status')\n", opts.Wait)
 	default:
-		fmt.Fprintf(f.IO.Out, "%s: %s\n", ev.Kind, review.Label(res.State, res.Phase))
+		fmt.Fprintf(f.IO.Out, "%s: %s\n", ev.Kind, party.ReviewLabel(res.State, res.Phase))
 	}
 	return nil
 }
@@ -164,14 +169,14 @@ func newStatusCmd(f *Factory, runF func(context.Context, *party.StatusOptions) e
 
 func statusRun(ctx context.Context, f *Factory, opts *party.StatusOptions) error {
 	shown := false
-	return party.Status(ctx, f.env(), *opts, func(s review.Status, proc review.Proc, now time.Time) {
+	return party.Status(ctx, f.env(), *opts, func(s party.ReviewState, proc party.ReviewProc, now time.Time) {
 		switch {
 		case f.JSON:
 			writeJSON(f.IO.Out, struct {
-				review.Status
-				Evidence    []review.EvidenceRow `json:"evidence"`
-				InStateSecs int64                `json:"in_state_seconds"`
-				Coordinator *review.Proc         `json:"coordinator"`
+				party.ReviewState
+				Evidence    []party.ReviewEvidenceRow `json:"evidence"`
+				InStateSecs int64                     `json:"in_state_seconds"`
+				Coordinator *party.ReviewProc         `json:"coordinator"`
 			}{s, s.EvidenceRows(), int64(now.Sub(s.Since).Seconds()), &proc})
 		case opts.Watch && f.IO.OutTTY:
 			fmt.Fprint(f.IO.Out, "\x1b[H\x1b[2J")
@@ -179,7 +184,7 @@ func statusRun(ctx context.Context, f *Factory, opts *party.StatusOptions) error
 			fmt.Fprintln(f.IO.Out)
 		}
 		if !f.JSON {
-			review.WriteStatus(f.IO.Out, s, proc, now)
+			party.WriteReviewStatus(f.IO.Out, s, proc, now)
 		}
 		shown = true
 	})

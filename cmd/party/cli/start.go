@@ -6,12 +6,11 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/party"
-	"github.com/partyhq/party/core/session"
 )
 
 // StartOptions are the inputs of party start.
 type StartOptions struct {
-	session.StartOptions
+	party.StartOptions
 	NoAttach bool
 	Raw      bool // a plain tmux client, also in iTerm2
 }

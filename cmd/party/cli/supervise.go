@@ -8,7 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/party"
-	"github.com/partyhq/party/core/supervise"
 )
 
 func newTriggerCmd(f *Factory, runF func(context.Context, *party.TriggerOptions) error) *cobra.Command {
@@ -44,30 +43,54 @@ answer; a failure exits with its class (see docs/exit-codes.md).`,
 	fl.BoolVar(&opts.Force, "force", false, "deliver at once although the operator is busy (needs --actor and --why)")
 	fl.StringVar(&opts.Actor, "actor", "", "who forces it (audited)")
 	fl.StringVar(&opts.Why, "why", "", "why it is forced (audited)")
-	cmd.AddCommand(
-		&cobra.Command{Use: "show ID", Short: "Show a trigger and its life", Args: argsBetween(1, 1),
-			RunE: func(c *cobra.Command, args []string) error {
-				t, err := party.TriggerShow(c.Context(), f.env(), args[0])
-				return showTrigger(f, err, t, false)
-			}},
-		newTriggerListCmd(f),
-		&cobra.Command{Use: "unblock THREAD", Short: "Let a thread a safeguard blocked go on", Args: argsBetween(1, 1),
-			RunE: func(c *cobra.Command, args []string) error {
-				th, err := party.TriggerUnblock(c.Context(), f.env(), args[0])
-				return f.show(err, th, "thread %s unblocked", th.ID)
-			}},
-	)
+	cmd.AddCommand(newTriggerShowCmd(f, nil), newTriggerListCmd(f, nil), newTriggerUnblockCmd(f, nil))
 	return cmd
 }
 
-func newTriggerListCmd(f *Factory) *cobra.Command {
-	var status string
-	cmd := &cobra.Command{Use: "list", Short: "List the triggers, oldest first", Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error {
-			ts, err := party.TriggerList(c.Context(), f.env(), status)
-			return showRows(f, err, nil, ts, "ID", "ROLE", "THREAD", "STATUS", "CLASS", "ACK", "CREATED")
+// TriggerShowOptions are the inputs of party trigger show.
+type TriggerShowOptions struct{ ID string }
+
+func newTriggerShowCmd(f *Factory, runF func(context.Context, *TriggerShowOptions) error) *cobra.Command {
+	opts := &TriggerShowOptions{}
+	return &cobra.Command{Use: "show ID", Short: "Show a trigger and its life", Args: argsBetween(1, 1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.ID = args[0]
+			return run(c, f, opts, runF, triggerShowRun)
 		}}
-	cmd.Flags().StringVar(&status, "status", "", "only triggers in this status (queued, deferred, triggering, delivered, retrying, acked, fallback_resume, spawn_recovery, completed, failed)")
+}
+
+func triggerShowRun(ctx context.Context, f *Factory, opts *TriggerShowOptions) error {
+	t, err := party.TriggerShow(ctx, f.env(), opts.ID)
+	return showTrigger(f, err, t, false)
+}
+
+// TriggerUnblockOptions are the inputs of party trigger unblock.
+type TriggerUnblockOptions struct{ Thread string }
+
+func newTriggerUnblockCmd(f *Factory, runF func(context.Context, *TriggerUnblockOptions) error) *cobra.Command {
+	opts := &TriggerUnblockOptions{}
+	return &cobra.Command{Use: "unblock THREAD", Short: "Let a thread a safeguard blocked go on", Args: argsBetween(1, 1),
+		RunE: func(c *cobra.Command, args []string) error {
+			opts.Thread = args[0]
+			return run(c, f, opts, runF, triggerUnblockRun)
+		}}
+}
+
+func triggerUnblockRun(ctx context.Context, f *Factory, opts *TriggerUnblockOptions) error {
+	th, err := party.TriggerUnblock(ctx, f.env(), opts.Thread)
+	return f.show(err, th, "thread %s unblocked", th.ID)
+}
+
+// TriggerListOptions are the inputs of party trigger list.
+type TriggerListOptions struct{ Status string }
+
+func newTriggerListCmd(f *Factory, runF func(context.Context, *TriggerListOptions) error) *cobra.Command {
+	opts := &TriggerListOptions{}
+	cmd := noArgsCmd(f, "list", "List the triggers, oldest first", opts, runF, func(ctx context.Context, f *Factory, opts *TriggerListOptions) error {
+		ts, err := party.TriggerList(ctx, f.env(), opts.Status)
+		return showRows(f, err, nil, ts, "ID", "ROLE", "THREAD", "STATUS", "CLASS", "ACK", "CREATED")
+	})
+	cmd.Flags().StringVar(&opts.Status, "status", "", "only triggers in this status (queued, deferred, triggering, delivered, retrying, acked, fallback_resume, spawn_recovery, completed, failed)")
 	return cmd
 }
 
@@ -102,7 +125,7 @@ func triggerRun(ctx context.Context, f *Factory, opts *party.TriggerOptions) err
 }
 
 // showTrigger prints t: with answerOnly and an answer, the answer alone.
-func showTrigger(f *Factory, err error, t supervise.Trigger, answerOnly bool) error {
+func showTrigger(f *Factory, err error, t party.TriggerRecord, answerOnly bool) error {
 	if err != nil || f.JSON {
 		return f.show(err, t, "")
 	}
@@ -129,12 +152,15 @@ func showTrigger(f *Factory, err error, t supervise.Trigger, answerOnly bool) er
 	return nil
 }
 
-func newRuntimesCmd(f *Factory) *cobra.Command {
-	return &cobra.Command{Use: "runtimes", Short: "List the agents the supervisor manages, as it last saw them", Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error {
-			rts, err := party.Runtimes(c.Context(), f.env())
+// RuntimesOptions are the inputs of party runtimes (none).
+type RuntimesOptions struct{}
+
+func newRuntimesCmd(f *Factory, runF func(context.Context, *RuntimesOptions) error) *cobra.Command {
+	return noArgsCmd(f, "runtimes", "List the agents the supervisor manages, as it last saw them", &RuntimesOptions{}, runF,
+		func(ctx context.Context, f *Factory, _ *RuntimesOptions) error {
+			rts, err := party.Runtimes(ctx, f.env())
 			return showRows(f, err, nil, rts, "ROLE", "AGENT", "TARGET", "PANE", "STATUS", "BUSY", "TRIGGER", "AGENT SESSION")
-		}}
+		})
 }
 
 func newInboxCmd(f *Factory) *cobra.Command {
@@ -143,40 +169,65 @@ func newInboxCmd(f *Factory) *cobra.Command {
 ("N unread messages in thread T: run party inbox read --thread T"), and its
 read cursor moving is the acknowledgement. Inside an agent's pane, read and
 send act as that runtime (its PARTY_RUNTIME_TOKEN), never as a name given.`}
-	var send supervise.MessageRequest
-	sendCmd := &cobra.Command{Use: "send --to ROLE [--thread T] [--] TEXT|-", Short: "Put a message into ROLE's inbox", Args: argsBetween(1, 1),
+	cmd.AddCommand(newInboxSendCmd(f, nil), newInboxReadCmd(f, nil), newInboxListCmd(f, nil))
+	return cmd
+}
+
+func newInboxSendCmd(f *Factory, runF func(context.Context, *party.MessageRequest) error) *cobra.Command {
+	opts := &party.MessageRequest{}
+	cmd := &cobra.Command{Use: "send --to ROLE [--thread T] [--] TEXT|-", Short: "Put a message into ROLE's inbox", Args: argsBetween(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
-			req := send
-			var err error
-			if req.Text, err = messageText(f, args[0]); err != nil {
-				return err
-			}
-			m, err := party.InboxSend(c.Context(), f.env(), req)
-			return f.show(err, m, "message %d to %s in thread %s", m.Seq, m.To, m.Thread)
+			opts.Text = args[0]
+			return run(c, f, opts, runF, inboxSendRun)
 		}}
-	sendCmd.Flags().StringVar(&send.To, "to", "", "the role whose inbox gets it")
-	sendCmd.Flags().StringVar(&send.Thread, "thread", "", "the thread (default: default)")
-	sendCmd.Flags().StringVar(&send.From, "from", "", "who sends it, outside a pane (default: operator)")
-	_ = sendCmd.MarkFlagRequired("to")
-	var readThread, listThread string
-	readCmd := &cobra.Command{Use: "read [--thread T]", Short: "Read this runtime's unread messages (inside its pane)", Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error {
-			ms, err := party.InboxRead(c.Context(), f.env(), readThread)
+	cmd.Flags().StringVar(&opts.To, "to", "", "the role whose inbox gets it")
+	cmd.Flags().StringVar(&opts.Thread, "thread", "", "the thread (default: default)")
+	cmd.Flags().StringVar(&opts.From, "from", "", "who sends it, outside a pane (default: operator)")
+	_ = cmd.MarkFlagRequired("to")
+	return cmd
+}
+
+// inboxSendRun sends the message (its text from stdin for "-").
+func inboxSendRun(ctx context.Context, f *Factory, opts *party.MessageRequest) error {
+	req := *opts
+	var err error
+	if req.Text, err = messageText(f, req.Text); err != nil {
+		return err
+	}
+	m, err := party.InboxSend(ctx, f.env(), req)
+	return f.show(err, m, "message %d to %s in thread %s", m.Seq, m.To, m.Thread)
+}
+
+// InboxReadOptions are the inputs of party inbox read.
+type InboxReadOptions struct{ Thread string }
+
+func newInboxReadCmd(f *Factory, runF func(context.Context, *InboxReadOptions) error) *cobra.Command {
+	opts := &InboxReadOptions{}
+	cmd := noArgsCmd(f, "read [--thread T]", "Read this runtime's unread messages (inside its pane)", opts, runF,
+		func(ctx context.Context, f *Factory, opts *InboxReadOptions) error {
+			ms, err := party.InboxRead(ctx, f.env(), opts.Thread)
 			return showMessages(f, err, ms)
-		}}
-	readCmd.Flags().StringVar(&readThread, "thread", "", "only this thread")
-	listCmd := &cobra.Command{Use: "list [--thread T]", Short: "List the messages of a thread", Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error {
-			ms, err := party.InboxList(c.Context(), f.env(), listThread)
+		})
+	cmd.Flags().StringVar(&opts.Thread, "thread", "", "only this thread")
+	return cmd
+}
+
+// InboxListOptions are the inputs of party inbox list.
+type InboxListOptions struct{ Thread string }
+
+func newInboxListCmd(f *Factory, runF func(context.Context, *InboxListOptions) error) *cobra.Command {
+	opts := &InboxListOptions{}
+	cmd := noArgsCmd(f, "list [--thread T]", "List the messages of a thread", opts, runF,
+		func(ctx context.Context, f *Factory, opts *InboxListOptions) error {
+			ms, err := party.InboxList(ctx, f.env(), opts.Thread)
 			return showMessages(f, err, ms)
-		}}
-	listCmd.Flags().StringVar(&listThread, "thread", "", "the thread (default: default)")
-	cmd.AddCommand(sendCmd, readCmd, listCmd)
+		})
+	cmd.Flags().StringVar(&opts.Thread, "thread", "", "the thread (default: default)")
 	return cmd
 }
 
 // showMessages prints messages: JSON, else each with its header.
-func showMessages(f *Factory, err error, ms []supervise.Message) error {
+func showMessages(f *Factory, err error, ms []party.Message) error {
 	if err != nil || f.JSON {
 		return f.show(err, nonNil(ms), "")
 	}
@@ -186,14 +237,17 @@ func showMessages(f *Factory, err error, ms []supervise.Message) error {
 	return nil
 }
 
-func newHeartbeatCmd(f *Factory) *cobra.Command {
-	var status string
-	cmd := &cobra.Command{Use: "heartbeat [--status S]", Short: "Tell the supervisor this agent is alive (inside its pane)", Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error {
-			err := party.Heartbeat(c.Context(), f.env(), status)
-			return f.show(err, map[string]string{"status": status}, "ok")
-		}}
-	cmd.Flags().StringVar(&status, "status", "active", "active, idle, or a word of the agent's")
+// HeartbeatOptions are the inputs of party heartbeat.
+type HeartbeatOptions struct{ Status string }
+
+func newHeartbeatCmd(f *Factory, runF func(context.Context, *HeartbeatOptions) error) *cobra.Command {
+	opts := &HeartbeatOptions{}
+	cmd := noArgsCmd(f, "heartbeat [--status S]", "Tell the supervisor this agent is alive (inside its pane)", opts, runF,
+		func(ctx context.Context, f *Factory, opts *HeartbeatOptions) error {
+			err := party.Heartbeat(ctx, f.env(), opts.Status)
+			return f.show(err, map[string]string{"status": opts.Status}, "ok")
+		})
+	cmd.Flags().StringVar(&opts.Status, "status", "active", "active, idle, or a word of the agent's")
 	return cmd
 }
 
@@ -204,66 +258,116 @@ their triggers (party trigger, party inbox, POST /v1/triggers). It runs in a
 hidden window of the session (party-supervise), restarted 2 s after a crash;
 its database, log and locks are in the session's state dir, under supervise/,
 and its API listens on a unix socket (0600) in the runtime dir.`}
-	proc := func(use, short, did string, op func(context.Context, *party.Env) (party.SupervisorProc, error)) *cobra.Command {
-		return &cobra.Command{Use: use, Short: short, Args: argsBetween(0, 0),
-			RunE: func(c *cobra.Command, _ []string) error {
-				p, err := op(c.Context(), f.env())
-				prefix := ""
-				if did != "" {
-					prefix = did + ": "
-				}
-				api := p.Socket
-				if p.TCP != "" {
-					api += " and " + p.TCP
-				}
-				return f.show(err, p, "%ssupervisor %s, API %s", prefix, p.Describe("not running"), api)
-			}}
+	start, daemon := newSuperviseStartCmd(f, nil), newSuperviseDaemonCmd(f, nil)
+	daemon.Hidden = true
+	cmd.AddCommand(start, newSuperviseStopCmd(f, nil), newSuperviseStatusCmd(f, nil),
+		newSuperviseRunCmd(f, nil), daemon, newSuperviseEventsCmd(f, nil))
+	return cmd
+}
+
+// listenFlag adds --listen to c, into listen.
+func listenFlag(c *cobra.Command, listen *string) *cobra.Command {
+	c.Flags().StringVar(listen, "listen", "", "also serve the API on this loopback HOST:PORT (bearer token in the supervisor's dir, api.token)")
+	return c
+}
+
+// printSupervisor returns err, else prints p after what the command did
+// (did) if anything.
+func printSupervisor(f *Factory, err error, p party.SupervisorProc, did string) error {
+	if did != "" {
+		did += ": "
 	}
-	var runOpts party.RunOptions
-	listen := func(c *cobra.Command) *cobra.Command {
-		c.Flags().StringVar(&runOpts.Listen, "listen", "", "also serve the API on this loopback HOST:PORT (bearer token in the supervisor's dir, api.token)")
-		return c
+	api := p.Socket
+	if p.TCP != "" {
+		api += " and " + p.TCP
 	}
-	runCmd := listen(&cobra.Command{Use: "run", Short: "Run the supervisor in the foreground", Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error { return party.RunSupervisor(c.Context(), f.env(), runOpts) }})
-	var follow bool
-	eventsCmd := &cobra.Command{Use: "events [--follow]", Short: "Print the supervisor's audit trail", Args: argsBetween(0, 0),
-		RunE: func(c *cobra.Command, _ []string) error {
-			return party.SupervisorEvents(c.Context(), f.env(), follow, func(e supervise.AuditEvent) {
+	return f.show(err, p, "%ssupervisor %s, API %s", did, p.Describe("not running"), api)
+}
+
+func newSuperviseStartCmd(f *Factory, runF func(context.Context, *party.RunOptions) error) *cobra.Command {
+	opts := &party.RunOptions{}
+	return listenFlag(noArgsCmd(f, "start", "Start the supervisor in a hidden window of the session", opts, runF,
+		func(ctx context.Context, f *Factory, opts *party.RunOptions) error {
+			p, err := party.StartSupervisor(ctx, f.env(), *opts)
+			return printSupervisor(f, err, p, "started")
+		}), &opts.Listen)
+}
+
+// SuperviseStopOptions are the inputs of party supervise stop (none).
+type SuperviseStopOptions struct{}
+
+func newSuperviseStopCmd(f *Factory, runF func(context.Context, *SuperviseStopOptions) error) *cobra.Command {
+	return noArgsCmd(f, "stop", "Stop the supervisor (its records stay)", &SuperviseStopOptions{}, runF,
+		func(ctx context.Context, f *Factory, _ *SuperviseStopOptions) error {
+			p, err := party.StopSupervisor(ctx, f.env())
+			return printSupervisor(f, err, p, "stopped")
+		})
+}
+
+// SuperviseStatusOptions are the inputs of party supervise status (none).
+type SuperviseStatusOptions struct{}
+
+func newSuperviseStatusCmd(f *Factory, runF func(context.Context, *SuperviseStatusOptions) error) *cobra.Command {
+	return noArgsCmd(f, "status", "Say whether the supervisor runs", &SuperviseStatusOptions{}, runF,
+		func(ctx context.Context, f *Factory, _ *SuperviseStatusOptions) error {
+			p, err := party.SupervisorStatus(ctx, f.env())
+			return printSupervisor(f, err, p, "")
+		})
+}
+
+func newSuperviseRunCmd(f *Factory, runF func(context.Context, *party.RunOptions) error) *cobra.Command {
+	opts := &party.RunOptions{}
+	return listenFlag(noArgsCmd(f, "run", "Run the supervisor in the foreground", opts, runF,
+		func(ctx context.Context, f *Factory, opts *party.RunOptions) error {
+			return party.RunSupervisor(ctx, f.env(), *opts)
+		}), &opts.Listen)
+}
+
+func newSuperviseDaemonCmd(f *Factory, runF func(context.Context, *party.RunOptions) error) *cobra.Command {
+	opts := &party.RunOptions{}
+	return listenFlag(noArgsCmd(f, "daemon", "Run the supervisor and restart it when it crashes", opts, runF,
+		func(ctx context.Context, f *Factory, opts *party.RunOptions) error {
+			return party.KeepSupervisor(ctx, f.env(), f.IO.Out, *opts)
+		}), &opts.Listen)
+}
+
+// SuperviseEventsOptions are the inputs of party supervise events.
+type SuperviseEventsOptions struct{ Follow bool }
+
+func newSuperviseEventsCmd(f *Factory, runF func(context.Context, *SuperviseEventsOptions) error) *cobra.Command {
+	opts := &SuperviseEventsOptions{}
+	cmd := noArgsCmd(f, "events [--follow]", "Print the supervisor's audit trail", opts, runF,
+		func(ctx context.Context, f *Factory, opts *SuperviseEventsOptions) error {
+			return party.SupervisorEvents(ctx, f.env(), opts.Follow, func(e party.AuditEvent) {
 				if f.JSON {
 					_ = party.WriteJSONLine(f.IO.Out, e)
 					return
 				}
 				fmt.Fprintln(f.IO.Out, party.TerminalText(e.String()))
 			})
-		}}
-	eventsCmd.Flags().BoolVar(&follow, "follow", false, "keep printing new events")
-	cmd.AddCommand(
-		listen(proc("start", "Start the supervisor in a hidden window of the session", "started", func(ctx context.Context, env *party.Env) (party.SupervisorProc, error) {
-			return party.StartSupervisor(ctx, env, runOpts)
-		})),
-		proc("stop", "Stop the supervisor (its records stay)", "stopped", party.StopSupervisor),
-		proc("status", "Say whether the supervisor runs", "", party.SupervisorStatus),
-		runCmd,
-		listen(&cobra.Command{Use: "daemon", Short: "Run the supervisor and restart it when it crashes", Hidden: true, Args: argsBetween(0, 0),
-			RunE: func(c *cobra.Command, _ []string) error {
-				return party.KeepSupervisor(c.Context(), f.env(), f.IO.Out, runOpts)
-			}}),
-		eventsCmd,
-	)
+		})
+	cmd.Flags().BoolVar(&opts.Follow, "follow", false, "keep printing new events")
 	return cmd
 }
 
 func newRuntimeCmd(f *Factory) *cobra.Command {
 	cmd := &cobra.Command{Use: "runtime", Short: "Act on one of the supervisor's runtimes"}
-	var opts party.RuntimeStopOptions
-	stop := &cobra.Command{Use: "stop ROLE", Short: "Stop a runtime: C-c to its agent, its pane killed, deregistered", Args: argsBetween(1, 1),
+	cmd.AddCommand(newRuntimeStopCmd(f, nil))
+	return cmd
+}
+
+func newRuntimeStopCmd(f *Factory, runF func(context.Context, *party.RuntimeStopOptions) error) *cobra.Command {
+	opts := &party.RuntimeStopOptions{}
+	cmd := &cobra.Command{Use: "stop ROLE", Short: "Stop a runtime: C-c to its agent, its pane killed, deregistered", Args: argsBetween(1, 1),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Role = args[0]
-			rt, err := party.StopRuntime(c.Context(), f.env(), opts)
-			return f.show(err, rt, "stopped %s (%s)", rt.Role, rt.Pane)
+			return run(c, f, opts, runF, runtimeStopRun)
 		}}
-	durationVar(stop.Flags(), &opts.Grace, "grace", 5*time.Second, "", "how long the agent has to exit after C-c before its pane is killed")
-	cmd.AddCommand(stop)
+	durationVar(cmd.Flags(), &opts.Grace, "grace", 5*time.Second, "", "how long the agent has to exit after C-c before its pane is killed")
 	return cmd
+}
+
+func runtimeStopRun(ctx context.Context, f *Factory, opts *party.RuntimeStopOptions) error {
+	rt, err := party.StopRuntime(ctx, f.env(), *opts)
+	return f.show(err, rt, "stopped %s (%s)", rt.Role, rt.Pane)
 }

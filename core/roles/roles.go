@@ -1,6 +1,4 @@
-// Package route resolves a role to exactly one pane. It is pure: it works on
-// a pane listing and never talks to tmux.
-package route
+package roles
 
 import (
 	"errors"
@@ -54,7 +52,7 @@ func Resolve(panes []mux.Pane, role string) (mux.Pane, error) {
 		}
 		return mux.Pane{}, fmt.Errorf("role %q is on %d panes (%s): %w", role, len(hits), strings.Join(ids, ", "), ErrAmbiguous)
 	case tagged:
-		return mux.Pane{}, fmt.Errorf("no pane has role %q (roles: %s): %w", role, strings.Join(Roles(panes), ", "), ErrNotFound)
+		return mux.Pane{}, fmt.Errorf("no pane has role %q (roles: %s): %w", role, strings.Join(Names(panes), ", "), ErrNotFound)
 	case len(panes) == 2:
 		for i, r := range legacy {
 			if r == role {
@@ -67,8 +65,8 @@ func Resolve(panes []mux.Pane, role string) (mux.Pane, error) {
 	}
 }
 
-// Roles lists the distinct roles of panes in pane order.
-func Roles(panes []mux.Pane) []string {
+// Names lists the distinct roles of panes in pane order.
+func Names(panes []mux.Pane) []string {
 	var roles []string
 	seen := map[string]bool{}
 	for _, p := range panes {
@@ -80,8 +78,8 @@ func Roles(panes []mux.Pane) []string {
 	return roles
 }
 
-// RolesByPane maps each tagged pane's id to its role.
-func RolesByPane(panes []mux.Pane) map[string]string {
+// ByPane maps each tagged pane's id to its role.
+func ByPane(panes []mux.Pane) map[string]string {
 	m := map[string]string{}
 	for _, p := range panes {
 		if p.Role != "" {

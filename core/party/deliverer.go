@@ -1,4 +1,4 @@
-package session
+package party
 
 import (
 	"path/filepath"
@@ -10,13 +10,13 @@ import (
 	"github.com/partyhq/party/core/state"
 )
 
-// Deliverer is the delivery protocol over m for the session whose state
+// NewDeliverer is the delivery protocol over m for the session whose state
 // dir is stateDir, its panes locked in lockDir. It reads the agents'
 // submissions from the session's event log, and notes there each text it
 // pastes into a pane (as soon as it is in, before Enter, with the role
 // roles gives the pane) and wakes the session, so that a recording shows
 // it as input at the right moment. With no state dir it does neither.
-func Deliverer(m mux.Multiplexer, clk clock.Clock, getenv func(string) string, lockDir, stateDir string, roles map[string]string) *deliver.Deliverer {
+func NewDeliverer(m mux.Multiplexer, clk clock.Clock, getenv func(string) string, lockDir, stateDir string, roles map[string]string) *deliver.Deliverer {
 	d := &deliver.Deliverer{Mux: m, Clock: clk, Locker: state.Locker{Dir: lockDir}}
 	if stateDir == "" {
 		return d

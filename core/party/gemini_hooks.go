@@ -1,6 +1,7 @@
-package session
+package party
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"slices"
 
 	"github.com/partyhq/party/core/hook"
+	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
 )
 
@@ -27,16 +29,25 @@ type geminiHooksRecord struct {
 // geminiHooksFile is the record's name in a session's state dir.
 const geminiHooksFile = "gemini-hooks.json"
 
+// SettingsPath is the project settings file of Gemini in dir.
+func (geminiHooks) SettingsPath(dir string) string { return geminiSettingsPath(dir) }
+
 // geminiSettingsPath is the project settings file of Gemini in dir.
 func geminiSettingsPath(dir string) string { return filepath.Join(dir, ".gemini", "settings.json") }
 
-// WireGemini puts party's Gemini hooks (BeforeAgent, AfterAgent,
+// geminiHooks wires party's hooks into a folder's Gemini settings for
+// core/session (session.GeminiHooks): Gemini has no flag for a settings
+// file, so they go into the folder's .gemini/settings.json and come out
+// again when the session stops.
+type geminiHooks struct{}
+
+// Wire puts party's Gemini hooks (BeforeAgent, AfterAgent,
 // Notification running "party hook gemini") in cwd's .gemini/settings.json,
 // merged with what is there, and records it in the state dir. The caller
 // holds the settings' lock (state.LockFile; Start does). It returns
 // why the pane must fall back to the marker instead: Gemini does not trust
 // the folder (it then runs no hooks), or the settings cannot be merged.
-func WireGemini(d Deps, stateDir, cwd string, argv []string) (fallback string, err error) {
+func (geminiHooks) Wire(d session.Deps, stateDir, cwd string, argv []string) (fallback string, err error) {
 	if !slices.Contains(argv, "--skip-trust") {
 		if ok, why := hook.GeminiTrust(cwd, d.Getenv); !ok {
 			return fmt.Sprintf("Gemini runs no hooks in a folder it does not trust, and it does not trust %s: %s", cwd, why), nil
@@ -68,7 +79,18 @@ func WireGemini(d Deps, stateDir, cwd string, argv []string) (fallback string, e
 			return fmt.Sprintf("cannot write %s: %v", path, err), nil
 		}
 	}
-	return "", writeJSONFile(filepath.Join(stateDir, geminiHooksFile), rec)
+	return "", writeGeminiHooksRecord(stateDir, rec)
+}
+
+func writeGeminiHooksRecord(stateDir string, rec geminiHooksRecord) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(rec); err != nil {
+		return err
+	}
+	return state.WriteFile(filepath.Join(stateDir, geminiHooksFile), b.Bytes(), 0o600)
 }
 
 func readGeminiHooksRecord(stateDir string) (geminiHooksRecord, error) {
@@ -80,12 +102,12 @@ func readGeminiHooksRecord(stateDir string) (geminiHooksRecord, error) {
 	return rec, json.Unmarshal(b, &rec)
 }
 
-// UnwireGemini takes party's Gemini hooks out of the settings file the
+// Unwire takes party's Gemini hooks out of the settings file the
 // session in stateDir wrote them to, unless another live party session
 // wrote the same file: its Gemini still needs them when it restarts. A
 // file party created and that holds nothing else is removed, with the
 // .gemini directory party made. It reports what it kept through d.Warn.
-func UnwireGemini(ctx context.Context, d Deps, stateDir string) error {
+func (geminiHooks) Unwire(ctx context.Context, d session.Deps, stateDir string) error {
 	rec, err := readGeminiHooksRecord(stateDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -106,7 +128,9 @@ func UnwireGemini(ctx context.Context, d Deps, stateDir string) error {
 	}
 	defer unlock()
 	if other := geminiHooksUser(ctx, d, stateDir, rec.Path); other != "" {
-		d.warn("kept party's Gemini hooks in %s: session %s uses them", rec.Path, other)
+		if d.Warn != nil {
+			d.Warn(fmt.Sprintf("kept party's Gemini hooks in %s: session %s uses them", rec.Path, other))
+		}
 		return os.Remove(filepath.Join(stateDir, geminiHooksFile))
 	}
 	old, err := os.ReadFile(rec.Path)
@@ -138,7 +162,7 @@ func UnwireGemini(ctx context.Context, d Deps, stateDir string) error {
 
 // geminiHooksUser names another party session that is still running and
 // recorded Gemini hooks in path, or returns "".
-func geminiHooksUser(ctx context.Context, d Deps, stateDir, path string) string {
+func geminiHooksUser(ctx context.Context, d session.Deps, stateDir, path string) string {
 	if d.Live == nil {
 		return ""
 	}

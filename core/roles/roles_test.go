@@ -1,4 +1,4 @@
-package route_test
+package roles_test
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/partyhq/party/core/mux"
-	"github.com/partyhq/party/core/route"
+	"github.com/partyhq/party/core/roles"
 )
 
 func TestResolve(t *testing.T) {
@@ -21,19 +21,19 @@ func TestResolve(t *testing.T) {
 		err   error
 	}{
 		{"exactly one", []string{"codex", "claude", "shell"}, "claude", 1, nil},
-		{"ambiguous", []string{"claude", "claude"}, "claude", -1, route.ErrAmbiguous},
-		{"not found", []string{"codex", "claude"}, "gemini", -1, route.ErrNotFound},
+		{"ambiguous", []string{"claude", "claude"}, "claude", -1, roles.ErrAmbiguous},
+		{"not found", []string{"codex", "claude"}, "gemini", -1, roles.ErrNotFound},
 		{"legacy claude is the first of two untagged", []string{"", ""}, "claude", 0, nil},
 		{"legacy codex is the second", []string{"", ""}, "codex", 1, nil},
-		{"legacy knows only claude and codex", []string{"", ""}, "gemini", -1, route.ErrNotFound},
-		{"three untagged panes: unresolved", []string{"", "", ""}, "claude", -1, route.ErrUnresolved},
-		{"one untagged pane: unresolved", []string{""}, "claude", -1, route.ErrUnresolved},
-		{"partly tagged: no legacy rule", []string{"", "codex"}, "claude", -1, route.ErrNotFound},
+		{"legacy knows only claude and codex", []string{"", ""}, "gemini", -1, roles.ErrNotFound},
+		{"three untagged panes: unresolved", []string{"", "", ""}, "claude", -1, roles.ErrUnresolved},
+		{"one untagged pane: unresolved", []string{""}, "claude", -1, roles.ErrUnresolved},
+		{"partly tagged: no legacy rule", []string{"", "codex"}, "claude", -1, roles.ErrNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			panes := listing(tt.panes...)
-			got, err := route.Resolve(panes, tt.role)
+			got, err := roles.Resolve(panes, tt.role)
 			if tt.err != nil {
 				assert.ErrorIs(t, err, tt.err)
 				assert.Contains(t, err.Error(), tt.err.Error(), "the code is in the message")
@@ -45,8 +45,8 @@ func TestResolve(t *testing.T) {
 	}
 }
 
-func TestRoles(t *testing.T) {
-	assert.Equal(t, []string{"b", "a"}, route.Roles(listing("b", "", "a", "b")))
+func TestNames(t *testing.T) {
+	assert.Equal(t, []string{"b", "a"}, roles.Names(listing("b", "", "a", "b")))
 }
 
 // listing is a session's panes in order, one per role ("" untagged), as
@@ -68,6 +68,6 @@ func TestValidRole(t *testing.T) {
 		{"", false}, {"-x", false}, {"a b", false}, {"a;b", false}, {"#{x}", false}, {strings.Repeat("a", 65), false},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, route.ValidRole(tt.role), "%q", tt.role)
+		assert.Equal(t, tt.want, roles.ValidRole(tt.role), "%q", tt.role)
 	}
 }

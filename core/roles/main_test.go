@@ -1,4 +1,4 @@
-package route_test
+package roles_test
 
 import (
 	"os"

@@ -1,4 +1,4 @@
-package session
+package party
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/review"
+	"github.com/partyhq/party/core/session"
 )
 
 // coordinatorPoll is how often the coordinator looks for findings and
@@ -42,7 +43,7 @@ func (p CoordinatorProcess) Serve(ctx context.Context) error {
 			FindingsTimeout: r.FindingsTimeout, HealthInterval: r.HealthInterval,
 			Poll: coordinatorPoll, MarkerDir: r.MarkerDir, MaxIterations: r.MaxIterations}}
 	return c.Serve(ctx, p.Getenv, func() (review.Effects, error) {
-		rec, err := ReadRecord(p.StateDir)
+		rec, err := session.ReadRecord(p.StateDir)
 		if err != nil {
 			return nil, err
 		}

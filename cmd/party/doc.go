@@ -1,0 +1,2 @@
+// Command party runs teams of interactive AI coding agents in tmux panes.
+package main

@@ -1,0 +1,21 @@
+// Package deliver is the one path that types into an agent's pane: send,
+// talk, relay, route, the review coordinator and registered agents all go
+// through Send. The protocol (docs/design.md §2.4, "Delivery means
+// submitted once, as text, into an idle input box"):
+//
+//  1. Queue for the pane across processes, first come first served; the
+//     caller's deadline covers the wait.
+//  2. Refuse a dead pane or one not running its agent; wait for an agent
+//     still starting; refuse a dialog, a menu or text already in the input
+//     box (someone is typing; --clear removes it first).
+//  3. Make the text plain for the agent (agent.Profile.Literal) unless the
+//     caller sends a command on purpose (Raw).
+//  4. Paste it as one bracketed paste; press Enter only once the idle box
+//     visibly holds it and the agent's settle time has passed, never into a
+//     dialog or menu (a busy agent gets its queue key: Tab for codex).
+//  5. Confirm by the agent's submit event, else by the box emptying or the
+//     agent turning busy. Once confirmed nothing more is pressed; Enter is
+//     pressed again only while the box still holds our text.
+//  6. Interrupted between paste and confirmation, it takes back what it
+//     pasted when the box holds exactly that.
+package deliver

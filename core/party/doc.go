@@ -1,0 +1,31 @@
+// Package party holds the operations of the party command, one function
+// each, over an Env: what they take from the process (the tmux server, the
+// clock, the environment, stderr and whether it is a terminal). The CLI
+// parses flags into their options, calls one of them and prints what it
+// returns; the wiring of core's packages into an operation lives here and
+// nowhere else.
+//
+// Its parts:
+//
+//   - the Env and what it builds from it (env.go): the tmux client, the
+//     configuration, the role resolver, the session deps (session.Deps,
+//     with the coordinator's start and Gemini's hook wiring filled in),
+//     the deliverer (NewDeliverer, deliverer.go);
+//   - the operations, a file per area: sessions, panes and check
+//     (session.go), send (send.go), talk (talk.go), the relay and the
+//     switchboard (relay.go, route.go), the agents registry (agents.go),
+//     the agents' hooks (hooks.go), the event log (log.go), recordings
+//     (record.go), the review coordinator and the agents' instructions
+//     (review.go; the process in coordinator_process.go), the
+//     supervisor (supervise*.go), pm
+//     (pm*.go), the notifier (notify.go), the dashboard (dash.go), iTerm2
+//     (iterm.go), the demo (demo.go), trust (trust.go);
+//   - the wiring core/session takes from it: Gemini's settings
+//     (gemini_hooks.go) and the coordinator's hidden window
+//     (startCoordinator);
+//   - the one error table: each error's code and exit status (errors.go,
+//     codes.go), and the fields an error adds to --json (JSONFielder);
+//   - printing helpers the CLI shares (print.go), and the types and
+//     helpers of lower packages the CLI names (names.go), so that the CLI
+//     imports this package only.
+package party

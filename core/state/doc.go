@@ -1,0 +1,4 @@
+// Package state owns party's files: one directory per session under
+// $XDG_STATE_HOME/party (mode 0700), files written atomically, locks that
+// hold across processes (flock), and the JSONL event log.
+package state
