@@ -44,12 +44,16 @@ short: ## run the unit and sim tests only (go test -short), in seconds
 
 .PHONY: bench
 bench: tmux agents ## measure delivery against real tmux, the mock agents and the real ones
-	$(GO) test -run '^$$' -bench . -skip Real -benchtime 50x -count 1 ./...
+	$(GO) test -run '^$$' -bench . -skip 'Real|Accept' -benchtime 50x -count 1 ./...
 	$(GO) test -run '^$$' -bench Real -benchtime 20x -count 1 ./scenarios
 
 .PHONY: docs
 docs: ## regenerate docs/commands/ (from the cobra commands) and docs/exit-codes.md (from the error table)
 	$(GO) run ./cmd/party/gendocs
+
+.PHONY: accept
+accept: tmux agents ## the supervisor's acceptance run on the real agents (200 triggers, minutes)
+	$(GO) test -run '^$$' -bench '^BenchmarkAccept$$' -benchtime 1x -count 1 -timeout 30m ./scenarios
 
 .PHONY: lint
 lint: ## gofmt, go vet, staticcheck, errcheck, and go mod tidy leaving no diff

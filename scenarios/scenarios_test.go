@@ -53,13 +53,19 @@ func TestScenarios(t *testing.T) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Fatalf("tmux is required by the scenarios and was not found on PATH (apt-get install -y tmux, brew install tmux): %v", err)
 	}
-	testscript.Run(t, testscript.Params{
-		Dir: "testdata",
+	testscript.Run(t, params("testdata", t.TempDir()))
+}
+
+// params are the scenarios' testscript parameters over the scripts in
+// dir, their work dirs under root.
+func params(dir, root string) testscript.Params {
+	return testscript.Params{
+		Dir: dir,
 		// The scenarios' work dirs live in the test's own temporary
 		// directory, removed (and checked removed) once every scenario
 		// and its teardown is done: testscript's own root was left
 		// behind, empty, now and then.
-		WorkdirRoot:         t.TempDir(),
+		WorkdirRoot:         root,
 		UpdateScripts:       *update,
 		RequireExplicitExec: false,
 		Setup:               setup,
@@ -80,7 +86,7 @@ func TestScenarios(t *testing.T) {
 			"ptyclient":  cmdPtyClient,
 			"webhook":    cmdWebhook,
 		},
-	})
+	}
 }
 
 // setup gives each scenario a private tmux server, state and home, and
