@@ -17,12 +17,16 @@ import (
 // 200 triggers while an agent is kill -9ed, a pane killed, the supervisor
 // kill -9ed and a draft left past the defer window. It reports the share
 // acked without a person (the goal is 99%), the fallbacks taken and the
-// failures; lost and doubled triggers fail it. make accept runs it once.
+// failures; lost and doubled triggers fail it. make accept runs it once;
+// $PARTY_ACCEPT_FIGURES keeps the figures in a file of yours.
 func BenchmarkAccept(b *testing.B) {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		b.Fatalf("tmux is required: %v", err)
 	}
 	figures := filepath.Join(b.TempDir(), "figures")
+	if out := os.Getenv("PARTY_ACCEPT_FIGURES"); out != "" {
+		figures = out // kept for a report
+	}
 	for i := 0; i < b.N; i++ {
 		p := params(filepath.Join("testdata", "accept"), b.TempDir())
 		inner := p.Setup
