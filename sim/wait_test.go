@@ -30,30 +30,30 @@ func markerReply(prompt string) []string {
 
 // deliverAndWait delivers text with a marker instruction and waits for the answer,
 // all in virtual time.
-func deliverAndWait(t *testing.T, f *fixture, timeout time.Duration) (wait.Result, error) {
+func deliverAndWait(t *testing.T, f *sim.Rig, timeout time.Duration) (wait.Result, error) {
 	t.Helper()
 	nonce := wait.NewNonce()
 	text := "question" + wait.Instruction(nonce)
 	var mark *wait.Mark
-	_, err := f.d.Send(context.Background(), deliver.Request{Pane: f.pane, Profile: agent.Lookup(agent.Kind(f.agent.Persona)), Text: text,
-		Pasting: func(ctx context.Context) { mark, _ = wait.NewMark(ctx, f.mux, f.pane) }})
+	_, err := f.Deliverer.Send(context.Background(), deliver.Request{Pane: f.ID, Profile: agent.Lookup(agent.Kind(f.Agent.Persona)), Text: text,
+		Pasting: func(ctx context.Context) { mark, _ = wait.NewMark(ctx, f.Mux, f.ID) }})
 	require.NoError(t, err)
-	w := &wait.Waiter{Mux: f.mux, Clock: f.clock, Poll: time.Second}
-	return w.Wait(context.Background(), wait.Turn{Pane: f.pane, Prompt: text, Nonce: nonce, Mark: mark, History: 200}, timeout)
+	w := &wait.Waiter{Mux: f.Mux, Clock: f.Clock, Poll: time.Second}
+	return w.Wait(context.Background(), wait.Turn{Pane: f.ID, Prompt: text, Nonce: nonce, Mark: mark, History: 200}, timeout)
 }
 
 func TestWaitMarker(t *testing.T) {
-	f := newFixture("generic", func(a *sim.Agent) { a.Think = 90 * time.Second; a.Reply = markerReply })
-	start := f.clock.Now()
+	f := sim.NewRig("generic", func(a *sim.Agent) { a.Think = 90 * time.Second; a.Reply = markerReply })
+	start := f.Clock.Now()
 	res, err := deliverAndWait(t, f, 5*time.Minute)
 	require.NoError(t, err)
 	assert.Equal(t, "marker", res.Via)
 	assert.Equal(t, "the answer", res.Answer)
-	assert.GreaterOrEqual(t, f.clock.Now().Sub(start), 90*time.Second, "waited the agent's virtual think time")
+	assert.GreaterOrEqual(t, f.Clock.Now().Sub(start), 90*time.Second, "waited the agent's virtual think time")
 }
 
 func TestWaitTimeoutCarriesTheLastScreen(t *testing.T) {
-	f := newFixture("claude", func(a *sim.Agent) { a.Think = time.Hour })
+	f := sim.NewRig("claude", func(a *sim.Agent) { a.Think = time.Hour })
 	wall := time.Now()
 	_, err := deliverAndWait(t, f, time.Minute)
 	var te *wait.TimeoutError
@@ -64,13 +64,13 @@ func TestWaitTimeoutCarriesTheLastScreen(t *testing.T) {
 }
 
 func TestWaitEndsAtOnceWhenThePaneDies(t *testing.T) {
-	f := newFixture("claude", func(a *sim.Agent) { a.Think = time.Hour })
-	f.agent.DieAfter(10*time.Second, "3")
-	start := f.clock.Now()
+	f := sim.NewRig("claude", func(a *sim.Agent) { a.Think = time.Hour })
+	f.Agent.DieAfter(10*time.Second, "3")
+	start := f.Clock.Now()
 	_, err := deliverAndWait(t, f, 10*time.Minute)
 	require.ErrorIs(t, err, deliver.ErrPaneDead)
 	assert.Contains(t, err.Error(), "status 3")
-	assert.Less(t, f.clock.Now().Sub(start), 15*time.Second, "ended at the death, not at the timeout")
+	assert.Less(t, f.Clock.Now().Sub(start), 15*time.Second, "ended at the death, not at the timeout")
 }
 
 func TestWaitOnHookEvents(t *testing.T) {
@@ -86,16 +86,16 @@ func TestWaitOnHookEvents(t *testing.T) {
 		{"another pane's stop is not ours", []hook.Event{{Kind: hook.PromptSubmit, Prompts: []string{"q"}, Pane: "%9"}, {Kind: hook.TurnComplete, Answer: "theirs", Pane: "%9"}}, "", wait.ErrTimeout},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture("claude", func(a *sim.Agent) { a.Think = time.Hour })
+			f := sim.NewRig("claude", func(a *sim.Agent) { a.Think = time.Hour })
 			events := filepath.Join(t.TempDir(), state.EventLog)
 			for _, ev := range tt.events {
 				if ev.Pane == "" {
-					ev.Pane = f.pane
+					ev.Pane = f.ID
 				}
 				require.NoError(t, state.AppendEvent(events, ev))
 			}
-			w := &wait.Waiter{Mux: f.mux, Clock: f.clock}
-			res, err := w.Wait(context.Background(), wait.Turn{Pane: f.pane, Prompt: "q", Hooks: true, Events: events}, time.Minute)
+			w := &wait.Waiter{Mux: f.Mux, Clock: f.Clock}
+			res, err := w.Wait(context.Background(), wait.Turn{Pane: f.ID, Prompt: "q", Hooks: true, Events: events}, time.Minute)
 			if tt.err != nil {
 				assert.ErrorIs(t, err, tt.err)
 				return

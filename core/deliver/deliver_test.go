@@ -19,30 +19,16 @@ import (
 	"github.com/partyhq/party/sim"
 )
 
-// fixture is one pane with one simulated agent.
-type fixture struct {
-	clock *sim.Clock
-	mux   *sim.Mux
-	agent *sim.Agent
-	pane  string
-	d     *deliver.Deliverer
+// fixture is one pane with one simulated agent (sim.Rig).
+type fixture struct{ *sim.Rig }
+
+func newFixture(persona string, setup func(*sim.Agent)) fixture {
+	return fixture{sim.NewRig(persona, setup)}
 }
 
-func newFixture(persona string, setup func(*sim.Agent)) *fixture {
-	clock := sim.NewClock()
-	m := sim.NewMux(clock)
-	a := sim.NewAgent(persona)
-	p := m.Add("s", persona, a)
-	if setup != nil {
-		setup(a)
-	}
-	return &fixture{clock: clock, mux: m, agent: a, pane: p.Info.ID,
-		d: &deliver.Deliverer{Mux: m, Clock: clock, Locker: &sim.Locker{}}}
-}
-
-func (f *fixture) send(text string, force bool) (deliver.Result, error) {
-	kind := agent.Kind(f.agent.Persona)
-	return f.d.Send(context.Background(), deliver.Request{Pane: f.pane, Profile: agent.Lookup(kind), Text: text, Force: force})
+func (f fixture) send(text string, force bool) (deliver.Result, error) {
+	kind := agent.Kind(f.Agent.Persona)
+	return f.Deliverer.Send(context.Background(), deliver.Request{Pane: f.ID, Profile: agent.Lookup(kind), Text: text, Force: force})
 }
 
 func TestDelivery(t *testing.T) {
@@ -96,7 +82,7 @@ func TestDelivery(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFixture(tt.persona, tt.setup)
-			start := f.clock.Now()
+			start := f.Clock.Now()
 			res, err := f.send(tt.text, tt.force)
 			if tt.err != nil {
 				require.Error(t, err)
@@ -105,24 +91,24 @@ func TestDelivery(t *testing.T) {
 				require.NoError(t, err)
 			}
 			assert.Equal(t, tt.outcome, res.Outcome)
-			assert.Equal(t, tt.enters, res.Enters, "presses: %s", f.mux.History(f.pane))
+			assert.Equal(t, tt.enters, res.Enters, "presses: %s", f.Mux.History(f.ID))
 			var got []sim.Submission
-			for _, s := range f.agent.Submissions {
+			for _, s := range f.Agent.Submissions {
 				got = append(got, sim.Submission{Text: s.Text, Mode: s.Mode})
 			}
 			assert.Equal(t, tt.submitted, got)
-			assert.Equal(t, tt.pasted, f.mux.Count("paste") > 0, "pasted")
+			assert.Equal(t, tt.pasted, f.Mux.Count("paste") > 0, "pasted")
 			if tt.err == deliver.ErrDialog {
-				assert.Zero(t, f.mux.Count("key"), "no key pressed into a dialog")
-				assert.Zero(t, f.agent.DialogKeys)
+				assert.Zero(t, f.Mux.Count("key"), "no key pressed into a dialog")
+				assert.Zero(t, f.Agent.DialogKeys)
 			}
 			if tt.name == "busy codex queues on Tab, never steers" {
-				for _, c := range f.mux.Calls() {
+				for _, c := range f.Mux.Calls() {
 					assert.NotEqual(t, "Enter", c.Arg, "Enter would steer the running turn")
 				}
 			}
 			if tt.outcome == deliver.Submitted {
-				assert.GreaterOrEqual(t, f.clock.Now().Sub(start), agent.Lookup(agent.Kind(tt.persona)).Settle, "virtual time passed")
+				assert.GreaterOrEqual(t, f.Clock.Now().Sub(start), agent.Lookup(agent.Kind(tt.persona)).Settle, "virtual time passed")
 			}
 		})
 	}
@@ -135,12 +121,12 @@ func TestDialogWithForceIsTypedInto(t *testing.T) {
 	// pressed again into it.
 	assert.ErrorIs(t, err, deliver.ErrUnconfirmed)
 	assert.Equal(t, deliver.Unconfirmed, res.Outcome)
-	assert.Equal(t, 1, f.agent.DialogKeys, "one Enter, no retries into the dialog")
+	assert.Equal(t, 1, f.Agent.DialogKeys, "one Enter, no retries into the dialog")
 }
 
 func TestConcurrentSendsAreSerialized(t *testing.T) {
 	f := newFixture("codex", nil)
-	f.agent.Think = 0
+	f.Agent.Think = 0
 	done := make(chan error, 5)
 	for i := 0; i < 5; i++ {
 		go func() {
@@ -151,8 +137,8 @@ func TestConcurrentSendsAreSerialized(t *testing.T) {
 	for i := 0; i < 5; i++ {
 		require.NoError(t, <-done)
 	}
-	require.Len(t, f.agent.Submissions, 5)
-	for _, s := range f.agent.Submissions {
+	require.Len(t, f.Agent.Submissions, 5)
+	for _, s := range f.Agent.Submissions {
 		assert.Equal(t, "message", s.Text, "never two texts in one input")
 	}
 }
@@ -162,7 +148,7 @@ func TestVirtualTimeOnly(t *testing.T) {
 	wall := time.Now()
 	_, err := f.send("x", false)
 	require.ErrorIs(t, err, deliver.ErrUnconfirmed)
-	assert.Greater(t, f.clock.Now().Sub(sim.NewClock().Now()), 5*time.Second, "retries spent virtual seconds")
+	assert.Greater(t, f.Clock.Now().Sub(sim.NewClock().Now()), 5*time.Second, "retries spent virtual seconds")
 	assert.Less(t, time.Since(wall), 2*time.Second, "and no real ones")
 }
 
@@ -174,39 +160,39 @@ func TestForeignTextIsNeverMerged(t *testing.T) {
 			require.ErrorIs(t, err, deliver.ErrInputBusy)
 			assert.Contains(t, err.Error(), "--clear")
 			assert.Equal(t, deliver.Failed, res.Outcome)
-			assert.Zero(t, f.mux.Count("paste"), "nothing pasted next to the draft")
-			assert.Zero(t, f.mux.Count("key"), "no key pressed")
-			assert.Equal(t, "half-typed draft", f.agent.Input(), "the draft is left alone")
+			assert.Zero(t, f.Mux.Count("paste"), "nothing pasted next to the draft")
+			assert.Zero(t, f.Mux.Count("key"), "no key pressed")
+			assert.Equal(t, "half-typed draft", f.Agent.Input(), "the draft is left alone")
 		})
 	}
 }
 
 func TestClearRemovesForeignTextFirst(t *testing.T) {
 	f := newFixture("claude", func(a *sim.Agent) { a.Type("FIRST-x interrupted") })
-	res, err := f.d.Send(context.Background(), deliver.Request{Pane: f.pane, Profile: agent.Lookup(agent.Claude), Text: "SECOND-x", Clear: true})
+	res, err := f.Deliverer.Send(context.Background(), deliver.Request{Pane: f.ID, Profile: agent.Lookup(agent.Claude), Text: "SECOND-x", Clear: true})
 	require.NoError(t, err)
 	assert.Equal(t, deliver.Submitted, res.Outcome)
-	require.Len(t, f.agent.Submissions, 1)
-	assert.Equal(t, "SECOND-x", f.agent.Submissions[0].Text)
+	require.Len(t, f.Agent.Submissions, 1)
+	assert.Equal(t, "SECOND-x", f.Agent.Submissions[0].Text)
 }
 
 func TestStartingAgentIsWaitedFor(t *testing.T) {
 	f := newFixture("claude", func(a *sim.Agent) { a.StartAfter(8 * time.Second) })
-	start := f.clock.Now()
+	start := f.Clock.Now()
 	res, err := f.send("early bird", false)
 	require.NoError(t, err)
 	assert.Equal(t, deliver.Submitted, res.Outcome)
-	assert.GreaterOrEqual(t, f.clock.Now().Sub(start), 8*time.Second)
-	require.Len(t, f.agent.Submissions, 1)
-	assert.Equal(t, "early bird", f.agent.Submissions[0].Text)
+	assert.GreaterOrEqual(t, f.Clock.Now().Sub(start), 8*time.Second)
+	require.Len(t, f.Agent.Submissions, 1)
+	assert.Equal(t, "early bird", f.Agent.Submissions[0].Text)
 }
 
 func TestAgentNeverReadyIsRefusedUnpasted(t *testing.T) {
 	f := newFixture("codex", func(a *sim.Agent) { a.StartAfter(time.Hour) })
-	res, err := f.d.Send(context.Background(), deliver.Request{Pane: f.pane, Profile: agent.Lookup(agent.Codex), Text: "x", Ready: 5 * time.Second})
+	res, err := f.Deliverer.Send(context.Background(), deliver.Request{Pane: f.ID, Profile: agent.Lookup(agent.Codex), Text: "x", Ready: 5 * time.Second})
 	require.ErrorIs(t, err, deliver.ErrNotReady)
 	assert.Equal(t, deliver.Failed, res.Outcome)
-	assert.Zero(t, f.mux.Count("paste"))
+	assert.Zero(t, f.Mux.Count("paste"))
 }
 
 func TestBusyClaudeQueuesWithOneEnter(t *testing.T) {
@@ -214,7 +200,7 @@ func TestBusyClaudeQueuesWithOneEnter(t *testing.T) {
 	res, err := f.send("next", false)
 	require.NoError(t, err)
 	assert.Equal(t, deliver.Queued, res.Outcome)
-	assert.Equal(t, 1, res.Enters, "presses: %s", f.mux.History(f.pane))
+	assert.Equal(t, 1, res.Enters, "presses: %s", f.Mux.History(f.ID))
 }
 
 func TestLostEnterIsPressedAgainOnlyIntoOurText(t *testing.T) {
@@ -222,23 +208,23 @@ func TestLostEnterIsPressedAgainOnlyIntoOurText(t *testing.T) {
 	res, err := f.send("hello", false)
 	require.NoError(t, err)
 	assert.Equal(t, 2, res.Enters)
-	require.Len(t, f.agent.Submissions, 1)
+	require.Len(t, f.Agent.Submissions, 1)
 }
 
 func TestInterruptedSendTakesBackItsPaste(t *testing.T) {
 	f := newFixture("claude", func(a *sim.Agent) { a.LoseEnters(100) })
 	ctx, cancel := context.WithCancel(context.Background())
-	f.d.Pasted = func(string, string) { cancel() }
-	_, err := f.d.Send(ctx, deliver.Request{Pane: f.pane, Profile: agent.Lookup(agent.Claude), Text: "FIRST-x"})
+	f.Deliverer.Pasted = func(string, string) { cancel() }
+	_, err := f.Deliverer.Send(ctx, deliver.Request{Pane: f.ID, Profile: agent.Lookup(agent.Claude), Text: "FIRST-x"})
 	require.ErrorIs(t, err, context.Canceled)
-	assert.Empty(t, f.agent.Input(), "the pasted text is taken back")
-	assert.Empty(t, f.agent.Submissions)
-	f.agent.LoseEnters(0)
-	f.d.Pasted = nil
+	assert.Empty(t, f.Agent.Input(), "the pasted text is taken back")
+	assert.Empty(t, f.Agent.Submissions)
+	f.Agent.LoseEnters(0)
+	f.Deliverer.Pasted = nil
 	res, err := f.send("SECOND-x", false)
 	require.NoError(t, err)
 	assert.Equal(t, deliver.Submitted, res.Outcome)
-	assert.Equal(t, "SECOND-x", f.agent.Submissions[0].Text, "never merged with the interrupted one")
+	assert.Equal(t, "SECOND-x", f.Agent.Submissions[0].Text, "never merged with the interrupted one")
 }
 
 func TestInterpretedTextIsMadePlainOrRefused(t *testing.T) {
@@ -246,17 +232,17 @@ func TestInterpretedTextIsMadePlainOrRefused(t *testing.T) {
 	_, err := f.send("!touch FILE", false)
 	require.ErrorIs(t, err, deliver.ErrInterpreted)
 	assert.Contains(t, err.Error(), "--raw")
-	assert.Zero(t, f.mux.Count("paste"))
+	assert.Zero(t, f.Mux.Count("paste"))
 
-	res, err := f.d.Send(context.Background(), deliver.Request{Pane: f.pane, Profile: agent.Lookup(agent.Claude), Text: "/compact", Raw: true})
+	res, err := f.Deliverer.Send(context.Background(), deliver.Request{Pane: f.ID, Profile: agent.Lookup(agent.Claude), Text: "/compact", Raw: true})
 	require.NoError(t, err, "--raw sends a command on purpose")
 	assert.Equal(t, deliver.Submitted, res.Outcome)
 
 	c := newFixture("codex", nil)
 	_, err = c.send("!touch FILE", false)
 	require.NoError(t, err)
-	require.Len(t, c.agent.Submissions, 1)
-	assert.Equal(t, " !touch FILE", c.agent.Submissions[0].Text, "codex trims the space that keeps ! plain")
+	require.Len(t, c.Agent.Submissions, 1)
+	assert.Equal(t, " !touch FILE", c.Agent.Submissions[0].Text, "codex trims the space that keeps ! plain")
 }
 
 // Claude announces the prompt it took (UserPromptSubmit) and an Esc before
@@ -315,7 +301,7 @@ func TestAgentsOnlyDelivery(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.persona, func(t *testing.T) {
 			f := newFixture(tt.persona, nil)
-			res, err := f.d.Send(context.Background(), deliver.Request{Pane: f.pane, Profile: agent.Lookup(agent.Kind(tt.persona)),
+			res, err := f.Deliverer.Send(context.Background(), deliver.Request{Pane: f.ID, Profile: agent.Lookup(agent.Kind(tt.persona)),
 				Text: "rm -rf ~", AgentsOnly: true})
 			if tt.why == "" {
 				require.NoError(t, err)
@@ -327,11 +313,11 @@ func TestAgentsOnlyDelivery(t *testing.T) {
 			assert.ErrorIs(t, err, deliver.ErrNotAgent)
 			assert.Equal(t, tt.why, refused.Why)
 			assert.Equal(t, deliver.Failed, res.Outcome)
-			assert.Zero(t, f.mux.Count("paste"), "nothing pasted")
-			assert.Zero(t, f.mux.Count("key"), "no key pressed")
-			assert.Empty(t, f.agent.Submissions)
+			assert.Zero(t, f.Mux.Count("paste"), "nothing pasted")
+			assert.Zero(t, f.Mux.Count("key"), "no key pressed")
+			assert.Empty(t, f.Agent.Submissions)
 
-			_, err = f.d.Send(context.Background(), deliver.Request{Pane: f.pane, Profile: agent.Lookup(agent.Kind(tt.persona)), Text: "ls"})
+			_, err = f.Deliverer.Send(context.Background(), deliver.Request{Pane: f.ID, Profile: agent.Lookup(agent.Kind(tt.persona)), Text: "ls"})
 			require.NoError(t, err, "what the user sends still goes")
 		})
 	}
