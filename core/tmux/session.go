@@ -65,6 +65,17 @@ func (c *Client) NewSession(ctx context.Context, name string, w, h int, spawn Sp
 		args = append(append(args, cmdSep), setArgs(opts)...)
 	}
 	out, err := c.Run(ctx, args...)
+	// A server losing its last session to another process (a concurrent
+	// `party stop`) takes our command down with it; the command did not
+	// run, and the next try starts a new server.
+	for try := 1; err != nil && serverExiting(err) && try <= 5; try++ {
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("new session %q: %w", name, ctx.Err())
+		case <-time.After(time.Duration(try) * 10 * time.Millisecond):
+		}
+		out, err = c.Run(ctx, args...)
+	}
 	if err != nil {
 		return "", fmt.Errorf("new session %q: %w", name, err)
 	}
@@ -170,12 +181,53 @@ func (c *Client) HasSession(ctx context.Context, name string) (bool, error) {
 	return false, err
 }
 
-// KillSession kills session name.
+// KillSession kills session name. When that was the server's last
+// session, the server exits; KillSession waits (up to serverExitWait) until
+// it has, so that the next command starts a new server instead of reaching
+// the exiting one ("server exited unexpectedly", one `party stop; party
+// start` in twelve on a quiet machine).
 func (c *Client) KillSession(ctx context.Context, name string) error {
 	if _, err := c.Run(ctx, "kill-session", "-t", exactSession(name)); err != nil {
 		return fmt.Errorf("kill session %q: %w", name, err)
 	}
+	c.awaitEmptyServerExit(ctx)
 	return nil
+}
+
+// serverExitWait bounds awaitEmptyServerExit; a server exits within
+// milliseconds of losing its last session.
+const serverExitWait = 2 * time.Second
+
+// awaitEmptyServerExit returns once the server is gone, has a session, or
+// is set to stay up without one (exit-empty off).
+func (c *Client) awaitEmptyServerExit(ctx context.Context) {
+	deadline := time.Now().Add(serverExitWait)
+	for first := true; time.Now().Before(deadline); first = false {
+		out, err := c.Run(ctx, "list-sessions", "-F", "x")
+		switch {
+		case err != nil && !serverExiting(err):
+			return // gone (or failing for a reason of its own)
+		case err == nil && len(out) > 0:
+			return // sessions left: the server stays
+		case err == nil && first:
+			if v, err := c.Run(ctx, "show-options", "-gv", "exit-empty"); err == nil && strings.TrimSpace(string(v)) == "off" {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(5 * time.Millisecond):
+		}
+	}
+}
+
+// serverExiting reports whether err is tmux's client reaching a server
+// that exits under it: the command did not run, and the next one starts a
+// new server.
+func serverExiting(err error) bool {
+	var ce *CmdError
+	return errors.As(err, &ce) && strings.Contains(ce.Stderr, "server exited unexpectedly")
 }
 
 // Session is one session as listed.
