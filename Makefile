@@ -5,6 +5,8 @@ BIN     := bin
 MOCKS   := claude codex gemini mockagent
 # The scenarios run many tmux servers side by side; keep -race on.
 TESTFLAGS ?= -race -count=1 -timeout 40m
+# A -race binary sleeps 1 s at exit (atexit_sleep_ms) unless told not to.
+export GORACE ?= atexit_sleep_ms=0
 # Linters, pinned; go run fetches them through the module proxy, so CI
 # needs nothing but Go. staticcheck 2026.2.2 knows Go 1.26.
 STATICCHECK := honnef.co/go/tools/cmd/staticcheck@v0.8.2

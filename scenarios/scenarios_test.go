@@ -115,12 +115,17 @@ func setup(env *testscript.Env) error {
 		"TMUX_TMPDIR":     tmpdir,
 		// party's wake sockets too: a waiter a scenario kills leaves its
 		// socket there, removed with the rest at teardown.
-		"XDG_RUNTIME_DIR":        tmpdir,
-		"PARTY_TMUX_SOCKET":      sock,
-		"PARTY_TMUX_CONFIG":      os.DevNull,
-		"PARTY_MOCK_LOG":         filepath.Join(work, "mock.log"),
-		"LC_ALL":                 "C.UTF-8",
-		"TERM":                   "xterm-256color",
+		"XDG_RUNTIME_DIR":   tmpdir,
+		"PARTY_TMUX_SOCKET": sock,
+		"PARTY_TMUX_CONFIG": os.DevNull,
+		"PARTY_MOCK_LOG":    filepath.Join(work, "mock.log"),
+		"LC_ALL":            "C.UTF-8",
+		"TERM":              "xterm-256color",
+		// A binary built with -race sleeps a second at exit for other
+		// threads to report (atexit_sleep_ms); a scenario runs party
+		// and the mocks hundreds of times, and that second was most of
+		// its time.
+		"GORACE":                 strings.TrimSpace("atexit_sleep_ms=0 " + os.Getenv("GORACE")),
 		"SOCK":                   sock,
 		"GOLDEN":                 golden.Dir(),
 		"PARTY_SESSION":          "",
