@@ -40,6 +40,7 @@ type Agent struct {
 	queue     []string
 	history   []string
 	dialog    bool
+	ask       bool // a taken prompt opens the permission dialog at once
 
 	dead       bool
 	deadStatus string
@@ -104,6 +105,10 @@ func (a *Agent) BusyFor(d time.Duration) *Agent {
 
 // ShowDialog puts a numbered permission dialog on screen.
 func (a *Agent) ShowDialog() *Agent { a.dialog = true; return a }
+
+// AskOnSubmit makes each taken prompt open the permission dialog at once:
+// a turn whose first step is a command that needs approval.
+func (a *Agent) AskOnSubmit() *Agent { a.ask = true; return a }
 
 // HideDialog takes the dialog off screen again: someone answered it.
 func (a *Agent) HideDialog() *Agent { a.dialog = false; return a }
@@ -260,6 +265,7 @@ func (a *Agent) key(k string) {
 
 func (a *Agent) take(mode string) {
 	a.Submissions = append(a.Submissions, Submission{Text: a.input, Mode: mode, At: a.now()})
+	a.dialog = a.dialog || a.ask
 	if a.announce != "" {
 		b, _ := json.Marshal(hook.Event{Time: a.now(), Pane: a.announcePane, Agent: a.Persona, Kind: hook.PromptSubmit, Prompts: []string{a.input}})
 		if f, err := os.OpenFile(a.announce, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {

@@ -494,6 +494,11 @@ func (s *submission) watch(ctx context.Context, before observe.State, window tim
 			// the screen tells. Where the box stays, busy alone proves
 			// nothing (a queued turn starting), the text must leave it.
 			taken = true
+		case st.Dialog != "" && before.Dialog == "" && !before.Busy && !(st.HasInput && p.Holds(st.Input, s.text)):
+			// An idle agent opened a dialog after Enter: the turn our
+			// text started asks for approval before anything else (on a
+			// loaded machine, before a look caught it busy).
+			taken = true
 		}
 		if !(st.HasInput && st.Input == "") {
 			empty = 0
