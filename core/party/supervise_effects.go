@@ -185,7 +185,12 @@ func (e *paneEffects) talkDeps() talk.Deps {
 	return talk.Deps{Mux: e.env.Tmux, Clock: e.env.Clock, Getenv: e.env.Getenv, Config: e.cfg, StateDir: e.info.StateDir}
 }
 
-// Prepare makes the envelope ready for rt's agent, its turn starting now.
+// Prepare makes the envelope ready for rt's agent, its turn starting now:
+// the turn is placed where the pane stands now (wait.NewMark), the
+// position of the paste that follows. The loop saves the record before it
+// sends, and Send gets no record to place it later, so the rows are read
+// here, just before the delivery: they differ from the paste's only when
+// the pane prints in between, which a ready agent does not.
 func (e *paneEffects) Prepare(ctx context.Context, rt supervise.Runtime, text string) (string, *supervise.TurnRecord, error) {
 	p, err := e.pane(ctx, rt)
 	if err != nil {
@@ -196,8 +201,12 @@ func (e *paneEffects) Prepare(ctx context.Context, rt supervise.Runtime, text st
 	if err != nil {
 		return "", nil, err
 	}
-	return text, &supervise.TurnRecord{Pane: p.ID, Offset: spec.Offset, Nonce: spec.Nonce, Prompt: spec.Prompt, Hooks: spec.Hooks,
-		Since: spec.Since, Rollouts: spec.Rollouts}, nil
+	turn := &supervise.TurnRecord{Pane: p.ID, Offset: spec.Offset, Nonce: spec.Nonce, Prompt: spec.Prompt, Hooks: spec.Hooks,
+		Since: spec.Since, Rollouts: spec.Rollouts}
+	// Without a mark the echoed nonce alone places a marker turn; a
+	// screen source (Gemini's) reads its answer after it.
+	turn.Mark, _ = wait.NewMark(ctx, e.env.Tmux, p.ID)
+	return text, turn, nil
 }
 
 // Send delivers text once to rt's pane through the delivery path.
@@ -247,6 +256,7 @@ func (e *paneEffects) Await(ctx context.Context, rt supervise.Runtime, turn supe
 	d := e.talkDeps()
 	t := d.Turn(ctx, e.env.Tmux, p, talk.Spec{Offset: turn.Offset, Hooks: turn.Hooks, Nonce: turn.Nonce, Prompt: turn.Prompt,
 		Since: turn.Since, Rollouts: turn.Rollouts})
+	t.Marked(turn.Mark)
 	w := &wait.Waiter{Mux: e.env.Tmux, Clock: e.env.Clock, Wake: wake, Poll: e.cfg.PollInterval}
 	res, err := w.Wait(ctx, t, e.cfg.Supervise.TurnTimeout)
 	if err != nil {

@@ -222,14 +222,7 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *Result) (wait.Re
 	// and what the screen shows when the agent's events are lost.
 	pasting := func(ctx context.Context) {
 		mark, _ := wait.NewMark(ctx, t.wakes.Mux(), p.ID)
-		if turn.Nonce != "" {
-			turn.Mark = mark
-		}
-		for _, s := range turn.Sources {
-			if m, ok := s.(interface{ Marked(*wait.Mark) }); ok && mark != nil {
-				m.Marked(mark)
-			}
-		}
+		turn.Marked(mark)
 	}
 	res, err := t.deliver(qctx, p, profile, text, pasting)
 	out.Outcome = res.Outcome

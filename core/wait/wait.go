@@ -76,6 +76,24 @@ type Turn struct {
 	SourcesOnly bool
 }
 
+// Marked places t where the pane stood just before its prompt was pasted
+// (NewMark): the marker answer is looked for after it, and the sources
+// that read the screen (a Source with a Marked(*Mark) method) are told.
+// A nil m leaves t as it was.
+func (t *Turn) Marked(m *Mark) {
+	if m == nil {
+		return
+	}
+	if t.Nonce != "" {
+		t.Mark = m
+	}
+	for _, s := range t.Sources {
+		if ms, ok := s.(interface{ Marked(*Mark) }); ok {
+			ms.Marked(m)
+		}
+	}
+}
+
 // A Source is a witness of a turn besides the event log: typically an
 // agent's transcript file, read from where it stood when the prompt was
 // sent. Check reports the turn's end once the source shows it: an answer,
