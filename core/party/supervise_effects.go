@@ -248,16 +248,23 @@ func (e *paneEffects) Await(ctx context.Context, rt supervise.Runtime, turn supe
 	if err != nil {
 		return "", supervise.TargetNotFound, err
 	}
-	var wake <-chan struct{}
+	var (
+		wake  <-chan struct{}
+		waker *state.Waiter
+	)
 	if w, err := state.ListenSession(e.env.Getenv, e.info.StateDir); err == nil {
 		defer w.Close()
-		wake = w.C
+		wake, waker = w.C, w
 	}
 	d := e.talkDeps()
 	t := d.Turn(ctx, e.env.Tmux, p, talk.Spec{Offset: turn.Offset, Hooks: turn.Hooks, Nonce: turn.Nonce, Prompt: turn.Prompt,
 		Since: turn.Since, Rollouts: turn.Rollouts})
 	t.Marked(turn.Mark)
-	w := &wait.Waiter{Mux: e.env.Tmux, Clock: e.env.Clock, Wake: wake, Poll: e.cfg.PollInterval}
+	// The agent's hooks may have failed to record the turn's events
+	// before this wait listens (its send returns after the first): the
+	// note they left says so, and the wait reads the transcript or screen.
+	w := &wait.Waiter{Mux: e.env.Tmux, Clock: e.env.Clock, Wake: wake, Poll: e.cfg.PollInterval,
+		Unheard: wait.SessionUnheard(waker, e.env.Getenv, e.info.StateDir)}
 	res, err := w.Wait(ctx, t, e.cfg.Supervise.TurnTimeout)
 	if err != nil {
 		if errors.Is(err, deliver.ErrPaneDead) || errors.Is(err, mux.ErrNoPane) {

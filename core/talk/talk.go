@@ -47,8 +47,8 @@ type Wakes interface {
 	// watcher may pause a pane's output after each wake-up).
 	Resume(ctx context.Context, pane string)
 	// Unheard returns the report of a hook of pane that could not record
-	// its event (state.Report).
-	Unheard(pane string) (state.Report, bool)
+	// its event (state.Report) at or after since (wait.Waiter.Unheard).
+	Unheard(pane string, since time.Time) (state.Report, bool)
 	// Mux is the multiplexer the waits look through.
 	Mux() mux.Multiplexer
 	Close()
@@ -278,9 +278,9 @@ func (t *talker) record(p mux.Pane, turn wait.Turn) (release func(), err error) 
 // waits poll.
 type pollOnly struct{ m mux.Multiplexer }
 
-func (pollOnly) Wake(string) <-chan struct{}         { return nil }
-func (pollOnly) Hook(string) <-chan struct{}         { return nil }
-func (pollOnly) Resume(context.Context, string)      {}
-func (pollOnly) Unheard(string) (state.Report, bool) { return state.Report{}, false }
-func (p pollOnly) Mux() mux.Multiplexer              { return p.m }
-func (pollOnly) Close()                              {}
+func (pollOnly) Wake(string) <-chan struct{}                    { return nil }
+func (pollOnly) Hook(string) <-chan struct{}                    { return nil }
+func (pollOnly) Resume(context.Context, string)                 {}
+func (pollOnly) Unheard(string, time.Time) (state.Report, bool) { return state.Report{}, false }
+func (p pollOnly) Mux() mux.Multiplexer                         { return p.m }
+func (pollOnly) Close()                                         {}

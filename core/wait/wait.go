@@ -66,6 +66,9 @@ type Turn struct {
 	// Started is when the caller began (queued behind other talks, say):
 	// the timeout counts from it. Zero means from Wait.
 	Started time.Time
+	// Began is when the turn began (its prompt was about to be sent): a
+	// hook failure noted before it was an earlier turn's (Waiter.Unheard).
+	Began time.Time
 	// Sources are further witnesses of the turn (the agent's transcript
 	// file), checked on every look after the events.
 	Sources []Source
@@ -128,12 +131,28 @@ type Waiter struct {
 	// (Watcher.Resume).
 	Resume func(ctx context.Context)
 	// Unheard, when set, returns the report of a hook of the pane that
-	// could not record its event (a read-only or full state dir): a wait
-	// on events then says so at once (Warn) and goes on with what the
-	// agent's transcript or screen shows (sources that are Deaf).
-	Unheard func(pane string) (state.Report, bool)
+	// could not record its event (a read-only or full state dir) since a
+	// time (SessionUnheard): a wait on events then says so at once (Warn)
+	// and goes on with what the agent's transcript or screen shows
+	// (sources that are Deaf).
+	Unheard func(pane string, since time.Time) (state.Report, bool)
 	// Warn is told, once, that a wait goes on without the pane's events.
 	Warn func(msg string)
+}
+
+// SessionUnheard is a Waiter.Unheard for the session whose state dir is
+// stateDir: the report waker received while it listened (nil: none), else
+// the note a hook left for waits that started after it failed
+// (hook.LastUnheard), when it failed at or after since.
+func SessionUnheard(waker *state.Waiter, getenv func(string) string, stateDir string) func(string, time.Time) (state.Report, bool) {
+	return func(pane string, since time.Time) (state.Report, bool) {
+		if waker != nil {
+			if r, ok := waker.Report(pane); ok {
+				return r, true
+			}
+		}
+		return hook.LastUnheard(getenv, stateDir, pane, since)
+	}
 }
 
 // deafSource is a Source that can tell a turn's answer itself once the
@@ -206,7 +225,7 @@ func (w *Waiter) Wait(ctx context.Context, t Turn, timeout time.Duration) (Resul
 			}
 		}
 		if t.Hooks && !t.SourcesOnly && !deaf && w.Unheard != nil {
-			if r, ok := w.Unheard(t.Pane); ok {
+			if r, ok := w.Unheard(t.Pane, t.Began); ok {
 				deaf = true
 				w.goDeaf(t, r)
 			}
