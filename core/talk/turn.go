@@ -107,9 +107,5 @@ func (d Deps) codexRollout(ctx context.Context, p mux.Pane, spec Spec, turn *wai
 // hold open; where /proc is missing, the recent ones under $CODEX_HOME
 // (default ~/.codex) as party sees it.
 func (d Deps) rolloutFiles(p mux.Pane) func() []string {
-	home := d.Getenv("CODEX_HOME")
-	if home == "" {
-		home = filepath.Join(d.Getenv("HOME"), ".codex")
-	}
-	return wait.CodexRolloutFiles(p.PID, home, d.Clock.Now)
+	return wait.CodexRolloutFiles(p.PID, wait.CodexHome(d.Getenv), d.Clock.Now)
 }
