@@ -371,7 +371,14 @@ func (s *submission) run(ctx context.Context) error {
 			}
 		}
 		busy := st.Busy
-		if !busy && s.d.Working != nil && s.d.Working(p.Kind, st.Pane) {
+		switch {
+		case busy:
+		case p.Queueing(st.Screen):
+			// Codex takes the next queued message as a turn ends, a
+			// moment before its screen or rollout says it works: the
+			// queue key then queues ours, Enter would steer that turn.
+			busy, st.Busy, s.res.WasBusy = true, true, true
+		case s.d.Working != nil && s.d.Working(p.Kind, st.Pane):
 			busy, st.Busy, s.res.WasBusy = true, true, true
 		}
 		lastBusy = busy
