@@ -44,6 +44,12 @@ type Profile struct {
 	// QueueKey is the key that queues a message while the agent is busy
 	// (Enter for claude, Tab for codex, whose Enter steers the running turn).
 	QueueKey string
+	// Queue matches a screen line shown while the agent holds queued
+	// messages (Codex's "• Queued follow-up inputs"): busy, or about to
+	// start the next of them, where an Enter steers that turn. Not busy
+	// for all that (IsBusy): a delivery presses its QueueKey, which an
+	// idle Codex ignores (Queueing).
+	Queue *regexp.Regexp
 	// Pasted matches what the input shows in place of a long paste
 	// ("[Pasted text #2 +40 lines]").
 	Pasted *regexp.Regexp
@@ -95,6 +101,7 @@ var profiles = map[Kind]Profile{
 		// (…)"; the header may be a reasoning title instead of Working.
 		Busy:     regexp.MustCompile(`^\s*[•◦] \S.*\([^()]*\b(?i:esc) to interrupt\)\s*$`),
 		QueueKey: "Tab",
+		Queue:    regexp.MustCompile(`^\s*• Queued follow-up inputs\s*$`),
 		Pasted:   regexp.MustCompile(`\[Pasted Content \d+ chars\]`),
 		// A refused /word is left with the cursor at its start, where
 		// C-u deletes nothing.
@@ -369,6 +376,20 @@ func (p Profile) IsBusy(screen string) bool {
 					return true
 				}
 			}
+		}
+	}
+	return false
+}
+
+// Queueing reports whether the screen shows the agent holding queued
+// messages (Profile.Queue).
+func (p Profile) Queueing(screen string) bool {
+	if p.Queue == nil {
+		return false
+	}
+	for _, l := range strings.Split(screen, "\n") {
+		if p.Queue.MatchString(l) {
+			return true
 		}
 	}
 	return false

@@ -215,3 +215,22 @@ func TestHoldsATallCodexInputScrolled(t *testing.T) {
 	assert.True(t, p.Holds("a line of the plan ↑", text))
 	assert.False(t, p.Holds("something else ↑", text))
 }
+
+func TestQueueing(t *testing.T) {
+	tests := []struct {
+		name   string
+		kind   Kind
+		screen string
+		want   bool
+	}{
+		{"codex queued follow-ups", Codex, "• ok\n\n• Queued follow-up inputs\n  ↳ text\n› Ask Codex to do anything", true},
+		{"codex idle", Codex, "• The answer.\n\nWorked for <1s • 12:05\n\n› Ask Codex to do anything", false},
+		{"codex answer quoting it", Codex, "• I saw • Queued follow-up inputs there\n› Ask Codex to do anything", false},
+		{"claude has no such line", Claude, "• Queued follow-up inputs", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, Lookup(tt.kind).Queueing(tt.screen))
+		})
+	}
+}

@@ -140,6 +140,11 @@ type Deliverer struct {
 	// Pasted, when set, is told each text as soon as it is in the pane,
 	// before Enter (recordings log it as input).
 	Pasted func(pane, text string)
+	// Working, when set, says whether the agent of kind in pane p works
+	// on a turn where its screen shows no sign of it: Codex streaming an
+	// answer shows no busy line, and its Enter would steer the running
+	// turn instead of queueing. Asked only before a key is pressed.
+	Working func(kind agent.Kind, p mux.Pane) bool
 }
 
 // Send delivers req. On refusal the error wraps ErrPaneDead,
@@ -366,6 +371,16 @@ func (s *submission) run(ctx context.Context) error {
 			}
 		}
 		busy := st.Busy
+		switch {
+		case busy:
+		case p.Queueing(st.Screen):
+			// Codex takes the next queued message as a turn ends, a
+			// moment before its screen or rollout says it works: the
+			// queue key then queues ours, Enter would steer that turn.
+			busy, st.Busy, s.res.WasBusy = true, true, true
+		case s.d.Working != nil && s.d.Working(p.Kind, st.Pane):
+			busy, st.Busy, s.res.WasBusy = true, true, true
+		}
 		lastBusy = busy
 		key := "Enter"
 		if busy && p.QueueKey != "" {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/observe"
 	"github.com/partyhq/party/sim"
 )
@@ -325,4 +326,31 @@ func TestAgentsOnlyDelivery(t *testing.T) {
 			require.NoError(t, err, "what the user sends still goes")
 		})
 	}
+}
+
+// TestWorkingPicksTheQueueKey: an agent whose screen looks idle but that
+// works on a turn (Codex streaming an answer shows no busy line), as
+// Working says, gets its queue key, never an Enter that would steer the
+// turn; once Working says the turn is over, Enter.
+func TestWorkingPicksTheQueueKey(t *testing.T) {
+	f := newFixture("codex", nil)
+	var asked []agent.Kind
+	f.d.Working = func(kind agent.Kind, p mux.Pane) bool {
+		asked = append(asked, kind)
+		return len(asked) == 1 // the turn ends after the first look
+	}
+	res, err := f.send("next", false)
+	require.NoError(t, err)
+	assert.Equal(t, []agent.Kind{agent.Codex, agent.Codex}, asked, "asked before each key")
+	var keys []string
+	for _, c := range f.mux.Calls() {
+		if c.Op == "key" {
+			keys = append(keys, c.Arg)
+		}
+	}
+	assert.Equal(t, []string{"Tab", "Enter"}, keys, "Tab while it works (the idle sim ignores it), then Enter")
+	assert.Equal(t, deliver.Submitted, res.Outcome)
+	assert.True(t, res.WasBusy)
+	require.Len(t, f.agent.Submissions, 1)
+	assert.Equal(t, "submit", f.agent.Submissions[0].Mode)
 }

@@ -2,7 +2,9 @@
 // Claude Code's hook JSON (Stop, StopFailure, UserPromptSubmit,
 // Notification, SessionStart, PreToolUse, PostToolUse) and Gemini's on
 // stdin, and Codex's notify JSON as the last argv element; Record appends
-// them to their session's event log (party hook). It also builds the
+// them to their session's event log (party hook); one it cannot append
+// is reported to the session's waiters and noted for later ones
+// (Unheard, unheard.go). It also builds the
 // launch arguments and settings (InstallClaude) that wire those hooks to
 // "party hook".
 package hook

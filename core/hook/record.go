@@ -100,13 +100,18 @@ func Record(ctx context.Context, d Deps, agent string, payload []byte) error {
 	}
 	if err := state.AppendEvent(filepath.Join(dir, state.EventLog), ev); err != nil {
 		// Whoever waits for this event would wait in vain: tell them,
-		// with what the event says but its text.
+		// with what the event says but its text, and leave a note for
+		// those that start waiting later.
 		short := Event{Time: ev.Time, Pane: ev.Pane, Agent: ev.Agent, Kind: ev.Kind, Raw: ev.Raw, Type: ev.Type,
 			Session: ev.Session, Transcript: ev.Transcript}
 		b, _ := json.Marshal(short)
-		state.ReportSession(d.Getenv, dir, state.Report{Pane: ev.Pane, Error: err.Error(), Event: b})
+		r := state.Report{Pane: ev.Pane, Error: err.Error(), Event: b}
+		// Noted first: a waiter the report wakes may read either.
+		NoteUnheard(d.Getenv, dir, ev.Time, r)
+		state.ReportSession(d.Getenv, dir, r)
 		return err
 	}
+	ClearUnheard(d.Getenv, dir, ev.Pane)
 	if err := d.Review.Signal(dir, ev); err != nil {
 		return err
 	}

@@ -146,3 +146,39 @@ func TestRecordThatCannotAppendTellsTheWaiters(t *testing.T) {
 	assert.Equal(t, "/t.jsonl", ev.Transcript)
 	assert.Empty(t, ev.Prompts, "the report says what was lost, not its text")
 }
+
+// TestRecordThatCannotAppendLeavesANote: a waiter that starts after the
+// hook failed (none listened then) learns of it from the note the hook
+// left, unless it began after it; the pane's next hook that records
+// removes the note.
+func TestRecordThatCannotAppendLeavesANote(t *testing.T) {
+	dir, run := t.TempDir(), os.Getenv("XDG_RUNTIME_DIR")
+	events := filepath.Join(dir, state.EventLog)
+	require.NoError(t, os.Mkdir(events, 0o700))
+	env := map[string]string{"XDG_RUNTIME_DIR": run, "PARTY_STATE_DIR": dir, "TMUX_PANE": "%4"}
+	getenv := func(k string) string { return env[k] }
+	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	record := func() error {
+		return Record(context.Background(), Deps{Getenv: getenv, Clock: clockAt(at), Tmux: fakeSessions{dir: dir},
+			In: strings.NewReader(`{"hook_event_name":"Stop","last_assistant_message":"a","transcript_path":"/t.jsonl"}`), Out: io.Discard,
+			Review: &fakeReview{}}, "claude", nil)
+	}
+	require.Error(t, record())
+
+	r, ok := LastUnheard(getenv, dir, "%4", at)
+	require.True(t, ok, "a turn that began before the failure hears of it")
+	assert.Contains(t, r.Error, "event log")
+	var ev Event
+	require.NoError(t, json.Unmarshal(r.Event, &ev))
+	assert.Equal(t, TurnComplete, ev.Kind)
+	assert.Empty(t, ev.Answer, "the note says what was lost, not its text")
+	_, ok = LastUnheard(getenv, dir, "%4", at.Add(time.Second))
+	assert.False(t, ok, "a turn that began after it does not")
+	_, ok = LastUnheard(getenv, dir, "%5", at)
+	assert.False(t, ok, "another pane's")
+
+	require.NoError(t, os.Remove(events))
+	require.NoError(t, record())
+	_, ok = LastUnheard(getenv, dir, "%4", at)
+	assert.False(t, ok, "the pane's hooks record again")
+}

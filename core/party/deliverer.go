@@ -3,11 +3,13 @@ package party
 import (
 	"path/filepath"
 
+	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/observe"
 	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/wait"
 )
 
 // NewDeliverer is the delivery protocol over m for the session whose state
@@ -18,6 +20,10 @@ import (
 // it as input at the right moment. With no state dir it does neither.
 func NewDeliverer(m mux.Multiplexer, clk clock.Clock, getenv func(string) string, lockDir, stateDir string, roles map[string]string) *deliver.Deliverer {
 	d := &deliver.Deliverer{Mux: m, Clock: clk, Locker: state.Locker{Dir: lockDir}}
+	// Codex streaming an answer shows no busy line: its rollout tells.
+	d.Working = func(kind agent.Kind, p mux.Pane) bool {
+		return kind == agent.Codex && wait.CodexWorking(wait.CodexRolloutFiles(p.PID, wait.CodexHome(getenv), clk.Now)())
+	}
 	if stateDir == "" {
 		return d
 	}

@@ -185,7 +185,12 @@ func (e *paneEffects) talkDeps() talk.Deps {
 	return talk.Deps{Mux: e.env.Tmux, Clock: e.env.Clock, Getenv: e.env.Getenv, Config: e.cfg, StateDir: e.info.StateDir}
 }
 
-// Prepare makes the envelope ready for rt's agent, its turn starting now.
+// Prepare makes the envelope ready for rt's agent, its turn starting now:
+// the turn is placed where the pane stands now (wait.NewMark), the
+// position of the paste that follows. The loop saves the record before it
+// sends, and Send gets no record to place it later, so the rows are read
+// here, just before the delivery: they differ from the paste's only when
+// the pane prints in between, which a ready agent does not.
 func (e *paneEffects) Prepare(ctx context.Context, rt supervise.Runtime, text string) (string, *supervise.TurnRecord, error) {
 	p, err := e.pane(ctx, rt)
 	if err != nil {
@@ -196,8 +201,12 @@ func (e *paneEffects) Prepare(ctx context.Context, rt supervise.Runtime, text st
 	if err != nil {
 		return "", nil, err
 	}
-	return text, &supervise.TurnRecord{Pane: p.ID, Offset: spec.Offset, Nonce: spec.Nonce, Prompt: spec.Prompt, Hooks: spec.Hooks,
-		Since: spec.Since, Rollouts: spec.Rollouts}, nil
+	turn := &supervise.TurnRecord{Pane: p.ID, Offset: spec.Offset, Nonce: spec.Nonce, Prompt: spec.Prompt, Hooks: spec.Hooks,
+		Since: spec.Since, Rollouts: spec.Rollouts}
+	// Without a mark the echoed nonce alone places a marker turn; a
+	// screen source (Gemini's) reads its answer after it.
+	turn.Mark, _ = wait.NewMark(ctx, e.env.Tmux, p.ID)
+	return text, turn, nil
 }
 
 // Send delivers text once to rt's pane through the delivery path.
@@ -239,15 +248,23 @@ func (e *paneEffects) Await(ctx context.Context, rt supervise.Runtime, turn supe
 	if err != nil {
 		return "", supervise.TargetNotFound, err
 	}
-	var wake <-chan struct{}
+	var (
+		wake  <-chan struct{}
+		waker *state.Waiter
+	)
 	if w, err := state.ListenSession(e.env.Getenv, e.info.StateDir); err == nil {
 		defer w.Close()
-		wake = w.C
+		wake, waker = w.C, w
 	}
 	d := e.talkDeps()
 	t := d.Turn(ctx, e.env.Tmux, p, talk.Spec{Offset: turn.Offset, Hooks: turn.Hooks, Nonce: turn.Nonce, Prompt: turn.Prompt,
 		Since: turn.Since, Rollouts: turn.Rollouts})
-	w := &wait.Waiter{Mux: e.env.Tmux, Clock: e.env.Clock, Wake: wake, Poll: e.cfg.PollInterval}
+	t.Marked(turn.Mark)
+	// The agent's hooks may have failed to record the turn's events
+	// before this wait listens (its send returns after the first): the
+	// note they left says so, and the wait reads the transcript or screen.
+	w := &wait.Waiter{Mux: e.env.Tmux, Clock: e.env.Clock, Wake: wake, Poll: e.cfg.PollInterval,
+		Unheard: wait.SessionUnheard(waker, e.env.Getenv, e.info.StateDir)}
 	res, err := w.Wait(ctx, t, e.cfg.Supervise.TurnTimeout)
 	if err != nil {
 		if errors.Is(err, deliver.ErrPaneDead) || errors.Is(err, mux.ErrNoPane) {
@@ -351,11 +368,7 @@ func ackLineIn(screen, mark, ack string) bool {
 // Codex worked on it. The files are those the pane's processes hold open
 // (talk's wait reads the same), else the recent ones under $CODEX_HOME.
 func (e *paneEffects) codexTook(p mux.Pane, mark string) (string, bool) {
-	home := e.env.Getenv("CODEX_HOME")
-	if home == "" {
-		home = filepath.Join(e.env.Getenv("HOME"), ".codex")
-	}
-	for _, f := range wait.CodexRolloutFiles(p.PID, home, e.env.Clock.Now)() {
+	for _, f := range wait.CodexRolloutFiles(p.PID, wait.CodexHome(e.env.Getenv), e.env.Clock.Now)() {
 		if rolloutHasUserMessage(f, mark) {
 			return rolloutThread(f), true
 		}

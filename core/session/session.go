@@ -16,6 +16,7 @@ import (
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/launch"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/record"
@@ -434,6 +435,7 @@ func Stop(ctx context.Context, d Deps, name string) error {
 		}
 		state.SweepUnheld(filepath.Join(info.StateDir, "requests"), ".json")
 		state.SweepSession(d.Getenv, info.StateDir)
+		hook.SweepUnheard(d.Getenv, info.StateDir)
 	}
 	return nil
 }

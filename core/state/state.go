@@ -1,6 +1,7 @@
 package state
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -94,13 +95,19 @@ func lockName(key string) string {
 }
 
 // AppendEvent appends v as one JSON line to the log at path, under an
-// flock so that concurrent writers never interleave.
+// flock so that concurrent writers never interleave. A last line an
+// earlier append left without its newline (a crash, a full disk: see
+// TornTail) is ended first, so v is a line of its own, never glued onto
+// the fragment, which readers skip as a line that does not parse. The
+// fragment is ended where it is, not cut off: readers hold offsets into
+// the log (a talk's, the notifier's, a recording's), which must never
+// point past its end nor into the next event.
 func AppendEvent(path string, v any) error {
 	line, err := json.Marshal(v)
 	if err != nil {
 		return fmt.Errorf("event: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("event log: %w", err)
 	}
@@ -109,8 +116,45 @@ func AppendEvent(path string, v any) error {
 		return fmt.Errorf("event log: %w", err)
 	}
 	defer func() { _ = unix.Flock(int(f.Fd()), unix.LOCK_UN) }() // Close releases it anyway
+	_, torn, err := TornTail(f)
+	if err != nil {
+		return fmt.Errorf("event log %s: %w", path, err)
+	}
+	if len(torn) > 0 {
+		line = append([]byte{'\n'}, line...)
+	}
 	if _, err := f.Write(append(line, '\n')); err != nil {
 		return fmt.Errorf("event log: %w", err)
 	}
 	return nil
+}
+
+// TornTail reads the end of the log f: whole is its size up to the end of
+// its last whole line, torn what follows (a last line an append left
+// without its newline: a crash, a full disk), empty when the log ends in
+// a newline. Logs of lines (the session's event log, pm's audit log)
+// repair such a tail before they append.
+func TornTail(f *os.File) (whole int64, torn []byte, err error) {
+	st, err := f.Stat()
+	if err != nil {
+		return 0, nil, err
+	}
+	size := st.Size()
+	if size == 0 {
+		return 0, nil, nil
+	}
+	tail := make([]byte, min(size, 64<<10))
+	for {
+		if _, err := f.ReadAt(tail, size-int64(len(tail))); err != nil {
+			return 0, nil, err
+		}
+		if tail[len(tail)-1] == '\n' {
+			return size, nil, nil
+		}
+		if i := bytes.LastIndexByte(tail, '\n'); i >= 0 || int64(len(tail)) == size {
+			return size - int64(len(tail)-i-1), tail[i+1:], nil
+		}
+		// A last line longer than the tail read: read more.
+		tail = make([]byte, min(size, int64(len(tail))*4))
+	}
 }

@@ -379,3 +379,62 @@ func TestWriteHeldSurvivesSweepsUntilReleased(t *testing.T) {
 	_, err = os.Stat(filepath.Join(dir, "a.json"))
 	assert.ErrorIs(t, err, os.ErrNotExist, "release removes it")
 }
+
+// A last line an append left without its newline (a full disk, a crash)
+// is ended before the next event: that event is a line of its own, and
+// the offsets readers hold into the log stay where they were.
+func TestAppendEventAfterATornLine(t *testing.T) {
+	long := `{"kind":"stop","pad":"` + strings.Repeat("x", 200<<10) // past one 64 KiB read
+	tests := []struct {
+		name, before, want string
+	}{
+		{"empty", "", `{"i":1}` + "\n"},
+		{"whole", `{"i":0}` + "\n", `{"i":0}` + "\n" + `{"i":1}` + "\n"},
+		{"torn", `{"i":0}` + "\n" + `{"kind":"sto`, `{"i":0}` + "\n" + `{"kind":"sto` + "\n" + `{"i":1}` + "\n"},
+		{"only torn", `{"kind":"sto`, `{"kind":"sto` + "\n" + `{"i":1}` + "\n"},
+		{"long torn", `{"i":0}` + "\n" + long, `{"i":0}` + "\n" + long + "\n" + `{"i":1}` + "\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), EventLog)
+			require.NoError(t, os.WriteFile(path, []byte(tt.before), 0o600))
+			require.NoError(t, AppendEvent(path, map[string]int{"i": 1}))
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, string(b))
+			lines, next, err := ReadFrom(path, int64(len(tt.before)))
+			require.NoError(t, err)
+			assert.Equal(t, int64(len(tt.want)), next)
+			assert.Equal(t, `{"i":1}`, string(lines[len(lines)-1]), "a reader at the old end reads the event whole")
+		})
+	}
+}
+
+func TestTornTail(t *testing.T) {
+	long := strings.Repeat("y", 100<<10)
+	tests := []struct {
+		name, log string
+		whole     int64
+		torn      string
+	}{
+		{"empty", "", 0, ""},
+		{"whole", "a\nb\n", 4, ""},
+		{"torn", "a\nb", 2, "b"},
+		{"all torn", "ab", 0, "ab"},
+		{"long torn", "a\n" + long, 2, long},
+		{"long whole", long + "\n", int64(len(long) + 1), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "log")
+			require.NoError(t, os.WriteFile(path, []byte(tt.log), 0o600))
+			f, err := os.Open(path)
+			require.NoError(t, err)
+			defer f.Close()
+			whole, torn, err := TornTail(f)
+			require.NoError(t, err)
+			assert.Equal(t, tt.whole, whole)
+			assert.Equal(t, tt.torn, string(torn))
+		})
+	}
+}

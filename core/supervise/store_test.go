@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partyhq/party/core/wait"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -231,7 +232,8 @@ func fullTrigger() Trigger {
 		Created: at(1), Updated: at(2), DeferredAt: at(3), QuietSince: at(4), NextAt: at(5),
 		DeliveredAt: at(6), AckBy: at(7), AckedAt: at(8), AckSource: AckCursor, CompletedAt: at(9),
 		Answer: &answer,
-		Turn:   &TurnRecord{Pane: "%3", Offset: 1234, Nonce: "n", Prompt: "p", Hooks: true},
+		Turn: &TurnRecord{Pane: "%3", Offset: 1234, Nonce: "n", Prompt: "p", Hooks: true,
+			Mark: &wait.Mark{History: 7, First: 2, Rows: []string{"mock> [12 chars]", "answer", "", "mock> "}}},
 	}
 }
 

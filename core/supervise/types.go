@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/partyhq/party/core/wait"
 )
 
 // RuntimeStatus is where a runtime stands, as party runtimes shows it.
@@ -199,8 +201,15 @@ type TurnRecord struct {
 	Pane   string `json:"pane"`
 	Offset int64  `json:"offset"`          // the event log's size before the send
 	Nonce  string `json:"nonce,omitempty"` // the marker of a marker wait
-	Prompt string `json:"prompt"`          // the text as delivered
-	Hooks  bool   `json:"hooks"`
+	// Mark is where the pane stood just before the envelope was pasted
+	// (its rows then): a marker wait finds its turn after it, as talk's
+	// does, even where the agent shows the envelope shortened and without
+	// the nonce. Saved with the trigger before the send, so a supervisor
+	// restarted after a kill finds the turn too. Nil on the alternate
+	// screen and in records of older supervisors.
+	Mark   *wait.Mark `json:"mark,omitempty"`
+	Prompt string     `json:"prompt"` // the text as delivered
+	Hooks  bool       `json:"hooks"`
 	// Since and Rollouts say where the agent's transcript files stood
 	// when the turn began (Codex's rollouts).
 	Since    time.Time        `json:"since,omitzero"`

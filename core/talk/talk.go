@@ -47,8 +47,8 @@ type Wakes interface {
 	// watcher may pause a pane's output after each wake-up).
 	Resume(ctx context.Context, pane string)
 	// Unheard returns the report of a hook of pane that could not record
-	// its event (state.Report).
-	Unheard(pane string) (state.Report, bool)
+	// its event (state.Report) at or after since (wait.Waiter.Unheard).
+	Unheard(pane string, since time.Time) (state.Report, bool)
 	// Mux is the multiplexer the waits look through.
 	Mux() mux.Multiplexer
 	Close()
@@ -222,14 +222,7 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *Result) (wait.Re
 	// and what the screen shows when the agent's events are lost.
 	pasting := func(ctx context.Context) {
 		mark, _ := wait.NewMark(ctx, t.wakes.Mux(), p.ID)
-		if turn.Nonce != "" {
-			turn.Mark = mark
-		}
-		for _, s := range turn.Sources {
-			if m, ok := s.(interface{ Marked(*wait.Mark) }); ok && mark != nil {
-				m.Marked(mark)
-			}
-		}
+		turn.Marked(mark)
 	}
 	res, err := t.deliver(qctx, p, profile, text, pasting)
 	out.Outcome = res.Outcome
@@ -285,9 +278,9 @@ func (t *talker) record(p mux.Pane, turn wait.Turn) (release func(), err error) 
 // waits poll.
 type pollOnly struct{ m mux.Multiplexer }
 
-func (pollOnly) Wake(string) <-chan struct{}         { return nil }
-func (pollOnly) Hook(string) <-chan struct{}         { return nil }
-func (pollOnly) Resume(context.Context, string)      {}
-func (pollOnly) Unheard(string) (state.Report, bool) { return state.Report{}, false }
-func (p pollOnly) Mux() mux.Multiplexer              { return p.m }
-func (pollOnly) Close()                              {}
+func (pollOnly) Wake(string) <-chan struct{}                    { return nil }
+func (pollOnly) Hook(string) <-chan struct{}                    { return nil }
+func (pollOnly) Resume(context.Context, string)                 {}
+func (pollOnly) Unheard(string, time.Time) (state.Report, bool) { return state.Report{}, false }
+func (p pollOnly) Mux() mux.Multiplexer                         { return p.m }
+func (pollOnly) Close()                                         {}

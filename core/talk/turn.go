@@ -24,8 +24,9 @@ type Spec struct {
 	Nonce string `json:"nonce,omitempty"`
 	// Prompt is the text as delivered (sanitized).
 	Prompt string `json:"prompt"`
-	// Since and Rollouts are when the spec was made and the sizes of the
-	// Codex rollout files then: the rollout is read from there.
+	// Since is when the spec was made (a hook failure noted before it is
+	// an earlier turn's); Rollouts the sizes of the Codex rollout files
+	// then: the rollout is read from there.
 	Since    time.Time        `json:"since,omitzero"`
 	Rollouts map[string]int64 `json:"rollouts,omitempty"`
 }
@@ -38,7 +39,7 @@ func (d Deps) NewSpec(p mux.Pane, text string, marker bool) (string, Spec, error
 	profile := Profile(d.Config, p)
 	ac := d.Config.AgentFor(p.Role, string(profile.Kind))
 	spec := Spec{Hooks: p.Hooks != "" && !marker && !ac.Marker,
-		Offset: state.Size(filepath.Join(d.StateDir, state.EventLog))}
+		Offset: state.Size(filepath.Join(d.StateDir, state.EventLog)), Since: d.Clock.Now()}
 	// A text too long to paste goes to a file: the agent gets, and the
 	// wait follows, the pointer. The marker instruction goes after the
 	// pointer, not into the file: the agent learns it without reading the
@@ -53,7 +54,7 @@ func (d Deps) NewSpec(p mux.Pane, text string, marker bool) (string, Spec, error
 	}
 	spec.Prompt = deliver.Sanitize(text)
 	if spec.Hooks && profile.Kind == agent.Codex {
-		spec.Since, spec.Rollouts = d.Clock.Now(), wait.CodexMarks(d.rolloutFiles(p))
+		spec.Rollouts = wait.CodexMarks(d.rolloutFiles(p))
 	}
 	return text, spec, nil
 }
@@ -64,7 +65,7 @@ func (d Deps) NewSpec(p mux.Pane, text string, marker bool) (string, Spec, error
 func (d Deps) Turn(ctx context.Context, screens mux.Multiplexer, p mux.Pane, spec Spec) wait.Turn {
 	events := filepath.Join(d.StateDir, state.EventLog)
 	turn := wait.Turn{Pane: p.ID, Hooks: spec.Hooks, Events: events, Offset: spec.Offset, Nonce: spec.Nonce,
-		Prompt: spec.Prompt, History: d.Config.CaptureLines}
+		Prompt: spec.Prompt, History: d.Config.CaptureLines, Began: spec.Since}
 	profile := Profile(d.Config, p)
 	capture := func() (string, error) { return screens.Capture(ctx, p.ID, 0) }
 	switch {
@@ -106,9 +107,5 @@ func (d Deps) codexRollout(ctx context.Context, p mux.Pane, spec Spec, turn *wai
 // hold open; where /proc is missing, the recent ones under $CODEX_HOME
 // (default ~/.codex) as party sees it.
 func (d Deps) rolloutFiles(p mux.Pane) func() []string {
-	home := d.Getenv("CODEX_HOME")
-	if home == "" {
-		home = filepath.Join(d.Getenv("HOME"), ".codex")
-	}
-	return wait.CodexRolloutFiles(p.PID, home, d.Clock.Now)
+	return wait.CodexRolloutFiles(p.PID, wait.CodexHome(d.Getenv), d.Clock.Now)
 }

@@ -1,7 +1,6 @@
 package task
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -166,46 +165,27 @@ func AppendEvents(path string, events []Event) (undo func() error, err error) {
 // moved to path+".torn", where it is kept, and cut off the log, so the
 // next event starts a line of its own.
 func repairLog(f *os.File, path string) (int64, error) {
-	st, err := f.Stat()
+	whole, torn, err := state.TornTail(f)
 	if err != nil {
-		return 0, fmt.Errorf("audit log: %w", err)
+		return 0, fmt.Errorf("audit log %s: %w", path, err)
 	}
-	size := st.Size()
-	if size == 0 {
-		return 0, nil
+	if len(torn) == 0 {
+		return whole, nil
 	}
-	tail := make([]byte, min(size, 64<<10))
-	for {
-		if _, err := f.ReadAt(tail, size-int64(len(tail))); err != nil {
-			return 0, fmt.Errorf("audit log %s: %w", path, err)
+	kept, err := os.OpenFile(path+".torn", os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err == nil {
+		_, err = kept.Write(append(torn, '\n'))
+		if cerr := kept.Close(); err == nil {
+			err = cerr
 		}
-		if tail[len(tail)-1] == '\n' {
-			return size, nil
-		}
-		if i := bytes.LastIndexByte(tail, '\n'); i >= 0 || int64(len(tail)) == size {
-			whole := size - int64(len(tail)) + int64(i+1)
-			torn := make([]byte, size-whole)
-			if _, err := f.ReadAt(torn, whole); err != nil {
-				return 0, fmt.Errorf("audit log %s: %w", path, err)
-			}
-			kept, err := os.OpenFile(path+".torn", os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-			if err == nil {
-				_, err = kept.Write(append(torn, '\n'))
-				if cerr := kept.Close(); err == nil {
-					err = cerr
-				}
-			}
-			if err != nil {
-				return 0, fmt.Errorf("audit log %s ends in a torn line that could not be kept aside (%v): %w", path, err, ErrCorrupt)
-			}
-			if err := f.Truncate(whole); err != nil {
-				return 0, fmt.Errorf("audit log %s: %w", path, err)
-			}
-			return whole, nil
-		}
-		// A last line longer than the tail read: read more.
-		tail = make([]byte, min(size, int64(len(tail))*4))
 	}
+	if err != nil {
+		return 0, fmt.Errorf("audit log %s ends in a torn line that could not be kept aside (%v): %w", path, err, ErrCorrupt)
+	}
+	if err := f.Truncate(whole); err != nil {
+		return 0, fmt.Errorf("audit log %s: %w", path, err)
+	}
+	return whole, nil
 }
 
 func (s *FS) now() time.Time { return s.clock.Now().UTC() }

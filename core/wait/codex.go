@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -422,4 +423,77 @@ func recentRollouts(codexHome string, t time.Time) []string {
 		out = append(out, m...)
 	}
 	return out
+}
+
+// CodexHome is where Codex keeps its sessions: $CODEX_HOME, else ~/.codex.
+func CodexHome(getenv func(string) string) string {
+	if home := getenv("CODEX_HOME"); home != "" {
+		return home
+	}
+	return filepath.Join(getenv("HOME"), ".codex")
+}
+
+// CodexWorking says whether a Codex whose rollout files are files is in a
+// turn: the last task_started of one has no task_complete nor
+// turn_aborted after it. Codex shows no busy line while an answer streams
+// (only the text, line by line), where an Enter would steer the running
+// turn (the request starts over with both texts and the answer so far is
+// lost); its rollout says the turn runs (measured on 0.169).
+func CodexWorking(files []string) bool {
+	for _, f := range files {
+		if kind, ok := lastTurnRecord(f); ok && kind == "task_started" {
+			return true
+		}
+	}
+	return false
+}
+
+// turnRecords are the rollout records that start and end a turn.
+var turnRecords = [][]byte{[]byte(`"type":"task_started"`), []byte(`"type":"task_complete"`), []byte(`"type":"turn_aborted"`)}
+
+// lastTurnRecord is the kind of the last record of the rollout file at
+// path that starts or ends a turn, read back from its end: 64 KiB first,
+// four times as much each time none is there (a long tool output).
+func lastTurnRecord(path string) (string, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", false
+	}
+	size := st.Size()
+	for n := min(size, 64<<10); n > 0; n = min(size, n*4) {
+		tail := make([]byte, n)
+		if _, err := f.ReadAt(tail, size-n); err != nil {
+			return "", false
+		}
+		if n < size {
+			// The first line may be cut: from the next one.
+			if i := bytes.IndexByte(tail, '\n'); i >= 0 {
+				tail = tail[i+1:]
+			} else {
+				tail = nil
+			}
+		}
+		lines := bytes.Split(tail, []byte("\n"))
+		for i := len(lines) - 1; i >= 0; i-- {
+			if !slices.ContainsFunc(turnRecords, func(t []byte) bool { return bytes.Contains(lines[i], t) }) {
+				continue
+			}
+			var rec rolloutRecord
+			if json.Unmarshal(lines[i], &rec) == nil && rec.Type == "event_msg" {
+				switch rec.Payload.Type {
+				case "task_started", "task_complete", "turn_aborted":
+					return rec.Payload.Type, true
+				}
+			}
+		}
+		if n == size {
+			break
+		}
+	}
+	return "", false
 }

@@ -224,3 +224,39 @@ func TestOpenRollouts(t *testing.T) {
 	got := openRollouts(os.Getpid())
 	assert.Contains(t, got, path)
 }
+
+func TestCodexWorking(t *testing.T) {
+	at := time.Date(2026, 11, 26, 16, 0, 0, 0, time.UTC)
+	// A long record after the turn started (a tool's output): the turn's
+	// start is further back than the first read.
+	big := rec(at, "response_item", map[string]any{"type": "function_call_output", "output": strings.Repeat("o", 300<<10)})
+	quoted := userMsg(at, "t2", `{"type":"task_complete"} is what it writes`)
+	tests := []struct {
+		name  string
+		files []string // contents
+		want  bool
+	}{
+		{"no file", nil, false},
+		{"empty", []string{""}, false},
+		{"streaming", []string{started(at, "t1") + userMsg(at, "t1", "first task")}, true},
+		{"done", []string{started(at, "t1") + complete(at, "t1", "a")}, false},
+		{"aborted", []string{started(at, "t1") + aborted(at, "t1")}, false},
+		{"the next turn", []string{started(at, "t1") + complete(at, "t1", "a") + started(at, "t2")}, true},
+		{"past a long record", []string{started(at, "t1") + big + userMsg(at, "t1", "x")}, true},
+		{"a message quoting a record", []string{started(at, "t2") + quoted}, true},
+		{"a line still being written", []string{started(at, "t1") + `{"timestamp":"2026-11-26T16:00:00.000Z","type":"event_msg","payload":{"type":"task_comp`}, true},
+		{"one of two files", []string{started(at, "t1") + complete(at, "t1", "a"), started(at, "t9")}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := t.TempDir()
+			var files []string
+			for i, c := range tt.files {
+				p := filepath.Join(dir, "rollout-"+string(rune('a'+i))+".jsonl")
+				require.NoError(t, os.WriteFile(p, []byte(c), 0o600))
+				files = append(files, p)
+			}
+			assert.Equal(t, tt.want, CodexWorking(files))
+		})
+	}
+}

@@ -16,7 +16,10 @@
 //
 // Waiting is driven by wake-ups: a control-mode client that sees pane
 // output and the session's wake-up pipe (Watcher, watch.go), with a slow
-// poll as a safety net only. A wait that times out says so with the last
-// screen (TimeoutError). ReadLog (log.go) prints the event log for party
+// poll as a safety net only. A hook that could not record its event (a
+// read-only or full state dir) is reported to the waits listening then,
+// and noted for those that start later (SessionUnheard): they go on with
+// the transcript or the screen. A wait that times out says so with the
+// last screen (TimeoutError). ReadLog (log.go) prints the event log for party
 // log, following it on request.
 package wait

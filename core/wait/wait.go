@@ -66,6 +66,9 @@ type Turn struct {
 	// Started is when the caller began (queued behind other talks, say):
 	// the timeout counts from it. Zero means from Wait.
 	Started time.Time
+	// Began is when the turn began (its prompt was about to be sent): a
+	// hook failure noted before it was an earlier turn's (Waiter.Unheard).
+	Began time.Time
 	// Sources are further witnesses of the turn (the agent's transcript
 	// file), checked on every look after the events.
 	Sources []Source
@@ -74,6 +77,24 @@ type Turn struct {
 	// thread text and matches a repeated text to the wrong turn). Such a
 	// wait looks at least every 200 ms.
 	SourcesOnly bool
+}
+
+// Marked places t where the pane stood just before its prompt was pasted
+// (NewMark): the marker answer is looked for after it, and the sources
+// that read the screen (a Source with a Marked(*Mark) method) are told.
+// A nil m leaves t as it was.
+func (t *Turn) Marked(m *Mark) {
+	if m == nil {
+		return
+	}
+	if t.Nonce != "" {
+		t.Mark = m
+	}
+	for _, s := range t.Sources {
+		if ms, ok := s.(interface{ Marked(*Mark) }); ok {
+			ms.Marked(m)
+		}
+	}
 }
 
 // A Source is a witness of a turn besides the event log: typically an
@@ -110,12 +131,28 @@ type Waiter struct {
 	// (Watcher.Resume).
 	Resume func(ctx context.Context)
 	// Unheard, when set, returns the report of a hook of the pane that
-	// could not record its event (a read-only or full state dir): a wait
-	// on events then says so at once (Warn) and goes on with what the
-	// agent's transcript or screen shows (sources that are Deaf).
-	Unheard func(pane string) (state.Report, bool)
+	// could not record its event (a read-only or full state dir) since a
+	// time (SessionUnheard): a wait on events then says so at once (Warn)
+	// and goes on with what the agent's transcript or screen shows
+	// (sources that are Deaf).
+	Unheard func(pane string, since time.Time) (state.Report, bool)
 	// Warn is told, once, that a wait goes on without the pane's events.
 	Warn func(msg string)
+}
+
+// SessionUnheard is a Waiter.Unheard for the session whose state dir is
+// stateDir: the report waker received while it listened (nil: none), else
+// the note a hook left for waits that started after it failed
+// (hook.LastUnheard), when it failed at or after since.
+func SessionUnheard(waker *state.Waiter, getenv func(string) string, stateDir string) func(string, time.Time) (state.Report, bool) {
+	return func(pane string, since time.Time) (state.Report, bool) {
+		if waker != nil {
+			if r, ok := waker.Report(pane); ok {
+				return r, true
+			}
+		}
+		return hook.LastUnheard(getenv, stateDir, pane, since)
+	}
 }
 
 // deafSource is a Source that can tell a turn's answer itself once the
@@ -188,7 +225,7 @@ func (w *Waiter) Wait(ctx context.Context, t Turn, timeout time.Duration) (Resul
 			}
 		}
 		if t.Hooks && !t.SourcesOnly && !deaf && w.Unheard != nil {
-			if r, ok := w.Unheard(t.Pane); ok {
+			if r, ok := w.Unheard(t.Pane, t.Began); ok {
 				deaf = true
 				w.goDeaf(t, r)
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/state"
@@ -42,6 +43,7 @@ type Watcher struct {
 	paused  map[string]bool
 	pauses  chan string
 	waker   *state.Waiter
+	unheard func(string, time.Time) (state.Report, bool)
 	mu      sync.Mutex
 	wakes   map[string]chan struct{} // per pane: its output and hook events
 	hooks   map[string]chan struct{} // per pane: hook events only
@@ -58,6 +60,7 @@ func Watch(ctx context.Context, c WatchConfig) (*Watcher, error) {
 		return nil, err
 	}
 	w.waker = waker
+	w.unheard = SessionUnheard(waker, c.Getenv, c.StateDir)
 	cc, err := c.Tmux.Control(ctx, c.Session, c.Output)
 	if err != nil {
 		// The safety-net poll still works; say so rather than fail.
@@ -144,8 +147,11 @@ func (w *Watcher) Resume(ctx context.Context, pane string) {
 }
 
 // Unheard returns the last report of a hook of pane that could not record
-// its event (state.Report), since the watcher started.
-func (w *Watcher) Unheard(pane string) (state.Report, bool) { return w.waker.Report(pane) }
+// its event (state.Report): one sent while the watcher listened, else one
+// a hook noted at or after since (SessionUnheard).
+func (w *Watcher) Unheard(pane string, since time.Time) (state.Report, bool) {
+	return w.unheard(pane, since)
+}
 
 // Done is closed when the session's control client exits (the session
 // ended); nil when there is no control client.
