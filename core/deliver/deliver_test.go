@@ -335,7 +335,7 @@ func TestAgentsOnlyDelivery(t *testing.T) {
 func TestWorkingPicksTheQueueKey(t *testing.T) {
 	f := newFixture("codex", nil)
 	var asked []agent.Kind
-	f.d.Working = func(kind agent.Kind, p mux.Pane) bool {
+	f.Deliverer.Working = func(kind agent.Kind, p mux.Pane) bool {
 		asked = append(asked, kind)
 		return len(asked) == 1 // the turn ends after the first look
 	}
@@ -343,7 +343,7 @@ func TestWorkingPicksTheQueueKey(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, []agent.Kind{agent.Codex, agent.Codex}, asked, "asked before each key")
 	var keys []string
-	for _, c := range f.mux.Calls() {
+	for _, c := range f.Mux.Calls() {
 		if c.Op == "key" {
 			keys = append(keys, c.Arg)
 		}
@@ -351,6 +351,6 @@ func TestWorkingPicksTheQueueKey(t *testing.T) {
 	assert.Equal(t, []string{"Tab", "Enter"}, keys, "Tab while it works (the idle sim ignores it), then Enter")
 	assert.Equal(t, deliver.Submitted, res.Outcome)
 	assert.True(t, res.WasBusy)
-	require.Len(t, f.agent.Submissions, 1)
-	assert.Equal(t, "submit", f.agent.Submissions[0].Mode)
+	require.Len(t, f.Agent.Submissions, 1)
+	assert.Equal(t, "submit", f.Agent.Submissions[0].Mode)
 }
