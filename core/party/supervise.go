@@ -183,6 +183,10 @@ func awaitTrigger(ctx context.Context, env *Env, s *Supervisor, id string, timeo
 		switch {
 		case t.Status == supervise.TFailed:
 			return t, &supervise.FailedError{ID: t.ID, Class: t.Class, Msg: t.Error}
+		case t.Status == supervise.Completed && t.Answer == nil && t.Error != "":
+			// Acked, but its turn ended without an answer (TURN_FAILED,
+			// ANSWER_CUT, PERMISSION_PROMPT): --wait has none to print.
+			return t, &supervise.FailedError{ID: t.ID, Class: t.Class, Msg: t.Error}
 		case !t.Status.Open():
 			return t, nil
 		case !env.Clock.Now().Before(deadline):

@@ -270,7 +270,8 @@ func (e *paneEffects) Await(ctx context.Context, rt supervise.Runtime, turn supe
 		if errors.Is(err, deliver.ErrPaneDead) || errors.Is(err, mux.ErrNoPane) {
 			return "", supervise.PaneDead, err
 		}
-		return "", "", err
+		code, _ := Classify(err)
+		return "", supervise.Class(code), err
 	}
 	return res.Answer, "", nil
 }

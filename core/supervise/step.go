@@ -253,7 +253,9 @@ func (t *Trigger) apply(p Policy, ev Event) ([]Action, error) {
 			t.Answer, t.Error = &a, ""
 			return append(acts, audit(AuditCompleted, "answered", "")), nil
 		}
-		t.Error = ev.Err
+		// Delivered and acked, but the turn gave no answer: its class
+		// (the wait's code) says why, for --wait.
+		t.Error, t.Class = ev.Err, ev.Class
 		return append(acts, audit(AuditCompleted, "turn-error", ev.Err)), nil
 
 	case EvTick:
