@@ -349,6 +349,7 @@ func (s *submission) run(ctx context.Context) error {
 		keys     []string
 		st       observe.State
 		lastBusy bool // the agent was busy at the last press
+		inferred bool // the last press took it for busy on signs off its screen
 	)
 	for attempt := 0; attempt <= s.d.retries(); attempt++ {
 		// The key follows the screen of the moment: a busy agent may have
@@ -373,13 +374,21 @@ func (s *submission) run(ctx context.Context) error {
 		busy := st.Busy
 		switch {
 		case busy:
+		case inferred:
+			// The queue key a busy sign off the screen asked for was
+			// not taken: the agent is idle (a rollout a crash left
+			// mid-turn says otherwise), and Enter submits.
+			inferred = false
 		case p.Queueing(st.Screen):
 			// Codex takes the next queued message as a turn ends, a
 			// moment before its screen or rollout says it works: the
 			// queue key then queues ours, Enter would steer that turn.
-			busy, st.Busy, s.res.WasBusy = true, true, true
+			busy, inferred = true, true
 		case s.d.Working != nil && s.d.Working(p.Kind, st.Pane):
-			busy, st.Busy, s.res.WasBusy = true, true, true
+			busy, inferred = true, true
+		}
+		if inferred {
+			st.Busy, s.res.WasBusy = true, true
 		}
 		lastBusy = busy
 		key := "Enter"
