@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/partyhq/party/core/agent"
@@ -37,11 +38,13 @@ const (
 // An Esc before the model's first token leaves no trace in the transcript:
 // Claude takes the prompt off the screen and puts it back into the input
 // box. When Screen is set, that is read too: an idle Claude holding the
-// prompt in its box means the turn was interrupted, once the box let go of
-// it. Claude runs its UserPromptSubmit hook before it empties the box, so
-// after that hook (seen through See) the box must first be seen without
-// the prompt, or Claude busy: a box still showing the prompt just after
-// the hook is Claude not done taking it (a loaded machine: seconds).
+// prompt in its box means the turn was interrupted. Claude runs its
+// UserPromptSubmit hook before it empties the box, so after that hook
+// (seen through See) a box still showing the prompt may be Claude not done
+// taking it (a loaded machine: seconds), which looks the same as the
+// prompt put back: it counts as put back once a look saw the box let go
+// of it (empty, or Claude busy), or when it stayed held for
+// claudeTakeGrace.
 type ClaudeTranscript struct {
 	Pane    string
 	Prompt  string
@@ -58,8 +61,12 @@ type ClaudeTranscript struct {
 	refused string            // the tool whose permission was refused
 	// submitted: the pane's UserPromptSubmit for the prompt was seen, so
 	// the box may still show it until Claude empties it; letGo: a look
-	// saw the box without it, or Claude busy, since.
+	// saw the box without it, or Claude busy, since; heldSince: when the
+	// looks began to see it held without letting go.
 	submitted, letGo bool
+	heldSince        time.Time
+	// Now is the clock of heldSince; nil is time.Now.
+	Now func() time.Time
 
 	// answers is set once the pane's hook events are lost (Deaf): the
 	// end of the turn in the transcript (turn_duration) then gives the
@@ -217,13 +224,20 @@ func (c *ClaudeTranscript) see(line []byte) error {
 	return nil
 }
 
+// claudeTakeGrace is how long a box still holding the prompt after its
+// UserPromptSubmit hook is taken for Claude not done taking it (it runs
+// its hooks first; seconds on a loaded machine) before it counts as the
+// prompt put back by an Esc the wait did not see coming.
+const claudeTakeGrace = 5 * time.Second
+
 // checkScreen reports an Esc before the first token: the prompt is back in
 // the input box of an idle Claude. Without its UserPromptSubmit, delivery
 // confirmed the prompt by the box letting go of it (or Claude turning
 // busy), so the prompt in it again is Claude putting it back, even when
 // the Esc came before Claude wrote the prompt's entry or ran its hook (a
 // loaded machine). After the hook, which Claude runs before it empties the
-// box, the wait must have seen the box let go itself.
+// box, the wait must have seen the box let go itself, or the prompt held
+// there for claudeTakeGrace.
 func (c *ClaudeTranscript) checkScreen() error {
 	if c.Screen == nil || c.ended {
 		return nil
@@ -235,11 +249,21 @@ func (c *ClaudeTranscript) checkScreen() error {
 	st := observe.Read(c.Profile, mux.Pane{ID: c.Pane}, screen)
 	held := st.HasInput && c.Profile.HoldsAll(st.Input, c.Prompt) && !st.Busy && st.Dialog == "" && !st.Menu
 	if !held {
-		c.letGo = true
+		c.letGo, c.heldSince = true, time.Time{}
 		return nil
 	}
 	if c.submitted && !c.letGo {
-		return nil // the hook ran; Claude has not emptied the box yet
+		// The hook ran: Claude may not have emptied the box yet.
+		now := time.Now
+		if c.Now != nil {
+			now = c.Now
+		}
+		if c.heldSince.IsZero() {
+			c.heldSince = now()
+		}
+		if now().Sub(c.heldSince) < claudeTakeGrace {
+			return nil
+		}
 	}
 	return fmt.Errorf("the turn was interrupted (Esc) before Claude answered; the prompt is back in its input box: %w", ErrInterrupted)
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -172,6 +173,7 @@ func TestClaudeTranscriptEscBeforeToken(t *testing.T) {
 		err     error
 	}{
 		{"after the hook, still in the box", []string{back, back, back}, nil},
+		{"after the hook, still in the box past the grace", []string{back, back, back, back, back, back, back}, ErrInterrupted},
 		{"after the hook, busy then back in the box", []string{back, busy, back}, ErrInterrupted},
 		{"after the hook, empty box then back in the box", []string{back, idle, back}, ErrInterrupted},
 	}
@@ -180,12 +182,16 @@ func TestClaudeTranscriptEscBeforeToken(t *testing.T) {
 			i := 0
 			screen := func() (string, error) { s := tt.screens[min(i, len(tt.screens)-1)]; i++; return s, nil }
 			c := NewClaudeTranscript("", "%1", "slow job one", agent.Lookup(agent.Claude), screen)
+			// A look a second, as the waiter's poll.
+			now := time.Unix(0, 0)
+			c.Now = func() time.Time { return now }
 			c.See(hook.Event{Pane: "%1", Kind: hook.PromptSubmit, Prompts: []string{"slow job one"}, Transcript: path})
 			var err error
 			for range tt.screens {
 				if _, _, err = c.Check(); err != nil {
 					break
 				}
+				now = now.Add(time.Second)
 			}
 			if tt.err == nil {
 				assert.NoError(t, err)
