@@ -228,8 +228,10 @@ func (d *Deliverer) ready(ctx context.Context, req Request) (observe.State, erro
 		}
 		if !req.Profile.Runs(pane.CurrentCommand) {
 			// A pane just started may still run party's launcher
-			// (party exec-spec) before it execs the agent.
-			if pane.CurrentCommand == launcher && observe.Young(pane.PID, youngAgent) && d.Clock.Now().Before(deadline) {
+			// (party exec-spec) before it execs the agent, or env: an
+			// agent npm installs is a script run by #!/usr/bin/env node
+			// (codex, gemini), env until it execs node.
+			if (pane.CurrentCommand == launcher || pane.CurrentCommand == "env") && observe.Young(pane.PID, youngAgent) && d.Clock.Now().Before(deadline) {
 				if err := d.Clock.Sleep(ctx, readyPoll); err != nil {
 					return observe.State{Pane: pane, Screen: screen}, err
 				}

@@ -6,6 +6,7 @@ package deliver_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -355,4 +356,42 @@ func TestWorkingPicksTheQueueKey(t *testing.T) {
 	assert.True(t, res.WasBusy)
 	require.Len(t, f.Agent.Submissions, 1)
 	assert.Equal(t, "submit", f.Agent.Submissions[0].Mode)
+}
+
+// startingMux shows a pane's command as its first looks see it while the
+// agent starts: env, which runs an npm-installed agent's
+// #!/usr/bin/env node script until it execs node.
+type startingMux struct {
+	*sim.Mux
+	command string
+	looks   int // looks that see command
+}
+
+func (m *startingMux) Inspect(ctx context.Context, id string) (mux.Pane, string, error) {
+	p, screen, err := m.Mux.Inspect(ctx, id)
+	p.PID = os.Getpid() // a process started a moment ago
+	if m.looks > 0 {
+		m.looks--
+		p.CurrentCommand = m.command
+	}
+	return p, screen, err
+}
+
+func TestAgentStartedThroughEnvIsWaitedFor(t *testing.T) {
+	f := newFixture("codex", nil)
+	m := &startingMux{Mux: f.Mux, command: "env", looks: 3}
+	f.Deliverer.Mux = m
+	res, err := f.send("early bird", false)
+	require.NoError(t, err)
+	assert.Equal(t, deliver.Submitted, res.Outcome)
+	assert.Zero(t, m.looks)
+	require.Len(t, f.Agent.Submissions, 1)
+	assert.Equal(t, "early bird", f.Agent.Submissions[0].Text)
+
+	// Another program stays refused.
+	f = newFixture("codex", nil)
+	f.Deliverer.Mux = &startingMux{Mux: f.Mux, command: "vim", looks: 3}
+	_, err = f.send("x", false)
+	require.ErrorIs(t, err, deliver.ErrNotRunning)
+	assert.Zero(t, f.Mux.Count("paste"))
 }

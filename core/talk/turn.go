@@ -74,7 +74,9 @@ func (d Deps) Turn(ctx context.Context, screens mux.Multiplexer, p mux.Pane, spe
 	case turn.Hooks && profile.Kind == agent.Claude:
 		// No hook on an Esc or a refused permission: the transcript (and
 		// the prompt put back into the box) says so.
-		turn.Sources = append(turn.Sources, wait.NewClaudeTranscript(events, p.ID, turn.Prompt, profile, capture))
+		src := wait.NewClaudeTranscript(events, p.ID, turn.Prompt, profile, capture)
+		src.Now = d.Clock.Now
+		turn.Sources = append(turn.Sources, src)
 	case turn.Hooks && profile.Kind == agent.Gemini:
 		// No AfterAgent on an Esc: only the screen says it. Nor any, to
 		// us, when the hook cannot record it: the screen says the answer.

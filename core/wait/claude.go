@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"github.com/partyhq/party/core/agent"
@@ -35,10 +37,14 @@ const (
 //
 // An Esc before the model's first token leaves no trace in the transcript:
 // Claude takes the prompt off the screen and puts it back into the input
-// box. When Screen is set, that is read too: once the prompt's entry is in
-// the transcript (Claude writes it after emptying the box, ~0.1 s after
-// Enter), an idle Claude holding the prompt in its box again means the
-// turn was interrupted.
+// box. When Screen is set, that is read too: an idle Claude holding the
+// prompt in its box means the turn was interrupted. Claude runs its
+// UserPromptSubmit hook before it empties the box, so after that hook
+// (seen through See) a box still showing the prompt may be Claude not done
+// taking it (a loaded machine: seconds), which looks the same as the
+// prompt put back: it counts as put back once a look saw the box let go
+// of it (empty, or Claude busy), or when it stayed held for
+// claudeTakeGrace.
 type ClaudeTranscript struct {
 	Pane    string
 	Prompt  string
@@ -53,6 +59,14 @@ type ClaudeTranscript struct {
 	ended   bool              // the turn ended (turn_duration) or another began
 	tools   map[string]string // tool_use id -> "Bash(cmd)"
 	refused string            // the tool whose permission was refused
+	// submitted: the pane's UserPromptSubmit for the prompt was seen, so
+	// the box may still show it until Claude empties it; letGo: a look
+	// saw the box without it, or Claude busy, since; heldSince: when the
+	// looks began to see it held without letting go.
+	submitted, letGo bool
+	heldSince        time.Time
+	// Now is the clock of heldSince; nil is time.Now.
+	Now func() time.Time
 
 	// answers is set once the pane's hook events are lost (Deaf): the
 	// end of the turn in the transcript (turn_duration) then gives the
@@ -87,7 +101,13 @@ func NewClaudeTranscript(events, pane, prompt string, profile agent.Profile, scr
 // Claude hook payload carries transcript_path), when it was not known, or
 // when the agent started a new session (/clear).
 func (c *ClaudeTranscript) See(ev hook.Event) {
-	if ev.Pane != c.Pane || ev.Transcript == "" || ev.Transcript == c.path {
+	if ev.Pane != c.Pane {
+		return
+	}
+	if ev.Kind == hook.PromptSubmit && slices.ContainsFunc(ev.Prompts, func(p string) bool { return sameText(p, c.Prompt) }) {
+		c.submitted = true
+	}
+	if ev.Transcript == "" || ev.Transcript == c.path {
 		return
 	}
 	c.path, c.offset = ev.Transcript, 0
@@ -204,11 +224,20 @@ func (c *ClaudeTranscript) see(line []byte) error {
 	return nil
 }
 
+// claudeTakeGrace is how long a box still holding the prompt after its
+// UserPromptSubmit hook is taken for Claude not done taking it (it runs
+// its hooks first; seconds on a loaded machine) before it counts as the
+// prompt put back by an Esc the wait did not see coming.
+const claudeTakeGrace = 5 * time.Second
+
 // checkScreen reports an Esc before the first token: the prompt is back in
-// the input box of an idle Claude. The wait starts once delivery saw the
-// box let go of the prompt, so the prompt in it again is Claude putting it
-// back, even when the Esc came before Claude wrote the prompt's entry (a
-// loaded machine: neither entry nor hook).
+// the input box of an idle Claude. Without its UserPromptSubmit, delivery
+// confirmed the prompt by the box letting go of it (or Claude turning
+// busy), so the prompt in it again is Claude putting it back, even when
+// the Esc came before Claude wrote the prompt's entry or ran its hook (a
+// loaded machine). After the hook, which Claude runs before it empties the
+// box, the wait must have seen the box let go itself, or the prompt held
+// there for claudeTakeGrace.
 func (c *ClaudeTranscript) checkScreen() error {
 	if c.Screen == nil || c.ended {
 		return nil
@@ -218,10 +247,25 @@ func (c *ClaudeTranscript) checkScreen() error {
 		return nil // the waiter reads the pane and reports it gone
 	}
 	st := observe.Read(c.Profile, mux.Pane{ID: c.Pane}, screen)
-	if st.HasInput && c.Profile.HoldsAll(st.Input, c.Prompt) && !st.Busy && st.Dialog == "" && !st.Menu {
-		return fmt.Errorf("the turn was interrupted (Esc) before Claude answered; the prompt is back in its input box: %w", ErrInterrupted)
+	held := st.HasInput && c.Profile.HoldsAll(st.Input, c.Prompt) && !st.Busy && st.Dialog == "" && !st.Menu
+	if !held {
+		c.letGo, c.heldSince = true, time.Time{}
+		return nil
 	}
-	return nil
+	if c.submitted && !c.letGo {
+		// The hook ran: Claude may not have emptied the box yet.
+		now := time.Now
+		if c.Now != nil {
+			now = c.Now
+		}
+		if c.heldSince.IsZero() {
+			c.heldSince = now()
+		}
+		if now().Sub(c.heldSince) < claudeTakeGrace {
+			return nil
+		}
+	}
+	return fmt.Errorf("the turn was interrupted (Esc) before Claude answered; the prompt is back in its input box: %w", ErrInterrupted)
 }
 
 // toolCall names a tool call as Claude shows it: Bash(cmd), Write(path).

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -162,6 +163,50 @@ func TestClaudeTranscriptEscBeforeToken(t *testing.T) {
 			}
 		})
 	}
+	// Claude runs UserPromptSubmit before it empties its box: after the
+	// hook, a box still holding the prompt is Claude not done taking it
+	// (on a loaded machine, seconds), not a put-back prompt, until the
+	// box was seen letting go of it.
+	afterHook := []struct {
+		name    string
+		screens []string
+		err     error
+	}{
+		{"after the hook, still in the box", []string{back, back, back}, nil},
+		{"after the hook, still in the box past the grace", []string{back, back, back, back, back, back, back}, ErrInterrupted},
+		{"after the hook, busy then back in the box", []string{back, busy, back}, ErrInterrupted},
+		{"after the hook, empty box then back in the box", []string{back, idle, back}, ErrInterrupted},
+	}
+	for _, tt := range afterHook {
+		t.Run(tt.name, func(t *testing.T) {
+			i := 0
+			screen := func() (string, error) { s := tt.screens[min(i, len(tt.screens)-1)]; i++; return s, nil }
+			c := NewClaudeTranscript("", "%1", "slow job one", agent.Lookup(agent.Claude), screen)
+			// A look a second, as the waiter's poll.
+			now := time.Unix(0, 0)
+			c.Now = func() time.Time { return now }
+			c.See(hook.Event{Pane: "%1", Kind: hook.PromptSubmit, Prompts: []string{"slow job one"}, Transcript: path})
+			var err error
+			for range tt.screens {
+				if _, _, err = c.Check(); err != nil {
+					break
+				}
+				now = now.Add(time.Second)
+			}
+			if tt.err == nil {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorIs(t, err, tt.err)
+			}
+		})
+	}
+	t.Run("another prompt's hook does not hold the check", func(t *testing.T) {
+		c := NewClaudeTranscript("", "%1", "slow job one", agent.Lookup(agent.Claude), func() (string, error) { return back, nil })
+		c.See(hook.Event{Pane: "%1", Kind: hook.PromptSubmit, Prompts: []string{"another job"}})
+		c.See(hook.Event{Pane: "%2", Kind: hook.PromptSubmit, Prompts: []string{"slow job one"}})
+		_, _, err := c.Check()
+		assert.ErrorIs(t, err, ErrInterrupted)
+	})
 	t.Run("back in the box before the transcript names the prompt", func(t *testing.T) {
 		// Claude can take the Esc before it writes the prompt's entry (or
 		// runs its hook); the wait starts once delivery saw the box let go
