@@ -271,6 +271,9 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 		if err := review.Init(review.Dir(dir), d.Clock.Now().UTC(), opts.Config.Review.MaxIterations); err != nil {
 			return Result{}, err
 		}
+		if err := allowReviewCommands(d, root, dir, panes); err != nil {
+			return Result{}, err
+		}
 	}
 	env := append(PaneEnv(d.Environ, name), "PARTY_STATE_DIR="+dir)
 	spawns := make([]tmux.Spawn, len(panes))
@@ -505,4 +508,26 @@ func PaneEnv(environ []string, session string) []string {
 		}
 	}
 	return env
+}
+
+// allowReviewCommands lets the agents of a review session run the loop's
+// commands (party review, evidence, ask) without a permission dialog:
+// the rules go into party's settings file for claude and party's own
+// rules file of Codex (review.AllowClaude, review.AllowCodex).
+func allowReviewCommands(d Deps, root, dir string, panes []PaneSpec) error {
+	codexDone := false
+	for _, p := range panes {
+		switch {
+		case p.Hooks == "claude-settings":
+			if err := review.AllowClaude(filepath.Join(dir, "claude-settings.json")); err != nil {
+				return err
+			}
+		case p.Agent == agent.Codex && !codexDone:
+			if _, err := review.AllowCodex(root, review.CodexHome(d.Getenv)); err != nil {
+				return err
+			}
+			codexDone = true
+		}
+	}
+	return nil
 }

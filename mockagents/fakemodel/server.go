@@ -137,6 +137,7 @@ type request struct {
 	stream bool
 	model  string
 	schema json.RawMessage // the JSON schema a side request asks for
+	cwd    string          // the agent's working directory, when its request says it (Claude)
 }
 
 // prompt is the text the script's rules match: the new texts together.
@@ -160,6 +161,12 @@ type answer interface {
 	tool(id, cmd string) error // ask for the shell tool; ends the answer
 	end() error                // a normal end of the answer
 	fail(kind string) error    // an error event mid-stream
+}
+
+// fileWriter is an answer that can ask for the agent's own file-writing
+// tool (Claude's Write); ends the answer.
+type fileWriter interface {
+	write(id, path, text string) error
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -329,7 +336,22 @@ func (t *turn) run(steps []script.Step) {
 		case "crash":
 			panic(http.ErrAbortHandler)
 		case "write":
-			err = t.say("[fakemodel: the write step is for mock agents only]")
+			// Claude edits through its Write tool, which wants an absolute
+			// path: the script's is relative to the working directory its
+			// system prompt names. The other agents write with their shell.
+			fw, ok := t.begin().(fileWriter)
+			if !ok || t.req.cwd == "" {
+				err = t.say("[fakemodel: the write step is for mock agents and claude only]")
+				break
+			}
+			path, text := st.WriteArgs(t.groups)
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(t.req.cwd, path)
+			}
+			id := randomHex(8)
+			t.s.addPending(t.req.agent, id, resume{steps: steps[i+1:], groups: t.groups, prompt: t.prompt})
+			_ = fw.write(id, path, text)
+			return
 		}
 		if err != nil {
 			return
