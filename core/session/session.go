@@ -271,8 +271,10 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 		if err := review.Init(review.Dir(dir), d.Clock.Now().UTC(), opts.Config.Review.MaxIterations); err != nil {
 			return Result{}, err
 		}
-		if err := allowReviewCommands(d, root, dir, panes); err != nil {
-			return Result{}, err
+		if opts.Config.Review.AllowCommands {
+			if err := allowReviewCommands(d, root, dir, panes); err != nil {
+				return Result{}, err
+			}
 		}
 	}
 	env := append(PaneEnv(d.Environ, name), "PARTY_STATE_DIR="+dir)

@@ -39,10 +39,17 @@ func (anthropic) decode(body []byte, r *http.Request) (request, error) {
 		return req, fmt.Errorf("messages request without messages")
 	}
 	// The conversation ends with the user's message, possibly followed by
-	// system messages Claude Code adds (agent lists, reminders).
+	// system messages Claude Code adds (agent lists, reminders, and what
+	// the user typed while a tool ran: claudeMidTurn).
 	last := m.Messages[len(m.Messages)-1]
 	for i := len(m.Messages) - 1; i >= 0 && last.Role == "system"; i-- {
 		last = m.Messages[i]
+		var note string
+		if last.Role == "system" && json.Unmarshal(last.Content, &note) == nil {
+			if text, ok := claudeMidTurn(note); ok {
+				req.queued = append([]string{text}, req.queued...)
+			}
+		}
 	}
 	if last.Role != "user" {
 		return req, nil
@@ -217,4 +224,23 @@ func claudeCwd(system json.RawMessage) string {
 		return strings.TrimSpace(m[1])
 	}
 	return ""
+}
+
+// The note Claude Code (2.1.197) sends the model, as a trailing role
+// "system" message of the request that carries a tool's result, for a
+// message the user typed while the tool ran; the text is not submitted
+// again after the turn.
+const (
+	claudeMidTurnHead = "The user sent a new message while you were working:\n"
+	claudeMidTurnTail = "\n\nIMPORTANT: After completing your current task, you MUST address the user's message above. Do not ignore it."
+)
+
+// claudeMidTurn is the user's text in such a note.
+func claudeMidTurn(note string) (string, bool) {
+	text, ok := strings.CutPrefix(note, claudeMidTurnHead)
+	if !ok {
+		return "", false
+	}
+	text, ok = strings.CutSuffix(text, claudeMidTurnTail)
+	return text, ok
 }

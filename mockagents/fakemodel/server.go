@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -138,6 +139,10 @@ type request struct {
 	model  string
 	schema json.RawMessage // the JSON schema a side request asks for
 	cwd    string          // the agent's working directory, when its request says it (Claude)
+	// queued are texts the user typed while a tool of the turn ran, which
+	// the request brings with the tool's result (Claude's mid-turn note):
+	// the turn goes on, then answers them.
+	queued []string
 }
 
 // prompt is the text the script's rules match: the new texts together.
@@ -239,7 +244,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, a api, body []byt
 		// that turn is over and the new text is answered.
 		if rs, ok := s.takePending(req.agent, req.toolID); ok && len(req.texts) == 0 {
 			steps, groups, prompt = rs.steps, rs.groups, rs.prompt
+			if len(req.queued) > 0 {
+				// Then the texts typed meanwhile, as their own prompt.
+				q := strings.Join(req.queued, "\n\n")
+				more, qgroups := plan(sc, q)
+				steps = append(append(slices.Clone(steps), regroup(qgroups, q)), more...)
+			}
 		}
+	}
+	if steps == nil && len(req.texts) == 0 && len(req.queued) > 0 {
+		prompt = strings.Join(req.queued, "\n\n")
+		steps, groups = plan(sc, prompt)
 	}
 	if steps == nil {
 		if len(req.texts) == 0 {
@@ -325,6 +340,10 @@ func (t *turn) run(steps []script.Step) {
 			}
 			_ = t.begin().fail(st.Arg)
 			return
+		case regroupKind:
+			var rg regrouped
+			_ = json.Unmarshal([]byte(st.Arg), &rg)
+			t.groups, t.prompt = rg.Groups, rg.Prompt
 		case "hang":
 			t.begin()
 			flush(t.w)
@@ -360,6 +379,21 @@ func (t *turn) run(steps []script.Step) {
 	_ = t.begin().end()
 }
 
+// regroupKind is the fake model's own step between a turn's steps and
+// those of a text queued meanwhile: the latter's regexp groups and prompt
+// apply from there on.
+const regroupKind = "fakemodel.regroup"
+
+type regrouped struct {
+	Groups []string `json:"groups"`
+	Prompt string   `json:"prompt"`
+}
+
+func regroup(groups []string, prompt string) script.Step {
+	b, _ := json.Marshal(regrouped{Groups: groups, Prompt: prompt})
+	return script.Step{Kind: regroupKind, Arg: string(b)}
+}
+
 // record logs req and returns its request number.
 func (s *Server) record(req request, body []byte) int {
 	s.mu.Lock()
@@ -384,6 +418,9 @@ func (s *Server) record(req request, body []byte) int {
 	now := time.Now().UTC()
 	for _, text := range texts {
 		_ = mocklog.Append(s.opt.LogPath, mocklog.Entry{Agent: req.agent, Seq: seq, Mode: mode, Text: text, Time: now})
+	}
+	for _, text := range req.queued {
+		_ = mocklog.Append(s.opt.LogPath, mocklog.Entry{Agent: req.agent, Seq: seq, Mode: "queued", Text: text, Time: now})
 	}
 	return seq
 }
