@@ -62,26 +62,67 @@ func AllowClaude(path string) error {
 	return state.WriteFile(path, append(out, '\n'), 0o600)
 }
 
-// AllowCodex writes CodexRules into $CODEX_HOME/rules (codexHome), under
-// party's lock of that file (state.LockFile in the state root), unless it
-// is there already, and returns the file's path.
+// AllowCodex writes CodexRules into $CODEX_HOME/rules (codexHome) and
+// returns the file's path (writeOwned).
 func AllowCodex(root, codexHome string) (string, error) {
 	path := filepath.Join(codexHome, "rules", CodexRulesFile)
+	return path, writeOwned(root, path, CodexRules)
+}
+
+// GeminiPolicyFile is the file of ~/.gemini/policies that party owns;
+// Gemini's policy engine reads every .toml file there.
+const GeminiPolicyFile = "party-review.toml"
+
+// GeminiPolicy is what party writes into GeminiPolicyFile: one rule per
+// command, since a rule has one commandPrefix.
+const GeminiPolicy = `# Written by party start --review: the review loop's commands run without
+# a confirmation. party owns this file; your policies go in other files.
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "party review"
+decision = "allow"
+priority = 100
+
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "party evidence"
+decision = "allow"
+priority = 100
+
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "party ask"
+decision = "allow"
+priority = 100
+`
+
+// AllowGemini writes GeminiPolicy into the policies of the Gemini home
+// geminiHome (hook.GeminiHome: the directory holding .gemini) and
+// returns the file's path (writeOwned).
+func AllowGemini(root, geminiHome string) (string, error) {
+	path := filepath.Join(geminiHome, ".gemini", "policies", GeminiPolicyFile)
+	return path, writeOwned(root, path, GeminiPolicy)
+}
+
+// writeOwned writes text to path, a file party owns in an agent's
+// configuration, under party's lock of that file (state.LockFile in the
+// state root), unless it holds text already.
+func writeOwned(root, path, text string) error {
 	unlock, err := state.LockFile(root, path)
 	if err != nil {
-		return "", err
+		return err
 	}
 	defer unlock()
-	if b, err := os.ReadFile(path); err == nil && string(b) == CodexRules {
-		return path, nil
+	if b, err := os.ReadFile(path); err == nil && string(b) == text {
+		return nil
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return "", fmt.Errorf("allow the review commands: %w", err)
+		return fmt.Errorf("allow the review commands: %w", err)
 	}
-	if err := state.WriteFile(path, []byte(CodexRules), 0o600); err != nil {
-		return "", fmt.Errorf("allow the review commands: %w", err)
+	if err := state.WriteFile(path, []byte(text), 0o600); err != nil {
+		return fmt.Errorf("allow the review commands: %w", err)
 	}
-	return path, nil
+	return nil
 }
 
 // CodexHome is the directory Codex keeps its configuration in:

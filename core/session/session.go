@@ -16,6 +16,7 @@ import (
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/launch"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/record"
@@ -514,10 +515,11 @@ func PaneEnv(environ []string, session string) []string {
 
 // allowReviewCommands lets the agents of a review session run the loop's
 // commands (party review, evidence, ask) without a permission dialog:
-// the rules go into party's settings file for claude and party's own
-// rules file of Codex (review.AllowClaude, review.AllowCodex).
+// the rules go into party's settings file for claude and into files party
+// owns among Codex's rules and Gemini's policies (review.AllowClaude,
+// review.AllowCodex, review.AllowGemini).
 func allowReviewCommands(d Deps, root, dir string, panes []PaneSpec) error {
-	codexDone := false
+	codexDone, geminiDone := false, false
 	for _, p := range panes {
 		switch {
 		case p.Hooks == "claude-settings":
@@ -529,6 +531,11 @@ func allowReviewCommands(d Deps, root, dir string, panes []PaneSpec) error {
 				return err
 			}
 			codexDone = true
+		case p.Agent == agent.Gemini && !geminiDone:
+			if _, err := review.AllowGemini(root, hook.GeminiHome(d.Getenv)); err != nil {
+				return err
+			}
+			geminiDone = true
 		}
 	}
 	return nil
