@@ -46,9 +46,7 @@ func (anthropic) decode(body []byte, r *http.Request) (request, error) {
 		last = m.Messages[i]
 		var note string
 		if last.Role == "system" && json.Unmarshal(last.Content, &note) == nil {
-			if text, ok := claudeMidTurn(note); ok {
-				req.queued = append([]string{text}, req.queued...)
-			}
+			req.queued = append(claudeMidTurn(note), req.queued...)
 		}
 	}
 	if last.Role != "user" {
@@ -229,18 +227,28 @@ func claudeCwd(system json.RawMessage) string {
 // The note Claude Code (2.1.197) sends the model, as a trailing role
 // "system" message of the request that carries a tool's result, for a
 // message the user typed while the tool ran; the text is not submitted
-// again after the turn.
+// again after the turn. Several such messages are one system message of
+// notes joined by a blank line.
 const (
 	claudeMidTurnHead = "The user sent a new message while you were working:\n"
 	claudeMidTurnTail = "\n\nIMPORTANT: After completing your current task, you MUST address the user's message above. Do not ignore it."
 )
 
-// claudeMidTurn is the user's text in such a note.
-func claudeMidTurn(note string) (string, bool) {
-	text, ok := strings.CutPrefix(note, claudeMidTurnHead)
-	if !ok {
-		return "", false
+// claudeMidTurn returns the users' texts of such notes, in order; none
+// when note is not made of them.
+func claudeMidTurn(note string) []string {
+	var texts []string
+	for rest := note; rest != ""; {
+		body, ok := strings.CutPrefix(rest, claudeMidTurnHead)
+		if !ok {
+			return nil
+		}
+		text, after, ok := strings.Cut(body, claudeMidTurnTail)
+		if !ok {
+			return nil
+		}
+		texts = append(texts, text)
+		rest = strings.TrimPrefix(after, "\n\n")
 	}
-	text, ok = strings.CutSuffix(text, claudeMidTurnTail)
-	return text, ok
+	return texts
 }

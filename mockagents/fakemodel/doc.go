@@ -47,9 +47,10 @@
 // turn together) is logged as one line per text, with the same seq. A text
 // the user typed while one of Claude's tools ran reaches the model only as
 // a note with that tool's result ("The user sent a new message while you
-// were working: …"): it is logged with mode queued, and the turn's
-// remaining steps run first, then those of the rule that text matches,
-// in the same answer, as a model that heeds the note would.
+// were working: …", several in one message): each is logged with mode
+// queued, and the turn's remaining steps run first, then for each text the
+// steps of the rule it matches, in the same answer, as a model that heeds
+// the notes would.
 //
 // The script file is read again whenever it changes, so a scenario changes
 // the behaviour by rewriting it (or with PUT /fakemodel/script).

@@ -7,12 +7,12 @@ import (
 )
 
 func TestClaudeMidTurn(t *testing.T) {
-	text, ok := claudeMidTurn(claudeMidTurnHead + "second\nline" + claudeMidTurnTail)
-	assert.True(t, ok)
-	assert.Equal(t, "second\nline", text)
-	for _, note := range []string{"", "some reminder", claudeMidTurnHead + "no tail"} {
-		_, ok := claudeMidTurn(note)
-		assert.False(t, ok, note)
+	note := func(text string) string { return claudeMidTurnHead + text + claudeMidTurnTail }
+	assert.Equal(t, []string{"second\nline"}, claudeMidTurn(note("second\nline")))
+	// Two messages typed during one tool run: one system message (measured).
+	assert.Equal(t, []string{"second message", "third message"}, claudeMidTurn(note("second message")+"\n\n"+note("third message")))
+	for _, bad := range []string{"", "some reminder", claudeMidTurnHead + "no tail", note("a") + "\n\nmore"} {
+		assert.Nil(t, claudeMidTurn(bad), bad)
 	}
 }
 

@@ -244,17 +244,19 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, a api, body []byt
 		// that turn is over and the new text is answered.
 		if rs, ok := s.takePending(req.agent, req.toolID); ok && len(req.texts) == 0 {
 			steps, groups, prompt = rs.steps, rs.groups, rs.prompt
-			if len(req.queued) > 0 {
-				// Then the texts typed meanwhile, as their own prompt.
-				q := strings.Join(req.queued, "\n\n")
+			// Then each text typed meanwhile, as its own prompt.
+			steps = slices.Clone(steps)
+			for _, q := range req.queued {
 				more, qgroups := plan(sc, q)
-				steps = append(append(slices.Clone(steps), regroup(qgroups, q)), more...)
+				steps = append(append(steps, regroup(qgroups, q)), more...)
 			}
 		}
 	}
-	if steps == nil && len(req.texts) == 0 && len(req.queued) > 0 {
-		prompt = strings.Join(req.queued, "\n\n")
-		steps, groups = plan(sc, prompt)
+	if steps == nil && len(req.texts) == 0 {
+		for _, q := range req.queued {
+			more, qgroups := plan(sc, q)
+			steps = append(append(steps, regroup(qgroups, q)), more...)
+		}
 	}
 	if steps == nil {
 		if len(req.texts) == 0 {
