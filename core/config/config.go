@@ -69,6 +69,7 @@ type Review struct {
 	FindingsTimeout time.Duration `json:"findingsTimeout"` // wait for findings and answers
 	HealthInterval  time.Duration `json:"healthInterval"`  // agent pane health check
 	MarkerDir       string        `json:"markerDir"`       // also write claude-<type>-<session_id> markers here
+	AllowCommands   bool          `json:"allowCommands"`   // let the agents run party review/evidence/ask without asking
 }
 
 // Supervise configures the supervisor (its policy and limits).

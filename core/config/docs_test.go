@@ -22,7 +22,7 @@ func TestDefaultsFromTheTable(t *testing.T) {
 	assert.Equal(t, "disabled", c.PreambleMode)
 	assert.Equal(t, []string{"planner", "executor"}, []string{c.Planner, c.Executor})
 	assert.Equal(t, Review{Implementer: "claude", Reviewer: "codex", Base: "main", MaxIterations: 3,
-		FindingsTimeout: 900 * time.Second, HealthInterval: 30 * time.Second}, c.Review)
+		FindingsTimeout: 900 * time.Second, HealthInterval: 30 * time.Second, AllowCommands: true}, c.Review)
 	assert.Empty(t, c.Agents)
 	for _, k := range keys {
 		if !strings.HasPrefix(k.Name, "agents.") {

@@ -49,6 +49,7 @@ var codeMeanings = map[string]string{
 	"AGENT_BUSY":          "another talk is waiting on the agent (`--no-queue`)",
 	"NO_COORDINATOR":      "the session has no review coordinator",
 	"NO_REVIEW":           "no review has run",
+	"INVALID_FINDINGS":    "the findings do not follow the schema (`party review findings`); nothing was written",
 	"EVIDENCE_MISSING":    "the evidence the signal needs is missing or stale",
 	"FORBIDDEN":           "the signal is not allowed here",
 	"USAGE":               "a command, argument, flag or option used wrongly",

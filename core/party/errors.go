@@ -76,6 +76,7 @@ var codes = []struct {
 	{review.ErrBadEvent, "USAGE", ExitUsage},
 	{review.ErrIllegal, "ILLEGAL_TRANSITION", ExitConflict},
 	{review.ErrRunning, "CONFLICT", ExitConflict},
+	{review.ErrFindings, "INVALID_FINDINGS", ExitUsage},
 	{registry.ErrConflict, "CONFLICT", ExitConflict},
 	{relay.ErrStalled, "STALLED", ExitTimeout},
 	{relay.ErrRounds, "OUT_OF_ROUNDS", ExitError},

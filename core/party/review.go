@@ -55,6 +55,34 @@ func Signal(ctx context.Context, env *Env, opts SignalOptions) (review.Submitted
 	return review.Submit(ctx, env.Clock, dir, opts.Event, opts.Wait, func() { state.WakeSession(env.Getenv, filepath.Dir(dir)) })
 }
 
+// WriteFindings writes b as the findings of the review the coordinator
+// dispatched last (review.WriteFindings) and wakes the coordinator.
+func WriteFindings(ctx context.Context, env *Env, b []byte) (string, error) {
+	dir, err := ReviewDir(ctx, env)
+	if err != nil {
+		return "", err
+	}
+	path, err := review.WriteFindings(dir, b)
+	if err == nil {
+		state.WakeSession(env.Getenv, filepath.Dir(dir))
+	}
+	return path, err
+}
+
+// WriteAnswer writes text as the answer to question n
+// (review.WriteAnswer) and wakes the coordinator.
+func WriteAnswer(ctx context.Context, env *Env, n int, text string) (string, error) {
+	dir, err := ReviewDir(ctx, env)
+	if err != nil {
+		return "", err
+	}
+	path, err := review.WriteAnswer(dir, n, text)
+	if err == nil {
+		state.WakeSession(env.Getenv, filepath.Dir(dir))
+	}
+	return path, err
+}
+
 // StatusOptions are the inputs of Status.
 type StatusOptions struct {
 	// Watch shows the status again every second until ctx ends.

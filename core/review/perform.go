@@ -87,6 +87,7 @@ func (c *Coordinator) dispatch(ctx context.Context, n int) error {
 		fmt.Fprintf(&b, "The implementer's note: %s\n", r.Note)
 	}
 	fmt.Fprintf(&b, "\nWrite your findings as JSON to %s (write a temporary file, then rename it), in exactly this schema, with no verdict:\n%s\n", c.findingsPath(n), FindingsSchema)
+	b.WriteString("Or run: party review findings 'JSON' (it checks the schema and writes the file).\n")
 	prompt := filepath.Join(dir, "prompt.md")
 	if err := state.WriteFile(prompt, []byte(b.String()), 0o644); err != nil {
 		return err
@@ -171,7 +172,7 @@ func (c *Coordinator) ask(ctx context.Context, n int) error {
 		return err
 	}
 	q := filepath.Join(dir, "question.md")
-	text := fmt.Sprintf("# Question %d from %s\n\n%s\n\nWrite your answer to %s (write a temporary file, then rename it).\n", n, from, x.Text, c.answerPath(n))
+	text := fmt.Sprintf("# Question %d from %s\n\n%s\n\nWrite your answer to %s (write a temporary file, then rename it), or run: party review answer %d 'ANSWER'\n", n, from, x.Text, c.answerPath(n), n)
 	if err := state.WriteFile(q, []byte(text), 0o644); err != nil {
 		return err
 	}

@@ -272,6 +272,11 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 		if err := review.Init(review.Dir(dir), d.Clock.Now().UTC(), opts.Config.Review.MaxIterations); err != nil {
 			return Result{}, err
 		}
+		if opts.Config.Review.AllowCommands {
+			if err := allowReviewCommands(d, root, dir, panes); err != nil {
+				return Result{}, err
+			}
+		}
 	}
 	env := append(PaneEnv(d.Environ, name), "PARTY_STATE_DIR="+dir)
 	spawns := make([]tmux.Spawn, len(panes))
@@ -507,4 +512,32 @@ func PaneEnv(environ []string, session string) []string {
 		}
 	}
 	return env
+}
+
+// allowReviewCommands lets the agents of a review session run the loop's
+// commands (party review, evidence, ask) without a permission dialog:
+// the rules go into party's settings file for claude and into files party
+// owns among Codex's rules and Gemini's policies (review.AllowClaude,
+// review.AllowCodex, review.AllowGemini).
+func allowReviewCommands(d Deps, root, dir string, panes []PaneSpec) error {
+	codexDone, geminiDone := false, false
+	for _, p := range panes {
+		switch {
+		case p.Hooks == "claude-settings":
+			if err := review.AllowClaude(filepath.Join(dir, "claude-settings.json")); err != nil {
+				return err
+			}
+		case p.Agent == agent.Codex && !codexDone:
+			if _, err := review.AllowCodex(root, review.CodexHome(d.Getenv)); err != nil {
+				return err
+			}
+			codexDone = true
+		case p.Agent == agent.Gemini && !geminiDone:
+			if _, err := review.AllowGemini(root, hook.GeminiHome(d.Getenv)); err != nil {
+				return err
+			}
+			geminiDone = true
+		}
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 )
 
@@ -19,8 +20,9 @@ type anthropicBlock struct {
 
 func (anthropic) decode(body []byte, r *http.Request) (request, error) {
 	var m struct {
-		Model    string `json:"model"`
-		Stream   bool   `json:"stream"`
+		System   json.RawMessage `json:"system"`
+		Model    string          `json:"model"`
+		Stream   bool            `json:"stream"`
 		Messages []struct {
 			Role    string          `json:"role"`
 			Content json.RawMessage `json:"content"`
@@ -32,15 +34,20 @@ func (anthropic) decode(body []byte, r *http.Request) (request, error) {
 	if err := json.Unmarshal(body, &m); err != nil {
 		return request{}, fmt.Errorf("messages request: %w", err)
 	}
-	req := request{agent: "claude", stream: m.Stream, model: m.Model}
+	req := request{agent: "claude", stream: m.Stream, model: m.Model, cwd: claudeCwd(m.System)}
 	if len(m.Messages) == 0 {
 		return req, fmt.Errorf("messages request without messages")
 	}
 	// The conversation ends with the user's message, possibly followed by
-	// system messages Claude Code adds (agent lists, reminders).
+	// system messages Claude Code adds (agent lists, reminders, and what
+	// the user typed while a tool ran: claudeMidTurn).
 	last := m.Messages[len(m.Messages)-1]
 	for i := len(m.Messages) - 1; i >= 0 && last.Role == "system"; i-- {
 		last = m.Messages[i]
+		var note string
+		if last.Role == "system" && json.Unmarshal(last.Content, &note) == nil {
+			req.queued = append(claudeMidTurn(note), req.queued...)
+		}
 	}
 	if last.Role != "user" {
 		return req, nil
@@ -145,13 +152,21 @@ func (a *anthropicAnswer) closeText() {
 }
 
 func (a *anthropicAnswer) tool(id, cmd string) error {
+	return a.toolUse(id, "Bash", map[string]any{"command": cmd, "description": "Run " + cmd})
+}
+
+// write asks for Claude's Write tool: path (absolute) gets text.
+func (a *anthropicAnswer) write(id, path, text string) error {
+	return a.toolUse(id, "Write", map[string]any{"file_path": path, "content": text})
+}
+
+func (a *anthropicAnswer) toolUse(id, name string, input map[string]any) error {
 	a.closeText()
-	input := map[string]any{"command": cmd, "description": "Run " + cmd}
-	a.content = append(a.content, map[string]any{"type": "tool_use", "id": "toolu_" + id, "name": "Bash", "input": input})
+	a.content = append(a.content, map[string]any{"type": "tool_use", "id": "toolu_" + id, "name": name, "input": input})
 	if a.stream {
 		in, _ := json.Marshal(input)
 		_ = sse(a.w, "content_block_start", map[string]any{"type": "content_block_start", "index": a.index,
-			"content_block": map[string]any{"type": "tool_use", "id": "toolu_" + id, "name": "Bash", "input": map[string]any{}}})
+			"content_block": map[string]any{"type": "tool_use", "id": "toolu_" + id, "name": name, "input": map[string]any{}}})
 		_ = sse(a.w, "content_block_delta", map[string]any{"type": "content_block_delta", "index": a.index,
 			"delta": map[string]any{"type": "input_json_delta", "partial_json": string(in)}})
 		_ = sse(a.w, "content_block_stop", map[string]any{"type": "content_block_stop", "index": a.index})
@@ -186,4 +201,54 @@ func (a *anthropicAnswer) fail(kind string) error {
 		kind = "api_error"
 	}
 	return sse(a.w, "error", map[string]any{"type": "error", "error": map[string]any{"type": kind, "message": "fakemodel: scripted failure"}})
+}
+
+// claudeCwdLine is how Claude Code's system prompt names its working
+// directory.
+var claudeCwdLine = regexp.MustCompile(`(?m)^[\t -]*(?:Primary working directory|Working directory): (/[^\n]*)$`)
+
+// claudeCwd is the working directory the system prompt (a string or text
+// blocks) names, "" when it names none.
+func claudeCwd(system json.RawMessage) string {
+	var text string
+	if json.Unmarshal(system, &text) != nil {
+		var blocks []anthropicBlock
+		_ = json.Unmarshal(system, &blocks)
+		for _, b := range blocks {
+			text += b.Text + "\n"
+		}
+	}
+	if m := claudeCwdLine.FindStringSubmatch(text); m != nil {
+		return strings.TrimSpace(m[1])
+	}
+	return ""
+}
+
+// The note Claude Code (2.1.197) sends the model, as a trailing role
+// "system" message of the request that carries a tool's result, for a
+// message the user typed while the tool ran; the text is not submitted
+// again after the turn. Several such messages are one system message of
+// notes joined by a blank line.
+const (
+	claudeMidTurnHead = "The user sent a new message while you were working:\n"
+	claudeMidTurnTail = "\n\nIMPORTANT: After completing your current task, you MUST address the user's message above. Do not ignore it."
+)
+
+// claudeMidTurn returns the users' texts of such notes, in order; none
+// when note is not made of them.
+func claudeMidTurn(note string) []string {
+	var texts []string
+	for rest := note; rest != ""; {
+		body, ok := strings.CutPrefix(rest, claudeMidTurnHead)
+		if !ok {
+			return nil
+		}
+		text, after, ok := strings.Cut(body, claudeMidTurnTail)
+		if !ok {
+			return nil
+		}
+		texts = append(texts, text)
+		rest = strings.TrimPrefix(after, "\n\n")
+	}
+	return texts
 }

@@ -44,7 +44,13 @@
 // it. mode is submit for a user submission, side for a side request, and
 // continue for a request that only carries a tool's result. A request that
 // carries several new user texts (Claude sends the messages queued during a
-// turn together) is logged as one line per text, with the same seq.
+// turn together) is logged as one line per text, with the same seq. A text
+// the user typed while one of Claude's tools ran reaches the model only as
+// a note with that tool's result ("The user sent a new message while you
+// were working: …", several in one message): each is logged with mode
+// queued, and the turn's remaining steps run first, then for each text the
+// steps of the rule it matches, in the same answer, as a model that heeds
+// the notes would.
 //
 // The script file is read again whenever it changes, so a scenario changes
 // the behaviour by rewriting it (or with PUT /fakemodel/script).

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -137,6 +138,11 @@ type request struct {
 	stream bool
 	model  string
 	schema json.RawMessage // the JSON schema a side request asks for
+	cwd    string          // the agent's working directory, when its request says it (Claude)
+	// queued are texts the user typed while a tool of the turn ran, which
+	// the request brings with the tool's result (Claude's mid-turn note):
+	// the turn goes on, then answers them.
+	queued []string
 }
 
 // prompt is the text the script's rules match: the new texts together.
@@ -160,6 +166,12 @@ type answer interface {
 	tool(id, cmd string) error // ask for the shell tool; ends the answer
 	end() error                // a normal end of the answer
 	fail(kind string) error    // an error event mid-stream
+}
+
+// fileWriter is an answer that can ask for the agent's own file-writing
+// tool (Claude's Write); ends the answer.
+type fileWriter interface {
+	write(id, path, text string) error
 }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -232,6 +244,18 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, a api, body []byt
 		// that turn is over and the new text is answered.
 		if rs, ok := s.takePending(req.agent, req.toolID); ok && len(req.texts) == 0 {
 			steps, groups, prompt = rs.steps, rs.groups, rs.prompt
+			// Then each text typed meanwhile, as its own prompt.
+			steps = slices.Clone(steps)
+			for _, q := range req.queued {
+				more, qgroups := plan(sc, q)
+				steps = append(append(steps, regroup(qgroups, q)), more...)
+			}
+		}
+	}
+	if steps == nil && len(req.texts) == 0 {
+		for _, q := range req.queued {
+			more, qgroups := plan(sc, q)
+			steps = append(append(steps, regroup(qgroups, q)), more...)
 		}
 	}
 	if steps == nil {
@@ -318,6 +342,10 @@ func (t *turn) run(steps []script.Step) {
 			}
 			_ = t.begin().fail(st.Arg)
 			return
+		case regroupKind:
+			var rg regrouped
+			_ = json.Unmarshal([]byte(st.Arg), &rg)
+			t.groups, t.prompt = rg.Groups, rg.Prompt
 		case "hang":
 			t.begin()
 			flush(t.w)
@@ -329,13 +357,43 @@ func (t *turn) run(steps []script.Step) {
 		case "crash":
 			panic(http.ErrAbortHandler)
 		case "write":
-			err = t.say("[fakemodel: the write step is for mock agents only]")
+			// Claude edits through its Write tool, which wants an absolute
+			// path: the script's is relative to the working directory its
+			// system prompt names. The other agents write with their shell.
+			fw, ok := t.begin().(fileWriter)
+			if !ok || t.req.cwd == "" {
+				err = t.say("[fakemodel: the write step is for mock agents and claude only]")
+				break
+			}
+			path, text := st.WriteArgs(t.groups)
+			if !filepath.IsAbs(path) {
+				path = filepath.Join(t.req.cwd, path)
+			}
+			id := randomHex(8)
+			t.s.addPending(t.req.agent, id, resume{steps: steps[i+1:], groups: t.groups, prompt: t.prompt})
+			_ = fw.write(id, path, text)
+			return
 		}
 		if err != nil {
 			return
 		}
 	}
 	_ = t.begin().end()
+}
+
+// regroupKind is the fake model's own step between a turn's steps and
+// those of a text queued meanwhile: the latter's regexp groups and prompt
+// apply from there on.
+const regroupKind = "fakemodel.regroup"
+
+type regrouped struct {
+	Groups []string `json:"groups"`
+	Prompt string   `json:"prompt"`
+}
+
+func regroup(groups []string, prompt string) script.Step {
+	b, _ := json.Marshal(regrouped{Groups: groups, Prompt: prompt})
+	return script.Step{Kind: regroupKind, Arg: string(b)}
 }
 
 // record logs req and returns its request number.
@@ -362,6 +420,9 @@ func (s *Server) record(req request, body []byte) int {
 	now := time.Now().UTC()
 	for _, text := range texts {
 		_ = mocklog.Append(s.opt.LogPath, mocklog.Entry{Agent: req.agent, Seq: seq, Mode: mode, Text: text, Time: now})
+	}
+	for _, text := range req.queued {
+		_ = mocklog.Append(s.opt.LogPath, mocklog.Entry{Agent: req.agent, Seq: seq, Mode: "queued", Text: text, Time: now})
 	}
 	return seq
 }

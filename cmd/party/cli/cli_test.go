@@ -375,3 +375,23 @@ func TestSubcommandArgs(t *testing.T) {
 		})
 	}
 }
+
+func TestReviewWriteArgs(t *testing.T) {
+	f, _, _ := testFactory("")
+	var findings *FindingsOptions
+	require.NoError(t, execute(f, []string{"findings", "{}"}, newFindingsCmd(f, func(_ context.Context, o *FindingsOptions) error { findings = o; return nil })))
+	assert.Equal(t, "{}", findings.JSON)
+
+	var answer *AnswerOptions
+	answerCmd := func() *cobra.Command {
+		return newAnswerCmd(f, func(_ context.Context, o *AnswerOptions) error { answer = o; return nil })
+	}
+	require.NoError(t, execute(f, []string{"answer", "2", "LRU"}, answerCmd()))
+	assert.Equal(t, AnswerOptions{N: 2, Text: "LRU"}, *answer)
+	for _, bad := range [][]string{{"answer", "x", "LRU"}, {"answer", "0", "LRU"}, {"answer", "1", " "}, {"answer", "1"}} {
+		answer = nil
+		err := execute(f, bad, answerCmd())
+		assert.ErrorIs(t, err, party.ErrUsage, bad)
+		assert.Nil(t, answer, "nothing runs")
+	}
+}

@@ -3,6 +3,8 @@ package cli
 import (
 	"context"
 	"fmt"
+	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -72,8 +74,81 @@ state is refused; with no coordinator running it is queued. The verdict
 		signalCmd(f, runF, "needs-discussion [REASON]", "Stop the loop until the user has decided", cobra.ArbitraryArgs, event(party.ReviewNeedsDiscussion)),
 		resume,
 		newStatusCmd(f, nil, "status"),
+		newFindingsCmd(f, nil),
+		newAnswerCmd(f, nil),
 	)
 	return cmd
+}
+
+// FindingsOptions are the inputs of party review findings.
+type FindingsOptions struct {
+	JSON string // the findings document; "-" reads it from stdin
+}
+
+func newFindingsCmd(f *Factory, runF func(context.Context, *FindingsOptions) error) *cobra.Command {
+	opts := &FindingsOptions{}
+	return &cobra.Command{
+		Use:   "findings JSON|-",
+		Short: "Write the reviewer's findings of the review requested last (what the reviewer runs)",
+		Long: `Check JSON (or stdin, for -) against the findings schema and write it
+atomically as the findings of the review the coordinator dispatched last;
+the coordinator delivers it to the implementer. Refused when it does not
+follow the schema (exit 2, nothing written) and when that review has its
+findings already. Writing the findings file itself works too; this is one
+command the agents' permission rules can allow (party review …).`,
+		Args: argsBetween(1, 1),
+		RunE: func(c *cobra.Command, a []string) error {
+			opts.JSON = a[0]
+			return run(c, f, opts, runF, findingsRun)
+		},
+	}
+}
+
+func findingsRun(ctx context.Context, f *Factory, opts *FindingsOptions) error {
+	b := []byte(opts.JSON)
+	if opts.JSON == "-" {
+		var err error
+		if b, err = io.ReadAll(f.IO.In); err != nil {
+			return err
+		}
+	}
+	path, err := party.WriteFindings(ctx, f.env(), b)
+	return f.show(err, map[string]string{"path": path}, "findings: %s\n", path)
+}
+
+// AnswerOptions are the inputs of party review answer.
+type AnswerOptions struct {
+	N    int
+	Text string
+}
+
+func newAnswerCmd(f *Factory, runF func(context.Context, *AnswerOptions) error) *cobra.Command {
+	opts := &AnswerOptions{}
+	return &cobra.Command{
+		Use:   "answer N TEXT",
+		Short: "Answer question N the coordinator brought you (what the asked agent runs)",
+		Long: `Write TEXT atomically as the answer to question N ("[COORDINATOR] question N
+from ROLE. Read: PATH"); the coordinator brings it to the asker. Writing the
+answer file itself works too; this is one command the agents' permission
+rules can allow (party review …).`,
+		Args: argsBetween(2, 2),
+		RunE: func(c *cobra.Command, a []string) error {
+			n, err := strconv.Atoi(a[0])
+			if err != nil || n < 1 {
+				return fmt.Errorf("%w: N: want a question number, got %q", party.ErrUsage, a[0])
+			}
+			opts.N, opts.Text = n, a[1]
+			if err := nonEmpty("answer", a[1]); err != nil {
+				return err
+			}
+			return run(c, f, opts, runF, answerRun)
+		},
+	}
+}
+
+func answerRun(ctx context.Context, f *Factory, opts *AnswerOptions) error {
+	path, err := party.WriteAnswer(ctx, f.env(), opts.N, opts.Text)
+	return f.show(err, map[string]string{"path": path}, "answer: %s\n", path)
 }
 
 func nonEmpty(what, s string) error {

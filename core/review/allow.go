@@ -1,0 +1,135 @@
+package review
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/partyhq/party/core/state"
+)
+
+// The commands of the review loop the agents run through their shell
+// tools: party review, party evidence and party ask. Without a rule the
+// real agents stop at a permission dialog before each (measured: Claude's
+// "This command requires approval", Codex's "Would you like to run the
+// following command?"), and the loop waits for a user at the pane.
+
+// ClaudeAllow are the permissions.allow entries of Claude Code for the
+// loop's commands.
+var ClaudeAllow = []string{"Bash(party review:*)", "Bash(party evidence:*)", "Bash(party ask:*)"}
+
+// CodexRulesFile is the file of $CODEX_HOME/rules that party owns; Codex
+// loads every .rules file there. The user's own default.rules (where
+// Codex writes "don't ask again" answers) is never touched.
+const CodexRulesFile = "party.rules"
+
+// CodexRules is what party writes into CodexRulesFile.
+const CodexRules = `# Written by party start --review: the review loop's commands run without
+# an approval prompt. party owns this file; your rules go in default.rules.
+prefix_rule(pattern=["party", ["review", "evidence", "ask"]], decision="allow")
+`
+
+// AllowClaude adds ClaudeAllow to the permissions.allow of the settings
+// file at path, which party wrote for the session's claude panes
+// (--settings): party's own file, so the user's settings are untouched.
+func AllowClaude(path string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("allow the review commands: %w", err)
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		return fmt.Errorf("allow the review commands: %s: %w", path, err)
+	}
+	perms, _ := cfg["permissions"].(map[string]any)
+	if perms == nil {
+		perms = map[string]any{}
+	}
+	allow, _ := perms["allow"].([]any)
+	for _, rule := range ClaudeAllow {
+		if !slices.Contains(allow, any(rule)) {
+			allow = append(allow, rule)
+		}
+	}
+	perms["allow"] = allow
+	cfg["permissions"] = perms
+	out, err := json.MarshalIndent(cfg, "", "  ")
+	if err != nil {
+		return err
+	}
+	return state.WriteFile(path, append(out, '\n'), 0o600)
+}
+
+// AllowCodex writes CodexRules into $CODEX_HOME/rules (codexHome) and
+// returns the file's path (writeOwned).
+func AllowCodex(root, codexHome string) (string, error) {
+	path := filepath.Join(codexHome, "rules", CodexRulesFile)
+	return path, writeOwned(root, path, CodexRules)
+}
+
+// GeminiPolicyFile is the file of ~/.gemini/policies that party owns;
+// Gemini's policy engine reads every .toml file there.
+const GeminiPolicyFile = "party-review.toml"
+
+// GeminiPolicy is what party writes into GeminiPolicyFile: one rule per
+// command, since a rule has one commandPrefix.
+const GeminiPolicy = `# Written by party start --review: the review loop's commands run without
+# a confirmation. party owns this file; your policies go in other files.
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "party review"
+decision = "allow"
+priority = 100
+
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "party evidence"
+decision = "allow"
+priority = 100
+
+[[rule]]
+toolName = "run_shell_command"
+commandPrefix = "party ask"
+decision = "allow"
+priority = 100
+`
+
+// AllowGemini writes GeminiPolicy into the policies of the Gemini home
+// geminiHome (hook.GeminiHome: the directory holding .gemini) and
+// returns the file's path (writeOwned).
+func AllowGemini(root, geminiHome string) (string, error) {
+	path := filepath.Join(geminiHome, ".gemini", "policies", GeminiPolicyFile)
+	return path, writeOwned(root, path, GeminiPolicy)
+}
+
+// writeOwned writes text to path, a file party owns in an agent's
+// configuration, under party's lock of that file (state.LockFile in the
+// state root), unless it holds text already.
+func writeOwned(root, path, text string) error {
+	unlock, err := state.LockFile(root, path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if b, err := os.ReadFile(path); err == nil && string(b) == text {
+		return nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("allow the review commands: %w", err)
+	}
+	if err := state.WriteFile(path, []byte(text), 0o600); err != nil {
+		return fmt.Errorf("allow the review commands: %w", err)
+	}
+	return nil
+}
+
+// CodexHome is the directory Codex keeps its configuration in:
+// $CODEX_HOME, else ~/.codex.
+func CodexHome(getenv func(string) string) string {
+	if h := getenv("CODEX_HOME"); h != "" {
+		return h
+	}
+	return filepath.Join(getenv("HOME"), ".codex")
+}
