@@ -308,10 +308,8 @@ func (c *Coordinator) logTransition(tr Transition) {
 // Paths of a review's and an exchange's files.
 func (c *Coordinator) reviewDir(n int) string    { return ReviewDir(c.Dir, n) }
 func (c *Coordinator) findingsPath(n int) string { return FindingsPath(c.Dir, n) }
-func (c *Coordinator) exchangeDir(n int) string {
-	return filepath.Join(c.Dir, "exchanges", strconv.Itoa(n))
-}
-func (c *Coordinator) answerPath(n int) string { return filepath.Join(c.exchangeDir(n), "answer.md") }
+func (c *Coordinator) exchangeDir(n int) string  { return exchangeDir(c.Dir, n) }
+func (c *Coordinator) answerPath(n int) string   { return AnswerPath(c.Dir, n) }
 
 func isStep(err error) bool {
 	var se *stepError

@@ -108,6 +108,15 @@ func ReviewDir(dir string, n int) string { return filepath.Join(dir, "reviews", 
 // FindingsPath is where the reviewer writes the findings of review n.
 func FindingsPath(dir string, n int) string { return filepath.Join(ReviewDir(dir, n), "findings.json") }
 
+// exchangeDir is the directory of question n of the review state in dir.
+func exchangeDir(dir string, n int) string {
+	return filepath.Join(dir, "exchanges", strconv.Itoa(n))
+}
+
+// AnswerPath is where the answer to question n of the review state in dir
+// is written.
+func AnswerPath(dir string, n int) string { return filepath.Join(exchangeDir(dir, n), "answer.md") }
+
 // Save writes s into dir atomically.
 func Save(dir string, s Status) error {
 	b, err := json.MarshalIndent(s, "", "  ")

@@ -53,7 +53,7 @@ func WriteAnswer(dir string, n int, text string) (string, error) {
 	if !open {
 		return "", fmt.Errorf("answer: no question %d is waiting for an answer: %w", n, ErrIllegal)
 	}
-	path := filepath.Join(dir, "exchanges", fmt.Sprint(n), "answer.md")
+	path := AnswerPath(dir, n)
 	if exists(path) {
 		return "", fmt.Errorf("answer: question %d has its answer already (%s): %w", n, path, ErrIllegal)
 	}
