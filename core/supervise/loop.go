@@ -100,8 +100,7 @@ type Loop struct {
 
 	results  chan result
 	mu       sync.Mutex
-	working  map[string]bool               // trigger id -> a send or await runs
-	awaits   map[string]context.CancelFunc // trigger id -> ends its running await
+	workers  map[string]*worker // trigger id -> its running send, wait, resume or spawn
 	wg       sync.WaitGroup
 	lastScan time.Time
 	// scanDue is when a runtime next needs a look of its own (its restart
@@ -111,7 +110,17 @@ type Loop struct {
 
 type result struct {
 	id string
+	w  *worker // the worker that reports
 	ev Event
+}
+
+// worker is one running send, wait, resume or spawn of a trigger. Its
+// goroutine returns when its effect returns or ctx ends; done is closed
+// then, after the worker has left l.workers unless it posted a report
+// (the loop's done removes it with the report).
+type worker struct {
+	cancel context.CancelFunc // ends a wait early; nil for the others
+	done   chan struct{}
 }
 
 func (l *Loop) logf(format string, args ...any) {
@@ -126,7 +135,7 @@ func (l *Loop) logf(format string, args ...any) {
 // returns once they have.
 func (l *Loop) Run(ctx context.Context) error {
 	l.results = make(chan result, 64)
-	l.working, l.awaits = map[string]bool{}, map[string]context.CancelFunc{}
+	l.workers = map[string]*worker{}
 	if l.ScanEvery == 0 {
 		l.ScanEvery = 5 * time.Second
 	}
@@ -625,13 +634,15 @@ func (l *Loop) completed(ctx context.Context, t Trigger) {
 
 // send starts the delivery of t's text in a worker of its own.
 func (l *Loop) send(ctx context.Context, rt Runtime, t Trigger, text string) {
-	if !l.start(t.ID) {
+	w, ok := l.start(t.ID, nil)
+	if !ok {
 		return
 	}
 	turn := t.Turn
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
+		defer close(w.done)
 		r := l.Effects.Send(ctx, rt, text)
 		ev := Event{Kind: EvSent, At: l.now(), Outcome: r.Outcome, Acked: r.Acked, Turn: turn}
 		if r.Err != nil || r.Outcome == "" {
@@ -643,73 +654,80 @@ func (l *Loop) send(ctx context.Context, rt Runtime, t Trigger, text string) {
 		if r.Err != nil {
 			ev.Err = r.Err.Error()
 		}
-		l.post(ctx, result{id: t.ID, ev: ev})
+		l.post(ctx, result{id: t.ID, w: w, ev: ev})
 	}()
 }
 
 // await starts the wait for t's answer in a worker of its own, unless one
 // runs.
 func (l *Loop) await(ctx context.Context, rt Runtime, t Trigger) {
-	if t.Turn == nil || !l.start(t.ID) {
+	if t.Turn == nil {
+		return
+	}
+	actx, cancel := context.WithCancel(ctx)
+	w, ok := l.start(t.ID, cancel)
+	if !ok {
+		cancel()
 		return
 	}
 	turn := *t.Turn
-	actx, cancel := context.WithCancel(ctx)
-	l.mu.Lock()
-	l.awaits[t.ID] = cancel
-	l.mu.Unlock()
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
+		defer close(w.done)
 		defer cancel()
 		answer, class, err := l.Effects.Await(actx, rt, turn)
 		if actx.Err() != nil {
-			l.finish(t.ID)
+			l.finish(t.ID, w)
 			return
 		}
 		ev := Event{Kind: EvAnswer, At: l.now(), Answer: answer}
 		if err != nil {
 			ev = Event{Kind: EvTurnError, At: l.now(), Class: class, Err: err.Error()}
 		}
-		l.post(ctx, result{id: t.ID, ev: ev})
+		l.post(ctx, result{id: t.ID, w: w, ev: ev})
 	}()
 }
 
 // resume runs t's fallback resume in a worker of its own; the wait for
 // the interactive turn ends.
 func (l *Loop) resume(ctx context.Context, rt Runtime, t Trigger) {
-	if !l.takeOver(t.ID) {
+	w, ok := l.takeOver(ctx, t.ID)
+	if !ok {
 		return
 	}
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
+		defer close(w.done)
 		answer, class, err := l.Effects.Resume(ctx, rt, t)
 		if ctx.Err() != nil {
-			l.finish(t.ID)
+			l.finish(t.ID, w)
 			return
 		}
 		ev := Event{Kind: EvResumed, At: l.now(), Answer: answer}
 		if err != nil {
 			ev = Event{Kind: EvResumeFailed, At: l.now(), Class: class, Err: err.Error()}
 		}
-		l.post(ctx, result{id: t.ID, ev: ev})
+		l.post(ctx, result{id: t.ID, w: w, ev: ev})
 	}()
 }
 
 // spawn starts a fresh agent for t in a worker of its own, with the
 // summary of t's thread for it.
 func (l *Loop) spawn(ctx context.Context, rt Runtime, t Trigger) {
-	if !l.takeOver(t.ID) {
+	w, ok := l.takeOver(ctx, t.ID)
+	if !ok {
 		return
 	}
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
+		defer close(w.done)
 		ev := Event{Kind: EvSpawned, At: l.now()}
 		hash, err := l.Effects.Spawn(ctx, rt)
 		if ctx.Err() != nil {
-			l.finish(t.ID)
+			l.finish(t.ID, w)
 			return
 		}
 		if err != nil {
@@ -718,7 +736,7 @@ func (l *Loop) spawn(ctx context.Context, rt Runtime, t Trigger) {
 			l.respawned(ctx, rt.Role, hash, false)
 			ev.Preface = l.summary(ctx, t.Thread, t.ID)
 		}
-		l.post(ctx, result{id: t.ID, ev: ev})
+		l.post(ctx, result{id: t.ID, w: w, ev: ev})
 	}()
 }
 
@@ -754,50 +772,68 @@ func (l *Loop) summary(ctx context.Context, thread, skip string) string {
 	return Summary(thread, msgs, ts, SummaryLimit)
 }
 
-// takeOver starts a fallback worker for trigger id: a wait for its
-// interactive turn is ended first (its report would be stale).
-func (l *Loop) takeOver(id string) bool {
+// takeOver registers a fallback worker for trigger id. A wait for its
+// interactive turn is ended first, and its goroutine waited for (its
+// report would be stale): a report it posted before it saw the end is
+// dropped with it, the trigger's worker being the fallback's from then on.
+// It fails when another worker runs (a send), or ctx ends first.
+func (l *Loop) takeOver(ctx context.Context, id string) (*worker, bool) {
 	l.mu.Lock()
-	cancel := l.awaits[id]
+	old := l.workers[id]
 	l.mu.Unlock()
-	if cancel != nil {
-		cancel()
-		for !l.start(id) {
-			time.Sleep(time.Millisecond) // the wait's worker is returning
+	if old != nil && old.cancel != nil {
+		old.cancel()
+		select {
+		case <-old.done:
+		case <-ctx.Done():
+			return nil, false
 		}
-		return true
+		l.finish(id, old)
 	}
-	return l.start(id)
+	return l.start(id, nil)
 }
 
-func (l *Loop) start(id string) bool {
+// start registers a worker for trigger id, unless one runs; cancel ends
+// it early (a wait's), nil when it cannot be.
+func (l *Loop) start(id string, cancel context.CancelFunc) (*worker, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.working[id] {
-		return false
+	if l.workers[id] != nil {
+		return nil, false
 	}
-	l.working[id] = true
-	return true
+	w := &worker{cancel: cancel, done: make(chan struct{})}
+	l.workers[id] = w
+	return w, true
 }
 
-func (l *Loop) finish(id string) {
+// finish removes worker w of trigger id, unless another took its place.
+func (l *Loop) finish(id string, w *worker) {
 	l.mu.Lock()
-	delete(l.working, id)
-	delete(l.awaits, id)
-	l.mu.Unlock()
+	defer l.mu.Unlock()
+	if l.workers[id] == w {
+		delete(l.workers, id)
+	}
 }
 
 func (l *Loop) post(ctx context.Context, r result) {
 	select {
 	case l.results <- r:
 	case <-ctx.Done():
-		l.finish(r.id)
+		l.finish(r.id, r.w)
 	}
 }
 
 // done applies a worker's report.
 func (l *Loop) done(ctx context.Context, r result) {
-	l.finish(r.id)
+	l.mu.Lock()
+	current := l.workers[r.id] == r.w
+	if current {
+		delete(l.workers, r.id)
+	}
+	l.mu.Unlock()
+	if !current {
+		return // a wait's report posted as a fallback took the trigger over: stale
+	}
 	t, err := l.Store.Trigger(ctx, r.id)
 	if err != nil {
 		l.logf("trigger %s: %v", r.id, err)
