@@ -267,7 +267,7 @@ func (l *Loop) scan(ctx context.Context) error {
 			continue
 		}
 		rt := s.Runtime
-		rt.Updated = now
+		rt.Updated, rt.Recovery.LastSign = now, now // its agent just started
 		if err := l.Store.PutRuntime(ctx, rt); err != nil {
 			return err
 		}
@@ -363,8 +363,8 @@ func (l *Loop) pass(ctx context.Context) error {
 			l.apply(ctx, t, Event{Kind: EvProbed, At: l.now(), Class: TargetNotFound, Err: "its runtime is gone"})
 			continue
 		}
-		if (rt.Status == Offline || rt.Status == Starting) && (t.Status == Queued || t.Status == TDeferred) {
-			continue // not yet delivered: it waits for the runtime's restart
+		if waitsForRestart(rt, t) {
+			continue
 		}
 		l.move(ctx, rt, t)
 	}
@@ -399,6 +399,12 @@ func (l *Loop) pass(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// waitsForRestart says whether t, not yet delivered, waits for its
+// runtime rt, offline or starting, to be back.
+func waitsForRestart(rt Runtime, t Trigger) bool {
+	return (rt.Status == Offline || rt.Status == Starting) && (t.Status == Queued || t.Status == TDeferred)
 }
 
 // move gives the active trigger t of rt what it waits for.
@@ -471,8 +477,41 @@ func (l *Loop) learnSession(ctx context.Context, rt Runtime, s Sighting) {
 		rt = fresh
 	}
 	if s.Session != rt.AgentSession {
-		rt.AgentSession, rt.Updated = s.Session, l.now()
+		now := l.now()
+		rt.AgentSession, rt.Updated, rt.Recovery.LastSign = s.Session, now, now
 		_ = l.Store.PutRuntime(ctx, rt)
+	}
+}
+
+// signEvery is how much later than the last recorded sign of life a new
+// one is written: staleness is counted in hours.
+const signEvery = time.Minute
+
+// isSign says whether ev shows rt's agent session at work: an
+// acknowledgement of its own, its answer, its resumed session's answer.
+// A heartbeat is kept apart (Runtime.LastHeartbeat).
+func isSign(ev Event) bool {
+	switch ev.Kind {
+	case EvAck:
+		return ev.Source != AckHeartbeat
+	case EvSent:
+		return ev.Acked
+	case EvAnswer, EvResumed:
+		return true
+	}
+	return false
+}
+
+// sign records a sign of life of role's agent session at at
+// (Recovery.LastSign), onto the record as it stands now.
+func (l *Loop) sign(ctx context.Context, role string, at time.Time) {
+	rt, err := l.Store.Runtime(ctx, role)
+	if err != nil || at.Sub(rt.Recovery.LastSign) < signEvery {
+		return
+	}
+	rt.Recovery.LastSign = at
+	if err := l.Store.PutRuntime(ctx, rt); err != nil {
+		l.logf("runtime %s: %v", role, err)
 	}
 }
 
@@ -534,6 +573,9 @@ func (l *Loop) apply(ctx context.Context, t Trigger, ev Event) Trigger {
 	}
 	if t.Status != next.Status {
 		l.logf("trigger %s: %s -> %s (%s)", t.ID, t.Status, next.Status, ev.Kind)
+	}
+	if isSign(ev) {
+		l.sign(ctx, t.Role, ev.At)
 	}
 	l.count(rt, next, acts)
 	for _, a := range acts {
@@ -864,8 +906,17 @@ func (l *Loop) nextDue(ctx context.Context) (time.Time, bool) {
 	if err != nil {
 		return time.Time{}, false
 	}
+	rts, err := l.runtimes(ctx)
+	if err != nil {
+		return time.Time{}, false
+	}
 	var next time.Time
 	for _, t := range open {
+		if rt, ok := rts[t.Role]; ok && waitsForRestart(rt, t) {
+			// Not moved until its runtime is back (the scan's due time
+			// wakes the loop): a due time already past would spin it.
+			continue
+		}
 		d := t.Due()
 		if t.Status == Delivered {
 			if look := l.Clock.Now().Add(ackPoll); d.IsZero() || look.Before(d) {
