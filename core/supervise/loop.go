@@ -226,11 +226,14 @@ func (l *Loop) runtimes(ctx context.Context) (map[string]Runtime, error) {
 // with what tmux shows of it: offline, back, drifted, restarted, failed.
 func (l *Loop) scan(ctx context.Context) error {
 	l.lastScan = l.Clock.Now()
-	seen, err := l.Effects.Scan(ctx)
+	// The records first, then tmux: a runtime stopped in between (its
+	// pane killed, then its record deleted) is then known and stopping,
+	// not registered again from a pane tmux showed before the kill.
+	known, err := l.runtimes(ctx)
 	if err != nil {
 		return err
 	}
-	known, err := l.runtimes(ctx)
+	seen, err := l.Effects.Scan(ctx)
 	if err != nil {
 		return err
 	}
