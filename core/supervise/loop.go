@@ -521,16 +521,30 @@ func (l *Loop) sign(ctx context.Context, role string, at time.Time) {
 // probe looks at rt for t: its thread, the rate limits, the operator.
 func (l *Loop) probe(ctx context.Context, rt Runtime, t Trigger) Trigger {
 	ev := l.probeEvent(ctx, rt, t)
-	if (ev.Class == TargetNotFound || ev.Class == PaneDead) && rt.Status != Failed && rt.Status != Stopping {
-		// Its pane died or went: reconciliation restarts the runtime (or
-		// fails it, and then the trigger) at a look soon; until then the
-		// trigger, which reached no agent, waits.
-		if soon := l.now().Add(200 * time.Millisecond); l.scanDue.IsZero() || soon.Before(l.scanDue) {
-			l.scanDue = soon
-		}
-		return t
+	if (ev.Class == TargetNotFound || ev.Class == PaneDead) && l.restarting(rt) {
+		return t // it reached no agent: it waits
 	}
 	return l.apply(ctx, t, ev)
+}
+
+// paneGone says whether rt's pane is dead or gone and rt will be
+// restarted (restarting).
+func (l *Loop) paneGone(ctx context.Context, rt Runtime) bool {
+	class, _ := l.Effects.Probe(ctx, rt)
+	return (class == PaneDead || class == TargetNotFound) && l.restarting(rt)
+}
+
+// restarting says whether rt, whose pane died or went, will be restarted
+// (or failed, and its triggers then) by reconciliation, and has it looked
+// at soon; false for a runtime failed or being stopped.
+func (l *Loop) restarting(rt Runtime) bool {
+	if rt.Status == Failed || rt.Status == Stopping {
+		return false
+	}
+	if soon := l.now().Add(200 * time.Millisecond); l.scanDue.IsZero() || soon.Before(l.scanDue) {
+		l.scanDue = soon
+	}
+	return true
 }
 
 // apply steps t with ev, saves the result with its audit events, and does
@@ -560,6 +574,13 @@ func (l *Loop) apply(ctx context.Context, t Trigger, ev Event) Trigger {
 		// crash the wait finds it again.
 		var turn *TurnRecord
 		if text, turn, err = l.Effects.Prepare(ctx, rt, Envelope(next)); err != nil {
+			if (t.Status == Queued || t.Status == TDeferred) && l.paneGone(ctx, rt) {
+				// Its pane died or went since the look: nothing was
+				// pasted; the trigger waits for the runtime's restart
+				// where it stood, as after a look that found it so.
+				l.logf("trigger %s: not sent, its pane is gone (%v); it waits for the restart", t.ID, err)
+				return t
+			}
 			next, acts, _ = Step(l.Policy, next, Event{Kind: EvSendFailed, At: ev.At, Class: SendKeysError, Err: err.Error()})
 			break
 		}
