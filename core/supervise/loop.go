@@ -309,6 +309,7 @@ func (l *Loop) scan(ctx context.Context) error {
 			if a.Result != RestartResume {
 				next.AgentSession = ""
 			}
+			l.turnsEnded(ctx, role, now)
 		}
 		if reflect.DeepEqual(next, rt) {
 			continue
@@ -334,6 +335,41 @@ func (l *Loop) scan(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// turnsEnded ends the waits for the turns of role's agent, which was
+// restarted: the turns died with it. A wait that saw the pane dead says
+// so itself; one that did not (the pane was respawned between two of its
+// looks) would wait for an answer that never comes, and the runtime's
+// later triggers behind it. Such a trigger fails PANE_DEAD, as when the
+// wait saw it.
+func (l *Loop) turnsEnded(ctx context.Context, role string, at time.Time) {
+	open, err := l.Store.Triggers(ctx, TriggerFilter{Open: true, Role: role})
+	if err != nil {
+		l.logf("runtime %s: %v", role, err)
+		return
+	}
+	for _, t := range open {
+		if t.Status != Delivered && t.Status != TRetrying && t.Status != Acked {
+			continue
+		}
+		l.mu.Lock()
+		w := l.workers[t.ID]
+		l.mu.Unlock()
+		if w != nil {
+			if w.cancel == nil {
+				continue // not a wait
+			}
+			w.cancel()
+			select {
+			case <-w.done:
+			case <-ctx.Done():
+				return
+			}
+			l.finish(t.ID, w)
+		}
+		l.apply(ctx, t, Event{Kind: EvTurnError, At: at, Class: PaneDead, Err: "its agent was restarted during the turn"})
+	}
 }
 
 // pass looks at every open trigger once: the oldest of each runtime
