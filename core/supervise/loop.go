@@ -100,8 +100,7 @@ type Loop struct {
 
 	results  chan result
 	mu       sync.Mutex
-	working  map[string]bool               // trigger id -> a send or await runs
-	awaits   map[string]context.CancelFunc // trigger id -> ends its running await
+	workers  map[string]*worker // trigger id -> its running send, wait, resume or spawn
 	wg       sync.WaitGroup
 	lastScan time.Time
 	// scanDue is when a runtime next needs a look of its own (its restart
@@ -111,7 +110,17 @@ type Loop struct {
 
 type result struct {
 	id string
+	w  *worker // the worker that reports
 	ev Event
+}
+
+// worker is one running send, wait, resume or spawn of a trigger. Its
+// goroutine returns when its effect returns or ctx ends; done is closed
+// then, after the worker has left l.workers unless it posted a report
+// (the loop's done removes it with the report).
+type worker struct {
+	cancel context.CancelFunc // ends a wait early; nil for the others
+	done   chan struct{}
 }
 
 func (l *Loop) logf(format string, args ...any) {
@@ -126,7 +135,7 @@ func (l *Loop) logf(format string, args ...any) {
 // returns once they have.
 func (l *Loop) Run(ctx context.Context) error {
 	l.results = make(chan result, 64)
-	l.working, l.awaits = map[string]bool{}, map[string]context.CancelFunc{}
+	l.workers = map[string]*worker{}
 	if l.ScanEvery == 0 {
 		l.ScanEvery = 5 * time.Second
 	}
@@ -217,11 +226,14 @@ func (l *Loop) runtimes(ctx context.Context) (map[string]Runtime, error) {
 // with what tmux shows of it: offline, back, drifted, restarted, failed.
 func (l *Loop) scan(ctx context.Context) error {
 	l.lastScan = l.Clock.Now()
-	seen, err := l.Effects.Scan(ctx)
+	// The records first, then tmux: a runtime stopped in between (its
+	// pane killed, then its record deleted) is then known and stopping,
+	// not registered again from a pane tmux showed before the kill.
+	known, err := l.runtimes(ctx)
 	if err != nil {
 		return err
 	}
-	known, err := l.runtimes(ctx)
+	seen, err := l.Effects.Scan(ctx)
 	if err != nil {
 		return err
 	}
@@ -258,7 +270,7 @@ func (l *Loop) scan(ctx context.Context) error {
 			continue
 		}
 		rt := s.Runtime
-		rt.Updated = now
+		rt.Updated, rt.Recovery.LastSign = now, now // its agent just started
 		if err := l.Store.PutRuntime(ctx, rt); err != nil {
 			return err
 		}
@@ -297,6 +309,7 @@ func (l *Loop) scan(ctx context.Context) error {
 			if a.Result != RestartResume {
 				next.AgentSession = ""
 			}
+			l.turnsEnded(ctx, role, now)
 		}
 		if reflect.DeepEqual(next, rt) {
 			continue
@@ -322,6 +335,41 @@ func (l *Loop) scan(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// turnsEnded ends the waits for the turns of role's agent, which was
+// restarted: the turns died with it. A wait that saw the pane dead says
+// so itself; one that did not (the pane was respawned between two of its
+// looks) would wait for an answer that never comes, and the runtime's
+// later triggers behind it. Such a trigger fails PANE_DEAD, as when the
+// wait saw it.
+func (l *Loop) turnsEnded(ctx context.Context, role string, at time.Time) {
+	open, err := l.Store.Triggers(ctx, TriggerFilter{Open: true, Role: role})
+	if err != nil {
+		l.logf("runtime %s: %v", role, err)
+		return
+	}
+	for _, t := range open {
+		if t.Status != Delivered && t.Status != TRetrying && t.Status != Acked {
+			continue
+		}
+		l.mu.Lock()
+		w := l.workers[t.ID]
+		l.mu.Unlock()
+		if w != nil {
+			if w.cancel == nil {
+				continue // not a wait
+			}
+			w.cancel()
+			select {
+			case <-w.done:
+			case <-ctx.Done():
+				return
+			}
+			l.finish(t.ID, w)
+		}
+		l.apply(ctx, t, Event{Kind: EvTurnError, At: at, Class: PaneDead, Err: "its agent was restarted during the turn"})
+	}
 }
 
 // pass looks at every open trigger once: the oldest of each runtime
@@ -354,8 +402,8 @@ func (l *Loop) pass(ctx context.Context) error {
 			l.apply(ctx, t, Event{Kind: EvProbed, At: l.now(), Class: TargetNotFound, Err: "its runtime is gone"})
 			continue
 		}
-		if (rt.Status == Offline || rt.Status == Starting) && (t.Status == Queued || t.Status == TDeferred) {
-			continue // not yet delivered: it waits for the runtime's restart
+		if waitsForRestart(rt, t) {
+			continue
 		}
 		l.move(ctx, rt, t)
 	}
@@ -390,6 +438,12 @@ func (l *Loop) pass(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// waitsForRestart says whether t, not yet delivered, waits for its
+// runtime rt, offline or starting, to be back.
+func waitsForRestart(rt Runtime, t Trigger) bool {
+	return (rt.Status == Offline || rt.Status == Starting) && (t.Status == Queued || t.Status == TDeferred)
 }
 
 // move gives the active trigger t of rt what it waits for.
@@ -462,24 +516,71 @@ func (l *Loop) learnSession(ctx context.Context, rt Runtime, s Sighting) {
 		rt = fresh
 	}
 	if s.Session != rt.AgentSession {
-		rt.AgentSession, rt.Updated = s.Session, l.now()
+		now := l.now()
+		rt.AgentSession, rt.Updated, rt.Recovery.LastSign = s.Session, now, now
 		_ = l.Store.PutRuntime(ctx, rt)
+	}
+}
+
+// signEvery is how much later than the last recorded sign of life a new
+// one is written: staleness is counted in hours.
+const signEvery = time.Minute
+
+// isSign says whether ev shows rt's agent session at work: an
+// acknowledgement of its own, its answer, its resumed session's answer.
+// A heartbeat is kept apart (Runtime.LastHeartbeat).
+func isSign(ev Event) bool {
+	switch ev.Kind {
+	case EvAck:
+		return ev.Source != AckHeartbeat
+	case EvSent:
+		return ev.Acked
+	case EvAnswer, EvResumed:
+		return true
+	}
+	return false
+}
+
+// sign records a sign of life of role's agent session at at
+// (Recovery.LastSign), onto the record as it stands now.
+func (l *Loop) sign(ctx context.Context, role string, at time.Time) {
+	rt, err := l.Store.Runtime(ctx, role)
+	if err != nil || at.Sub(rt.Recovery.LastSign) < signEvery {
+		return
+	}
+	rt.Recovery.LastSign = at
+	if err := l.Store.PutRuntime(ctx, rt); err != nil {
+		l.logf("runtime %s: %v", role, err)
 	}
 }
 
 // probe looks at rt for t: its thread, the rate limits, the operator.
 func (l *Loop) probe(ctx context.Context, rt Runtime, t Trigger) Trigger {
 	ev := l.probeEvent(ctx, rt, t)
-	if (ev.Class == TargetNotFound || ev.Class == PaneDead) && rt.Status != Failed && rt.Status != Stopping {
-		// Its pane died or went: reconciliation restarts the runtime (or
-		// fails it, and then the trigger) at a look soon; until then the
-		// trigger, which reached no agent, waits.
-		if soon := l.now().Add(200 * time.Millisecond); l.scanDue.IsZero() || soon.Before(l.scanDue) {
-			l.scanDue = soon
-		}
-		return t
+	if (ev.Class == TargetNotFound || ev.Class == PaneDead) && l.restarting(rt) {
+		return t // it reached no agent: it waits
 	}
 	return l.apply(ctx, t, ev)
+}
+
+// paneGone says whether rt's pane is dead or gone and rt will be
+// restarted (restarting).
+func (l *Loop) paneGone(ctx context.Context, rt Runtime) bool {
+	class, _ := l.Effects.Probe(ctx, rt)
+	return (class == PaneDead || class == TargetNotFound) && l.restarting(rt)
+}
+
+// restarting says whether rt, whose pane died or went, will be restarted
+// (or failed, and its triggers then) by reconciliation, and has it looked
+// at soon; false for a runtime failed or being stopped.
+func (l *Loop) restarting(rt Runtime) bool {
+	if rt.Status == Failed || rt.Status == Stopping {
+		return false
+	}
+	if soon := l.now().Add(200 * time.Millisecond); l.scanDue.IsZero() || soon.Before(l.scanDue) {
+		l.scanDue = soon
+	}
+	return true
 }
 
 // apply steps t with ev, saves the result with its audit events, and does
@@ -509,6 +610,13 @@ func (l *Loop) apply(ctx context.Context, t Trigger, ev Event) Trigger {
 		// crash the wait finds it again.
 		var turn *TurnRecord
 		if text, turn, err = l.Effects.Prepare(ctx, rt, Envelope(next)); err != nil {
+			if (t.Status == Queued || t.Status == TDeferred) && l.paneGone(ctx, rt) {
+				// Its pane died or went since the look: nothing was
+				// pasted; the trigger waits for the runtime's restart
+				// where it stood, as after a look that found it so.
+				l.logf("trigger %s: not sent, its pane is gone (%v); it waits for the restart", t.ID, err)
+				return t
+			}
 			next, acts, _ = Step(l.Policy, next, Event{Kind: EvSendFailed, At: ev.At, Class: SendKeysError, Err: err.Error()})
 			break
 		}
@@ -525,6 +633,9 @@ func (l *Loop) apply(ctx context.Context, t Trigger, ev Event) Trigger {
 	}
 	if t.Status != next.Status {
 		l.logf("trigger %s: %s -> %s (%s)", t.ID, t.Status, next.Status, ev.Kind)
+	}
+	if isSign(ev) {
+		l.sign(ctx, t.Role, ev.At)
 	}
 	l.count(rt, next, acts)
 	for _, a := range acts {
@@ -625,13 +736,15 @@ func (l *Loop) completed(ctx context.Context, t Trigger) {
 
 // send starts the delivery of t's text in a worker of its own.
 func (l *Loop) send(ctx context.Context, rt Runtime, t Trigger, text string) {
-	if !l.start(t.ID) {
+	w, ok := l.start(t.ID, nil)
+	if !ok {
 		return
 	}
 	turn := t.Turn
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
+		defer close(w.done)
 		r := l.Effects.Send(ctx, rt, text)
 		ev := Event{Kind: EvSent, At: l.now(), Outcome: r.Outcome, Acked: r.Acked, Turn: turn}
 		if r.Err != nil || r.Outcome == "" {
@@ -643,73 +756,80 @@ func (l *Loop) send(ctx context.Context, rt Runtime, t Trigger, text string) {
 		if r.Err != nil {
 			ev.Err = r.Err.Error()
 		}
-		l.post(ctx, result{id: t.ID, ev: ev})
+		l.post(ctx, result{id: t.ID, w: w, ev: ev})
 	}()
 }
 
 // await starts the wait for t's answer in a worker of its own, unless one
 // runs.
 func (l *Loop) await(ctx context.Context, rt Runtime, t Trigger) {
-	if t.Turn == nil || !l.start(t.ID) {
+	if t.Turn == nil {
+		return
+	}
+	actx, cancel := context.WithCancel(ctx)
+	w, ok := l.start(t.ID, cancel)
+	if !ok {
+		cancel()
 		return
 	}
 	turn := *t.Turn
-	actx, cancel := context.WithCancel(ctx)
-	l.mu.Lock()
-	l.awaits[t.ID] = cancel
-	l.mu.Unlock()
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
+		defer close(w.done)
 		defer cancel()
 		answer, class, err := l.Effects.Await(actx, rt, turn)
 		if actx.Err() != nil {
-			l.finish(t.ID)
+			l.finish(t.ID, w)
 			return
 		}
 		ev := Event{Kind: EvAnswer, At: l.now(), Answer: answer}
 		if err != nil {
 			ev = Event{Kind: EvTurnError, At: l.now(), Class: class, Err: err.Error()}
 		}
-		l.post(ctx, result{id: t.ID, ev: ev})
+		l.post(ctx, result{id: t.ID, w: w, ev: ev})
 	}()
 }
 
 // resume runs t's fallback resume in a worker of its own; the wait for
 // the interactive turn ends.
 func (l *Loop) resume(ctx context.Context, rt Runtime, t Trigger) {
-	if !l.takeOver(t.ID) {
+	w, ok := l.takeOver(ctx, t.ID)
+	if !ok {
 		return
 	}
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
+		defer close(w.done)
 		answer, class, err := l.Effects.Resume(ctx, rt, t)
 		if ctx.Err() != nil {
-			l.finish(t.ID)
+			l.finish(t.ID, w)
 			return
 		}
 		ev := Event{Kind: EvResumed, At: l.now(), Answer: answer}
 		if err != nil {
 			ev = Event{Kind: EvResumeFailed, At: l.now(), Class: class, Err: err.Error()}
 		}
-		l.post(ctx, result{id: t.ID, ev: ev})
+		l.post(ctx, result{id: t.ID, w: w, ev: ev})
 	}()
 }
 
 // spawn starts a fresh agent for t in a worker of its own, with the
 // summary of t's thread for it.
 func (l *Loop) spawn(ctx context.Context, rt Runtime, t Trigger) {
-	if !l.takeOver(t.ID) {
+	w, ok := l.takeOver(ctx, t.ID)
+	if !ok {
 		return
 	}
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
+		defer close(w.done)
 		ev := Event{Kind: EvSpawned, At: l.now()}
 		hash, err := l.Effects.Spawn(ctx, rt)
 		if ctx.Err() != nil {
-			l.finish(t.ID)
+			l.finish(t.ID, w)
 			return
 		}
 		if err != nil {
@@ -718,7 +838,7 @@ func (l *Loop) spawn(ctx context.Context, rt Runtime, t Trigger) {
 			l.respawned(ctx, rt.Role, hash, false)
 			ev.Preface = l.summary(ctx, t.Thread, t.ID)
 		}
-		l.post(ctx, result{id: t.ID, ev: ev})
+		l.post(ctx, result{id: t.ID, w: w, ev: ev})
 	}()
 }
 
@@ -754,50 +874,68 @@ func (l *Loop) summary(ctx context.Context, thread, skip string) string {
 	return Summary(thread, msgs, ts, SummaryLimit)
 }
 
-// takeOver starts a fallback worker for trigger id: a wait for its
-// interactive turn is ended first (its report would be stale).
-func (l *Loop) takeOver(id string) bool {
+// takeOver registers a fallback worker for trigger id. A wait for its
+// interactive turn is ended first, and its goroutine waited for (its
+// report would be stale): a report it posted before it saw the end is
+// dropped with it, the trigger's worker being the fallback's from then on.
+// It fails when another worker runs (a send), or ctx ends first.
+func (l *Loop) takeOver(ctx context.Context, id string) (*worker, bool) {
 	l.mu.Lock()
-	cancel := l.awaits[id]
+	old := l.workers[id]
 	l.mu.Unlock()
-	if cancel != nil {
-		cancel()
-		for !l.start(id) {
-			time.Sleep(time.Millisecond) // the wait's worker is returning
+	if old != nil && old.cancel != nil {
+		old.cancel()
+		select {
+		case <-old.done:
+		case <-ctx.Done():
+			return nil, false
 		}
-		return true
+		l.finish(id, old)
 	}
-	return l.start(id)
+	return l.start(id, nil)
 }
 
-func (l *Loop) start(id string) bool {
+// start registers a worker for trigger id, unless one runs; cancel ends
+// it early (a wait's), nil when it cannot be.
+func (l *Loop) start(id string, cancel context.CancelFunc) (*worker, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.working[id] {
-		return false
+	if l.workers[id] != nil {
+		return nil, false
 	}
-	l.working[id] = true
-	return true
+	w := &worker{cancel: cancel, done: make(chan struct{})}
+	l.workers[id] = w
+	return w, true
 }
 
-func (l *Loop) finish(id string) {
+// finish removes worker w of trigger id, unless another took its place.
+func (l *Loop) finish(id string, w *worker) {
 	l.mu.Lock()
-	delete(l.working, id)
-	delete(l.awaits, id)
-	l.mu.Unlock()
+	defer l.mu.Unlock()
+	if l.workers[id] == w {
+		delete(l.workers, id)
+	}
 }
 
 func (l *Loop) post(ctx context.Context, r result) {
 	select {
 	case l.results <- r:
 	case <-ctx.Done():
-		l.finish(r.id)
+		l.finish(r.id, r.w)
 	}
 }
 
 // done applies a worker's report.
 func (l *Loop) done(ctx context.Context, r result) {
-	l.finish(r.id)
+	l.mu.Lock()
+	current := l.workers[r.id] == r.w
+	if current {
+		delete(l.workers, r.id)
+	}
+	l.mu.Unlock()
+	if !current {
+		return // a wait's report posted as a fallback took the trigger over: stale
+	}
 	t, err := l.Store.Trigger(ctx, r.id)
 	if err != nil {
 		l.logf("trigger %s: %v", r.id, err)
@@ -828,8 +966,17 @@ func (l *Loop) nextDue(ctx context.Context) (time.Time, bool) {
 	if err != nil {
 		return time.Time{}, false
 	}
+	rts, err := l.runtimes(ctx)
+	if err != nil {
+		return time.Time{}, false
+	}
 	var next time.Time
 	for _, t := range open {
+		if rt, ok := rts[t.Role]; ok && waitsForRestart(rt, t) {
+			// Not moved until its runtime is back (the scan's due time
+			// wakes the loop): a due time already past would spin it.
+			continue
+		}
 		d := t.Due()
 		if t.Status == Delivered {
 			if look := l.Clock.Now().Add(ackPoll); d.IsZero() || look.Before(d) {

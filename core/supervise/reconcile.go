@@ -6,9 +6,16 @@ import (
 )
 
 // Recovery is what the supervisor keeps of a runtime's health between
-// looks: since when it has been offline or not running its agent, and
-// when it was restarted lately.
+// looks: since when it has been offline or not running its agent, when it
+// was restarted lately, and when its agent last showed a sign of life.
 type Recovery struct {
+	// LastSign is the last time the agent's session showed it is used:
+	// the runtime registered, an acknowledgement or an answer of the
+	// agent's, its session id learnt from its events. Only such signs
+	// (and a heartbeat, LastHeartbeat) set it; a rewrite of the record's
+	// status does not, so a session quiet for StaleAfter is stale
+	// however often the record changed.
+	LastSign      time.Time   `json:"last_sign_at,omitzero"`
 	OfflineSince  time.Time   `json:"offline_since,omitzero"`
 	NotAgentSince time.Time   `json:"not_agent_since,omitzero"`
 	Restarts      []time.Time `json:"restarts,omitempty"`
@@ -17,7 +24,7 @@ type Recovery struct {
 }
 
 func (r Recovery) zero() bool {
-	return r.OfflineSince.IsZero() && r.NotAgentSince.IsZero() && len(r.Restarts) == 0 && r.FailedWhy == "" && r.Drift == 0
+	return r.LastSign.IsZero() && r.OfflineSince.IsZero() && r.NotAgentSince.IsZero() && len(r.Restarts) == 0 && r.FailedWhy == "" && r.Drift == 0
 }
 
 // RecoveryPolicy are the numbers reconciliation works with.
@@ -29,7 +36,7 @@ type RecoveryPolicy struct {
 	// agent before the runtime is failed.
 	NotAgentGrace time.Duration
 	// A runtime is restarted with its agent's session resumed, unless the
-	// session is stale (no heartbeat, nor any change, for StaleAfter) or
+	// session is stale (no sign of it for StaleAfter: lastSign) or
 	// it crash-loops: its MaxRestarts-th failure within RestartWindow
 	// starts a fresh agent session, and one more fails it.
 	MaxRestarts   int
@@ -117,7 +124,7 @@ func Reconcile(p RecoveryPolicy, rt Runtime, s Sight, at time.Time) (Runtime, []
 			how, why = RestartFresh, "no agent session known"
 		case failures == p.MaxRestarts:
 			how, why = RestartFresh, fmt.Sprintf("crash loop: failure %d within %s; a fresh agent session", failures, p.RestartWindow)
-		case p.StaleAfter > 0 && at.Sub(lastSign(rt)) >= p.StaleAfter:
+		case p.StaleAfter > 0 && !lastSign(rt).IsZero() && at.Sub(lastSign(rt)) >= p.StaleAfter:
 			how, why = RestartFresh, fmt.Sprintf("its session is stale: no sign of it for %s", p.StaleAfter)
 		}
 		n.Recovery.Restarts = append(n.Recovery.Restarts, at)
@@ -152,13 +159,15 @@ func Reconcile(p RecoveryPolicy, rt Runtime, s Sight, at time.Time) (Runtime, []
 	return n, acts
 }
 
-// lastSign is the last time rt's agent was known alive: its heartbeat,
-// else the last change of its record.
+// lastSign is the last time rt's agent session was known used: its last
+// heartbeat or its last sign (Recovery.LastSign), whichever is later.
+// Zero when neither is known (a record of a party that kept no sign): its
+// session is resumed, not dropped on a guess.
 func lastSign(rt Runtime) time.Time {
-	if !rt.LastHeartbeat.IsZero() {
+	if rt.LastHeartbeat.After(rt.Recovery.LastSign) {
 		return rt.LastHeartbeat
 	}
-	return rt.Updated
+	return rt.Recovery.LastSign
 }
 
 // recent are the times within window before at.

@@ -95,6 +95,17 @@ func TestReconcileRestartHow(t *testing.T) {
 	recent := base
 	recent.LastHeartbeat = t0.Add(-time.Hour)
 	assert.Equal(t, RestartResume, how(recent, after(5*time.Second)))
+	rewritten := base
+	rewritten.Recovery.LastSign = t0.Add(-13 * time.Hour)
+	rewritten.Updated = t0 // its status written a moment ago
+	assert.Equal(t, RestartFresh, how(rewritten, after(5*time.Second)), "a record rewritten, no sign for 12 h: stale")
+	signed := rewritten
+	signed.Recovery.LastSign = t0.Add(-time.Hour)
+	signed.LastHeartbeat = t0.Add(-20 * time.Hour)
+	assert.Equal(t, RestartResume, how(signed, after(5*time.Second)), "the later of sign and heartbeat counts")
+	unknown := base
+	unknown.Updated = t0.Add(-48 * time.Hour)
+	assert.Equal(t, RestartResume, how(unknown, after(5*time.Second)), "no sign known: resumed, not dropped on a guess")
 	looping := base
 	looping.Recovery.Restarts = []time.Time{t0.Add(-2 * time.Minute), t0.Add(-time.Minute)}
 	assert.Equal(t, RestartFresh, how(looping, after(5*time.Second)), "the third failure in the window: a fresh session")

@@ -19,8 +19,12 @@
 //
 // # Script steps on the wire
 //
-// A request's user text is matched against the script's rules like a mock
-// agent's submission. think waits before the next piece; say, echo and
+// A request's new user text is matched against the script's rules like a
+// mock agent's submission. The text of an earlier turn that got no answer
+// (failed, crashed, hung) is history, not new, when the agent sends it
+// again in front of a new text: Claude keeps it in the conversation and
+// merges its next text (or a resumed session's prompt) into the same user
+// message. The last text of a request is always new. think waits before the next piece; say, echo and
 // marker stream answer text (marker only when the prompt asks for party's
 // completion marker); fail N with a 3-digit N answers that HTTP status
 // before any byte, and fail WORD (or fail N once text was streamed) ends the
@@ -44,7 +48,7 @@
 // it. mode is submit for a user submission, side for a side request, and
 // continue for a request that only carries a tool's result. A request that
 // carries several new user texts (Claude sends the messages queued during a
-// turn together) is logged as one line per text, with the same seq. A text
+// turn together) is logged as one line per text, with the same seq (the history texts above are not logged again). A text
 // the user typed while one of Claude's tools ran reaches the model only as
 // a note with that tool's result ("The user sent a new message while you
 // were working: …", several in one message): each is logged with mode

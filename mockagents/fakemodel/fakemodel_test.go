@@ -383,3 +383,37 @@ func TestDeclinedToolThenNewText(t *testing.T) {
 	got, _ := claudeText(events(t, resp.Body))
 	assert.Equal(t, "answer to plain", got, "new text after a declined tool is a new turn")
 }
+
+// TestUnansweredTurnIsHistory: Claude keeps a failed turn's message and
+// merges its next text into it (each but the last text ending in a
+// newline), and a resumed session sends it again before the resume's
+// prompt. The rules match the new text only; the failed text is not
+// logged again. The same failed request sent again fails again.
+func TestUnansweredTurnIsHistory(t *testing.T) {
+	s, logPath := start(t, testScript)
+	resp := post(t, s.URL()+"/v1/messages", claudeBody(text("boom 1")))
+	require.Equal(t, 529, resp.StatusCode)
+	resp = post(t, s.URL()+"/v1/messages", claudeBody(text("boom 1")))
+	require.Equal(t, 529, resp.StatusCode, "the agent sending the failed turn again: the same turn")
+
+	resp = post(t, s.URL()+"/v1/messages", claudeBody(text("boom 1\n"), text("next")))
+	require.Equal(t, 200, resp.StatusCode, "the failed text in front of the new one is history")
+	got, _ := claudeText(events(t, resp.Body))
+	assert.Equal(t, "answer to next", got)
+
+	// A resumed session that failed once more keeps both in front.
+	resp = post(t, s.URL()+"/v1/messages", claudeBody(text("boom 1\n"), text("boom 2")))
+	require.Equal(t, 529, resp.StatusCode)
+	resp = post(t, s.URL()+"/v1/messages", claudeBody(text("boom 1\n"), text("boom 2\n"), text("boom 2")))
+	require.Equal(t, 529, resp.StatusCode, "the last text is new, even when it failed before")
+	resp = post(t, s.URL()+"/v1/messages", claudeBody(text("boom 1\n"), text("boom 2\n"), text("slow 3")))
+	require.Equal(t, 200, resp.StatusCode)
+	got, _ = claudeText(events(t, resp.Body))
+	assert.Equal(t, "slow slow 3", got, "the prompt is the new text alone")
+
+	var logged []string
+	for _, e := range readLog(t, logPath) {
+		logged = append(logged, e.Text)
+	}
+	assert.Equal(t, []string{"boom 1", "boom 1", "next", "boom 2", "boom 2", "slow 3"}, logged)
+}

@@ -52,6 +52,10 @@ type Server struct {
 	seq      int
 	pending  map[string]resume // tool call id -> the steps after it
 	lastTool map[string]string // agent -> its last tool call id
+	// unanswered are the user texts of each agent's turns that got no
+	// answer (failed, crashed, hung), white space trimmed: the agent keeps
+	// them in its history and sends them again before its next new text.
+	unanswered map[string]map[string]bool
 }
 
 // resume is what a turn does once its tool's result comes back.
@@ -71,7 +75,7 @@ func Start(opt Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fakemodel: listen: %w", err)
 	}
-	s := &Server{opt: opt, ln: ln, pending: map[string]resume{}, lastTool: map[string]string{}}
+	s := &Server{opt: opt, ln: ln, pending: map[string]resume{}, lastTool: map[string]string{}, unanswered: map[string]map[string]bool{}}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	if _, err := s.loadScript(); err != nil {
 		ln.Close()
@@ -225,6 +229,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, a api, body []byt
 		a.errorStatus(w, http.StatusBadRequest, "fakemodel: "+err.Error())
 		return
 	}
+	req.texts = s.newTexts(req.agent, req.texts)
 	seq := s.record(req, body)
 	if req.side != "" {
 		a.sideAnswer(w, req, body)
@@ -267,7 +272,54 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, a api, body []byt
 		}
 	}
 	t := &turn{s: s, w: w, a: a, req: req, seq: seq, prompt: prompt, groups: groups, ctx: r.Context()}
+	defer func() {
+		// Also when the step crashed the connection (a panic).
+		s.answered(req.agent, req.texts, t.answered)
+	}()
 	t.run(steps)
+}
+
+// newTexts are the texts of a request that are new: a text of an earlier
+// turn that got no answer is history, not new, when a later text follows
+// it. Claude keeps such a turn's message in its history and sends the
+// next text merged into it (one user message, a text block each, each but
+// the last ending in a newline, as it sends texts queued during a turn),
+// and a resumed session sends it again before the resume's prompt: the
+// rules, which match what the user submitted now, must not see it again.
+// The last text is always new (the agent sending a failed request again
+// sends the same turn again).
+func (s *Server) newTexts(agent string, texts []string) []string {
+	if len(texts) < 2 {
+		return texts
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old := s.unanswered[agent]
+	var out []string
+	for i, text := range texts {
+		if i < len(texts)-1 && old[strings.TrimSpace(text)] {
+			continue
+		}
+		out = append(out, text)
+	}
+	return out
+}
+
+// answered notes whether agent's turn of texts got its answer: the texts
+// of one that did not are history when they come again before a new one.
+func (s *Server) answered(agent string, texts []string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.unanswered[agent] == nil {
+		s.unanswered[agent] = map[string]bool{}
+	}
+	for _, text := range texts {
+		if ok {
+			delete(s.unanswered[agent], strings.TrimSpace(text))
+		} else {
+			s.unanswered[agent][strings.TrimSpace(text)] = true
+		}
+	}
 }
 
 // plan is the script's steps for prompt; the default answer quotes the
@@ -291,8 +343,9 @@ type turn struct {
 	groups []string
 	ctx    context.Context
 
-	ans   answer // nil until the first byte
-	wrote int    // text pieces written
+	ans      answer // nil until the first byte
+	wrote    int    // text pieces written
+	answered bool   // the answer ended normally, or asked for a tool
 }
 
 func (t *turn) begin() answer {
@@ -333,7 +386,7 @@ func (t *turn) run(steps []script.Step) {
 		case "permission", "run":
 			id := randomHex(8)
 			t.s.addPending(t.req.agent, id, resume{steps: steps[i+1:], groups: t.groups, prompt: t.prompt})
-			_ = t.begin().tool(id, script.Expand(st.Arg, t.groups))
+			t.answered = t.begin().tool(id, script.Expand(st.Arg, t.groups)) == nil
 			return
 		case "fail":
 			if n, perr := strconv.Atoi(st.Arg); perr == nil && n >= 100 && n <= 599 && t.ans == nil {
@@ -378,7 +431,7 @@ func (t *turn) run(steps []script.Step) {
 			return
 		}
 	}
-	_ = t.begin().end()
+	t.answered = t.begin().end() == nil
 }
 
 // regroupKind is the fake model's own step between a turn's steps and

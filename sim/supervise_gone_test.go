@@ -1,0 +1,102 @@
+package sim
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/supervise"
+)
+
+// goneFx is agentFx whose pane is killed between the supervisor's look
+// and its making the envelope ready (the first Prepare finds no pane);
+// tmux then shows no pane until the runtime is restarted.
+type goneFx struct {
+	*agentFx
+	gmu      sync.Mutex
+	killed   bool // the pane was killed once
+	gone     bool
+	restarts int
+}
+
+func (f *goneFx) isGone() bool {
+	f.gmu.Lock()
+	defer f.gmu.Unlock()
+	return f.gone
+}
+
+func (f *goneFx) Scan(ctx context.Context) ([]supervise.Seen, error) {
+	if f.isGone() {
+		return nil, nil
+	}
+	return f.agentFx.Scan(ctx)
+}
+
+func (f *goneFx) Restart(context.Context, supervise.Runtime, bool) (string, error) {
+	f.gmu.Lock()
+	defer f.gmu.Unlock()
+	f.gone = false
+	f.restarts++
+	return "", nil
+}
+
+func (f *goneFx) Probe(ctx context.Context, rt supervise.Runtime) (supervise.Class, string) {
+	if f.isGone() {
+		return supervise.TargetNotFound, "pane %0: no such pane"
+	}
+	return f.agentFx.Probe(ctx, rt)
+}
+
+func (f *goneFx) Prepare(ctx context.Context, rt supervise.Runtime, text string) (string, *supervise.TurnRecord, error) {
+	f.gmu.Lock()
+	if !f.killed {
+		f.killed, f.gone = true, true
+	}
+	gone := f.gone
+	f.gmu.Unlock()
+	if gone {
+		return "", nil, errors.New("pane %0: no such pane")
+	}
+	return f.agentFx.Prepare(ctx, rt, text)
+}
+
+// TestSupervisorPaneGoneBeforeTheSend: the pane is killed after the look
+// that let a trigger go and before its envelope was made ready: nothing
+// was pasted, so the trigger is not failed (SEND_KEYS_ERROR, even with no
+// retries left) but waits for the runtime's restart and then goes, once.
+func TestSupervisorPaneGoneBeforeTheSend(t *testing.T) {
+	ctx := context.Background()
+	clk := NewClock()
+	store := openStore(t)
+	fx := &goneFx{agentFx: &agentFx{clock: clk, seen: map[string]int{}, resumed: map[string]int{}}}
+	submit(t, store, clk, "g1")
+	policy := supervise.DefaultPolicy
+	policy.Retries = 0
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	l := &supervise.Loop{Store: store, Clock: clk, Policy: policy, Limits: supervise.DefaultLimits,
+		Recovery: supervise.DefaultRecoveryPolicy, Effects: fx, Wake: make(chan struct{}), ScanEvery: time.Second}
+	done := make(chan error, 1)
+	go func() { done <- l.Run(lctx) }()
+	require.Eventually(t, func() bool {
+		tr, err := store.Trigger(ctx, "g1")
+		return err == nil && !tr.Status.Open()
+	}, 10*time.Second, time.Millisecond)
+	cancel()
+	require.NoError(t, <-done)
+	tr, err := store.Trigger(ctx, "g1")
+	require.NoError(t, err)
+	assert.Equal(t, supervise.Completed, tr.Status, "class %s: %s", tr.Class, tr.Error)
+	assert.Equal(t, 1, fx.seen["g1"])
+	assert.Equal(t, 1, fx.restarts)
+	trs, err := store.Transitions(ctx, "g1")
+	require.NoError(t, err)
+	for _, x := range trs {
+		assert.NotEqual(t, supervise.TRetrying, x.To, "no failed send was recorded")
+	}
+}

@@ -1,0 +1,136 @@
+package sim
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/supervise"
+)
+
+// staleFx is agentFx whose pane can die, which records how each restart
+// started the agent, and whose headless resume never answers (no sign of
+// life comes from it).
+type staleFx struct {
+	*agentFx
+	smu      sync.Mutex
+	dead     bool
+	restarts []bool // resume or fresh, in order
+}
+
+func (f *staleFx) Scan(ctx context.Context) ([]supervise.Seen, error) {
+	seen, _ := f.agentFx.Scan(ctx)
+	f.smu.Lock()
+	defer f.smu.Unlock()
+	seen[0].AgentSession = "sess-1"
+	if f.dead {
+		seen[0].Status = supervise.Offline
+	}
+	return seen, nil
+}
+
+func (f *staleFx) Restart(_ context.Context, _ supervise.Runtime, resume bool) (string, error) {
+	f.smu.Lock()
+	defer f.smu.Unlock()
+	f.restarts = append(f.restarts, resume)
+	f.dead = false
+	return "", nil
+}
+
+func (f *staleFx) Resume(ctx context.Context, _ supervise.Runtime, _ supervise.Trigger) (string, supervise.Class, error) {
+	<-ctx.Done()
+	return "", "", ctx.Err()
+}
+
+func (f *staleFx) restarted() []bool {
+	f.smu.Lock()
+	defer f.smu.Unlock()
+	return append([]bool(nil), f.restarts...)
+}
+
+// TestSupervisorStaleSessionStartsFresh: the agent's session showed no
+// sign of life for longer than StaleAfter while the supervisor rewrote its
+// runtime's record (a trigger deferred by an operator: status, busy flag,
+// updated time); its pane dies: the restart starts a fresh session. The
+// same with a sign a moment before (a trigger the agent acknowledged)
+// resumes it.
+func TestSupervisorStaleSessionStartsFresh(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		signed bool
+		resume bool
+	}{
+		{"no sign for 13 h, status rewritten: fresh", false, false},
+		{"a sign a moment ago: resumed", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx := context.Background()
+			clk := NewClock()
+			store, err := supervise.Open(t.TempDir() + "/" + supervise.StoreFile)
+			require.NoError(t, err)
+			t.Cleanup(func() { store.Close() })
+			fx := &staleFx{agentFx: &agentFx{clock: clk, seen: map[string]int{}, resumed: map[string]int{}}}
+			run := func(until func() bool) {
+				t.Helper()
+				lctx, cancel := context.WithCancel(ctx)
+				// The operator stays: the trigger is never taken over by a
+				// fallback (which would hold the runtime) within the test.
+				policy := supervise.DefaultPolicy
+				policy.MaxDefer = 48 * time.Hour
+				l := &supervise.Loop{Store: store, Clock: clk, Policy: policy, Limits: supervise.DefaultLimits,
+					Recovery: supervise.DefaultRecoveryPolicy, Effects: fx, Wake: make(chan struct{}), ScanEvery: time.Second}
+				done := make(chan error, 1)
+				go func() { done <- l.Run(lctx) }()
+				require.Eventually(t, until, 10*time.Second, time.Millisecond)
+				cancel()
+				require.NoError(t, <-done)
+			}
+			registered := clk.Now()
+			run(func() bool { _, err := store.Runtime(ctx, "claude"); return err == nil })
+
+			clk.Advance(13 * time.Hour)
+			if tc.signed {
+				submit(t, store, clk, "a1")
+				run(func() bool {
+					tr, err := store.Trigger(ctx, "a1")
+					return err == nil && tr.Status == supervise.Completed
+				})
+			}
+			// An operator in the pane: the supervisor rewrites the runtime's
+			// record (deferred, operator busy), no sign of the agent.
+			fx.busy = func(time.Time) bool { return true }
+			submit(t, store, clk, "b1")
+			run(func() bool { rt, err := store.Runtime(ctx, "claude"); return err == nil && rt.OperatorBusy })
+			rt, err := store.Runtime(ctx, "claude")
+			require.NoError(t, err)
+			require.Greater(t, rt.Updated.Sub(registered), 12*time.Hour, "the record was written lately")
+			require.Equal(t, tc.signed, rt.Recovery.LastSign.Sub(registered) > 12*time.Hour, "signs: %v", rt.Recovery.LastSign)
+
+			// The pane dies; the restart is due 5 s later.
+			fx.smu.Lock()
+			fx.dead = true
+			fx.smu.Unlock()
+			why := func() string {
+				evs, err := store.Events(ctx, 0, 0)
+				require.NoError(t, err)
+				for _, e := range evs {
+					if e.Kind == supervise.AuditRestart {
+						return e.Result + ": " + e.Detail
+					}
+				}
+				return ""
+			}
+			run(func() bool { return why() != "" })
+			assert.Equal(t, []bool{tc.resume}, fx.restarted())
+			if tc.resume {
+				assert.Equal(t, "resume: its agent session resumed", why())
+			} else {
+				assert.Equal(t, "fresh: its session is stale: no sign of it for 12h0m0s", why())
+			}
+		})
+	}
+}
