@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/session"
@@ -378,10 +379,37 @@ func startSupervisorIn(ctx context.Context, d session.Deps, name, stateDir strin
 	if opts.Listen != "" {
 		argv = append(argv, "--listen", opts.Listen)
 	}
-	return review.Start(ctx, d.Clock, dir, 1, func() error {
+	started := time.Now()
+	if err := review.Start(ctx, d.Clock, dir, 1, func() error {
 		return session.StartHidden(ctx, d, name, stateDir, SupervisorWindow, argv)
-	})
+	}); err != nil || opts.Listen == "" {
+		return err
+	}
+	return awaitListener(ctx, d.Clock, dir, started)
 }
+
+// awaitListener waits until the supervisor started at started serves its
+// TCP listener (it writes api.addr once it does, after it took its lock,
+// which is all review.Start waits for), so that the caller can use it at
+// once.
+func awaitListener(ctx context.Context, clk clock.Clock, dir string, started time.Time) error {
+	path := filepath.Join(dir, apiAddrFile)
+	for deadline := clk.Now().Add(listenWait); ; {
+		// A file from before the start is a killed supervisor's.
+		if fi, err := os.Stat(path); err == nil && !fi.ModTime().Before(started.Truncate(time.Second)) {
+			return nil
+		}
+		if !clk.Now().Before(deadline) {
+			return fmt.Errorf("the supervisor started but serves no TCP listener after %s (its log: %s)", listenWait, filepath.Join(dir, review.LogFile))
+		}
+		if err := clk.Sleep(ctx, 20*time.Millisecond); err != nil {
+			return err
+		}
+	}
+}
+
+// listenWait bounds awaitListener.
+const listenWait = 10 * time.Second
 
 // StopSupervisor stops the session's supervisor (its records stay).
 func StopSupervisor(ctx context.Context, env *Env) (SupervisorProc, error) {
