@@ -369,6 +369,15 @@ func GeminiTrust(dir string, getenv func(string) string) (trusted bool, why stri
 	return false, fmt.Sprintf("%s does not list it", path)
 }
 
+// CodexHome is where Codex keeps its configuration and sessions:
+// $CODEX_HOME, else ~/.codex.
+func CodexHome(getenv func(string) string) string {
+	if h := getenv("CODEX_HOME"); h != "" {
+		return h
+	}
+	return filepath.Join(getenv("HOME"), ".codex")
+}
+
 // GeminiHome is the directory holding Gemini's .gemini: GEMINI_CLI_HOME,
 // else HOME.
 func GeminiHome(getenv func(string) string) string {

@@ -175,3 +175,9 @@ func TestGeminiTranscriptAnswer(t *testing.T) {
 	_, ok = GeminiTranscriptAnswer(filepath.Join(t.TempDir(), "missing"))
 	assert.False(t, ok)
 }
+
+func TestCodexHome(t *testing.T) {
+	env := func(kv map[string]string) func(string) string { return func(k string) string { return kv[k] } }
+	assert.Equal(t, "/c", CodexHome(env(map[string]string{"CODEX_HOME": "/c", "HOME": "/h"})))
+	assert.Equal(t, "/h/.codex", CodexHome(env(map[string]string{"HOME": "/h"})))
+}

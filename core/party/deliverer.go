@@ -6,6 +6,7 @@ import (
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/observe"
 	"github.com/partyhq/party/core/state"
@@ -22,7 +23,7 @@ func NewDeliverer(m mux.Multiplexer, clk clock.Clock, getenv func(string) string
 	d := &deliver.Deliverer{Mux: m, Clock: clk, Locker: state.Locker{Dir: lockDir}}
 	// Codex streaming an answer shows no busy line: its rollout tells.
 	d.Working = func(kind agent.Kind, p mux.Pane) bool {
-		return kind == agent.Codex && wait.CodexWorking(wait.CodexRolloutFiles(p.PID, wait.CodexHome(getenv), clk.Now)())
+		return kind == agent.Codex && wait.CodexWorking(wait.CodexRolloutFiles(p.PID, hook.CodexHome(getenv), clk.Now)())
 	}
 	if stateDir == "" {
 		return d

@@ -369,7 +369,7 @@ func ackLineIn(screen, mark, ack string) bool {
 // Codex worked on it. The files are those the pane's processes hold open
 // (talk's wait reads the same), else the recent ones under $CODEX_HOME.
 func (e *paneEffects) codexTook(p mux.Pane, mark string) (string, bool) {
-	for _, f := range wait.CodexRolloutFiles(p.PID, wait.CodexHome(e.env.Getenv), e.env.Clock.Now)() {
+	for _, f := range wait.CodexRolloutFiles(p.PID, hook.CodexHome(e.env.Getenv), e.env.Clock.Now)() {
 		if rolloutHasUserMessage(f, mark) {
 			return rolloutThread(f), true
 		}

@@ -124,12 +124,3 @@ func writeOwned(root, path, text string) error {
 	}
 	return nil
 }
-
-// CodexHome is the directory Codex keeps its configuration in:
-// $CODEX_HOME, else ~/.codex.
-func CodexHome(getenv func(string) string) string {
-	if h := getenv("CODEX_HOME"); h != "" {
-		return h
-	}
-	return filepath.Join(getenv("HOME"), ".codex")
-}

@@ -46,8 +46,6 @@ func TestAllowCodex(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, `prefix_rule(pattern=["ls"], decision="allow")`+"\n", string(b), "the user's rules are untouched")
 
-	assert.Equal(t, "/c", CodexHome(func(k string) string { return map[string]string{"CODEX_HOME": "/c", "HOME": "/h"}[k] }))
-	assert.Equal(t, "/h/.codex", CodexHome(func(k string) string { return map[string]string{"HOME": "/h"}[k] }))
 }
 
 func TestWriteFindings(t *testing.T) {

@@ -528,7 +528,7 @@ func allowReviewCommands(d Deps, root, dir string, panes []PaneSpec) error {
 				return err
 			}
 		case p.Agent == agent.Codex && !codexDone:
-			if _, err := review.AllowCodex(root, review.CodexHome(d.Getenv)); err != nil {
+			if _, err := review.AllowCodex(root, hook.CodexHome(d.Getenv)); err != nil {
 				return err
 			}
 			codexDone = true

@@ -7,6 +7,7 @@ import (
 
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/wait"
@@ -109,5 +110,5 @@ func (d Deps) codexRollout(ctx context.Context, p mux.Pane, spec Spec, turn *wai
 // hold open; where /proc is missing, the recent ones under $CODEX_HOME
 // (default ~/.codex) as party sees it.
 func (d Deps) rolloutFiles(p mux.Pane) func() []string {
-	return wait.CodexRolloutFiles(p.PID, wait.CodexHome(d.Getenv), d.Clock.Now)
+	return wait.CodexRolloutFiles(p.PID, hook.CodexHome(d.Getenv), d.Clock.Now)
 }

@@ -425,14 +425,6 @@ func recentRollouts(codexHome string, t time.Time) []string {
 	return out
 }
 
-// CodexHome is where Codex keeps its sessions: $CODEX_HOME, else ~/.codex.
-func CodexHome(getenv func(string) string) string {
-	if home := getenv("CODEX_HOME"); home != "" {
-		return home
-	}
-	return filepath.Join(getenv("HOME"), ".codex")
-}
-
 // CodexWorking says whether a Codex whose rollout files are files is in a
 // turn: the last task_started of one has no task_complete nor
 // turn_aborted after it. Codex shows no busy line while an answer streams
