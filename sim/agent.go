@@ -230,6 +230,10 @@ func (a *Agent) key(k string) {
 	switch k {
 	case "C-u":
 		a.input = ""
+	case "BSpace":
+		if r := []rune(a.input); len(r) > 0 {
+			a.input = string(r[:len(r)-1])
+		}
 	case "Enter":
 		if a.loseEnters > 0 {
 			a.loseEnters--

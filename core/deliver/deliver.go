@@ -458,6 +458,14 @@ func (s *submission) showing(ctx context.Context, since time.Time) (observe.Stat
 		if st.HasInput && p.Holds(st.Input, s.text) {
 			return st, true, nil
 		}
+		if st.HasInput && typedBefore(p, st.Input, s.text) {
+			// Someone typed into the box between the last look and
+			// the paste: take ours back off its end, leave theirs.
+			if s.untangle(ctx, st) {
+				return st, false, fmt.Errorf("send to %s: someone typed into the input box as the text was pasted; the text was taken back, theirs left as it was: %w", s.req.Pane, ErrInputBusy)
+			}
+			return st, false, fmt.Errorf("send to %s: someone typed into the input box as the text was pasted, and the text could not be taken back; Enter not pressed: %w", s.req.Pane, ErrInputBusy)
+		}
 		if st.Menu || st.Dialog != "" {
 			return st, false, fmt.Errorf("send to %s: %s opened over the pasted text; Enter not pressed: %w",
 				s.req.Pane, map[bool]string{true: "a completion menu", false: fmt.Sprintf("%q", st.Dialog)}[st.Menu], ErrDialog)
@@ -470,6 +478,47 @@ func (s *submission) showing(ctx context.Context, since time.Time) (observe.Stat
 		}
 	}
 }
+
+// typedBefore reports whether the input box shows text of someone else's
+// followed by the text pasted, as shown in full (not as a placeholder).
+func typedBefore(p agent.Profile, in, text string) bool {
+	if p.Pasted != nil && p.Pasted.MatchString(in) {
+		return false
+	}
+	theirs, ok := strings.CutSuffix(solid(in), solid(text))
+	return ok && theirs != ""
+}
+
+// untangle presses BSpace at the end of the input box until only what
+// came before the pasted text is left (typedBefore), never more presses
+// than the characters left of ours, looking again after each round; it
+// reports whether the box ended holding just the other text.
+func (s *submission) untangle(ctx context.Context, st observe.State) bool {
+	theirs, _ := strings.CutSuffix(solid(st.Input), solid(s.text))
+	for range maxClears {
+		n := utf8.RuneCountInString(solid(st.Input)) - utf8.RuneCountInString(theirs)
+		if n == 0 {
+			return true
+		}
+		for range n {
+			if err := s.d.Mux.SendKey(ctx, s.req.Pane, "BSpace"); err != nil {
+				return false
+			}
+		}
+		if err := s.d.Clock.Sleep(ctx, s.d.poll()); err != nil {
+			return false
+		}
+		var err error
+		if st, err = s.look(ctx); err != nil || !st.HasInput || !strings.HasPrefix(solid(st.Input), theirs) {
+			return false
+		}
+	}
+	return false
+}
+
+// solid is s without its white space: how a box shows a text may differ
+// from it in white space only (rewrapped, tabs made spaces, trimmed).
+func solid(s string) string { return strings.Join(strings.Fields(s), "") }
 
 // watch looks at the pane after a key press until the submission is
 // confirmed or window ends.

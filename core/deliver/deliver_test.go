@@ -395,3 +395,25 @@ func TestAgentStartedThroughEnvIsWaitedFor(t *testing.T) {
 	require.ErrorIs(t, err, deliver.ErrNotRunning)
 	assert.Zero(t, f.Mux.Count("paste"))
 }
+
+// Someone types into the box between the last look and the paste: the
+// text is taken back off the end of the box, theirs is left as it was,
+// Enter is never pressed, and the send fails INPUT_NOT_EMPTY (the
+// supervisor defers the trigger).
+func TestTypedAsPastedIsTakenBack(t *testing.T) {
+	for _, persona := range []string{"claude", "codex"} {
+		t.Run(persona, func(t *testing.T) {
+			f := newFixture(persona, nil)
+			res, err := f.Deliverer.Send(context.Background(), deliver.Request{Pane: f.ID, Profile: agent.Lookup(agent.Kind(persona)),
+				Text:    "look at run 4711",
+				Pasting: func(context.Context) { f.Agent.Type("operator draft") }})
+			require.ErrorIs(t, err, deliver.ErrInputBusy)
+			assert.Equal(t, deliver.Failed, res.Outcome)
+			assert.Equal(t, "operator draft", f.Agent.Input())
+			assert.Empty(t, f.Agent.Submissions)
+			for _, c := range f.Mux.Calls() {
+				assert.False(t, c.Op == "key" && (c.Arg == "Enter" || c.Arg == "Tab" || c.Arg == "C-u"), "pressed %s", c.Arg)
+			}
+		})
+	}
+}
