@@ -3,8 +3,9 @@
 GO      ?= go
 BIN     := bin
 MOCKS   := claude codex gemini mockagent
-# The scenarios run many tmux servers side by side; keep -race on.
-TESTFLAGS ?= -race -count=1 -timeout 40m
+# Keep -race on. The scenarios wait on agents far more than they compute
+# (a third of a core each): three run side by side.
+TESTFLAGS ?= -race -count=1 -timeout 40m -parallel 3
 # A -race binary sleeps 1 s at exit (atexit_sleep_ms) unless told not to.
 export GORACE ?= atexit_sleep_ms=0
 # Linters, pinned; go run fetches them through the module proxy, so CI
