@@ -70,7 +70,7 @@ func (e *paneEffects) Scan(ctx context.Context) ([]supervise.Seen, error) {
 		}
 		rt := supervise.Runtime{ID: e.info.Name + "/" + p.Role, Role: p.Role, Workspace: e.rec.Cwd,
 			Agent: p.Agent, Session: e.info.Name, Window: p.WindowID, Pane: p.ID,
-			Target: targetOf(e.info.Name, p, perWindow[p.WindowID] == 1), PID: p.PID, Status: status, TokenHash: hash, AgentSession: e.sessions[p.ID]}
+			Target: targetOf(e.info.Name, p, perWindow[p.WindowID] == 1), PID: p.PID, Status: status, TokenHash: hash, AgentSession: e.sessionOf(p)}
 		out = append(out, supervise.Seen{Runtime: rt, RunsAgent: !p.Dead && talk.Profile(e.cfg, p).Runs(p.CurrentCommand)})
 	}
 	return out, nil
@@ -124,6 +124,20 @@ func (e *paneEffects) learnSessions() {
 		return true
 	})
 	e.logRead = end
+}
+
+// sessionOf is the agent session of pane p as its events name it, or, for
+// a Codex whose events name none (its notifies carry prompts, and may be
+// its title thread's), the thread of the one rollout file it holds open:
+// a scan learns it even when no trigger's look did.
+func (e *paneEffects) sessionOf(p mux.Pane) string {
+	if s := e.sessions[p.ID]; s != "" || p.Dead || agent.Kind(p.Agent) != agent.Codex {
+		return s
+	}
+	if files := wait.CodexRolloutFiles(p.PID, hook.CodexHome(e.env.Getenv), e.env.Clock.Now)(); len(files) == 1 {
+		return rolloutThread(files[0])
+	}
+	return ""
 }
 
 // targetOf is pane p's tmux target in session: <session>:<role>.<index>
