@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/partyhq/party/core/agent"
@@ -25,7 +26,7 @@ const History = 3000
 // HookGrace is how long an agent whose hooks report its turns may show a
 // wanted block, idle, before the block is taken off its screen: its hook
 // fires as its turn ends, so one that stays silent this long is not wired.
-const HookGrace = 3 * time.Second
+const HookGrace = 5 * time.Second
 
 // Target is the pane a role resolves to and the profile to deliver with.
 type Target struct {
@@ -343,11 +344,28 @@ func (a *answers) find(ids []string) (*blocks.Block, error) {
 		if ev.Kind != hook.TurnComplete {
 			continue
 		}
-		a.ended = true
 		found, _ := blocks.ParseText(ev.Answer)
 		if b := wanted(found, ids, nil); b != nil {
 			return b, nil
 		}
+		// Codex's title thread reports a turn of its own, late under
+		// load, quoting the thread's first prompt: not the end of the
+		// turn that was asked for a block.
+		if ev.Agent != string(agent.Codex) || len(ev.Prompts) == 0 || mentions(ev.Prompts, ids) {
+			a.ended = true
+		}
 	}
 	return nil, nil
+}
+
+// mentions reports whether one of prompts names one of ids.
+func mentions(prompts, ids []string) bool {
+	for _, p := range prompts {
+		for _, id := range ids {
+			if strings.Contains(p, id) {
+				return true
+			}
+		}
+	}
+	return false
 }
