@@ -134,10 +134,13 @@ func (e *paneEffects) sessionOf(p mux.Pane) string {
 	if s := e.sessions[p.ID]; s != "" || p.Dead || agent.Kind(p.Agent) != agent.Codex {
 		return s
 	}
-	if files := wait.CodexRolloutFiles(p.PID, hook.CodexHome(e.env.Getenv), e.env.Clock.Now)(); len(files) == 1 {
-		return rolloutThread(files[0])
+	files := wait.CodexRolloutFiles(p.PID, hook.CodexHome(e.env.Getenv), e.env.Clock.Now)()
+	if len(files) != 1 {
+		return ""
 	}
-	return ""
+	// Kept, so that later scans do not look again (Restart forgets it).
+	e.sessions[p.ID] = rolloutThread(files[0])
+	return e.sessions[p.ID]
 }
 
 // targetOf is pane p's tmux target in session: <session>:<role>.<index>
