@@ -494,18 +494,19 @@ func (p Profile) HoldsAll(in, text string) bool {
 	if p.Pasted != nil && p.Pasted.MatchString(in) && strings.TrimSpace(p.Pasted.ReplaceAllString(in, "")) == "" {
 		return true
 	}
-	return in != "" && squeeze(in) == squeeze(text)
+	return in != "" && Squeeze(in) == Squeeze(text)
 }
 
 // ContainsText reports whether s holds sub once white space is dropped
 // from both: how an agent's echo of a text (rewrapped, tabs made spaces,
 // trimmed, several queued texts merged into one) is matched to it.
 func ContainsText(s, sub string) bool {
-	return strings.Contains(squeeze(s), squeeze(sub))
+	return strings.Contains(Squeeze(s), Squeeze(sub))
 }
 
-// squeeze drops every white space character.
-func squeeze(s string) string {
+// Squeeze drops every white space character: how a text and the way an
+// agent shows it (rewrapped, tabs made spaces, trimmed) are compared.
+func Squeeze(s string) string {
 	return strings.Map(func(r rune) rune {
 		if unicode.IsSpace(r) {
 			return -1

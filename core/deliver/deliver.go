@@ -485,7 +485,7 @@ func typedBefore(p agent.Profile, in, text string) bool {
 	if p.Pasted != nil && p.Pasted.MatchString(in) {
 		return false
 	}
-	theirs, ok := strings.CutSuffix(solid(in), solid(text))
+	theirs, ok := strings.CutSuffix(agent.Squeeze(in), agent.Squeeze(text))
 	return ok && theirs != ""
 }
 
@@ -494,9 +494,9 @@ func typedBefore(p agent.Profile, in, text string) bool {
 // than the characters left of ours, looking again after each round; it
 // reports whether the box ended holding just the other text.
 func (s *submission) untangle(ctx context.Context, st observe.State) bool {
-	theirs, _ := strings.CutSuffix(solid(st.Input), solid(s.text))
+	theirs, _ := strings.CutSuffix(agent.Squeeze(st.Input), agent.Squeeze(s.text))
 	for range maxClears {
-		n := utf8.RuneCountInString(solid(st.Input)) - utf8.RuneCountInString(theirs)
+		n := utf8.RuneCountInString(agent.Squeeze(st.Input)) - utf8.RuneCountInString(theirs)
 		if n == 0 {
 			return true
 		}
@@ -509,16 +509,12 @@ func (s *submission) untangle(ctx context.Context, st observe.State) bool {
 			return false
 		}
 		var err error
-		if st, err = s.look(ctx); err != nil || !st.HasInput || !strings.HasPrefix(solid(st.Input), theirs) {
+		if st, err = s.look(ctx); err != nil || !st.HasInput || !strings.HasPrefix(agent.Squeeze(st.Input), theirs) {
 			return false
 		}
 	}
 	return false
 }
-
-// solid is s without its white space: how a box shows a text may differ
-// from it in white space only (rewrapped, tabs made spaces, trimmed).
-func solid(s string) string { return strings.Join(strings.Fields(s), "") }
 
 // watch looks at the pane after a key press until the submission is
 // confirmed or window ends.

@@ -302,15 +302,7 @@ func contentText(raw json.RawMessage) string {
 // sameText compares a prompt as Claude recorded it with the one sent,
 // ignoring white space (Claude makes tabs spaces and trims).
 func sameText(got, sent string) bool {
-	squeeze := func(s string) string {
-		return strings.Map(func(r rune) rune {
-			if unicode.IsSpace(r) {
-				return -1
-			}
-			return r
-		}, s)
-	}
-	return squeeze(got) != "" && squeeze(got) == squeeze(sent)
+	return agent.Squeeze(got) != "" && agent.Squeeze(got) == agent.Squeeze(sent)
 }
 
 // claudeRetry matches Claude's line while it retries an API error:
