@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/mux"
 )
 
@@ -199,8 +200,7 @@ func reecho(lines []string, nonce, prompt string, start, at int) int {
 	if end < 0 {
 		return start
 	}
-	squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }
-	if squeeze(strings.Join(lines[start:end], "\n")) == squeeze(prompt) {
+	if agent.Squeeze(strings.Join(lines[start:end], "\n")) == agent.Squeeze(prompt) {
 		return end
 	}
 	return start
@@ -234,16 +234,15 @@ func lastMarker(lines []string, nonce string, from int) int {
 // instruction where the agent broke it onto the next lines; -1 when no
 // line there holds the nonce.
 func echoEnd(lines []string, nonce string, from, at int) int {
-	squeeze := func(s string) string { return strings.Join(strings.Fields(s), "") }
-	tail := squeeze(instructionTail)
+	tail := agent.Squeeze(instructionTail)
 	for i := from; i < at; i++ {
 		_, after, ok := strings.Cut(lines[i], nonce)
 		if !ok {
 			continue
 		}
-		got, j := squeeze(after), i+1
+		got, j := agent.Squeeze(after), i+1
 		for j < at && j <= i+3 && got != tail && strings.HasPrefix(tail, got) {
-			next := squeeze(lines[j])
+			next := agent.Squeeze(lines[j])
 			if next == "" || !strings.HasPrefix(tail, got+next) {
 				break
 			}
