@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/partyhq/party/core/mux"
 )
@@ -109,6 +110,18 @@ func classify(stderr string) error {
 		return mux.ErrNoPane
 	}
 	return ErrCommand
+}
+
+// lostServer reports a command whose client lost its connection to a
+// server that may still be up: "server exited unexpectedly", or a connect
+// that failed for another reason than a missing socket or a refused one
+// (tmux prints "no server running" for those).
+func lostServer(err error) bool {
+	var ce *CmdError
+	if !errors.As(err, &ce) || !errors.Is(ce.Err, mux.ErrNoServer) {
+		return false
+	}
+	return !strings.Contains(ce.Stderr, "no server running") && !strings.Contains(ce.Stderr, "No such file or directory")
 }
 
 // ErrCommand is a tmux command that failed for another reason; the
@@ -275,6 +288,16 @@ func (c *Client) Query(ctx context.Context, fields []string, args ...string) ([]
 		args = append(args, "-F", format)
 	}
 	out, err := c.Run(ctx, args...)
+	// A query only reads, so a connection the server dropped mid-command
+	// is asked again: a live server answers, a dead one says so.
+	for try := 1; err != nil && try <= 3 && lostServer(err); try++ {
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(time.Duration(try) * 50 * time.Millisecond):
+		}
+		out, err = c.Run(ctx, args...)
+	}
 	if err != nil {
 		return nil, err
 	}

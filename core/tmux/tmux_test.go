@@ -87,6 +87,25 @@ func TestQueryUsesUnforgeableSeparators(t *testing.T) {
 	assert.Equal(t, "#{pane_id}"+fsep+"#{@party_role}"+rsep, argv[7])
 }
 
+func TestQueryAsksAgainWhenTheConnectionWasLost(t *testing.T) {
+	lost := &CmdError{Stderr: "server exited unexpectedly", Err: mux.ErrNoServer}
+	r := newStub(t, stub{err: lost}, stub{err: lost}, stub{})
+	c := New(Socket{Name: "x"}, r)
+	fsep, rsep := c.seps()
+	r.stubs[2].out = []byte("%1" + fsep + "a" + rsep + "\n")
+	rows, err := c.Query(context.Background(), []string{"#{pane_id}", "#{@party_role}"}, "list-panes", "-a")
+	require.NoError(t, err)
+	assert.Equal(t, [][]string{{"%1", "a"}}, rows)
+
+	// A server that is not there is said at once.
+	gone := &CmdError{Stderr: "no server running on /tmp/tmux-0/x", Err: mux.ErrNoServer}
+	r = newStub(t, stub{err: gone})
+	c = New(Socket{Name: "x"}, r)
+	_, err = c.Query(context.Background(), []string{"#{pane_id}"}, "list-panes", "-a")
+	assert.ErrorIs(t, err, mux.ErrNoServer)
+	assert.Len(t, r.calls, 1)
+}
+
 func TestPasteSendsTextOnStdinOnly(t *testing.T) {
 	r := newStub(t, stub{})
 	c := New(Socket{Name: "x"}, r)
