@@ -364,7 +364,9 @@ func scanRuntime(row scanner) (Runtime, error) {
 
 // PutRuntime records r under its ID, replacing what was recorded. A role
 // has one runtime: another one recorded for r's role (under an older ID)
-// is replaced too.
+// is replaced too. The heartbeat never goes back: a record read before a
+// heartbeat (Heartbeat, from another goroutine or process) and put after
+// it keeps the newer one.
 func (s *Store) PutRuntime(ctx context.Context, r Runtime) error {
 	if r.ID == "" || r.Role == "" {
 		return fmt.Errorf("runtime %q of role %q: no id or role: %w", r.ID, r.Role, ErrBadInput)
@@ -380,7 +382,9 @@ func (s *Store) PutRuntime(ctx context.Context, r Runtime) error {
 				tmux_session = excluded.tmux_session, tmux_window = excluded.tmux_window,
 				tmux_pane = excluded.tmux_pane, target = excluded.target, pid = excluded.pid,
 				status = excluded.status, operator_busy = excluded.operator_busy,
-				last_heartbeat = excluded.last_heartbeat, heartbeat = excluded.heartbeat,
+				last_heartbeat = max(excluded.last_heartbeat, runtimes.last_heartbeat),
+				heartbeat = CASE WHEN excluded.last_heartbeat >= runtimes.last_heartbeat
+					THEN excluded.heartbeat ELSE runtimes.heartbeat END,
 				last_trigger = excluded.last_trigger, token_hash = excluded.token_hash,
 				updated = excluded.updated, recovery = excluded.recovery`,
 			r.ID, r.Role, r.Workspace, r.Agent, r.AgentSession, r.Session, r.Window, r.Pane,

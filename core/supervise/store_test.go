@@ -181,6 +181,15 @@ func TestRuntimesRoundTrip(t *testing.T) {
 	assert.Equal(t, "idle", got.Heartbeat)
 	assert.ErrorIs(t, s.Heartbeat(ctx, "nobody", "idle", at(9)), ErrNotFound)
 
+	// A record read before that heartbeat and put after it keeps it.
+	r.PID = 8
+	require.NoError(t, s.PutRuntime(ctx, r))
+	got, err = s.Runtime(ctx, "coder")
+	require.NoError(t, err)
+	assert.Equal(t, 8, got.PID)
+	assert.Equal(t, at(9).UTC(), got.LastHeartbeat, "the heartbeat never goes back")
+	assert.Equal(t, "idle", got.Heartbeat)
+
 	require.NoError(t, s.PutRuntime(ctx, Runtime{ID: "renamed/coder", Role: "coder"}), "a role has one runtime")
 	got, err = s.Runtime(ctx, "coder")
 	require.NoError(t, err)
