@@ -57,7 +57,7 @@ func policyOf(c config.Supervise) supervise.Policy {
 }
 
 func limitsOf(c config.Supervise) supervise.Limits {
-	return supervise.Limits{MaxText: c.MaxText, PerRuntime: c.PerRuntime, PerThread: c.PerThread,
+	return supervise.Limits{MaxText: c.MaxText, PerRuntime: c.PerRuntime, PerThread: c.PerThread, Window: c.RateWindow,
 		MaxTurns: c.MaxTurns, SameAnswers: c.SameAnswers}
 }
 

@@ -21,8 +21,10 @@ type Limits struct {
 	// MaxText is the largest trigger or message text, in bytes.
 	MaxText int
 	// PerRuntime and PerThread are how many triggers may be delivered to
-	// one runtime, and in one thread, per minute; more are deferred.
+	// one runtime, and in one thread, per Window (zero: a minute); more
+	// are deferred.
 	PerRuntime, PerThread int
+	Window                time.Duration
 	// MaxTurns is how many triggers a thread may complete without
 	// progress (a message from outside the agents) and SameAnswers how
 	// many answers in a row may be alike before the thread is blocked.
@@ -30,7 +32,7 @@ type Limits struct {
 }
 
 // DefaultLimits are the built-in bounds.
-var DefaultLimits = Limits{MaxText: 64 << 10, PerRuntime: 30, PerThread: 60, MaxTurns: 20, SameAnswers: 3}
+var DefaultLimits = Limits{MaxText: 64 << 10, PerRuntime: 30, PerThread: 60, Window: time.Minute, MaxTurns: 20, SameAnswers: 3}
 
 // DefaultThread is the thread of a trigger or message that names none.
 const DefaultThread = "default"
@@ -462,25 +464,33 @@ func ThreadAfter(l Limits, th Thread, t Trigger) Thread {
 	return th
 }
 
-// rateLimit says until when role (in thread) must wait under l, or zero.
+// rateLimit says until when role (in thread) must wait under l, or zero:
+// until the oldest delivery counted leaves the window, when a new look
+// may find room.
 func rateLimit(ctx context.Context, s *Store, l Limits, now time.Time, role, thread string) (time.Time, string, error) {
-	since := now.Add(-time.Minute)
-	if l.PerRuntime > 0 {
-		n, err := s.CountSent(ctx, role, "", since)
-		if err != nil {
-			return time.Time{}, "", err
-		}
-		if n >= l.PerRuntime {
-			return now.Add(10 * time.Second), fmt.Sprintf("%d triggers to %s in the last minute (limit %d)", n, role, l.PerRuntime), nil
-		}
+	window := l.Window
+	if window <= 0 {
+		window = time.Minute
 	}
-	if l.PerThread > 0 {
-		n, err := s.CountSent(ctx, "", thread, since)
+	since := now.Add(-window)
+	for _, lim := range []struct {
+		n            int
+		role, thread string
+		what         string
+	}{{l.PerRuntime, role, "", "to " + role}, {l.PerThread, "", thread, "in thread " + thread}} {
+		if lim.n <= 0 {
+			continue
+		}
+		n, oldest, err := s.Sent(ctx, lim.role, lim.thread, since)
 		if err != nil {
 			return time.Time{}, "", err
 		}
-		if n >= l.PerThread {
-			return now.Add(10 * time.Second), fmt.Sprintf("%d triggers in thread %s in the last minute (limit %d)", n, thread, l.PerThread), nil
+		if n >= lim.n {
+			until := oldest.Add(window)
+			if !until.After(now) {
+				until = now.Add(time.Second)
+			}
+			return until, fmt.Sprintf("%d triggers %s in the last %s (limit %d)", n, lim.what, window, lim.n), nil
 		}
 	}
 	return time.Time{}, "", nil

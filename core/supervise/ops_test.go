@@ -128,12 +128,14 @@ func TestRateLimit(t *testing.T) {
 		role, thread string
 		limited      bool
 		why          string
+		until        time.Duration
 	}{
-		{"under both", Limits{PerRuntime: 3, PerThread: 3}, "coder", "a", false, ""},
-		{"the runtime's limit", Limits{PerRuntime: 2, PerThread: 9}, "coder", "c", true, "2 triggers to coder in the last minute (limit 2)"},
-		{"the thread's limit", Limits{PerRuntime: 9, PerThread: 2}, "arch", "a", true, "2 triggers in thread a in the last minute (limit 2)"},
-		{"another runtime", Limits{PerRuntime: 2, PerThread: 9}, "arch", "c", false, ""},
-		{"no limits", Limits{}, "coder", "a", false, ""},
+		{"under both", Limits{PerRuntime: 3, PerThread: 3}, "coder", "a", false, "", 0},
+		{"the runtime's limit", Limits{PerRuntime: 2, PerThread: 9}, "coder", "c", true, "2 triggers to coder in the last 1m0s (limit 2)", 40 * time.Second},
+		{"the thread's limit", Limits{PerRuntime: 9, PerThread: 2}, "arch", "a", true, "2 triggers in thread a in the last 1m0s (limit 2)", 50 * time.Second},
+		{"another runtime", Limits{PerRuntime: 2, PerThread: 9}, "arch", "c", false, "", 0},
+		{"no limits", Limits{}, "coder", "a", false, "", 0},
+		{"a window of its own", Limits{PerRuntime: 1, Window: 15 * time.Second}, "coder", "c", true, "1 triggers to coder in the last 15s (limit 1)", 5 * time.Second},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -142,7 +144,8 @@ func TestRateLimit(t *testing.T) {
 			assert.Equal(t, tt.limited, !until.IsZero(), "limited")
 			assert.Equal(t, tt.why, why)
 			if tt.limited {
-				assert.True(t, until.After(now), "until %s is after now", until)
+				// Until the oldest delivery counted leaves the minute.
+				assert.Equal(t, tt.until, until.Sub(now))
 			}
 		})
 	}
