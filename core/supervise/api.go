@@ -168,7 +168,9 @@ func (s *Server) Handler(tcp bool) http.Handler {
 func (s *Server) bearer(next http.Handler) http.Handler {
 	want := sha256.Sum256([]byte(s.Token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		// The scheme is case-insensitive (RFC 7235, section 2.1).
+		scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		ok := strings.EqualFold(scheme, "Bearer")
 		// Hashes make the comparison constant-time whatever the lengths.
 		sum := sha256.Sum256([]byte(got))
 		if !ok || s.Token == "" || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {

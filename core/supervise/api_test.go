@@ -445,6 +445,13 @@ func TestTCP(t *testing.T) {
 	status, _, body := get("/v1/health", "Bearer s3cret")
 	assert.Equal(t, http.StatusOK, status)
 	assert.JSONEq(t, `{"ok":true}`, body)
+	// The scheme is case-insensitive (RFC 7235); the token is not.
+	for _, auth := range []string{"bearer s3cret", "BEARER s3cret"} {
+		status, _, body = get("/v1/health", auth)
+		assert.Equal(t, http.StatusOK, status, "%q: %s", auth, body)
+	}
+	status, _, _ = get("/v1/health", "Bearer S3CRET")
+	assert.Equal(t, http.StatusUnauthorized, status)
 
 	// Through the client.
 	c := &Client{HTTP: hc, Base: base, Token: "s3cret"}

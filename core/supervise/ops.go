@@ -151,6 +151,9 @@ func (o *Ops) Submit(ctx context.Context, c Caller, req TriggerRequest) (Trigger
 			return Trigger{}, false, err
 		}
 	}
+	if strings.TrimSpace(req.Role) == "" {
+		return Trigger{}, false, fmt.Errorf("a trigger needs the role it is for (agent_id): %w", ErrBadInput)
+	}
 	if req.Thread == "" {
 		req.Thread = DefaultThread
 	}

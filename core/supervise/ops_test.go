@@ -291,6 +291,17 @@ func TestRuntimeSeesItsOwnOnly(t *testing.T) {
 	assert.ErrorIs(t, o.Heartbeat(ctx, Caller{}, ""), ErrToken)
 }
 
+// TestSubmitWithoutARoleIsBadInput: a request that names no role is the
+// caller's mistake (400 USAGE), not an unmanaged pane with an empty name.
+func TestSubmitWithoutARoleIsBadInput(t *testing.T) {
+	o, client := accessOps(t)
+	_, _, err := o.Submit(context.Background(), Caller{}, TriggerRequest{Text: "x"})
+	assert.ErrorIs(t, err, ErrBadInput)
+	status, h, body := apiCall(t, client, "POST", "/v1/triggers", `{"text":"x"}`)
+	assert.Equal(t, 400, status, body)
+	assert.Equal(t, "BAD_REQUEST", apiErrorCode(t, h, body))
+}
+
 // TestEveryOpHasARule: the table covers every operation.
 func TestEveryOpHasARule(t *testing.T) {
 	for _, op := range []Op{OpSubmit, OpForce, OpTrigger, OpTriggers, OpUnblock, OpRuntimes, OpSend, OpRead, OpMessages, OpHeartbeat, OpEvents, OpStop} {
