@@ -23,7 +23,7 @@ import (
 // HOST:PORT; -token sends FILE's content as the bearer token, -runtime
 // TOKEN as X-Party-Runtime-Token.
 func cmdHTTP(ts *testscript.TestScript, neg bool, args []string) {
-	usage := "usage: http ADDRFILE [-token FILE] [-runtime TOKEN] METHOD PATH [BODYFILE]"
+	usage := "usage: http ADDRFILE [-token FILE] [-runtime TOKEN] [-runtime-file FILE] METHOD PATH [BODYFILE]"
 	if neg || len(args) < 3 {
 		ts.Fatalf("%s", usage)
 	}
@@ -36,6 +36,8 @@ func cmdHTTP(ts *testscript.TestScript, neg bool, args []string) {
 			header.Set("Authorization", "Bearer "+strings.TrimSpace(ts.ReadFile(args[1])))
 		case "-runtime":
 			header.Set("X-Party-Runtime-Token", args[1])
+		case "-runtime-file":
+			header.Set("X-Party-Runtime-Token", strings.TrimSpace(ts.ReadFile(args[1])))
 		default:
 			ts.Fatalf("%s", usage)
 		}

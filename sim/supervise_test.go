@@ -155,7 +155,7 @@ func openStore(t *testing.T) *supervise.Store {
 func submit(t *testing.T, store *supervise.Store, clk *Clock, ids ...string) {
 	ops := &supervise.Ops{Store: store, Clock: clk, Policy: supervise.DefaultPolicy, Limits: supervise.DefaultLimits}
 	for _, id := range ids {
-		_, created, err := ops.Submit(context.Background(), supervise.TriggerRequest{ID: id, Role: "claude", Text: "work " + id})
+		_, created, err := ops.Submit(context.Background(), supervise.Caller{}, supervise.TriggerRequest{ID: id, Role: "claude", Text: "work " + id})
 		require.NoError(t, err)
 		require.True(t, created)
 	}

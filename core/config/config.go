@@ -84,6 +84,7 @@ type Supervise struct {
 	MaxText      int           // bytes of a trigger's or message's text
 	PerRuntime   int           // deliveries per runtime per minute
 	PerThread    int           // deliveries per thread per minute
+	RateWindow   time.Duration // the window those are counted in (a minute)
 	MaxTurns     int           // turns of a thread without progress before it is blocked
 	SameAnswers  int           // alike answers in a row before it is blocked
 	Redact       string        // a pattern blanked out of kept diagnostics, besides key shapes

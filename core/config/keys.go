@@ -145,6 +145,7 @@ var keys = []Key{
 	intKey("supervise.maxTextBytes", "65536", 64, 1<<20, func(c *Config) *int { return &c.Supervise.MaxText }),
 	intKey("supervise.ratePerRuntime", "30", 1, 10000, func(c *Config) *int { return &c.Supervise.PerRuntime }),
 	intKey("supervise.ratePerThread", "60", 1, 10000, func(c *Config) *int { return &c.Supervise.PerThread }),
+	durationKey("supervise.rateWindow", "1m", time.Second, time.Hour, func(c *Config) *time.Duration { return &c.Supervise.RateWindow }),
 	intKey("supervise.maxTurns", "20", 1, 10000, func(c *Config) *int { return &c.Supervise.MaxTurns }),
 	intKey("supervise.sameAnswers", "3", 2, 1000, func(c *Config) *int { return &c.Supervise.SameAnswers }),
 	durationKey("supervise.scanEvery", "5s", 100*time.Millisecond, time.Hour, func(c *Config) *time.Duration { return &c.Supervise.ScanEvery }),

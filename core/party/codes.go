@@ -51,7 +51,7 @@ var codeMeanings = map[string]string{
 	"NO_REVIEW":           "no review has run",
 	"INVALID_FINDINGS":    "the findings do not follow the schema (`party review findings`); nothing was written",
 	"EVIDENCE_MISSING":    "the evidence the signal needs is missing or stale",
-	"FORBIDDEN":           "the signal is not allowed here",
+	"FORBIDDEN":           "not allowed here: a review signal, or a supervisor call a runtime may not make (unblock, force, another's work)",
 	"USAGE":               "a command, argument, flag or option used wrongly",
 	"ILLEGAL_TRANSITION":  "the review signal is illegal in the current state",
 	"CONFLICT":            "already running, a name or id already taken, or a task changed on GitHub since party wrote it (`--json` lists the fields as `error.fields`)",

@@ -105,6 +105,7 @@ var codes = []struct {
 	{supervise.ErrBlocked, "THREAD_AUTO_BLOCKED", ExitConflict},
 	{supervise.ErrIDConflict, "CONFLICT", ExitConflict},
 	{supervise.ErrToken, "BAD_TOKEN", ExitUsage},
+	{supervise.ErrForbidden, "FORBIDDEN", ExitConflict},
 	{supervise.ErrBadInput, "USAGE", ExitUsage},
 	{supervise.ErrNotFound, "NOT_FOUND", ExitNotFound},
 	{supervise.ErrStore, "STORE_CORRUPT", ExitError},

@@ -57,7 +57,7 @@ func policyOf(c config.Supervise) supervise.Policy {
 }
 
 func limitsOf(c config.Supervise) supervise.Limits {
-	return supervise.Limits{MaxText: c.MaxText, PerRuntime: c.PerRuntime, PerThread: c.PerThread,
+	return supervise.Limits{MaxText: c.MaxText, PerRuntime: c.PerRuntime, PerThread: c.PerThread, Window: c.RateWindow,
 		MaxTurns: c.MaxTurns, SameAnswers: c.SameAnswers}
 }
 
@@ -114,9 +114,23 @@ func withSupervisor[T any](ctx context.Context, env *Env, f func(*Supervisor) (T
 }
 
 // caller is who runs the command: the runtime of $PARTY_RUNTIME_TOKEN,
-// else the operator.
+// else the operator. Ops checks each call against supervise.Rules, as the
+// API does.
 func (s *Supervisor) caller(ctx context.Context, env *Env) (supervise.Caller, error) {
 	return s.Caller(ctx, env.Getenv("PARTY_RUNTIME_TOKEN"))
+}
+
+// asCaller runs f over the session's supervisor store as the command's
+// caller.
+func asCaller[T any](ctx context.Context, env *Env, f func(*Supervisor, supervise.Caller) (T, error)) (T, error) {
+	return withSupervisor(ctx, env, func(s *Supervisor) (T, error) {
+		c, err := s.caller(ctx, env)
+		if err != nil {
+			var zero T
+			return zero, err
+		}
+		return f(s, c)
+	})
 }
 
 // TriggerOptions are the inputs of Trigger.
@@ -139,13 +153,8 @@ type TriggerResult struct {
 // Wait it returns once the trigger ended, with a *supervise.FailedError
 // when it failed.
 func Trigger(ctx context.Context, env *Env, opts TriggerOptions) (TriggerResult, error) {
-	return withSupervisor(ctx, env, func(s *Supervisor) (TriggerResult, error) {
-		if c, err := s.caller(ctx, env); err != nil {
-			return TriggerResult{}, err
-		} else if c.Runtime != "" {
-			opts.Actor = c.Runtime // an override from a pane is that runtime's
-		}
-		t, created, err := s.Submit(ctx, opts.TriggerRequest)
+	return asCaller(ctx, env, func(s *Supervisor, c supervise.Caller) (TriggerResult, error) {
+		t, created, err := s.Submit(ctx, c, opts.TriggerRequest)
 		res := TriggerResult{Trigger: t, Created: created}
 		if err != nil || !opts.Wait {
 			return res, err
@@ -210,7 +219,7 @@ func awaitTrigger(ctx context.Context, env *Env, s *Supervisor, id string, timeo
 
 // TriggerShow is the recorded trigger id.
 func TriggerShow(ctx context.Context, env *Env, id string) (supervise.Trigger, error) {
-	return withSupervisor(ctx, env, func(s *Supervisor) (supervise.Trigger, error) { return s.Trigger(ctx, id) })
+	return asCaller(ctx, env, func(s *Supervisor, c supervise.Caller) (supervise.Trigger, error) { return s.Trigger(ctx, c, id) })
 }
 
 // TriggerList lists the triggers (of status, when given), oldest first.
@@ -223,18 +232,18 @@ func TriggerList(ctx context.Context, env *Env, status string) ([]supervise.Trig
 		}
 		f.Status = st
 	}
-	return withSupervisor(ctx, env, func(s *Supervisor) ([]supervise.Trigger, error) { return s.Triggers(ctx, f) })
+	return asCaller(ctx, env, func(s *Supervisor, c supervise.Caller) ([]supervise.Trigger, error) { return s.Triggers(ctx, c, f) })
 }
 
 // TriggerUnblock lets an auto-blocked thread go on.
 func TriggerUnblock(ctx context.Context, env *Env, thread string) (supervise.Thread, error) {
-	return withSupervisor(ctx, env, func(s *Supervisor) (supervise.Thread, error) { return s.Unblock(ctx, thread) })
+	return asCaller(ctx, env, func(s *Supervisor, c supervise.Caller) (supervise.Thread, error) { return s.Unblock(ctx, c, thread) })
 }
 
 // Runtimes are the session's runtimes as the supervisor last recorded
 // them.
 func Runtimes(ctx context.Context, env *Env) ([]supervise.Runtime, error) {
-	return withSupervisor(ctx, env, func(s *Supervisor) ([]supervise.Runtime, error) { return s.Ops.Runtimes(ctx) })
+	return asCaller(ctx, env, func(s *Supervisor, c supervise.Caller) ([]supervise.Runtime, error) { return s.Ops.Runtimes(ctx, c) })
 }
 
 // InboxSend puts a message into a role's inbox; from inside a pane it is
@@ -266,7 +275,9 @@ func InboxList(ctx context.Context, env *Env, thread string) ([]supervise.Messag
 	if thread == "" {
 		thread = supervise.DefaultThread
 	}
-	return withSupervisor(ctx, env, func(s *Supervisor) ([]supervise.Message, error) { return s.Messages(ctx, thread) })
+	return asCaller(ctx, env, func(s *Supervisor, c supervise.Caller) ([]supervise.Message, error) {
+		return s.Messages(ctx, c, thread)
+	})
 }
 
 // Heartbeat records that the calling runtime is alive.
@@ -284,10 +295,10 @@ func Heartbeat(ctx context.Context, env *Env, status string) error {
 // SupervisorEvents shows the audit trail with emit: once, or with follow
 // until ctx ends.
 func SupervisorEvents(ctx context.Context, env *Env, follow bool, emit func(supervise.AuditEvent)) error {
-	_, err := withSupervisor(ctx, env, func(s *Supervisor) (struct{}, error) {
+	_, err := asCaller(ctx, env, func(s *Supervisor, c supervise.Caller) (struct{}, error) {
 		var after int64
 		for {
-			evs, err := s.Store.Events(ctx, after, 1000)
+			evs, err := s.Events(ctx, c, after, 1000)
 			if err != nil {
 				return struct{}{}, err
 			}
@@ -634,7 +645,10 @@ func StopRuntime(ctx context.Context, env *Env, opts RuntimeStopOptions) (superv
 	if opts.Grace == 0 {
 		opts.Grace = 5 * time.Second
 	}
-	return withSupervisor(ctx, env, func(s *Supervisor) (supervise.Runtime, error) {
+	return asCaller(ctx, env, func(s *Supervisor, c supervise.Caller) (supervise.Runtime, error) {
+		if err := supervise.Allow(c, supervise.OpStop); err != nil {
+			return supervise.Runtime{}, err
+		}
 		rt, err := s.Store.Runtime(ctx, opts.Role)
 		if err != nil {
 			return rt, err

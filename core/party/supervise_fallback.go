@@ -18,8 +18,9 @@ import (
 )
 
 // fallbackDir holds the headless resumes' output, one file per try
-// (<trigger>-<try>.out, its .pid and .err): a supervisor that stops while
-// one runs finds it there, and no try is started twice.
+// (<key>-<try>.out, its .pid and .err, the key a digest of the trigger's
+// id: supervise.FileKey): a supervisor that stops while one runs finds it
+// there, and no try is started twice.
 const fallbackDir = "fallback"
 
 // headlessLimit bounds a headless turn.
@@ -42,7 +43,7 @@ func (e *paneEffects) Resume(ctx context.Context, rt supervise.Runtime, t superv
 		return "", supervise.FallbackRequired, errors.New("the trigger has no fallback")
 	}
 	dir := filepath.Join(e.info.StateDir, fallbackDir)
-	base := filepath.Join(dir, fmt.Sprintf("%s-%d", t.ID, t.Fallback.Tries))
+	base := fallbackBase(dir, t.ID, t.Fallback.Tries)
 	if _, err := os.Stat(base + ".out"); err == nil {
 		return e.takeUp(ctx, kind, base)
 	}
@@ -102,6 +103,12 @@ func (e *paneEffects) Resume(ctx context.Context, rt supervise.Runtime, t superv
 		}
 	}
 	return e.result(kind, base)
+}
+
+// fallbackBase is the path, without its extension, of the files of try
+// of trigger id in dir: named by the id's digest, never by its text.
+func fallbackBase(dir, id string, try int) string {
+	return filepath.Join(dir, fmt.Sprintf("%s-%d", supervise.FileKey(id), try))
 }
 
 // takeUp waits for the try at base that an earlier supervisor started,

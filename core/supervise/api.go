@@ -35,7 +35,8 @@ import (
 //	GET  /metrics           → the Prometheus metrics
 //
 // A call carrying X-Party-Runtime-Token is a runtime's: who it is comes
-// from that token only (Service.Caller), never from the body. Errors are
+// from that token only (Service.Caller), never from the body, and what it
+// may do from the one table Rules, as at the party command. Errors are
 // {"error": {"code": …, "message": …}} with the status and code of
 // HTTPStatus.
 type Server struct {
@@ -80,6 +81,7 @@ var apiErrors = []struct {
 	{errTooLarge, http.StatusRequestEntityTooLarge, "TOO_LARGE"},
 	{errBadJSON, http.StatusBadRequest, "BAD_JSON"},
 	{ErrToken, http.StatusForbidden, "BAD_TOKEN"},
+	{ErrForbidden, http.StatusForbidden, "FORBIDDEN"},
 	{ErrBlocked, http.StatusConflict, "THREAD_AUTO_BLOCKED"},
 	{ErrIDConflict, http.StatusConflict, "CONFLICT"},
 	{ErrUnmanaged, http.StatusConflict, "FALLBACK_REQUIRED"},
@@ -112,7 +114,7 @@ func sentinelOf(code string) error {
 		if e.code != code {
 			continue
 		}
-		for _, s := range []error{ErrToken, ErrBlocked, ErrIDConflict, ErrUnmanaged, ErrNotFound, ErrBadInput, ErrNotRunning} {
+		for _, s := range []error{ErrToken, ErrForbidden, ErrBlocked, ErrIDConflict, ErrUnmanaged, ErrNotFound, ErrBadInput, ErrNotRunning} {
 			if errors.Is(e.err, s) {
 				return s
 			}
@@ -166,7 +168,9 @@ func (s *Server) Handler(tcp bool) http.Handler {
 func (s *Server) bearer(next http.Handler) http.Handler {
 	want := sha256.Sum256([]byte(s.Token))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		// The scheme is case-insensitive (RFC 7235, section 2.1).
+		scheme, got, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		ok := strings.EqualFold(scheme, "Bearer")
 		// Hashes make the comparison constant-time whatever the lengths.
 		sum := sha256.Sum256([]byte(got))
 		if !ok || s.Token == "" || subtle.ConstantTimeCompare(sum[:], want[:]) != 1 {
@@ -179,22 +183,17 @@ func (s *Server) bearer(next http.Handler) http.Handler {
 }
 
 func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
-	var req TriggerRequest
-	if err := s.decode(w, r, &req); err != nil {
-		s.fail(w, err)
-		return
-	}
 	c, err := s.caller(r)
 	if err != nil {
 		s.fail(w, err)
 		return
 	}
-	if c.Runtime != "" {
-		// A runtime's trigger is on its own behalf: the audited actor
-		// of a forced trigger is the token's, not what the body says.
-		req.Actor = c.Runtime
+	var req TriggerRequest
+	if err := s.decode(w, r, &req); err != nil {
+		s.fail(w, err)
+		return
 	}
-	t, created, err := s.Service.Submit(r.Context(), req)
+	t, created, err := s.Service.Submit(r.Context(), c, req)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -208,7 +207,12 @@ func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
-	t, err := s.Service.Trigger(r.Context(), r.PathValue("id"))
+	c, err := s.caller(r)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	t, err := s.Service.Trigger(r.Context(), c, r.PathValue("id"))
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -217,7 +221,12 @@ func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) runtimes(w http.ResponseWriter, r *http.Request) {
-	rs, err := s.Service.Runtimes(r.Context())
+	c, err := s.caller(r)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	rs, err := s.Service.Runtimes(r.Context(), c)
 	if err != nil {
 		s.fail(w, err)
 		return
@@ -231,13 +240,13 @@ func (s *Server) runtimes(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) send(w http.ResponseWriter, r *http.Request) {
-	var req MessageRequest
-	if err := s.decode(w, r, &req); err != nil {
+	c, err := s.caller(r)
+	if err != nil {
 		s.fail(w, err)
 		return
 	}
-	c, err := s.caller(r)
-	if err != nil {
+	var req MessageRequest
+	if err := s.decode(w, r, &req); err != nil {
 		s.fail(w, err)
 		return
 	}
@@ -249,18 +258,14 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request) {
 	writeAnswer(w, http.StatusCreated, m)
 }
 
-// unblock lets a blocked thread go on: the operator's call, never an
-// agent's (the safeguard stops agents that loop).
+// unblock lets a blocked thread go on (the operator's call: Rules).
 func (s *Server) unblock(w http.ResponseWriter, r *http.Request) {
 	c, err := s.caller(r)
-	if err == nil && c.Runtime != "" {
-		err = fmt.Errorf("%w: runtime %s may not unblock a thread", ErrToken, c.Runtime)
-	}
 	if err != nil {
 		s.fail(w, err)
 		return
 	}
-	th, err := s.Service.Unblock(r.Context(), r.PathValue("id"))
+	th, err := s.Service.Unblock(r.Context(), c, r.PathValue("id"))
 	if err != nil {
 		s.fail(w, err)
 		return

@@ -719,12 +719,8 @@ func (l *Loop) completed(ctx context.Context, t Trigger) {
 		l.logf("thread %s: %v", t.Thread, err)
 		return
 	}
-	answer := t.Error
-	if t.Answer != nil {
-		answer = *t.Answer
-	}
 	was := th.Blocked
-	th = ThreadAfter(l.Limits, th, answer)
+	th = ThreadAfter(l.Limits, th, t)
 	if err := l.Store.PutThread(ctx, th); err != nil {
 		l.logf("thread %s: %v", t.Thread, err)
 		return

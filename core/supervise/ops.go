@@ -21,8 +21,10 @@ type Limits struct {
 	// MaxText is the largest trigger or message text, in bytes.
 	MaxText int
 	// PerRuntime and PerThread are how many triggers may be delivered to
-	// one runtime, and in one thread, per minute; more are deferred.
+	// one runtime, and in one thread, per Window (zero: a minute); more
+	// are deferred.
 	PerRuntime, PerThread int
+	Window                time.Duration
 	// MaxTurns is how many triggers a thread may complete without
 	// progress (a message from outside the agents) and SameAnswers how
 	// many answers in a row may be alike before the thread is blocked.
@@ -30,21 +32,32 @@ type Limits struct {
 }
 
 // DefaultLimits are the built-in bounds.
-var DefaultLimits = Limits{MaxText: 64 << 10, PerRuntime: 30, PerThread: 60, MaxTurns: 20, SameAnswers: 3}
+var DefaultLimits = Limits{MaxText: 64 << 10, PerRuntime: 30, PerThread: 60, Window: time.Minute, MaxTurns: 20, SameAnswers: 3}
 
 // DefaultThread is the thread of a trigger or message that names none.
 const DefaultThread = "default"
 
-// idPattern is what trigger and thread ids may hold: they go into the
-// envelope's header line, so no space, bracket or newline.
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}$`)
+// idPattern is what trigger and thread ids may hold. They are names:
+// they go into the envelope's header line (so no space, bracket or
+// newline) and into nothing that is a path (no '/'; and no "..", so an id
+// never reads as one). A file named after a trigger is named by its hash
+// all the same (FileKey): an id from an older database may hold anything.
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:@-]{0,127}$`)
 
 // CheckID says whether id can name a trigger or a thread.
 func CheckID(what, id string) error {
-	if !idPattern.MatchString(id) {
-		return fmt.Errorf("%s %q: 1-128 of letters, digits and . _ : @ / -, starting with a letter or digit: %w", what, id, ErrBadInput)
+	if !idPattern.MatchString(id) || strings.Contains(id, "..") {
+		return fmt.Errorf("%s %q: 1-128 of letters, digits and . _ : @ -, starting with a letter or digit, without \"..\": %w", what, id, ErrBadInput)
 	}
 	return nil
+}
+
+// FileKey is the name a file kept for trigger id is built from: a digest of
+// the id, never its text, so no id (whatever an older database holds) can
+// name a path outside the directory it is put in.
+func FileKey(id string) string {
+	h := sha256.Sum256([]byte(id))
+	return "tr-" + hex.EncodeToString(h[:16])
 }
 
 // Ops are the supervisor's operations over its store: what the CLI and
@@ -122,8 +135,25 @@ func (o *Ops) runtime(ctx context.Context, role string) (Runtime, error) {
 	return Runtime{Role: role}, nil // it registers at the supervisor's next look
 }
 
-// Submit records a trigger, idempotent by its id.
-func (o *Ops) Submit(ctx context.Context, req TriggerRequest) (Trigger, bool, error) {
+// ReasonInbox is the reason of the supervisor's own triggers for unread
+// messages; no caller may give it.
+const ReasonInbox = "inbox"
+
+// Submit records a trigger, idempotent by its id. A runtime's trigger is
+// from it (Trigger.From), and any override it asks for is refused: only
+// the operator may force (Rules).
+func (o *Ops) Submit(ctx context.Context, c Caller, req TriggerRequest) (Trigger, bool, error) {
+	if err := Allow(c, OpSubmit); err != nil {
+		return Trigger{}, false, err
+	}
+	if req.Force {
+		if err := Allow(c, OpForce); err != nil {
+			return Trigger{}, false, err
+		}
+	}
+	if strings.TrimSpace(req.Role) == "" {
+		return Trigger{}, false, fmt.Errorf("a trigger needs the role it is for (agent_id): %w", ErrBadInput)
+	}
 	if req.Thread == "" {
 		req.Thread = DefaultThread
 	}
@@ -139,6 +169,9 @@ func (o *Ops) Submit(ctx context.Context, req TriggerRequest) (Trigger, bool, er
 	if strings.ContainsAny(req.Reason, "]\n\r") || len(req.Reason) > 200 {
 		return Trigger{}, false, fmt.Errorf("reason %q: one line of at most 200 bytes without ']': %w", req.Reason, ErrBadInput)
 	}
+	if req.Reason == ReasonInbox {
+		return Trigger{}, false, fmt.Errorf("reason %q is the supervisor's own (its triggers for unread messages): %w", req.Reason, ErrBadInput)
+	}
 	if req.Force && (strings.TrimSpace(req.Actor) == "" || strings.TrimSpace(req.Why) == "") {
 		return Trigger{}, false, fmt.Errorf("--force needs --actor and --why: an override is audited: %w", ErrBadInput)
 	}
@@ -147,7 +180,7 @@ func (o *Ops) Submit(ctx context.Context, req TriggerRequest) (Trigger, bool, er
 		return Trigger{}, false, err
 	}
 	if existing, err := o.Store.Trigger(ctx, req.ID); err == nil {
-		if existing.Role != req.Role || existing.Thread != req.Thread || existing.Reason != req.Reason || existing.Text != text {
+		if existing.Role != req.Role || existing.Thread != req.Thread || existing.Reason != req.Reason || existing.Text != text || existing.From != c.Runtime {
 			return existing, false, fmt.Errorf("trigger %s exists with another role, thread, reason or text: %w", req.ID, ErrIDConflict)
 		}
 		return existing, false, nil
@@ -159,7 +192,7 @@ func (o *Ops) Submit(ctx context.Context, req TriggerRequest) (Trigger, bool, er
 		return Trigger{}, false, fmt.Errorf("thread %s: %s (party trigger unblock %s): %w", th.ID, th.BlockedWhy, th.ID, ErrBlocked)
 	}
 	now := o.Clock.Now().UTC()
-	t := Trigger{ID: req.ID, Role: req.Role, Thread: req.Thread, Reason: req.Reason, Text: text,
+	t := Trigger{ID: req.ID, Role: req.Role, Thread: req.Thread, Reason: req.Reason, From: c.Runtime, Text: text,
 		Force: req.Force, Actor: req.Actor, Why: req.Why}
 	t, acts, err := Step(o.Policy, t, Event{Kind: EvQueued, At: now})
 	if err != nil {
@@ -171,7 +204,7 @@ func (o *Ops) Submit(ctx context.Context, req TriggerRequest) (Trigger, bool, er
 	}
 	if created {
 		o.wake()
-	} else if got.Role != t.Role || got.Thread != t.Thread || got.Reason != t.Reason || got.Text != t.Text {
+	} else if got.Role != t.Role || got.Thread != t.Thread || got.Reason != t.Reason || got.Text != t.Text || got.From != t.From {
 		return got, false, fmt.Errorf("trigger %s exists with another role, thread, reason or text: %w", req.ID, ErrIDConflict)
 	}
 	return got, created, nil
@@ -188,19 +221,52 @@ func audits(t Trigger, acts []Action) []AuditEvent {
 	return out
 }
 
-// Trigger is the recorded trigger id.
-func (o *Ops) Trigger(ctx context.Context, id string) (Trigger, error) {
-	return o.Store.Trigger(ctx, id)
+// Trigger is the recorded trigger id; a runtime sees only the triggers
+// to it or from it.
+func (o *Ops) Trigger(ctx context.Context, c Caller, id string) (Trigger, error) {
+	if err := Allow(c, OpTrigger); err != nil {
+		return Trigger{}, err
+	}
+	t, err := o.Store.Trigger(ctx, id)
+	if err == nil && !c.Owns(t.Role, t.From) {
+		return Trigger{}, fmt.Errorf("trigger %s is neither to nor from runtime %s: %w", id, c.Runtime, ErrForbidden)
+	}
+	return t, err
 }
 
-// Triggers lists the recorded triggers.
-func (o *Ops) Triggers(ctx context.Context, f TriggerFilter) ([]Trigger, error) {
-	return o.Store.Triggers(ctx, f)
+// Triggers lists the recorded triggers; a runtime's list holds only the
+// triggers to it or from it.
+func (o *Ops) Triggers(ctx context.Context, c Caller, f TriggerFilter) ([]Trigger, error) {
+	if err := Allow(c, OpTriggers); err != nil {
+		return nil, err
+	}
+	ts, err := o.Store.Triggers(ctx, f)
+	if err != nil || c.Operator() {
+		return ts, err
+	}
+	var own []Trigger
+	for _, t := range ts {
+		if c.Owns(t.Role, t.From) {
+			own = append(own, t)
+		}
+	}
+	return own, nil
 }
 
 // Runtimes are the session's runtimes.
-func (o *Ops) Runtimes(ctx context.Context) ([]Runtime, error) {
+func (o *Ops) Runtimes(ctx context.Context, c Caller) ([]Runtime, error) {
+	if err := Allow(c, OpRuntimes); err != nil {
+		return nil, err
+	}
 	return o.Store.Runtimes(ctx)
+}
+
+// Events are the audit trail's events after seq afterSeq, at most limit.
+func (o *Ops) Events(ctx context.Context, c Caller, afterSeq int64, limit int) ([]AuditEvent, error) {
+	if err := Allow(c, OpEvents); err != nil {
+		return nil, err
+	}
+	return o.Store.Events(ctx, afterSeq, limit)
 }
 
 // Caller is the runtime whose token is token ("" is the operator).
@@ -218,6 +284,9 @@ func (o *Ops) Caller(ctx context.Context, token string) (Caller, error) {
 // Send records a message for a role's inbox; a message from outside the
 // agents is progress for its thread.
 func (o *Ops) Send(ctx context.Context, c Caller, req MessageRequest) (Message, error) {
+	if err := Allow(c, OpSend); err != nil {
+		return Message{}, err
+	}
 	if req.Thread == "" {
 		req.Thread = DefaultThread
 	}
@@ -246,10 +315,9 @@ func (o *Ops) Send(ctx context.Context, c Caller, req MessageRequest) (Message, 
 	if err != nil {
 		return Message{}, err
 	}
-	if c.Runtime == "" {
-		if th, err := o.Store.Thread(ctx, req.Thread); err == nil && th.Turns != 0 {
-			th.Turns = 0
-			if err := o.Store.PutThread(ctx, th); err != nil {
+	if c.Operator() {
+		if th, err := o.Store.Thread(ctx, req.Thread); err == nil && th != Progress(th) {
+			if err := o.Store.PutThread(ctx, Progress(th)); err != nil {
 				return m, err
 			}
 		}
@@ -265,8 +333,8 @@ func (o *Ops) Send(ctx context.Context, c Caller, req MessageRequest) (Message, 
 // every thread) and moves its read cursors past them: the acknowledgement
 // the supervisor trusts most.
 func (o *Ops) Read(ctx context.Context, c Caller, thread string) ([]Message, error) {
-	if c.Runtime == "" {
-		return nil, fmt.Errorf("inbox read works from inside an agent's pane (its PARTY_RUNTIME_TOKEN says whose inbox): %w", ErrToken)
+	if err := Allow(c, OpRead); err != nil {
+		return nil, err
 	}
 	if thread != "" {
 		if err := CheckID("thread", thread); err != nil {
@@ -297,8 +365,8 @@ func (o *Ops) Read(ctx context.Context, c Caller, thread string) ([]Message, err
 // Heartbeat records that the calling runtime is alive (status: active,
 // idle or what it says).
 func (o *Ops) Heartbeat(ctx context.Context, c Caller, status string) error {
-	if c.Runtime == "" {
-		return fmt.Errorf("heartbeat works from inside an agent's pane (its PARTY_RUNTIME_TOKEN says whose): %w", ErrToken)
+	if err := Allow(c, OpHeartbeat); err != nil {
+		return err
 	}
 	if status == "" {
 		status = "active"
@@ -313,13 +381,17 @@ func (o *Ops) Heartbeat(ctx context.Context, c Caller, status string) error {
 	return nil
 }
 
-// Unblock lets an auto-blocked thread go on.
-func (o *Ops) Unblock(ctx context.Context, thread string) (Thread, error) {
+// Unblock lets an auto-blocked thread go on: the operator's call only.
+func (o *Ops) Unblock(ctx context.Context, c Caller, thread string) (Thread, error) {
+	if err := Allow(c, OpUnblock); err != nil {
+		return Thread{}, err
+	}
 	th, err := o.Store.Thread(ctx, thread)
 	if err != nil {
 		return th, err
 	}
-	th.Blocked, th.BlockedWhy, th.Turns, th.Same = false, "", 0, 0
+	th = Progress(th)
+	th.Blocked, th.BlockedWhy = false, ""
 	if err := o.Store.PutThread(ctx, th); err != nil {
 		return th, err
 	}
@@ -330,16 +402,55 @@ func (o *Ops) Unblock(ctx context.Context, thread string) (Thread, error) {
 	return th, nil
 }
 
-// Messages are the messages of a thread.
-func (o *Ops) Messages(ctx context.Context, thread string) ([]Message, error) {
-	return o.Store.Messages(ctx, thread, 0)
+// Messages are the messages of a thread; a runtime's list holds only the
+// messages from it or to it.
+func (o *Ops) Messages(ctx context.Context, c Caller, thread string) ([]Message, error) {
+	if err := Allow(c, OpMessages); err != nil {
+		return nil, err
+	}
+	msgs, err := o.Store.Messages(ctx, thread, 0)
+	if err != nil || c.Operator() {
+		return msgs, err
+	}
+	var own []Message
+	for _, m := range msgs {
+		if c.Owns(m.From, m.To) {
+			own = append(own, m)
+		}
+	}
+	return own, nil
 }
 
-// ThreadAfter is th after one of its triggers completed with answer: a
-// turn more, and blocked once it reached l's limits.
-func ThreadAfter(l Limits, th Thread, answer string) Thread {
+// Exchange says whether trigger t is a turn of the agents' own exchange,
+// which the thread's safeguards count: a trigger a runtime asked for, or
+// the supervisor's trigger for unread messages. The operator's trigger is
+// not: it is progress.
+func Exchange(t Trigger) bool { return t.From != "" || t.Reason == ReasonInbox }
+
+// Progress is th after progress, something from outside the agents (the
+// operator's trigger, a message without a runtime's token, an unblock): a
+// new exchange starts, with no turn and no answer counted. A block stays
+// (Unblock lifts it).
+func Progress(th Thread) Thread {
+	th.Turns, th.Same, th.LastAnswer = 0, 0, ""
+	return th
+}
+
+// ThreadAfter is th after its trigger t completed. The operator's trigger
+// is progress (Progress). A turn of the agents' exchange (Exchange) counts:
+// the thread is blocked once the exchange ran l.MaxTurns turns, or gave
+// the same answer (t's, else its error, compared without case or spacing
+// differences) l.SameAnswers times in a row.
+func ThreadAfter(l Limits, th Thread, t Trigger) Thread {
+	if !Exchange(t) {
+		return Progress(th)
+	}
+	answer := t.Error
+	if t.Answer != nil {
+		answer = *t.Answer
+	}
 	th.Turns++
-	h := sha256.Sum256([]byte(strings.Join(strings.Fields(answer), " ")))
+	h := sha256.Sum256([]byte(strings.ToLower(strings.Join(strings.Fields(answer), " "))))
 	digest := hex.EncodeToString(h[:8])
 	if digest == th.LastAnswer {
 		th.Same++
@@ -349,32 +460,40 @@ func ThreadAfter(l Limits, th Thread, answer string) Thread {
 	switch {
 	case th.Blocked:
 	case l.SameAnswers > 0 && th.Same >= l.SameAnswers:
-		th.Blocked, th.BlockedWhy = true, fmt.Sprintf("the same answer %d times in a row", th.Same)
+		th.Blocked, th.BlockedWhy = true, fmt.Sprintf("the agents gave the same answer %d times in a row", th.Same)
 	case l.MaxTurns > 0 && th.Turns >= l.MaxTurns:
-		th.Blocked, th.BlockedWhy = true, fmt.Sprintf("%d turns without progress", th.Turns)
+		th.Blocked, th.BlockedWhy = true, fmt.Sprintf("%d turns of the agents without progress", th.Turns)
 	}
 	return th
 }
 
-// rateLimit says until when role (in thread) must wait under l, or zero.
+// rateLimit says until when role (in thread) must wait under l, or zero:
+// until the oldest delivery counted leaves the window, when a new look
+// may find room.
 func rateLimit(ctx context.Context, s *Store, l Limits, now time.Time, role, thread string) (time.Time, string, error) {
-	since := now.Add(-time.Minute)
-	if l.PerRuntime > 0 {
-		n, err := s.CountSent(ctx, role, "", since)
-		if err != nil {
-			return time.Time{}, "", err
-		}
-		if n >= l.PerRuntime {
-			return now.Add(10 * time.Second), fmt.Sprintf("%d triggers to %s in the last minute (limit %d)", n, role, l.PerRuntime), nil
-		}
+	window := l.Window
+	if window <= 0 {
+		window = time.Minute
 	}
-	if l.PerThread > 0 {
-		n, err := s.CountSent(ctx, "", thread, since)
+	since := now.Add(-window)
+	for _, lim := range []struct {
+		n            int
+		role, thread string
+		what         string
+	}{{l.PerRuntime, role, "", "to " + role}, {l.PerThread, "", thread, "in thread " + thread}} {
+		if lim.n <= 0 {
+			continue
+		}
+		n, oldest, err := s.Sent(ctx, lim.role, lim.thread, since)
 		if err != nil {
 			return time.Time{}, "", err
 		}
-		if n >= l.PerThread {
-			return now.Add(10 * time.Second), fmt.Sprintf("%d triggers in thread %s in the last minute (limit %d)", n, thread, l.PerThread), nil
+		if n >= lim.n {
+			until := oldest.Add(window)
+			if !until.After(now) {
+				until = now.Add(time.Second)
+			}
+			return until, fmt.Sprintf("%d triggers %s in the last %s (limit %d)", n, lim.what, window, lim.n), nil
 		}
 	}
 	return time.Time{}, "", nil

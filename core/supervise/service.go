@@ -38,16 +38,17 @@ type Caller struct {
 }
 
 // Service is what the API and the CLI call: the supervisor's operations
-// over its store. Ops implements it.
+// over its store. Ops implements it. Every call names its Caller, and the
+// one table Rules says what each caller may do, whatever the door.
 type Service interface {
 	// Submit records a trigger (idempotent by id: the same id with the
 	// same content returns the recorded trigger and created false) and
 	// wakes the supervisor.
-	Submit(ctx context.Context, req TriggerRequest) (t Trigger, created bool, err error)
+	Submit(ctx context.Context, c Caller, req TriggerRequest) (t Trigger, created bool, err error)
 	// Trigger is the recorded trigger id (ErrNotFound).
-	Trigger(ctx context.Context, id string) (Trigger, error)
+	Trigger(ctx context.Context, c Caller, id string) (Trigger, error)
 	// Runtimes are the session's runtimes.
-	Runtimes(ctx context.Context) ([]Runtime, error)
+	Runtimes(ctx context.Context, c Caller) ([]Runtime, error)
 	// Send records a message in its thread and wakes the supervisor,
 	// which triggers the recipient.
 	Send(ctx context.Context, c Caller, req MessageRequest) (Message, error)
@@ -55,5 +56,5 @@ type Service interface {
 	// ErrToken when no runtime holds it.
 	Caller(ctx context.Context, token string) (Caller, error)
 	// Unblock lets a thread a safeguard blocked go on (ErrNotFound).
-	Unblock(ctx context.Context, thread string) (Thread, error)
+	Unblock(ctx context.Context, c Caller, thread string) (Thread, error)
 }

@@ -694,6 +694,27 @@ func (s *Store) CountSent(ctx context.Context, role, thread string, since time.T
 	return n, s.fail("count sent", err)
 }
 
+// Sent is how many triggers of role (any role when "") in thread (any
+// thread when "") were delivered at or after since, and the oldest of
+// those deliveries.
+func (s *Store) Sent(ctx context.Context, role, thread string, since time.Time) (int, time.Time, error) {
+	var n int
+	var oldest sql.NullString
+	err := s.db.QueryRowContext(ctx, `SELECT count(*), min(delivered_at) FROM triggers
+		WHERE (? = '' OR role = ?) AND (? = '' OR thread = ?) AND delivered_at <> '' AND delivered_at >= ?`,
+		role, role, thread, thread, fmtTime(since)).Scan(&n, &oldest)
+	if err != nil {
+		return 0, time.Time{}, s.fail("count sent", err)
+	}
+	var at time.Time
+	if oldest.Valid {
+		if at, err = parseTime(oldest.String); err != nil {
+			return 0, time.Time{}, s.fail("count sent", err)
+		}
+	}
+	return n, at, nil
+}
+
 // Threads, messages, cursors
 
 const threadCols = `id, created, turns, last_answer, same, blocked, blocked_why`

@@ -135,10 +135,14 @@ const (
 
 // Trigger is one piece of work for a runtime, and its life.
 type Trigger struct {
-	ID     string        `json:"id"`
-	Role   string        `json:"agent_id"`
-	Thread string        `json:"thread_id"`
-	Reason string        `json:"reason,omitempty"`
+	ID     string `json:"id"`
+	Role   string `json:"agent_id"`
+	Thread string `json:"thread_id"`
+	Reason string `json:"reason,omitempty"`
+	// From is the runtime that asked for the trigger (its token's role);
+	// "" is the operator, or the supervisor's own inbox trigger (Reason
+	// "inbox"). The safeguards count only the agents' own exchange.
+	From   string        `json:"from,omitempty"`
 	Text   string        `json:"text"`
 	Status TriggerStatus `json:"status"`
 	Class  Class         `json:"class,omitempty"` // failed: why; deferred: OPERATOR_BUSY or TRIGGER_RATE_LIMITED
@@ -245,8 +249,8 @@ func AckLineOf(id string) string { return "ACK_TRIGGER:" + id }
 type Thread struct {
 	ID      string    `json:"thread_id"`
 	Created time.Time `json:"created_at"`
-	// Turns counts the triggers completed since the last progress (a
-	// message from outside the agents, or an unblock).
+	// Turns counts the turns of the agents' exchange since the last
+	// progress (Exchange says which count, Progress what progress is).
 	Turns int `json:"turns"`
 	// LastAnswer is a digest of the last answer, Same how many answers in
 	// a row had it.
@@ -291,6 +295,9 @@ var (
 	// ErrToken is a call from a pane with a wrong, stale or missing
 	// runtime token.
 	ErrToken = errors.New("bad runtime token")
+	// ErrForbidden is a call the caller may not make (Rules): a runtime
+	// that lifts a block, forces a trigger, reads another's work.
+	ErrForbidden = errors.New("not allowed to this caller")
 	// ErrBlocked is a thread auto-blocked by a safeguard.
 	ErrBlocked = errors.New("thread auto-blocked")
 	// ErrIdConflict is a trigger id given again with another text or

@@ -305,6 +305,18 @@ func TestTriggerArgumentsAreUsageErrors(t *testing.T) {
 	}
 }
 
+// TestSocketFlagsBothAreUsageError: -L and -S together name the tmux
+// server two ways: a usage error (exit 2) saying so, before any command
+// runs.
+func TestSocketFlagsBothAreUsageError(t *testing.T) {
+	for _, args := range [][]string{{"-L", "a", "-S", "b", "ls"}, {"ls", "--socket", "a", "--socket-path", "b"}, {"-L", "a", "-S", "b", "trigger", "list"}} {
+		f, out, errOut := testFactory("")
+		assert.Equal(t, party.ExitUsage, Run(context.Background(), f, args), "%v", args)
+		assert.Empty(t, out.String())
+		assert.Contains(t, errOut.String(), "-L/--socket and -S/--socket-path", "%v", args)
+	}
+}
+
 // group is a command named name holding cmds, to run a leaf under its
 // real path with a capturing runF.
 func group(name string, cmds ...*cobra.Command) *cobra.Command {

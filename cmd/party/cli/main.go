@@ -144,7 +144,15 @@ messages to agents by role.`,
 	pf.StringVarP(&f.SocketPath, "socket-path", "S", "", "tmux socket path (env PARTY_TMUX_SOCKET_PATH)")
 	pf.StringVar(&f.Session, "session", "", "party session (env PARTY_SESSION)")
 	pf.BoolVar(&f.JSON, "json", false, "print JSON")
-	root.MarkFlagsMutuallyExclusive("socket", "socket-path")
+	// -L and -S name one tmux server two ways: both is a usage error
+	// (exit 2). Checked here rather than by cobra's flag groups, whose
+	// error is untyped (exit 1).
+	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
+		if fl := c.Flags(); fl.Changed("socket") && fl.Changed("socket-path") {
+			return fmt.Errorf("%w: -L/--socket and -S/--socket-path name the tmux server two ways; give one", party.ErrUsage)
+		}
+		return nil
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		var bad *pflag.InvalidValueError
 		if errors.As(err, &bad) {

@@ -1,0 +1,311 @@
+package supervise
+
+import (
+	"context"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/partyhq/party/core/clock"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestCheckID(t *testing.T) {
+	for _, ok := range []string{"a", "ci-1", "tr-0123abcd", "gh:pr@12", "v1.2_x", "A"} {
+		assert.NoError(t, CheckID("trigger id", ok), ok)
+	}
+	long := "a"
+	for len(long) < 129 {
+		long += "b"
+	}
+	for _, bad := range []string{"", "-a", ".a", "a/b", "x/../../../../../../TRAV", "a..b", "a..", "..", "a b", "a]b",
+		"a\nb", "a\\b", long} {
+		assert.ErrorIs(t, CheckID("trigger id", bad), ErrBadInput, "%q", bad)
+	}
+}
+
+// TestFileKeyIsAName: whatever an id holds (one from an older database
+// may hold anything), the name a file gets from it stays one name in its
+// directory.
+func TestFileKeyIsAName(t *testing.T) {
+	dir := "/state/fallback"
+	for _, id := range []string{"r1", "x/../../../../../../TRAV", "..", "/etc/passwd", "a\x00b", ""} {
+		k := FileKey(id)
+		assert.Regexp(t, `^tr-[0-9a-f]{32}$`, k, "%q", id)
+		assert.Equal(t, dir, filepath.Dir(filepath.Join(dir, k+"-1.out")), "%q", id)
+	}
+	assert.NotEqual(t, FileKey("r1"), FileKey("r2"))
+}
+
+func answered(from, reason, answer string) Trigger {
+	return Trigger{ID: "t", Role: "codex", Thread: "th", From: from, Reason: reason, Status: Completed, Answer: &answer}
+}
+
+// TestThreadAfter is the safeguards' table: what a completed trigger does
+// to its thread's counts.
+func TestThreadAfter(t *testing.T) {
+	l := Limits{MaxTurns: 4, SameAnswers: 3}
+	op := func(a string) Trigger { return answered("", "", a) }
+	agent := func(a string) Trigger { return answered("claude", "", a) }
+	inbox := func(a string) Trigger { return answered("", ReasonInbox, a) }
+	tests := []struct {
+		name     string
+		steps    []Trigger
+		progress []int // Progress applied before step i
+		turns    int
+		same     int
+		blocked  string
+	}{
+		{name: "three operator triggers answered alike do not block",
+			steps: []Trigger{op("TRIGGER DONE"), op("TRIGGER DONE"), op("TRIGGER DONE"), op("Done.")}},
+		{name: "the agents' exchange repeating itself blocks",
+			steps: []Trigger{agent("Done."), agent("done. "), agent("DONE.")}, turns: 3, same: 3,
+			blocked: "the agents gave the same answer 3 times in a row"},
+		{name: "inbox triggers are the agents' exchange",
+			steps: []Trigger{inbox("ok"), inbox("ok"), inbox("ok")}, turns: 3, same: 3,
+			blocked: "the agents gave the same answer 3 times in a row"},
+		{name: "an operator trigger between ends the exchange",
+			steps: []Trigger{agent("ok"), agent("ok"), op("ok"), agent("ok"), agent("ok")}, turns: 2, same: 2},
+		{name: "a message from outside between ends the exchange",
+			steps: []Trigger{agent("ok"), agent("ok"), agent("ok")}, progress: []int{2}, turns: 1, same: 1},
+		{name: "different answers: the turn limit",
+			steps: []Trigger{agent("1"), agent("2"), agent("3"), agent("4")}, turns: 4, same: 1,
+			blocked: "4 turns of the agents without progress"},
+		{name: "the turn limit counts the exchange only",
+			steps: []Trigger{agent("1"), agent("2"), agent("3"), op("x"), agent("4"), agent("5"), agent("6")}, turns: 3, same: 1},
+		{name: "an error counts as the answer",
+			steps: []Trigger{{From: "claude", Status: Completed, Error: "overloaded"}, {From: "claude", Status: Completed, Error: "overloaded"},
+				{From: "claude", Status: Completed, Error: "overloaded"}}, turns: 3, same: 3,
+			blocked: "the agents gave the same answer 3 times in a row"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			th := Thread{ID: "th"}
+			for i, tr := range tt.steps {
+				for _, p := range tt.progress {
+					if p == i {
+						th = Progress(th)
+					}
+				}
+				th = ThreadAfter(l, th, tr)
+			}
+			assert.Equal(t, tt.turns, th.Turns, "turns")
+			assert.Equal(t, tt.same, th.Same, "same answers")
+			assert.Equal(t, tt.blocked != "", th.Blocked, "blocked")
+			assert.Equal(t, tt.blocked, th.BlockedWhy)
+		})
+	}
+}
+
+// TestProgressKeepsABlock: only Unblock lifts a block; a blocked thread
+// stays blocked through whatever completes in it.
+func TestProgressKeepsABlock(t *testing.T) {
+	th := Thread{ID: "th", Blocked: true, BlockedWhy: "w", Turns: 5, Same: 3, LastAnswer: "x"}
+	assert.Equal(t, Thread{ID: "th", Blocked: true, BlockedWhy: "w"}, Progress(th))
+	after := ThreadAfter(Limits{MaxTurns: 4, SameAnswers: 3}, th, answered("claude", "", "y"))
+	assert.True(t, after.Blocked)
+	assert.Equal(t, "w", after.BlockedWhy)
+}
+
+// TestRateLimit: the limits over a real store, per runtime and per thread,
+// counting the deliveries of the last minute only.
+func TestRateLimit(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	now := time.Date(2025, 1, 1, 12, 0, 0, 0, time.UTC)
+	for i, d := range []struct {
+		role, thread string
+		ago          time.Duration
+	}{{"coder", "a", 10 * time.Second}, {"coder", "b", 20 * time.Second}, {"coder", "a", 2 * time.Minute}, {"arch", "a", 5 * time.Second}} {
+		_, _, err := s.AddTrigger(ctx, Trigger{ID: strconv.Itoa(i), Role: d.role, Thread: d.thread, Text: "x", DeliveredAt: now.Add(-d.ago)})
+		require.NoError(t, err)
+	}
+	tests := []struct {
+		name         string
+		l            Limits
+		role, thread string
+		limited      bool
+		why          string
+		until        time.Duration
+	}{
+		{"under both", Limits{PerRuntime: 3, PerThread: 3}, "coder", "a", false, "", 0},
+		{"the runtime's limit", Limits{PerRuntime: 2, PerThread: 9}, "coder", "c", true, "2 triggers to coder in the last 1m0s (limit 2)", 40 * time.Second},
+		{"the thread's limit", Limits{PerRuntime: 9, PerThread: 2}, "arch", "a", true, "2 triggers in thread a in the last 1m0s (limit 2)", 50 * time.Second},
+		{"another runtime", Limits{PerRuntime: 2, PerThread: 9}, "arch", "c", false, "", 0},
+		{"no limits", Limits{}, "coder", "a", false, "", 0},
+		{"a window of its own", Limits{PerRuntime: 1, Window: 15 * time.Second}, "coder", "c", true, "1 triggers to coder in the last 15s (limit 1)", 5 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			until, why, err := rateLimit(ctx, s, tt.l, now, tt.role, tt.thread)
+			require.NoError(t, err)
+			assert.Equal(t, tt.limited, !until.IsZero(), "limited")
+			assert.Equal(t, tt.why, why)
+			if tt.limited {
+				// Until the oldest delivery counted leaves the minute.
+				assert.Equal(t, tt.until, until.Sub(now))
+			}
+		})
+	}
+}
+
+// accessOps are Ops over a real store with the runtimes claude (token
+// tok-claude) and codex (tok-codex), a blocked thread, a trigger and a
+// message of each, and a server over them: the two doors.
+func accessOps(t *testing.T) (*Ops, *Client) {
+	t.Helper()
+	ctx := context.Background()
+	s := openStore(t)
+	o := &Ops{Store: s, Clock: clock.Real{}, Policy: DefaultPolicy, Limits: DefaultLimits}
+	for _, r := range []string{"claude", "codex"} {
+		require.NoError(t, s.PutRuntime(ctx, Runtime{ID: "s/" + r, Role: r, Agent: r, Status: Ready, TokenHash: HashToken("tok-" + r)}))
+		_, _, err := o.Submit(ctx, Caller{}, TriggerRequest{ID: "to-" + r, Role: r, Text: "work"})
+		require.NoError(t, err)
+		_, err = o.Send(ctx, Caller{}, MessageRequest{Thread: "th", To: r, Text: "for " + r})
+		require.NoError(t, err)
+	}
+	require.NoError(t, s.PutThread(ctx, Thread{ID: "stuck", Blocked: true, BlockedWhy: "loop"}))
+
+	path := filepath.Join(sockDir(t), "api.sock")
+	ln, err := ListenUnix(path)
+	require.NoError(t, err)
+	serveAPI(t, &Server{Service: o, Logf: t.Logf}, ln, false)
+	return o, NewUnixClient(path)
+}
+
+// TestRulesAtBothDoors: each rule of who may call what decides alike
+// whether the call comes to Ops (the party command's door) or through the
+// API.
+func TestRulesAtBothDoors(t *testing.T) {
+	ctx := context.Background()
+	tests := []struct {
+		name   string
+		token  string
+		ops    func(o *Ops, c Caller) error
+		method string
+		path   string
+		body   string
+		err    error // nil: allowed
+		status int
+		code   string
+	}{
+		{name: "a runtime may not unblock", token: "tok-claude",
+			ops:    func(o *Ops, c Caller) error { _, err := o.Unblock(ctx, c, "stuck"); return err },
+			method: "POST", path: "/v1/threads/stuck/unblock", err: ErrForbidden, status: 403, code: "FORBIDDEN"},
+		{name: "the operator may unblock",
+			ops:    func(o *Ops, c Caller) error { _, err := o.Unblock(ctx, c, "stuck"); return err },
+			method: "POST", path: "/v1/threads/stuck/unblock", status: 200},
+		{name: "a runtime may not force", token: "tok-claude",
+			ops: func(o *Ops, c Caller) error {
+				_, _, err := o.Submit(ctx, c, TriggerRequest{Role: "codex", Text: "x", Force: true, Actor: "a", Why: "w"})
+				return err
+			},
+			method: "POST", path: "/v1/triggers", body: `{"agent_id":"codex","text":"x","force":true,"actor":"a","why":"w"}`,
+			err: ErrForbidden, status: 403, code: "FORBIDDEN"},
+		{name: "a runtime may trigger another", token: "tok-claude",
+			ops: func(o *Ops, c Caller) error {
+				_, _, err := o.Submit(ctx, c, TriggerRequest{Role: "codex", Text: "review"})
+				return err
+			},
+			method: "POST", path: "/v1/triggers", body: `{"agent_id":"codex","text":"review"}`, status: 201},
+		{name: "a runtime may not see another's trigger", token: "tok-claude",
+			ops:    func(o *Ops, c Caller) error { _, err := o.Trigger(ctx, c, "to-codex"); return err },
+			method: "GET", path: "/v1/triggers/to-codex", err: ErrForbidden, status: 403, code: "FORBIDDEN"},
+		{name: "a runtime sees its own trigger", token: "tok-claude",
+			ops:    func(o *Ops, c Caller) error { _, err := o.Trigger(ctx, c, "to-claude"); return err },
+			method: "GET", path: "/v1/triggers/to-claude", status: 200},
+		{name: "the operator sees every trigger",
+			ops:    func(o *Ops, c Caller) error { _, err := o.Trigger(ctx, c, "to-codex"); return err },
+			method: "GET", path: "/v1/triggers/to-codex", status: 200},
+		{name: "a runtime may send", token: "tok-claude",
+			ops: func(o *Ops, c Caller) error {
+				_, err := o.Send(ctx, c, MessageRequest{Thread: "th", To: "codex", Text: "hi"})
+				return err
+			},
+			method: "POST", path: "/v1/messages", body: `{"thread_id":"th","to":"codex","text":"hi"}`, status: 201},
+		{name: "a runtime may list the runtimes", token: "tok-claude",
+			ops:    func(o *Ops, c Caller) error { _, err := o.Runtimes(ctx, c); return err },
+			method: "GET", path: "/v1/runtimes", status: 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o, _ := accessOps(t)
+			c, err := o.Caller(ctx, tt.token)
+			require.NoError(t, err)
+			err = tt.ops(o, c)
+			if tt.err == nil {
+				assert.NoError(t, err, "at Ops")
+			} else {
+				assert.ErrorIs(t, err, tt.err, "at Ops")
+			}
+
+			// A fresh supervisor for the other door.
+			_, client := accessOps(t)
+			var h []string
+			if tt.token != "" {
+				h = []string{RuntimeTokenHeader, tt.token}
+			}
+			status, hdr, body := apiCall(t, client, tt.method, tt.path, tt.body, h...)
+			assert.Equal(t, tt.status, status, "at the API: %s", body)
+			if tt.code != "" {
+				assert.Equal(t, tt.code, apiErrorCode(t, hdr, body))
+			}
+		})
+	}
+}
+
+// TestRuntimeSeesItsOwnOnly: a runtime's lists (triggers, a thread's
+// messages) hold what is its own; the operator's hold everything; what only
+// a runtime does (inbox read, heartbeat) needs a token.
+func TestRuntimeSeesItsOwnOnly(t *testing.T) {
+	ctx := context.Background()
+	o, _ := accessOps(t)
+	claude := Caller{Runtime: "claude"}
+	msgs, err := o.Messages(ctx, claude, "th")
+	require.NoError(t, err)
+	require.Len(t, msgs, 1)
+	assert.Equal(t, "claude", msgs[0].To)
+	all, err := o.Messages(ctx, Caller{}, "th")
+	require.NoError(t, err)
+	assert.Len(t, all, 2)
+
+	ts, err := o.Triggers(ctx, claude, TriggerFilter{})
+	require.NoError(t, err)
+	require.Len(t, ts, 1)
+	assert.Equal(t, "to-claude", ts[0].ID)
+	_, _, err = o.Submit(ctx, claude, TriggerRequest{ID: "from-claude", Role: "codex", Text: "review"})
+	require.NoError(t, err)
+	ts, err = o.Triggers(ctx, claude, TriggerFilter{})
+	require.NoError(t, err)
+	assert.Len(t, ts, 2, "a trigger claude asked for is claude's to see")
+	tr, err := o.Trigger(ctx, claude, "from-claude")
+	require.NoError(t, err)
+	assert.Equal(t, "claude", tr.From)
+
+	_, err = o.Events(ctx, claude, 0, 10)
+	assert.ErrorIs(t, err, ErrForbidden)
+	_, err = o.Read(ctx, Caller{}, "")
+	assert.ErrorIs(t, err, ErrToken)
+	assert.ErrorIs(t, o.Heartbeat(ctx, Caller{}, ""), ErrToken)
+}
+
+// TestSubmitWithoutARoleIsBadInput: a request that names no role is the
+// caller's mistake (400 USAGE), not an unmanaged pane with an empty name.
+func TestSubmitWithoutARoleIsBadInput(t *testing.T) {
+	o, client := accessOps(t)
+	_, _, err := o.Submit(context.Background(), Caller{}, TriggerRequest{Text: "x"})
+	assert.ErrorIs(t, err, ErrBadInput)
+	status, h, body := apiCall(t, client, "POST", "/v1/triggers", `{"text":"x"}`)
+	assert.Equal(t, 400, status, body)
+	assert.Equal(t, "BAD_REQUEST", apiErrorCode(t, h, body))
+}
+
+// TestEveryOpHasARule: the table covers every operation.
+func TestEveryOpHasARule(t *testing.T) {
+	for _, op := range []Op{OpSubmit, OpForce, OpTrigger, OpTriggers, OpUnblock, OpRuntimes, OpSend, OpRead, OpMessages, OpHeartbeat, OpEvents, OpStop} {
+		assert.Contains(t, Rules, op)
+	}
+	assert.ErrorIs(t, Allow(Caller{}, "nonesuch"), ErrForbidden)
+}
