@@ -115,8 +115,22 @@ func (o *Ops) text(what, s string) (string, error) {
 	if n, limit := len(s), o.Limits.MaxText; limit > 0 && n > limit {
 		return "", fmt.Errorf("%s: the text is %d bytes, over the limit of %d (supervise.maxTextBytes): %w", what, n, limit, ErrBadInput)
 	}
+	if tag := envelopeTag(s); tag != "" {
+		return "", fmt.Errorf("%s: the text holds %q, the envelope's own tag: an agent would read a second envelope in it: %w", what, tag, ErrBadInput)
+	}
 	return s, nil
 }
+
+// envelopeTag is the first of the envelope's tags ("[BRIDGE_TRIGGER",
+// "[/BRIDGE_TRIGGER", in any case) in s, or "". A trigger's or message's
+// text never holds one: the text goes inside an envelope (and a thread's
+// messages into the summary of the next), and a tag in it would let its
+// writer close the envelope and forge another, with an id, thread and
+// reason of their choosing. Refused, not escaped: party never alters a
+// user's text.
+func envelopeTag(s string) string { return envelopeTagPattern.FindString(s) }
+
+var envelopeTagPattern = regexp.MustCompile(`(?i)\[/?BRIDGE_TRIGGER`)
 
 // runtime is the runtime of role, ErrUnmanaged for a pane party did not
 // start and ErrNotFound for no pane at all.
