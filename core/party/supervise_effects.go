@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/partyhq/party/core/agent"
@@ -228,15 +229,15 @@ func (e *paneEffects) Prepare(ctx context.Context, rt supervise.Runtime, text st
 
 // Send delivers text once to rt's pane through the delivery path.
 func (e *paneEffects) Send(ctx context.Context, rt supervise.Runtime, text string) supervise.SendReport {
+	e.killPoint("record")
 	p, err := e.pane(ctx, rt)
 	if err != nil {
 		return supervise.SendReport{Class: supervise.TargetNotFound, Err: err}
 	}
 	d := e.env.Deliverer(e.root, e.info, map[string]string{p.ID: rt.Role})
-	// A trigger's text may be an agent's (a runtime's trigger, a bridge
-	// relaying one): only agents get it, unless the user opted the role in.
-	res, err := d.Send(ctx, deliver.Request{Pane: p.ID, Profile: talk.Profile(e.cfg, p), Text: text,
-		AgentsOnly: !slices.Contains(e.cfg.AllowRoles, rt.Role)})
+	d.Step = e.killPoint
+	res, err := d.Send(ctx, e.request(rt, p, text))
+	e.killPoint("confirm")
 	r := supervise.SendReport{Acked: res.Via == "event", Err: err}
 	if err == nil {
 		r.Outcome = string(res.Outcome)
@@ -257,6 +258,50 @@ func (e *paneEffects) Send(ctx context.Context, rt supervise.Runtime, text strin
 		r.Class = supervise.SendKeysError
 	}
 	return r
+}
+
+// request is the delivery of text to rt's pane p. A trigger's text may be
+// an agent's (a runtime's trigger, a bridge relaying one): only agents get
+// it, unless the user opted the role in.
+func (e *paneEffects) request(rt supervise.Runtime, p mux.Pane, text string) deliver.Request {
+	return deliver.Request{Pane: p.ID, Profile: talk.Profile(e.cfg, p), Text: text,
+		AgentsOnly: !slices.Contains(e.cfg.AllowRoles, rt.Role)}
+}
+
+// Reclaim finds what a supervisor that stopped mid-delivery left of t: an
+// envelope the agent's events (or Codex's rollout) show taken reached it;
+// else the text of t.Turn in the input box is party's own paste, taken
+// back (deliver.Reclaim), and t goes again; else the envelope on screen
+// (its echo above the box) reached it.
+func (e *paneEffects) Reclaim(ctx context.Context, rt supervise.Runtime, t supervise.Trigger) (supervise.Sighting, error) {
+	s := e.Look(ctx, rt, t)
+	if s.Ack == supervise.AckEvent || t.Turn == nil || t.Turn.Prompt == "" {
+		return s, nil
+	}
+	p, err := e.pane(ctx, rt)
+	if err != nil || p.Dead {
+		return s, nil
+	}
+	d := e.env.Deliverer(e.root, e.info, map[string]string{p.ID: rt.Role})
+	held, err := d.Reclaim(ctx, e.request(rt, p, t.Turn.Prompt))
+	if held {
+		s.Reached, s.InBox = false, true
+	}
+	return s, err
+}
+
+// killPoint is a test-only crash point: when PARTY_TEST_KILL_DIR is set
+// and holds a file named step, the supervisor removes it and kills itself
+// with SIGKILL right after that step of a delivery (record, paste, check,
+// enter, confirm): once per file a test puts there. The supervise_crash
+// scenarios stop it so between each pair of steps.
+func (e *paneEffects) killPoint(step string) {
+	dir := e.env.Getenv("PARTY_TEST_KILL_DIR")
+	if dir == "" || os.Remove(filepath.Join(dir, step)) != nil {
+		return
+	}
+	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	select {} // the signal is on its way
 }
 
 // Await waits for the answer of turn, as talk --wait would.

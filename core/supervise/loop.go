@@ -48,6 +48,12 @@ type Effects interface {
 	Await(ctx context.Context, rt Runtime, turn TurnRecord) (answer string, class Class, err error)
 	// Look says what rt's pane and events show of t.
 	Look(ctx context.Context, rt Runtime, t Trigger) Sighting
+	// Reclaim looks at rt for t, whose delivery a supervisor that stopped
+	// left unfinished (t.Turn, saved before the paste, says what it pasted
+	// where): its text in the input box is party's own, not someone's
+	// draft, and is taken back (InBox; the error says it could not be);
+	// else Reached says whether the envelope reached the agent.
+	Reclaim(ctx context.Context, rt Runtime, t Trigger) (Sighting, error)
 }
 
 // Seen is a runtime as a scan found it.
@@ -68,6 +74,7 @@ type SendReport struct {
 // Sighting is what a look at a runtime found of a trigger.
 type Sighting struct {
 	Reached bool   // the envelope is in the pane or the agent's events
+	InBox   bool   // Reclaim: the text was in the input box, not submitted
 	Ack     string // AckEvent or AckLine when the agent acknowledged it
 	Idle    bool   // the agent waits for input
 	Session string // the agent's own session id, when its events name it
@@ -201,7 +208,17 @@ func (l *Loop) restart(ctx context.Context) error {
 		}
 		ev := Event{Kind: EvRestart, At: l.now()}
 		if rt, ok := rts[t.Role]; ok && t.Status == TSending {
-			ev.Reached = l.Effects.Look(ctx, rt, t).Reached
+			// Caught between its record and its report: what it pasted is
+			// either taken back from the box (it goes again) or reached
+			// the agent (it never goes again).
+			s, err := l.Effects.Reclaim(ctx, rt, t)
+			if err != nil {
+				l.logf("trigger %s: %v", t.ID, err)
+			}
+			if s.InBox {
+				l.logf("trigger %s: its text was in the input box, not submitted; taken back, it is delivered again", t.ID)
+			}
+			ev.Reached = s.Reached && !s.InBox
 		}
 		l.apply(ctx, t, ev)
 	}
