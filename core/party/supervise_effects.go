@@ -387,6 +387,7 @@ func (e *paneEffects) Look(ctx context.Context, rt supervise.Runtime, t supervis
 	}
 	st := observe.Read(talk.Profile(e.cfg, p), p, lastScreen(screen, p.Height))
 	s.Idle = !st.Busy && st.HasInput && strings.TrimSpace(st.Input) == "" && st.Dialog == ""
+	s.Busy = st.Busy && st.Dialog == ""
 	return s
 }
 

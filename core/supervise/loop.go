@@ -77,6 +77,7 @@ type Sighting struct {
 	InBox   bool   // Reclaim: the text was in the input box, not submitted
 	Ack     string // AckEvent or AckLine when the agent acknowledged it
 	Idle    bool   // the agent waits for input
+	Busy    bool   // the agent works on a turn (its screen says so)
 	Session string // the agent's own session id, when its events name it
 }
 
@@ -501,7 +502,9 @@ func (l *Loop) move(ctx context.Context, rt Runtime, t Trigger) {
 		t = l.apply(ctx, t, Event{Kind: EvAgentIdle, At: now})
 	}
 	if due := t.Due(); !due.IsZero() && !now.Before(due) {
-		t = l.apply(ctx, t, Event{Kind: EvTick, At: now})
+		// An ack window ends: whether the agent works says whether it is
+		// wedged.
+		t = l.apply(ctx, t, Event{Kind: EvTick, At: now, Busy: t.Status == Delivered && look().Busy})
 	}
 	if t.Status.Open() && t.Status != TSending && t.Turn != nil {
 		l.await(ctx, rt, t)
