@@ -220,7 +220,7 @@ func (e *paneEffects) Prepare(ctx context.Context, rt supervise.Runtime, text st
 		return "", nil, err
 	}
 	turn := &supervise.TurnRecord{Pane: p.ID, Offset: spec.Offset, Nonce: spec.Nonce, Prompt: spec.Prompt, Hooks: spec.Hooks,
-		Since: spec.Since, Rollouts: spec.Rollouts}
+		Since: spec.Since, Rollouts: spec.Rollouts, PID: p.PID}
 	// Without a mark the echoed nonce alone places a marker turn; a
 	// screen source (Gemini's) reads its answer after it.
 	turn.Mark, _ = wait.NewMark(ctx, e.env.Tmux, p.ID)
@@ -304,11 +304,62 @@ func (e *paneEffects) killPoint(step string) {
 	select {} // the signal is on its way
 }
 
-// Await waits for the answer of turn, as talk --wait would.
+// recordedScope is the session whose tmux server or session is gone (err
+// says so), found by its supervisor's store: the one named (--session,
+// $PARTY_SESSION), else the one session of this server that has a store
+// and is not live. Its records (triggers, runtimes, events) are read from
+// the store while tmux cannot say where the session is.
+func recordedScope(ctx context.Context, env *Env, err error) (stateDir, name string, ok bool) {
+	if !errors.Is(err, mux.ErrNoServer) && !errors.Is(err, mux.ErrNoSession) && !errors.Is(err, session.ErrUnresolved) {
+		return "", "", false
+	}
+	root, rerr := state.Root(env.Getenv)
+	if rerr != nil {
+		return "", "", false
+	}
+	socket := env.Tmux.Socket.Resolve(env.Getenv)
+	hasStore := func(dir string) bool {
+		_, err := os.Stat(filepath.Join(SupervisorDir(dir), supervise.StoreFile))
+		return err == nil
+	}
+	name = env.Session
+	if name == "" {
+		name = env.Getenv("PARTY_SESSION")
+	}
+	if name != "" {
+		dir := state.SessionDir(root, socket, name)
+		return dir, name, hasStore(dir)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(root, "sessions", "*-*"))
+	var found []string
+	for _, d := range dirs {
+		base := filepath.Base(d)
+		n := base[:strings.LastIndex(base, "-")]
+		if state.SessionDir(root, socket, n) == d && hasStore(d) {
+			found, name = append(found, d), n
+		}
+	}
+	if len(found) != 1 {
+		return "", "", false
+	}
+	if live, err := env.Tmux.HasSession(ctx, name); err == nil && live {
+		return "", "", false // a session of its own picks it, not its store
+	}
+	return found[0], name, true
+}
+
+// Await waits for the answer of turn, as talk --wait would. A turn whose
+// pane is gone, or runs another process than the agent that took it (its
+// tmux server died and a new one reuses the pane ids), died with that
+// agent: PANE_DEAD at once, not a wait for an answer that never comes.
 func (e *paneEffects) Await(ctx context.Context, rt supervise.Runtime, turn supervise.TurnRecord) (string, supervise.Class, error) {
 	p, err := e.pane(ctx, rt)
 	if err != nil {
 		return "", supervise.TargetNotFound, err
+	}
+	if turn.PID != 0 && (p.ID != turn.Pane || p.PID != turn.PID) {
+		return "", supervise.PaneDead, fmt.Errorf("the agent that took the turn (pane %s, pid %d) is gone; %s runs pid %d now: %w",
+			turn.Pane, turn.PID, p.ID, p.PID, deliver.ErrPaneDead)
 	}
 	var (
 		wake  <-chan struct{}
