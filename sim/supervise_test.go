@@ -374,3 +374,45 @@ func cancelTurn(b *testing.B, s *supervise.Store, id string) {
 	t.Status = supervise.Completed
 	require.NoError(b, s.SaveTrigger(context.Background(), t, from, "bench"))
 }
+
+// TestSupervisorReclaimsAnUnsavedReport: a trigger left triggering with
+// no send running (its send reported, but the report could not be saved:
+// a full disk) is reconciled by the running loop with what the agent
+// shows, as after a restart: one the agent took is never sent again, one
+// whose text is still in the box is taken back and sent once.
+func TestSupervisorReclaimsAnUnsavedReport(t *testing.T) {
+	ctx := context.Background()
+	clk := NewClock()
+	store := openStore(t)
+	fx := &agentFx{clock: clk, seen: map[string]int{"took": 1}, resumed: map[string]int{}, box: "boxed"}
+	// The loop runs (its restart found nothing open) before they are left
+	// triggering: only its passes can find them.
+	wake := make(chan struct{}, 1)
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	l := &supervise.Loop{Store: store, Clock: clk, Policy: supervise.DefaultPolicy, Limits: supervise.DefaultLimits,
+		Effects: fx, Wake: wake, ScanEvery: time.Second}
+	done := make(chan error, 1)
+	go func() { done <- l.Run(lctx) }()
+	for _, id := range []string{"took", "boxed"} {
+		tr := supervise.Trigger{ID: id, Role: "claude", Thread: "default", Text: "work " + id, Status: supervise.TSending,
+			Created: clk.Now(), Updated: clk.Now(), Attempts: 1}
+		tr.Turn = &supervise.TurnRecord{Pane: "%0", Prompt: supervise.Envelope(tr), Hooks: true}
+		_, _, err := store.AddTrigger(ctx, tr)
+		require.NoError(t, err)
+	}
+	wake <- struct{}{}
+	require.Eventually(t, func() bool {
+		open, err := store.Triggers(ctx, supervise.TriggerFilter{Open: true})
+		return err == nil && len(open) == 0
+	}, 10*time.Second, time.Millisecond)
+	cancel()
+	require.NoError(t, <-done)
+	for _, id := range []string{"took", "boxed"} {
+		tr, err := store.Trigger(ctx, id)
+		require.NoError(t, err)
+		assert.Equal(t, supervise.Completed, tr.Status, "trigger %s", id)
+		assert.Equal(t, 1, fx.seen[id], "the agent saw %s %d times", id, fx.seen[id])
+	}
+	assert.Empty(t, fx.box, "party's text left in the input box")
+}

@@ -207,23 +207,28 @@ func (l *Loop) restart(ctx context.Context) error {
 		if t.Status == Queued {
 			continue // the passes take it when its turn comes, one per runtime
 		}
-		ev := Event{Kind: EvRestart, At: l.now()}
 		if rt, ok := rts[t.Role]; ok && t.Status == TSending {
-			// Caught between its record and its report: what it pasted is
-			// either taken back from the box (it goes again) or reached
-			// the agent (it never goes again).
-			s, err := l.Effects.Reclaim(ctx, rt, t)
-			if err != nil {
-				l.logf("trigger %s: %v", t.ID, err)
-			}
-			if s.InBox {
-				l.logf("trigger %s: its text was in the input box, not submitted; taken back, it is delivered again", t.ID)
-			}
-			ev.Reached = s.Reached && !s.InBox
+			l.reclaim(ctx, rt, t)
+			continue
 		}
-		l.apply(ctx, t, ev)
+		l.apply(ctx, t, Event{Kind: EvRestart, At: l.now()})
 	}
 	return nil
+}
+
+// reclaim takes up t, caught between the record of its delivery and the
+// saved report (a supervisor killed, a save that failed): what it pasted
+// is either taken back from the box (it goes again) or reached the agent
+// (it never goes again).
+func (l *Loop) reclaim(ctx context.Context, rt Runtime, t Trigger) {
+	s, err := l.Effects.Reclaim(ctx, rt, t)
+	if err != nil {
+		l.logf("trigger %s: %v", t.ID, err)
+	}
+	if s.InBox {
+		l.logf("trigger %s: its text was in the input box, not submitted; taken back, it is delivered again", t.ID)
+	}
+	l.apply(ctx, t, Event{Kind: EvRestart, At: l.now(), Reached: s.Reached && !s.InBox})
 }
 
 func (l *Loop) now() time.Time { return l.Clock.Now().UTC() }
@@ -472,6 +477,15 @@ func (l *Loop) move(ctx context.Context, rt Runtime, t Trigger) {
 		l.probe(ctx, rt, t)
 		return
 	case TSending:
+		l.mu.Lock()
+		sending := l.workers[t.ID] != nil
+		l.mu.Unlock()
+		if !sending {
+			// Its send reported, but the report could not be saved (a
+			// full disk): it is reconciled with what the pane and the
+			// agent's events show, as after a restart.
+			l.reclaim(ctx, rt, t)
+		}
 		return // its send reports
 	case TDeferred:
 		if !now.Before(t.NextAt) {

@@ -74,9 +74,9 @@ const (
 	// EvTick: the time is At; Busy says the agent works on a turn (its
 	// screen says so) as an ack window of a delivered trigger ends.
 	EvTick EventKind = "tick"
-	// EvRestart: the supervisor started again; for a trigger caught
-	// mid-delivery Reached says whether its text is in the agent's pane
-	// or events.
+	// EvRestart: the supervisor started again, or found a trigger
+	// triggering whose send's report could not be saved; for a trigger
+	// caught mid-delivery Reached says whether its text reached the agent.
 	EvRestart EventKind = "restart"
 	// EvResumed: the agent's resumed session answered (Answer).
 	EvResumed EventKind = "resumed"
