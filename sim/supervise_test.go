@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -24,6 +25,7 @@ type agentFx struct {
 	mu      sync.Mutex
 	clock   *Clock
 	seen    map[string]int // trigger id -> how many times the agent got it
+	box     string         // the trigger id whose text is pasted in the input box, not submitted
 	resumed map[string]int // trigger id -> how many resumes answered it
 	busy    func(now time.Time) bool
 	crashAt string
@@ -72,10 +74,21 @@ func (f *agentFx) Prepare(_ context.Context, rt supervise.Runtime, text string) 
 	return text, &supervise.TurnRecord{Pane: rt.Pane, Prompt: text, Hooks: true}, nil
 }
 
-func (f *agentFx) Send(_ context.Context, _ supervise.Runtime, text string) supervise.SendReport {
+func (f *agentFx) Send(ctx context.Context, _ supervise.Runtime, text string) supervise.SendReport {
 	f.point("before-send")
+	if ctx.Err() != nil {
+		return supervise.SendReport{Err: ctx.Err()} // killed before the paste
+	}
 	id := idOf(text)
 	f.mu.Lock()
+	f.box = id
+	f.mu.Unlock()
+	f.point("pasted")
+	if ctx.Err() != nil {
+		return supervise.SendReport{Err: ctx.Err()} // killed: no Enter follows
+	}
+	f.mu.Lock()
+	f.box = ""
 	f.seen[id]++
 	f.mu.Unlock()
 	f.point("after-send")
@@ -87,14 +100,33 @@ func (f *agentFx) Await(ctx context.Context, _ supervise.Runtime, turn supervise
 	if err := ctx.Err(); err != nil {
 		return "", "", err
 	}
+	f.mu.Lock()
+	took := f.seen[idOf(turn.Prompt)] > 0
+	f.mu.Unlock()
+	if !took {
+		// No turn of its: the wait sees a turn that never came.
+		return "", "TURN_INTERRUPTED", errors.New("the turn was interrupted")
+	}
 	return "answer to " + idOf(turn.Prompt), "", nil
+}
+
+// Reclaim takes back a text pasted and never submitted.
+func (f *agentFx) Reclaim(ctx context.Context, rt supervise.Runtime, t supervise.Trigger) (supervise.Sighting, error) {
+	s := f.Look(ctx, rt, t)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.box == t.ID {
+		f.box, s.InBox = "", true
+	}
+	return s, nil
 }
 
 func (f *agentFx) Look(_ context.Context, _ supervise.Runtime, t supervise.Trigger) supervise.Sighting {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n := f.seen[t.ID]
-	s := supervise.Sighting{Reached: n > 0, Idle: true}
+	// The envelope on screen: submitted, or in the input box.
+	s := supervise.Sighting{Reached: n > 0 || f.box == t.ID, Idle: f.box == ""}
 	if n > 0 && !f.noAck {
 		s.Ack = supervise.AckEvent
 	}
@@ -166,7 +198,7 @@ func submit(t *testing.T, store *supervise.Store, clk *Clock, ids ...string) {
 // trigger's life and starts a new one over the same store: every trigger
 // completes, and the agent saw each exactly once.
 func TestSupervisorCrashAtEveryPoint(t *testing.T) {
-	for _, point := range []string{"probe", "prepare", "before-send", "after-send", "await"} {
+	for _, point := range []string{"probe", "prepare", "before-send", "pasted", "after-send", "await"} {
 		t.Run(point, func(t *testing.T) {
 			clk := NewClock()
 			store := openStore(t)
@@ -182,6 +214,7 @@ func TestSupervisorCrashAtEveryPoint(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, supervise.Completed, tr.Status, "trigger %s", id)
 				assert.Equal(t, 1, fx.seen[id], "the agent saw %s %d times", id, fx.seen[id])
+				assert.Empty(t, fx.box, "party's text left in the input box")
 				require.NotNil(t, tr.Answer)
 				assert.Equal(t, "answer to "+id, *tr.Answer)
 			}
@@ -340,4 +373,46 @@ func cancelTurn(b *testing.B, s *supervise.Store, id string) {
 	from := t.Status
 	t.Status = supervise.Completed
 	require.NoError(b, s.SaveTrigger(context.Background(), t, from, "bench"))
+}
+
+// TestSupervisorReclaimsAnUnsavedReport: a trigger left triggering with
+// no send running (its send reported, but the report could not be saved:
+// a full disk) is reconciled by the running loop with what the agent
+// shows, as after a restart: one the agent took is never sent again, one
+// whose text is still in the box is taken back and sent once.
+func TestSupervisorReclaimsAnUnsavedReport(t *testing.T) {
+	ctx := context.Background()
+	clk := NewClock()
+	store := openStore(t)
+	fx := &agentFx{clock: clk, seen: map[string]int{"took": 1}, resumed: map[string]int{}, box: "boxed"}
+	// The loop runs (its restart found nothing open) before they are left
+	// triggering: only its passes can find them.
+	wake := make(chan struct{}, 1)
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	l := &supervise.Loop{Store: store, Clock: clk, Policy: supervise.DefaultPolicy, Limits: supervise.DefaultLimits,
+		Effects: fx, Wake: wake, ScanEvery: time.Second}
+	done := make(chan error, 1)
+	go func() { done <- l.Run(lctx) }()
+	for _, id := range []string{"took", "boxed"} {
+		tr := supervise.Trigger{ID: id, Role: "claude", Thread: "default", Text: "work " + id, Status: supervise.TSending,
+			Created: clk.Now(), Updated: clk.Now(), Attempts: 1}
+		tr.Turn = &supervise.TurnRecord{Pane: "%0", Prompt: supervise.Envelope(tr), Hooks: true}
+		_, _, err := store.AddTrigger(ctx, tr)
+		require.NoError(t, err)
+	}
+	wake <- struct{}{}
+	require.Eventually(t, func() bool {
+		open, err := store.Triggers(ctx, supervise.TriggerFilter{Open: true})
+		return err == nil && len(open) == 0
+	}, 10*time.Second, time.Millisecond)
+	cancel()
+	require.NoError(t, <-done)
+	for _, id := range []string{"took", "boxed"} {
+		tr, err := store.Trigger(ctx, id)
+		require.NoError(t, err)
+		assert.Equal(t, supervise.Completed, tr.Status, "trigger %s", id)
+		assert.Equal(t, 1, fx.seen[id], "the agent saw %s %d times", id, fx.seen[id])
+	}
+	assert.Empty(t, fx.box, "party's text left in the input box")
 }

@@ -140,6 +140,12 @@ type Deliverer struct {
 	// Pasted, when set, is told each text as soon as it is in the pane,
 	// before Enter (recordings log it as input).
 	Pasted func(pane, text string)
+	// Step, when set, is told each step of a submission as soon as it is
+	// done: "paste" (the text is in the pane), "check" (the box showed it;
+	// the first key follows), "enter" (the first key was pressed), and is
+	// called on the sending goroutine. The supervisor's crash tests stop
+	// it there.
+	Step func(step string)
 	// Working, when set, says whether the agent of kind in pane p works
 	// on a turn where its screen shows no sign of it: Codex streaming an
 	// answer shows no busy line, and its Enter would steer the running
@@ -153,23 +159,12 @@ type Deliverer struct {
 // error wraps ErrUnconfirmed.
 func (d *Deliverer) Send(ctx context.Context, req Request) (Result, error) {
 	start := d.Clock.Now()
-	text := Sanitize(req.Text)
-	res := Result{Outcome: Failed, Pane: req.Pane, Bytes: len(text)}
-	if strings.TrimSpace(text) == "" {
-		return res, fmt.Errorf("send to %s: %w", req.Pane, ErrEmpty)
+	res := Result{Outcome: Failed, Pane: req.Pane, Bytes: len(Sanitize(req.Text))}
+	text, err := req.pasteText()
+	if err != nil {
+		return res, err
 	}
-	if req.AgentsOnly {
-		if err := CheckAgentText(req.Pane, req.Profile.Kind); err != nil {
-			return res, err
-		}
-	}
-	if !req.Raw {
-		plain, err := req.Profile.Literal(text)
-		if err != nil {
-			return res, fmt.Errorf("send to %s: %w (--raw sends it as a command on purpose)", req.Pane, err)
-		}
-		text = plain
-	}
+	res.Bytes = len(text)
 	unlock, err := d.Locker.Lock(ctx, req.Pane)
 	if err != nil {
 		return res, fmt.Errorf("send to %s: waiting for earlier sends: %w", req.Pane, err)
@@ -193,15 +188,47 @@ func (d *Deliverer) Send(ctx context.Context, req Request) (Result, error) {
 	if d.Pasted != nil {
 		d.Pasted(req.Pane, text)
 	}
+	d.step("paste")
 	s := submission{d: d, req: req, text: text, events: events, mark: mark, res: &res}
 	err = s.run(ctx)
 	if err != nil && res.Outcome != Submitted && res.Outcome != Queued {
 		if ctx.Err() != nil {
-			d.takeBack(req, text)
+			tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+			d.takeBack(tctx, req, text)
+			cancel()
 		}
 	}
 	res.Duration = d.Clock.Now().Sub(start)
 	return res, err
+}
+
+// pasteText is req's text as it is pasted: sanitized, and made plain for
+// the agent unless raw. It refuses an empty text, and text an agent wrote
+// for a pane that does not run one.
+func (req Request) pasteText() (string, error) {
+	text := Sanitize(req.Text)
+	if strings.TrimSpace(text) == "" {
+		return "", fmt.Errorf("send to %s: %w", req.Pane, ErrEmpty)
+	}
+	if req.AgentsOnly {
+		if err := CheckAgentText(req.Pane, req.Profile.Kind); err != nil {
+			return "", err
+		}
+	}
+	if !req.Raw {
+		plain, err := req.Profile.Literal(text)
+		if err != nil {
+			return "", fmt.Errorf("send to %s: %w (--raw sends it as a command on purpose)", req.Pane, err)
+		}
+		text = plain
+	}
+	return text, nil
+}
+
+func (d *Deliverer) step(name string) {
+	if d.Step != nil {
+		d.Step(name)
+	}
 }
 
 // ready looks at the pane until the agent takes text: it waits for an
@@ -397,8 +424,14 @@ func (s *submission) run(ctx context.Context) error {
 		if busy && p.QueueKey != "" {
 			key = p.QueueKey
 		}
+		if attempt == 0 {
+			s.d.step("check")
+		}
 		if err := s.d.Mux.SendKey(ctx, pane, key); err != nil {
 			return fmt.Errorf("send to %s: press %s: %w", pane, key, err)
+		}
+		if attempt == 0 {
+			s.d.step("enter")
 		}
 		s.res.Enters++
 		keys = append(keys, key)
@@ -619,29 +652,86 @@ func (s *submission) look(ctx context.Context) (observe.State, error) {
 
 // takeBack removes a text that was pasted but not submitted, when the
 // input box holds exactly that: a send interrupted between paste and
-// confirmation leaves nothing behind to merge with the next one.
-func (d *Deliverer) takeBack(req Request, text string) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(context.Background()), 2*time.Second)
-	defer cancel()
+// confirmation leaves nothing behind to merge with the next one. It
+// reports whether the box held it whole and was emptied of it.
+func (d *Deliverer) takeBack(ctx context.Context, req Request, text string) bool {
 	for i := range maxClears {
 		pane, screen, err := d.Mux.Inspect(ctx, req.Pane)
 		if err != nil || pane.Dead {
-			return
+			return false
 		}
 		st := observe.Read(req.Profile, pane, screen)
-		if st.Dialog != "" || !st.HasInput || st.Input == "" || !req.Profile.Holds(st.Input, text) {
-			return
+		if st.Dialog != "" || !st.HasInput {
+			return false
+		}
+		if st.Input == "" || !req.Profile.Holds(st.Input, text) {
+			return i > 0
 		}
 		// All of it, not a part next to someone else's text; later
 		// presses clear what is left of it line by line.
-		if i == 0 && !req.Profile.HoldsAll(st.Input, text) {
-			return
+		if i == 0 && !ownBox(req.Profile, st.Input, text) {
+			return false
 		}
 		if err := d.clearLine(ctx, req); err != nil {
-			return
+			return false
 		}
 		_ = d.Clock.Sleep(ctx, d.poll())
 	}
+	return false
+}
+
+// ownBox says whether the input box showing in holds text and nothing
+// else: all of it, or its first line where the agent reads only the line
+// of its prompt glyph (Codex's › line) of a tall input.
+func ownBox(p agent.Profile, in, text string) bool {
+	if p.HoldsAll(in, text) {
+		return true
+	}
+	first, _, tall := strings.Cut(text, "\n")
+	return tall && in != "" && agent.Squeeze(in) == agent.Squeeze(first)
+}
+
+// Reclaim is what a sender that stopped between its paste and its Enter
+// (a supervisor killed) does with req.Text when it starts again: the text
+// in req.Pane's input box is its own, never someone's draft. Under the
+// pane's lock, when the box holds the text whole, alone or after someone
+// else's, it is taken back (theirs left as they typed it); nothing is
+// pressed when the box does not hold it. Held says the box held it; the
+// error says it could not be taken back.
+func (d *Deliverer) Reclaim(ctx context.Context, req Request) (held bool, err error) {
+	text, err := req.pasteText()
+	if err != nil {
+		return false, err
+	}
+	unlock, err := d.Locker.Lock(ctx, req.Pane)
+	if err != nil {
+		return false, fmt.Errorf("reclaim in %s: waiting for earlier sends: %w", req.Pane, err)
+	}
+	defer unlock()
+	pane, screen, err := d.Mux.Inspect(ctx, req.Pane)
+	if err != nil {
+		return false, fmt.Errorf("reclaim in %s: %w", req.Pane, err)
+	}
+	if pane.Dead {
+		return false, nil
+	}
+	st := observe.Read(req.Profile, pane, screen)
+	switch {
+	case !st.HasInput || st.Input == "":
+		return false, nil
+	case ownBox(req.Profile, st.Input, text):
+		if !d.takeBack(ctx, req, text) {
+			return true, fmt.Errorf("reclaim in %s: the input box still holds the text pasted: %w", req.Pane, ErrInputBusy)
+		}
+		return true, nil
+	case typedBefore(req.Profile, st.Input, text):
+		s := submission{d: d, req: req, text: text, res: &Result{}}
+		if !s.untangle(ctx, st) {
+			return true, fmt.Errorf("reclaim in %s: the text pasted could not be taken back off the end of someone's: %w", req.Pane, ErrInputBusy)
+		}
+		return true, nil
+	}
+	return false, nil
 }
 
 // fresh reports whether the agent has not taken a prompt yet, as far as

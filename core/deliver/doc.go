@@ -17,5 +17,7 @@
 //     agent turning busy. Once confirmed nothing more is pressed; Enter is
 //     pressed again only while the box still holds our text.
 //  6. Interrupted between paste and confirmation, it takes back what it
-//     pasted when the box holds exactly that.
+//     pasted when the box holds exactly that. A sender killed there
+//     (the supervisor) takes it back when it starts again (Reclaim): the
+//     text in the box is its own, never someone's draft.
 package deliver

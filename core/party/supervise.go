@@ -44,6 +44,9 @@ func supervisorScope(ctx context.Context, env *Env) (stateDir, name string, err 
 	}
 	sc, err := env.OpenParty(ctx)
 	if err != nil {
+		if dir, name, ok := recordedScope(ctx, env, err); ok {
+			return dir, name, nil
+		}
 		return "", "", err
 	}
 	return sc.Info.StateDir, sc.Session, nil

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/partyhq/party/core/agent"
@@ -219,7 +220,7 @@ func (e *paneEffects) Prepare(ctx context.Context, rt supervise.Runtime, text st
 		return "", nil, err
 	}
 	turn := &supervise.TurnRecord{Pane: p.ID, Offset: spec.Offset, Nonce: spec.Nonce, Prompt: spec.Prompt, Hooks: spec.Hooks,
-		Since: spec.Since, Rollouts: spec.Rollouts}
+		Since: spec.Since, Rollouts: spec.Rollouts, PID: p.PID}
 	// Without a mark the echoed nonce alone places a marker turn; a
 	// screen source (Gemini's) reads its answer after it.
 	turn.Mark, _ = wait.NewMark(ctx, e.env.Tmux, p.ID)
@@ -228,15 +229,15 @@ func (e *paneEffects) Prepare(ctx context.Context, rt supervise.Runtime, text st
 
 // Send delivers text once to rt's pane through the delivery path.
 func (e *paneEffects) Send(ctx context.Context, rt supervise.Runtime, text string) supervise.SendReport {
+	e.killPoint("record")
 	p, err := e.pane(ctx, rt)
 	if err != nil {
 		return supervise.SendReport{Class: supervise.TargetNotFound, Err: err}
 	}
 	d := e.env.Deliverer(e.root, e.info, map[string]string{p.ID: rt.Role})
-	// A trigger's text may be an agent's (a runtime's trigger, a bridge
-	// relaying one): only agents get it, unless the user opted the role in.
-	res, err := d.Send(ctx, deliver.Request{Pane: p.ID, Profile: talk.Profile(e.cfg, p), Text: text,
-		AgentsOnly: !slices.Contains(e.cfg.AllowRoles, rt.Role)})
+	d.Step = e.killPoint
+	res, err := d.Send(ctx, e.request(rt, p, text))
+	e.killPoint("confirm")
 	r := supervise.SendReport{Acked: res.Via == "event", Err: err}
 	if err == nil {
 		r.Outcome = string(res.Outcome)
@@ -259,11 +260,106 @@ func (e *paneEffects) Send(ctx context.Context, rt supervise.Runtime, text strin
 	return r
 }
 
-// Await waits for the answer of turn, as talk --wait would.
+// request is the delivery of text to rt's pane p. A trigger's text may be
+// an agent's (a runtime's trigger, a bridge relaying one): only agents get
+// it, unless the user opted the role in.
+func (e *paneEffects) request(rt supervise.Runtime, p mux.Pane, text string) deliver.Request {
+	return deliver.Request{Pane: p.ID, Profile: talk.Profile(e.cfg, p), Text: text,
+		AgentsOnly: !slices.Contains(e.cfg.AllowRoles, rt.Role)}
+}
+
+// Reclaim finds what a supervisor that stopped mid-delivery left of t: an
+// envelope the agent's events (or Codex's rollout) show taken reached it;
+// else the text of t.Turn in the input box is party's own paste, taken
+// back (deliver.Reclaim), and t goes again; else the envelope on screen
+// (its echo above the box) reached it.
+func (e *paneEffects) Reclaim(ctx context.Context, rt supervise.Runtime, t supervise.Trigger) (supervise.Sighting, error) {
+	s := e.Look(ctx, rt, t)
+	if s.Ack == supervise.AckEvent || t.Turn == nil || t.Turn.Prompt == "" {
+		return s, nil
+	}
+	p, err := e.pane(ctx, rt)
+	if err != nil || p.Dead {
+		return s, nil
+	}
+	d := e.env.Deliverer(e.root, e.info, map[string]string{p.ID: rt.Role})
+	held, err := d.Reclaim(ctx, e.request(rt, p, t.Turn.Prompt))
+	if held {
+		s.Reached, s.InBox = false, true
+	}
+	return s, err
+}
+
+// killPoint is a test-only crash point: when PARTY_TEST_KILL_DIR is set
+// and holds a file named step, the supervisor removes it and kills itself
+// with SIGKILL right after that step of a delivery (record, paste, check,
+// enter, confirm): once per file a test puts there. The supervise_crash
+// scenarios stop it so between each pair of steps.
+func (e *paneEffects) killPoint(step string) {
+	dir := e.env.Getenv("PARTY_TEST_KILL_DIR")
+	if dir == "" || os.Remove(filepath.Join(dir, step)) != nil {
+		return
+	}
+	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+	select {} // the signal is on its way
+}
+
+// recordedScope is the session whose tmux server or session is gone (err
+// says so), found by its supervisor's store: the one named (--session,
+// $PARTY_SESSION), else the one session of this server that has a store
+// and is not live. Its records (triggers, runtimes, events) are read from
+// the store while tmux cannot say where the session is.
+func recordedScope(ctx context.Context, env *Env, err error) (stateDir, name string, ok bool) {
+	if !errors.Is(err, mux.ErrNoServer) && !errors.Is(err, mux.ErrNoSession) && !errors.Is(err, session.ErrUnresolved) {
+		return "", "", false
+	}
+	root, rerr := state.Root(env.Getenv)
+	if rerr != nil {
+		return "", "", false
+	}
+	socket := env.Tmux.Socket.Resolve(env.Getenv)
+	hasStore := func(dir string) bool {
+		_, err := os.Stat(filepath.Join(SupervisorDir(dir), supervise.StoreFile))
+		return err == nil
+	}
+	name = env.Session
+	if name == "" {
+		name = env.Getenv("PARTY_SESSION")
+	}
+	if name != "" {
+		dir := state.SessionDir(root, socket, name)
+		return dir, name, hasStore(dir)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(root, "sessions", "*-*"))
+	var found []string
+	for _, d := range dirs {
+		base := filepath.Base(d)
+		n := base[:strings.LastIndex(base, "-")]
+		if state.SessionDir(root, socket, n) == d && hasStore(d) {
+			found, name = append(found, d), n
+		}
+	}
+	if len(found) != 1 {
+		return "", "", false
+	}
+	if live, err := env.Tmux.HasSession(ctx, name); err == nil && live {
+		return "", "", false // a session of its own picks it, not its store
+	}
+	return found[0], name, true
+}
+
+// Await waits for the answer of turn, as talk --wait would. A turn whose
+// pane is gone, or runs another process than the agent that took it (its
+// tmux server died and a new one reuses the pane ids), died with that
+// agent: PANE_DEAD at once, not a wait for an answer that never comes.
 func (e *paneEffects) Await(ctx context.Context, rt supervise.Runtime, turn supervise.TurnRecord) (string, supervise.Class, error) {
 	p, err := e.pane(ctx, rt)
 	if err != nil {
 		return "", supervise.TargetNotFound, err
+	}
+	if turn.PID != 0 && (p.ID != turn.Pane || p.PID != turn.PID) {
+		return "", supervise.PaneDead, fmt.Errorf("the agent that took the turn (pane %s, pid %d) is gone; %s runs pid %d now: %w",
+			turn.Pane, turn.PID, p.ID, p.PID, deliver.ErrPaneDead)
 	}
 	var (
 		wake  <-chan struct{}
@@ -342,6 +438,7 @@ func (e *paneEffects) Look(ctx context.Context, rt supervise.Runtime, t supervis
 	}
 	st := observe.Read(talk.Profile(e.cfg, p), p, lastScreen(screen, p.Height))
 	s.Idle = !st.Busy && st.HasInput && strings.TrimSpace(st.Input) == "" && st.Dialog == ""
+	s.Busy = st.Busy && st.Dialog == ""
 	return s
 }
 

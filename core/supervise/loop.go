@@ -48,6 +48,12 @@ type Effects interface {
 	Await(ctx context.Context, rt Runtime, turn TurnRecord) (answer string, class Class, err error)
 	// Look says what rt's pane and events show of t.
 	Look(ctx context.Context, rt Runtime, t Trigger) Sighting
+	// Reclaim looks at rt for t, whose delivery a supervisor that stopped
+	// left unfinished (t.Turn, saved before the paste, says what it pasted
+	// where): its text in the input box is party's own, not someone's
+	// draft, and is taken back (InBox; the error says it could not be);
+	// else Reached says whether the envelope reached the agent.
+	Reclaim(ctx context.Context, rt Runtime, t Trigger) (Sighting, error)
 }
 
 // Seen is a runtime as a scan found it.
@@ -68,8 +74,10 @@ type SendReport struct {
 // Sighting is what a look at a runtime found of a trigger.
 type Sighting struct {
 	Reached bool   // the envelope is in the pane or the agent's events
+	InBox   bool   // Reclaim: the text was in the input box, not submitted
 	Ack     string // AckEvent or AckLine when the agent acknowledged it
 	Idle    bool   // the agent waits for input
+	Busy    bool   // the agent works on a turn (its screen says so)
 	Session string // the agent's own session id, when its events name it
 }
 
@@ -199,13 +207,28 @@ func (l *Loop) restart(ctx context.Context) error {
 		if t.Status == Queued {
 			continue // the passes take it when its turn comes, one per runtime
 		}
-		ev := Event{Kind: EvRestart, At: l.now()}
 		if rt, ok := rts[t.Role]; ok && t.Status == TSending {
-			ev.Reached = l.Effects.Look(ctx, rt, t).Reached
+			l.reclaim(ctx, rt, t)
+			continue
 		}
-		l.apply(ctx, t, ev)
+		l.apply(ctx, t, Event{Kind: EvRestart, At: l.now()})
 	}
 	return nil
+}
+
+// reclaim takes up t, caught between the record of its delivery and the
+// saved report (a supervisor killed, a save that failed): what it pasted
+// is either taken back from the box (it goes again) or reached the agent
+// (it never goes again).
+func (l *Loop) reclaim(ctx context.Context, rt Runtime, t Trigger) {
+	s, err := l.Effects.Reclaim(ctx, rt, t)
+	if err != nil {
+		l.logf("trigger %s: %v", t.ID, err)
+	}
+	if s.InBox {
+		l.logf("trigger %s: its text was in the input box, not submitted; taken back, it is delivered again", t.ID)
+	}
+	l.apply(ctx, t, Event{Kind: EvRestart, At: l.now(), Reached: s.Reached && !s.InBox})
 }
 
 func (l *Loop) now() time.Time { return l.Clock.Now().UTC() }
@@ -454,6 +477,15 @@ func (l *Loop) move(ctx context.Context, rt Runtime, t Trigger) {
 		l.probe(ctx, rt, t)
 		return
 	case TSending:
+		l.mu.Lock()
+		sending := l.workers[t.ID] != nil
+		l.mu.Unlock()
+		if !sending {
+			// Its send reported, but the report could not be saved (a
+			// full disk): it is reconciled with what the pane and the
+			// agent's events show, as after a restart.
+			l.reclaim(ctx, rt, t)
+		}
 		return // its send reports
 	case TDeferred:
 		if !now.Before(t.NextAt) {
@@ -484,7 +516,9 @@ func (l *Loop) move(ctx context.Context, rt Runtime, t Trigger) {
 		t = l.apply(ctx, t, Event{Kind: EvAgentIdle, At: now})
 	}
 	if due := t.Due(); !due.IsZero() && !now.Before(due) {
-		t = l.apply(ctx, t, Event{Kind: EvTick, At: now})
+		// An ack window ends: whether the agent works says whether it is
+		// wedged.
+		t = l.apply(ctx, t, Event{Kind: EvTick, At: now, Busy: t.Status == Delivered && look().Busy})
 	}
 	if t.Status.Open() && t.Status != TSending && t.Turn != nil {
 		l.await(ctx, rt, t)

@@ -71,11 +71,12 @@ const (
 	// EvTurnError: the wait for the turn ended with Err (Class PaneDead
 	// when the pane died).
 	EvTurnError EventKind = "turn-error"
-	// EvTick: the time is At.
+	// EvTick: the time is At; Busy says the agent works on a turn (its
+	// screen says so) as an ack window of a delivered trigger ends.
 	EvTick EventKind = "tick"
-	// EvRestart: the supervisor started again; for a trigger caught
-	// mid-delivery Reached says whether its text is in the agent's pane
-	// or events.
+	// EvRestart: the supervisor started again, or found a trigger
+	// triggering whose send's report could not be saved; for a trigger
+	// caught mid-delivery Reached says whether its text reached the agent.
 	EvRestart EventKind = "restart"
 	// EvResumed: the agent's resumed session answered (Answer).
 	EvResumed EventKind = "resumed"
@@ -102,6 +103,7 @@ type Event struct {
 	Source  string      `json:"source,omitempty"`
 	Answer  string      `json:"answer,omitempty"`
 	Err     string      `json:"error,omitempty"`
+	Busy    bool        `json:"busy,omitempty"`
 	Turn    *TurnRecord `json:"turn,omitempty"`
 	Preface string      `json:"preface,omitempty"`
 }
@@ -259,7 +261,7 @@ func (t *Trigger) apply(p Policy, ev Event) ([]Action, error) {
 		return append(acts, audit(AuditCompleted, "turn-error", ev.Err)), nil
 
 	case EvTick:
-		return t.tick(p, ev.At)
+		return t.tick(p, ev.At, ev.Busy)
 
 	case EvResumed, EvResumeFailed:
 		if t.Status != TResuming {
@@ -454,11 +456,22 @@ func (t *Trigger) resumed(p Policy, ev Event) []Action {
 		f.Tries++
 		return append(acts, Action{Kind: ActResume})
 	}
-	if p.Spawn {
+	if p.Spawn && !t.took() {
 		t.Status = TSpawning
 		return append(acts, audit(AuditSpawnStarted, string(f.From), ""), Action{Kind: ActSpawn})
 	}
-	return append(acts, t.fail(ev.At, f.From, t.fallbackWhy("")))
+	why := ""
+	if p.Spawn {
+		why = "its delivery was confirmed: it reached the agent, and is never pasted again"
+	}
+	return append(acts, t.fail(ev.At, f.From, t.fallbackWhy(why)))
+}
+
+// took says whether the delivery of t was confirmed (the agent took it
+// from its box, or queued it): it provably reached the agent, and no
+// fresh agent is given it again.
+func (t *Trigger) took() bool {
+	return t.Outcome == "submitted" || t.Outcome == "queued"
 }
 
 // fallbackWhy is why a trigger whose fallback was taken failed.
@@ -475,7 +488,7 @@ func (t *Trigger) fallbackWhy(last string) string {
 }
 
 // tick moves a trigger whose time came.
-func (t *Trigger) tick(p Policy, at time.Time) ([]Action, error) {
+func (t *Trigger) tick(p Policy, at time.Time, busy bool) ([]Action, error) {
 	switch t.Status {
 	case TDeferred:
 		if at.Before(t.NextAt) {
@@ -487,6 +500,14 @@ func (t *Trigger) tick(p Policy, at time.Time) ([]Action, error) {
 			return nil, ErrStale
 		}
 		if t.Waits > p.Retries {
+			if busy && t.took() {
+				// It works on the turn the trigger started (an agent
+				// whose only ack is its answer, a long turn): an agent at
+				// work is not wedged, and is never stopped nor replaced.
+				// Its answer, or the turn's timeout, ends the wait.
+				t.AckBy = at.Add(p.AckTimeout)
+				return nil, nil
+			}
 			return t.timeout(p, at, AckTimeout, fmt.Sprintf("no ack in %d windows of %s", t.Waits, p.AckTimeout)), nil
 		}
 		t.Status, t.NextAt = TRetrying, at.Add(p.backoff(t.Waits))

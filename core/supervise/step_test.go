@@ -168,6 +168,22 @@ func TestPhaseTable(t *testing.T) {
 				assert.Equal(t, AckTimeout, got.Fallback.From)
 				assert.Zero(t, got.Due(), "a resume reports; no tick moves it")
 			}},
+		{name: "an agent at work on a confirmed delivery is not timed out", from: trig(Delivered, reached, func(t *Trigger) { t.Waits, t.AckBy, t.Outcome = 3, after(30*time.Second), "submitted" }),
+			ev: Event{Kind: EvTick, At: after(30 * time.Second), Busy: true}, want: Delivered,
+			then: func(t *testing.T, got Trigger) {
+				assert.Equal(t, after(38*time.Second), got.AckBy, "another window")
+				assert.Nil(t, got.Fallback)
+			}},
+		{name: "a busy agent whose delivery was never confirmed is timed out", from: trig(Delivered, reached, func(t *Trigger) { t.Waits, t.AckBy, t.Outcome = 3, after(30*time.Second), "unconfirmed" }),
+			ev: Event{Kind: EvTick, At: after(30 * time.Second), Busy: true}, want: TResuming, acts: []string{"audit:fallback_resume_started", "resume"}},
+		{name: "a confirmed delivery whose resumes failed is never pasted again", from: trig(TResuming, reached, func(t *Trigger) {
+			t.Outcome, t.Fallback = "submitted", &Fallback{From: AckTimeout, Why: "no ack", Tries: 2, Started: t0}
+		}), ev: Event{Kind: EvResumeFailed, At: after(50 * time.Second), Err: "no session"}, want: TFailed,
+			acts: []string{"audit:fallback_resume_failed", "audit:trigger_failed"},
+			then: func(t *testing.T, got Trigger) {
+				assert.Equal(t, AckTimeout, got.Class)
+				assert.Contains(t, got.Error, "never pasted again")
+			}},
 		{name: "ACK_TIMEOUT again after a spawn fails", from: trig(Delivered, reached, func(t *Trigger) {
 			t.Waits, t.AckBy, t.Fallback = 3, after(30*time.Second), &Fallback{From: AckTimeout, Why: "no ack", Tries: 2, Spawned: true}
 		}), ev: Event{Kind: EvTick, At: after(30 * time.Second)}, want: TFailed, acts: []string{"audit:trigger_failed"},

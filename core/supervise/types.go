@@ -214,6 +214,11 @@ type TurnRecord struct {
 	Mark   *wait.Mark `json:"mark,omitempty"`
 	Prompt string     `json:"prompt"` // the text as delivered
 	Hooks  bool       `json:"hooks"`
+	// PID is the pane's process (the agent) when the turn began: a pane
+	// that runs another now (its agent restarted, its tmux server gone
+	// and started again, reusing pane ids) ran the turn in an agent that
+	// is gone, and the turn with it. Zero in records of older supervisors.
+	PID int `json:"pid,omitempty"`
 	// Since and Rollouts say where the agent's transcript files stood
 	// when the turn began (Codex's rollouts).
 	Since    time.Time        `json:"since,omitzero"`
