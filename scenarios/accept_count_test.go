@@ -58,8 +58,8 @@ func TestCountArrivalsFailsARunWithADoubledAndALostTrigger(t *testing.T) {
 	assert.Equal(t, []string{doubled}, f.Doubled)
 	assert.Equal(t, []string{lost}, f.Lost)
 	assert.Equal(t, map[string]int{doubled: 2, lost: 0}, f.Arrivals)
-	assert.ErrorContains(t, err, "1 lost: "+lost)
-	assert.ErrorContains(t, err, "1 doubled: "+doubled)
+	assert.ErrorContains(t, err, `1 lost: ["`+lost+`"]`)
+	assert.ErrorContains(t, err, `1 doubled: ["`+doubled+`"]`)
 }
 
 func TestCountArrivalsFailsEachKindOfFailure(t *testing.T) {
@@ -90,7 +90,10 @@ func TestCountArrivalsFailsEachKindOfFailure(t *testing.T) {
 		}, nil, "1 lost"},
 		{"an envelope of no trigger in the store", func(ts []acceptTrigger, log []mocklog.Entry) []mocklog.Entry {
 			return append(log, mocklog.Entry{Mode: "submit", Text: envelope("acc-none", "job")})
-		}, nil, "1 lost: acc-none"},
+		}, nil, `1 lost: ["acc-none"]`},
+		{"the operator's draft submitted", func(ts []acceptTrigger, log []mocklog.Entry) []mocklog.Entry {
+			return append(log, mocklog.Entry{Agent: "claude", Mode: "submit", Text: "operator draft"})
+		}, nil, `1 texts not from a trigger reached an agent: ["claude: operator draft"]`},
 		{"a trigger failed before reaching the agent that arrived", func(ts []acceptTrigger, log []mocklog.Entry) []mocklog.Entry {
 			ts[5].Status, ts[5].Class, ts[5].Reached, ts[5].AckedAt = "failed", "DEFER_TIMEOUT", false, time.Time{}
 			return log
@@ -98,15 +101,15 @@ func TestCountArrivalsFailsEachKindOfFailure(t *testing.T) {
 		{"a trigger meant never to reach an agent that arrived", func(ts []acceptTrigger, log []mocklog.Entry) []mocklog.Entry {
 			ts[5].Status, ts[5].Class, ts[5].Reached, ts[5].AckedAt = "failed", "THREAD_AUTO_BLOCKED", false, time.Time{}
 			return log
-		}, []string{"acc-af"}, "1 meant never to reach an agent, yet delivered: acc-af"},
+		}, []string{"acc-af"}, `1 meant never to reach an agent, yet delivered: ["acc-af"]`},
 		{"a trigger meant never to reach an agent that completed", func(ts []acceptTrigger, log []mocklog.Entry) []mocklog.Entry {
-			log[5].Text = "nothing"
+			log[5].Text = "" // never arrived
 			return log
-		}, []string{"acc-af"}, "1 meant never to reach an agent, yet delivered: acc-af"},
+		}, []string{"acc-af"}, `1 meant never to reach an agent, yet delivered: ["acc-af"]`},
 		{"three of 200 not acked", func(ts []acceptTrigger, log []mocklog.Entry) []mocklog.Entry {
 			for i := range 3 {
 				ts[i].Status, ts[i].Class, ts[i].AckedAt = "failed", "PANE_DEAD", time.Time{}
-				log[i].Text = "nothing"
+				log[i].Text = "" // never arrived
 			}
 			return log
 		}, nil, "197 of 200 acked without a person (98.5%), the goal is 99%"},
@@ -128,7 +131,7 @@ func TestCountArrivalsPassesWhatMayHappen(t *testing.T) {
 	}{
 		{"a trigger whose agent died before it reached the model, failed and said", func(ts []acceptTrigger, log []mocklog.Entry) []mocklog.Entry {
 			ts[5].Status, ts[5].Class, ts[5].AckedAt = "failed", "PANE_DEAD", time.Time{}
-			log[5].Text = "nothing"
+			log[5].Text = "" // never arrived
 			return log
 		}, nil},
 		{"a trigger whose agent died in its turn, failed after it arrived", func(ts []acceptTrigger, log []mocklog.Entry) []mocklog.Entry {
@@ -137,7 +140,7 @@ func TestCountArrivalsPassesWhatMayHappen(t *testing.T) {
 		}, nil},
 		{"a trigger meant never to reach an agent, failed and never arrived", func(ts []acceptTrigger, log []mocklog.Entry) []mocklog.Entry {
 			ts[5].Status, ts[5].Class, ts[5].Reached, ts[5].AckedAt = "failed", "THREAD_AUTO_BLOCKED", false, time.Time{}
-			log[5].Text = "nothing"
+			log[5].Text = "" // never arrived
 			return log
 		}, []string{"acc-af"}},
 	} {

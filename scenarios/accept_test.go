@@ -84,6 +84,11 @@ type acceptFigures struct {
 	// failed, with a class, to the person (they count against the acked
 	// share, not as lost).
 	FailedNotArrived []string `json:"failed_not_arrived"`
+	// Foreign are the texts that reached an agent without an envelope
+	// (agent: text): in these runs only triggers are sent, so one is
+	// something else typed into an agent's box and submitted, such as
+	// the operator's draft.
+	Foreign []string `json:"texts_not_from_a_trigger"`
 	// Arrivals is each trigger's count of arrivals that is not 1.
 	Arrivals map[string]int `json:"arrivals_not_once"`
 }
@@ -93,15 +98,20 @@ type acceptFigures struct {
 // meant never to reach an agent.
 func countArrivals(triggers []acceptTrigger, log []mocklog.Entry, mustNot []string) acceptFigures {
 	arrived := map[string]int{}
+	var foreign []string
 	for _, e := range log {
 		if !arrivalModes[e.Mode] {
 			continue
 		}
-		for _, m := range envelopeID.FindAllStringSubmatch(e.Text, -1) {
+		ms := envelopeID.FindAllStringSubmatch(e.Text, -1)
+		for _, m := range ms {
 			arrived[m[1]]++
 		}
+		if len(ms) == 0 && strings.TrimSpace(e.Text) != "" {
+			foreign = append(foreign, e.Agent+": "+e.Text)
+		}
 	}
-	f := acceptFigures{FailedClass: map[string]int{}, Arrivals: map[string]int{}, AckedGoal: acceptGoal}
+	f := acceptFigures{FailedClass: map[string]int{}, Arrivals: map[string]int{}, AckedGoal: acceptGoal, Foreign: foreign}
 	for _, t := range triggers {
 		n := arrived[t.ID]
 		delete(arrived, t.ID)
@@ -166,7 +176,8 @@ func countArrivals(triggers []acceptTrigger, log []mocklog.Entry, mustNot []stri
 
 // check fails the run: a trigger lost, open or doubled, one that arrived
 // though the store says it failed before reaching the agent or though it
-// was meant never to, or fewer acked than the goal.
+// was meant never to, a text that was no trigger's reaching an agent, or
+// fewer acked than the goal.
 func (f acceptFigures) check() error {
 	var errs []error
 	for _, c := range []struct {
@@ -176,9 +187,10 @@ func (f acceptFigures) check() error {
 		{"lost", f.Lost}, {"open", f.Open}, {"doubled", f.Doubled},
 		{"failed before reaching the agent, yet arrived", f.FailedArrived},
 		{"meant never to reach an agent, yet delivered", f.Delivered},
+		{"texts not from a trigger reached an agent", f.Foreign},
 	} {
 		if len(c.ids) > 0 {
-			errs = append(errs, fmt.Errorf("%d %s: %s", len(c.ids), c.what, strings.Join(c.ids, " ")))
+			errs = append(errs, fmt.Errorf("%d %s: %q", len(c.ids), c.what, c.ids))
 		}
 	}
 	if base := f.Triggers - f.MustNotDeliver; base == 0 || f.Acked*100 < base*acceptGoal {
