@@ -56,8 +56,8 @@ docs: ## regenerate docs/commands/ (from the cobra commands) and docs/exit-codes
 	$(GO) run ./cmd/party/gendocs
 
 .PHONY: accept
-accept: tmux agents ## the supervisor's acceptance run on the real agents (200 triggers, minutes)
-	$(GO) test -run '^$$' -bench '^BenchmarkAccept$$' -benchtime 1x -count 1 -timeout 30m ./scenarios
+accept: tmux agents ## the supervisor's acceptance run on the real agents, default and short timeouts; figures to docs/results/
+	PARTY_ACCEPT_RESULTS=$(CURDIR)/docs/results $(GO) test -run '^$$' -bench '^BenchmarkAccept$$' -benchtime 1x -count 1 -timeout 60m ./scenarios
 
 .PHONY: lint
 lint: ## gofmt, go vet, staticcheck, errcheck, and go mod tidy leaving no diff

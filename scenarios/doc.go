@@ -45,6 +45,15 @@
 //	                             one real HTTP request to the unix socket or loopback
 //	                             HOST:PORT that ADDRFILE holds; prints the status, then
 //	                             the body
+//	accept NAME TRIGGERS SETTINGS [MUST-NOT-DELIVER-ID...]
+//	                             count an acceptance run (countArrivals): each trigger of
+//	                             TRIGGERS (party trigger list --json) against its envelopes
+//	                             in $PARTY_MOCK_LOG; print the figures with SETTINGS (party
+//	                             config show --json), the agents' versions, the date and
+//	                             the cores as JSON, also to $ACCEPT_FIGURES and, when the
+//	                             test process has $PARTY_ACCEPT_RESULTS, to that
+//	                             directory's NAME.json; fail on a trigger lost, doubled or
+//	                             open, a text of no trigger arriving, or under 99% acked
 //	realagent KIND...            seed the real agents (claude, codex, gemini) into $HOME for
 //	                             $WORK and $FAKEMODEL_URL, add their environment, and put the
 //	                             pinned agents (make agents) first on PATH

@@ -74,6 +74,7 @@ func params(dir, root string) testscript.Params {
 			"screen":     cmdScreen,
 			"waitscreen": cmdWaitScreen,
 			"mocklog":    cmdMockLog,
+			"accept":     cmdAccept,
 			"gen":        cmdGen,
 			"waitfor":    cmdWaitFor,
 			"golden":     cmdGolden,
