@@ -51,6 +51,11 @@ bench: tmux agents ## measure delivery against real tmux, the mock agents and th
 	$(GO) test -run '^$$' -bench . -skip 'Real|Accept' -benchtime 50x -count 1 ./...
 	$(GO) test -run '^$$' -bench Real -benchtime 20x -count 1 ./scenarios
 
+.PHONY: soak
+soak: tmux agents ## run scenarios N times each, beside CPU hogs with HOGS=1: make soak SOAK='real_gemini_literal' N=10 HOGS=1
+	@test -n "$(SOAK)" || { echo "make soak: name the scenarios, e.g. make soak SOAK='real_gemini_literal real_gemini_send' N=10 HOGS=1"; exit 2; }
+	./.ci/soak -n $(or $(N),10) $(if $(filter 1,$(HOGS)),-hogs) $(SOAK)
+
 .PHONY: docs
 docs: ## regenerate docs/commands/ (from the cobra commands) and docs/exit-codes.md (from the error table)
 	$(GO) run ./cmd/party/gendocs

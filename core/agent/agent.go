@@ -68,6 +68,9 @@ type Profile struct {
 	// ClearKeys empty one line of the input box, pressed in turn until
 	// it is empty (default C-u).
 	ClearKeys []string
+	// MenuKey closes a completion menu open over the input and leaves the
+	// text in the box (gemini: Escape); empty when there is none.
+	MenuKey string
 }
 
 var shells = []string{"bash", "zsh", "sh", "dash", "fish", "ksh", "tcsh", "csh", "nu", "elvish"}
@@ -126,6 +129,9 @@ var profiles = map[Kind]Profile{
 		Confirm: time.Second,
 		// C-u never joins lines in gemini; BSpace does.
 		ClearKeys: []string{"C-u", "BSpace"},
+		// Esc with its menu open closes the menu and keeps the text; a
+		// second Esc within 500 ms would empty the box.
+		MenuKey: "Escape",
 	},
 	Shell: {
 		Kind:     Shell,

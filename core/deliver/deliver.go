@@ -368,7 +368,11 @@ func (s *submission) run(ctx context.Context) error {
 		}
 	}
 	if !blind && !seen {
-		return fmt.Errorf("send to %s: pasted, but the text never showed in its input box; Enter not pressed; last screen:\n%s\n%w", pane, tail(s.res.Screen), ErrUnconfirmed)
+		over := ""
+		if st, err := s.look(ctx); err == nil && st.Menu {
+			over = ", a completion menu open over what it shows"
+		}
+		return fmt.Errorf("send to %s: pasted, but the text never showed whole in its input box%s; Enter not pressed; last screen:\n%s\n%w", pane, over, tail(s.res.Screen), ErrUnconfirmed)
 	}
 	window := s.d.confirm()
 	if p.Confirm > 0 {
@@ -391,6 +395,11 @@ func (s *submission) run(ctx context.Context) error {
 			// Seen a moment ago: a capture can catch the agent
 			// between clearing and redrawing its box. Look again.
 			if st, _, err = s.showing(ctx, s.d.Clock.Now()); err != nil {
+				return err
+			}
+		}
+		if attempt == 0 && !blind && st.Menu {
+			if st, err = s.menuOver(ctx, st); err != nil {
 				return err
 			}
 		}
@@ -468,11 +477,103 @@ func (s *submission) run(ctx context.Context) error {
 	}
 	s.res.Outcome = Unconfirmed
 	s.res.Screen = st.Screen
-	pressed := "nothing: the box no longer held the text"
+	pressed := "nothing: " + unpressed(p, st, s.text)
 	if len(keys) > 0 {
 		pressed = strings.Join(keys, ", ")
 	}
+	if !blind && st.Menu && st.HasInput && p.HoldsAll(st.Input, s.text) {
+		// Our text under a menu that came back after Enter: no Enter
+		// goes into it, and it is not left there to merge with the next.
+		return fmt.Errorf("send to %s: pressed %s; a completion menu is open over the text, %s; last screen:\n%s\n%w", pane, pressed, s.takeBack(ctx), tail(st.Screen), ErrUnconfirmed)
+	}
 	return fmt.Errorf("send to %s: pressed %s; last screen:\n%s\n%w", pane, pressed, tail(st.Screen), ErrUnconfirmed)
+}
+
+// unpressed says why no key was pressed into a pasted text, from the last
+// state seen.
+func unpressed(p agent.Profile, st observe.State, text string) string {
+	switch {
+	case st.Dialog != "":
+		return fmt.Sprintf("%q is on screen over the text", st.Dialog)
+	case st.Menu:
+		return "a completion menu is open over the text"
+	case !st.HasInput:
+		return "the input box is not on screen"
+	case !p.Holds(st.Input, text):
+		return "the box no longer held the text"
+	}
+	return "the agent was not idle"
+}
+
+// menuWindow is how long a completion menu over the whole pasted text is
+// watched for the agent to take it down itself, before its MenuKey is
+// pressed, and again after.
+const menuWindow = time.Second
+
+// menuOver deals with a completion menu open over the pasted text before
+// the first Enter, which would pick one of its items. Gemini opens its /
+// menu for a text that starts with "/" once trimmed; under load it drew
+// the menu of a first part of a paste over the whole text and took it
+// down a moment later. menuOver waits menuWindow for that, then presses
+// the profile's MenuKey once (gemini's Esc closes the menu and keeps the
+// text; a second Esc would empty the box) and waits again. It returns the
+// state once no menu is open, or the box no longer holds the text. A menu
+// that stays: the text is taken back, and the error says so and what to
+// do.
+func (s *submission) menuOver(ctx context.Context, st observe.State) (observe.State, error) {
+	p := s.req.Profile
+	deadline := s.d.Clock.Now().Add(menuWindow)
+	pressed := false
+	for st.Menu && st.HasInput && p.Holds(st.Input, s.text) {
+		if !s.d.Clock.Now().Before(deadline) {
+			if pressed || p.MenuKey == "" {
+				return st, s.menuStays(ctx, st, pressed)
+			}
+			if err := s.d.Mux.SendKey(ctx, s.req.Pane, p.MenuKey); err != nil {
+				return st, fmt.Errorf("send to %s: press %s to close the completion menu: %w", s.req.Pane, p.MenuKey, err)
+			}
+			pressed = true
+			deadline = s.d.Clock.Now().Add(menuWindow)
+		}
+		if err := s.d.Clock.Sleep(ctx, s.d.poll()); err != nil {
+			return st, err
+		}
+		var err error
+		if st, err = s.look(ctx); err != nil {
+			return st, err
+		}
+	}
+	if pressed {
+		// The Enter that follows must not come as one with the key that
+		// closed the menu (ESC then CR reads as Alt+Enter): settle.
+		if err := s.d.Clock.Sleep(ctx, p.Settle); err != nil {
+			return st, err
+		}
+		return s.look(ctx)
+	}
+	return st, nil
+}
+
+// menuStays takes the pasted text back from under a completion menu that
+// would not close, and returns the refusal: what is on screen, where the
+// text is, and the way out.
+func (s *submission) menuStays(ctx context.Context, st observe.State, pressed bool) error {
+	closed := ""
+	if pressed {
+		closed = fmt.Sprintf(" (%s did not close it)", s.req.Profile.MenuKey)
+	}
+	return fmt.Errorf("send to %s: a completion menu stayed open over the pasted text%s, where Enter would pick from it; Enter not pressed, %s; nothing was sent: send it again, or start the text with a word: %w",
+		s.req.Pane, closed, s.takeBack(ctx), ErrDialog)
+}
+
+// takeBack takes the pasted text back from under a completion menu
+// (Deliverer.takeBack) and says where the text is now.
+func (s *submission) takeBack(ctx context.Context) string {
+	s.d.takeBack(s.req, s.text)
+	if now, err := s.look(ctx); err != nil || (now.HasInput && s.req.Profile.Holds(now.Input, s.text)) {
+		return "the text is still in the input box (clear it, or send again with --clear)"
+	}
+	return "the text was taken back"
 }
 
 // showing waits, up to the confirm window, for the input box to show the
@@ -499,10 +600,14 @@ func (s *submission) showing(ctx context.Context, since time.Time) (observe.Stat
 			}
 			return st, false, fmt.Errorf("send to %s: someone typed into the input box as the text was pasted, and the text could not be taken back; Enter not pressed: %w", s.req.Pane, ErrInputBusy)
 		}
-		if st.Menu || st.Dialog != "" {
-			return st, false, fmt.Errorf("send to %s: %s opened over the pasted text; Enter not pressed: %w",
-				s.req.Pane, map[bool]string{true: "a completion menu", false: fmt.Sprintf("%q", st.Dialog)}[st.Menu], ErrDialog)
+		if st.Dialog != "" {
+			return st, false, fmt.Errorf("send to %s: %q opened over the pasted text; Enter not pressed: %w", s.req.Pane, st.Dialog, ErrDialog)
 		}
+		// A completion menu over part of the text is not the end: gemini
+		// under load reads a paste in pieces and draws the menu of the
+		// first. The whole text is waited for; the menu is dealt with
+		// then (menuOver).
+
 		if !s.d.Clock.Now().Before(deadline) {
 			return st, false, nil
 		}

@@ -12,7 +12,10 @@
 //     caller sends a command on purpose (Raw).
 //  4. Paste it as one bracketed paste; press Enter only once the idle box
 //     visibly holds it and the agent's settle time has passed, never into a
-//     dialog or menu (a busy agent gets its queue key: Tab for codex).
+//     dialog or menu (a busy agent gets its queue key: Tab for codex). A
+//     completion menu over the whole text is given a moment to go, then
+//     closed once with the agent's MenuKey (gemini's Esc keeps the text);
+//     one that stays is refused and the text taken back.
 //  5. Confirm by the agent's submit event, else by the box emptying or the
 //     agent turning busy. Once confirmed nothing more is pressed; Enter is
 //     pressed again only while the box still holds our text.
