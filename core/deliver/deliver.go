@@ -569,7 +569,9 @@ func (s *submission) menuStays(ctx context.Context, st observe.State, pressed bo
 // takeBack takes the pasted text back from under a completion menu
 // (Deliverer.takeBack) and says where the text is now.
 func (s *submission) takeBack(ctx context.Context) string {
-	s.d.takeBack(s.req, s.text)
+	tctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	s.d.takeBack(tctx, s.req, s.text)
+	cancel()
 	if now, err := s.look(ctx); err != nil || (now.HasInput && s.req.Profile.Holds(now.Input, s.text)) {
 		return "the text is still in the input box (clear it, or send again with --clear)"
 	}
