@@ -1,6 +1,7 @@
 package supervise
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -14,7 +15,9 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"syscall"
@@ -58,6 +61,11 @@ const RuntimeTokenHeader = "X-Party-Runtime-Token"
 
 // DefaultMaxBody is the request body limit when Server.MaxBody is 0.
 const DefaultMaxBody = 1 << 20
+
+// readTimeout bounds the reading of a whole request: a body of
+// DefaultMaxBody over a local socket takes milliseconds, so a body cut
+// short of its Content-Length is answered 400 after this long.
+const readTimeout = 10 * time.Second
 
 // The API's own errors, which HTTPStatus maps with the Service's.
 var (
@@ -151,6 +159,13 @@ func (s *Server) Handler(tcp bool) http.Handler {
 		s.Metrics.Handler().ServeHTTP(w, r)
 	})
 	var h http.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The mux would redirect a path that is not clean
+		// (/v1/triggers/../x, //) to its clean form; the API names each
+		// route one way and never redirects.
+		if p := r.URL.Path; p != "/" && path.Clean(p) != strings.TrimSuffix(p, "/") {
+			s.fail(w, fmt.Errorf("%w: the path %q is not in its clean form", errNoRoute, p))
+			return
+		}
 		if _, pattern := mux.Handler(r); pattern == "" {
 			// The mux's own answer: a redirect, or a 404 or 405 that
 			// jsonErrors turns into our shape.
@@ -278,42 +293,67 @@ func (s *Server) caller(r *http.Request) (Caller, error) {
 	return s.Service.Caller(r.Context(), r.Header.Get(RuntimeTokenHeader))
 }
 
-// decode reads the body's one JSON value into v: no unknown field, nothing
-// after it, no more than MaxBody bytes.
+// decode reads the body's one JSON value into v: no unknown field, no key
+// in another case than its field's (encoding/json alone would take
+// "TEXT" for "text"), nothing after it, no more than MaxBody bytes.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) error {
 	max := s.MaxBody
 	if max <= 0 {
 		max = DefaultMaxBody
 	}
-	body := http.MaxBytesReader(w, r.Body, max)
-	dec := json.NewDecoder(body)
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+	if err != nil {
+		return bodyError(err, max)
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		if errors.Is(err, io.EOF) {
 			return fmt.Errorf("%w: empty body", errBadJSON)
 		}
-		return bodyError(err, max)
+		return fmt.Errorf("%w: %v", errBadJSON, err)
 	}
 	var extra json.RawMessage
 	switch err := dec.Decode(&extra); {
 	case errors.Is(err, io.EOF):
-		return nil
 	case err == nil:
 		return fmt.Errorf("%w: more than one JSON value in the body", errBadJSON)
 	default:
-		if e := bodyError(err, max); errors.Is(e, errTooLarge) {
-			return e
-		}
 		return fmt.Errorf("%w: data after the JSON value", errBadJSON)
 	}
+	return exactKeys(body, v)
 }
 
+// exactKeys says which key of the JSON object body names a field of the
+// struct v points to in another case than the field's own.
+func exactKeys(body []byte, v any) error {
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(body, &keys); err != nil {
+		return fmt.Errorf("%w: %v", errBadJSON, err)
+	}
+	known := map[string]bool{}
+	t := reflect.TypeOf(v).Elem()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		known[name] = true
+	}
+	for k := range keys {
+		if !known[k] {
+			return fmt.Errorf("%w: unknown field %q (keys are matched exactly)", errBadJSON, k)
+		}
+	}
+	return nil
+}
+
+// bodyError is why a body could not be read: too large, or cut short or
+// too slow. The network error itself names the API's socket and stays in
+// the daemon's log.
 func bodyError(err error, max int64) error {
 	var big *http.MaxBytesError
 	if errors.As(err, &big) {
 		return fmt.Errorf("%w: over %d bytes", errTooLarge, max)
 	}
-	return fmt.Errorf("%w: %v", errBadJSON, err)
+	return fmt.Errorf("%w: the body ended before its Content-Length, or did not come within the read timeout (%s)", errBadJSON, readTimeout)
 }
 
 // fail answers err in the error shape.
@@ -382,7 +422,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, tcp bool) error {
 	srv := &http.Server{
 		Handler:           s.Handler(tcp),
 		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       30 * time.Second,
+		ReadTimeout:       readTimeout,
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -271,6 +272,10 @@ func TestErrorAnswers(t *testing.T) {
 		{"wrong type", "POST", "/v1/triggers", `{"agent_id":3,"text":"x"}`, 400, "BAD_JSON"},
 		{"empty body", "POST", "/v1/triggers", ``, 400, "BAD_JSON"},
 		{"unknown field", "POST", "/v1/triggers", `{"agent_id":"worker","text":"x","runtime":"worker"}`, 400, "BAD_JSON"},
+		{"key in another case", "POST", "/v1/triggers", `{"agent_id":"worker","TEXT":"x"}`, 400, "BAD_JSON"},
+		{"message key in another case", "POST", "/v1/messages", `{"To":"worker","text":"x"}`, 400, "BAD_JSON"},
+		{"unclean path", "GET", "/v1/triggers/../triggers/a1", "", 404, "NOT_FOUND"},
+		{"doubled slash", "GET", "/v1//runtimes", "", 404, "NOT_FOUND"},
 		{"trailing data", "POST", "/v1/triggers", `{"agent_id":"worker","text":"x"} junk`, 400, "BAD_JSON"},
 		{"second value", "POST", "/v1/triggers", `{"agent_id":"worker","text":"x"}{}`, 400, "BAD_JSON"},
 		{"message trailing data", "POST", "/v1/messages", `{"to":"worker","text":"x"}]`, 400, "BAD_JSON"},
@@ -295,6 +300,7 @@ func TestErrorAnswers(t *testing.T) {
 			if tc.status == 405 {
 				assert.NotEmpty(t, h.Get("Allow"))
 			}
+			assert.Empty(t, h.Get("Location"), "the API never redirects")
 		})
 	}
 	assert.Len(t, f.triggers, 1, "no failed call recorded a trigger")
@@ -671,3 +677,22 @@ func TestHTTPStatus(t *testing.T) {
 		}
 	}
 }
+
+// TestBodyCutShortNamesNoSocket: a body that ends before its
+// Content-Length (or never comes) is a 400 saying so, not the network
+// error, which names the API's socket.
+func TestBodyCutShortNamesNoSocket(t *testing.T) {
+	s := &Server{Service: newAPIFake()}
+	cut := &net.OpError{Op: "read", Net: "unix", Addr: &net.UnixAddr{Name: "/run/party/secret/api.sock"}, Err: os.ErrDeadlineExceeded}
+	r := httptest.NewRequest("POST", "/v1/triggers", io.MultiReader(strings.NewReader(`{"agent_id":"w`), errReader{cut}))
+	w := httptest.NewRecorder()
+	s.Handler(false).ServeHTTP(w, r)
+	assert.Equal(t, 400, w.Code, w.Body.String())
+	assert.Equal(t, "BAD_JSON", apiErrorCode(t, w.Header(), w.Body.String()))
+	assert.NotContains(t, w.Body.String(), "api.sock")
+	assert.Contains(t, w.Body.String(), "Content-Length")
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
