@@ -171,6 +171,9 @@ func Open(path string) (*Store, error) {
 	case !errors.Is(err, fs.ErrExist):
 		return nil, fmt.Errorf("supervise store %s: %w", path, err)
 	}
+	if err := checkOurs(abs, path); err != nil {
+		return nil, err
+	}
 	db, err := sql.Open("sqlite", "file:"+uriPath(abs)+"?"+dsnParams)
 	if err != nil {
 		return nil, fmt.Errorf("supervise store %s: %w", path, err)
@@ -183,6 +186,36 @@ func Open(path string) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// checkOurs looks at an existing database read-only, before the store's
+// own connection switches it to WAL: another program's SQLite file (tables
+// party did not make), a newer party's or a file that is no database is
+// refused untouched.
+func checkOurs(abs, path string) error {
+	db, err := sql.Open("sqlite", "file:"+uriPath(abs)+"?mode=ro&_pragma=busy_timeout(10000)")
+	if err != nil {
+		return fmt.Errorf("supervise store %s: %w", path, err)
+	}
+	defer db.Close()
+	s := &Store{path: path}
+	var v, n int
+	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
+		return s.storeErr("open", err)
+	}
+	if v > len(migrations) {
+		return s.newerErr(v)
+	}
+	if v > 0 {
+		return nil
+	}
+	if err := db.QueryRow("SELECT count(*) FROM sqlite_master").Scan(&n); err != nil {
+		return s.storeErr("open", err)
+	}
+	if n > 0 {
+		return s.foreignErr()
+	}
+	return nil
 }
 
 // uriPath escapes the characters that a file: URI would read otherwise.
@@ -224,7 +257,7 @@ func (s *Store) migrate(ctx context.Context) error {
 					return err
 				}
 				if n > 0 {
-					return fmt.Errorf("supervise store %s holds tables party did not make: %w", s.path, ErrStore)
+					return s.foreignErr()
 				}
 			}
 			if _, err := tx.ExecContext(ctx, migrations[v]); err != nil {
@@ -241,6 +274,10 @@ func (s *Store) migrate(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+func (s *Store) foreignErr() error {
+	return fmt.Errorf("supervise store %s holds tables party did not make: %w", s.path, ErrStore)
 }
 
 func (s *Store) newerErr(v int) error {

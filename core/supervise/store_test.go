@@ -117,10 +117,18 @@ func TestOpenRefusesAnotherDatabase(t *testing.T) {
 	_, err = db.Exec(`CREATE TABLE notes (text TEXT); INSERT INTO notes VALUES ('mine')`)
 	require.NoError(t, err)
 	require.NoError(t, db.Close())
+	before, err := os.ReadFile(path)
+	require.NoError(t, err)
 
 	_, err = Open(path)
 	require.ErrorIs(t, err, ErrStore)
 	assert.Contains(t, err.Error(), path)
+	after, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.True(t, bytes.Equal(before, after), "the other program's file is left byte for byte (not switched to WAL)")
+	for _, side := range []string{"-wal", "-shm"} {
+		assert.NoFileExists(t, path+side)
+	}
 	assert.Equal(t, 0, userVersion(t, path), "nothing was migrated")
 }
 
