@@ -2,6 +2,7 @@ package party
 
 import (
 	"context"
+	"os"
 
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/registry"
@@ -43,7 +44,19 @@ func editAgents(env *Env, change func(*registry.Registry) error) (*registry.Regi
 	if err := change(r); err != nil {
 		return nil, err
 	}
-	return r, r.Save(config.TrustStoreFor(env.Getenv), env.Clock.Now())
+	trust := config.TrustStoreFor(env.Getenv)
+	if err := r.Save(trust, env.Clock.Now()); err != nil {
+		return nil, err
+	}
+	// A registry that came with the repository stays untrusted through an
+	// edit (the rest of it is not the user's yet): the edit is kept, but
+	// its names, the new one too, are ignored until the user trusts it.
+	if b, err := os.ReadFile(r.Path); err == nil {
+		if trusted, err := trust.Trusted(r.Path, b); err == nil && !trusted {
+			env.Warnf("%s is not trusted: the change is saved, but its names are ignored until you read it and run 'party config trust'", r.Path)
+		}
+	}
+	return r, nil
 }
 
 // InitAgents writes the registry of the working directory, empty when
