@@ -45,6 +45,8 @@
 //	                             one real HTTP request to the unix socket or loopback
 //	                             HOST:PORT that ADDRFILE holds; prints the status, then
 //	                             the body
+//	sqlite FILE SQL...           run SQL statements on the SQLite database FILE (made when
+//	                             missing) with the driver party uses
 //	realagent KIND...            seed the real agents (claude, codex, gemini) into $HOME for
 //	                             $WORK and $FAKEMODEL_URL, add their environment, and put the
 //	                             pinned agents (make agents) first on PATH

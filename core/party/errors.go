@@ -15,6 +15,7 @@ import (
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/talk"
 	"github.com/partyhq/party/core/task"
@@ -111,6 +112,8 @@ var codes = []struct {
 	{supervise.ErrNotRunning, "NO_SUPERVISOR", ExitNotFound},
 	{supervise.ErrRunning, "CONFLICT", ExitConflict},
 	{ErrTriggerTimeout, "TIMEOUT", ExitTimeout},
+	{state.ErrRuntimeDir, "UNSAFE_RUNTIME_DIR", ExitError},
+	{ErrSupervisorFailed, "SUPERVISOR_FAILED", ExitError},
 	{context.Canceled, "INTERRUPTED", ExitInterrupted},
 	{context.DeadlineExceeded, "TIMEOUT", ExitTimeout},
 }
