@@ -92,6 +92,7 @@ var classMeanings = map[supervise.Class]string{
 	supervise.RateLimited:      "deferred: the runtime's or thread's rate is used up",
 	supervise.ThreadBlocked:    "the thread is auto-blocked",
 	supervise.FallbackRequired: "party did not start the pane",
+	supervise.AgentStalled:     "its agent stalled mid-turn (busy, no sign of life for `supervise.stallAfter`), and the fallback failed too",
 }
 
 // ExitDoc is one exit status as the documentation shows it: what it means
@@ -176,7 +177,7 @@ func Classes() []CodeDoc {
 		supervise.TargetNotFound, supervise.PaneDead, supervise.SendKeysError,
 		supervise.AckTimeout, supervise.OperatorBusy, supervise.DeferTimeout,
 		supervise.RegistryDrift, supervise.RateLimited, supervise.ThreadBlocked,
-		supervise.FallbackRequired,
+		supervise.FallbackRequired, supervise.AgentStalled,
 	}
 	docs := make([]CodeDoc, 0, len(classes))
 	for _, c := range classes {

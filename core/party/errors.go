@@ -121,7 +121,7 @@ var codes = []struct {
 // classExits are the exit statuses of a failed trigger's classes.
 var classExits = map[supervise.Class]int{
 	supervise.TargetNotFound: ExitNotFound, supervise.PaneDead: ExitNotFound,
-	supervise.AckTimeout: ExitTimeout, supervise.DeferTimeout: ExitTimeout,
+	supervise.AckTimeout: ExitTimeout, supervise.DeferTimeout: ExitTimeout, supervise.AgentStalled: ExitTimeout,
 	supervise.OperatorBusy: ExitInputBusy, supervise.ThreadBlocked: ExitConflict,
 	supervise.FallbackRequired: ExitFallback,
 	// SEND_KEYS_ERROR, REGISTRY_DRIFT, TRIGGER_RATE_LIMITED: ExitError
