@@ -460,7 +460,7 @@ func startSupervisorIn(ctx context.Context, d session.Deps, name, stateDir strin
 	if err := session.StartHidden(ctx, d, name, stateDir, SupervisorWindow, argv); err != nil {
 		return err
 	}
-	if err := awaitServing(ctx, d.Clock, dir, d.Clock.Now()); err != nil || opts.Listen == "" {
+	if err := awaitServing(ctx, d.Clock, dir); err != nil || opts.Listen == "" {
 		return err
 	}
 	return awaitListener(ctx, d.Clock, dir, started)

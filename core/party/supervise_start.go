@@ -129,10 +129,9 @@ func (d DaemonState) failure(dir string) *SupervisorFailedError {
 	return e
 }
 
-// awaitServing waits until the supervisor of dir, started at started,
-// serves (nil) or its babysitter gave up (*SupervisorFailedError), at most
+// awaitServing waits until the supervisor of dir serves (nil) or its babysitter gave up (*SupervisorFailedError), at most
 // startWait. The start removed the file of an earlier run.
-func awaitServing(ctx context.Context, clk clock.Clock, dir string, started time.Time) error {
+func awaitServing(ctx context.Context, clk clock.Clock, dir string) error {
 	seen := false
 	for deadline := clk.Now().Add(startWait); ; {
 		if d, ok := readDaemon(dir); ok {
@@ -148,7 +147,7 @@ func awaitServing(ctx context.Context, clk clock.Clock, dir string, started time
 		} else if seen {
 			// It ran and both it and its babysitter are gone without a
 			// word of giving up: killed, or its window closed.
-			if d, ok := readDaemon(dir); ok && d.State == DaemonFailed {
+			if d, ok := readDaemon(dir); ok && (d.State == DaemonFailed || d.State == DaemonGaveUp) {
 				return d.failure(dir)
 			}
 			return fmt.Errorf("%w: it and its babysitter exited (its log: %s)", ErrSupervisorFailed, filepath.Join(dir, review.LogFile))

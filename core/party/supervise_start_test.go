@@ -77,7 +77,7 @@ func TestSupervisorProcStates(t *testing.T) {
 func TestAwaitServingEndsWithTheGiveUp(t *testing.T) {
 	dir := t.TempDir()
 	require.NoError(t, writeDaemon(dir, DaemonState{State: DaemonGaveUp, At: time.Now(), Error: &ErrorInfo{Code: "STORE_CORRUPT", Message: "bad"}}))
-	err := awaitServing(context.Background(), clock.Real{}, dir, time.Now())
+	err := awaitServing(context.Background(), clock.Real{}, dir)
 	var failed *SupervisorFailedError
 	require.ErrorAs(t, err, &failed)
 	assert.True(t, failed.GaveUp)
