@@ -39,8 +39,8 @@ type Pulser interface {
 type Liveness struct {
 	// Screen is the digest the last look found.
 	Screen string `json:"screen,omitempty"`
-	// Sign is the last sign of life: a screen change, an event, the agent
-	// idle; or the first look at it busy.
+	// Sign is the last sign of life while busy: a screen change, an event;
+	// or the first look at it busy.
 	Sign time.Time `json:"sign_at,omitzero"`
 	// StalledAt is when it was found stalled; zero while it is not.
 	StalledAt time.Time `json:"stalled_at,omitzero"`
@@ -55,9 +55,10 @@ const (
 // Stall applies a look p at rt at a time under after (supervise.stallAfter)
 // and returns the runtime as it now stands and the audit actions that
 // follow. It is pure. A runtime that is not up (offline, starting, failed,
-// stopping) has no liveness; an agent that is not busy is alive; a busy
-// one whose screen changed or that logged an event is alive; a busy one
-// without either for after is stalled until it shows a sign again.
+// stopping) has no liveness, nor has an agent that is not busy; the first
+// look at a busy one starts its clock; a busy one whose screen changed or
+// that logged an event is alive; a busy one without either for after is
+// stalled until it shows a sign again or its turn ends.
 func Stall(after time.Duration, rt Runtime, p Pulse, at time.Time) (Runtime, []Action) {
 	n := rt
 	live := &n.Recovery.Live
@@ -70,18 +71,22 @@ func Stall(after time.Duration, rt Runtime, p Pulse, at time.Time) (Runtime, []A
 		return n, nil
 	}
 	was := live.StalledAt
-	sign := !p.Busy || p.Event || p.Screen != live.Screen || live.Sign.IsZero()
-	live.Screen = p.Screen
-	if sign {
-		live.Sign, live.StalledAt = at, time.Time{}
-		if !was.IsZero() {
-			why := "it shows a sign of life again"
-			if !p.Busy {
-				why = "its turn ended"
-			}
-			return n, []Action{audit(AuditUnstalled, "", fmt.Sprintf("stalled for %s; %s", at.Sub(was).Round(time.Second), why))}
+	var acts []Action
+	if !was.IsZero() && (!p.Busy || p.Event || p.Screen != live.Screen) {
+		why := "it shows a sign of life again"
+		if !p.Busy {
+			why = "its turn ended"
 		}
-		return n, nil
+		acts = []Action{audit(AuditUnstalled, "", fmt.Sprintf("stalled for %s; %s", at.Sub(was).Round(time.Second), why))}
+	}
+	if !p.Busy {
+		// Idle: alive, and nothing kept (no write while it stays so).
+		*live = Liveness{}
+		return n, acts
+	}
+	if p.Event || p.Screen != live.Screen || live.Sign.IsZero() {
+		*live = Liveness{Screen: p.Screen, Sign: at}
+		return n, acts
 	}
 	if was.IsZero() && after > 0 && at.Sub(live.Sign) >= after {
 		live.StalledAt = at
