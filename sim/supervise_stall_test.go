@@ -235,7 +235,17 @@ func TestSupervisorFreshRestartGetsTheThreadSummary(t *testing.T) {
 			fx.smu.Lock()
 			fx.dead = true
 			fx.smu.Unlock()
-			run(func() bool { fx.smu.Lock(); defer fx.smu.Unlock(); return len(fx.fresh) == 1 })
+			// Until the restart is recorded (its audit follows the record).
+			run(func() bool {
+				evs, err := store.Events(ctx, 0, 0)
+				require.NoError(t, err)
+				for _, e := range evs {
+					if e.Kind == supervise.AuditRestart {
+						return true
+					}
+				}
+				return false
+			})
 			assert.Equal(t, []bool{tc.fresh}, fx.fresh)
 			submit(t, store, clk, "b1", "b2")
 			run(completed("b2"))
