@@ -54,6 +54,8 @@
 //	                             test process has $PARTY_ACCEPT_RESULTS, to that
 //	                             directory's NAME.json; fail on a trigger lost, doubled or
 //	                             open, a text of no trigger arriving, or under 99% acked
+//	sqlite FILE SQL...           run SQL statements on the SQLite database FILE (made when
+//	                             missing) with the driver party uses
 //	realagent KIND...            seed the real agents (claude, codex, gemini) into $HOME for
 //	                             $WORK and $FAKEMODEL_URL, add their environment, and put the
 //	                             pinned agents (make agents) first on PATH

@@ -86,6 +86,7 @@ func params(dir, root string) testscript.Params {
 			"waitidle":   cmdWaitIdle,
 			"ptyclient":  cmdPtyClient,
 			"webhook":    cmdWebhook,
+			"sqlite":     cmdSQLite,
 		},
 	}
 }

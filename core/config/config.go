@@ -97,6 +97,7 @@ type Supervise struct {
 	FallbackTries int
 	Spawn         bool
 	StaleAfter    time.Duration // an agent session without a sign this long is not resumed
+	StallAfter    time.Duration // busy without a sign of life this long: stalled
 
 	// Workspaces are the directories the supervisor may run sessions in
 	// (empty: any); a trusted key.

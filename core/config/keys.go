@@ -157,6 +157,7 @@ var keys = []Key{
 		get: func(c *Config, _ string) string { return strconv.FormatBool(c.Supervise.Spawn) },
 		set: func(c *Config, _ string, v value) { c.Supervise.Spawn = v.b }},
 	durationKey("supervise.staleAfter", "12h", time.Minute, 30*24*time.Hour, func(c *Config) *time.Duration { return &c.Supervise.StaleAfter }),
+	durationKey("supervise.stallAfter", "10m", time.Second, 24*time.Hour, func(c *Config) *time.Duration { return &c.Supervise.StallAfter }),
 	{Name: "supervise.redact", def: "", kind: kString, check: func(s string) error {
 		_, err := regexp.Compile(s)
 		return err
@@ -222,7 +223,7 @@ var keys = []Key{
 // NotifyKinds are the notifications notify.events switches (core/notify's
 // Kinds, which a test holds equal); NotifySinks the ways of telling them.
 var (
-	NotifyKinds = []string{"permission", "dialog", "failed", "discussion", "trigger", "done"}
+	NotifyKinds = []string{"permission", "dialog", "failed", "discussion", "trigger", "done", "stalled"}
 	NotifySinks = []string{"tmux", "terminal", "desktop", "webhook"}
 )
 

@@ -103,6 +103,9 @@ type Runtime struct {
 	Status       string `json:"status"`
 	OperatorBusy bool   `json:"operator_busy,omitempty"`
 	LastTrigger  string `json:"last_trigger,omitempty"`
+	// StalledSince is when its agent was found stalled (busy, no sign of
+	// life for supervise.stallAfter); zero while it is not.
+	StalledSince time.Time `json:"stalled_since,omitzero"`
 }
 
 // Trigger is one trigger of the supervisor that is open or failed.

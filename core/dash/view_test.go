@@ -28,7 +28,8 @@ func fakeModel() Model {
 			{Role: "shell", Kind: "shell", Pane: "%3", State: Idle, Since: at(10)},
 		},
 			Supervisor: &Supervisor{Running: true,
-				Runtimes: []Runtime{{Role: "claude", Status: "ready"}, {Role: "codex", Status: "deferred", OperatorBusy: true}},
+				Runtimes: []Runtime{{Role: "claude", Status: "ready"}, {Role: "codex", Status: "deferred", OperatorBusy: true},
+					{Role: "gemini", Status: "stalled", StalledSince: at(480)}},
 				Triggers: []Trigger{
 					{ID: "tr-7", Role: "codex", Status: "deferred", Class: "OPERATOR_BUSY", Since: at(570)},
 					{ID: "tr-5", Role: "claude", Status: "failed", Class: "ACK_TIMEOUT", Error: "no ack after 3 tries", Since: at(400)},

@@ -19,11 +19,12 @@ const (
 	Discussion Kind = "discussion" // the review loop reached NEEDS_DISCUSSION
 	Trigger    Kind = "trigger"    // a supervisor trigger failed, waited past its limit, or a thread was blocked
 	Done       Kind = "done"       // a long turn finished
+	Stalled    Kind = "stalled"    // a supervised agent is busy with no sign of life (supervise.stallAfter)
 	Test       Kind = "test"       // party notify test
 )
 
 // Kinds are the kinds a user can switch, in order.
-var Kinds = []Kind{Permission, Dialog, Failed, Discussion, Trigger, Done}
+var Kinds = []Kind{Permission, Dialog, Failed, Discussion, Trigger, Done, Stalled}
 
 // ParseKinds reads a list of kinds ("permission,failed", commas or
 // spaces); "all" is every kind, "none" or "" none.

@@ -289,7 +289,7 @@ type Payload struct {
 func NewPayload(topic string, ev Event) Payload {
 	prio := 3
 	switch ev.Kind {
-	case Permission, Dialog, Failed, Discussion, Trigger:
+	case Permission, Dialog, Failed, Discussion, Trigger, Stalled:
 		prio = 4
 	}
 	msg := ev.Body

@@ -113,7 +113,7 @@ func turnKey(k Kind, pane string, t Turn) string {
 // person must hear of: a trigger that failed (DEFER_TIMEOUT: the operator
 // stayed busy past the limit) or was deferred past its limit and handed
 // to the agent's resumed session, a thread the supervisor blocked, a
-// runtime it gave up on.
+// runtime it gave up on, a runtime whose agent stalled.
 func (w Watch) Audit(session string, a supervise.AuditEvent) (Watch, []Event) {
 	if a.Seq > w.AuditSeq {
 		w.AuditSeq = a.Seq
@@ -136,6 +136,8 @@ func (w Watch) Audit(session string, a supervise.AuditEvent) (Watch, []Event) {
 		e.Kind, e.Title = Trigger, fmt.Sprintf("thread %s was blocked", a.Thread)
 	case supervise.AuditRuntimeFailed:
 		e.Kind, e.Title = Failed, fmt.Sprintf("runtime %s failed (%s)", a.Agent, a.Result)
+	case supervise.AuditStalled:
+		e.Kind, e.Title = Stalled, fmt.Sprintf("%s is stalled: busy, no sign of life", a.Agent)
 	default:
 		return w, nil
 	}

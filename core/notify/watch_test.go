@@ -110,9 +110,16 @@ func TestWatchAudit(t *testing.T) {
 		Result: string(supervise.DeferTimeout)})
 	require.Len(t, out, 1, "a trigger deferred past its limit and resumed is told")
 	assert.Equal(t, "trigger t2 to claude waited past its limit; its session answers without its pane", out[0].Title)
-	_, out = w.Audit("s", supervise.AuditEvent{Seq: 8, At: at, Kind: supervise.AuditResumeStarted, Trigger: "t3", Agent: "claude",
+	w, out = w.Audit("s", supervise.AuditEvent{Seq: 8, At: at, Kind: supervise.AuditResumeStarted, Trigger: "t3", Agent: "claude",
 		Result: string(supervise.AckTimeout)})
 	assert.Empty(t, out, "an agent that did not ack is recovered without a person")
+	w, out = w.Audit("s", supervise.AuditEvent{Seq: 9, At: at, Kind: supervise.AuditStalled, Agent: "codex",
+		Result: string(supervise.Stalled), Detail: "busy with no screen change and no event of its own for 2m0s"})
+	require.Len(t, out, 1, "a stalled agent is told")
+	assert.Equal(t, Event{Kind: Stalled, Session: "s", Role: "codex", At: at, Key: "audit|9",
+		Title: "codex is stalled: busy, no sign of life", Body: "busy with no screen change and no event of its own for 2m0s"}, out[0])
+	_, out = w.Audit("s", supervise.AuditEvent{Seq: 10, At: at, Kind: supervise.AuditUnstalled, Agent: "codex"})
+	assert.Empty(t, out, "its end is not told")
 }
 
 func TestWatchReview(t *testing.T) {

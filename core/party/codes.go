@@ -74,6 +74,8 @@ var codeMeanings = map[string]string{
 	"BAD_TOKEN":           "a runtime token no runtime holds",
 	"NO_SUPERVISOR":       "the session's supervisor does not run",
 	"INTERRUPTED":         "interrupted (Ctrl-C, SIGTERM)",
+	"UNSAFE_RUNTIME_DIR":  "the runtime dir (sockets) is a symlink, not yours, or open to others",
+	"SUPERVISOR_FAILED":   "the supervisor could not start, or its babysitter gave up after a crash loop (`party supervise status` says why)",
 	"ERROR":               "any other error",
 }
 
@@ -90,6 +92,7 @@ var classMeanings = map[supervise.Class]string{
 	supervise.RateLimited:      "deferred: the runtime's or thread's rate is used up",
 	supervise.ThreadBlocked:    "the thread is auto-blocked",
 	supervise.FallbackRequired: "party did not start the pane",
+	supervise.AgentStalled:     "its agent stalled mid-turn (busy, no sign of life for `supervise.stallAfter`), and the fallback failed too",
 }
 
 // ExitDoc is one exit status as the documentation shows it: what it means
@@ -174,7 +177,7 @@ func Classes() []CodeDoc {
 		supervise.TargetNotFound, supervise.PaneDead, supervise.SendKeysError,
 		supervise.AckTimeout, supervise.OperatorBusy, supervise.DeferTimeout,
 		supervise.RegistryDrift, supervise.RateLimited, supervise.ThreadBlocked,
-		supervise.FallbackRequired,
+		supervise.FallbackRequired, supervise.AgentStalled,
 	}
 	docs := make([]CodeDoc, 0, len(classes))
 	for _, c := range classes {

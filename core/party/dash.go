@@ -392,7 +392,8 @@ func (ds *dashSession) supervisor(ctx context.Context) (*dash.Supervisor, bool) 
 		return nil, true
 	}
 	for _, r := range rts {
-		sv.Runtimes = append(sv.Runtimes, dash.Runtime{Role: r.Role, Status: string(r.Status), OperatorBusy: r.OperatorBusy, LastTrigger: r.LastTrigger})
+		sv.Runtimes = append(sv.Runtimes, dash.Runtime{Role: r.Role, Status: string(r.Status), OperatorBusy: r.OperatorBusy, LastTrigger: r.LastTrigger,
+			StalledSince: r.Recovery.Live.StalledAt})
 	}
 	open, _ := st.Triggers(ctx, supervise.TriggerFilter{Open: true})
 	failed, _ := st.Triggers(ctx, supervise.TriggerFilter{Status: supervise.TFailed})

@@ -15,6 +15,7 @@ import (
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/talk"
 	"github.com/partyhq/party/core/task"
@@ -112,6 +113,8 @@ var codes = []struct {
 	{supervise.ErrNotRunning, "NO_SUPERVISOR", ExitNotFound},
 	{supervise.ErrRunning, "CONFLICT", ExitConflict},
 	{ErrTriggerTimeout, "TIMEOUT", ExitTimeout},
+	{state.ErrRuntimeDir, "UNSAFE_RUNTIME_DIR", ExitError},
+	{ErrSupervisorFailed, "SUPERVISOR_FAILED", ExitError},
 	{context.Canceled, "INTERRUPTED", ExitInterrupted},
 	{context.DeadlineExceeded, "TIMEOUT", ExitTimeout},
 }
@@ -119,7 +122,7 @@ var codes = []struct {
 // classExits are the exit statuses of a failed trigger's classes.
 var classExits = map[supervise.Class]int{
 	supervise.TargetNotFound: ExitNotFound, supervise.PaneDead: ExitNotFound,
-	supervise.AckTimeout: ExitTimeout, supervise.DeferTimeout: ExitTimeout,
+	supervise.AckTimeout: ExitTimeout, supervise.DeferTimeout: ExitTimeout, supervise.AgentStalled: ExitTimeout,
 	supervise.OperatorBusy: ExitInputBusy, supervise.ThreadBlocked: ExitConflict,
 	supervise.FallbackRequired: ExitFallback,
 	// SEND_KEYS_ERROR, REGISTRY_DRIFT, TRIGGER_RATE_LIMITED: ExitError

@@ -322,14 +322,66 @@ func SupervisorEvents(ctx context.Context, env *Env, follow bool, emit func(supe
 	return err
 }
 
-// SupervisorProc says whether the supervisor of a session runs.
+// SupervisorProc says whether the supervisor of a session runs, and why
+// not when it failed.
 type SupervisorProc struct {
 	review.Proc
+	// State is running, starting (its babysitter runs, it does not yet),
+	// restarting (its babysitter starts it again after a failure), failed
+	// (its babysitter gave up) or stopped.
+	State  string `json:"state"`
 	Dir    string `json:"dir"`
 	Socket string `json:"socket"`
 	// TCP is the loopback address it also serves, when started with
 	// --listen (its bearer token is in Dir, api.token).
 	TCP string `json:"tcp,omitempty"`
+	// Error is why it is down (restarting, failed): its last failure.
+	Error *ErrorInfo `json:"error,omitempty"`
+	// Since is when it started serving or last failed.
+	Since time.Time `json:"since,omitzero"`
+}
+
+// The states of SupervisorProc.
+const (
+	SupervisorRunning    = "running"
+	SupervisorStarting   = "starting"
+	SupervisorRestarting = "restarting"
+	SupervisorFailed     = "failed"
+	SupervisorStopped    = "stopped"
+)
+
+// Describe says the supervisor's state in words, with its reason when it
+// is down for one.
+func (p SupervisorProc) Describe() string {
+	switch p.State {
+	case SupervisorRunning:
+		return p.Proc.Describe("")
+	case SupervisorRestarting, SupervisorFailed:
+		why := ""
+		if p.Error != nil {
+			why = ": " + p.Error.Code + ": " + p.Error.Message
+		}
+		if p.State == SupervisorFailed {
+			return "failed (given up after a crash loop)" + why
+		}
+		return "restarting after a failure" + why
+	case SupervisorStarting:
+		return "starting"
+	}
+	return "not running"
+}
+
+// Down is why the supervisor is down after a failure (restarting or
+// failed), as its error; nil when it runs or was stopped.
+func (p SupervisorProc) Down() error {
+	if p.State != SupervisorRestarting && p.State != SupervisorFailed {
+		return nil
+	}
+	d := DaemonState{State: DaemonFailed, Error: p.Error}
+	if p.State == SupervisorFailed {
+		d.State = DaemonGaveUp
+	}
+	return d.failure(p.Dir)
 }
 
 // apiAddrFile holds the TCP address a running supervisor serves.
@@ -338,20 +390,39 @@ const apiAddrFile = "api.addr"
 func supervisorProc(env *Env, stateDir string) SupervisorProc {
 	sock, _ := SupervisorSocket(env.Getenv, stateDir)
 	dir := SupervisorDir(stateDir)
-	p := SupervisorProc{Proc: review.Running(dir), Dir: dir, Socket: sock}
+	p := SupervisorProc{Proc: review.Running(dir), Dir: dir, Socket: sock, State: SupervisorStopped}
+	d, known := readDaemon(dir)
+	switch {
+	case p.Running:
+		p.State = SupervisorRunning
+		if known && d.State == DaemonServing {
+			p.Since = d.At
+		}
+	case known && d.State == DaemonGaveUp:
+		p.State, p.Error, p.Since = SupervisorFailed, d.Error, d.At
+	case known && d.State == DaemonFailed:
+		p.State, p.Error, p.Since = SupervisorFailed, d.Error, d.At
+		if p.Supervised {
+			p.State = SupervisorRestarting
+		}
+	case p.Supervised:
+		p.State = SupervisorStarting
+	}
 	if b, err := os.ReadFile(filepath.Join(dir, apiAddrFile)); err == nil && p.Running {
 		p.TCP = string(b)
 	}
 	return p
 }
 
-// SupervisorStatus says whether the session's supervisor runs.
+// SupervisorStatus says whether the session's supervisor runs; when it is
+// down after a failure, it also returns why (Down).
 func SupervisorStatus(ctx context.Context, env *Env) (SupervisorProc, error) {
 	stateDir, _, err := supervisorScope(ctx, env)
 	if err != nil {
 		return SupervisorProc{}, err
 	}
-	return supervisorProc(env, stateDir), nil
+	p := supervisorProc(env, stateDir)
+	return p, p.Down()
 }
 
 // SupervisorWindow is the hidden window of a session where the supervisor
@@ -359,9 +430,9 @@ func SupervisorStatus(ctx context.Context, env *Env) (SupervisorProc, error) {
 const SupervisorWindow = "party-supervise"
 
 // StartSupervisor runs "party supervise daemon" in a hidden window of the
-// session, so that it lives and dies with the session, and waits up to
-// 5 s for it to run (review.Start's process rules: ErrRunning when it runs
-// already).
+// session, so that it lives and dies with the session, and waits until it
+// serves or fails (startSupervisorIn); ErrRunning when it runs already.
+// It returns the supervisor's state with the error.
 func StartSupervisor(ctx context.Context, env *Env, opts RunOptions) (SupervisorProc, error) {
 	if opts.Listen != "" {
 		if _, err := supervise.CheckListen(opts.Listen); err != nil {
@@ -376,17 +447,23 @@ func StartSupervisor(ctx context.Context, env *Env, opts RunOptions) (Supervisor
 	if err != nil {
 		return SupervisorProc{}, err
 	}
-	if err := startSupervisorIn(ctx, d, sc.Session, sc.Info.StateDir, opts); err != nil {
-		return SupervisorProc{}, err
-	}
-	return supervisorProc(env, sc.Info.StateDir), nil
+	err = startSupervisorIn(ctx, d, sc.Session, sc.Info.StateDir, opts)
+	return supervisorProc(env, sc.Info.StateDir), err
 }
 
 // startSupervisorIn starts the supervisor of the session name whose state
-// dir is stateDir.
+// dir is stateDir, and waits until it serves (and, with Listen, serves
+// its TCP listener too) or fails: a supervisor that cannot start is its
+// reason (*SupervisorFailedError), never a start that says it started.
 func startSupervisorIn(ctx context.Context, d session.Deps, name, stateDir string, opts RunOptions) error {
 	dir := SupervisorDir(stateDir)
 	if err := state.MkdirPrivate(dir); err != nil {
+		return err
+	}
+	if p := review.Running(dir); p.Running || p.Supervised {
+		return fmt.Errorf("the supervisor of this session: %w", supervise.ErrRunning)
+	}
+	if err := os.Remove(filepath.Join(dir, daemonFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	argv := []string{d.Exe, "--session", name, "supervise", "daemon"}
@@ -394,18 +471,18 @@ func startSupervisorIn(ctx context.Context, d session.Deps, name, stateDir strin
 		argv = append(argv, "--listen", opts.Listen)
 	}
 	started := time.Now()
-	if err := review.Start(ctx, d.Clock, dir, 1, func() error {
-		return session.StartHidden(ctx, d, name, stateDir, SupervisorWindow, argv)
-	}); err != nil || opts.Listen == "" {
+	if err := session.StartHidden(ctx, d, name, stateDir, SupervisorWindow, argv); err != nil {
+		return err
+	}
+	if err := awaitServing(ctx, d.Clock, dir); err != nil || opts.Listen == "" {
 		return err
 	}
 	return awaitListener(ctx, d.Clock, dir, started)
 }
 
 // awaitListener waits until the supervisor started at started serves its
-// TCP listener (it writes api.addr once it does, after it took its lock,
-// which is all review.Start waits for), so that the caller can use it at
-// once.
+// TCP listener (it writes api.addr once it does), so that the caller can
+// use it at once.
 func awaitListener(ctx context.Context, clk clock.Clock, dir string, started time.Time) error {
 	path := filepath.Join(dir, apiAddrFile)
 	for deadline := clk.Now().Add(listenWait); ; {
@@ -461,12 +538,28 @@ func KeepSupervisor(ctx context.Context, env *Env, stdout io.Writer, opts RunOpt
 		argv = append(argv, "--listen", opts.Listen)
 	}
 	s := &review.Supervisor{Dir: dir, Clock: env.Clock, Logf: review.Logger(env.Clock, env.Stderr, dir),
-		Start: review.Program(argv, env.Environ, stdout, env.Stderr)}
+		Start: review.Program(argv, env.Environ, stdout, env.Stderr), MaxCrashes: crashLimit, CrashWindow: crashWindow,
+		GiveUp: func(err error) error { return gaveUp(env, dir, err) }}
 	err = s.Run(ctx)
 	if errors.Is(err, review.ErrRunning) {
 		return fmt.Errorf("the supervisor of this session: %w", supervise.ErrRunning)
 	}
 	return err
+}
+
+// gaveUp records that the babysitter of the supervisor in dir gave up
+// after a crash loop (err), with the last run's reason, and returns that
+// reason.
+func gaveUp(env *Env, dir string, err error) error {
+	d, ok := readDaemon(dir)
+	if !ok || d.State != DaemonFailed || d.Error == nil {
+		d = DaemonState{Error: &ErrorInfo{Code: "ERROR", Message: err.Error()}}
+	}
+	d.State, d.PID, d.At = DaemonGaveUp, os.Getpid(), env.Clock.Now().UTC()
+	if werr := writeDaemon(dir, d); werr != nil {
+		return fmt.Errorf("%w (and its state: %w)", err, werr)
+	}
+	return d.failure(dir)
 }
 
 // RunOptions are the inputs of RunSupervisor.
@@ -478,8 +571,31 @@ type RunOptions struct {
 
 // RunSupervisor is the supervisor process of a session: it holds the
 // supervisor's lock, serves the API on its unix socket (and Listen), and
-// runs the loop until ctx ends.
+// runs the loop until ctx ends. Its daemon file says when it serves, and
+// why it failed (not when another supervisor runs: that one's stays).
 func RunSupervisor(ctx context.Context, env *Env, opts RunOptions) error {
+	stateDir, _, err := supervisorScope(ctx, env)
+	if err != nil {
+		return err
+	}
+	dir := SupervisorDir(stateDir)
+	err = runSupervisor(ctx, env, opts, func() {
+		if werr := writeDaemon(dir, DaemonState{State: DaemonServing, PID: os.Getpid(), At: env.Clock.Now().UTC()}); werr != nil {
+			review.Logger(env.Clock, env.Stderr, dir)("daemon file: %v", werr)
+		}
+	})
+	if err != nil && ctx.Err() == nil && !errors.Is(err, supervise.ErrRunning) {
+		d := DaemonState{State: DaemonFailed, PID: os.Getpid(), At: env.Clock.Now().UTC(), Error: ErrorOf(err)}
+		if werr := writeDaemon(dir, d); werr != nil {
+			return fmt.Errorf("%w (and its state: %w)", err, werr)
+		}
+		review.Logger(env.Clock, env.Stderr, dir)("supervisor failed: %v", err)
+	}
+	return err
+}
+
+// runSupervisor is RunSupervisor; serving is called once it serves.
+func runSupervisor(ctx context.Context, env *Env, opts RunOptions, serving func()) error {
 	s, err := OpenSupervisor(ctx, env)
 	if err != nil {
 		return err
@@ -558,10 +674,11 @@ func RunSupervisor(ctx context.Context, env *Env, opts RunOptions) error {
 	fx := &paneEffects{env: env, cfg: cfg, info: info, root: root, rec: rec, quiet: cfg.Supervise.QuietWindow}
 	loop := &supervise.Loop{Store: s.Store, Clock: env.Clock, Policy: s.Policy, Limits: s.Limits, Metrics: metrics,
 		Effects: fx, Wake: w.C, Changed: watchPanes(ctx, env, s.Session, logf), Logf: logf, Redact: redact,
-		ScanEvery: cfg.Supervise.ScanEvery, Recovery: supervise.RecoveryPolicy{RestartAfter: cfg.Supervise.RestartAfter,
+		ScanEvery: cfg.Supervise.ScanEvery, StallAfter: cfg.Supervise.StallAfter, Recovery: supervise.RecoveryPolicy{RestartAfter: cfg.Supervise.RestartAfter,
 			NotAgentGrace: cfg.Supervise.NotAgent, MaxRestarts: cfg.Supervise.MaxRestarts, RestartWindow: 15 * time.Minute,
 			StaleAfter: cfg.Supervise.StaleAfter}}
 	logf("supervisor started (pid %d), store %s, API %s", os.Getpid(), s.Store.Path(), sock)
+	serving()
 	err = loop.Run(ctx)
 	cancel()
 	for i := 0; i < servers; i++ {

@@ -43,6 +43,11 @@ type paneEffects struct {
 	// log read up to logRead.
 	sessions map[string]string
 	logRead  int64
+	// pulse is where Pulses read the event log up to (supervise_stall.go).
+	pulse struct {
+		read    int64
+		started bool
+	}
 }
 
 var _ supervise.Effects = (*paneEffects)(nil)

@@ -29,9 +29,10 @@ const headlessLimit = 30 * time.Minute
 // Resume answers t through rt's agent session without its TUI: the
 // agent's own headless resume (claude --resume ID -p, codex exec resume
 // ID, gemini --resume ID -p) with the envelope, in the runtime's directory
-// and environment. After an ACK_TIMEOUT the agent in the pane is stopped
-// first, unless someone types there: it did not take the trigger, must not
-// take it later, and Codex allows one writer of a session.
+// and environment. After an ACK_TIMEOUT (or AGENT_STALLED: it hangs in a
+// turn) the agent in the pane is stopped first, unless someone types
+// there: it did not take the trigger, must not take it later, and Codex
+// allows one writer of a session.
 func (e *paneEffects) Resume(ctx context.Context, rt supervise.Runtime, t supervise.Trigger) (string, supervise.Class, error) {
 	kind := agent.Kind(rt.Agent)
 	switch {
@@ -51,7 +52,7 @@ func (e *paneEffects) Resume(ctx context.Context, rt supervise.Runtime, t superv
 	if err != nil {
 		return "", supervise.FallbackRequired, err
 	}
-	if t.Fallback.From == supervise.AckTimeout {
+	if t.Fallback.From == supervise.AckTimeout || t.Fallback.From == supervise.AgentStalled {
 		e.stopHung(ctx, rt)
 	}
 	var flags []string

@@ -44,6 +44,10 @@ func (c execChild) Pid() int    { return c.cmd.Process.Pid }
 func (c execChild) Wait() error { return c.cmd.Wait() }
 func (c execChild) Terminate()  { _ = c.cmd.Process.Signal(syscall.SIGTERM) }
 
+// ErrCrashLoop is a supervisor that gave up: its program crashed
+// Supervisor.MaxCrashes times within Supervisor.CrashWindow.
+var ErrCrashLoop = errors.New("crash loop")
+
 // Supervisor runs the coordinator and restarts it when it crashes.
 type Supervisor struct {
 	Dir   string // the review directory
@@ -51,11 +55,20 @@ type Supervisor struct {
 	// Start starts one run of the coordinator.
 	Start func() (Child, error)
 	Logf  func(format string, args ...any)
+	// MaxCrashes crashes within CrashWindow end Run with ErrCrashLoop;
+	// zero restarts for ever. GiveUp, when set, is called with that error
+	// while the supervisor's lock is still held: what it records is there
+	// before anyone sees the supervisor gone.
+	MaxCrashes  int
+	CrashWindow time.Duration
+	GiveUp      func(error) error
 }
 
 // Run holds the supervisor's lock (ErrRunning when another process holds
 // it) and runs the coordinator until it exits cleanly: a crash is logged
-// and the coordinator restarted after RestartDelay. When ctx is done it
+// and the coordinator restarted after RestartDelay, until MaxCrashes
+// crashes within CrashWindow (ErrCrashLoop, with the last crash's error).
+// When ctx is done it
 // stops the coordinator, waits for it and returns nil. Run returns once
 // the coordinator it last started has exited; the goroutine that waits
 // for a run ends with that run.
@@ -68,6 +81,7 @@ func (s *Supervisor) Run(ctx context.Context) error {
 		return err
 	}
 	defer release()
+	var crashes []time.Time
 	for {
 		child, err := s.Start()
 		if err != nil {
@@ -84,6 +98,16 @@ func (s *Supervisor) Run(ctx context.Context) error {
 			if err == nil {
 				s.Logf("supervisor: coordinator exited cleanly")
 				return nil
+			}
+			now := s.Clock.Now()
+			crashes = append(timesAfter(crashes, now.Add(-s.CrashWindow)), now)
+			if s.MaxCrashes > 0 && len(crashes) >= s.MaxCrashes {
+				s.Logf("supervisor: coordinator (pid %d) crashed: %v; %d crashes within %s: giving up", child.Pid(), err, len(crashes), s.CrashWindow)
+				err = fmt.Errorf("%w: %d crashes within %s, the last: %w", ErrCrashLoop, len(crashes), s.CrashWindow, err)
+				if s.GiveUp != nil {
+					return s.GiveUp(err)
+				}
+				return err
 			}
 			s.Logf("supervisor: coordinator (pid %d) crashed: %v; restarting in %s", child.Pid(), err, RestartDelay)
 		}
@@ -102,4 +126,15 @@ func Program(argv, env []string, stdout, stderr io.Writer) func() (Child, error)
 		cmd.Stdout, cmd.Stderr, cmd.Env = stdout, stderr, env
 		return StartCommand(cmd)
 	}
+}
+
+// timesAfter are the times of ts after since.
+func timesAfter(ts []time.Time, since time.Time) []time.Time {
+	var out []time.Time
+	for _, t := range ts {
+		if t.After(since) {
+			out = append(out, t)
+		}
+	}
+	return out
 }

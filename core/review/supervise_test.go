@@ -97,6 +97,29 @@ func TestSupervisor(t *testing.T) {
 	}
 }
 
+func TestSupervisorCrashLoop(t *testing.T) {
+	crash := errors.New("exit status 1")
+	clk := &fakeClock{now: t0}
+	var log logLines
+	started := 0
+	s := &Supervisor{Dir: t.TempDir(), Clock: clk, Logf: log.logf, MaxCrashes: 3, CrashWindow: time.Minute,
+		Start: func() (Child, error) {
+			started++
+			return &fakeChild{pid: 9 + started, exit: crash, terminated: make(chan struct{})}, nil
+		}}
+	err := s.Run(context.Background())
+	require.ErrorIs(t, err, ErrCrashLoop)
+	assert.ErrorIs(t, err, crash, "the last crash's error is kept")
+	assert.Equal(t, 3, started, "runs started")
+	assert.Equal(t, []string{
+		"supervisor: coordinator (pid 10) crashed: exit status 1; restarting in 2s",
+		"supervisor: coordinator (pid 11) crashed: exit status 1; restarting in 2s",
+		"supervisor: coordinator (pid 12) crashed: exit status 1; 3 crashes within 1m0s: giving up",
+	}, []string(log))
+	_, held := state.Holder(filepath.Join(s.Dir, SupervisorLock))
+	assert.False(t, held, "the lock is released")
+}
+
 func TestSupervisorStartFails(t *testing.T) {
 	s := &Supervisor{Dir: t.TempDir(), Clock: &fakeClock{now: t0}, Logf: t.Logf,
 		Start: func() (Child, error) { return nil, exec.ErrNotFound }}

@@ -101,6 +101,9 @@ type Loop struct {
 	Recovery RecoveryPolicy
 	// ScanEvery is how often tmux is looked at without a wake-up.
 	ScanEvery time.Duration
+	// StallAfter is how long a busy agent may show no sign of life before
+	// it is stalled (stall.go); zero: never.
+	StallAfter time.Duration
 	// Redact cleans the diagnostics kept with a trigger (errors carrying
 	// a pane's last screen).
 	Redact Redactor
@@ -327,10 +330,11 @@ func (l *Loop) scan(ctx context.Context) error {
 				acts = append(acts, audit(AuditRestartFailed, "", l.Redact.Clean(err.Error())))
 				continue
 			}
-			// Its new process is not drift; a fresh one is a new session.
+			// Its new process is not drift; a fresh one is a new session,
+			// whose first trigger carries its thread's summary.
 			next.TokenHash, next.PID = hash, 0
 			if a.Result != RestartResume {
-				next.AgentSession = ""
+				next.AgentSession, next.Recovery.Summarize = "", true
 			}
 			l.turnsEnded(ctx, role, now)
 		}
@@ -357,6 +361,7 @@ func (l *Loop) scan(ctx context.Context) error {
 			l.Metrics.RuntimeStatus(role, next.Workspace, string(next.Status))
 		}
 	}
+	l.watchStalls(ctx, now)
 	return nil
 }
 
@@ -406,6 +411,7 @@ func (l *Loop) pass(ctx context.Context) error {
 	if err := l.inbox(ctx); err != nil {
 		l.logf("inbox: %v", err)
 	}
+	l.stallsOver(ctx)
 	open, err := l.Store.Triggers(ctx, TriggerFilter{Open: true})
 	if err != nil {
 		return err
@@ -442,6 +448,9 @@ func (l *Loop) pass(ctx context.Context) error {
 			}
 		default:
 			status = Ready
+		}
+		if IsStalled(rt) && status != Offline && status != Starting && status != Failed && status != Stopping {
+			status = Stalled
 		}
 		if status != rt.Status || busy != rt.OperatorBusy || last != rt.LastTrigger {
 			// Onto the record as it stands now: this pass's copy predates
@@ -630,6 +639,7 @@ func (l *Loop) apply(ctx context.Context, t Trigger, ev Event) Trigger {
 		return t
 	}
 	var text string
+	prefaced := false
 	rts, rerr := l.runtimes(ctx)
 	rt, hasRT := rts[t.Role]
 	for _, a := range acts {
@@ -639,6 +649,11 @@ func (l *Loop) apply(ctx context.Context, t Trigger, ev Event) Trigger {
 		if rerr != nil || !hasRT {
 			next, acts, _ = Step(l.Policy, t, Event{Kind: EvProbed, At: ev.At, Class: TargetNotFound, Err: "its runtime is gone"})
 			break
+		}
+		if PrefaceDue(rt, next) {
+			// The first trigger of an agent restarted fresh: its thread's
+			// summary first; the runtime's flag goes once it is saved.
+			next.Preface, prefaced = l.summary(ctx, next.Thread, next.ID), true
 		}
 		// The turn starts before the send, and is saved with it: after a
 		// crash the wait finds it again.
@@ -667,6 +682,9 @@ func (l *Loop) apply(ctx context.Context, t Trigger, ev Event) Trigger {
 	}
 	if t.Status != next.Status {
 		l.logf("trigger %s: %s -> %s (%s)", t.ID, t.Status, next.Status, ev.Kind)
+	}
+	if prefaced {
+		l.summarized(ctx, t.Role)
 	}
 	if isSign(ev) {
 		l.sign(ctx, t.Role, ev.At)

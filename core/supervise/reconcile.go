@@ -21,10 +21,16 @@ type Recovery struct {
 	Restarts      []time.Time `json:"restarts,omitempty"`
 	FailedWhy     string      `json:"failed_why,omitempty"`
 	Drift         int         `json:"drift,omitempty"` // registry drifts corrected
+	// Live is its agent's signs of life while busy (Stall).
+	Live Liveness `json:"live,omitzero"`
+	// Summarize says its agent was restarted fresh and has had no trigger
+	// yet: the next carries its thread's summary (PrefaceDue).
+	Summarize bool `json:"summarize,omitempty"`
 }
 
 func (r Recovery) zero() bool {
-	return r.LastSign.IsZero() && r.OfflineSince.IsZero() && r.NotAgentSince.IsZero() && len(r.Restarts) == 0 && r.FailedWhy == "" && r.Drift == 0
+	return r.LastSign.IsZero() && r.OfflineSince.IsZero() && r.NotAgentSince.IsZero() && len(r.Restarts) == 0 && r.FailedWhy == "" && r.Drift == 0 &&
+		r.Live == (Liveness{}) && !r.Summarize
 }
 
 // RecoveryPolicy are the numbers reconciliation works with.

@@ -89,6 +89,10 @@ const (
 	EvSpawned EventKind = "spawned"
 	// EvSpawnFailed: no fresh agent could be started (Err).
 	EvSpawnFailed EventKind = "spawn-failed"
+	// EvStalled: the agent stalled mid-turn (Stall) while the trigger
+	// waits behind that turn (WaitsBehindTurn): it takes the fallback as
+	// after ACK_TIMEOUT, with class AGENT_STALLED.
+	EvStalled EventKind = "stalled"
 )
 
 // Event is one input of Step.
@@ -262,6 +266,12 @@ func (t *Trigger) apply(p Policy, ev Event) ([]Action, error) {
 
 	case EvTick:
 		return t.tick(p, ev.At, ev.Busy)
+
+	case EvStalled:
+		if !WaitsBehindTurn(*t) {
+			return nil, ErrStale
+		}
+		return t.timeout(p, ev.At, AgentStalled, ev.Err), nil
 
 	case EvResumed, EvResumeFailed:
 		if t.Status != TResuming {

@@ -273,6 +273,22 @@ func TestPhaseTable(t *testing.T) {
 		{name: "a completed trigger takes nothing more", from: trig(Completed), ev: Event{Kind: EvAck, At: t0}, err: ErrStale},
 		{name: "a failed trigger takes no answer", from: trig(TFailed), ev: Event{Kind: EvAnswer, At: t0}, err: ErrStale},
 		{name: "an unknown event", from: trig(Queued), ev: Event{Kind: "bogus", At: t0}, err: ErrBadInput},
+		{name: "stalled agent: a queued trigger takes the fallback", from: trig(Queued), ev: Event{Kind: EvStalled, At: t0, Err: "hung"},
+			want: TResuming, acts: []string{"audit:fallback_resume_started", "resume"},
+			then: func(t *testing.T, got Trigger) {
+				assert.Equal(t, AgentStalled, got.Fallback.From)
+				assert.Equal(t, AgentStalled, got.Class)
+			}},
+		{name: "stalled agent: a deferred trigger takes the fallback", from: trig(TDeferred, busy), ev: Event{Kind: EvStalled, At: t0},
+			want: TResuming, acts: []string{"audit:fallback_resume_started", "resume"}},
+		{name: "stalled agent: one delivered into its queue takes the fallback",
+			from: trig(Delivered, func(t *Trigger) { t.Reached, t.Waits, t.DeliveredAt, t.Outcome = true, 1, t0, "queued" }),
+			ev:   Event{Kind: EvStalled, At: after(time.Minute)}, want: TResuming, acts: []string{"audit:fallback_resume_started", "resume"}},
+		{name: "stalled agent: one whose ack window runs waits it out", from: trig(Delivered, reached), ev: Event{Kind: EvStalled, At: t0}, err: ErrStale},
+		{name: "stalled agent: the trigger of the hung turn waits for it", from: trig(Acked, reached), ev: Event{Kind: EvStalled, At: t0}, err: ErrStale},
+		{name: "stalled agent without fallbacks: the trigger fails AGENT_STALLED", from: trig(Queued), ev: Event{Kind: EvStalled, At: t0, Err: "hung"},
+			policy: &noFallback, want: TFailed, acts: []string{"audit:trigger_failed"},
+			then: func(t *testing.T, got Trigger) { assert.Equal(t, AgentStalled, got.Class) }},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

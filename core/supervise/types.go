@@ -31,6 +31,10 @@ const (
 	// waits for a fresh agent in its pane.
 	FallbackResume RuntimeStatus = "fallback_resume"
 	SpawnRecovery  RuntimeStatus = "spawn_recovery"
+	// Stalled is a runtime whose agent is busy and showed no sign of life
+	// (no screen change, no event) for supervise.stallAfter: the triggers
+	// waiting behind its turn take the fallback.
+	Stalled RuntimeStatus = "stalled"
 )
 
 // Runtime is an agent pane party started, as the supervisor records it.
@@ -121,6 +125,9 @@ const (
 	RateLimited      Class = "TRIGGER_RATE_LIMITED"
 	ThreadBlocked    Class = "THREAD_AUTO_BLOCKED"
 	FallbackRequired Class = "FALLBACK_REQUIRED"
+	// AgentStalled: the trigger waited behind the turn of an agent that
+	// stalled; it takes the fallback as after ACK_TIMEOUT.
+	AgentStalled Class = "AGENT_STALLED"
 )
 
 // Ack sources, most trusted first.

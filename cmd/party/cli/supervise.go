@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -281,7 +282,7 @@ func printSupervisor(f *Factory, err error, p party.SupervisorProc, did string) 
 	if p.TCP != "" {
 		api += " and " + p.TCP
 	}
-	return f.show(err, p, "%ssupervisor %s, API %s", did, p.Describe("not running"), api)
+	return f.show(err, p, "%ssupervisor %s, API %s", did, p.Describe(), api)
 }
 
 func newSuperviseStartCmd(f *Factory, runF func(context.Context, *party.RunOptions) error) *cobra.Command {
@@ -311,7 +312,19 @@ func newSuperviseStatusCmd(f *Factory, runF func(context.Context, *SuperviseStat
 	return noArgsCmd(f, "status", "Say whether the supervisor runs", &SuperviseStatusOptions{}, runF,
 		func(ctx context.Context, f *Factory, _ *SuperviseStatusOptions) error {
 			p, err := party.SupervisorStatus(ctx, f.env())
-			return printSupervisor(f, err, p, "")
+			var down *party.SupervisorFailedError
+			if err != nil && !errors.As(err, &down) {
+				return err
+			}
+			// Down after a failure: the state and its reason are what
+			// was asked for, printed; the exit status is the failure's.
+			if err := printSupervisor(f, nil, p, ""); err != nil {
+				return err
+			}
+			if down != nil {
+				return &reported{error: err, json: true, text: true}
+			}
+			return nil
 		})
 }
 

@@ -1,0 +1,85 @@
+package party
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/review"
+	"github.com/partyhq/party/core/state"
+)
+
+func TestSupervisorFailedErrorIsItsCode(t *testing.T) {
+	for _, tc := range []struct {
+		name, code   string
+		wantCode     string
+		wantExitCode int
+	}{
+		{"a corrupt store", "STORE_CORRUPT", "STORE_CORRUPT", ExitError},
+		{"an unsafe runtime dir", "UNSAFE_RUNTIME_DIR", "UNSAFE_RUNTIME_DIR", ExitError},
+		{"a session gone", "NO_SESSION", "NO_SESSION", ExitNotFound},
+		{"a code without an error", "ERROR", "SUPERVISOR_FAILED", ExitError},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, exit := Classify(&SupervisorFailedError{Code: tc.code, Message: "m"})
+			assert.Equal(t, tc.wantCode, code)
+			assert.Equal(t, tc.wantExitCode, exit)
+		})
+	}
+}
+
+func TestSupervisorProcStates(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		daemon    *DaemonState
+		babysit   bool // the babysitter's lock is held
+		wantState string
+		wantDown  bool
+	}{
+		{"never started", nil, false, SupervisorStopped, false},
+		{"stopped after serving", &DaemonState{State: DaemonServing}, false, SupervisorStopped, false},
+		{"a run failed, restarted", &DaemonState{State: DaemonFailed, Error: &ErrorInfo{Code: "STORE_CORRUPT", Message: "bad"}}, true, SupervisorRestarting, true},
+		{"a run failed, nothing restarts it", &DaemonState{State: DaemonFailed, Error: &ErrorInfo{Code: "STORE_CORRUPT", Message: "bad"}}, false, SupervisorFailed, true},
+		{"given up", &DaemonState{State: DaemonGaveUp, Error: &ErrorInfo{Code: "STORE_CORRUPT", Message: "bad"}}, false, SupervisorFailed, true},
+		{"babysitter before its first run", nil, true, SupervisorStarting, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			stateDir := t.TempDir()
+			dir := SupervisorDir(stateDir)
+			require.NoError(t, state.MkdirPrivate(dir))
+			if tc.daemon != nil {
+				require.NoError(t, writeDaemon(dir, *tc.daemon))
+			}
+			if tc.babysit {
+				release, err := state.Hold(context.Background(), clock.Real{}, filepath.Join(dir, review.SupervisorLock))
+				require.NoError(t, err)
+				defer release()
+			}
+			env := &Env{Getenv: func(string) string { return "" }}
+			p := supervisorProc(env, stateDir)
+			assert.Equal(t, tc.wantState, p.State)
+			down := p.Down()
+			assert.Equal(t, tc.wantDown, down != nil, "down: %v", down)
+			if tc.wantDown {
+				code, _ := Classify(down)
+				assert.Equal(t, "STORE_CORRUPT", code)
+				assert.Contains(t, p.Describe(), "STORE_CORRUPT: bad")
+			}
+		})
+	}
+}
+
+func TestAwaitServingEndsWithTheGiveUp(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, writeDaemon(dir, DaemonState{State: DaemonGaveUp, At: time.Now(), Error: &ErrorInfo{Code: "STORE_CORRUPT", Message: "bad"}}))
+	err := awaitServing(context.Background(), clock.Real{}, dir)
+	var failed *SupervisorFailedError
+	require.ErrorAs(t, err, &failed)
+	assert.True(t, failed.GaveUp)
+	assert.Equal(t, "bad", failed.Message)
+}
