@@ -170,11 +170,7 @@ func (l *Loop) watchStalls(ctx context.Context, at time.Time) {
 		if next.Recovery.Live == rt.Recovery.Live {
 			continue
 		}
-		if fresh, err := l.Store.Runtime(ctx, rt.Role); err == nil {
-			fresh.Recovery.Live = next.Recovery.Live
-			next = fresh
-		}
-		if err := l.Store.PutRuntime(ctx, next); err != nil {
+		if err := l.Store.SetLiveness(ctx, rt.Role, next.Recovery.Live); err != nil {
 			l.logf("runtime %s: %v", rt.Role, err)
 			continue
 		}

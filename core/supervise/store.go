@@ -199,20 +199,16 @@ func checkOurs(abs, path string) error {
 	}
 	defer db.Close()
 	s := &Store{path: path}
+	// One statement, one snapshot: another party migrating at once commits
+	// its tables and their version together.
 	var v, n int
-	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
+	if err := db.QueryRow("SELECT (SELECT user_version FROM pragma_user_version), (SELECT count(*) FROM sqlite_master)").Scan(&v, &n); err != nil {
 		return s.storeErr("open", err)
 	}
-	if v > len(migrations) {
+	switch {
+	case v > len(migrations):
 		return s.newerErr(v)
-	}
-	if v > 0 {
-		return nil
-	}
-	if err := db.QueryRow("SELECT count(*) FROM sqlite_master").Scan(&n); err != nil {
-		return s.storeErr("open", err)
-	}
-	if n > 0 {
+	case v == 0 && n > 0:
 		return s.foreignErr()
 	}
 	return nil
@@ -497,6 +493,25 @@ func (s *Store) Heartbeat(ctx context.Context, role, status string, at time.Time
 			return fmt.Errorf("runtime %q: %w", role, ErrNotFound)
 		}
 		return nil
+	})
+}
+
+// SetLiveness sets the signs of life of role's runtime (Recovery.Live)
+// and nothing else, read and written in one transaction: the loop's stall
+// watch runs beside workers that put the whole record (a spawn, a
+// restart), and a record it read a moment before would undo theirs.
+func (s *Store) SetLiveness(ctx context.Context, role string, live Liveness) error {
+	return s.write(ctx, "liveness "+role, func(tx *sql.Tx) error {
+		var rec Recovery
+		if err := tx.QueryRowContext(ctx, `SELECT recovery FROM runtimes WHERE role = ?`, role).Scan(jsonCol{&rec}); err != nil {
+			if errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("runtime %q: %w", role, ErrNotFound)
+			}
+			return err
+		}
+		rec.Live = live
+		_, err := tx.ExecContext(ctx, `UPDATE runtimes SET recovery = ? WHERE role = ?`, recoveryText(rec), role)
+		return err
 	})
 }
 

@@ -714,3 +714,28 @@ func TestStoreAcrossProcesses(t *testing.T) {
 	assert.Len(t, ids, procs*25, "distinct triggers")
 	assert.Len(t, ts, procs*25)
 }
+
+// TestSetLivenessTouchesNothingElse: the stall watch's write keeps what a
+// worker put meanwhile (status, pid, the rest of the recovery record).
+func TestSetLivenessTouchesNothingElse(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	rt := Runtime{ID: "s/claude", Role: "claude", Agent: "claude", Status: AwaitingAck, PID: 7,
+		Recovery: Recovery{Restarts: []time.Time{at(1)}, Summarize: true, Live: Liveness{Screen: "old"}}}
+	require.NoError(t, s.PutRuntime(ctx, rt))
+	// A worker restarts the agent: a new pid and status.
+	rt.PID, rt.Status = 8, Starting
+	require.NoError(t, s.PutRuntime(ctx, rt))
+
+	live := Liveness{Screen: "new", Sign: at(2)}
+	require.NoError(t, s.SetLiveness(ctx, "claude", live))
+	got, err := s.Runtime(ctx, "claude")
+	require.NoError(t, err)
+	assert.Equal(t, 8, got.PID)
+	assert.Equal(t, Starting, got.Status)
+	assert.Equal(t, "new", got.Recovery.Live.Screen)
+	assert.True(t, got.Recovery.Live.Sign.Equal(at(2)))
+	assert.True(t, got.Recovery.Summarize)
+	assert.Len(t, got.Recovery.Restarts, 1)
+	assert.ErrorIs(t, s.SetLiveness(ctx, "ghost", live), ErrNotFound)
+}
