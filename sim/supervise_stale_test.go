@@ -12,17 +12,16 @@ import (
 	"github.com/partyhq/party/core/supervise"
 )
 
-// staleFx is agentFx whose pane can die, which records how each restart
-// started the agent, and whose headless resume never answers (no sign of
-// life comes from it).
-type staleFx struct {
+// dyingFx is agentFx whose pane can die (die) and which records how each
+// restart started the agent: resumed (true) or fresh.
+type dyingFx struct {
 	*agentFx
 	smu      sync.Mutex
 	dead     bool
-	restarts []bool // resume or fresh, in order
+	restarts []bool
 }
 
-func (f *staleFx) Scan(ctx context.Context) ([]supervise.Seen, error) {
+func (f *dyingFx) Scan(ctx context.Context) ([]supervise.Seen, error) {
 	seen, _ := f.agentFx.Scan(ctx)
 	f.smu.Lock()
 	defer f.smu.Unlock()
@@ -33,7 +32,7 @@ func (f *staleFx) Scan(ctx context.Context) ([]supervise.Seen, error) {
 	return seen, nil
 }
 
-func (f *staleFx) Restart(_ context.Context, _ supervise.Runtime, resume bool) (string, error) {
+func (f *dyingFx) Restart(_ context.Context, _ supervise.Runtime, resume bool) (string, error) {
 	f.smu.Lock()
 	defer f.smu.Unlock()
 	f.restarts = append(f.restarts, resume)
@@ -41,15 +40,26 @@ func (f *staleFx) Restart(_ context.Context, _ supervise.Runtime, resume bool) (
 	return "", nil
 }
 
-func (f *staleFx) Resume(ctx context.Context, _ supervise.Runtime, _ supervise.Trigger) (string, supervise.Class, error) {
-	<-ctx.Done()
-	return "", "", ctx.Err()
+// die kills the agent's pane: the next scan sees it offline.
+func (f *dyingFx) die() {
+	f.smu.Lock()
+	defer f.smu.Unlock()
+	f.dead = true
 }
 
-func (f *staleFx) restarted() []bool {
+func (f *dyingFx) restarted() []bool {
 	f.smu.Lock()
 	defer f.smu.Unlock()
 	return append([]bool(nil), f.restarts...)
+}
+
+// staleFx is dyingFx whose headless resume never answers (no sign of life
+// comes from it).
+type staleFx struct{ *dyingFx }
+
+func (f *staleFx) Resume(ctx context.Context, _ supervise.Runtime, _ supervise.Trigger) (string, supervise.Class, error) {
+	<-ctx.Done()
+	return "", "", ctx.Err()
 }
 
 // TestSupervisorStaleSessionStartsFresh: the agent's session showed no
@@ -73,7 +83,7 @@ func TestSupervisorStaleSessionStartsFresh(t *testing.T) {
 			store, err := supervise.Open(t.TempDir() + "/" + supervise.StoreFile)
 			require.NoError(t, err)
 			t.Cleanup(func() { store.Close() })
-			fx := &staleFx{agentFx: &agentFx{clock: clk, seen: map[string]int{}, resumed: map[string]int{}}}
+			fx := &staleFx{&dyingFx{agentFx: &agentFx{clock: clk, seen: map[string]int{}, resumed: map[string]int{}}}}
 			run := func(until func() bool) {
 				t.Helper()
 				lctx, cancel := context.WithCancel(ctx)
@@ -111,9 +121,7 @@ func TestSupervisorStaleSessionStartsFresh(t *testing.T) {
 			require.Equal(t, tc.signed, rt.Recovery.LastSign.Sub(registered) > 12*time.Hour, "signs: %v", rt.Recovery.LastSign)
 
 			// The pane dies; the restart is due 5 s later.
-			fx.smu.Lock()
-			fx.dead = true
-			fx.smu.Unlock()
+			fx.die()
 			why := func() string {
 				evs, err := store.Events(ctx, 0, 0)
 				require.NoError(t, err)

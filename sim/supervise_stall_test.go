@@ -160,32 +160,10 @@ func TestSupervisorStalledAgentHandsQueuedTriggersToTheFallback(t *testing.T) {
 	}
 }
 
-// freshFx is agentFx whose pane can die and whose restarts are recorded.
+// freshFx is dyingFx that records the texts it was sent.
 type freshFx struct {
-	*agentFx
-	smu   sync.Mutex
-	dead  bool
-	fresh []bool
+	*dyingFx
 	texts []string
-}
-
-func (f *freshFx) Scan(ctx context.Context) ([]supervise.Seen, error) {
-	seen, _ := f.agentFx.Scan(ctx)
-	f.smu.Lock()
-	defer f.smu.Unlock()
-	seen[0].AgentSession = "sess-1"
-	if f.dead {
-		seen[0].Status = supervise.Offline
-	}
-	return seen, nil
-}
-
-func (f *freshFx) Restart(_ context.Context, _ supervise.Runtime, resume bool) (string, error) {
-	f.smu.Lock()
-	defer f.smu.Unlock()
-	f.fresh = append(f.fresh, !resume)
-	f.dead = false
-	return "", nil
 }
 
 func (f *freshFx) Send(ctx context.Context, rt supervise.Runtime, text string) supervise.SendReport {
@@ -211,7 +189,7 @@ func TestSupervisorFreshRestartGetsTheThreadSummary(t *testing.T) {
 			ctx := context.Background()
 			clk := NewClock()
 			store := openStore(t)
-			fx := &freshFx{agentFx: &agentFx{clock: clk, seen: map[string]int{}, resumed: map[string]int{}}}
+			fx := &freshFx{dyingFx: &dyingFx{agentFx: &agentFx{clock: clk, seen: map[string]int{}, resumed: map[string]int{}}}}
 			run := func(until func() bool) {
 				t.Helper()
 				lctx, cancel := context.WithCancel(ctx)
@@ -232,9 +210,7 @@ func TestSupervisorFreshRestartGetsTheThreadSummary(t *testing.T) {
 			submit(t, store, clk, "a1")
 			run(completed("a1"))
 			clk.Advance(tc.quiet)
-			fx.smu.Lock()
-			fx.dead = true
-			fx.smu.Unlock()
+			fx.die()
 			// Until the restart is recorded (its audit follows the record).
 			run(func() bool {
 				evs, err := store.Events(ctx, 0, 0)
@@ -246,7 +222,7 @@ func TestSupervisorFreshRestartGetsTheThreadSummary(t *testing.T) {
 				}
 				return false
 			})
-			assert.Equal(t, []bool{tc.fresh}, fx.fresh)
+			assert.Equal(t, []bool{!tc.fresh}, fx.restarted(), "resumed, or fresh")
 			submit(t, store, clk, "b1", "b2")
 			run(completed("b2"))
 

@@ -255,16 +255,7 @@ func (o *Ops) Triggers(ctx context.Context, c Caller, f TriggerFilter) ([]Trigge
 		return nil, err
 	}
 	ts, err := o.Store.Triggers(ctx, f)
-	if err != nil || c.Operator() {
-		return ts, err
-	}
-	var own []Trigger
-	for _, t := range ts {
-		if c.Owns(t.Role, t.From) {
-			own = append(own, t)
-		}
-	}
-	return own, nil
+	return ownOnly(c, ts, err, func(t Trigger) (string, string) { return t.Role, t.From })
 }
 
 // Runtimes are the session's runtimes.
@@ -423,13 +414,19 @@ func (o *Ops) Messages(ctx context.Context, c Caller, thread string) ([]Message,
 		return nil, err
 	}
 	msgs, err := o.Store.Messages(ctx, thread, 0)
+	return ownOnly(c, msgs, err, func(m Message) (string, string) { return m.From, m.To })
+}
+
+// ownOnly is what of items c may see (Caller.Owns), by the two roles each
+// one concerns; all of them for the operator.
+func ownOnly[T any](c Caller, items []T, err error, roles func(T) (string, string)) ([]T, error) {
 	if err != nil || c.Operator() {
-		return msgs, err
+		return items, err
 	}
-	var own []Message
-	for _, m := range msgs {
-		if c.Owns(m.From, m.To) {
-			own = append(own, m)
+	var own []T
+	for _, it := range items {
+		if a, b := roles(it); c.Owns(a, b) {
+			own = append(own, it)
 		}
 	}
 	return own, nil
