@@ -41,9 +41,9 @@ func (f *staleFx) Restart(_ context.Context, _ supervise.Runtime, resume bool) (
 	return "", nil
 }
 
-func (f *staleFx) Resume(ctx context.Context, _ supervise.Runtime, _ supervise.Trigger) (string, supervise.Class, error) {
+func (f *staleFx) Resume(ctx context.Context, _ supervise.Runtime, _ supervise.Trigger) supervise.ResumeReport {
 	<-ctx.Done()
-	return "", "", ctx.Err()
+	return supervise.ResumeReport{Err: ctx.Err()}
 }
 
 func (f *staleFx) restarted() []bool {

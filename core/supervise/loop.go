@@ -28,9 +28,9 @@ type Effects interface {
 	// Resume answers t through rt's agent session without its TUI: try
 	// t.Fallback.Tries of the agent's headless resume with Envelope(t),
 	// or the one a supervisor that stopped left running or done (a try is
-	// never started twice). Class FallbackRequired says no resume can
-	// work.
-	Resume(ctx context.Context, rt Runtime, t Trigger) (answer string, class Class, err error)
+	// never started twice). Its report says whether the envelope reached
+	// the agent.
+	Resume(ctx context.Context, rt Runtime, t Trigger) ResumeReport
 	// Spawn starts a fresh agent (a new session) in rt's pane, unless
 	// someone types there; it returns the new token's hash.
 	Spawn(ctx context.Context, rt Runtime) (tokenHash string, err error)
@@ -68,6 +68,24 @@ type SendReport struct {
 	Acked   bool   // the agent's own submit event showed it taken
 	Class   Class  // the failure's class
 	Reached bool   // failed, but pasted all the same
+	Err     error
+}
+
+// ResumeReport is how a headless resume ended: with Answer, or with Err.
+type ResumeReport struct {
+	Answer string
+	// Class is why it failed: FallbackRequired when no resume can work (no
+	// session known, an agent without sessions, a program that does not
+	// start); the turn's class (TurnFailed) when the headless turn ran on
+	// the envelope and ended without an answer.
+	Class Class
+	// Reached says the envelope reached the agent, or may have: the
+	// headless turn ran on it (its output records the turn), or the
+	// process ended without saying whether it read it (killed). A resume
+	// that failed before the agent could read the envelope (the program
+	// did not start, the session is unknown, Codex's session has another
+	// writer) did not reach it.
+	Reached bool
 	Err     error
 }
 
@@ -832,14 +850,14 @@ func (l *Loop) resume(ctx context.Context, rt Runtime, t Trigger) {
 	go func() {
 		defer l.wg.Done()
 		defer close(w.done)
-		answer, class, err := l.Effects.Resume(ctx, rt, t)
+		r := l.Effects.Resume(ctx, rt, t)
 		if ctx.Err() != nil {
 			l.finish(t.ID, w)
 			return
 		}
-		ev := Event{Kind: EvResumed, At: l.now(), Answer: answer}
-		if err != nil {
-			ev = Event{Kind: EvResumeFailed, At: l.now(), Class: class, Err: err.Error()}
+		ev := Event{Kind: EvResumed, At: l.now(), Answer: r.Answer}
+		if r.Err != nil {
+			ev = Event{Kind: EvResumeFailed, At: l.now(), Class: r.Class, Reached: r.Reached, Err: r.Err.Error()}
 		}
 		l.post(ctx, result{id: t.ID, w: w, ev: ev})
 	}()

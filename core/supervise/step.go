@@ -82,7 +82,11 @@ const (
 	EvResumed EventKind = "resumed"
 	// EvResumeFailed: the resume failed with Err; Class FallbackRequired
 	// when no resume can work (no session known, an agent without
-	// sessions), so none is tried again.
+	// sessions), so none is tried again. Reached says the envelope reached
+	// the agent, or may have (ResumeReport): the trigger is then never
+	// given to an agent again, neither resumed nor spawned for; with the
+	// class of a headless turn that ran (TurnFailed) it is completed with
+	// that class, as an interactive turn that ended without an answer.
 	EvResumeFailed EventKind = "resume-failed"
 	// EvSpawned: a fresh agent runs in the runtime's pane; Preface is the
 	// summary of the thread it gets first.
@@ -452,6 +456,18 @@ func (t *Trigger) resumed(p Policy, ev Event) []Action {
 	}
 	f.Errors = append(f.Errors, ev.Err)
 	acts := []Action{audit(AuditResumeFailed, strconv.Itoa(f.Tries), ev.Err)}
+	if ev.Reached {
+		// The resume handed the agent the envelope: another resume or a
+		// fresh agent would show it to the agent twice.
+		t.Reached = true
+		if ev.Class != "" && ev.Class != FallbackRequired {
+			// Its headless turn ran and ended without an answer.
+			t.ack(ev.At, AckResume)
+			t.Status, t.CompletedAt, t.Class, t.Error = Completed, ev.At, ev.Class, ev.Err
+			return append(acts, audit(AuditAck, AckResume, ""), audit(AuditCompleted, "turn-error", ev.Err))
+		}
+		return append(acts, t.fail(ev.At, f.From, t.fallbackWhy("the resume may have reached the agent: it is not tried again")))
+	}
 	if f.Tries < p.FallbackTries && ev.Class != FallbackRequired {
 		f.Tries++
 		return append(acts, Action{Kind: ActResume})

@@ -199,22 +199,51 @@ func TestPhaseTable(t *testing.T) {
 				assert.Equal(t, AckResume, got.AckSource)
 				assert.Empty(t, got.Class)
 			}},
-		{name: "a failed resume is tried once more", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
-			ev: Event{Kind: EvResumeFailed, At: after(40 * time.Second), Err: "API error"}, want: TResuming,
+		{name: "a resume that failed before the agent read the envelope is tried once more", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
+			ev: Event{Kind: EvResumeFailed, At: after(40 * time.Second), Err: "thread has an active writer"}, want: TResuming,
 			acts: []string{"audit:fallback_resume_failed", "resume"},
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, 2, got.Fallback.Tries) }},
 		{name: "the second failed resume spawns a fresh agent", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }, func(t *Trigger) { t.Fallback.Tries = 2 }),
-			ev: Event{Kind: EvResumeFailed, At: after(50 * time.Second), Err: "API error"}, want: TSpawning,
+			ev: Event{Kind: EvResumeFailed, At: after(50 * time.Second), Err: "thread has an active writer"}, want: TSpawning,
 			acts: []string{"audit:fallback_resume_failed", "audit:spawn_recovery_started", "spawn"}},
+		{name: "a resume whose headless turn ran and failed completes it with the turn's class, never tried again",
+			from: trig(TResuming, func(t *Trigger) {
+				t.Class, t.Fallback = DeferTimeout, &Fallback{From: DeferTimeout, Why: "operator busy", Tries: 1, Started: t0}
+			}),
+			ev:   Event{Kind: EvResumeFailed, At: after(40 * time.Second), Class: TurnFailed, Reached: true, Err: "gemini: API error 500"},
+			want: Completed, acts: []string{"audit:fallback_resume_failed", "audit:ack_received", "audit:trigger_completed"},
+			then: func(t *testing.T, got Trigger) {
+				assert.True(t, got.Reached)
+				assert.Equal(t, TurnFailed, got.Class)
+				assert.Equal(t, AckResume, got.AckSource)
+				assert.Nil(t, got.Answer)
+				assert.Equal(t, "gemini: API error 500", got.Error)
+				assert.Equal(t, 1, got.Fallback.Tries)
+			}},
+		{name: "a resume that may have reached the agent fails with the first class, never tried again nor spawned",
+			from: trig(TResuming, func(t *Trigger) {
+				t.Class, t.Fallback = DeferTimeout, &Fallback{From: DeferTimeout, Why: "operator busy", Tries: 1, Started: t0}
+			}),
+			ev:   Event{Kind: EvResumeFailed, At: after(40 * time.Second), Reached: true, Err: "killed"},
+			want: TFailed, acts: []string{"audit:fallback_resume_failed", "audit:trigger_failed"},
+			then: func(t *testing.T, got Trigger) {
+				assert.True(t, got.Reached)
+				assert.Equal(t, DeferTimeout, got.Class)
+				assert.Contains(t, got.Error, "may have reached the agent")
+			}},
+		{name: "the last resume that ran and failed spawns no fresh agent", from: trig(TResuming, reached, func(t *Trigger) {
+			t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 2, Started: t0}
+		}), ev: Event{Kind: EvResumeFailed, At: after(50 * time.Second), Class: TurnFailed, Reached: true, Err: "claude: API Error: 500"},
+			want: Completed, acts: []string{"audit:fallback_resume_failed", "audit:ack_received", "audit:trigger_completed"}},
 		{name: "a resume that cannot work spawns at once", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
 			ev: Event{Kind: EvResumeFailed, At: after(40 * time.Second), Class: FallbackRequired, Err: "no session known"}, want: TSpawning,
 			acts: []string{"audit:fallback_resume_failed", "audit:spawn_recovery_started", "spawn"}},
 		{name: "without spawn the failed resumes fail it with the first class", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }, func(t *Trigger) { t.Fallback.Tries = 2 }),
-			ev: Event{Kind: EvResumeFailed, At: after(50 * time.Second), Err: "API error"}, want: TFailed, policy: &noSpawn,
+			ev: Event{Kind: EvResumeFailed, At: after(50 * time.Second), Err: "thread has an active writer"}, want: TFailed, policy: &noSpawn,
 			acts: []string{"audit:fallback_resume_failed", "audit:trigger_failed"},
 			then: func(t *testing.T, got Trigger) {
 				assert.Equal(t, AckTimeout, got.Class)
-				assert.Contains(t, got.Error, "fallback resume failed: API error")
+				assert.Contains(t, got.Error, "fallback resume failed: thread has an active writer")
 			}},
 		{name: "a fresh agent takes the trigger with the thread's summary", from: trig(TSpawning, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }, func(t *Trigger) { t.Turn = &TurnRecord{Pane: "%1"} }),
 			ev: Event{Kind: EvSpawned, At: after(60 * time.Second), Preface: "[summary]"}, want: Queued,

@@ -121,6 +121,9 @@ const (
 	RateLimited      Class = "TRIGGER_RATE_LIMITED"
 	ThreadBlocked    Class = "THREAD_AUTO_BLOCKED"
 	FallbackRequired Class = "FALLBACK_REQUIRED"
+	// TurnFailed is a turn that took the trigger and ended in the agent's
+	// error (the wait's TURN_FAILED): the class of a completed trigger.
+	TurnFailed Class = "TURN_FAILED"
 )
 
 // Ack sources, most trusted first.
