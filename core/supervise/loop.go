@@ -68,7 +68,10 @@ type SendReport struct {
 	Acked   bool   // the agent's own submit event showed it taken
 	Class   Class  // the failure's class
 	Reached bool   // failed, but pasted all the same
-	Err     error
+	// Pasted says the text was in the pane before the failure: a pane
+	// that went after it may have let the agent take it.
+	Pasted bool
+	Err    error
 }
 
 // ResumeReport is how a headless resume ended: with Answer, or with Err.
@@ -135,9 +138,10 @@ type Loop struct {
 }
 
 type result struct {
-	id string
-	w  *worker // the worker that reports
-	ev Event
+	id     string
+	w      *worker // the worker that reports
+	ev     Event
+	pasted bool // a send's: its text was in the pane (SendReport.Pasted)
 }
 
 // worker is one running send, wait, resume or spawn of a trigger. Its
@@ -804,7 +808,7 @@ func (l *Loop) send(ctx context.Context, rt Runtime, t Trigger, text string) {
 		if r.Err != nil {
 			ev.Err = r.Err.Error()
 		}
-		l.post(ctx, result{id: t.ID, w: w, ev: ev})
+		l.post(ctx, result{id: t.ID, w: w, ev: ev, pasted: r.Pasted})
 	}()
 }
 
@@ -989,6 +993,9 @@ func (l *Loop) done(ctx context.Context, r result) {
 		l.logf("trigger %s: %v", r.id, err)
 		return
 	}
+	if r.ev.Kind == EvSendFailed {
+		r.ev = l.sendGone(ctx, t, r.ev, r.pasted)
+	}
 	t = l.apply(ctx, t, r.ev)
 	if r.ev.Kind == EvSent || r.ev.Kind == EvSendFailed {
 		// A send's worker is done; the wait for the answer is the next.
@@ -998,6 +1005,26 @@ func (l *Loop) done(ctx context.Context, r result) {
 			}
 		}
 	}
+}
+
+// sendGone turns the failed send ev of t into EvPaneGone when its pane
+// died or went during the delivery and its runtime will be restarted: the
+// trigger waits for the restart, unless the agent's own events or
+// transcript show that it took the envelope before it went (pasted: only
+// then could it have).
+func (l *Loop) sendGone(ctx context.Context, t Trigger, ev Event, pasted bool) Event {
+	if ev.Reached || (ev.Class != PaneDead && ev.Class != TargetNotFound) {
+		return ev
+	}
+	rt, err := l.Store.Runtime(ctx, t.Role)
+	if err != nil || !l.restarting(rt) {
+		return ev
+	}
+	ev.Kind = EvPaneGone
+	if pasted {
+		ev.Reached = l.Effects.Look(ctx, rt, t).Reached
+	}
+	return ev
 }
 
 // ackPoll is how often a delivered trigger that waits for its ack is

@@ -61,6 +61,11 @@ const (
 	// EvSendFailed: the delivery failed with Class; Reached says the text
 	// was pasted all the same (it is then never delivered again).
 	EvSendFailed EventKind = "send-failed"
+	// EvPaneGone: the pane died or went during the delivery, and its
+	// runtime will be restarted; Reached says the agent's own events or
+	// transcript show it took the envelope before. One that did not waits
+	// for the restart and goes then; one that did died with its agent.
+	EvPaneGone EventKind = "pane-gone"
 	// EvAgentIdle: the agent is idle, so a trigger queued behind its
 	// earlier turn can now be acted on: its ack clock starts.
 	EvAgentIdle EventKind = "agent-idle"
@@ -218,6 +223,20 @@ func (t *Trigger) apply(p Policy, ev Event) ([]Action, error) {
 			return nil, ErrStale
 		}
 		return t.sent(p, ev)
+
+	case EvPaneGone:
+		if t.Status != TSending {
+			return nil, ErrStale
+		}
+		if ev.Reached {
+			// The agent took it, then went: its turn died with it, and
+			// it is never shown to an agent again.
+			t.Reached = true
+			return []Action{t.fail(ev.At, PaneDead, ev.Err+"; the agent had taken the trigger: it is not delivered again")}, nil
+		}
+		// It reached no agent: it goes to the restarted one.
+		t.Status, t.Class, t.Error = Queued, "", ""
+		return []Action{audit(AuditRetry, string(PaneDead), ev.Err+"; it reached no agent and waits for the restart")}, nil
 
 	case EvAgentIdle:
 		if t.Status != Delivered || !t.AckBy.IsZero() {

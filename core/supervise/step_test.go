@@ -149,6 +149,24 @@ func TestPhaseTable(t *testing.T) {
 			ev: Event{Kind: EvSendFailed, At: t0, Class: SendKeysError}, want: TFailed, acts: []string{"audit:trigger_failed"}},
 		{name: "a pane dead at the send fails", from: trig(TSending), ev: Event{Kind: EvSendFailed, At: t0, Class: PaneDead},
 			want: TFailed, acts: []string{"audit:trigger_failed"}},
+		{name: "a pane that went during the delivery before the agent took it: the trigger waits for the restart",
+			from: trig(TSending, func(t *Trigger) { t.Attempts = 1 }),
+			ev:   Event{Kind: EvPaneGone, At: t0, Class: TargetNotFound, Err: "pane %1: no such pane"},
+			want: Queued, acts: []string{"audit:trigger_retry"},
+			then: func(t *testing.T, got Trigger) {
+				assert.False(t, got.Reached)
+				assert.Empty(t, got.Class)
+			}},
+		{name: "a pane that went after the agent took it: PANE_DEAD, never delivered again",
+			from: trig(TSending, func(t *Trigger) { t.Attempts = 1 }),
+			ev:   Event{Kind: EvPaneGone, At: t0, Class: TargetNotFound, Reached: true, Err: "pane %1: no such pane"},
+			want: TFailed, acts: []string{"audit:trigger_failed"},
+			then: func(t *testing.T, got Trigger) {
+				assert.True(t, got.Reached)
+				assert.Equal(t, PaneDead, got.Class)
+			}},
+		{name: "a pane gone is stale once the send reported", from: trig(Delivered, reached),
+			ev: Event{Kind: EvPaneGone, At: t0}, err: ErrStale},
 		{name: "no ack in the window: back off", from: trig(Delivered, reached), ev: Event{Kind: EvTick, At: after(8 * time.Second)},
 			want: TRetrying, acts: []string{"audit:trigger_retry"},
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, after(10*time.Second), got.NextAt) }},
@@ -368,7 +386,7 @@ func TestRandomWalks(t *testing.T) {
 	outcomes := []string{"submitted", "queued", "unconfirmed"}
 	sources := []string{AckCursor, AckHeartbeat, AckEvent, AckLine}
 	kindsOf := []EventKind{EvProbed, EvSent, EvSendFailed, EvAgentIdle, EvAck, EvAnswer, EvTurnError, EvTick, EvTick, EvTick, EvRestart,
-		EvResumed, EvResumeFailed, EvSpawned, EvSpawnFailed}
+		EvResumed, EvResumeFailed, EvSpawned, EvSpawnFailed, EvPaneGone}
 	seeds := uint64(2000)
 	if testing.Short() {
 		seeds = 200 // the inner loop's sample; the full run walks all
@@ -378,7 +396,7 @@ func TestRandomWalks(t *testing.T) {
 		tr, _, err := Step(p, trig(""), Event{Kind: EvQueued, At: t0})
 		require.NoError(t, err)
 		now := t0
-		sends, reachedAt, spawns := 0, -1, 0
+		sends, reachedAt, spawns, resumeReachedAt := 0, -1, 0, -1
 		for i := 0; i < 60; i++ {
 			now = now.Add(time.Duration(r.IntN(6000)) * time.Millisecond)
 			ev := Event{Kind: kindsOf[r.IntN(len(kindsOf))], At: now, Class: classes[r.IntN(len(classes))],
@@ -407,6 +425,9 @@ func TestRandomWalks(t *testing.T) {
 				require.LessOrEqual(t, tr.Fallback.Tries, p.FallbackTries, "seed %d", seed)
 			}
 			for _, a := range acts {
+				if (a.Kind == ActResume || a.Kind == ActSpawn) && resumeReachedAt >= 0 {
+					t.Fatalf("seed %d step %d: %s after a resume reached the agent at step %d", seed, i, a.Kind, resumeReachedAt)
+				}
 				if a.Kind != ActSend {
 					continue
 				}
@@ -417,6 +438,9 @@ func TestRandomWalks(t *testing.T) {
 			}
 			if tr.Reached && reachedAt < 0 {
 				reachedAt = i
+			}
+			if ev.Kind == EvResumeFailed && ev.Reached {
+				resumeReachedAt = i
 			}
 			if tr.Status == TFailed {
 				require.NotEmpty(t, tr.Class, "seed %d: a failure without a class", seed)
