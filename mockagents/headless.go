@@ -124,7 +124,12 @@ func (h headless) run(opt Options, stdout, stderr io.Writer) int {
 	case "gemini":
 		out := map[string]any{"session_id": session, "response": text}
 		if failed != "" {
-			out = map[string]any{"session_id": session, "error": map[string]any{"type": "Error", "message": failed}}
+			// The real gemini prints a failed turn's object on stderr,
+			// after the error's stack trace, and nothing on stdout
+			// (measured on the pinned 0.61.0, a model error 500).
+			out = map[string]any{"session_id": session, "error": map[string]any{"type": "Error", "message": failed, "code": 500}}
+			fmt.Fprintf(stderr, "Error when talking to Gemini API %s\n    at Turn.run (gemini.js:1:1) {\n  status: 500\n}\n", failed)
+			enc = json.NewEncoder(stderr)
 		}
 		enc.SetIndent("", "  ")
 		_ = enc.Encode(out)

@@ -39,13 +39,15 @@ func TestHeadless(t *testing.T) {
 		assert.Equal(t, 0, code, "%s: %s", c.persona, errOut.String())
 		got, err := agent.ParseHeadless(agent.Kind(c.persona), out.Bytes())
 		require.NoError(t, err, c.persona)
-		assert.Equal(t, agent.Headless{Answer: "answer to hello there", Session: "s-1", Done: true}, got, c.persona)
+		assert.Equal(t, agent.Headless{Answer: "answer to hello there", Session: "s-1", Done: true, Ran: true}, got, c.persona)
 
 		h.prompt = "please fail"
 		out.Reset()
+		errOut.Reset()
 		code = h.run(Options{Persona: c.persona, Script: sc, LogPath: log}, &out, &errOut)
-		_, err = agent.ParseHeadless(agent.Kind(c.persona), out.Bytes())
+		got, err = agent.ParseHeadlessRun(agent.Kind(c.persona), out.Bytes(), errOut.Bytes())
 		assert.ErrorIs(t, err, agent.ErrHeadlessTurn, c.persona)
+		assert.True(t, got.Ran, "%s: the failed turn ran on the prompt", c.persona)
 		assert.Equal(t, 1, code, c.persona)
 	}
 	entries, err := mocklog.Read(log)

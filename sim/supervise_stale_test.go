@@ -47,6 +47,11 @@ func (f *dyingFx) die() {
 	f.dead = true
 }
 
+func (f *staleFx) Resume(ctx context.Context, _ supervise.Runtime, _ supervise.Trigger) supervise.ResumeReport {
+	<-ctx.Done()
+	return supervise.ResumeReport{Err: ctx.Err()}
+}
+
 func (f *dyingFx) restarted() []bool {
 	f.smu.Lock()
 	defer f.smu.Unlock()
@@ -56,11 +61,6 @@ func (f *dyingFx) restarted() []bool {
 // staleFx is dyingFx whose headless resume never answers (no sign of life
 // comes from it).
 type staleFx struct{ *dyingFx }
-
-func (f *staleFx) Resume(ctx context.Context, _ supervise.Runtime, _ supervise.Trigger) (string, supervise.Class, error) {
-	<-ctx.Done()
-	return "", "", ctx.Err()
-}
 
 // TestSupervisorStaleSessionStartsFresh: the agent's session showed no
 // sign of life for longer than StaleAfter while the supervisor rewrote its

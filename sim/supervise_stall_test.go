@@ -55,11 +55,11 @@ func (f *stallFx) Look(_ context.Context, _ supervise.Runtime, t supervise.Trigg
 	return s
 }
 
-func (f *stallFx) Resume(_ context.Context, _ supervise.Runtime, t supervise.Trigger) (string, supervise.Class, error) {
+func (f *stallFx) Resume(_ context.Context, _ supervise.Runtime, t supervise.Trigger) supervise.ResumeReport {
 	f.smu.Lock()
 	f.resume = append(f.resume, t)
 	f.smu.Unlock()
-	return "resumed answer to " + t.ID, "", nil
+	return supervise.ResumeReport{Answer: "resumed answer to " + t.ID, Reached: true}
 }
 
 func (f *stallFx) Pulses(_ context.Context, rts []supervise.Runtime) map[string]supervise.Pulse {

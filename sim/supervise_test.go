@@ -31,6 +31,10 @@ type agentFx struct {
 	crashAt string
 	crash   context.CancelFunc
 	noAck   bool // the agent never shows it took a trigger (no event)
+	// resumeFails: the headless resume's turn runs on the envelope and
+	// ends in the agent's error (a model error).
+	resumeFails bool
+	spawns      int // fresh agents started
 }
 
 func (f *agentFx) point(name string) {
@@ -51,15 +55,24 @@ func (f *agentFx) Restart(context.Context, supervise.Runtime, bool) (string, err
 
 // Resume answers through the agent's session: the agent sees the
 // envelope once more, in its resumed session.
-func (f *agentFx) Resume(_ context.Context, _ supervise.Runtime, t supervise.Trigger) (string, supervise.Class, error) {
+func (f *agentFx) Resume(_ context.Context, _ supervise.Runtime, t supervise.Trigger) supervise.ResumeReport {
 	f.point("resume")
 	f.mu.Lock()
 	f.resumed[t.ID]++
+	fails := f.resumeFails
 	f.mu.Unlock()
-	return "resumed answer to " + t.ID, "", nil
+	if fails {
+		return supervise.ResumeReport{Class: supervise.TurnFailed, Reached: true, Err: errors.New("API Error: 500")}
+	}
+	return supervise.ResumeReport{Answer: "resumed answer to " + t.ID, Reached: true}
 }
 
-func (f *agentFx) Spawn(context.Context, supervise.Runtime) (string, error) { return "", nil }
+func (f *agentFx) Spawn(context.Context, supervise.Runtime) (string, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.spawns++
+	return "", nil
+}
 
 func (f *agentFx) Probe(_ context.Context, _ supervise.Runtime) (supervise.Class, string) {
 	f.point("probe")
@@ -257,6 +270,29 @@ func TestSupervisorDefersAroundAnOperator(t *testing.T) {
 	require.Len(t, msgs, 1, "the resumed answer is a message of the thread")
 	assert.Equal(t, "resumed answer to d2", msgs[0].Text)
 	assert.Equal(t, "claude", msgs[0].From)
+}
+
+// TestSupervisorResumeThatRanIsNotRepeated: a trigger deferred past the
+// limit by an operator is resumed headless; the resumed turn takes the
+// envelope and fails (the model's error). It reached the agent: it is
+// completed with the turn's class, never resumed again, never handed to a
+// fresh agent, never pasted.
+func TestSupervisorResumeThatRanIsNotRepeated(t *testing.T) {
+	ctx := context.Background()
+	clk := NewClock()
+	store := openStore(t)
+	fx := &agentFx{clock: clk, seen: map[string]int{}, resumed: map[string]int{}, resumeFails: true,
+		busy: func(time.Time) bool { return true }}
+	submit(t, store, clk, "f1")
+	require.True(t, runLoop(t, ctx, store, clk, fx))
+	tr, err := store.Trigger(ctx, "f1")
+	require.NoError(t, err)
+	assert.Equal(t, supervise.Completed, tr.Status)
+	assert.Equal(t, supervise.TurnFailed, tr.Class)
+	assert.True(t, tr.Reached)
+	assert.Equal(t, 1, fx.resumed["f1"], "the agent got the envelope %d times through resumes", fx.resumed["f1"])
+	assert.Zero(t, fx.spawns, "no fresh agent for a trigger that reached one")
+	assert.Zero(t, fx.seen["f1"], "never pasted")
 }
 
 // TestSupervisorAckTimeoutNeverResends: an agent that never acknowledges

@@ -86,6 +86,13 @@ type Headless struct {
 	// Done says the output was whole: the turn ended (answered or
 	// failed). A cut output is a turn that did not end.
 	Done bool
+	// Ran says the agent ran a turn on the prompt: the output records
+	// that turn, answered or failed (claude's result, codex's
+	// turn.started, gemini's object with its session). Measured on the
+	// pinned agents, what fails before the agent reads the prompt (an
+	// unknown session id, a Codex session with another writer) prints
+	// only an error on stderr, and no such record.
+	Ran bool
 }
 
 // ErrHeadlessTurn is a headless turn that ended in an error the agent
@@ -105,7 +112,7 @@ func ParseHeadless(kind Kind, out []byte) (Headless, error) {
 		if err := json.Unmarshal(lastJSON(out), &r); err != nil || r.Type != "result" {
 			return Headless{}, fmt.Errorf("claude -p printed no result: %w", ErrHeadlessTurn)
 		}
-		h := Headless{Answer: r.Result, Session: r.Session, Done: true}
+		h := Headless{Answer: r.Result, Session: r.Session, Done: true, Ran: true}
 		if r.IsError {
 			return h, fmt.Errorf("claude: %s: %w", r.Result, ErrHeadlessTurn)
 		}
@@ -119,7 +126,7 @@ func ParseHeadless(kind Kind, out []byte) (Headless, error) {
 		if err := json.NewDecoder(bytes.NewReader(fromObject(out))).Decode(&r); err != nil {
 			return Headless{}, fmt.Errorf("gemini -p printed no result: %w", ErrHeadlessTurn)
 		}
-		h := Headless{Session: r.Session, Done: true}
+		h := Headless{Session: r.Session, Done: true, Ran: r.Session != ""}
 		if len(r.Error) > 0 && string(r.Error) != "null" {
 			return h, fmt.Errorf("gemini: %s: %w", r.Error, ErrHeadlessTurn)
 		}
@@ -152,6 +159,8 @@ func ParseHeadless(kind Kind, out []byte) (Headless, error) {
 			switch ev.Type {
 			case "thread.started":
 				h.Session = ev.Thread
+			case "turn.started":
+				h.Ran = true
 			case "item.completed":
 				if ev.Item.Type == "agent_message" {
 					h.Answer = ev.Item.Text
@@ -173,6 +182,44 @@ func ParseHeadless(kind Kind, out []byte) (Headless, error) {
 		return h, nil
 	}
 	return Headless{}, fmt.Errorf("headless %s: %w", kind, ErrNoResume)
+}
+
+// ParseHeadlessRun reads what HeadlessArgv's command printed on stdout
+// and stderr: gemini prints the object of a turn that failed (a model
+// error) on stderr, after its stack trace, and nothing on stdout
+// (measured, the pinned gemini-cli 0.61.0: exit status 244).
+func ParseHeadlessRun(kind Kind, stdout, stderr []byte) (Headless, error) {
+	h, err := ParseHeadless(kind, stdout)
+	if h.Ran || kind != Gemini {
+		return h, err
+	}
+	if eh, eerr := ParseHeadless(kind, lastObject(stderr)); eh.Ran {
+		return eh, eerr
+	}
+	return h, err
+}
+
+// lastObject is out from the start of its last line that opens a JSON
+// object which decodes: what stands before it (a stack trace) is skipped.
+func lastObject(out []byte) []byte {
+	var starts []int
+	for i := 0; i < len(out); {
+		if out[i] == '{' {
+			starts = append(starts, i)
+		}
+		nl := bytes.IndexByte(out[i:], '\n')
+		if nl < 0 {
+			break
+		}
+		i += nl + 1
+	}
+	for k := len(starts) - 1; k >= 0; k-- {
+		var v map[string]json.RawMessage
+		if json.NewDecoder(bytes.NewReader(out[starts[k]:])).Decode(&v) == nil {
+			return out[starts[k]:]
+		}
+	}
+	return nil
 }
 
 // lastJSON is the last non-empty line of out (claude prints one).

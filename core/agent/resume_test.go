@@ -46,7 +46,7 @@ func TestHeadlessArgv(t *testing.T) {
 func TestParseHeadless(t *testing.T) {
 	h, err := ParseHeadless(Claude, []byte(`{"type":"result","subtype":"success","is_error":false,"num_turns":1,"result":"answer two","session_id":"9a5c"}`+"\n"))
 	require.NoError(t, err)
-	assert.Equal(t, Headless{Answer: "answer two", Session: "9a5c", Done: true}, h)
+	assert.Equal(t, Headless{Answer: "answer two", Session: "9a5c", Done: true, Ran: true}, h)
 	_, err = ParseHeadless(Claude, []byte(`{"type":"result","is_error":true,"result":"API Error: 500","session_id":"9a5c"}`))
 	assert.ErrorIs(t, err, ErrHeadlessTurn)
 	_, err = ParseHeadless(Claude, []byte(`{"type":"res`))
@@ -60,7 +60,7 @@ func TestParseHeadless(t *testing.T) {
 `
 	h, err = ParseHeadless(Codex, []byte(codex))
 	require.NoError(t, err)
-	assert.Equal(t, Headless{Answer: "answer four", Session: "01a2", Done: true}, h)
+	assert.Equal(t, Headless{Answer: "answer four", Session: "01a2", Done: true, Ran: true}, h)
 	_, err = ParseHeadless(Codex, []byte(`{"type":"thread.started","thread_id":"01a2"}`+"\n"+`{"type":"turn.started"}`))
 	assert.ErrorIs(t, err, ErrHeadlessTurn, "a cut output is no answer")
 	_, err = ParseHeadless(Codex, []byte(`{"type":"turn.failed","error":{"message":"stream error"}}`))
@@ -68,7 +68,38 @@ func TestParseHeadless(t *testing.T) {
 
 	h, err = ParseHeadless(Gemini, []byte("Warning: True color (24-bit) support not detected.\n{\n  \"session_id\": \"1168\",\n  \"response\": \"answer six\",\n  \"stats\": {}\n}\n"))
 	require.NoError(t, err)
-	assert.Equal(t, Headless{Answer: "answer six", Session: "1168", Done: true}, h)
+	assert.Equal(t, Headless{Answer: "answer six", Session: "1168", Done: true, Ran: true}, h)
 	_, err = ParseHeadless(Gemini, []byte(`{"session_id":"1168","error":{"message":"quota"}}`))
 	assert.ErrorIs(t, err, ErrHeadlessTurn)
+}
+
+// TestHeadlessRan: whether a headless run's output records a turn on the
+// prompt, as the pinned agents print it against the fake model (measured:
+// a model error 500 on a resumed session, and a resume of a session id
+// that does not exist).
+func TestHeadlessRan(t *testing.T) {
+	for _, c := range []struct {
+		name           string
+		kind           Kind
+		stdout, stderr string
+		ran            bool
+	}{
+		{"claude, the model failed", Claude,
+			`{"type":"result","subtype":"success","is_error":true,"api_error_status":500,"num_turns":1,"result":"API Error: 500 fakemodel: scripted failure 500.","stop_reason":"stop_sequence","session_id":"0344"}` + "\n", "", true},
+		{"claude, no such session", Claude, "", "No conversation found with session ID: 3f1b5c2e-1111-4222-8333-944455556666\n", false},
+		{"gemini, the model failed (its object on stderr)", Gemini, "",
+			"Warning: True color (24-bit) support not detected.\n    at async Turn.run (file:///x/chunk.js:333001:24) {\n  status: 500\n}\n" +
+				"{\n  \"session_id\": \"6b0c\",\n  \"error\": {\n    \"type\": \"Error\",\n    \"message\": \"{\\\"error\\\":{\\\"code\\\":500}}\",\n    \"code\": 500\n  }\n}\n", true},
+		{"gemini, no such session", Gemini, "",
+			"Error resuming session: Invalid session identifier \"3f1b\".\n  Use --list-sessions to see available sessions.\n", false},
+		{"codex, the model failed", Codex,
+			`{"type":"thread.started","thread_id":"01a2"}` + "\n" + `{"type":"turn.started"}` + "\n" +
+				`{"type":"error","message":"Reconnecting... 1/5"}` + "\n" + `{"type":"turn.failed","error":{"message":"high demand"}}` + "\n", "", true},
+		{"codex, no such session", Codex, "", "Error: thread/resume: thread/resume failed: no rollout found for thread id 3f1b (code -32600)\n", false},
+		{"codex, another writer", Codex, "", "Error: thread/resume: thread/resume failed: thread 01a2 already has an active writer (code -32600)\n", false},
+	} {
+		h, err := ParseHeadlessRun(c.kind, []byte(c.stdout), []byte(c.stderr))
+		assert.ErrorIs(t, err, ErrHeadlessTurn, c.name)
+		assert.Equal(t, c.ran, h.Ran, c.name)
+	}
 }

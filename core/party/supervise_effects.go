@@ -240,10 +240,14 @@ func (e *paneEffects) Send(ctx context.Context, rt supervise.Runtime, text strin
 		return supervise.SendReport{Class: supervise.TargetNotFound, Err: err}
 	}
 	d := e.env.Deliverer(e.root, e.info, map[string]string{p.ID: rt.Role})
-	d.Step = e.killPoint
+	pasted := false
+	d.Step = func(step string) {
+		pasted = pasted || step == "paste"
+		e.killPoint(step)
+	}
 	res, err := d.Send(ctx, e.request(rt, p, text))
 	e.killPoint("confirm")
-	r := supervise.SendReport{Acked: res.Via == "event", Err: err}
+	r := supervise.SendReport{Acked: res.Via == "event", Pasted: pasted, Err: err}
 	if err == nil {
 		r.Outcome = string(res.Outcome)
 		return r
@@ -420,16 +424,21 @@ func (e *paneEffects) Look(ctx context.Context, rt supervise.Runtime, t supervis
 		return true
 	})
 	p, err := e.env.Tmux.Pane(ctx, rt.Pane)
-	if err != nil || p.Dead {
-		return s
-	}
-	if s.Ack == "" && agent.Kind(p.Agent) == agent.Codex {
-		if thread, ok := e.codexTook(p, mark); ok {
+	gone := err != nil || p.Dead
+	if s.Ack == "" && agent.Kind(rt.Agent) == agent.Codex {
+		pid := p.PID
+		if gone {
+			pid = 0 // its process is gone: its rollouts of these days
+		}
+		if thread, ok := e.codexTook(pid, mark); ok {
 			s.Reached, s.Ack = true, supervise.AckEvent
 			if s.Session == "" {
 				s.Session = thread
 			}
 		}
+	}
+	if gone {
+		return s
 	}
 	screen, err := e.env.Tmux.Capture(ctx, rt.Pane, e.cfg.CaptureLines)
 	if err != nil {
@@ -478,17 +487,19 @@ func ackLineIn(screen, mark, ack string) bool {
 	return false
 }
 
-// codexTook says whether the Codex in pane p took a prompt holding mark,
+// codexTook says whether the Codex of process pid took a prompt holding
+// mark,
 // and the thread (Codex's session) whose rollout says so:
 // its rollout transcript records the user message when the turn that
 // carries it starts (Codex 0.169, measured: ~30 ms before the model
 // request; a message queued with Tab only once its own turn starts). The
 // notify party wires fires only when a turn ends, so without this a
 // trigger whose turn outlasted the ack windows failed ACK_TIMEOUT while
-// Codex worked on it. The files are those the pane's processes hold open
-// (talk's wait reads the same), else the recent ones under $CODEX_HOME.
-func (e *paneEffects) codexTook(p mux.Pane, mark string) (string, bool) {
-	for _, f := range wait.CodexRolloutFiles(p.PID, hook.CodexHome(e.env.Getenv), e.env.Clock.Now)() {
+// Codex worked on it. The files are those pid's processes hold open
+// (talk's wait reads the same), else (pid 0: the pane went) the recent ones
+// under $CODEX_HOME.
+func (e *paneEffects) codexTook(pid int, mark string) (string, bool) {
+	for _, f := range wait.CodexRolloutFiles(pid, hook.CodexHome(e.env.Getenv), e.env.Clock.Now)() {
 		if rolloutHasUserMessage(f, mark) {
 			return rolloutThread(f), true
 		}

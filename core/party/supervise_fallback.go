@@ -32,16 +32,20 @@ const headlessLimit = 30 * time.Minute
 // and environment. After an ACK_TIMEOUT (or AGENT_STALLED: it hangs in a
 // turn) the agent in the pane is stopped first, unless someone types
 // there: it did not take the trigger, must not take it later, and Codex
-// allows one writer of a session.
-func (e *paneEffects) Resume(ctx context.Context, rt supervise.Runtime, t supervise.Trigger) (string, supervise.Class, error) {
+// allows one writer of a session. The report says whether the envelope
+// reached the agent (headlessReached).
+func (e *paneEffects) Resume(ctx context.Context, rt supervise.Runtime, t supervise.Trigger) supervise.ResumeReport {
+	required := func(err error) supervise.ResumeReport {
+		return supervise.ResumeReport{Class: supervise.FallbackRequired, Err: err}
+	}
 	kind := agent.Kind(rt.Agent)
 	switch {
 	case !agent.Resumable(kind):
-		return "", supervise.FallbackRequired, fmt.Errorf("a %s agent has no session to resume", rt.Agent)
+		return required(fmt.Errorf("a %s agent has no session to resume", rt.Agent))
 	case rt.AgentSession == "":
-		return "", supervise.FallbackRequired, errors.New("the agent's own session id is not known (no event named it)")
+		return required(errors.New("the agent's own session id is not known (no event named it)"))
 	case t.Fallback == nil:
-		return "", supervise.FallbackRequired, errors.New("the trigger has no fallback")
+		return required(errors.New("the trigger has no fallback"))
 	}
 	dir := filepath.Join(e.info.StateDir, fallbackDir)
 	base := fallbackBase(dir, t.ID, t.Fallback.Tries)
@@ -50,7 +54,7 @@ func (e *paneEffects) Resume(ctx context.Context, rt supervise.Runtime, t superv
 	}
 	ls, err := launch.Read(filepath.Join(e.info.StateDir, "launch", rt.Role+".json"))
 	if err != nil {
-		return "", supervise.FallbackRequired, err
+		return required(err)
 	}
 	if t.Fallback.From == supervise.AckTimeout || t.Fallback.From == supervise.AgentStalled {
 		e.stopHung(ctx, rt)
@@ -61,24 +65,24 @@ func (e *paneEffects) Resume(ctx context.Context, rt supervise.Runtime, t superv
 	}
 	argv, err := agent.HeadlessArgv(kind, ls.Argv[0], flags, rt.AgentSession, supervise.Envelope(t))
 	if err != nil {
-		return "", supervise.FallbackRequired, err
+		return required(err)
 	}
 	ls.Argv = argv
 	prog, argv, env, err := ls.Resolve(os.Environ())
 	if err != nil {
-		return "", supervise.FallbackRequired, err
+		return required(err)
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", "", err
+		return supervise.ResumeReport{Err: err}
 	}
 	out, err := os.OpenFile(base+".out", os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
-		return "", "", err
+		return supervise.ResumeReport{Err: err}
 	}
 	defer out.Close()
 	errf, err := os.OpenFile(base+".err", os.O_CREATE|os.O_TRUNC|os.O_WRONLY, 0o600)
 	if err != nil {
-		return "", "", err
+		return supervise.ResumeReport{Err: err}
 	}
 	defer errf.Close()
 	cmd := &exec.Cmd{Path: prog, Args: argv, Env: env, Dir: ls.Dir, Stdout: out, Stderr: errf,
@@ -86,24 +90,28 @@ func (e *paneEffects) Resume(ctx context.Context, rt supervise.Runtime, t superv
 		// the next one takes its output up.
 		SysProcAttr: &syscall.SysProcAttr{Setsid: true}}
 	if err := cmd.Start(); err != nil {
-		return "", supervise.FallbackRequired, fmt.Errorf("headless %s: %w", kind, err)
+		return required(fmt.Errorf("headless %s: %w", kind, err))
 	}
 	_ = os.WriteFile(base+".pid", []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case <-ctx.Done():
-		return "", "", ctx.Err() // it runs on; the next supervisor reads it
-	case err := <-done:
-		if err != nil {
+		return supervise.ResumeReport{Err: ctx.Err()} // it runs on; the next supervisor reads it
+	case werr := <-done:
+		r := e.result(kind, base)
+		var exit *exec.ExitError
+		// A run that ended on its own without the record of a turn failed
+		// before the agent read the envelope; one a signal ended may have
+		// read it.
+		r.Reached = r.Reached || werr != nil && (!errors.As(werr, &exit) || !exit.Exited())
+		if r.Err != nil && werr != nil {
 			// The agent's exit status says less than its output does:
 			// the output is read; the status only when it says nothing.
-			if _, class, rerr := e.result(kind, base); rerr != nil {
-				return "", class, fmt.Errorf("%w (%v)", rerr, err)
-			}
+			r.Err = fmt.Errorf("%w (%v)", r.Err, werr)
 		}
+		return r
 	}
-	return e.result(kind, base)
 }
 
 // fallbackBase is the path, without its extension, of the files of try
@@ -113,8 +121,9 @@ func fallbackBase(dir, id string, try int) string {
 }
 
 // takeUp waits for the try at base that an earlier supervisor started,
-// then reads it.
-func (e *paneEffects) takeUp(ctx context.Context, kind agent.Kind, base string) (string, supervise.Class, error) {
+// then reads it. How it ended is not known (no exit status): one that
+// printed no turn may have read the envelope all the same.
+func (e *paneEffects) takeUp(ctx context.Context, kind agent.Kind, base string) supervise.ResumeReport {
 	deadline := e.env.Clock.Now().Add(headlessLimit)
 	for e.env.Clock.Now().Before(deadline) {
 		pid := 0
@@ -130,26 +139,33 @@ func (e *paneEffects) takeUp(ctx context.Context, kind agent.Kind, base string) 
 			}
 		}
 		if err := e.env.Clock.Sleep(ctx, 200*time.Millisecond); err != nil {
-			return "", "", err
+			return supervise.ResumeReport{Err: err}
 		}
 	}
-	return e.result(kind, base)
+	r := e.result(kind, base)
+	r.Reached = r.Reached || r.Err != nil
+	return r
 }
 
-// result reads the answer of the try at base.
-func (e *paneEffects) result(kind agent.Kind, base string) (string, supervise.Class, error) {
+// result reads the try at base: its answer, or why it failed. Reached
+// says its output records a turn on the envelope (agent.Headless.Ran);
+// such a turn that failed has the class TurnFailed.
+func (e *paneEffects) result(kind agent.Kind, base string) supervise.ResumeReport {
 	b, err := os.ReadFile(base + ".out")
 	if err != nil {
-		return "", "", err
+		return supervise.ResumeReport{Err: err}
 	}
-	h, err := agent.ParseHeadless(kind, b)
-	if err != nil {
-		if msg, rerr := os.ReadFile(base + ".err"); rerr == nil && len(strings.TrimSpace(string(msg))) > 0 {
-			err = fmt.Errorf("%w: %s", err, lastLine(string(msg)))
-		}
-		return "", "", err
+	msg, _ := os.ReadFile(base + ".err")
+	h, err := agent.ParseHeadlessRun(kind, b, msg)
+	r := supervise.ResumeReport{Answer: h.Answer, Reached: h.Ran, Err: err}
+	switch {
+	case err == nil:
+	case h.Ran:
+		r.Class = supervise.TurnFailed
+	case len(strings.TrimSpace(string(msg))) > 0:
+		r.Err = fmt.Errorf("%w: %s", err, lastLine(string(msg)))
 	}
-	return h.Answer, "", nil
+	return r
 }
 
 // lastLine is the last non-empty line of s.

@@ -28,9 +28,9 @@ type Effects interface {
 	// Resume answers t through rt's agent session without its TUI: try
 	// t.Fallback.Tries of the agent's headless resume with Envelope(t),
 	// or the one a supervisor that stopped left running or done (a try is
-	// never started twice). Class FallbackRequired says no resume can
-	// work.
-	Resume(ctx context.Context, rt Runtime, t Trigger) (answer string, class Class, err error)
+	// never started twice). Its report says whether the envelope reached
+	// the agent.
+	Resume(ctx context.Context, rt Runtime, t Trigger) ResumeReport
 	// Spawn starts a fresh agent (a new session) in rt's pane, unless
 	// someone types there; it returns the new token's hash.
 	Spawn(ctx context.Context, rt Runtime) (tokenHash string, err error)
@@ -68,6 +68,27 @@ type SendReport struct {
 	Acked   bool   // the agent's own submit event showed it taken
 	Class   Class  // the failure's class
 	Reached bool   // failed, but pasted all the same
+	// Pasted says the text was in the pane before the failure: a pane
+	// that went after it may have let the agent take it.
+	Pasted bool
+	Err    error
+}
+
+// ResumeReport is how a headless resume ended: with Answer, or with Err.
+type ResumeReport struct {
+	Answer string
+	// Class is why it failed: FallbackRequired when no resume can work (no
+	// session known, an agent without sessions, a program that does not
+	// start); the turn's class (TurnFailed) when the headless turn ran on
+	// the envelope and ended without an answer.
+	Class Class
+	// Reached says the envelope reached the agent, or may have: the
+	// headless turn ran on it (its output records the turn), or the
+	// process ended without saying whether it read it (killed). A resume
+	// that failed before the agent could read the envelope (the program
+	// did not start, the session is unknown, Codex's session has another
+	// writer) did not reach it.
+	Reached bool
 	Err     error
 }
 
@@ -120,9 +141,10 @@ type Loop struct {
 }
 
 type result struct {
-	id string
-	w  *worker // the worker that reports
-	ev Event
+	id     string
+	w      *worker // the worker that reports
+	ev     Event
+	pasted bool // a send's: its text was in the pane (SendReport.Pasted)
 }
 
 // worker is one running send, wait, resume or spawn of a trigger. Its
@@ -804,7 +826,7 @@ func (l *Loop) send(ctx context.Context, rt Runtime, t Trigger, text string) {
 		if r.Err != nil {
 			ev.Err = r.Err.Error()
 		}
-		l.post(ctx, result{id: t.ID, w: w, ev: ev})
+		l.post(ctx, result{id: t.ID, w: w, ev: ev, pasted: r.Pasted})
 	}()
 }
 
@@ -850,14 +872,14 @@ func (l *Loop) resume(ctx context.Context, rt Runtime, t Trigger) {
 	go func() {
 		defer l.wg.Done()
 		defer close(w.done)
-		answer, class, err := l.Effects.Resume(ctx, rt, t)
+		r := l.Effects.Resume(ctx, rt, t)
 		if ctx.Err() != nil {
 			l.finish(t.ID, w)
 			return
 		}
-		ev := Event{Kind: EvResumed, At: l.now(), Answer: answer}
-		if err != nil {
-			ev = Event{Kind: EvResumeFailed, At: l.now(), Class: class, Err: err.Error()}
+		ev := Event{Kind: EvResumed, At: l.now(), Answer: r.Answer}
+		if r.Err != nil {
+			ev = Event{Kind: EvResumeFailed, At: l.now(), Class: r.Class, Reached: r.Reached, Err: r.Err.Error()}
 		}
 		l.post(ctx, result{id: t.ID, w: w, ev: ev})
 	}()
@@ -989,6 +1011,9 @@ func (l *Loop) done(ctx context.Context, r result) {
 		l.logf("trigger %s: %v", r.id, err)
 		return
 	}
+	if r.ev.Kind == EvSendFailed {
+		r.ev = l.sendGone(ctx, t, r.ev, r.pasted)
+	}
 	t = l.apply(ctx, t, r.ev)
 	if r.ev.Kind == EvSent || r.ev.Kind == EvSendFailed {
 		// A send's worker is done; the wait for the answer is the next.
@@ -998,6 +1023,26 @@ func (l *Loop) done(ctx context.Context, r result) {
 			}
 		}
 	}
+}
+
+// sendGone turns the failed send ev of t into EvPaneGone when its pane
+// died or went during the delivery and its runtime will be restarted: the
+// trigger waits for the restart, unless the agent's own events or
+// transcript show that it took the envelope before it went (pasted: only
+// then could it have).
+func (l *Loop) sendGone(ctx context.Context, t Trigger, ev Event, pasted bool) Event {
+	if ev.Reached || (ev.Class != PaneDead && ev.Class != TargetNotFound) {
+		return ev
+	}
+	rt, err := l.Store.Runtime(ctx, t.Role)
+	if err != nil || !l.restarting(rt) {
+		return ev
+	}
+	ev.Kind = EvPaneGone
+	if pasted {
+		ev.Reached = l.Effects.Look(ctx, rt, t).Reached
+	}
+	return ev
 }
 
 // ackPoll is how often a delivered trigger that waits for its ack is

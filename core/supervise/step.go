@@ -61,6 +61,11 @@ const (
 	// EvSendFailed: the delivery failed with Class; Reached says the text
 	// was pasted all the same (it is then never delivered again).
 	EvSendFailed EventKind = "send-failed"
+	// EvPaneGone: the pane died or went during the delivery, and its
+	// runtime will be restarted; Reached says the agent's own events or
+	// transcript show it took the envelope before. One that did not waits
+	// for the restart and goes then; one that did died with its agent.
+	EvPaneGone EventKind = "pane-gone"
 	// EvAgentIdle: the agent is idle, so a trigger queued behind its
 	// earlier turn can now be acted on: its ack clock starts.
 	EvAgentIdle EventKind = "agent-idle"
@@ -82,7 +87,11 @@ const (
 	EvResumed EventKind = "resumed"
 	// EvResumeFailed: the resume failed with Err; Class FallbackRequired
 	// when no resume can work (no session known, an agent without
-	// sessions), so none is tried again.
+	// sessions), so none is tried again. Reached says the envelope reached
+	// the agent, or may have (ResumeReport): the trigger is then never
+	// given to an agent again, neither resumed nor spawned for; with the
+	// class of a headless turn that ran (TurnFailed) it is completed with
+	// that class, as an interactive turn that ended without an answer.
 	EvResumeFailed EventKind = "resume-failed"
 	// EvSpawned: a fresh agent runs in the runtime's pane; Preface is the
 	// summary of the thread it gets first.
@@ -218,6 +227,20 @@ func (t *Trigger) apply(p Policy, ev Event) ([]Action, error) {
 			return nil, ErrStale
 		}
 		return t.sent(p, ev)
+
+	case EvPaneGone:
+		if t.Status != TSending {
+			return nil, ErrStale
+		}
+		if ev.Reached {
+			// The agent took it, then went: its turn died with it, and
+			// it is never shown to an agent again.
+			t.Reached = true
+			return []Action{t.fail(ev.At, PaneDead, ev.Err+"; the agent had taken the trigger: it is not delivered again")}, nil
+		}
+		// It reached no agent: it goes to the restarted one.
+		t.Status, t.Class, t.Error = Queued, "", ""
+		return []Action{audit(AuditRetry, string(PaneDead), ev.Err+"; it reached no agent and waits for the restart")}, nil
 
 	case EvAgentIdle:
 		if t.Status != Delivered || !t.AckBy.IsZero() {
@@ -462,6 +485,18 @@ func (t *Trigger) resumed(p Policy, ev Event) []Action {
 	}
 	f.Errors = append(f.Errors, ev.Err)
 	acts := []Action{audit(AuditResumeFailed, strconv.Itoa(f.Tries), ev.Err)}
+	if ev.Reached {
+		// The resume handed the agent the envelope: another resume or a
+		// fresh agent would show it to the agent twice.
+		t.Reached = true
+		if ev.Class != "" && ev.Class != FallbackRequired {
+			// Its headless turn ran and ended without an answer.
+			t.ack(ev.At, AckResume)
+			t.Status, t.CompletedAt, t.Class, t.Error = Completed, ev.At, ev.Class, ev.Err
+			return append(acts, audit(AuditAck, AckResume, ""), audit(AuditCompleted, "turn-error", ev.Err))
+		}
+		return append(acts, t.fail(ev.At, f.From, t.fallbackWhy("the resume may have reached the agent: it is not tried again")))
+	}
 	if f.Tries < p.FallbackTries && ev.Class != FallbackRequired {
 		f.Tries++
 		return append(acts, Action{Kind: ActResume})

@@ -149,6 +149,24 @@ func TestPhaseTable(t *testing.T) {
 			ev: Event{Kind: EvSendFailed, At: t0, Class: SendKeysError}, want: TFailed, acts: []string{"audit:trigger_failed"}},
 		{name: "a pane dead at the send fails", from: trig(TSending), ev: Event{Kind: EvSendFailed, At: t0, Class: PaneDead},
 			want: TFailed, acts: []string{"audit:trigger_failed"}},
+		{name: "a pane that went during the delivery before the agent took it: the trigger waits for the restart",
+			from: trig(TSending, func(t *Trigger) { t.Attempts = 1 }),
+			ev:   Event{Kind: EvPaneGone, At: t0, Class: TargetNotFound, Err: "pane %1: no such pane"},
+			want: Queued, acts: []string{"audit:trigger_retry"},
+			then: func(t *testing.T, got Trigger) {
+				assert.False(t, got.Reached)
+				assert.Empty(t, got.Class)
+			}},
+		{name: "a pane that went after the agent took it: PANE_DEAD, never delivered again",
+			from: trig(TSending, func(t *Trigger) { t.Attempts = 1 }),
+			ev:   Event{Kind: EvPaneGone, At: t0, Class: TargetNotFound, Reached: true, Err: "pane %1: no such pane"},
+			want: TFailed, acts: []string{"audit:trigger_failed"},
+			then: func(t *testing.T, got Trigger) {
+				assert.True(t, got.Reached)
+				assert.Equal(t, PaneDead, got.Class)
+			}},
+		{name: "a pane gone is stale once the send reported", from: trig(Delivered, reached),
+			ev: Event{Kind: EvPaneGone, At: t0}, err: ErrStale},
 		{name: "no ack in the window: back off", from: trig(Delivered, reached), ev: Event{Kind: EvTick, At: after(8 * time.Second)},
 			want: TRetrying, acts: []string{"audit:trigger_retry"},
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, after(10*time.Second), got.NextAt) }},
@@ -199,22 +217,51 @@ func TestPhaseTable(t *testing.T) {
 				assert.Equal(t, AckResume, got.AckSource)
 				assert.Empty(t, got.Class)
 			}},
-		{name: "a failed resume is tried once more", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
-			ev: Event{Kind: EvResumeFailed, At: after(40 * time.Second), Err: "API error"}, want: TResuming,
+		{name: "a resume that failed before the agent read the envelope is tried once more", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
+			ev: Event{Kind: EvResumeFailed, At: after(40 * time.Second), Err: "thread has an active writer"}, want: TResuming,
 			acts: []string{"audit:fallback_resume_failed", "resume"},
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, 2, got.Fallback.Tries) }},
 		{name: "the second failed resume spawns a fresh agent", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }, func(t *Trigger) { t.Fallback.Tries = 2 }),
-			ev: Event{Kind: EvResumeFailed, At: after(50 * time.Second), Err: "API error"}, want: TSpawning,
+			ev: Event{Kind: EvResumeFailed, At: after(50 * time.Second), Err: "thread has an active writer"}, want: TSpawning,
 			acts: []string{"audit:fallback_resume_failed", "audit:spawn_recovery_started", "spawn"}},
+		{name: "a resume whose headless turn ran and failed completes it with the turn's class, never tried again",
+			from: trig(TResuming, func(t *Trigger) {
+				t.Class, t.Fallback = DeferTimeout, &Fallback{From: DeferTimeout, Why: "operator busy", Tries: 1, Started: t0}
+			}),
+			ev:   Event{Kind: EvResumeFailed, At: after(40 * time.Second), Class: TurnFailed, Reached: true, Err: "gemini: API error 500"},
+			want: Completed, acts: []string{"audit:fallback_resume_failed", "audit:ack_received", "audit:trigger_completed"},
+			then: func(t *testing.T, got Trigger) {
+				assert.True(t, got.Reached)
+				assert.Equal(t, TurnFailed, got.Class)
+				assert.Equal(t, AckResume, got.AckSource)
+				assert.Nil(t, got.Answer)
+				assert.Equal(t, "gemini: API error 500", got.Error)
+				assert.Equal(t, 1, got.Fallback.Tries)
+			}},
+		{name: "a resume that may have reached the agent fails with the first class, never tried again nor spawned",
+			from: trig(TResuming, func(t *Trigger) {
+				t.Class, t.Fallback = DeferTimeout, &Fallback{From: DeferTimeout, Why: "operator busy", Tries: 1, Started: t0}
+			}),
+			ev:   Event{Kind: EvResumeFailed, At: after(40 * time.Second), Reached: true, Err: "killed"},
+			want: TFailed, acts: []string{"audit:fallback_resume_failed", "audit:trigger_failed"},
+			then: func(t *testing.T, got Trigger) {
+				assert.True(t, got.Reached)
+				assert.Equal(t, DeferTimeout, got.Class)
+				assert.Contains(t, got.Error, "may have reached the agent")
+			}},
+		{name: "the last resume that ran and failed spawns no fresh agent", from: trig(TResuming, reached, func(t *Trigger) {
+			t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 2, Started: t0}
+		}), ev: Event{Kind: EvResumeFailed, At: after(50 * time.Second), Class: TurnFailed, Reached: true, Err: "claude: API Error: 500"},
+			want: Completed, acts: []string{"audit:fallback_resume_failed", "audit:ack_received", "audit:trigger_completed"}},
 		{name: "a resume that cannot work spawns at once", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
 			ev: Event{Kind: EvResumeFailed, At: after(40 * time.Second), Class: FallbackRequired, Err: "no session known"}, want: TSpawning,
 			acts: []string{"audit:fallback_resume_failed", "audit:spawn_recovery_started", "spawn"}},
 		{name: "without spawn the failed resumes fail it with the first class", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }, func(t *Trigger) { t.Fallback.Tries = 2 }),
-			ev: Event{Kind: EvResumeFailed, At: after(50 * time.Second), Err: "API error"}, want: TFailed, policy: &noSpawn,
+			ev: Event{Kind: EvResumeFailed, At: after(50 * time.Second), Err: "thread has an active writer"}, want: TFailed, policy: &noSpawn,
 			acts: []string{"audit:fallback_resume_failed", "audit:trigger_failed"},
 			then: func(t *testing.T, got Trigger) {
 				assert.Equal(t, AckTimeout, got.Class)
-				assert.Contains(t, got.Error, "fallback resume failed: API error")
+				assert.Contains(t, got.Error, "fallback resume failed: thread has an active writer")
 			}},
 		{name: "a fresh agent takes the trigger with the thread's summary", from: trig(TSpawning, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }, func(t *Trigger) { t.Turn = &TurnRecord{Pane: "%1"} }),
 			ev: Event{Kind: EvSpawned, At: after(60 * time.Second), Preface: "[summary]"}, want: Queued,
@@ -355,7 +402,7 @@ func TestRandomWalks(t *testing.T) {
 	outcomes := []string{"submitted", "queued", "unconfirmed"}
 	sources := []string{AckCursor, AckHeartbeat, AckEvent, AckLine}
 	kindsOf := []EventKind{EvProbed, EvSent, EvSendFailed, EvAgentIdle, EvAck, EvAnswer, EvTurnError, EvTick, EvTick, EvTick, EvRestart,
-		EvResumed, EvResumeFailed, EvSpawned, EvSpawnFailed}
+		EvResumed, EvResumeFailed, EvSpawned, EvSpawnFailed, EvPaneGone}
 	seeds := uint64(2000)
 	if testing.Short() {
 		seeds = 200 // the inner loop's sample; the full run walks all
@@ -365,7 +412,7 @@ func TestRandomWalks(t *testing.T) {
 		tr, _, err := Step(p, trig(""), Event{Kind: EvQueued, At: t0})
 		require.NoError(t, err)
 		now := t0
-		sends, reachedAt, spawns := 0, -1, 0
+		sends, reachedAt, spawns, resumeReachedAt := 0, -1, 0, -1
 		for i := 0; i < 60; i++ {
 			now = now.Add(time.Duration(r.IntN(6000)) * time.Millisecond)
 			ev := Event{Kind: kindsOf[r.IntN(len(kindsOf))], At: now, Class: classes[r.IntN(len(classes))],
@@ -394,6 +441,9 @@ func TestRandomWalks(t *testing.T) {
 				require.LessOrEqual(t, tr.Fallback.Tries, p.FallbackTries, "seed %d", seed)
 			}
 			for _, a := range acts {
+				if (a.Kind == ActResume || a.Kind == ActSpawn) && resumeReachedAt >= 0 {
+					t.Fatalf("seed %d step %d: %s after a resume reached the agent at step %d", seed, i, a.Kind, resumeReachedAt)
+				}
 				if a.Kind != ActSend {
 					continue
 				}
@@ -404,6 +454,9 @@ func TestRandomWalks(t *testing.T) {
 			}
 			if tr.Reached && reachedAt < 0 {
 				reachedAt = i
+			}
+			if ev.Kind == EvResumeFailed && ev.Reached {
+				resumeReachedAt = i
 			}
 			if tr.Status == TFailed {
 				require.NotEmpty(t, tr.Class, "seed %d: a failure without a class", seed)

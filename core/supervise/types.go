@@ -128,6 +128,9 @@ const (
 	// AgentStalled: the trigger waited behind the turn of an agent that
 	// stalled; it takes the fallback as after ACK_TIMEOUT.
 	AgentStalled Class = "AGENT_STALLED"
+	// TurnFailed is a turn that took the trigger and ended in the agent's
+	// error (the wait's TURN_FAILED): the class of a completed trigger.
+	TurnFailed Class = "TURN_FAILED"
 )
 
 // Ack sources, most trusted first.
