@@ -412,10 +412,11 @@ func (s *submission) run(ctx context.Context) error {
 			}
 		}
 		if attempt > 0 && s.d.Announcing != nil && s.d.Announcing(st.Pane) {
-			// The last Enter is being taken: wait for the agent to say so,
-			// pressing nothing.
+			// A hook of the agent runs (the last Enter is being taken, or
+			// an earlier turn's hook ends): watch, pressing nothing, and
+			// look at the box afresh once it is over.
 			var ok bool
-			if st, ok, err = s.watch(ctx, st, hookWait); err != nil {
+			if st, ok, err = s.hooked(ctx, st, window); err != nil {
 				return err
 			} else if ok {
 				s.res.Outcome = Submitted
@@ -424,7 +425,9 @@ func (s *submission) run(ctx context.Context) error {
 				}
 				return nil
 			}
-			break
+			if s.d.Announcing(st.Pane) || st.Dialog != "" || st.Menu || !st.HasInput || !p.Holds(st.Input, s.text) {
+				break
+			}
 		}
 		busy := st.Busy
 		switch {
@@ -641,6 +644,21 @@ func (s *submission) watch(ctx context.Context, before observe.State, window tim
 			return st, false, nil
 		}
 	}
+}
+
+// hooked watches the pane while the agent runs a hook (Announcing), up to
+// hookWait, pressing nothing: it reports true when the submission was
+// seen, else the last state once the hook is over (or the wait is).
+func (s *submission) hooked(ctx context.Context, st observe.State, window time.Duration) (observe.State, bool, error) {
+	deadline := s.d.Clock.Now().Add(hookWait)
+	for s.d.Announcing(st.Pane) && s.d.Clock.Now().Before(deadline) {
+		var ok bool
+		var err error
+		if st, ok, err = s.watch(ctx, st, window); err != nil || ok {
+			return st, ok, err
+		}
+	}
+	return st, false, nil
 }
 
 // cleared follows a submission the agent announced until its input box no
