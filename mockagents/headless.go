@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -92,6 +93,15 @@ func (h headless) run(opt Options, stdout, stderr io.Writer) int {
 	if opt.Persona == "codex" && h.resume != "" && threadWriter(h.resume) != 0 {
 		fmt.Fprintf(stderr, "Error: thread/resume: thread/resume failed: thread %s already has an active writer (code -32600)\n", h.resume)
 		return 1
+	}
+	if opt.Persona == "claude" && h.resume != "" {
+		// The real claude resumes only a session whose transcript it
+		// finds, else it says so on stderr and prints nothing (measured
+		// on the pinned 2.1.197).
+		if _, err := os.Stat(claudeTranscriptPath(h.resume)); err != nil {
+			fmt.Fprintf(stderr, "No conversation found with session ID: %s\n", h.resume)
+			return 1
+		}
 	}
 	_ = mocklog.Append(opt.LogPath, mocklog.Entry{Agent: opt.Persona, Seq: 1, Mode: "submit", Text: h.prompt, Time: time.Now().UTC()})
 	steps, groups := opt.Script.Plan(h.prompt)

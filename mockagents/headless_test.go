@@ -24,6 +24,9 @@ func TestHeadless(t *testing.T) {
 	log := filepath.Join(home, "mock.log")
 	sc, err := script.Parse("t", "on /fail/\n  fail 500\non *\n  say answer to $0\n")
 	require.NoError(t, err)
+	// claude resumes only a session it has a transcript of.
+	require.NoError(t, os.MkdirAll(filepath.Dir(claudeTranscriptPath("s-1")), 0o700))
+	require.NoError(t, os.WriteFile(claudeTranscriptPath("s-1"), nil, 0o600))
 	for _, c := range []struct {
 		persona string
 		args    []string
@@ -56,7 +59,22 @@ func TestHeadless(t *testing.T) {
 	assert.Equal(t, "hello there", entries[0].Text)
 	assert.Equal(t, "submit", entries[0].Mode)
 
-	_, ok := headlessOf("claude", []string{"--settings", "x.json"})
+	// A session claude has no transcript of: refused before the prompt is
+	// read, as the real one refuses it.
+	h, ok := headlessOf("claude", []string{"--resume", "s-gone", "-p", "hello there", "--output-format", "json"})
+	require.True(t, ok)
+	var out, errOut bytes.Buffer
+	assert.Equal(t, 1, h.run(Options{Persona: "claude", Script: sc, LogPath: log}, &out, &errOut))
+	assert.Empty(t, out.String())
+	assert.Equal(t, "No conversation found with session ID: s-gone\n", errOut.String())
+	got, err := agent.ParseHeadlessRun(agent.Claude, out.Bytes(), errOut.Bytes())
+	assert.ErrorIs(t, err, agent.ErrHeadlessTurn)
+	assert.False(t, got.Ran)
+	entries, err = mocklog.Read(log)
+	require.NoError(t, err)
+	assert.Len(t, entries, 6, "nothing logged: the prompt reached no agent")
+
+	_, ok = headlessOf("claude", []string{"--settings", "x.json"})
 	assert.False(t, ok, "an interactive claude is not headless")
 	_, ok = headlessOf("codex", []string{"-c", "x=1", "resume", "s-1"})
 	assert.False(t, ok, "an interactive codex resume is not headless")

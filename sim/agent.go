@@ -65,6 +65,21 @@ type Agent struct {
 	// clearLag keeps a taken prompt in the box that long (clearAt).
 	clearLag time.Duration
 	clearAt  time.Time
+	// hookLag is how long the submit hook of a taken prompt runs
+	// (HookFor); until hookUntil the agent reads no key: held are the
+	// keys and text that came meanwhile, read in order when it ends.
+	hookLag   time.Duration
+	hookUntil time.Time
+	hooked    string // the prompt the running hook announces
+	held      []func()
+	// typing is what an operator types, and when (TypeAfter).
+	typing []typed
+}
+
+// typed is text an operator types at a time.
+type typed struct {
+	at   time.Time
+	text string
 }
 
 // NewAgent returns an idle agent of persona.
@@ -127,6 +142,18 @@ func (a *Agent) Announce(path, pane string) *Agent { a.announce, a.announcePane 
 // clears the box.
 func (a *Agent) ClearAfter(d time.Duration) *Agent { a.clearLag = d; return a }
 
+// HookFor makes each prompt's submit hook (Claude's UserPromptSubmit) run
+// for d after the Enter that took it: the prompt stays in the box, the
+// agent announces it (Announce) and clears the box only when the hook
+// ends, and reads no key until then: what is typed or pressed meanwhile,
+// unseen on its screen, is read after, in order.
+func (a *Agent) HookFor(d time.Duration) *Agent { a.hookLag = d; return a }
+
+// Hooking says whether a submit hook runs (HookFor).
+func (a *Agent) Hooking() bool { a.advance(); return a.hooking() }
+
+func (a *Agent) hooking() bool { return !a.hookUntil.IsZero() && a.now().Before(a.hookUntil) }
+
 // PutBackAfter interrupts the next turn d after it starts, before its
 // first token: like Claude after an Esc, the agent turns idle and puts the
 // prompt back into its input box.
@@ -146,7 +173,21 @@ func (a *Agent) Input() string { a.advance(); return a.input }
 func (a *Agent) CopyMode() *Agent { a.copyMode = true; return a }
 
 // Type puts text in the input line, as an operator typing would.
-func (a *Agent) Type(text string) *Agent { a.input += text; return a }
+func (a *Agent) Type(text string) *Agent {
+	a.advance()
+	if a.hooking() {
+		a.held = append(a.held, func() { a.Type(text) })
+		return a
+	}
+	a.input += text
+	return a
+}
+
+// TypeAfter makes an operator type text d from now (Type).
+func (a *Agent) TypeAfter(d time.Duration, text string) *Agent {
+	a.typing = append(a.typing, typed{at: a.now().Add(d), text: text})
+	return a
+}
 
 // Busy reports whether the agent is working.
 func (a *Agent) Busy() bool { a.advance(); return a.busy }
@@ -165,6 +206,20 @@ func (a *Agent) advance() {
 	}
 	if !a.clearAt.IsZero() && !a.now().Before(a.clearAt) {
 		a.input, a.clearAt = "", time.Time{}
+	}
+	for len(a.typing) > 0 && !a.now().Before(a.typing[0].at) {
+		text := a.typing[0].text
+		a.typing = a.typing[1:]
+		a.Type(text)
+	}
+	if !a.hookUntil.IsZero() && !a.now().Before(a.hookUntil) {
+		a.hookUntil, a.input = time.Time{}, ""
+		a.announceNow(a.hooked)
+		held := a.held
+		a.held = nil
+		for _, f := range held {
+			f()
+		}
 	}
 	if a.busy && !a.putBackAt.IsZero() && !a.now().Before(a.putBackAt) {
 		// Interrupted before the turn's end: it never answers.
@@ -207,6 +262,10 @@ func (a *Agent) starting() bool { return a.now().Before(a.readyAt) }
 
 func (a *Agent) paste(text string) {
 	a.advance()
+	if a.hooking() {
+		a.held = append(a.held, func() { a.paste(text) })
+		return
+	}
 	if a.dialog || a.dead || a.starting() {
 		return
 	}
@@ -217,6 +276,10 @@ func (a *Agent) paste(text string) {
 
 func (a *Agent) key(k string) {
 	a.advance()
+	if a.hooking() {
+		a.held = append(a.held, func() { a.key(k) })
+		return
+	}
 	if a.dead {
 		return
 	}
@@ -270,18 +333,28 @@ func (a *Agent) key(k string) {
 func (a *Agent) take(mode string) {
 	a.Submissions = append(a.Submissions, Submission{Text: a.input, Mode: mode, At: a.now()})
 	a.dialog = a.dialog || a.ask
-	if a.announce != "" {
-		b, _ := json.Marshal(hook.Event{Time: a.now(), Pane: a.announcePane, Agent: a.Persona, Kind: hook.PromptSubmit, Prompts: []string{a.input}})
-		if f, err := os.OpenFile(a.announce, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
-			_, _ = f.Write(append(b, '\n'))
-			_ = f.Close()
-		}
+	if a.hookLag > 0 {
+		a.hookUntil, a.hooked = a.now().Add(a.hookLag), a.input
+		return
 	}
+	a.announceNow(a.input)
 	if a.clearLag > 0 {
 		a.clearAt = a.now().Add(a.clearLag)
 		return
 	}
 	a.input = ""
+}
+
+// announceNow appends the prompt-submit event of prompt (Announce).
+func (a *Agent) announceNow(prompt string) {
+	if a.announce == "" {
+		return
+	}
+	b, _ := json.Marshal(hook.Event{Time: a.now(), Pane: a.announcePane, Agent: a.Persona, Kind: hook.PromptSubmit, Prompts: []string{prompt}})
+	if f, err := os.OpenFile(a.announce, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); err == nil {
+		_, _ = f.Write(append(b, '\n'))
+		_ = f.Close()
+	}
 }
 
 // scrolledOff is the history no longer on the screen: its scrollback.

@@ -151,6 +151,13 @@ type Deliverer struct {
 	// answer shows no busy line, and its Enter would steer the running
 	// turn instead of queueing. Asked only before a key is pressed.
 	Working func(kind agent.Kind, p mux.Pane) bool
+	// Announcing, when set, says whether the agent in pane p runs its
+	// submit hook now (Claude's UserPromptSubmit, Gemini's BeforeAgent):
+	// it took an Enter and reads no key until the hook ends, its box still
+	// showing the text. No further Enter is pressed then: queued behind
+	// keys someone types meanwhile, unseen on the screen, it would submit
+	// their text once the agent reads them.
+	Announcing func(p mux.Pane) bool
 }
 
 // Send delivers req. On refusal the error wraps ErrPaneDead,
@@ -331,6 +338,10 @@ const maxClears = 20
 // paste) take their time.
 const showWindow = 5 * time.Second
 
+// hookWait is how long an agent that runs its submit hook is watched for
+// the submission it announces, pressing nothing (Deliverer.Announcing).
+const hookWait = 10 * time.Second
+
 // foreignGrace is how long text in the input box is watched before it is
 // taken for someone else's: the agent may still be clearing a submission.
 const foreignGrace = 300 * time.Millisecond
@@ -406,6 +417,24 @@ func (s *submission) run(ctx context.Context) error {
 		if attempt > 0 || !blind {
 			// Only into our own text, in an idle box with nothing over it.
 			if st.Dialog != "" || st.Menu || !st.HasInput || !p.Holds(st.Input, s.text) {
+				break
+			}
+		}
+		if attempt > 0 && s.d.Announcing != nil && s.d.Announcing(st.Pane) {
+			// A hook of the agent runs (the last Enter is being taken, or
+			// an earlier turn's hook ends): watch, pressing nothing, and
+			// look at the box afresh once it is over.
+			var ok bool
+			if st, ok, err = s.hooked(ctx, st, window); err != nil {
+				return err
+			} else if ok {
+				s.res.Outcome = Submitted
+				if lastBusy {
+					s.res.Outcome = Queued
+				}
+				return nil
+			}
+			if s.d.Announcing(st.Pane) || st.Dialog != "" || st.Menu || !st.HasInput || !p.Holds(st.Input, s.text) {
 				break
 			}
 		}
@@ -722,6 +751,21 @@ func (s *submission) watch(ctx context.Context, before observe.State, window tim
 			return st, false, nil
 		}
 	}
+}
+
+// hooked watches the pane while the agent runs a hook (Announcing), up to
+// hookWait, pressing nothing: it reports true when the submission was
+// seen, else the last state once the hook is over (or the wait is).
+func (s *submission) hooked(ctx context.Context, st observe.State, window time.Duration) (observe.State, bool, error) {
+	deadline := s.d.Clock.Now().Add(hookWait)
+	for s.d.Announcing(st.Pane) && s.d.Clock.Now().Before(deadline) {
+		var ok bool
+		var err error
+		if st, ok, err = s.watch(ctx, st, window); err != nil || ok {
+			return st, ok, err
+		}
+	}
+	return st, false, nil
 }
 
 // cleared follows a submission the agent announced until its input box no

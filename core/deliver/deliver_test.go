@@ -292,6 +292,33 @@ func TestAnnouncedPromptIsTakenOnceTheBoxClears(t *testing.T) {
 	assert.Len(t, a.Submissions, 1)
 }
 
+// The real Claude runs its UserPromptSubmit hook after the Enter that took
+// a prompt and before it clears its box and reads another key; on a
+// loaded machine the hook takes seconds. Text an operator types then is
+// not on the screen, which still shows party's text in the box: an Enter
+// pressed again then (the first not seen taken in its confirm window) is
+// read after their text and submits it. While the agent runs its hook
+// (Announcing) no Enter is pressed: the operator's text stays in the box,
+// and the agent took party's once.
+func TestNoEnterBehindTextTypedWhileTheSubmitHookRuns(t *testing.T) {
+	clock := sim.NewClock()
+	m := sim.NewMux(clock)
+	events := filepath.Join(t.TempDir(), "events.jsonl")
+	a := sim.NewAgent("claude")
+	p := m.Add("s", "claude", a)
+	p.Info.Hooks = "claude"
+	a.Announce(events, p.Info.ID).HookFor(3*time.Second).TypeAfter(200*time.Millisecond, "operator draft")
+	d := &deliver.Deliverer{Mux: m, Clock: clock, Locker: &sim.Locker{}, Events: observe.Events{Path: events},
+		Announcing: func(mux.Pane) bool { return a.Hooking() }}
+	res, err := d.Send(context.Background(), deliver.Request{Pane: p.Info.ID, Profile: agent.Lookup(agent.Claude), Text: "[BRIDGE_TRIGGER id=acc-24 thread=t]\njob 24\n[/BRIDGE_TRIGGER]"})
+	require.NoError(t, err)
+	assert.Equal(t, deliver.Submitted, res.Outcome)
+	assert.Equal(t, 1, res.Enters, "presses: %s", m.History(p.Info.ID))
+	require.Len(t, a.Submissions, 1, "submissions: %+v", a.Submissions)
+	assert.Contains(t, a.Submissions[0].Text, "acc-24")
+	assert.Equal(t, "operator draft", a.Input(), "the operator's text stays in the box, not submitted")
+}
+
 // What an agent wrote is typed only into claude, codex or gemini: a shell
 // would run it, another program may.
 func TestAgentsOnlyDelivery(t *testing.T) {

@@ -25,6 +25,8 @@ func NewDeliverer(m mux.Multiplexer, clk clock.Clock, getenv func(string) string
 	d.Working = func(kind agent.Kind, p mux.Pane) bool {
 		return kind == agent.Codex && wait.CodexWorking(wait.CodexRolloutFiles(p.PID, hook.CodexHome(getenv), clk.Now)())
 	}
+	// An agent that runs its submit hook took the last Enter.
+	d.Announcing = func(p mux.Pane) bool { return wait.HookRunning(p.PID) }
 	if stateDir == "" {
 		return d
 	}

@@ -377,6 +377,27 @@ func isRollout(path string) bool {
 }
 
 // processTree returns pid and its descendants, read from /proc/*/stat.
+// HookRunning says whether a hook party installed (party hook AGENT, as
+// hook.IsPartyCommand reads it) runs under the agent of process pid: the
+// agent took a prompt and runs its submit hook (Claude's UserPromptSubmit,
+// Gemini's BeforeAgent) before it clears its box and reads further keys.
+func HookRunning(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	for _, p := range processTree(pid)[1:] {
+		b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(p), "cmdline"))
+		if err != nil {
+			continue
+		}
+		argv := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+		if len(argv) >= 2 && filepath.Base(argv[0]) == "party" && argv[1] == "hook" {
+			return true
+		}
+	}
+	return false
+}
+
 func processTree(pid int) []int {
 	parent := map[int]int{}
 	entries, _ := os.ReadDir("/proc")

@@ -3,6 +3,7 @@ package wait
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -259,4 +260,35 @@ func TestCodexWorking(t *testing.T) {
 			assert.Equal(t, tt.want, CodexWorking(files))
 		})
 	}
+}
+
+// TestHookRunning: a process `party hook AGENT` under the agent's is its
+// hook at work; another child is not.
+func TestHookRunning(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	require.NoError(t, os.Symlink(sh, filepath.Join(dir, "party")))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "hook"), []byte("read line\n"), 0o600))
+	start := func(argv0 string, args ...string) *exec.Cmd {
+		// sh runs the script "hook", which waits on its stdin: its
+		// command line is argv0 and args, as the agent started it.
+		cmd := &exec.Cmd{Path: filepath.Join(dir, "party"), Args: append([]string{argv0}, args...), Dir: dir}
+		in, err := cmd.StdinPipe()
+		require.NoError(t, err)
+		require.NoError(t, cmd.Start())
+		t.Cleanup(func() { _ = in.Close(); _ = cmd.Wait() })
+		return cmd
+	}
+	assert.False(t, HookRunning(os.Getpid()), "no hook yet")
+	start(filepath.Join(dir, "party"), "hook", "claude")
+	assert.True(t, HookRunning(os.Getpid()), "party hook claude runs under this process")
+	assert.False(t, HookRunning(0))
+}
+
+func TestHookRunningIgnoresOtherChildren(t *testing.T) {
+	cmd := exec.Command("sleep", "5")
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	assert.False(t, HookRunning(os.Getpid()))
 }
