@@ -165,3 +165,63 @@ func TestSupervisorPaneGoneDuringTheSend(t *testing.T) {
 		})
 	}
 }
+
+// busyOnceFx is agentFx whose first send finds someone typing in the box
+// (nothing pasted: OPERATOR_BUSY), and whose wait for a turn the agent
+// never took waits on (a turn it did take is answered).
+type busyOnceFx struct {
+	*agentFx
+	bmu   sync.Mutex
+	sends int
+}
+
+func (f *busyOnceFx) Send(ctx context.Context, rt supervise.Runtime, text string) supervise.SendReport {
+	f.bmu.Lock()
+	f.sends++
+	first := f.sends == 1
+	f.bmu.Unlock()
+	if first {
+		return supervise.SendReport{Class: supervise.OperatorBusy, Err: errors.New("someone typed into the input box as the text was pasted")}
+	}
+	return f.agentFx.Send(ctx, rt, text)
+}
+
+func (f *busyOnceFx) Await(ctx context.Context, rt supervise.Runtime, turn supervise.TurnRecord) (string, supervise.Class, error) {
+	f.mu.Lock()
+	took := f.seen[idOf(turn.Prompt)] > 0
+	f.mu.Unlock()
+	if !took {
+		<-ctx.Done()
+		return "", "", ctx.Err()
+	}
+	return f.agentFx.Await(ctx, rt, turn)
+}
+
+// TestSupervisorNoWaitForASendThatFailed: a send that failed before the
+// paste (someone typing) leaves the trigger deferred; no wait for the
+// answer of a turn it never started runs then, so nothing holds up its
+// next send, which goes once the operator is done.
+func TestSupervisorNoWaitForASendThatFailed(t *testing.T) {
+	ctx := context.Background()
+	clk := NewClock()
+	store := openStore(t)
+	fx := &busyOnceFx{agentFx: &agentFx{clock: clk, seen: map[string]int{}, resumed: map[string]int{}}}
+	submit(t, store, clk, "b1")
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	l := &supervise.Loop{Store: store, Clock: clk, Policy: supervise.DefaultPolicy, Limits: supervise.DefaultLimits,
+		Recovery: supervise.DefaultRecoveryPolicy, Effects: fx, Wake: make(chan struct{}), ScanEvery: time.Second}
+	done := make(chan error, 1)
+	go func() { done <- l.Run(lctx) }()
+	require.Eventually(t, func() bool {
+		tr, err := store.Trigger(ctx, "b1")
+		return err == nil && !tr.Status.Open()
+	}, 10*time.Second, time.Millisecond)
+	cancel()
+	require.NoError(t, <-done)
+	tr, err := store.Trigger(ctx, "b1")
+	require.NoError(t, err)
+	assert.Equal(t, supervise.Completed, tr.Status, "class %s: %s", tr.Class, tr.Error)
+	assert.Equal(t, 1, fx.seen["b1"])
+	assert.Nil(t, tr.Fallback, "delivered in the pane, not through a fallback")
+}

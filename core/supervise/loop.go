@@ -551,7 +551,8 @@ func (l *Loop) move(ctx context.Context, rt Runtime, t Trigger) {
 		// wedged.
 		t = l.apply(ctx, t, Event{Kind: EvTick, At: now, Busy: t.Status == Delivered && look().Busy})
 	}
-	if t.Status.Open() && t.Status != TSending && t.Turn != nil {
+	if t.Status.Open() && t.Status != TSending && t.Reached && t.Turn != nil {
+		// (A send to retry started no turn: its wait would hold it up.)
 		l.await(ctx, rt, t)
 	}
 }
@@ -1015,8 +1016,11 @@ func (l *Loop) done(ctx context.Context, r result) {
 		r.ev = l.sendGone(ctx, t, r.ev, r.pasted)
 	}
 	t = l.apply(ctx, t, r.ev)
-	if r.ev.Kind == EvSent || r.ev.Kind == EvSendFailed {
-		// A send's worker is done; the wait for the answer is the next.
+	if (r.ev.Kind == EvSent || r.ev.Kind == EvSendFailed) && t.Reached {
+		// A send's worker is done; the wait for the answer is the next,
+		// for a text that reached the agent. One that did not (deferred,
+		// or a send to retry) started no turn: a wait would hold the
+		// trigger's next send up, its worker being the trigger's.
 		if rts, err := l.runtimes(ctx); err == nil && t.Status.Open() {
 			if rt, ok := rts[t.Role]; ok {
 				l.await(ctx, rt, t)
