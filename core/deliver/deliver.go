@@ -428,10 +428,7 @@ func (s *submission) run(ctx context.Context) error {
 			if st, ok, err = s.hooked(ctx, st, window); err != nil {
 				return err
 			} else if ok {
-				s.res.Outcome = Submitted
-				if lastBusy {
-					s.res.Outcome = Queued
-				}
+				s.taken(lastBusy)
 				return nil
 			}
 			if s.d.Announcing(st.Pane) || st.Dialog != "" || st.Menu || !st.HasInput || !p.Holds(st.Input, s.text) {
@@ -479,10 +476,7 @@ func (s *submission) run(ctx context.Context) error {
 			return err
 		}
 		if ok {
-			s.res.Outcome = Submitted
-			if busy {
-				s.res.Outcome = Queued
-			}
+			s.taken(busy)
 			return nil
 		}
 		if blind {
@@ -497,10 +491,7 @@ func (s *submission) run(ctx context.Context) error {
 		if st, ok, err = s.watch(ctx, st, window); err != nil {
 			return err
 		} else if ok {
-			s.res.Outcome = Submitted
-			if lastBusy {
-				s.res.Outcome = Queued
-			}
+			s.taken(lastBusy)
 			return nil
 		}
 	}
@@ -974,4 +965,13 @@ func Sanitize(text string) string {
 		i += size
 	}
 	return b.String()
+}
+
+// taken records that the agent took the text: submitted, or queued when
+// it was busy.
+func (s *submission) taken(busy bool) {
+	s.res.Outcome = Submitted
+	if busy {
+		s.res.Outcome = Queued
+	}
 }
