@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -495,9 +496,17 @@ func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 		cmd := exec.Command(args[1], args[2:]...)
 		cmd.Dir = ts.Getenv("WORK")
 		cmd.Env = append(scriptEnv(ts), "PARTY_TMUX_SOCKET="+ts.Getenv("SOCK"), "PARTY_SESSION="+ts.Getenv("PARTY_SESSION"))
-		out, _ = cmd.Output()
+		var err error
+		out, err = cmd.Output()
 		if re.Match(out) {
 			return
+		}
+		if err != nil { // say why the last try printed nothing that matched
+			var ee *exec.ExitError
+			if errors.As(err, &ee) {
+				out = append(out, ee.Stderr...)
+			}
+			out = append(out, "\n("+err.Error()+")"...)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -539,7 +539,11 @@ func KeepSupervisor(ctx context.Context, env *Env, stdout io.Writer, opts RunOpt
 	}
 	s := &review.Supervisor{Dir: dir, Clock: env.Clock, Logf: review.Logger(env.Clock, env.Stderr, dir),
 		Start: review.Program(argv, env.Environ, stdout, env.Stderr), MaxCrashes: crashLimit, CrashWindow: crashWindow,
-		GiveUp: func(err error) error { return gaveUp(env, dir, err) }}
+		GiveUp: func(err error) error { return gaveUp(env, dir, err) },
+		Served: func(pid int) bool {
+			d, ok := readDaemon(dir)
+			return ok && d.State == DaemonServing && d.PID == pid
+		}}
 	err = s.Run(ctx)
 	if errors.Is(err, review.ErrRunning) {
 		return fmt.Errorf("the supervisor of this session: %w", supervise.ErrRunning)

@@ -35,7 +35,8 @@ const (
 	DaemonGaveUp = "gave_up"
 )
 
-// crashLimit runs that fail within crashWindow make the babysitter give up.
+// crashLimit runs that fail within crashWindow, none of them after it
+// served, make the babysitter give up.
 const (
 	crashLimit  = 3
 	crashWindow = time.Minute

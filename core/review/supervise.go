@@ -62,6 +62,12 @@ type Supervisor struct {
 	MaxCrashes  int
 	CrashWindow time.Duration
 	GiveUp      func(error) error
+	// Served, when set, says whether the run with that pid got going (it
+	// served) before it crashed: such a crash is restarted and starts the
+	// count again, as a crash loop is runs that fail before they get
+	// going. A crash it provokes again is bounded by the attempts of the
+	// work it was doing.
+	Served func(pid int) bool
 }
 
 // Run holds the supervisor's lock (ErrRunning when another process holds
@@ -100,6 +106,9 @@ func (s *Supervisor) Run(ctx context.Context) error {
 				return nil
 			}
 			now := s.Clock.Now()
+			if s.Served != nil && s.Served(child.Pid()) {
+				crashes = nil
+			}
 			crashes = append(timesAfter(crashes, now.Add(-s.CrashWindow)), now)
 			if s.MaxCrashes > 0 && len(crashes) >= s.MaxCrashes {
 				s.Logf("supervisor: coordinator (pid %d) crashed: %v; %d crashes within %s: giving up", child.Pid(), err, len(crashes), s.CrashWindow)

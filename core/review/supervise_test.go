@@ -120,6 +120,30 @@ func TestSupervisorCrashLoop(t *testing.T) {
 	assert.False(t, held, "the lock is released")
 }
 
+// TestSupervisorCrashLoopCountsRunsThatNeverServed: runs that served
+// before they crashed (killed mid-work) are restarted every time; the
+// count of a loop starts again at each, so runs that fail before they get
+// going give up only when crashLimit of them follow each other.
+func TestSupervisorCrashLoopCountsRunsThatNeverServed(t *testing.T) {
+	crash := errors.New("signal: killed")
+	clk := &fakeClock{now: t0}
+	var log logLines
+	started := 0
+	served := map[int]bool{10: true, 11: true, 12: true, 13: true, 14: true, 16: true}
+	s := &Supervisor{Dir: t.TempDir(), Clock: clk, Logf: log.logf, MaxCrashes: 3, CrashWindow: time.Minute,
+		Served: func(pid int) bool { return served[pid] },
+		Start: func() (Child, error) {
+			started++
+			return &fakeChild{pid: 9 + started, exit: crash, terminated: make(chan struct{})}, nil
+		}}
+	err := s.Run(context.Background())
+	require.ErrorIs(t, err, ErrCrashLoop)
+	// 10-14 served; 15 did not; 16 served (the count starts again); 17, 18
+	// did not: with 16's crash, three within the window.
+	assert.Equal(t, 9, started, "runs started")
+	assert.Equal(t, "supervisor: coordinator (pid 18) crashed: signal: killed; 3 crashes within 1m0s: giving up", log[len(log)-1])
+}
+
 func TestSupervisorStartFails(t *testing.T) {
 	s := &Supervisor{Dir: t.TempDir(), Clock: &fakeClock{now: t0}, Logf: t.Logf,
 		Start: func() (Child, error) { return nil, exec.ErrNotFound }}
