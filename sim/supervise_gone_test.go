@@ -73,9 +73,9 @@ func (f *goneFx) Restart(context.Context, supervise.Runtime, bool) (string, erro
 	return "", nil
 }
 
-func (f *goneFx) Probe(ctx context.Context, rt supervise.Runtime) (supervise.Class, string) {
+func (f *goneFx) Probe(ctx context.Context, rt supervise.Runtime) supervise.Probed {
 	if f.isGone() {
-		return supervise.TargetNotFound, "pane %0: no such pane"
+		return supervise.Probed{Class: supervise.TargetNotFound, Why: "pane %0: no such pane"}
 	}
 	return f.agentFx.Probe(ctx, rt)
 }

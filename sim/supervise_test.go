@@ -74,12 +74,12 @@ func (f *agentFx) Spawn(context.Context, supervise.Runtime) (string, error) {
 	return "", nil
 }
 
-func (f *agentFx) Probe(_ context.Context, _ supervise.Runtime) (supervise.Class, string) {
+func (f *agentFx) Probe(_ context.Context, _ supervise.Runtime) supervise.Probed {
 	f.point("probe")
 	if f.busy != nil && f.busy(f.clock.Now()) {
-		return supervise.OperatorBusy, "draft"
+		return supervise.Probed{Class: supervise.OperatorBusy, Why: "draft", Held: true}
 	}
-	return "", ""
+	return supervise.Probed{}
 }
 
 func (f *agentFx) Prepare(_ context.Context, rt supervise.Runtime, text string) (string, *supervise.TurnRecord, error) {

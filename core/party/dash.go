@@ -151,7 +151,13 @@ func watchDash(ctx context.Context, env *Env, events chan<- dash.Event) {
 		return
 	}
 	relist := make(chan struct{}, 1)
-	running := map[string]context.CancelFunc{}
+	// A session's watcher is waited for before its SessionGone is sent:
+	// nothing it read last can bring the session back after.
+	type watcher struct {
+		cancel context.CancelFunc
+		done   chan struct{}
+	}
+	running := map[string]watcher{}
 	var soon <-chan time.Time
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -161,21 +167,24 @@ func watchDash(ctx context.Context, env *Env, events chan<- dash.Event) {
 			seen := map[string]bool{}
 			for _, info := range infos {
 				seen[info.Name] = true
-				if running[info.Name] != nil {
+				if _, ok := running[info.Name]; ok {
 					continue
 				}
 				sctx, cancel := context.WithCancel(ctx)
-				running[info.Name] = cancel
+				w := watcher{cancel: cancel, done: make(chan struct{})}
+				running[info.Name] = w
 				ds := newDashSession(env, cfg, info)
 				wg.Add(1)
 				go func() { // ends with sctx or the session
 					defer wg.Done()
+					defer close(w.done)
 					ds.watch(sctx, events, relist)
 				}()
 			}
-			for name, cancel := range running {
+			for name, w := range running {
 				if !seen[name] {
-					cancel()
+					w.cancel()
+					<-w.done
 					delete(running, name)
 					send(ctx, events, dash.SessionGone{Session: name})
 				}

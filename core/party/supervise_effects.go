@@ -169,38 +169,41 @@ func (e *paneEffects) pane(ctx context.Context, rt supervise.Runtime) (mux.Pane,
 }
 
 // Probe says whether an operator is busy in rt's pane: text of theirs in
-// the input box, a dialog or menu, copy mode, or a key press of a client
-// showing the pane within the quiet window.
-func (e *paneEffects) Probe(ctx context.Context, rt supervise.Runtime) (supervise.Class, string) {
+// the input box, a dialog or menu, copy mode (each holds the pane), or a
+// key press of a client showing the pane within the quiet window.
+func (e *paneEffects) Probe(ctx context.Context, rt supervise.Runtime) supervise.Probed {
+	held := func(why string) supervise.Probed {
+		return supervise.Probed{Class: supervise.OperatorBusy, Why: why, Held: true}
+	}
 	p, screen, err := e.env.Tmux.Inspect(ctx, rt.Pane)
 	switch {
 	case errors.Is(err, mux.ErrNoPane):
-		return supervise.TargetNotFound, err.Error()
+		return supervise.Probed{Class: supervise.TargetNotFound, Why: err.Error()}
 	case err != nil:
-		return supervise.SendKeysError, err.Error()
+		return supervise.Probed{Class: supervise.SendKeysError, Why: err.Error()}
 	case p.Role != rt.Role:
-		return supervise.TargetNotFound, fmt.Sprintf("pane %s holds role %q now", rt.Pane, p.Role)
+		return supervise.Probed{Class: supervise.TargetNotFound, Why: fmt.Sprintf("pane %s holds role %q now", rt.Pane, p.Role)}
 	case p.Dead:
-		return supervise.PaneDead, "the agent's pane is dead"
+		return supervise.Probed{Class: supervise.PaneDead, Why: "the agent's pane is dead"}
 	case p.InMode:
-		return supervise.OperatorBusy, "the pane is in copy mode"
+		return held("the pane is in copy mode")
 	}
 	profile := talk.Profile(e.cfg, p)
 	st := observe.Read(profile, p, screen)
 	switch {
 	case st.Dialog != "":
-		return supervise.OperatorBusy, "a dialog is open: " + st.Dialog
+		return held("a dialog is open: " + st.Dialog)
 	case st.Menu:
-		return supervise.OperatorBusy, "a menu is open over the input box"
+		return held("a menu is open over the input box")
 	case st.HasInput && strings.TrimSpace(st.Input) != "":
-		return supervise.OperatorBusy, "the input box holds text that is not ours"
+		return held("the input box holds text that is not ours")
 	}
 	if last, shown, err := e.env.Tmux.LastKey(ctx, rt.Pane); err == nil && shown {
 		if ago := e.env.Clock.Now().Sub(last); ago < e.quiet {
-			return supervise.OperatorBusy, fmt.Sprintf("a client showing the pane had a key press %s ago", ago.Round(time.Second))
+			return supervise.Probed{Class: supervise.OperatorBusy, Why: fmt.Sprintf("a client showing the pane had a key press %s ago", ago.Round(time.Second))}
 		}
 	}
-	return "", ""
+	return supervise.Probed{}
 }
 
 // talkDeps are the turn helpers of talk over the session.

@@ -179,7 +179,7 @@ func lastLine(s string) string {
 // and reconciliation brings the agent back, resumed, once the fallback is
 // over.
 func (e *paneEffects) stopHung(ctx context.Context, rt supervise.Runtime) {
-	if class, _ := e.Probe(ctx, rt); class != "" {
+	if e.Probe(ctx, rt).Class != "" {
 		return
 	}
 	p, err := e.env.Tmux.Pane(ctx, rt.Pane)
@@ -200,8 +200,8 @@ func (e *paneEffects) stopHung(ctx context.Context, rt supervise.Runtime) {
 // Spawn starts a fresh agent (a new session) in rt's pane, unless someone
 // types there: that would end their draft.
 func (e *paneEffects) Spawn(ctx context.Context, rt supervise.Runtime) (string, error) {
-	if class, why := e.Probe(ctx, rt); class == supervise.OperatorBusy {
-		return "", fmt.Errorf("someone is busy in the pane (%s); a fresh agent would end their work", why)
+	if p := e.Probe(ctx, rt); p.Class == supervise.OperatorBusy {
+		return "", fmt.Errorf("someone is busy in the pane (%s); a fresh agent would end their work", p.Why)
 	}
 	return e.Restart(ctx, rt, false)
 }

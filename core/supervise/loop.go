@@ -34,10 +34,11 @@ type Effects interface {
 	// Spawn starts a fresh agent (a new session) in rt's pane, unless
 	// someone types there; it returns the new token's hash.
 	Spawn(ctx context.Context, rt Runtime) (tokenHash string, err error)
-	// Probe looks at rt before a delivery: "" when it may go;
-	// OperatorBusy (and why) while someone types there or a dialog or
-	// mode is up; PaneDead or TargetNotFound.
-	Probe(ctx context.Context, rt Runtime) (Class, string)
+	// Probe looks at rt before a delivery: no class when it may go;
+	// OperatorBusy while someone types there (held while their text, a
+	// dialog, a menu or copy mode holds the pane); PaneDead or
+	// TargetNotFound.
+	Probe(ctx context.Context, rt Runtime) Probed
 	// Prepare makes text ready for rt's agent: the text to paste and its
 	// turn, which starts now (saved before the send).
 	Prepare(ctx context.Context, rt Runtime, text string) (string, *TurnRecord, error)
@@ -90,6 +91,15 @@ type ResumeReport struct {
 	// writer) did not reach it.
 	Reached bool
 	Err     error
+}
+
+// Probed is what a look at a runtime before a delivery found (Probe).
+type Probed struct {
+	Class Class  // "" when a delivery may go
+	Why   string // what was seen
+	// Held: the operator's text, a dialog, a menu or copy mode holds the
+	// pane (OperatorBusy): not even a forced trigger goes in.
+	Held bool
 }
 
 // Sighting is what a look at a runtime found of a trigger.
@@ -632,7 +642,7 @@ func (l *Loop) probe(ctx context.Context, rt Runtime, t Trigger) Trigger {
 // paneGone says whether rt's pane is dead or gone and rt will be
 // restarted (restarting).
 func (l *Loop) paneGone(ctx context.Context, rt Runtime) bool {
-	class, _ := l.Effects.Probe(ctx, rt)
+	class := l.Effects.Probe(ctx, rt).Class
 	return (class == PaneDead || class == TargetNotFound) && l.restarting(rt)
 }
 
@@ -749,8 +759,8 @@ func (l *Loop) probeEvent(ctx context.Context, rt Runtime, t Trigger) Event {
 	if until, why, err := rateLimit(ctx, l.Store, l.Limits, now, rt.Role, t.Thread); err == nil && !until.IsZero() {
 		return Event{Kind: EvProbed, At: now, Class: RateLimited, Until: until, Err: why}
 	}
-	class, why := l.Effects.Probe(ctx, rt)
-	return Event{Kind: EvProbed, At: now, Class: class, Err: why}
+	p := l.Effects.Probe(ctx, rt)
+	return Event{Kind: EvProbed, At: now, Class: p.Class, Err: p.Why, Held: p.Held}
 }
 
 // count feeds the metrics with what a step did.

@@ -106,17 +106,21 @@ const (
 
 // Event is one input of Step.
 type Event struct {
-	Kind    EventKind   `json:"kind"`
-	At      time.Time   `json:"at"`
-	Class   Class       `json:"class,omitempty"`
-	Until   time.Time   `json:"until,omitzero"`
-	Outcome string      `json:"outcome,omitempty"`
-	Acked   bool        `json:"acked,omitempty"`
-	Reached bool        `json:"reached,omitempty"`
-	Source  string      `json:"source,omitempty"`
-	Answer  string      `json:"answer,omitempty"`
-	Err     string      `json:"error,omitempty"`
-	Busy    bool        `json:"busy,omitempty"`
+	Kind    EventKind `json:"kind"`
+	At      time.Time `json:"at"`
+	Class   Class     `json:"class,omitempty"`
+	Until   time.Time `json:"until,omitzero"`
+	Outcome string    `json:"outcome,omitempty"`
+	Acked   bool      `json:"acked,omitempty"`
+	Reached bool      `json:"reached,omitempty"`
+	Source  string    `json:"source,omitempty"`
+	Answer  string    `json:"answer,omitempty"`
+	Err     string    `json:"error,omitempty"`
+	Busy    bool      `json:"busy,omitempty"`
+	// Held (with OperatorBusy): the operator's text, a dialog, a menu or
+	// copy mode holds the pane; nothing goes in, not even a forced
+	// trigger. Without it the operator only pressed a key lately.
+	Held    bool        `json:"held,omitempty"`
 	Turn    *TurnRecord `json:"turn,omitempty"`
 	Preface string      `json:"preface,omitempty"`
 }
@@ -364,7 +368,7 @@ func (t *Trigger) probed(p Policy, ev Event) ([]Action, error) {
 		return []Action{{Kind: ActSend}}, nil
 
 	case OperatorBusy:
-		if t.Force {
+		if t.Force && !ev.Held { // a forced trigger goes by a typing person, never into their text
 			t.Status, t.Class, t.NextAt = TSending, "", time.Time{}
 			t.Attempts++
 			return []Action{{Kind: ActSend}}, nil

@@ -66,8 +66,11 @@ func TestPhaseTable(t *testing.T) {
 				assert.Equal(t, after(5*time.Second), got.NextAt)
 				assert.Equal(t, t0, got.DeferredAt)
 			}},
-		{name: "force goes through a busy operator", from: trig(Queued, func(t *Trigger) { t.Force = true }),
+		{name: "force goes by an operator who pressed a key", from: trig(Queued, func(t *Trigger) { t.Force = true }),
 			ev: Event{Kind: EvProbed, At: t0, Class: OperatorBusy}, want: TSending, acts: []string{"send"}},
+		{name: "force never goes into the operator's text", from: trig(Queued, func(t *Trigger) { t.Force = true }),
+			ev: Event{Kind: EvProbed, At: t0, Class: OperatorBusy, Err: "draft", Held: true}, want: TDeferred,
+			acts: []string{"audit:trigger_deferred"}, then: func(t *testing.T, got Trigger) { assert.Equal(t, 0, got.Attempts) }},
 		{name: "a rate limit defers until the window allows", from: trig(Queued),
 			ev:   Event{Kind: EvProbed, At: t0, Class: RateLimited, Until: after(30 * time.Second)},
 			want: TDeferred, acts: []string{"audit:trigger_deferred"},

@@ -41,7 +41,7 @@ answer; a failure exits with its class (see docs/exit-codes.md).`,
 	fl.StringVar(&opts.Reason, "reason", "", "why, one line (shown in the envelope)")
 	fl.BoolVar(&opts.Wait, "wait", false, "wait until the trigger ends and print the answer")
 	durationVar(fl, &opts.Timeout, "timeout", 0, "supervise.turnTimeout", "how long --wait waits")
-	fl.BoolVar(&opts.Force, "force", false, "deliver at once although the operator is busy (needs --actor and --why)")
+	fl.BoolVar(&opts.Force, "force", false, "deliver at once although a person pressed a key lately; never into their text, a dialog or a menu (needs --actor and --why)")
 	fl.StringVar(&opts.Actor, "actor", "", "who forces it (audited)")
 	fl.StringVar(&opts.Why, "why", "", "why it is forced (audited)")
 	cmd.AddCommand(newTriggerShowCmd(f, nil), newTriggerListCmd(f, nil), newTriggerUnblockCmd(f, nil))
