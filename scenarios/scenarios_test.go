@@ -34,13 +34,15 @@ var update = golden.Update
 
 func TestMain(m *testing.M) {
 	mock := func() { os.Exit(mockagents.Main()) }
-	testscript.Main(m, map[string]func(){
+	commands := map[string]func(){
 		"party":     func() { os.Exit(cli.Main()) },
 		"claude":    mock,
 		"codex":     mock,
 		"gemini":    mock,
 		"mockagent": mock,
-	})
+	}
+	gateParallel(commands)
+	testscript.Main(m, commands)
 }
 
 // waitLimit bounds every wait of a scenario; it is a hang guard, not a
@@ -144,7 +146,9 @@ func setup(env *testscript.Env) error {
 		env.Setenv(realagent.TokenVar, real.token)
 	}
 	env.Values[realKey{}] = real
+	release := takeSlot(work)
 	env.Defer(func() {
+		defer release() // last: the next scenario starts once this one is gone
 		killServer(env.Getenv, sock)
 		real.teardown(env.T())
 		os.RemoveAll(tmpdir)
@@ -492,6 +496,10 @@ func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	deadline := time.Now().Add(waitLimit)
 	var out []byte
+	// Each try runs a program, party a -race binary among them: the tries
+	// back off from 20 ms to 200 ms, so that a long wait does not load
+	// the machine the other scenarios run on.
+	pause := 20 * time.Millisecond
 	for time.Now().Before(deadline) {
 		cmd := exec.Command(args[1], args[2:]...)
 		cmd.Dir = ts.Getenv("WORK")
@@ -508,7 +516,8 @@ func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 			}
 			out = append(out, "\n("+err.Error()+")"...)
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(pause)
+		pause = min(pause*3/2, 200*time.Millisecond)
 	}
 	ts.Fatalf("%s never printed a match for %q; last output:\n%s", strings.Join(args[1:], " "), args[0], out)
 }
