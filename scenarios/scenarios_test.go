@@ -41,7 +41,6 @@ func TestMain(m *testing.M) {
 		"gemini":    mock,
 		"mockagent": mock,
 	}
-	gateParallel(commands)
 	testscript.Main(m, commands)
 }
 
@@ -146,9 +145,7 @@ func setup(env *testscript.Env) error {
 		env.Setenv(realagent.TokenVar, real.token)
 	}
 	env.Values[realKey{}] = real
-	release := takeSlot(work)
 	env.Defer(func() {
-		defer release() // last: the next scenario starts once this one is gone
 		killServer(env.Getenv, sock)
 		real.teardown(env.T())
 		os.RemoveAll(tmpdir)

@@ -226,6 +226,11 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *Result) (wait.Re
 	}
 	res, err := t.deliver(qctx, p, profile, text, pasting)
 	out.Outcome = res.Outcome
+	if err != nil && ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		// Its time ran out while the text was being delivered (a slow
+		// agent or machine): say so, as a timeout.
+		return wait.Result{}, fmt.Errorf("no answer from %s after %s: the delivery had not finished (%v): %w", p.ID, t.opts.Timeout, err, wait.ErrTimeout)
+	}
 	if err != nil {
 		return wait.Result{}, err
 	}
