@@ -9,6 +9,8 @@ MOCKS   := claude codex gemini mockagent
 # The scenarios package alone ran past 25 minutes on a loaded 2-core
 # machine once the supervisor's crash and acceptance scenarios came in:
 # the hang guard is 60 minutes, inside CI's 90.
+# Two real and two mock scenarios at once (2026-11-28) took 25 min but
+# failed five scenarios on load: two it stays (docs/contributing.md).
 TESTFLAGS ?= -race -count=1 -timeout 60m
 # A -race binary sleeps 1 s at exit (atexit_sleep_ms) unless told not to.
 export GORACE ?= atexit_sleep_ms=0
