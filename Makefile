@@ -3,15 +3,19 @@
 GO      ?= go
 BIN     := bin
 MOCKS   := claude codex gemini mockagent
-# Keep -race on. Two scenarios run side by side (GOMAXPROCS on 2 cores):
-# three took 13-14 min instead of 19.5, but real agents under that load
-# failed two scenarios of 213 in one run of two.
-# The scenarios package alone ran past 25 minutes on a loaded 2-core
-# machine once the supervisor's crash and acceptance scenarios came in:
-# the hang guard is 60 minutes, inside CI's 90.
-# Two real and two mock scenarios at once (2026-11-28) took 25 min but
-# failed five scenarios on load: two it stays (docs/contributing.md).
-TESTFLAGS ?= -race -count=1 -timeout 60m
+# make test: every package but the scenarios under -race, then the
+# scenarios without it. The scenarios run party, its daemons, hooks and
+# mocks thousands of times as processes; those were nine tenths of the
+# suite's CPU, and a -race binary starts ~5x slower and runs 2-10x
+# slower (35 mock scenarios, talk_*, send_claude* and some supervise_*:
+# 199 s under -race, 119 s without). The race detector still runs on
+# every package's own tests (the supervisor's loop, the stores, the
+# waits, the sim); make race runs the scenarios under it too. Two
+# scenarios run side by side (GOMAXPROCS on 2 cores): docs/contributing.md
+# says why not more.
+TESTFLAGS ?= -count=1 -timeout 60m
+# The hang guard is 60 minutes, inside CI's 90.
+SCENARIOS := ./scenarios
 # A -race binary sleeps 1 s at exit (atexit_sleep_ms) unless told not to.
 export GORACE ?= atexit_sleep_ms=0
 # Linters, pinned; go run fetches them through the module proxy, so CI
@@ -45,7 +49,12 @@ agents: ## install the pinned real agents (claude, codex, gemini) into ~/.cache/
 
 .PHONY: test
 test: tmux agents ## run every test, tmux scenarios and real agents included
-	$(GO) test $(TESTFLAGS) ./...
+	$(GO) test -race $(TESTFLAGS) $$($(GO) list ./... | grep -vx 'github.com/partyhq/party/scenarios')
+	$(GO) test $(TESTFLAGS) $(SCENARIOS)
+
+.PHONY: race
+race: tmux agents ## make test with the scenarios under -race too (slower: ~32 min on 2 cores)
+	$(GO) test -race $(TESTFLAGS) ./...
 
 .PHONY: short
 short: ## run the unit and sim tests only (go test -short), in seconds
@@ -57,9 +66,9 @@ bench: tmux agents ## measure delivery against real tmux, the mock agents and th
 	$(GO) test -run '^$$' -bench Real -benchtime 20x -count 1 ./scenarios
 
 .PHONY: soak
-soak: tmux agents ## run scenarios N times each, beside CPU hogs with HOGS=1: make soak SOAK='real_gemini_literal' N=10 HOGS=1
+soak: tmux agents ## run scenarios N times each, beside CPU hogs with HOGS=1, under -race with RACE=1: make soak SOAK='real_gemini_literal' N=10 HOGS=1
 	@test -n "$(SOAK)" || { echo "make soak: name the scenarios, e.g. make soak SOAK='real_gemini_literal real_gemini_send' N=10 HOGS=1"; exit 2; }
-	./.ci/soak -n $(or $(N),10) $(if $(filter 1,$(HOGS)),-hogs) $(SOAK)
+	./.ci/soak -n $(or $(N),10) $(if $(filter 1,$(HOGS)),-hogs) $(if $(filter 1,$(RACE)),-race) $(SOAK)
 
 .PHONY: docs
 docs: ## regenerate docs/commands/ (from the cobra commands) and docs/exit-codes.md (from the error table)

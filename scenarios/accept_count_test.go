@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -151,4 +152,24 @@ func TestCountArrivalsPassesWhatMayHappen(t *testing.T) {
 			assert.NoError(t, f.check())
 		})
 	}
+}
+
+func TestEvidenceListsADoubledTriggersArrivalsAndAuditLines(t *testing.T) {
+	triggers, log := acceptRun(3)
+	id := triggers[1].ID
+	log = append(log, mocklog.Entry{Agent: "claude", Pane: "%0", Seq: 9, Mode: "submit", Text: envelope(id, "job")})
+	f := countArrivals(triggers, log, nil)
+	require.Equal(t, map[string]int{id: 2}, f.Arrivals)
+	events := []string{
+		`t0 trigger_sent trigger="` + id + `" agent="claude"`,
+		`t1 trigger_sent trigger="` + triggers[0].ID + `" agent="claude"`,
+		`t2 trigger_sent trigger="` + id + `x" agent="claude"`,
+	}
+	got := evidence(f.Arrivals, log, events)
+	assert.Contains(t, got, id+" arrived 2 times:\n")
+	assert.Equal(t, 2, strings.Count(got, "  log "), got)
+	assert.Contains(t, got, "claude %0 seq 9 submit")
+	assert.Contains(t, got, events[0])
+	assert.NotContains(t, got, events[1])
+	assert.NotContains(t, got, events[2])
 }

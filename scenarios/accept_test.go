@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -211,16 +212,22 @@ type acceptResult struct {
 	Failures string          `json:"failures,omitempty"`
 }
 
-// cmdAccept counts an acceptance run: accept NAME TRIGGERS.json
-// SETTINGS.json [MUST-NOT-DELIVER-ID...] reads the triggers (party
+// cmdAccept counts an acceptance run: accept [-events FILE] NAME
+// TRIGGERS.json SETTINGS.json [MUST-NOT-DELIVER-ID...] reads the triggers (party
 // trigger list --json) and $PARTY_MOCK_LOG, prints the figures as JSON,
 // writes them with the settings (party config show --json), the agents'
 // versions, the date and the machine's cores to $ACCEPT_FIGURES when set
 // and to $PARTY_ACCEPT_RESULTS/NAME.json when the test process has that
-// set (make accept), and fails when check does.
+// set (make accept), and fails when check does. A failed run prints,
+// for each trigger that did not arrive exactly once, its arrivals in the
+// log and its lines in FILE (party supervise events), for the evidence.
 func cmdAccept(ts *testscript.TestScript, neg bool, args []string) {
+	var events string
+	if len(args) > 1 && args[0] == "-events" {
+		events, args = args[1], args[2:]
+	}
 	if neg || len(args) < 3 {
-		ts.Fatalf("usage: accept NAME TRIGGERS.json SETTINGS.json [MUST-NOT-DELIVER-ID...]")
+		ts.Fatalf("usage: accept [-events FILE] NAME TRIGGERS.json SETTINGS.json [MUST-NOT-DELIVER-ID...]")
 	}
 	var triggers []acceptTrigger
 	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[1])), &triggers))
@@ -262,6 +269,32 @@ func cmdAccept(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(os.WriteFile(filepath.Join(dir, args[0]+".json"), out, 0o644))
 	}
 	if failed != nil {
-		ts.Fatalf("accept %s: the run failed:\n%v", args[0], failed)
+		var lines []string
+		if events != "" {
+			lines = strings.Split(ts.ReadFile(events), "\n")
+		}
+		ts.Fatalf("accept %s: the run failed:\n%v\n%s", args[0], failed, evidence(res.Figures.Arrivals, log, lines))
 	}
+}
+
+// evidence lists, for each trigger that did not arrive exactly once, its
+// arrivals in log and the audit lines that name it.
+func evidence(arrivals map[string]int, log []mocklog.Entry, events []string) string {
+	var b strings.Builder
+	for _, id := range slices.Sorted(maps.Keys(arrivals)) {
+		fmt.Fprintf(&b, "%s arrived %d times:\n", id, arrivals[id])
+		for _, e := range log {
+			for _, m := range envelopeID.FindAllStringSubmatch(e.Text, -1) {
+				if m[1] == id {
+					fmt.Fprintf(&b, "  log %s %s %s seq %d %s\n", e.Time.Format(time.RFC3339Nano), e.Agent, e.Pane, e.Seq, e.Mode)
+				}
+			}
+		}
+		for _, l := range events {
+			if strings.Contains(l, `trigger="`+id+`"`) {
+				fmt.Fprintf(&b, "  %s\n", l)
+			}
+		}
+	}
+	return b.String()
 }

@@ -493,7 +493,7 @@ func cmdWaitFor(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	deadline := time.Now().Add(waitLimit)
 	var out []byte
-	// Each try runs a program, party a -race binary among them: the tries
+	// Each try runs a program (under make race, a -race binary): the tries
 	// back off from 20 ms to 200 ms, so that a long wait does not load
 	// the machine the other scenarios run on.
 	pause := 20 * time.Millisecond
