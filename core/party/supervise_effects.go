@@ -453,6 +453,13 @@ func (e *paneEffects) Look(ctx context.Context, rt supervise.Runtime, t supervis
 	if s.Ack == "" && ackLineIn(screen, mark, supervise.AckLineOf(t.ID)) {
 		s.Ack = supervise.AckLine
 	}
+	if s.Ack == "" && t.Turn != nil && strings.Contains(screen, wait.Marker(t.Turn.Nonce)) {
+		// The turn it started has ended with its marker (the prompt's
+		// echo names the marker's halves apart, never whole): an agent
+		// without hooks that answered as its last ack window ended is
+		// idle by then, and is not wedged. The wait reads the answer.
+		s.Reached, s.Ack = true, supervise.AckAnswer
+	}
 	st := observe.Read(talk.Profile(e.cfg, p), p, lastScreen(screen, p.Height))
 	s.Idle = !st.Busy && st.HasInput && strings.TrimSpace(st.Input) == "" && st.Dialog == ""
 	s.Busy = st.Busy && st.Dialog == ""

@@ -106,7 +106,7 @@ type Probed struct {
 type Sighting struct {
 	Reached bool   // the envelope is in the pane or the agent's events
 	InBox   bool   // Reclaim: the text was in the input box, not submitted
-	Ack     string // AckEvent or AckLine when the agent acknowledged it
+	Ack     string // AckEvent, AckLine or AckAnswer when the agent acknowledged it
 	Idle    bool   // the agent waits for input
 	Busy    bool   // the agent works on a turn (its screen says so)
 	Session string // the agent's own session id, when its events name it
