@@ -366,6 +366,10 @@ func recordedScope(ctx context.Context, env *Env, err error) (stateDir, name str
 // agent: PANE_DEAD at once, not a wait for an answer that never comes.
 func (e *paneEffects) Await(ctx context.Context, rt supervise.Runtime, turn supervise.TurnRecord) (string, supervise.Class, error) {
 	p, err := e.pane(ctx, rt)
+	if errors.Is(err, mux.ErrNoPane) || errors.Is(err, mux.ErrNoServer) {
+		// The agent that took the turn went with its pane.
+		return "", supervise.PaneDead, fmt.Errorf("the agent that took the turn is gone: %w", err)
+	}
 	if err != nil {
 		return "", supervise.TargetNotFound, err
 	}
