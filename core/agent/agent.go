@@ -401,6 +401,37 @@ func (p Profile) Queueing(screen string) bool {
 	return false
 }
 
+// TurnStarting reports whether Codex's transcript ends with a prompt it
+// has not answered, above its input box: as a turn ends Codex takes the
+// next queued message, echoes it and drops its queue's list, a moment
+// before its turn starts and the busy line shows (its rollout records
+// nothing yet either). An Enter then would steer that turn; the queue
+// key queues. Only an answer, a notice or an error (a line that starts
+// in the first column) says the prompt above it was answered.
+func (p Profile) TurnStarting(screen string) bool {
+	if p.Kind != Codex {
+		return false
+	}
+	lines := strings.Split(screen, "\n")
+	box := -1
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.HasPrefix(lines[i], "› ") {
+			box = i
+			break
+		}
+	}
+	for i := box - 1; i >= 0; i-- {
+		l := lines[i]
+		switch {
+		case strings.HasPrefix(l, "› "):
+			return true
+		case l != "" && !strings.HasPrefix(l, " "):
+			return false
+		}
+	}
+	return false
+}
+
 // MenuOpen reports whether a completion menu is open over the input, so
 // that Enter would pick one of its items instead of submitting: gemini's
 // / and @ menus, which open for an input starting with / or whose last

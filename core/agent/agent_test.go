@@ -234,3 +234,26 @@ func TestQueueing(t *testing.T) {
 		})
 	}
 }
+
+func TestTurnStarting(t *testing.T) {
+	box := "\n\n› message 06: alpha\n\n  x default · ~/w\n"
+	tests := []struct {
+		name   string
+		kind   Kind
+		screen string
+		want   bool
+	}{
+		{"codex took a queued prompt, no answer yet", Codex, "› message 04: alpha\n\n• ok\n\n› message 05: alpha" + box, true},
+		{"a prompt of two lines, no answer yet", Codex, "• ok\n\n› message 05: alpha\n  bravo" + box, true},
+		{"answered", Codex, "› message 05: alpha\n\n• ok\n\n  Worked for <1s • 12:05" + box, false},
+		{"an error notice", Codex, "› please fail\n\n■ We're currently experiencing high demand" + box, false},
+		{"no prompt above the box", Codex, "╭───╮\n│ >_ OpenAI Codex (v0.169.0) │\n╰───╯" + box, false},
+		{"the first prompt scrolled away", Codex, "  a long answer's tail\n\n  Worked for 3s" + box, false},
+		{"not codex", Claude, "› message 05: alpha" + box, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, Lookup(tt.kind).TurnStarting(tt.screen))
+		})
+	}
+}

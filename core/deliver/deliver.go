@@ -443,7 +443,7 @@ func (s *submission) run(ctx context.Context) error {
 			// not taken: the agent is idle (a rollout a crash left
 			// mid-turn says otherwise), and Enter submits.
 			inferred = false
-		case p.Queueing(st.Screen):
+		case p.Queueing(st.Screen) || p.TurnStarting(st.Screen):
 			// Codex takes the next queued message as a turn ends, a
 			// moment before its screen or rollout says it works: the
 			// queue key then queues ours, Enter would steer that turn.
