@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -42,7 +43,7 @@ func lookAt(t *testing.T, screen string, tr supervise.Trigger) supervise.Sightin
 	require.Eventually(t, func() bool {
 		s = fx.Look(t.Context(), rt, tr)
 		return s.Reached
-	}, 10e9, 50e6, "the pane shows the envelope")
+	}, 10*time.Second, 50*time.Millisecond, "the pane shows the envelope")
 	return s
 }
 
