@@ -392,8 +392,9 @@ func (s *submission) run(ctx context.Context) error {
 	var (
 		keys     []string
 		st       observe.State
-		lastBusy bool // the agent was busy at the last press
-		inferred bool // the last press took it for busy on signs off its screen
+		lastBusy bool   // the agent was busy at the last press
+		stopped  string // why no further key was pressed
+		inferred bool   // the last press took it for busy on signs off its screen
 	)
 	for attempt := 0; attempt <= s.d.retries(); attempt++ {
 		// The key follows the screen of the moment: a busy agent may have
@@ -416,7 +417,11 @@ func (s *submission) run(ctx context.Context) error {
 		}
 		if attempt > 0 || !blind {
 			// Only into our own text, in an idle box with nothing over it.
-			if st.Dialog != "" || st.Menu || !st.HasInput || !p.Holds(st.Input, s.text) {
+			if st, err = s.steady(ctx, st); err != nil {
+				return err
+			}
+			if !s.pressable(st) {
+				stopped = unpressed(p, st, s.text)
 				break
 			}
 		}
@@ -431,7 +436,12 @@ func (s *submission) run(ctx context.Context) error {
 				s.taken(lastBusy)
 				return nil
 			}
-			if s.d.Announcing(st.Pane) || st.Dialog != "" || st.Menu || !st.HasInput || !p.Holds(st.Input, s.text) {
+			if s.d.Announcing(st.Pane) {
+				stopped = "a hook of the agent still ran"
+				break
+			}
+			if !s.pressable(st) {
+				stopped = unpressed(p, st, s.text)
 				break
 			}
 		}
@@ -500,6 +510,9 @@ func (s *submission) run(ctx context.Context) error {
 	pressed := "nothing: " + unpressed(p, st, s.text)
 	if len(keys) > 0 {
 		pressed = strings.Join(keys, ", ")
+		if stopped != "" {
+			pressed += ", then no more keys: " + stopped
+		}
 	}
 	if !blind && st.Menu && st.HasInput && p.HoldsAll(st.Input, s.text) {
 		// Our text under a menu that came back after Enter: no Enter
@@ -674,6 +687,36 @@ func (s *submission) untangle(ctx context.Context, st observe.State) bool {
 		}
 	}
 	return false
+}
+
+// pressable reports whether st shows our text in the input box with no
+// dialog or menu over it: the only state a key goes into.
+func (s *submission) pressable(st observe.State) bool {
+	return st.Dialog == "" && !st.Menu && st.HasInput && s.req.Profile.Holds(st.Input, s.text)
+}
+
+// steadyLooks is how many more looks decide that a state no key may go
+// into is the agent's, not a redraw caught half way.
+const steadyLooks = 2
+
+// steady returns st when a key may go into it, else looks again up to
+// steadyLooks times: a capture can catch the agent mid-redraw (gemini
+// under load drew its box and footer twice over), and one such look
+// would end the retries with the text still in the box, never submitted.
+func (s *submission) steady(ctx context.Context, st observe.State) (observe.State, error) {
+	for range steadyLooks {
+		if s.pressable(st) {
+			return st, nil
+		}
+		if err := s.d.Clock.Sleep(ctx, s.d.poll()); err != nil {
+			return st, err
+		}
+		var err error
+		if st, err = s.look(ctx); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
 }
 
 // watch looks at the pane after a key press until the submission is

@@ -444,3 +444,47 @@ func TestTypedAsPastedIsTakenBack(t *testing.T) {
 		})
 	}
 }
+
+// redrawMux shows, at the first look after the first Enter's watch (its
+// last look is the first at or past its end), a screen with no input box: the agent caught mid-redraw
+// (gemini under load drew its box and footer twice over).
+type redrawMux struct {
+	*sim.Mux
+	clock   *sim.Clock
+	after   time.Time // the first Enter's watch ends
+	glitch  bool      // the one glitched look is yet to come
+	past    int       // looks past after
+	glitchd bool      // it came
+}
+
+func (m *redrawMux) SendKey(ctx context.Context, id, key string) error {
+	if key == "Enter" && m.after.IsZero() {
+		m.after, m.glitch = m.clock.Now().Add(400*time.Millisecond), true
+	}
+	return m.Mux.SendKey(ctx, id, key)
+}
+
+func (m *redrawMux) Inspect(ctx context.Context, id string) (mux.Pane, string, error) {
+	p, screen, err := m.Mux.Inspect(ctx, id)
+	if m.glitch && !m.clock.Now().Before(m.after) {
+		if m.past++; m.past == 1 {
+			return p, screen, err
+		}
+		m.glitch, m.glitchd = false, true
+		return p, "\n\n  redrawing\n", err
+	}
+	return p, screen, err
+}
+
+func TestOneLookMidRedrawDoesNotEndTheRetries(t *testing.T) {
+	f := newFixture("claude", func(a *sim.Agent) { a.LoseEnters(1) })
+	m := &redrawMux{Mux: f.Mux, clock: f.Clock}
+	f.Deliverer.Mux = m
+	res, err := f.send("hello", false)
+	require.NoError(t, err, "presses: %s", f.Mux.History(f.ID))
+	assert.True(t, m.glitchd, "the glitched look came")
+	assert.Equal(t, deliver.Submitted, res.Outcome)
+	assert.Equal(t, 2, res.Enters)
+	require.Len(t, f.Agent.Submissions, 1)
+	assert.Equal(t, "hello", f.Agent.Submissions[0].Text)
+}

@@ -1,7 +1,7 @@
 package mocklog
 
 import (
-	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -43,22 +43,25 @@ func Append(path string, e Entry) error {
 	return err
 }
 
-// Read reads every entry of the log at path.
+// Read reads every entry of the log at path. A last line with no newline
+// yet is one Append is still writing (a reader can see a big write part
+// done) and is left for the next Read.
 func Read(path string) ([]Entry, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	var out []Entry
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for n := 1; sc.Scan(); n++ {
+	for n := 1; ; n++ {
+		line, rest, whole := bytes.Cut(data, []byte{'\n'})
+		if !whole {
+			return out, nil
+		}
 		var e Entry
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+		if err := json.Unmarshal(line, &e); err != nil {
 			return out, fmt.Errorf("%s:%d: %w", path, n, err)
 		}
 		out = append(out, e)
+		data = rest
 	}
-	return out, sc.Err()
 }
