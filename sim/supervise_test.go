@@ -431,7 +431,7 @@ func TestSupervisorReclaimsAnUnsavedReport(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- l.Run(lctx) }()
 	for _, id := range []string{"took", "boxed"} {
-		tr := supervise.Trigger{ID: id, Role: "claude", Thread: "default", Text: "work " + id, Status: supervise.TSending,
+		tr := supervise.Trigger{ID: id, Role: "claude", Thread: "default", Text: "work " + id, Status: supervise.TTriggering,
 			Created: clk.Now(), Updated: clk.Now(), Attempts: 1}
 		tr.Turn = &supervise.TurnRecord{Pane: "%0", Prompt: supervise.Envelope(tr), Hooks: true}
 		_, _, err := store.AddTrigger(ctx, tr)

@@ -242,7 +242,7 @@ func (l *Loop) restart(ctx context.Context) error {
 		if t.Status == Queued {
 			continue // the passes take it when its turn comes, one per runtime
 		}
-		if rt, ok := rts[t.Role]; ok && t.Status == TSending {
+		if rt, ok := rts[t.Role]; ok && t.Status == TTriggering {
 			l.reclaim(ctx, rt, t)
 			continue
 		}
@@ -316,7 +316,7 @@ func (l *Loop) scan(ctx context.Context) error {
 	held := map[string]bool{}
 	if open, err := l.Store.Triggers(ctx, TriggerFilter{Open: true}); err == nil {
 		for _, t := range open {
-			if t.Status == TResuming || t.Status == TSpawning {
+			if t.Status == TFallbackResume || t.Status == TSpawnRecovery {
 				held[t.Role] = true
 			}
 		}
@@ -517,7 +517,7 @@ func (l *Loop) move(ctx context.Context, rt Runtime, t Trigger) {
 	case Queued:
 		l.probe(ctx, rt, t)
 		return
-	case TSending:
+	case TTriggering:
 		l.mu.Lock()
 		sending := l.workers[t.ID] != nil
 		l.mu.Unlock()
@@ -561,7 +561,7 @@ func (l *Loop) move(ctx context.Context, rt Runtime, t Trigger) {
 		// wedged.
 		t = l.apply(ctx, t, Event{Kind: EvTick, At: now, Busy: t.Status == Delivered && look().Busy})
 	}
-	if t.Status.Open() && t.Status != TSending && t.Reached && t.Turn != nil {
+	if t.Status.Open() && t.Status != TTriggering && t.Reached && t.Turn != nil {
 		// (A send to retry started no turn: its wait would hold it up.)
 		l.await(ctx, rt, t)
 	}

@@ -119,7 +119,7 @@ func WaitsBehindTurn(t Trigger) bool {
 // open are the runtime's open triggers, oldest first.
 func StallsOver(open []Trigger) (Trigger, bool) {
 	for _, t := range open {
-		if t.Status == TResuming || t.Status == TSpawning {
+		if t.Status == TFallbackResume || t.Status == TSpawnRecovery {
 			return Trigger{}, false
 		}
 	}

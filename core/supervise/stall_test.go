@@ -67,7 +67,7 @@ func TestStallsOver(t *testing.T) {
 	}{
 		{"the oldest behind the turn", []Trigger{hung, q("a", Queued), q("b", Queued)}, "a"},
 		{"a deferred one waits behind the turn too", []Trigger{hung, q("a", TDeferred)}, "a"},
-		{"one at a time: none while one resumes", []Trigger{hung, q("a", TResuming), q("b", Queued)}, ""},
+		{"one at a time: none while one resumes", []Trigger{hung, q("a", TFallbackResume), q("b", Queued)}, ""},
 		{"none waits", []Trigger{hung}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -227,13 +227,13 @@ func (t *Trigger) apply(p Policy, ev Event) ([]Action, error) {
 		return t.probed(p, ev)
 
 	case EvSent, EvSendFailed:
-		if t.Status != TSending {
+		if t.Status != TTriggering {
 			return nil, ErrStale
 		}
 		return t.sent(p, ev)
 
 	case EvPaneGone:
-		if t.Status != TSending {
+		if t.Status != TTriggering {
 			return nil, ErrStale
 		}
 		if ev.Reached {
@@ -256,7 +256,7 @@ func (t *Trigger) apply(p Policy, ev Event) ([]Action, error) {
 	case EvAck:
 		switch t.Status {
 		case Delivered, TRetrying:
-		case TSending:
+		case TTriggering:
 			// The agent's own event can come before the delivery's report.
 			t.Reached = true
 		default:
@@ -267,7 +267,7 @@ func (t *Trigger) apply(p Policy, ev Event) ([]Action, error) {
 
 	case EvAnswer, EvTurnError:
 		switch t.Status {
-		case Delivered, TRetrying, Acked, TSending:
+		case Delivered, TRetrying, Acked, TTriggering:
 		default:
 			return nil, ErrStale
 		}
@@ -301,13 +301,13 @@ func (t *Trigger) apply(p Policy, ev Event) ([]Action, error) {
 		return t.timeout(p, ev.At, AgentStalled, ev.Err), nil
 
 	case EvResumed, EvResumeFailed:
-		if t.Status != TResuming {
+		if t.Status != TFallbackResume {
 			return nil, ErrStale
 		}
 		return t.resumed(p, ev), nil
 
 	case EvSpawned, EvSpawnFailed:
-		if t.Status != TSpawning {
+		if t.Status != TSpawnRecovery {
 			return nil, ErrStale
 		}
 		if ev.Kind == EvSpawnFailed {
@@ -323,7 +323,7 @@ func (t *Trigger) apply(p Policy, ev Event) ([]Action, error) {
 		switch t.Status {
 		case Queued:
 			return []Action{{Kind: ActProbe}}, nil
-		case TSending:
+		case TTriggering:
 			if ev.Reached {
 				// Its text is there: it is never sent again.
 				t.delivered(p, ev.At, "unconfirmed", t.Turn)
@@ -336,10 +336,10 @@ func (t *Trigger) apply(p Policy, ev Event) ([]Action, error) {
 				return []Action{{Kind: ActAwait}}, nil
 			}
 			return nil, nil
-		case TResuming:
+		case TFallbackResume:
 			// The try that ran goes on or is read back: never started twice.
 			return []Action{{Kind: ActResume}}, nil
-		case TSpawning:
+		case TSpawnRecovery:
 			return []Action{{Kind: ActSpawn}}, nil
 		}
 		return nil, nil // deferred: the next tick looks again
@@ -363,13 +363,13 @@ func (t *Trigger) probed(p Policy, ev Event) ([]Action, error) {
 				return nil, nil
 			}
 		}
-		t.Status, t.Class, t.Error, t.NextAt = TSending, "", "", time.Time{}
+		t.Status, t.Class, t.Error, t.NextAt = TTriggering, "", "", time.Time{}
 		t.Attempts++
 		return []Action{{Kind: ActSend}}, nil
 
 	case OperatorBusy:
 		if t.Force && !ev.Held { // a forced trigger goes by a typing person, never into their text
-			t.Status, t.Class, t.NextAt = TSending, "", time.Time{}
+			t.Status, t.Class, t.NextAt = TTriggering, "", time.Time{}
 			t.Attempts++
 			return []Action{{Kind: ActSend}}, nil
 		}
@@ -472,7 +472,7 @@ func (t *Trigger) timeout(p Policy, at time.Time, class Class, why string) []Act
 		return []Action{t.fail(at, class, why)}
 	}
 	t.Fallback = &Fallback{From: class, Why: why, Tries: 1, Started: at}
-	t.Status, t.Class, t.Error, t.NextAt, t.AckBy = TResuming, class, why, time.Time{}, time.Time{}
+	t.Status, t.Class, t.Error, t.NextAt, t.AckBy = TFallbackResume, class, why, time.Time{}, time.Time{}
 	return []Action{audit(AuditResumeStarted, string(class), why), {Kind: ActResume}}
 }
 
@@ -506,7 +506,7 @@ func (t *Trigger) resumed(p Policy, ev Event) []Action {
 		return append(acts, Action{Kind: ActResume})
 	}
 	if p.Spawn && !t.took() {
-		t.Status = TSpawning
+		t.Status = TSpawnRecovery
 		return append(acts, audit(AuditSpawnStarted, string(f.From), ""), Action{Kind: ActSpawn})
 	}
 	why := ""
@@ -567,7 +567,7 @@ func (t *Trigger) tick(p Policy, at time.Time, busy bool) ([]Action, error) {
 		}
 		if !t.Reached {
 			// Provably never reached the agent: deliver again.
-			t.Status, t.NextAt = TSending, time.Time{}
+			t.Status, t.NextAt = TTriggering, time.Time{}
 			t.Attempts++
 			return []Action{{Kind: ActSend}}, nil
 		}
@@ -595,7 +595,7 @@ func (t Trigger) Due() time.Time {
 // trigger (Ready when t is over).
 func RuntimeStatusOf(t Trigger) RuntimeStatus {
 	switch t.Status {
-	case Queued, TSending:
+	case Queued, TTriggering:
 		return Triggering
 	case Delivered:
 		return AwaitingAck
@@ -603,9 +603,9 @@ func RuntimeStatusOf(t Trigger) RuntimeStatus {
 		return Retrying
 	case TDeferred:
 		return Deferred
-	case TResuming:
+	case TFallbackResume:
 		return FallbackResume
-	case TSpawning:
+	case TSpawnRecovery:
 		return SpawnRecovery
 	}
 	return Ready

@@ -59,7 +59,7 @@ func TestPhaseTable(t *testing.T) {
 		{name: "a forced trigger is audited as an override", from: trig("", func(t *Trigger) { t.Force, t.Actor, t.Why = true, "ops", "outage" }),
 			ev: Event{Kind: EvQueued, At: t0}, want: Queued, acts: []string{"audit:trigger_queued", "audit:override", "probe"}},
 		{name: "a free runtime gets it at once", from: trig(Queued), ev: Event{Kind: EvProbed, At: t0},
-			want: TSending, acts: []string{"send"}, then: func(t *testing.T, got Trigger) { assert.Equal(t, 1, got.Attempts) }},
+			want: TTriggering, acts: []string{"send"}, then: func(t *testing.T, got Trigger) { assert.Equal(t, 1, got.Attempts) }},
 		{name: "a busy operator defers it", from: trig(Queued), ev: Event{Kind: EvProbed, At: t0, Class: OperatorBusy, Err: "draft"},
 			want: TDeferred, acts: []string{"audit:trigger_deferred"},
 			then: func(t *testing.T, got Trigger) {
@@ -67,7 +67,7 @@ func TestPhaseTable(t *testing.T) {
 				assert.Equal(t, t0, got.DeferredAt)
 			}},
 		{name: "force goes by an operator who pressed a key", from: trig(Queued, func(t *Trigger) { t.Force = true }),
-			ev: Event{Kind: EvProbed, At: t0, Class: OperatorBusy}, want: TSending, acts: []string{"send"}},
+			ev: Event{Kind: EvProbed, At: t0, Class: OperatorBusy}, want: TTriggering, acts: []string{"send"}},
 		{name: "force never goes into the operator's text", from: trig(Queued, func(t *Trigger) { t.Force = true }),
 			ev: Event{Kind: EvProbed, At: t0, Class: OperatorBusy, Err: "draft", Held: true}, want: TDeferred,
 			acts: []string{"audit:trigger_deferred"}, then: func(t *testing.T, got Trigger) { assert.Equal(t, 0, got.Attempts) }},
@@ -90,12 +90,12 @@ func TestPhaseTable(t *testing.T) {
 				assert.Equal(t, after(10*time.Second), got.NextAt)
 			}},
 		{name: "quiet for the window delivers", from: trig(TDeferred, busy, func(t *Trigger) { t.QuietSince = after(5 * time.Second) }),
-			ev: Event{Kind: EvProbed, At: after(25 * time.Second)}, want: TSending, acts: []string{"send"}},
+			ev: Event{Kind: EvProbed, At: after(25 * time.Second)}, want: TTriggering, acts: []string{"send"}},
 		{name: "busy again restarts the quiet window", from: trig(TDeferred, busy, func(t *Trigger) { t.QuietSince = after(5 * time.Second) }),
 			ev: Event{Kind: EvProbed, At: after(15 * time.Second), Class: OperatorBusy}, want: TDeferred,
 			then: func(t *testing.T, got Trigger) { assert.True(t, got.QuietSince.IsZero()) }},
 		{name: "busy past the limit is DEFER_TIMEOUT: the session is resumed", from: trig(TDeferred, busy),
-			ev: Event{Kind: EvProbed, At: after(60 * time.Second), Class: OperatorBusy}, want: TResuming,
+			ev: Event{Kind: EvProbed, At: after(60 * time.Second), Class: OperatorBusy}, want: TFallbackResume,
 			acts: []string{"audit:fallback_resume_started", "resume"},
 			then: func(t *testing.T, got Trigger) {
 				assert.Equal(t, DeferTimeout, got.Class)
@@ -104,7 +104,7 @@ func TestPhaseTable(t *testing.T) {
 				assert.Equal(t, DeferTimeout, got.Fallback.From)
 			}},
 		{name: "quiet too late is DEFER_TIMEOUT", from: trig(TDeferred, busy, func(t *Trigger) { t.QuietSince = after(50 * time.Second) }),
-			ev: Event{Kind: EvProbed, At: after(60 * time.Second)}, want: TResuming, acts: []string{"audit:fallback_resume_started", "resume"}},
+			ev: Event{Kind: EvProbed, At: after(60 * time.Second)}, want: TFallbackResume, acts: []string{"audit:fallback_resume_started", "resume"}},
 		{name: "without a fallback DEFER_TIMEOUT fails", from: trig(TDeferred, busy, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Spawned: true} }),
 			ev: Event{Kind: EvProbed, At: after(60 * time.Second), Class: OperatorBusy}, want: TFailed, acts: []string{"audit:trigger_failed"},
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, DeferTimeout, got.Class) }},
@@ -120,40 +120,40 @@ func TestPhaseTable(t *testing.T) {
 			ev: Event{Kind: EvProbed, At: after(30 * time.Second), Class: ThreadBlocked, Err: "the same answer"}, want: TFailed, acts: []string{"audit:trigger_failed"},
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, ThreadBlocked, got.Class) }},
 		{name: "the rate limit lifted", from: trig(TDeferred, func(t *Trigger) { t.Class, t.NextAt = RateLimited, after(30*time.Second) }),
-			ev: Event{Kind: EvProbed, At: after(30 * time.Second)}, want: TSending, acts: []string{"send"}},
-		{name: "submitted opens the ack window and awaits the answer", from: trig(TSending),
+			ev: Event{Kind: EvProbed, At: after(30 * time.Second)}, want: TTriggering, acts: []string{"send"}},
+		{name: "submitted opens the ack window and awaits the answer", from: trig(TTriggering),
 			ev:   Event{Kind: EvSent, At: t0, Outcome: "submitted", Turn: &TurnRecord{Pane: "%1"}},
 			want: Delivered, acts: []string{"audit:trigger_sent", "await"},
 			then: func(t *testing.T, got Trigger) {
 				assert.Equal(t, after(8*time.Second), got.AckBy)
 				assert.True(t, got.Reached)
 			}},
-		{name: "the agent's own submit event acks at once", from: trig(TSending),
+		{name: "the agent's own submit event acks at once", from: trig(TTriggering),
 			ev: Event{Kind: EvSent, At: t0, Outcome: "submitted", Acked: true}, want: Acked,
 			acts: []string{"audit:trigger_sent", "await", "audit:ack_received"},
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, AckEvent, got.AckSource) }},
-		{name: "queued behind a turn has no ack clock yet", from: trig(TSending),
+		{name: "queued behind a turn has no ack clock yet", from: trig(TTriggering),
 			ev: Event{Kind: EvSent, At: t0, Outcome: "queued"}, want: Delivered, acts: []string{"audit:trigger_sent", "await"},
 			then: func(t *testing.T, got Trigger) { assert.True(t, got.AckBy.IsZero()) }},
 		{name: "the agent turning idle starts it", from: trig(Delivered, func(t *Trigger) { t.Reached, t.Waits = true, 1 }),
 			ev: Event{Kind: EvAgentIdle, At: after(40 * time.Second)}, want: Delivered,
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, after(48*time.Second), got.AckBy) }},
-		{name: "an unconfirmed failure that pasted is delivered, never again", from: trig(TSending),
+		{name: "an unconfirmed failure that pasted is delivered, never again", from: trig(TTriggering),
 			ev: Event{Kind: EvSendFailed, At: t0, Class: SendKeysError, Reached: true}, want: Delivered, acts: []string{"audit:trigger_sent", "await"}},
-		{name: "typing began before the paste: deferred", from: trig(TSending),
+		{name: "typing began before the paste: deferred", from: trig(TTriggering),
 			ev: Event{Kind: EvSendFailed, At: t0, Class: OperatorBusy}, want: TDeferred, acts: []string{"audit:trigger_deferred"}},
-		{name: "a send error that pasted nothing is retried after a backoff", from: trig(TSending, func(t *Trigger) { t.Attempts = 1 }),
+		{name: "a send error that pasted nothing is retried after a backoff", from: trig(TTriggering, func(t *Trigger) { t.Attempts = 1 }),
 			ev: Event{Kind: EvSendFailed, At: t0, Class: SendKeysError}, want: TRetrying, acts: []string{"audit:trigger_retry"},
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, after(2*time.Second), got.NextAt) }},
 		{name: "and sent again when due", from: trig(TRetrying, func(t *Trigger) { t.Attempts, t.NextAt = 1, after(2*time.Second) }),
-			ev: Event{Kind: EvTick, At: after(2 * time.Second)}, want: TSending, acts: []string{"send"},
+			ev: Event{Kind: EvTick, At: after(2 * time.Second)}, want: TTriggering, acts: []string{"send"},
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, 2, got.Attempts) }},
-		{name: "send errors past the retries fail", from: trig(TSending, func(t *Trigger) { t.Attempts = 3 }),
+		{name: "send errors past the retries fail", from: trig(TTriggering, func(t *Trigger) { t.Attempts = 3 }),
 			ev: Event{Kind: EvSendFailed, At: t0, Class: SendKeysError}, want: TFailed, acts: []string{"audit:trigger_failed"}},
-		{name: "a pane dead at the send fails", from: trig(TSending), ev: Event{Kind: EvSendFailed, At: t0, Class: PaneDead},
+		{name: "a pane dead at the send fails", from: trig(TTriggering), ev: Event{Kind: EvSendFailed, At: t0, Class: PaneDead},
 			want: TFailed, acts: []string{"audit:trigger_failed"}},
 		{name: "a pane that went during the delivery before the agent took it: the trigger waits for the restart",
-			from: trig(TSending, func(t *Trigger) { t.Attempts = 1 }),
+			from: trig(TTriggering, func(t *Trigger) { t.Attempts = 1 }),
 			ev:   Event{Kind: EvPaneGone, At: t0, Class: TargetNotFound, Err: "pane %1: no such pane"},
 			want: Queued, acts: []string{"audit:trigger_retry"},
 			then: func(t *testing.T, got Trigger) {
@@ -161,7 +161,7 @@ func TestPhaseTable(t *testing.T) {
 				assert.Empty(t, got.Class)
 			}},
 		{name: "a pane that went after the agent took it: PANE_DEAD, never delivered again",
-			from: trig(TSending, func(t *Trigger) { t.Attempts = 1 }),
+			from: trig(TTriggering, func(t *Trigger) { t.Attempts = 1 }),
 			ev:   Event{Kind: EvPaneGone, At: t0, Class: TargetNotFound, Reached: true, Err: "pane %1: no such pane"},
 			want: TFailed, acts: []string{"audit:trigger_failed"},
 			then: func(t *testing.T, got Trigger) {
@@ -183,7 +183,7 @@ func TestPhaseTable(t *testing.T) {
 			ev: Event{Kind: EvTick, At: after(18 * time.Second)}, want: TRetrying, acts: []string{"audit:trigger_retry"},
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, after(22*time.Second), got.NextAt) }},
 		{name: "the last window over is ACK_TIMEOUT: the session is resumed", from: trig(Delivered, reached, func(t *Trigger) { t.Waits, t.AckBy = 3, after(30*time.Second) }),
-			ev: Event{Kind: EvTick, At: after(30 * time.Second)}, want: TResuming, acts: []string{"audit:fallback_resume_started", "resume"},
+			ev: Event{Kind: EvTick, At: after(30 * time.Second)}, want: TFallbackResume, acts: []string{"audit:fallback_resume_started", "resume"},
 			then: func(t *testing.T, got Trigger) {
 				assert.Equal(t, AckTimeout, got.Class)
 				assert.Equal(t, AckTimeout, got.Fallback.From)
@@ -196,8 +196,8 @@ func TestPhaseTable(t *testing.T) {
 				assert.Nil(t, got.Fallback)
 			}},
 		{name: "a busy agent whose delivery was never confirmed is timed out", from: trig(Delivered, reached, func(t *Trigger) { t.Waits, t.AckBy, t.Outcome = 3, after(30*time.Second), "unconfirmed" }),
-			ev: Event{Kind: EvTick, At: after(30 * time.Second), Busy: true}, want: TResuming, acts: []string{"audit:fallback_resume_started", "resume"}},
-		{name: "a confirmed delivery whose resumes failed is never pasted again", from: trig(TResuming, reached, func(t *Trigger) {
+			ev: Event{Kind: EvTick, At: after(30 * time.Second), Busy: true}, want: TFallbackResume, acts: []string{"audit:fallback_resume_started", "resume"}},
+		{name: "a confirmed delivery whose resumes failed is never pasted again", from: trig(TFallbackResume, reached, func(t *Trigger) {
 			t.Outcome, t.Fallback = "submitted", &Fallback{From: AckTimeout, Why: "no ack", Tries: 2, Started: t0}
 		}), ev: Event{Kind: EvResumeFailed, At: after(50 * time.Second), Err: "no session"}, want: TFailed,
 			acts: []string{"audit:fallback_resume_failed", "audit:trigger_failed"},
@@ -211,7 +211,7 @@ func TestPhaseTable(t *testing.T) {
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, AckTimeout, got.Class) }},
 		{name: "without fallback tries ACK_TIMEOUT fails", from: trig(Delivered, reached, func(t *Trigger) { t.Waits, t.AckBy = 3, after(30*time.Second) }),
 			ev: Event{Kind: EvTick, At: after(30 * time.Second)}, want: TFailed, acts: []string{"audit:trigger_failed"}, policy: &noFallback},
-		{name: "the resumed session answers: completed", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
+		{name: "the resumed session answers: completed", from: trig(TFallbackResume, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
 			ev: Event{Kind: EvResumed, At: after(40 * time.Second), Answer: "fixed"}, want: Completed,
 			acts: []string{"audit:fallback_resume_succeeded", "audit:ack_received", "audit:trigger_completed"},
 			then: func(t *testing.T, got Trigger) {
@@ -220,15 +220,15 @@ func TestPhaseTable(t *testing.T) {
 				assert.Equal(t, AckResume, got.AckSource)
 				assert.Empty(t, got.Class)
 			}},
-		{name: "a resume that failed before the agent read the envelope is tried once more", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
-			ev: Event{Kind: EvResumeFailed, At: after(40 * time.Second), Err: "thread has an active writer"}, want: TResuming,
+		{name: "a resume that failed before the agent read the envelope is tried once more", from: trig(TFallbackResume, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
+			ev: Event{Kind: EvResumeFailed, At: after(40 * time.Second), Err: "thread has an active writer"}, want: TFallbackResume,
 			acts: []string{"audit:fallback_resume_failed", "resume"},
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, 2, got.Fallback.Tries) }},
-		{name: "the second failed resume spawns a fresh agent", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }, func(t *Trigger) { t.Fallback.Tries = 2 }),
-			ev: Event{Kind: EvResumeFailed, At: after(50 * time.Second), Err: "thread has an active writer"}, want: TSpawning,
+		{name: "the second failed resume spawns a fresh agent", from: trig(TFallbackResume, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }, func(t *Trigger) { t.Fallback.Tries = 2 }),
+			ev: Event{Kind: EvResumeFailed, At: after(50 * time.Second), Err: "thread has an active writer"}, want: TSpawnRecovery,
 			acts: []string{"audit:fallback_resume_failed", "audit:spawn_recovery_started", "spawn"}},
 		{name: "a resume whose headless turn ran and failed completes it with the turn's class, never tried again",
-			from: trig(TResuming, func(t *Trigger) {
+			from: trig(TFallbackResume, func(t *Trigger) {
 				t.Class, t.Fallback = DeferTimeout, &Fallback{From: DeferTimeout, Why: "operator busy", Tries: 1, Started: t0}
 			}),
 			ev:   Event{Kind: EvResumeFailed, At: after(40 * time.Second), Class: TurnFailed, Reached: true, Err: "gemini: API error 500"},
@@ -242,7 +242,7 @@ func TestPhaseTable(t *testing.T) {
 				assert.Equal(t, 1, got.Fallback.Tries)
 			}},
 		{name: "a resume that may have reached the agent fails with the first class, never tried again nor spawned",
-			from: trig(TResuming, func(t *Trigger) {
+			from: trig(TFallbackResume, func(t *Trigger) {
 				t.Class, t.Fallback = DeferTimeout, &Fallback{From: DeferTimeout, Why: "operator busy", Tries: 1, Started: t0}
 			}),
 			ev:   Event{Kind: EvResumeFailed, At: after(40 * time.Second), Reached: true, Err: "killed"},
@@ -252,21 +252,21 @@ func TestPhaseTable(t *testing.T) {
 				assert.Equal(t, DeferTimeout, got.Class)
 				assert.Contains(t, got.Error, "may have reached the agent")
 			}},
-		{name: "the last resume that ran and failed spawns no fresh agent", from: trig(TResuming, reached, func(t *Trigger) {
+		{name: "the last resume that ran and failed spawns no fresh agent", from: trig(TFallbackResume, reached, func(t *Trigger) {
 			t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 2, Started: t0}
 		}), ev: Event{Kind: EvResumeFailed, At: after(50 * time.Second), Class: TurnFailed, Reached: true, Err: "claude: API Error: 500"},
 			want: Completed, acts: []string{"audit:fallback_resume_failed", "audit:ack_received", "audit:trigger_completed"}},
-		{name: "a resume that cannot work spawns at once", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
-			ev: Event{Kind: EvResumeFailed, At: after(40 * time.Second), Class: FallbackRequired, Err: "no session known"}, want: TSpawning,
+		{name: "a resume that cannot work spawns at once", from: trig(TFallbackResume, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
+			ev: Event{Kind: EvResumeFailed, At: after(40 * time.Second), Class: FallbackRequired, Err: "no session known"}, want: TSpawnRecovery,
 			acts: []string{"audit:fallback_resume_failed", "audit:spawn_recovery_started", "spawn"}},
-		{name: "without spawn the failed resumes fail it with the first class", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }, func(t *Trigger) { t.Fallback.Tries = 2 }),
+		{name: "without spawn the failed resumes fail it with the first class", from: trig(TFallbackResume, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }, func(t *Trigger) { t.Fallback.Tries = 2 }),
 			ev: Event{Kind: EvResumeFailed, At: after(50 * time.Second), Err: "thread has an active writer"}, want: TFailed, policy: &noSpawn,
 			acts: []string{"audit:fallback_resume_failed", "audit:trigger_failed"},
 			then: func(t *testing.T, got Trigger) {
 				assert.Equal(t, AckTimeout, got.Class)
 				assert.Contains(t, got.Error, "fallback resume failed: thread has an active writer")
 			}},
-		{name: "a fresh agent takes the trigger with the thread's summary", from: trig(TSpawning, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }, func(t *Trigger) { t.Turn = &TurnRecord{Pane: "%1"} }),
+		{name: "a fresh agent takes the trigger with the thread's summary", from: trig(TSpawnRecovery, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }, func(t *Trigger) { t.Turn = &TurnRecord{Pane: "%1"} }),
 			ev: Event{Kind: EvSpawned, At: after(60 * time.Second), Preface: "[summary]"}, want: Queued,
 			acts: []string{"audit:spawn_recovery_ready", "probe"},
 			then: func(t *testing.T, got Trigger) {
@@ -275,27 +275,27 @@ func TestPhaseTable(t *testing.T) {
 				assert.Nil(t, got.Turn)
 				assert.Equal(t, "[summary]\n[BRIDGE_TRIGGER id=t1 thread=default]\nx\n[/BRIDGE_TRIGGER]", Envelope(got))
 			}},
-		{name: "no fresh agent: failed", from: trig(TSpawning, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
+		{name: "no fresh agent: failed", from: trig(TSpawnRecovery, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
 			ev: Event{Kind: EvSpawnFailed, At: after(60 * time.Second), Err: "the operator is typing"}, want: TFailed,
 			acts: []string{"audit:trigger_failed"},
 			then: func(t *testing.T, got Trigger) {
 				assert.Equal(t, AckTimeout, got.Class)
 				assert.Contains(t, got.Error, "spawn recovery failed: the operator is typing")
 			}},
-		{name: "restart while resuming: the try is taken up, not started twice", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
-			ev: Event{Kind: EvRestart, At: t0}, want: TResuming, acts: []string{"resume"},
+		{name: "restart while resuming: the try is taken up, not started twice", from: trig(TFallbackResume, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
+			ev: Event{Kind: EvRestart, At: t0}, want: TFallbackResume, acts: []string{"resume"},
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, 1, got.Fallback.Tries) }},
-		{name: "restart while spawning spawns", from: trig(TSpawning, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
-			ev: Event{Kind: EvRestart, At: t0}, want: TSpawning, acts: []string{"spawn"}},
-		{name: "an answer of the interactive turn while resuming is stale", from: trig(TResuming, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
+		{name: "restart while spawning spawns", from: trig(TSpawnRecovery, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
+			ev: Event{Kind: EvRestart, At: t0}, want: TSpawnRecovery, acts: []string{"spawn"}},
+		{name: "an answer of the interactive turn while resuming is stale", from: trig(TFallbackResume, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
 			ev: Event{Kind: EvAnswer, At: t0, Answer: "late"}, err: ErrStale},
-		{name: "a resume report after the spawn is stale", from: trig(TSpawning, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
+		{name: "a resume report after the spawn is stale", from: trig(TSpawnRecovery, reached, func(t *Trigger) { t.Fallback = &Fallback{From: AckTimeout, Why: "no ack", Tries: 1, Started: t0} }),
 			ev: Event{Kind: EvResumed, At: t0, Answer: "late"}, err: ErrStale},
 		{name: "a cursor ack", from: trig(Delivered, reached), ev: Event{Kind: EvAck, At: after(time.Second), Source: AckCursor},
 			want: Acked, acts: []string{"audit:ack_received"}},
 		{name: "an ack while backing off", from: trig(TRetrying, reached), ev: Event{Kind: EvAck, At: after(9 * time.Second), Source: AckHeartbeat},
 			want: Acked, acts: []string{"audit:ack_received"}},
-		{name: "an ack before the delivery's report", from: trig(TSending), ev: Event{Kind: EvAck, At: t0, Source: AckEvent},
+		{name: "an ack before the delivery's report", from: trig(TTriggering), ev: Event{Kind: EvAck, At: t0, Source: AckEvent},
 			want: Acked, acts: []string{"audit:ack_received"}, then: func(t *testing.T, got Trigger) { assert.True(t, got.Reached) }},
 		{name: "an ack of a queued trigger is stale", from: trig(Queued), ev: Event{Kind: EvAck, At: t0}, err: ErrStale},
 		{name: "the answer completes it", from: trig(Acked, reached), ev: Event{Kind: EvAnswer, At: after(3 * time.Second), Answer: "done"},
@@ -309,12 +309,12 @@ func TestPhaseTable(t *testing.T) {
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, "API error", got.Error); assert.Nil(t, got.Answer) }},
 		{name: "a pane that died in the turn fails", from: trig(Acked, reached), ev: Event{Kind: EvTurnError, At: after(3 * time.Second), Class: PaneDead},
 			want: TFailed, acts: []string{"audit:trigger_failed"}},
-		{name: "restart mid-delivery, text found: delivered, never resent", from: trig(TSending, func(t *Trigger) { t.Turn = &TurnRecord{Pane: "%1"} }),
+		{name: "restart mid-delivery, text found: delivered, never resent", from: trig(TTriggering, func(t *Trigger) { t.Turn = &TurnRecord{Pane: "%1"} }),
 			ev: Event{Kind: EvRestart, At: t0, Reached: true}, want: Delivered, acts: []string{"audit:trigger_sent", "await"},
 			then: func(t *testing.T, got Trigger) {
 				assert.NotNil(t, got.Turn, "the turn saved before the send is waited for")
 			}},
-		{name: "restart mid-delivery, nothing found: queued again", from: trig(TSending), ev: Event{Kind: EvRestart, At: t0},
+		{name: "restart mid-delivery, nothing found: queued again", from: trig(TTriggering), ev: Event{Kind: EvRestart, At: t0},
 			want: Queued, acts: []string{"probe"}},
 		{name: "restart while awaiting the answer: await again", from: trig(Acked, reached, func(t *Trigger) { t.Turn = &TurnRecord{Pane: "%1"} }),
 			ev: Event{Kind: EvRestart, At: t0}, want: Acked, acts: []string{"await"}},
@@ -324,16 +324,16 @@ func TestPhaseTable(t *testing.T) {
 		{name: "a failed trigger takes no answer", from: trig(TFailed), ev: Event{Kind: EvAnswer, At: t0}, err: ErrStale},
 		{name: "an unknown event", from: trig(Queued), ev: Event{Kind: "bogus", At: t0}, err: ErrBadInput},
 		{name: "stalled agent: a queued trigger takes the fallback", from: trig(Queued), ev: Event{Kind: EvStalled, At: t0, Err: "hung"},
-			want: TResuming, acts: []string{"audit:fallback_resume_started", "resume"},
+			want: TFallbackResume, acts: []string{"audit:fallback_resume_started", "resume"},
 			then: func(t *testing.T, got Trigger) {
 				assert.Equal(t, AgentStalled, got.Fallback.From)
 				assert.Equal(t, AgentStalled, got.Class)
 			}},
 		{name: "stalled agent: a deferred trigger takes the fallback", from: trig(TDeferred, busy), ev: Event{Kind: EvStalled, At: t0},
-			want: TResuming, acts: []string{"audit:fallback_resume_started", "resume"}},
+			want: TFallbackResume, acts: []string{"audit:fallback_resume_started", "resume"}},
 		{name: "stalled agent: one delivered into its queue takes the fallback",
 			from: trig(Delivered, func(t *Trigger) { t.Reached, t.Waits, t.DeliveredAt, t.Outcome = true, 1, t0, "queued" }),
-			ev:   Event{Kind: EvStalled, At: after(time.Minute)}, want: TResuming, acts: []string{"audit:fallback_resume_started", "resume"}},
+			ev:   Event{Kind: EvStalled, At: after(time.Minute)}, want: TFallbackResume, acts: []string{"audit:fallback_resume_started", "resume"}},
 		{name: "stalled agent: one whose ack window runs waits it out", from: trig(Delivered, reached), ev: Event{Kind: EvStalled, At: t0}, err: ErrStale},
 		{name: "stalled agent: the trigger of the hung turn waits for it", from: trig(Acked, reached), ev: Event{Kind: EvStalled, At: t0}, err: ErrStale},
 		{name: "stalled agent without fallbacks: the trigger fails AGENT_STALLED", from: trig(Queued), ev: Event{Kind: EvStalled, At: t0, Err: "hung"},
@@ -381,7 +381,7 @@ func TestDeferredAroundAnOperator(t *testing.T) {
 		var acts []Action
 		tr, acts, err = Step(p, tr, Event{Kind: EvProbed, At: now, Class: class})
 		require.NoError(t, err)
-		if tr.Status == TSending {
+		if tr.Status == TTriggering {
 			sentAt = now
 			break
 		}

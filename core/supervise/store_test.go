@@ -340,16 +340,16 @@ func TestSaveTriggerIsACompareAndSwap(t *testing.T) {
 	require.NoError(t, err)
 
 	sending := tr
-	sending.Status, sending.Updated = TSending, at(2)
+	sending.Status, sending.Updated = TTriggering, at(2)
 	require.NoError(t, s.SaveTrigger(ctx, sending, Queued, "send"))
 
 	delivered := sending
 	delivered.Status, delivered.Updated, delivered.DeliveredAt, delivered.Attempts = Delivered, at(3), at(3), 1
-	require.NoError(t, s.SaveTrigger(ctx, delivered, TSending, "sent", AuditEvent{At: at(3), Kind: "trigger_sent", Trigger: "t1", Agent: "coder"}))
+	require.NoError(t, s.SaveTrigger(ctx, delivered, TTriggering, "sent", AuditEvent{At: at(3), Kind: "trigger_sent", Trigger: "t1", Agent: "coder"}))
 
 	stale := sending
 	stale.Status, stale.Updated = TFailed, at(4)
-	err = s.SaveTrigger(ctx, stale, TSending, "fail", AuditEvent{At: at(4), Kind: "trigger_failed"})
+	err = s.SaveTrigger(ctx, stale, TTriggering, "fail", AuditEvent{At: at(4), Kind: "trigger_failed"})
 	require.ErrorIs(t, err, ErrConflictState, "the trigger moved on from triggering")
 	assert.Contains(t, err.Error(), "delivered")
 
@@ -369,8 +369,8 @@ func TestSaveTriggerIsACompareAndSwap(t *testing.T) {
 	}
 	assert.Equal(t, []Transition{
 		{Trigger: "t1", At: at(1).UTC(), From: "", To: Queued, Event: "created"},
-		{Trigger: "t1", At: at(2).UTC(), From: Queued, To: TSending, Event: "send"},
-		{Trigger: "t1", At: at(3).UTC(), From: TSending, To: Delivered, Event: "sent"},
+		{Trigger: "t1", At: at(2).UTC(), From: Queued, To: TTriggering, Event: "send"},
+		{Trigger: "t1", At: at(3).UTC(), From: TTriggering, To: Delivered, Event: "sent"},
 	}, trs)
 	_, err = s.Transitions(ctx, "nope")
 	assert.ErrorIs(t, err, ErrNotFound)

@@ -79,22 +79,22 @@ type TriggerStatus string
 // The trigger statuses: queued → (deferred) → triggering → delivered →
 // (retrying → delivered …) → acked → completed, or failed with a Class.
 const (
-	Queued    TriggerStatus = "queued"
-	TDeferred TriggerStatus = "deferred"
-	TSending  TriggerStatus = "triggering" // a delivery is under way
-	Delivered TriggerStatus = "delivered"  // party saw it submitted or queued; awaiting the ack
-	TRetrying TriggerStatus = "retrying"   // no ack in time; backing off
-	Acked     TriggerStatus = "acked"      // the agent took it; awaiting the turn's answer
-	// TResuming: the ack never came (ACK_TIMEOUT) or the operator never
+	Queued      TriggerStatus = "queued"
+	TDeferred   TriggerStatus = "deferred"
+	TTriggering TriggerStatus = "triggering" // a delivery is under way
+	Delivered   TriggerStatus = "delivered"  // party saw it submitted or queued; awaiting the ack
+	TRetrying   TriggerStatus = "retrying"   // no ack in time; backing off
+	Acked       TriggerStatus = "acked"      // the agent took it; awaiting the turn's answer
+	// TFallbackResume: the ack never came (ACK_TIMEOUT) or the operator never
 	// let go (DEFER_TIMEOUT): the agent's own session is resumed without
 	// its TUI to answer the trigger.
-	TResuming TriggerStatus = "fallback_resume"
-	// TSpawning: the resume failed; a fresh agent is started in the pane
+	TFallbackResume TriggerStatus = "fallback_resume"
+	// TSpawnRecovery: the resume failed; a fresh agent is started in the pane
 	// and the trigger goes to it with a summary of its thread.
-	TSpawning  TriggerStatus = "spawn_recovery"
-	Completed  TriggerStatus = "completed"
-	TFailed    TriggerStatus = "failed"
-	unknownTrg TriggerStatus = ""
+	TSpawnRecovery TriggerStatus = "spawn_recovery"
+	Completed      TriggerStatus = "completed"
+	TFailed        TriggerStatus = "failed"
+	unknownTrg     TriggerStatus = ""
 )
 
 // Open says whether t is not yet over.
@@ -103,7 +103,7 @@ func (t TriggerStatus) Open() bool { return t != Completed && t != TFailed && t 
 // ParseTriggerStatus reads a status name.
 func ParseTriggerStatus(s string) (TriggerStatus, error) {
 	switch t := TriggerStatus(s); t {
-	case Queued, TDeferred, TSending, Delivered, TRetrying, Acked, TResuming, TSpawning, Completed, TFailed:
+	case Queued, TDeferred, TTriggering, Delivered, TRetrying, Acked, TFallbackResume, TSpawnRecovery, Completed, TFailed:
 		return t, nil
 	}
 	return "", fmt.Errorf("unknown trigger status %q (queued, deferred, triggering, delivered, retrying, acked, fallback_resume, spawn_recovery, completed, failed): %w", s, ErrBadInput)
