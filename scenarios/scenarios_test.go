@@ -145,12 +145,44 @@ func setup(env *testscript.Env) error {
 		env.Setenv(realagent.TokenVar, real.token)
 	}
 	env.Values[realKey{}] = real
+	if keep := os.Getenv(keepVar); keep != "" {
+		// Runs after the teardown below (defers run last first).
+		env.Setenv("FAKEMODEL_DUMP", filepath.Join(work, "dump"))
+		env.Defer(func() { keepFailed(env.T(), work, keep) })
+	}
 	env.Defer(func() {
 		killServer(env.Getenv, sock)
 		real.teardown(env.T())
 		os.RemoveAll(tmpdir)
 	})
 	return nil
+}
+
+// keepVar names a directory where a failed scenario's work dir is kept,
+// the fake model's request bodies with it ($WORK/dump): the evidence of a
+// flake a soak meets once in many runs (.ci/soak sets it).
+const keepVar = "PARTY_SCENARIO_KEEP"
+
+// keepFailed copies work into keep when t failed, once the scenario's
+// server and agents are gone.
+func keepFailed(t testscript.T, work, keep string) {
+	ft, ok := t.(interface {
+		Failed() bool
+		Name() string
+	})
+	if !ok || !ft.Failed() {
+		return
+	}
+	dst := filepath.Join(keep, strings.ReplaceAll(ft.Name(), "/", "_")+"-"+time.Now().Format("150405.000"))
+	if err := os.MkdirAll(keep, 0o755); err != nil {
+		t.Log(fmt.Sprintf("keep: %v", err))
+		return
+	}
+	if out, err := exec.Command("cp", "-a", work, dst).CombinedOutput(); err != nil {
+		t.Log(fmt.Sprintf("keep: cp: %v: %s", err, out))
+		return
+	}
+	t.Log("kept the work dir in " + dst)
 }
 
 // tmuxArgv is the argv of a tmux command on the scenario's server.
