@@ -167,8 +167,15 @@ func watchDash(ctx context.Context, env *Env, events chan<- dash.Event) {
 			seen := map[string]bool{}
 			for _, info := range infos {
 				seen[info.Name] = true
-				if _, ok := running[info.Name]; ok {
-					continue
+				if w, ok := running[info.Name]; ok {
+					select {
+					case <-w.done:
+						// It ended on its own (its control client
+						// went, its first look failed) and the
+						// session is there: watch it again.
+					default:
+						continue
+					}
 				}
 				sctx, cancel := context.WithCancel(ctx)
 				w := watcher{cancel: cancel, done: make(chan struct{})}
@@ -561,7 +568,15 @@ func (ds *dashSession) watch(ctx context.Context, events chan<- dash.Event, reli
 		case <-ctx.Done():
 			return
 		case <-done:
-			send(ctx, events, dash.SessionGone{Session: name})
+			// The control client went: with its session, or alone
+			// (detached, killed). A session still there is watched
+			// again from the listing asked for here.
+			if listPanes() {
+				select {
+				case relist <- struct{}{}:
+				default:
+				}
+			}
 			return
 		case <-dirty:
 			if debounce == nil {
