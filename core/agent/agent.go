@@ -92,7 +92,10 @@ var profiles = map[Kind]Profile{
 		// read apart (IsBusy).
 		Busy:     regexp.MustCompile(`^ ?[·✢✳✶✻✽*] (?:[^…\s][^…]{0,60}…|API error · Retrying in )`),
 		QueueKey: "Enter",
-		Pasted:   regexp.MustCompile(`\[Pasted text #\d+(?: \+\d+ lines)?\]`),
+		// A queued message: "  ❯ text" above the input box (a numbered
+		// "❯ 1. Yes" is a dialog's item).
+		Queue:  regexp.MustCompile(`^  ❯ (?:[^\d\s]|\d+(?:[^.\d]|$))`),
+		Pasted: regexp.MustCompile(`\[Pasted text #\d+(?: \+\d+ lines)?\]`),
 	},
 	Codex: {
 		Kind:         Codex,

@@ -227,6 +227,10 @@ func TestQueueing(t *testing.T) {
 		{"codex idle", Codex, "• The answer.\n\nWorked for <1s • 12:05\n\n› Ask Codex to do anything", false},
 		{"codex answer quoting it", Codex, "• I saw • Queued follow-up inputs there\n› Ask Codex to do anything", false},
 		{"claude has no such line", Claude, "• Queued follow-up inputs", false},
+		{"claude's queued messages, above its box", Claude, "● done one\n· Tempering… (running stop hook · 5s)\n  ❯ second queued\n  ❯ third queued\n────\n❯ Press up to edit queued messages\n────", true},
+		{"claude's echo of a prompt is no queue", Claude, "✻ Churned for 5s\n❯ second queued\n────\n❯\u00a0\n────", false},
+		{"claude's dialog item is no queue", Claude, " Do you want to proceed?\n  ❯ 1. Yes\n    2. No", false},
+		{"claude's queued text may start with a number", Claude, "  ❯ 42 is the answer\n────", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -403,6 +403,11 @@ func (s *submission) run(ctx context.Context) error {
 		if st, err = s.look(ctx); err != nil {
 			return err
 		}
+		if attempt == 0 && s.events && s.d.Announcing != nil && !blind {
+			if st, err = s.hooksQuiet(ctx, st); err != nil {
+				return err
+			}
+		}
 		if attempt == 0 && !blind && !(st.HasInput && p.Holds(st.Input, s.text)) {
 			// Seen a moment ago: a capture can catch the agent
 			// between clearing and redrawing its box. Look again.
@@ -687,6 +692,55 @@ func (s *submission) untangle(ctx context.Context, st observe.State) bool {
 		}
 	}
 	return false
+}
+
+// hookQuiet is how long no hook of the agent must have run before the
+// first Enter, looked at every hookLook.
+const (
+	hookQuiet = 120 * time.Millisecond
+	hookLook  = 40 * time.Millisecond
+)
+
+// hooksQuiet waits, pressing nothing, while a turn of the agent ends
+// (at most hookWait), and looks at the pane afresh: until no hook of the
+// agent has run for hookQuiet, and no queued message waits for an agent
+// that is no longer busy. As a turn ends the real Claude runs its Stop
+// hook, then takes its queue (a UserPromptSubmit hook for each message):
+// an Enter read in between made it run that text at once and keep it
+// queued as well (the model got it two or three times), or drop another
+// queued text (never sent): real_claude_concurrent, 6 of 40 beside two
+// CPU hogs. An idle agent running no hook, with nothing queued, has no
+// turn ending: it is not waited for.
+func (s *submission) hooksQuiet(ctx context.Context, st observe.State) (observe.State, error) {
+	p := s.req.Profile
+	ending := func(st observe.State) bool { return !st.Busy && p.Queueing(st.Screen) }
+	if !st.Busy && !ending(st) && !s.d.Announcing(st.Pane) {
+		return st, nil
+	}
+	deadline := s.d.Clock.Now().Add(hookWait)
+	var quiet time.Time // since when no hook ran; zero while one runs
+	for {
+		now := s.d.Clock.Now()
+		switch {
+		case s.d.Announcing(st.Pane):
+			quiet = time.Time{}
+		case quiet.IsZero():
+			quiet = now
+		}
+		if !now.Before(deadline) {
+			return s.look(ctx)
+		}
+		if !quiet.IsZero() && now.Sub(quiet) >= hookQuiet {
+			next, err := s.look(ctx)
+			if err != nil || !ending(next) {
+				return next, err
+			}
+			st = next
+		}
+		if err := s.d.Clock.Sleep(ctx, hookLook); err != nil {
+			return st, err
+		}
+	}
 }
 
 // pressable reports whether st shows our text in the input box with no

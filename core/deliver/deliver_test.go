@@ -307,7 +307,7 @@ func TestNoEnterBehindTextTypedWhileTheSubmitHookRuns(t *testing.T) {
 	a := sim.NewAgent("claude")
 	p := m.Add("s", "claude", a)
 	p.Info.Hooks = "claude"
-	a.Announce(events, p.Info.ID).HookFor(3*time.Second).TypeAfter(200*time.Millisecond, "operator draft")
+	a.Announce(events, p.Info.ID).HookFor(3*time.Second).TypeAfter(500*time.Millisecond, "operator draft")
 	d := &deliver.Deliverer{Mux: m, Clock: clock, Locker: &sim.Locker{}, Events: observe.Events{Path: events},
 		Announcing: func(mux.Pane) bool { return a.Hooking() }}
 	res, err := d.Send(context.Background(), deliver.Request{Pane: p.Info.ID, Profile: agent.Lookup(agent.Claude), Text: "[BRIDGE_TRIGGER id=acc-24 thread=t]\njob 24\n[/BRIDGE_TRIGGER]"})
@@ -487,4 +487,96 @@ func TestOneLookMidRedrawDoesNotEndTheRetries(t *testing.T) {
 	assert.Equal(t, 2, res.Enters)
 	require.Len(t, f.Agent.Submissions, 1)
 	assert.Equal(t, "hello", f.Agent.Submissions[0].Text)
+}
+
+// enterClock records when the first Enter was pressed.
+type enterClock struct {
+	*sim.Mux
+	clock *sim.Clock
+	at    time.Time
+}
+
+func (m *enterClock) SendKey(ctx context.Context, id, key string) error {
+	if key == "Enter" && m.at.IsZero() {
+		m.at = m.clock.Now()
+	}
+	return m.Mux.SendKey(ctx, id, key)
+}
+
+// As a turn ends the real Claude runs its Stop hook, then one
+// UserPromptSubmit hook per queued message it takes; an Enter read then
+// ran a text and kept it queued too. The first Enter waits until no hook
+// of the agent has run for a while.
+func TestFirstEnterWaitsForTheAgentsHooks(t *testing.T) {
+	clock := sim.NewClock()
+	m := sim.NewMux(clock)
+	a := sim.NewAgent("claude")
+	p := m.Add("s", "claude", a)
+	p.Info.Hooks = "claude"
+	start := clock.Now()
+	hookUntil := start.Add(time.Second)
+	mc := &enterClock{Mux: m, clock: clock}
+	d := &deliver.Deliverer{Mux: mc, Clock: clock, Locker: &sim.Locker{},
+		Events:     observe.Events{Path: filepath.Join(t.TempDir(), "events.jsonl")},
+		Announcing: func(mux.Pane) bool { return clock.Now().Before(hookUntil) }}
+	res, err := d.Send(context.Background(), deliver.Request{Pane: p.Info.ID, Profile: agent.Lookup(agent.Claude), Text: "next"})
+	require.NoError(t, err)
+	assert.Equal(t, deliver.Submitted, res.Outcome)
+	assert.Equal(t, 1, res.Enters)
+	require.False(t, mc.at.IsZero())
+	assert.GreaterOrEqual(t, mc.at.Sub(hookUntil), 120*time.Millisecond, "Enter %v after the hook ended", mc.at.Sub(hookUntil))
+	require.Len(t, a.Submissions, 1)
+}
+
+// An idle agent that runs no hook has no turn ending: its Enter is not
+// held back.
+func TestIdleAgentsEnterIsNotHeldBack(t *testing.T) {
+	clock := sim.NewClock()
+	m := sim.NewMux(clock)
+	a := sim.NewAgent("claude")
+	p := m.Add("s", "claude", a)
+	p.Info.Hooks = "claude"
+	start := clock.Now()
+	mc := &enterClock{Mux: m, clock: clock}
+	d := &deliver.Deliverer{Mux: mc, Clock: clock, Locker: &sim.Locker{},
+		Events:     observe.Events{Path: filepath.Join(t.TempDir(), "events.jsonl")},
+		Announcing: func(mux.Pane) bool { return false }}
+	_, err := d.Send(context.Background(), deliver.Request{Pane: p.Info.ID, Profile: agent.Lookup(agent.Claude), Text: "next"})
+	require.NoError(t, err)
+	assert.Less(t, mc.at.Sub(start), agent.Lookup(agent.Claude).Settle+100*time.Millisecond)
+}
+
+// queueMux shows a queued message above the box until a time: an agent
+// whose turn ended and that has yet to take its queue.
+type queueMux struct {
+	*enterClock
+	until time.Time
+}
+
+func (m *queueMux) Inspect(ctx context.Context, id string) (mux.Pane, string, error) {
+	p, screen, err := m.Mux.Inspect(ctx, id)
+	if m.clock.Now().Before(m.until) {
+		screen = "  ❯ an earlier queued message\n" + screen
+	}
+	return p, screen, err
+}
+
+// An idle Claude showing a queued message is about to take its queue: the
+// first Enter waits until it did.
+func TestFirstEnterWaitsForTheQueueToBeTaken(t *testing.T) {
+	clock := sim.NewClock()
+	m := sim.NewMux(clock)
+	a := sim.NewAgent("claude")
+	p := m.Add("s", "claude", a)
+	p.Info.Hooks = "claude"
+	until := clock.Now().Add(time.Second)
+	mc := &queueMux{enterClock: &enterClock{Mux: m, clock: clock}, until: until}
+	d := &deliver.Deliverer{Mux: mc, Clock: clock, Locker: &sim.Locker{},
+		Events:     observe.Events{Path: filepath.Join(t.TempDir(), "events.jsonl")},
+		Announcing: func(mux.Pane) bool { return false }}
+	_, err := d.Send(context.Background(), deliver.Request{Pane: p.Info.ID, Profile: agent.Lookup(agent.Claude), Text: "next"})
+	require.NoError(t, err)
+	require.False(t, mc.at.IsZero())
+	assert.False(t, mc.at.Before(until), "Enter %v before the queue was taken", until.Sub(mc.at))
+	require.Len(t, a.Submissions, 1)
 }

@@ -12,7 +12,9 @@
 //     caller sends a command on purpose (Raw).
 //  4. Paste it as one bracketed paste; press Enter only once the idle box
 //     visibly holds it and the agent's settle time has passed, never into a
-//     dialog or menu (a busy agent gets its queue key: Tab for codex). A
+//     dialog or menu (a busy agent gets its queue key: Tab for codex), and
+//     not while a turn of the agent ends (its hooks run, or its queued
+//     messages wait to be taken: hooksQuiet). A
 //     completion menu over the whole text is given a moment to go, then
 //     closed once with the agent's MenuKey (gemini's Esc keeps the text);
 //     one that stays is refused and the text taken back.
