@@ -503,47 +503,61 @@ func (m *enterClock) SendKey(ctx context.Context, id, key string) error {
 	return m.Mux.SendKey(ctx, id, key)
 }
 
+// hooked is a claude with hooks in a sim pane, sent to by a Deliverer
+// over mux (the sim's, or one made from it) whose Announcing says hook.
+type hooked struct {
+	clock *sim.Clock
+	agent *sim.Agent
+	keys  *enterClock
+	send  func() (deliver.Result, error)
+}
+
+func newHooked(t *testing.T, hook func(now time.Time) bool, wrap func(*enterClock) mux.Multiplexer) hooked {
+	clock := sim.NewClock()
+	m := sim.NewMux(clock)
+	a := sim.NewAgent("claude")
+	p := m.Add("s", "claude", a)
+	p.Info.Hooks = "claude"
+	keys := &enterClock{Mux: m, clock: clock}
+	var mx mux.Multiplexer = keys
+	if wrap != nil {
+		mx = wrap(keys)
+	}
+	d := &deliver.Deliverer{Mux: mx, Clock: clock, Locker: &sim.Locker{},
+		Events:     observe.Events{Path: filepath.Join(t.TempDir(), "events.jsonl")},
+		Announcing: func(mux.Pane) bool { return hook(clock.Now()) }}
+	return hooked{clock: clock, agent: a, keys: keys, send: func() (deliver.Result, error) {
+		return d.Send(context.Background(), deliver.Request{Pane: p.Info.ID, Profile: agent.Lookup(agent.Claude), Text: "next"})
+	}}
+}
+
+func noHook(time.Time) bool { return false }
+
 // As a turn ends the real Claude runs its Stop hook, then one
 // UserPromptSubmit hook per queued message it takes; an Enter read then
 // ran a text and kept it queued too. The first Enter waits until no hook
 // of the agent has run for a while.
 func TestFirstEnterWaitsForTheAgentsHooks(t *testing.T) {
-	clock := sim.NewClock()
-	m := sim.NewMux(clock)
-	a := sim.NewAgent("claude")
-	p := m.Add("s", "claude", a)
-	p.Info.Hooks = "claude"
-	start := clock.Now()
-	hookUntil := start.Add(time.Second)
-	mc := &enterClock{Mux: m, clock: clock}
-	d := &deliver.Deliverer{Mux: mc, Clock: clock, Locker: &sim.Locker{},
-		Events:     observe.Events{Path: filepath.Join(t.TempDir(), "events.jsonl")},
-		Announcing: func(mux.Pane) bool { return clock.Now().Before(hookUntil) }}
-	res, err := d.Send(context.Background(), deliver.Request{Pane: p.Info.ID, Profile: agent.Lookup(agent.Claude), Text: "next"})
+	var hookUntil time.Time
+	h := newHooked(t, func(now time.Time) bool { return now.Before(hookUntil) }, nil)
+	hookUntil = h.clock.Now().Add(time.Second)
+	res, err := h.send()
 	require.NoError(t, err)
 	assert.Equal(t, deliver.Submitted, res.Outcome)
 	assert.Equal(t, 1, res.Enters)
-	require.False(t, mc.at.IsZero())
-	assert.GreaterOrEqual(t, mc.at.Sub(hookUntil), 120*time.Millisecond, "Enter %v after the hook ended", mc.at.Sub(hookUntil))
-	require.Len(t, a.Submissions, 1)
+	require.False(t, h.keys.at.IsZero())
+	assert.GreaterOrEqual(t, h.keys.at.Sub(hookUntil), 120*time.Millisecond, "Enter %v after the hook ended", h.keys.at.Sub(hookUntil))
+	require.Len(t, h.agent.Submissions, 1)
 }
 
 // An idle agent that runs no hook has no turn ending: its Enter is not
 // held back.
 func TestIdleAgentsEnterIsNotHeldBack(t *testing.T) {
-	clock := sim.NewClock()
-	m := sim.NewMux(clock)
-	a := sim.NewAgent("claude")
-	p := m.Add("s", "claude", a)
-	p.Info.Hooks = "claude"
-	start := clock.Now()
-	mc := &enterClock{Mux: m, clock: clock}
-	d := &deliver.Deliverer{Mux: mc, Clock: clock, Locker: &sim.Locker{},
-		Events:     observe.Events{Path: filepath.Join(t.TempDir(), "events.jsonl")},
-		Announcing: func(mux.Pane) bool { return false }}
-	_, err := d.Send(context.Background(), deliver.Request{Pane: p.Info.ID, Profile: agent.Lookup(agent.Claude), Text: "next"})
+	h := newHooked(t, noHook, nil)
+	start := h.clock.Now()
+	_, err := h.send()
 	require.NoError(t, err)
-	assert.Less(t, mc.at.Sub(start), agent.Lookup(agent.Claude).Settle+100*time.Millisecond)
+	assert.Less(t, h.keys.at.Sub(start), agent.Lookup(agent.Claude).Settle+100*time.Millisecond)
 }
 
 // queueMux shows a queued message above the box until a time: an agent
@@ -564,19 +578,14 @@ func (m *queueMux) Inspect(ctx context.Context, id string) (mux.Pane, string, er
 // An idle Claude showing a queued message is about to take its queue: the
 // first Enter waits until it did.
 func TestFirstEnterWaitsForTheQueueToBeTaken(t *testing.T) {
-	clock := sim.NewClock()
-	m := sim.NewMux(clock)
-	a := sim.NewAgent("claude")
-	p := m.Add("s", "claude", a)
-	p.Info.Hooks = "claude"
-	until := clock.Now().Add(time.Second)
-	mc := &queueMux{enterClock: &enterClock{Mux: m, clock: clock}, until: until}
-	d := &deliver.Deliverer{Mux: mc, Clock: clock, Locker: &sim.Locker{},
-		Events:     observe.Events{Path: filepath.Join(t.TempDir(), "events.jsonl")},
-		Announcing: func(mux.Pane) bool { return false }}
-	_, err := d.Send(context.Background(), deliver.Request{Pane: p.Info.ID, Profile: agent.Lookup(agent.Claude), Text: "next"})
+	var q *queueMux
+	h := newHooked(t, noHook, func(keys *enterClock) mux.Multiplexer {
+		q = &queueMux{enterClock: keys, until: keys.clock.Now().Add(time.Second)}
+		return q
+	})
+	_, err := h.send()
 	require.NoError(t, err)
-	require.False(t, mc.at.IsZero())
-	assert.False(t, mc.at.Before(until), "Enter %v before the queue was taken", until.Sub(mc.at))
-	require.Len(t, a.Submissions, 1)
+	require.False(t, h.keys.at.IsZero())
+	assert.False(t, h.keys.at.Before(q.until), "Enter %v before the queue was taken", q.until.Sub(h.keys.at))
+	require.Len(t, h.agent.Submissions, 1)
 }
