@@ -173,43 +173,7 @@ func WaitAgents(ctx context.Context, m mux.Multiplexer, clk clock.Clock, session
 			return nil, err
 		}
 	}
-	if p, err := roles.Resolve(panes, "shell"); err == nil {
-		if err := waitShell(ctx, m, clk, p.ID); err != nil {
-			return nil, err
-		}
-	}
 	return panes, nil
-}
-
-// shellSettle is how long a shell's screen must stay the same, and not
-// blank, for its start to be over.
-const shellSettle = 300 * time.Millisecond
-
-// waitShell waits until the shell in pane has drawn its prompt: a screen
-// that is not blank and has not changed for shellSettle. A shell whose rc
-// files are slow (pyenv init: 0.6 s) reads what is typed before its
-// prompt with the terminal's own echo, where an Enter changes nothing on
-// screen and the send to it is unconfirmed.
-func waitShell(ctx context.Context, m mux.Multiplexer, clk clock.Clock, pane string) error {
-	var last string
-	var since time.Time
-	err := pollFor(ctx, clk, idleTimeout, func() (bool, error) {
-		cctx, cancel := context.WithTimeout(ctx, idleTimeout)
-		defer cancel()
-		screen, err := m.Capture(cctx, pane, 0)
-		if err != nil {
-			return false, err
-		}
-		if strings.TrimSpace(screen) == "" || screen != last {
-			last, since = screen, clk.Now()
-			return false, nil
-		}
-		return clk.Now().Sub(since) >= shellSettle, nil
-	})
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("the shell never showed a steady prompt; last screen:\n%s: %w", last, err)
-	}
-	return err
 }
 
 // waitIdle waits until the agent in pane shows its input line.
