@@ -392,7 +392,8 @@ func (s *submission) run(ctx context.Context) error {
 	var (
 		keys     []string
 		st       observe.State
-		lastBusy bool   // the agent was busy at the last press
+		lastBusy bool   // the last press queued: the agent was busy, and idle at none before
+		idleKey  bool   // a key was pressed while the agent was idle
 		stopped  string // why no further key was pressed
 		inferred bool   // the last press took it for busy on signs off its screen
 	)
@@ -469,7 +470,14 @@ func (s *submission) run(ctx context.Context) error {
 		if inferred {
 			st.Busy, s.res.WasBusy = true, true
 		}
-		lastBusy = busy
+		// A turn that starts after a key pressed while the agent was
+		// idle is most likely that key's (codex records it in its rollout
+		// before a loaded machine draws it): a later key then finds the
+		// agent busy, but the text went as a submission, not queued.
+		if !busy {
+			idleKey = true
+		}
+		lastBusy = busy && !idleKey
 		key := "Enter"
 		if busy && p.QueueKey != "" {
 			key = p.QueueKey
@@ -491,7 +499,7 @@ func (s *submission) run(ctx context.Context) error {
 			return err
 		}
 		if ok {
-			s.taken(busy)
+			s.taken(lastBusy)
 			return nil
 		}
 		if blind {

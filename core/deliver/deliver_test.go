@@ -589,3 +589,50 @@ func TestFirstEnterWaitsForTheQueueToBeTaken(t *testing.T) {
 	assert.False(t, h.keys.at.Before(q.until), "Enter %v before the queue was taken", q.until.Sub(h.keys.at))
 	require.Len(t, h.agent.Submissions, 1)
 }
+
+// staleMux shows, for a while after the first Enter, the screen of the
+// moment before it: a loaded machine where the agent took the Enter (its
+// records say so) and has not drawn the frame that says it yet.
+type staleMux struct {
+	*sim.Mux
+	clock  *sim.Clock
+	lag    time.Duration
+	until  time.Time
+	frame  string
+	stales int // looks answered with the old frame
+}
+
+func (m *staleMux) SendKey(ctx context.Context, id, key string) error {
+	if key == "Enter" && m.until.IsZero() {
+		_, m.frame, _ = m.Mux.Inspect(ctx, id)
+		m.until = m.clock.Now().Add(m.lag)
+	}
+	return m.Mux.SendKey(ctx, id, key)
+}
+
+func (m *staleMux) Inspect(ctx context.Context, id string) (mux.Pane, string, error) {
+	p, screen, err := m.Mux.Inspect(ctx, id)
+	if m.clock.Now().Before(m.until) {
+		m.stales++
+		return p, m.frame, err
+	}
+	return p, screen, err
+}
+
+// Codex records a turn in its rollout before it draws it: on a loaded
+// machine the Enter that started it is not seen taken within its window,
+// and the next look finds the old frame (the text in the box) while the
+// rollout says codex works. The text is taken once, and reported
+// submitted: the agent was idle when Enter was pressed, the turn is ours.
+func TestATurnOurEnterStartedIsNotReportedQueued(t *testing.T) {
+	f := newFixture("codex", nil)
+	m := &staleMux{Mux: f.Mux, clock: f.Clock, lag: 700 * time.Millisecond}
+	f.Deliverer.Mux = m
+	f.Deliverer.Working = func(agent.Kind, mux.Pane) bool { return !m.until.IsZero() }
+	res, err := f.send("hello", false)
+	require.NoError(t, err, "presses: %s", f.Mux.History(f.ID))
+	assert.Positive(t, m.stales, "the old frame was seen")
+	assert.Equal(t, deliver.Submitted, res.Outcome, "presses: %s", f.Mux.History(f.ID))
+	require.Len(t, f.Agent.Submissions, 1)
+	assert.Equal(t, "hello", f.Agent.Submissions[0].Text)
+}
