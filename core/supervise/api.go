@@ -18,6 +18,7 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -30,12 +31,21 @@ import (
 //
 // Routes:
 //
-//	POST /v1/triggers       TriggerRequest → 201 Trigger (200 when the id existed)
-//	GET  /v1/triggers/{id}  → 200 Trigger
-//	GET  /v1/runtimes       → 200 {"runtimes": [Runtime…]}
-//	POST /v1/messages       MessageRequest → 201 Message
-//	GET  /v1/health         → 200 {"ok": true}
-//	GET  /metrics           → the Prometheus metrics
+//	POST /v1/triggers                TriggerRequest → 201 Trigger (200 when the id existed)
+//	GET  /v1/triggers                ?status= &role= &thread= &open=1 &limit= → 200 {"triggers": [Trigger…]}
+//	GET  /v1/triggers/{id}           ?wait=D → 200 Trigger (with wait: once over, or after D)
+//	GET  /v1/events                  ?after=SEQ &limit= &wait=D → 200 {"events": [AuditEvent…]}
+//	GET  /v1/runtimes                → 200 {"runtimes": [Runtime…]}
+//	POST /v1/messages                MessageRequest → 201 Message
+//	POST /v1/inbox/read              ReadRequest → 200 {"messages": [Message…]} (marked read)
+//	GET  /v1/threads/{id}/messages   → 200 {"messages": [Message…]}
+//	POST /v1/threads/{id}/unblock    → 200 Thread
+//	POST /v1/heartbeat               HeartbeatRequest → 200 {"ok": true}
+//	GET  /v1/health                  → 200 {"ok": true}
+//	GET  /metrics                    → the Prometheus metrics
+//
+// A ?wait= long poll answers at the first change of the store that meets
+// it (Service.Changed), never later than MaxWait.
 //
 // A call carrying X-Party-Runtime-Token is a runtime's: who it is comes
 // from that token only (Service.Caller), never from the body, and what it
@@ -143,11 +153,16 @@ type errorBody struct {
 // route.
 func (s *Server) Handler(tcp bool) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /v1/triggers", s.submit)
-	mux.HandleFunc("GET /v1/triggers/{id}", s.trigger)
-	mux.HandleFunc("GET /v1/runtimes", s.runtimes)
-	mux.HandleFunc("POST /v1/messages", s.send)
-	mux.HandleFunc("POST /v1/threads/{id}/unblock", s.unblock)
+	mux.HandleFunc("POST /v1/triggers", s.handle(s.submit))
+	mux.HandleFunc("GET /v1/triggers", s.handle(s.triggers))
+	mux.HandleFunc("GET /v1/triggers/{id}", s.handle(s.trigger))
+	mux.HandleFunc("GET /v1/events", s.handle(s.events))
+	mux.HandleFunc("GET /v1/runtimes", s.handle(s.runtimes))
+	mux.HandleFunc("POST /v1/messages", s.handle(s.send))
+	mux.HandleFunc("POST /v1/inbox/read", s.handle(s.read))
+	mux.HandleFunc("GET /v1/threads/{id}/messages", s.handle(s.messages))
+	mux.HandleFunc("POST /v1/threads/{id}/unblock", s.handle(s.unblock))
+	mux.HandleFunc("POST /v1/heartbeat", s.handle(s.heartbeat))
 	mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, r *http.Request) {
 		writeAnswer(w, http.StatusOK, map[string]bool{"ok": true})
 	})
@@ -197,95 +212,203 @@ func (s *Server) bearer(next http.Handler) http.Handler {
 	})
 }
 
-func (s *Server) submit(w http.ResponseWriter, r *http.Request) {
-	c, err := s.caller(r)
-	if err != nil {
-		s.fail(w, err)
-		return
-	}
+func (s *Server) submit(w http.ResponseWriter, r *http.Request, c Caller) (int, any, error) {
 	var req TriggerRequest
 	if err := s.decode(w, r, &req); err != nil {
-		s.fail(w, err)
-		return
+		return 0, nil, err
 	}
 	t, created, err := s.Service.Submit(r.Context(), c, req)
 	if err != nil {
-		s.fail(w, err)
-		return
-	}
-	status := http.StatusOK
-	if created {
-		status = http.StatusCreated
+		return 0, nil, err
 	}
 	w.Header().Set("Location", "/v1/triggers/"+url.PathEscape(t.ID))
-	writeAnswer(w, status, t)
+	if created {
+		return http.StatusCreated, t, nil
+	}
+	return http.StatusOK, t, nil
 }
 
-func (s *Server) trigger(w http.ResponseWriter, r *http.Request) {
-	c, err := s.caller(r)
-	if err != nil {
-		s.fail(w, err)
-		return
-	}
-	t, err := s.Service.Trigger(r.Context(), c, r.PathValue("id"))
-	if err != nil {
-		s.fail(w, err)
-		return
-	}
-	writeAnswer(w, http.StatusOK, t)
+// trigger is one trigger; with ?wait=D it answers once the trigger is
+// over, or after D (at most MaxWait) with it still open.
+func (s *Server) trigger(w http.ResponseWriter, r *http.Request, c Caller) (int, any, error) {
+	id := r.PathValue("id")
+	var t Trigger
+	err := s.longPoll(r, func() (bool, error) {
+		var err error
+		t, err = s.Service.Trigger(r.Context(), c, id)
+		return err != nil || !t.Status.Open(), err
+	})
+	return http.StatusOK, t, err
 }
 
-func (s *Server) runtimes(w http.ResponseWriter, r *http.Request) {
-	c, err := s.caller(r)
-	if err != nil {
-		s.fail(w, err)
-		return
+// triggers lists the triggers: ?status=, ?role=, ?thread=, ?open=1,
+// ?limit=.
+func (s *Server) triggers(w http.ResponseWriter, r *http.Request, c Caller) (int, any, error) {
+	q := r.URL.Query()
+	f := TriggerFilter{Role: q.Get("role"), Thread: q.Get("thread"), Open: q.Get("open") == "1"}
+	if v := q.Get("status"); v != "" {
+		st, err := ParseTriggerStatus(v)
+		if err != nil {
+			return 0, nil, fmt.Errorf("%w: %w", ErrBadInput, err)
+		}
+		f.Status = st
 	}
+	var err error
+	if f.Limit, err = queryInt(q, "limit"); err != nil {
+		return 0, nil, err
+	}
+	ts, err := s.Service.Triggers(r.Context(), c, f)
+	return http.StatusOK, struct {
+		Triggers []Trigger `json:"triggers"`
+	}{nonNil(ts)}, err
+}
+
+// events are the audit trail after ?after=SEQ, at most ?limit= (1000 when
+// absent); with ?wait=D an empty answer waits up to D for the next.
+func (s *Server) events(w http.ResponseWriter, r *http.Request, c Caller) (int, any, error) {
+	q := r.URL.Query()
+	after, err := queryInt(q, "after")
+	if err != nil {
+		return 0, nil, err
+	}
+	limit, err := queryInt(q, "limit")
+	if err != nil {
+		return 0, nil, err
+	}
+	if limit == 0 {
+		limit = 1000
+	}
+	var evs []AuditEvent
+	err = s.longPoll(r, func() (bool, error) {
+		var err error
+		evs, err = s.Service.Events(r.Context(), c, int64(after), limit)
+		return err != nil || len(evs) > 0, err
+	})
+	return http.StatusOK, struct {
+		Events []AuditEvent `json:"events"`
+	}{nonNil(evs)}, err
+}
+
+func (s *Server) runtimes(w http.ResponseWriter, r *http.Request, c Caller) (int, any, error) {
 	rs, err := s.Service.Runtimes(r.Context(), c)
-	if err != nil {
-		s.fail(w, err)
-		return
-	}
-	if rs == nil {
-		rs = []Runtime{}
-	}
-	writeAnswer(w, http.StatusOK, struct {
+	return http.StatusOK, struct {
 		Runtimes []Runtime `json:"runtimes"`
-	}{rs})
+	}{nonNil(rs)}, err
 }
 
-func (s *Server) send(w http.ResponseWriter, r *http.Request) {
-	c, err := s.caller(r)
-	if err != nil {
-		s.fail(w, err)
-		return
-	}
+func (s *Server) send(w http.ResponseWriter, r *http.Request, c Caller) (int, any, error) {
 	var req MessageRequest
 	if err := s.decode(w, r, &req); err != nil {
-		s.fail(w, err)
-		return
+		return 0, nil, err
 	}
 	m, err := s.Service.Send(r.Context(), c, req)
-	if err != nil {
-		s.fail(w, err)
-		return
+	return http.StatusCreated, m, err
+}
+
+// read is the calling runtime's unread messages, marked read.
+func (s *Server) read(w http.ResponseWriter, r *http.Request, c Caller) (int, any, error) {
+	var req ReadRequest
+	if err := s.decode(w, r, &req); err != nil {
+		return 0, nil, err
 	}
-	writeAnswer(w, http.StatusCreated, m)
+	msgs, err := s.Service.Read(r.Context(), c, req.Thread)
+	return http.StatusOK, messages{nonNil(msgs)}, err
+}
+
+// messages are a thread's messages.
+func (s *Server) messages(w http.ResponseWriter, r *http.Request, c Caller) (int, any, error) {
+	msgs, err := s.Service.Messages(r.Context(), c, r.PathValue("id"))
+	return http.StatusOK, messages{nonNil(msgs)}, err
+}
+
+type messages struct {
+	Messages []Message `json:"messages"`
+}
+
+func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, c Caller) (int, any, error) {
+	var req HeartbeatRequest
+	if err := s.decode(w, r, &req); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, map[string]bool{"ok": true}, s.Service.Heartbeat(r.Context(), c, req.Status)
 }
 
 // unblock lets a blocked thread go on (the operator's call: Rules).
-func (s *Server) unblock(w http.ResponseWriter, r *http.Request) {
-	c, err := s.caller(r)
-	if err != nil {
-		s.fail(w, err)
-		return
-	}
+func (s *Server) unblock(w http.ResponseWriter, r *http.Request, c Caller) (int, any, error) {
 	th, err := s.Service.Unblock(r.Context(), c, r.PathValue("id"))
-	if err != nil {
-		s.fail(w, err)
-		return
+	return http.StatusOK, th, err
+}
+
+// MaxWait bounds a long poll's ?wait=: a client's answer comes within it.
+const MaxWait = 50 * time.Second
+
+// longPoll calls look until it says done, or the request's ?wait=
+// duration (none: once) has passed, waking at each change of the
+// Service, never on a timer.
+func (s *Server) longPoll(r *http.Request, look func() (done bool, err error)) error {
+	var wait time.Duration
+	if v := r.URL.Query().Get("wait"); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d < 0 {
+			return fmt.Errorf("%w: wait=%q: want a duration such as 30s", ErrBadInput, v)
+		}
+		wait = min(d, MaxWait)
 	}
-	writeAnswer(w, http.StatusOK, th)
+	timer := time.NewTimer(wait)
+	defer timer.Stop()
+	for {
+		changed := s.Service.Changed()
+		done, err := look()
+		if done || err != nil || wait == 0 {
+			return err
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			return nil
+		case <-r.Context().Done():
+			return r.Context().Err()
+		}
+	}
+}
+
+// queryInt is the query's non-negative integer key, 0 when absent.
+func queryInt(q url.Values, key string) (int, error) {
+	v := q.Get(key)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		return 0, fmt.Errorf("%w: %s=%q: want a whole number", ErrBadInput, key, v)
+	}
+	return n, nil
+}
+
+// nonNil is items, an empty list for none (JSON [] rather than null).
+func nonNil[T any](items []T) []T {
+	if items == nil {
+		return []T{}
+	}
+	return items
+}
+
+// handle answers a route: who makes the call (from its runtime token
+// alone), then what f answers, or its error in the error shape.
+func (s *Server) handle(f func(w http.ResponseWriter, r *http.Request, c Caller) (int, any, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		c, err := s.caller(r)
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		status, v, err := f(w, r, c)
+		if err != nil {
+			s.fail(w, err)
+			return
+		}
+		writeAnswer(w, status, v)
+	}
 }
 
 // caller is who makes the call, from its runtime token alone.

@@ -111,6 +111,28 @@ func (f *apiFake) Unblock(_ context.Context, _ Caller, thread string) (Thread, e
 	return Thread{ID: thread}, nil
 }
 
+func (f *apiFake) Triggers(context.Context, Caller, TriggerFilter) ([]Trigger, error) {
+	return nil, errNotInFake
+}
+
+func (f *apiFake) Events(context.Context, Caller, int64, int) ([]AuditEvent, error) {
+	return nil, errNotInFake
+}
+
+func (f *apiFake) Read(context.Context, Caller, string) ([]Message, error) { return nil, errNotInFake }
+
+func (f *apiFake) Messages(context.Context, Caller, string) ([]Message, error) {
+	return nil, errNotInFake
+}
+
+func (f *apiFake) Heartbeat(context.Context, Caller, string) error { return errNotInFake }
+
+func (f *apiFake) Changed() <-chan struct{} { return nil }
+
+// errNotInFake answers what the fake does not do (accessOps serves the
+// real Ops for those).
+var errNotInFake = fmt.Errorf("not in the fake: %w", ErrNotFound)
+
 func (f *apiFake) Caller(_ context.Context, token string) (Caller, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -290,7 +312,7 @@ func TestErrorAnswers(t *testing.T) {
 		{"unknown id", "GET", "/v1/triggers/nope", "", 404, "NOT_FOUND"},
 		{"unknown route", "GET", "/v1/nothing", "", 404, "NOT_FOUND"},
 		{"wrong method", "DELETE", "/v1/triggers/a1", "", 405, "METHOD_NOT_ALLOWED"},
-		{"GET a POST route", "GET", "/v1/triggers", "", 405, "METHOD_NOT_ALLOWED"},
+		{"GET a POST route", "GET", "/v1/messages", "", 405, "METHOD_NOT_ALLOWED"},
 		{"POST a GET route", "POST", "/v1/runtimes", "{}", 405, "METHOD_NOT_ALLOWED"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -90,6 +91,84 @@ func (c *Client) Send(ctx context.Context, req MessageRequest) (Message, error) 
 	var m Message
 	_, err := c.do(ctx, http.MethodPost, "/v1/messages", req, &m)
 	return m, err
+}
+
+// AwaitTrigger is trigger id once it is over, or after wait (at most
+// MaxWait) with it still open.
+func (c *Client) AwaitTrigger(ctx context.Context, id string, wait time.Duration) (Trigger, error) {
+	var t Trigger
+	if id == "" {
+		return t, fmt.Errorf("no trigger id: %w", ErrBadInput)
+	}
+	_, err := c.do(ctx, http.MethodGet, "/v1/triggers/"+url.PathEscape(id)+"?"+url.Values{"wait": {wait.String()}}.Encode(), nil, &t)
+	return t, err
+}
+
+// Triggers are the recorded triggers f keeps, oldest first.
+func (c *Client) Triggers(ctx context.Context, f TriggerFilter) ([]Trigger, error) {
+	q := url.Values{}
+	for k, v := range map[string]string{"status": string(f.Status), "role": f.Role, "thread": f.Thread} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	if f.Open {
+		q.Set("open", "1")
+	}
+	if f.Limit > 0 {
+		q.Set("limit", strconv.Itoa(f.Limit))
+	}
+	var out struct {
+		Triggers []Trigger `json:"triggers"`
+	}
+	_, err := c.do(ctx, http.MethodGet, "/v1/triggers?"+q.Encode(), nil, &out)
+	return out.Triggers, err
+}
+
+// Events are the audit trail's events after seq after, at most limit (0:
+// the API's default); with wait, an empty answer comes only after wait
+// (at most MaxWait) has passed with nothing new.
+func (c *Client) Events(ctx context.Context, after int64, limit int, wait time.Duration) ([]AuditEvent, error) {
+	q := url.Values{"after": {strconv.FormatInt(after, 10)}}
+	if limit > 0 {
+		q.Set("limit", strconv.Itoa(limit))
+	}
+	if wait > 0 {
+		q.Set("wait", wait.String())
+	}
+	var out struct {
+		Events []AuditEvent `json:"events"`
+	}
+	_, err := c.do(ctx, http.MethodGet, "/v1/events?"+q.Encode(), nil, &out)
+	return out.Events, err
+}
+
+// Read is the runtime's unread messages (of thread, or all), marked read.
+func (c *Client) Read(ctx context.Context, thread string) ([]Message, error) {
+	var out messages
+	_, err := c.do(ctx, http.MethodPost, "/v1/inbox/read", ReadRequest{Thread: thread}, &out)
+	return out.Messages, err
+}
+
+// Messages are a thread's messages.
+func (c *Client) Messages(ctx context.Context, thread string) ([]Message, error) {
+	var out messages
+	_, err := c.do(ctx, http.MethodGet, "/v1/threads/"+url.PathEscape(thread)+"/messages", nil, &out)
+	return out.Messages, err
+}
+
+// Heartbeat records that the runtime of RuntimeToken is alive.
+func (c *Client) Heartbeat(ctx context.Context, status string) error {
+	var out map[string]bool
+	_, err := c.do(ctx, http.MethodPost, "/v1/heartbeat", HeartbeatRequest{Status: status}, &out)
+	return err
+}
+
+// Unblock lets a thread a safeguard blocked go on.
+func (c *Client) Unblock(ctx context.Context, thread string) (Thread, error) {
+	var th Thread
+	_, err := c.do(ctx, http.MethodPost, "/v1/threads/"+url.PathEscape(thread)+"/unblock", nil, &th)
+	return th, err
 }
 
 // Metrics is the metrics page in the Prometheus text format.

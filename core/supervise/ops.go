@@ -266,6 +266,9 @@ func (o *Ops) Runtimes(ctx context.Context, c Caller) ([]Runtime, error) {
 	return o.Store.Runtimes(ctx)
 }
 
+// Changed is closed at the store's next commit.
+func (o *Ops) Changed() <-chan struct{} { return o.Store.Changed() }
+
 // Events are the audit trail's events after seq afterSeq, at most limit.
 func (o *Ops) Events(ctx context.Context, c Caller, afterSeq int64, limit int) ([]AuditEvent, error) {
 	if err := Allow(c, OpEvents); err != nil {

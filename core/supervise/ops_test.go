@@ -229,6 +229,30 @@ func TestRulesAtBothDoors(t *testing.T) {
 		{name: "a runtime may list the runtimes", token: "tok-claude",
 			ops:    func(o *Ops, c Caller) error { _, err := o.Runtimes(ctx, c); return err },
 			method: "GET", path: "/v1/runtimes", status: 200},
+		{name: "a runtime lists its triggers", token: "tok-claude",
+			ops:    func(o *Ops, c Caller) error { _, err := o.Triggers(ctx, c, TriggerFilter{}); return err },
+			method: "GET", path: "/v1/triggers", status: 200},
+		{name: "a runtime may not read the audit", token: "tok-claude",
+			ops:    func(o *Ops, c Caller) error { _, err := o.Events(ctx, c, 0, 10); return err },
+			method: "GET", path: "/v1/events", err: ErrForbidden, status: 403, code: "FORBIDDEN"},
+		{name: "the operator reads the audit",
+			ops:    func(o *Ops, c Caller) error { _, err := o.Events(ctx, c, 0, 10); return err },
+			method: "GET", path: "/v1/events?after=0", status: 200},
+		{name: "a runtime reads its inbox", token: "tok-claude",
+			ops:    func(o *Ops, c Caller) error { _, err := o.Read(ctx, c, ""); return err },
+			method: "POST", path: "/v1/inbox/read", body: `{}`, status: 200},
+		{name: "the operator has no inbox",
+			ops:    func(o *Ops, c Caller) error { _, err := o.Read(ctx, c, ""); return err },
+			method: "POST", path: "/v1/inbox/read", body: `{}`, err: ErrToken, status: 403, code: "BAD_TOKEN"},
+		{name: "a runtime lists a thread", token: "tok-claude",
+			ops:    func(o *Ops, c Caller) error { _, err := o.Messages(ctx, c, "th"); return err },
+			method: "GET", path: "/v1/threads/th/messages", status: 200},
+		{name: "a runtime beats", token: "tok-claude",
+			ops:    func(o *Ops, c Caller) error { return o.Heartbeat(ctx, c, "busy") },
+			method: "POST", path: "/v1/heartbeat", body: `{"status":"busy"}`, status: 200},
+		{name: "the operator has no heartbeat",
+			ops:    func(o *Ops, c Caller) error { return o.Heartbeat(ctx, c, "") },
+			method: "POST", path: "/v1/heartbeat", body: `{}`, err: ErrToken, status: 403, code: "BAD_TOKEN"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -290,6 +314,98 @@ func TestRuntimeSeesItsOwnOnly(t *testing.T) {
 	_, err = o.Read(ctx, Caller{}, "")
 	assert.ErrorIs(t, err, ErrToken)
 	assert.ErrorIs(t, o.Heartbeat(ctx, Caller{}, ""), ErrToken)
+}
+
+// TestClientOverOps: each of the Client's calls through the API to the
+// real Ops over a real store answers as Ops does, for the operator and
+// for a runtime by its token.
+func TestClientOverOps(t *testing.T) {
+	ctx := context.Background()
+	o, op := accessOps(t)
+	claude := *op
+	claude.RuntimeToken = "tok-claude"
+
+	ts, err := op.Triggers(ctx, TriggerFilter{})
+	require.NoError(t, err)
+	assert.Len(t, ts, 2, "the operator sees every trigger")
+	ts, err = claude.Triggers(ctx, TriggerFilter{Role: "claude", Open: true})
+	require.NoError(t, err)
+	require.Len(t, ts, 1)
+	assert.Equal(t, "to-claude", ts[0].ID)
+	_, err = op.Triggers(ctx, TriggerFilter{Status: "nonsense"})
+	assert.ErrorIs(t, err, ErrBadInput)
+
+	msgs, err := claude.Read(ctx, "")
+	require.NoError(t, err)
+	require.Len(t, msgs, 1)
+	assert.Equal(t, "for claude", msgs[0].Text)
+	msgs, err = claude.Read(ctx, "")
+	require.NoError(t, err)
+	assert.Empty(t, msgs, "read once")
+	msgs, err = op.Messages(ctx, "th")
+	require.NoError(t, err)
+	assert.Len(t, msgs, 2)
+
+	require.NoError(t, claude.Heartbeat(ctx, "busy"))
+	rt, err := o.Store.Runtime(ctx, "claude")
+	require.NoError(t, err)
+	assert.Equal(t, "busy", rt.Heartbeat)
+
+	o.Store.PutThread(ctx, Thread{ID: "stuck2", Blocked: true})
+	th, err := op.Unblock(ctx, "stuck2")
+	require.NoError(t, err)
+	assert.False(t, th.Blocked)
+	_, err = claude.Unblock(ctx, "stuck2")
+	assert.ErrorIs(t, err, ErrForbidden)
+}
+
+// TestLongPollsWakeOnACommit: a waiting events call or trigger wait
+// answers at the commit that meets it, not at the end of its wait.
+func TestLongPollsWakeOnACommit(t *testing.T) {
+	ctx := context.Background()
+	o, op := accessOps(t)
+	evs, err := op.Events(ctx, 0, 0, 0)
+	require.NoError(t, err)
+	last := evs[len(evs)-1].Seq
+
+	got := make(chan []AuditEvent, 1)
+	go func() {
+		evs, err := op.Events(ctx, last, 0, MaxWait)
+		assert.NoError(t, err)
+		got <- evs
+	}()
+	time.Sleep(50 * time.Millisecond) // (an earlier commit would be found by its first look alike)
+	require.NoError(t, o.Store.Audit(ctx, AuditEvent{At: time.Now(), Kind: "test_mark"}))
+	select {
+	case evs := <-got:
+		require.Len(t, evs, 1)
+		assert.Equal(t, "test_mark", evs[0].Kind)
+	case <-time.After(MaxWait / 2):
+		t.Fatal("the waiting events call did not answer at the commit")
+	}
+
+	done := make(chan Trigger, 1)
+	go func() {
+		tr, err := op.AwaitTrigger(ctx, "to-codex", MaxWait)
+		assert.NoError(t, err)
+		done <- tr
+	}()
+	tr, err := o.Store.Trigger(ctx, "to-codex")
+	require.NoError(t, err)
+	from := tr.Status
+	tr.Status, tr.Updated = Completed, time.Now()
+	require.NoError(t, o.Store.SaveTrigger(ctx, tr, from, "test"))
+	select {
+	case tr := <-done:
+		assert.Equal(t, Completed, tr.Status)
+	case <-time.After(MaxWait / 2):
+		t.Fatal("the trigger wait did not answer at the commit")
+	}
+
+	// An open trigger comes back open once its wait has passed.
+	tr, err = op.AwaitTrigger(ctx, "to-claude", 10*time.Millisecond)
+	require.NoError(t, err)
+	assert.True(t, tr.Status.Open())
 }
 
 // TestSubmitWithoutARoleIsBadInput: a request that names no role is the

@@ -57,4 +57,29 @@ type Service interface {
 	Caller(ctx context.Context, token string) (Caller, error)
 	// Unblock lets a thread a safeguard blocked go on (ErrNotFound).
 	Unblock(ctx context.Context, c Caller, thread string) (Thread, error)
+	// Triggers are the recorded triggers f keeps, oldest first.
+	Triggers(ctx context.Context, c Caller, f TriggerFilter) ([]Trigger, error)
+	// Events are the audit trail's events after seq afterSeq, at most
+	// limit.
+	Events(ctx context.Context, c Caller, afterSeq int64, limit int) ([]AuditEvent, error)
+	// Read is the calling runtime's unread messages (of thread, or all),
+	// its read cursors moved past them.
+	Read(ctx context.Context, c Caller, thread string) ([]Message, error)
+	// Messages are a thread's messages.
+	Messages(ctx context.Context, c Caller, thread string) ([]Message, error)
+	// Heartbeat records that the calling runtime is alive.
+	Heartbeat(ctx context.Context, c Caller, status string) error
+	// Changed is closed at the service's next change: a long-polling
+	// reader takes it before it reads, then waits on it.
+	Changed() <-chan struct{}
+}
+
+// HeartbeatRequest is a runtime's heartbeat (POST /v1/heartbeat).
+type HeartbeatRequest struct {
+	Status string `json:"status,omitempty"`
+}
+
+// ReadRequest asks for the caller's unread messages (POST /v1/inbox/read).
+type ReadRequest struct {
+	Thread string `json:"thread_id,omitempty"`
 }

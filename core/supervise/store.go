@@ -43,6 +43,31 @@ type Store struct {
 	// wmu queues this Store's own write transactions, so that they wait
 	// on each other here rather than in SQLite's sleeping busy handler.
 	wmu sync.Mutex
+	// cmu guards changed, closed and replaced by each commit of this
+	// Store: what a long-polling reader of the API waits on.
+	cmu     sync.Mutex
+	changed chan struct{}
+}
+
+// Changed is closed at the next commit of this Store (not another
+// process's): take it before reading, then wait on it for anything newer.
+func (s *Store) Changed() <-chan struct{} {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	if s.changed == nil {
+		s.changed = make(chan struct{})
+	}
+	return s.changed
+}
+
+// committed wakes the waiters of Changed.
+func (s *Store) committed() {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	if s.changed != nil {
+		close(s.changed)
+		s.changed = nil
+	}
 }
 
 // migrations are the schema's versions: migrations[i] takes a database
@@ -328,7 +353,11 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 		tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	s.committed()
+	return nil
 }
 
 // Times: fixed-width RFC 3339 in UTC, "" for the zero time.
