@@ -231,7 +231,7 @@ func killServer(getenv func(string) string, sock string) {
 
 func scriptEnv(ts *testscript.TestScript) []string {
 	var env []string
-	for _, k := range []string{"PATH", "HOME", "TMUX_TMPDIR", "LC_ALL", "TERM", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "PARTY_MOCK_LOG", realagent.TokenVar} {
+	for _, k := range []string{"PATH", "HOME", "TMUX_TMPDIR", "XDG_RUNTIME_DIR", "LC_ALL", "TERM", "XDG_STATE_HOME", "XDG_CONFIG_HOME", "PARTY_MOCK_LOG", realagent.TokenVar} {
 		env = append(env, k+"="+ts.Getenv(k))
 	}
 	return env

@@ -124,7 +124,14 @@ var profiles = map[Kind]Profile{
 		// " ⠸ Thinking... (esc to cancel, 1s)", "(esc to cancel, 1m 4s)".
 		Busy:     regexp.MustCompile(`\(esc to cancel, (?:\d+h )?(?:\d+m )?\d+s\)|^\s*[\x{2801}-\x{28FF}] \S.*(?:\.\.\.|…)`),
 		QueueKey: "Enter",
-		Pasted:   regexp.MustCompile(`\[Pasted Text: \d+ lines?\]`),
+		// "  Queued (press ↑ to edit):" above the spinner, the texts under
+		// it; as a turn ends gemini submits them joined. A prompt submitted
+		// in that moment can be dropped: real_gemini_concurrent once lost
+		// one of ten sends that said submitted (inferred from gemini's
+		// submitQuery returning early while a query starts, gemini-cli
+		// issue 3161; not reproduced).
+		Queue:  regexp.MustCompile(`^  Queued \(press ↑ to edit\):\s*$`),
+		Pasted: regexp.MustCompile(`\[Pasted Text: \d+ lines?\]`),
 		// Measured: 0.5 s after the placeholder showed, pastes were still
 		// read as keys; 1 s and 2 s were safe.
 		Warmup:  1500 * time.Millisecond,

@@ -231,6 +231,8 @@ func TestQueueing(t *testing.T) {
 		{"claude's echo of a prompt is no queue", Claude, "✻ Churned for 5s\n❯ second queued\n────\n❯\u00a0\n────", false},
 		{"claude's dialog item is no queue", Claude, " Do you want to proceed?\n  ❯ 1. Yes\n    2. No", false},
 		{"claude's queued text may start with a number", Claude, "  ❯ 42 is the answer\n────", true},
+		{"gemini's queue", Gemini, "✦ ok\n  Queued (press ↑ to edit):\n    second\n ⠸ Thinking... (esc to cancel, 1s)\n> \n", true},
+		{"gemini's answer quoting it", Gemini, "✦ it said Queued (press ↑ to edit): there\n> ", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

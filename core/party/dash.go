@@ -394,16 +394,29 @@ func (ds *dashSession) supervisor(ctx context.Context) (*dash.Supervisor, bool) 
 	if !ds.changed("supervisor", path, path+"-wal", filepath.Join(dir, review.CoordinatorLock)) {
 		return nil, false
 	}
-	if _, err := os.Stat(path); err != nil {
-		return nil, true
+	// Through the supervisor's API while it runs; else its records as the
+	// last one left them, read-only.
+	var src interface {
+		Runtimes(context.Context) ([]supervise.Runtime, error)
+		Triggers(context.Context, supervise.TriggerFilter) ([]supervise.Trigger, error)
 	}
-	st, err := supervise.Open(path)
-	if err != nil {
-		return nil, true
+	if running {
+		c, err := operatorClient(ds.env, ds.info.StateDir)
+		if err != nil {
+			return nil, true
+		}
+		defer c.HTTP.CloseIdleConnections()
+		src = c
+	} else {
+		st, err := supervise.OpenRecords(path)
+		if err != nil {
+			return nil, true
+		}
+		defer st.Close()
+		src = st
 	}
-	defer st.Close()
 	sv := &dash.Supervisor{Running: running, Runtimes: []dash.Runtime{}, Triggers: []dash.Trigger{}}
-	rts, err := st.Runtimes(ctx)
+	rts, err := src.Runtimes(ctx)
 	if err != nil {
 		return nil, true
 	}
@@ -411,8 +424,8 @@ func (ds *dashSession) supervisor(ctx context.Context) (*dash.Supervisor, bool) 
 		sv.Runtimes = append(sv.Runtimes, dash.Runtime{Role: r.Role, Status: string(r.Status), OperatorBusy: r.OperatorBusy, LastTrigger: r.LastTrigger,
 			StalledSince: r.Recovery.Live.StalledAt})
 	}
-	open, _ := st.Triggers(ctx, supervise.TriggerFilter{Open: true})
-	failed, _ := st.Triggers(ctx, supervise.TriggerFilter{Status: supervise.TFailed})
+	open, _ := src.Triggers(ctx, supervise.TriggerFilter{Open: true})
+	failed, _ := src.Triggers(ctx, supervise.TriggerFilter{Status: supervise.TFailed})
 	if len(failed) > 3 {
 		failed = failed[len(failed)-3:] // the last ones
 	}

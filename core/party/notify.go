@@ -167,8 +167,8 @@ type notifier struct {
 	// happened before it ran is history), but reads it for the turns.
 	Since time.Time
 
-	w     notify.Watch
-	store *supervise.Store
+	w   notify.Watch
+	api *supervise.Client
 }
 
 // load reads the saved state; with none, it starts at the beginning of
@@ -291,20 +291,12 @@ func (n *notifier) readEvents(f func(hook.Event)) error {
 }
 
 // readAudit gives each supervisor audit event after the saved one to f,
-// once the session has a supervisor store.
+// asked of the supervisor's API; while none runs there is nothing new.
 func (n *notifier) readAudit(ctx context.Context, f func(supervise.AuditEvent)) error {
-	if n.store == nil {
-		path := filepath.Join(SupervisorDir(n.StateDir), supervise.StoreFile)
-		if _, err := os.Stat(path); err != nil {
-			return nil
-		}
-		st, err := supervise.Open(path)
-		if err != nil {
-			return err
-		}
-		n.store = st
+	evs, err := n.api.Events(ctx, n.w.AuditSeq, 1000, 0)
+	if errors.Is(err, supervise.ErrNotRunning) {
+		return nil
 	}
-	evs, err := n.store.Events(ctx, n.w.AuditSeq, 1000)
 	if err != nil {
 		return err
 	}
@@ -314,11 +306,7 @@ func (n *notifier) readAudit(ctx context.Context, f func(supervise.AuditEvent)) 
 	return nil
 }
 
-func (n *notifier) close() {
-	if n.store != nil {
-		_ = n.store.Close()
-	}
-}
+func (n *notifier) close() { n.api.HTTP.CloseIdleConnections() }
 
 // NotifyWatch is the notifier of the session the Env picks: it holds the
 // session's notifier lock (ErrNotifierRunning when another process does),
@@ -362,6 +350,9 @@ func NotifyWatch(ctx context.Context, env *Env, log io.Writer) error {
 			}
 			return m
 		}}
+	if n.api, err = operatorClient(env, sc.Info.StateDir); err != nil {
+		return err
+	}
 	defer n.close()
 	if err := n.load(); err != nil {
 		return err

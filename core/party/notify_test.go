@@ -13,6 +13,7 @@ import (
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/notify"
 	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/supervise"
 )
 
 // notifierIn is a notifier of a session whose state dir is dir, as a
@@ -25,7 +26,8 @@ func notifierIn(dir string, told *[]notify.Event, since time.Time) *notifier {
 			*told = append(*told, ev)
 			return []notify.Result{{Sink: "test", Status: "sent"}}
 		},
-		Roles: func(context.Context) map[string]string { return map[string]string{"%1": "claude"} }}
+		Roles: func(context.Context) map[string]string { return map[string]string{"%1": "claude"} },
+		api:   supervise.NewUnixClient(filepath.Join(dir, "no-supervisor.sock"))}
 }
 
 // TestNotifierSurvivesKills: a notifier killed after any pass, or between

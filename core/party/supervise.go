@@ -35,6 +35,16 @@ func SupervisorSocket(getenv func(string) string, stateDir string) (string, erro
 	return filepath.Join(base, "sv-"+hex.EncodeToString(h[:6])+".sock"), nil
 }
 
+// apiSocket is the socket of the API of the supervisor of stateDir: the
+// one the serving supervisor recorded, else where this process's
+// environment puts it (SupervisorSocket).
+func apiSocket(env *Env, stateDir string) (string, error) {
+	if d, ok := readDaemon(SupervisorDir(stateDir)); ok && d.State == DaemonServing && d.Socket != "" {
+		return d.Socket, nil
+	}
+	return SupervisorSocket(env.Getenv, stateDir)
+}
+
 // supervisorScope is the session the supervisor commands act on: inside an
 // agent's pane $PARTY_STATE_DIR's (unless Session names another), else the
 // session the operation picks. name is "" inside a pane.
@@ -105,37 +115,6 @@ func OpenSupervisor(ctx context.Context, env *Env) (*Supervisor, error) {
 	return &Supervisor{Ops: ops, StateDir: stateDir, Session: name}, nil
 }
 
-// withSupervisor runs f over the session's supervisor store.
-func withSupervisor[T any](ctx context.Context, env *Env, f func(*Supervisor) (T, error)) (T, error) {
-	s, err := OpenSupervisor(ctx, env)
-	if err != nil {
-		var zero T
-		return zero, err
-	}
-	defer s.Close()
-	return f(s)
-}
-
-// caller is who runs the command: the runtime of $PARTY_RUNTIME_TOKEN,
-// else the operator. Ops checks each call against supervise.Rules, as the
-// API does.
-func (s *Supervisor) caller(ctx context.Context, env *Env) (supervise.Caller, error) {
-	return s.Caller(ctx, env.Getenv("PARTY_RUNTIME_TOKEN"))
-}
-
-// asCaller runs f over the session's supervisor store as the command's
-// caller.
-func asCaller[T any](ctx context.Context, env *Env, f func(*Supervisor, supervise.Caller) (T, error)) (T, error) {
-	return withSupervisor(ctx, env, func(s *Supervisor) (T, error) {
-		c, err := s.caller(ctx, env)
-		if err != nil {
-			var zero T
-			return zero, err
-		}
-		return f(s, c)
-	})
-}
-
 // TriggerOptions are the inputs of Trigger.
 type TriggerOptions struct {
 	supervise.TriggerRequest
@@ -152,25 +131,25 @@ type TriggerResult struct {
 	Created bool `json:"created"`
 }
 
-// Trigger records a trigger for a runtime and wakes the supervisor; with
-// Wait it returns once the trigger ended, with a *supervise.FailedError
-// when it failed.
+// Trigger records a trigger for a runtime through the supervisor's API;
+// with Wait it returns once the trigger ended, with a
+// *supervise.FailedError when it failed.
 func Trigger(ctx context.Context, env *Env, opts TriggerOptions) (TriggerResult, error) {
-	return asCaller(ctx, env, func(s *Supervisor, c supervise.Caller) (TriggerResult, error) {
-		t, created, err := s.Submit(ctx, c, opts.TriggerRequest)
+	return viaDoor(ctx, env, func(d *door) (TriggerResult, error) {
+		t, created, err := d.Submit(ctx, opts.TriggerRequest)
 		res := TriggerResult{Trigger: t, Created: created}
 		if err != nil || !opts.Wait {
 			return res, err
 		}
-		cfg, err := env.Config()
-		if err != nil {
-			return res, err
-		}
 		timeout := opts.Timeout
 		if timeout == 0 {
+			cfg, err := env.Config()
+			if err != nil {
+				return res, err
+			}
 			timeout = cfg.Supervise.TurnTimeout
 		}
-		res.Trigger, err = awaitTrigger(ctx, env, s, t.ID, timeout)
+		res.Trigger, err = awaitTrigger(ctx, d, t, timeout)
 		return res, err
 	})
 }
@@ -179,50 +158,35 @@ func Trigger(ctx context.Context, env *Env, opts TriggerOptions) (TriggerResult,
 // trigger was still open.
 var ErrTriggerTimeout = errors.New("trigger still open")
 
-// awaitTrigger waits until trigger id is over, woken by the session's
-// wake-ups, looking at least every 250 ms.
-func awaitTrigger(ctx context.Context, env *Env, s *Supervisor, id string, timeout time.Duration) (supervise.Trigger, error) {
-	deadline := env.Clock.Now().Add(timeout)
-	var wake <-chan struct{}
-	if w, err := state.ListenSession(env.Getenv, s.StateDir); err == nil {
-		defer w.Close()
-		wake = w.C
+// awaitTrigger waits until trigger t is over, told by the supervisor's
+// API the moment it is (a long poll, not a poll of the store).
+func awaitTrigger(ctx context.Context, d *door, t supervise.Trigger, timeout time.Duration) (supervise.Trigger, error) {
+	err := d.longPoll(ctx, timeout, func(wait time.Duration) (bool, error) {
+		got, err := d.AwaitTrigger(ctx, t.ID, wait)
+		if err == nil {
+			t = got
+		}
+		return err == nil && !t.Status.Open(), err
+	})
+	switch {
+	case err != nil:
+		return t, err
+	case t.Status == supervise.TFailed:
+		return t, &supervise.FailedError{ID: t.ID, Class: t.Class, Msg: t.Error}
+	case t.Status == supervise.Completed && t.Answer == nil && t.Error != "":
+		// Acked, but its turn ended without an answer (TURN_FAILED,
+		// ANSWER_CUT, PERMISSION_PROMPT): --wait has none to print.
+		return t, &supervise.FailedError{ID: t.ID, Class: t.Class, Msg: t.Error}
+	case t.Status.Open():
+		return t, fmt.Errorf("trigger %s is %s after %s: %w", t.ID, t.Status, timeout, ErrTriggerTimeout)
 	}
-	for {
-		t, err := s.Store.Trigger(ctx, id)
-		if err != nil {
-			return t, err
-		}
-		switch {
-		case t.Status == supervise.TFailed:
-			return t, &supervise.FailedError{ID: t.ID, Class: t.Class, Msg: t.Error}
-		case t.Status == supervise.Completed && t.Answer == nil && t.Error != "":
-			// Acked, but its turn ended without an answer (TURN_FAILED,
-			// ANSWER_CUT, PERMISSION_PROMPT): --wait has none to print.
-			return t, &supervise.FailedError{ID: t.ID, Class: t.Class, Msg: t.Error}
-		case !t.Status.Open():
-			return t, nil
-		case !env.Clock.Now().Before(deadline):
-			return t, fmt.Errorf("trigger %s is %s after %s: %w", id, t.Status, timeout, ErrTriggerTimeout)
-		}
-		sctx, cancel := context.WithCancel(ctx)
-		slept := make(chan error, 1)
-		go func() { slept <- env.Clock.Sleep(sctx, 250*time.Millisecond) }()
-		select {
-		case <-wake:
-		case err := <-slept:
-			if err != nil {
-				cancel()
-				return t, err
-			}
-		}
-		cancel()
-	}
+	return t, nil
 }
 
 // TriggerShow is the recorded trigger id.
 func TriggerShow(ctx context.Context, env *Env, id string) (supervise.Trigger, error) {
-	return asCaller(ctx, env, func(s *Supervisor, c supervise.Caller) (supervise.Trigger, error) { return s.Trigger(ctx, c, id) })
+	return viaDoorOr(ctx, env, func(d *door) (supervise.Trigger, error) { return d.Client.Trigger(ctx, id) },
+		func(o *supervise.Ops, c supervise.Caller) (supervise.Trigger, error) { return o.Trigger(ctx, c, id) })
 }
 
 // TriggerList lists the triggers (of status, when given), oldest first.
@@ -235,42 +199,32 @@ func TriggerList(ctx context.Context, env *Env, status string) ([]supervise.Trig
 		}
 		f.Status = st
 	}
-	return asCaller(ctx, env, func(s *Supervisor, c supervise.Caller) ([]supervise.Trigger, error) { return s.Triggers(ctx, c, f) })
+	return viaDoorOr(ctx, env, func(d *door) ([]supervise.Trigger, error) { return d.Triggers(ctx, f) },
+		func(o *supervise.Ops, c supervise.Caller) ([]supervise.Trigger, error) { return o.Triggers(ctx, c, f) })
 }
 
 // TriggerUnblock lets an auto-blocked thread go on.
 func TriggerUnblock(ctx context.Context, env *Env, thread string) (supervise.Thread, error) {
-	return asCaller(ctx, env, func(s *Supervisor, c supervise.Caller) (supervise.Thread, error) { return s.Unblock(ctx, c, thread) })
+	return viaDoor(ctx, env, func(d *door) (supervise.Thread, error) { return d.Unblock(ctx, thread) })
 }
 
 // Runtimes are the session's runtimes as the supervisor last recorded
 // them.
 func Runtimes(ctx context.Context, env *Env) ([]supervise.Runtime, error) {
-	return asCaller(ctx, env, func(s *Supervisor, c supervise.Caller) ([]supervise.Runtime, error) { return s.Ops.Runtimes(ctx, c) })
+	return viaDoorOr(ctx, env, func(d *door) ([]supervise.Runtime, error) { return d.Client.Runtimes(ctx) },
+		func(o *supervise.Ops, c supervise.Caller) ([]supervise.Runtime, error) { return o.Runtimes(ctx, c) })
 }
 
 // InboxSend puts a message into a role's inbox; from inside a pane it is
 // from that runtime.
 func InboxSend(ctx context.Context, env *Env, req supervise.MessageRequest) (supervise.Message, error) {
-	return withSupervisor(ctx, env, func(s *Supervisor) (supervise.Message, error) {
-		c, err := s.caller(ctx, env)
-		if err != nil {
-			return supervise.Message{}, err
-		}
-		return s.Send(ctx, c, req)
-	})
+	return viaDoor(ctx, env, func(d *door) (supervise.Message, error) { return d.Send(ctx, req) })
 }
 
 // InboxRead returns the calling runtime's unread messages (of thread, or
 // all) and moves its read cursors past them.
 func InboxRead(ctx context.Context, env *Env, thread string) ([]supervise.Message, error) {
-	return withSupervisor(ctx, env, func(s *Supervisor) ([]supervise.Message, error) {
-		c, err := s.caller(ctx, env)
-		if err != nil {
-			return nil, err
-		}
-		return s.Read(ctx, c, thread)
-	})
+	return viaDoor(ctx, env, func(d *door) ([]supervise.Message, error) { return d.Read(ctx, thread) })
 }
 
 // InboxList lists the messages of a thread.
@@ -278,47 +232,66 @@ func InboxList(ctx context.Context, env *Env, thread string) ([]supervise.Messag
 	if thread == "" {
 		thread = supervise.DefaultThread
 	}
-	return asCaller(ctx, env, func(s *Supervisor, c supervise.Caller) ([]supervise.Message, error) {
-		return s.Messages(ctx, c, thread)
-	})
+	return viaDoorOr(ctx, env, func(d *door) ([]supervise.Message, error) { return d.Messages(ctx, thread) },
+		func(o *supervise.Ops, c supervise.Caller) ([]supervise.Message, error) {
+			return o.Messages(ctx, c, thread)
+		})
 }
 
 // Heartbeat records that the calling runtime is alive.
 func Heartbeat(ctx context.Context, env *Env, status string) error {
-	_, err := withSupervisor(ctx, env, func(s *Supervisor) (struct{}, error) {
-		c, err := s.caller(ctx, env)
-		if err != nil {
-			return struct{}{}, err
-		}
-		return struct{}{}, s.Ops.Heartbeat(ctx, c, status)
-	})
+	_, err := viaDoor(ctx, env, func(d *door) (struct{}, error) { return struct{}{}, d.Client.Heartbeat(ctx, status) })
 	return err
 }
 
 // SupervisorEvents shows the audit trail with emit: once, or with follow
-// until ctx ends.
+// until ctx ends, told of each new event by the API the moment it is
+// recorded. Once, while no supervisor runs, it shows what the last one
+// recorded.
 func SupervisorEvents(ctx context.Context, env *Env, follow bool, emit func(supervise.AuditEvent)) error {
-	_, err := asCaller(ctx, env, func(s *Supervisor, c supervise.Caller) (struct{}, error) {
-		var after int64
-		for {
-			evs, err := s.Events(ctx, c, after, 1000)
-			if err != nil {
-				return struct{}{}, err
-			}
-			for _, e := range evs {
-				emit(e)
-				after = e.Seq
-			}
-			if !follow {
-				return struct{}{}, nil
-			}
-			if len(evs) == 0 {
-				if err := env.Clock.Sleep(ctx, 200*time.Millisecond); err != nil {
-					return struct{}{}, nil
+	var after int64 // kept across a call made again
+	page := func(evs []supervise.AuditEvent) bool {
+		for _, e := range evs {
+			emit(e)
+			after = e.Seq
+		}
+		return len(evs) < 1000
+	}
+	var records func(*supervise.Ops, supervise.Caller) (struct{}, error)
+	if !follow {
+		records = func(o *supervise.Ops, c supervise.Caller) (struct{}, error) {
+			for {
+				evs, err := o.Events(ctx, c, after, 1000)
+				if err != nil || page(evs) {
+					return struct{}{}, err
 				}
 			}
 		}
-	})
+	}
+	_, err := viaDoorOr(ctx, env, func(d *door) (struct{}, error) {
+		for {
+			if !follow {
+				evs, err := d.Events(ctx, after, 1000, 0)
+				if err != nil || page(evs) {
+					return struct{}{}, err
+				}
+				continue
+			}
+			var evs []supervise.AuditEvent
+			err := d.longPoll(ctx, supervise.MaxWait, func(wait time.Duration) (bool, error) {
+				var err error
+				evs, err = d.Events(ctx, after, 1000, wait)
+				return err == nil && len(evs) > 0, err
+			})
+			if ctx.Err() != nil {
+				return struct{}{}, nil
+			}
+			if err != nil {
+				return struct{}{}, err
+			}
+			page(evs)
+		}
+	}, records)
 	return err
 }
 
@@ -388,7 +361,7 @@ func (p SupervisorProc) Down() error {
 const apiAddrFile = "api.addr"
 
 func supervisorProc(env *Env, stateDir string) SupervisorProc {
-	sock, _ := SupervisorSocket(env.Getenv, stateDir)
+	sock, _ := apiSocket(env, stateDir)
 	dir := SupervisorDir(stateDir)
 	p := SupervisorProc{Proc: review.Running(dir), Dir: dir, Socket: sock, State: SupervisorStopped}
 	d, known := readDaemon(dir)
@@ -583,8 +556,8 @@ func RunSupervisor(ctx context.Context, env *Env, opts RunOptions) error {
 		return err
 	}
 	dir := SupervisorDir(stateDir)
-	err = runSupervisor(ctx, env, opts, func() {
-		if werr := writeDaemon(dir, DaemonState{State: DaemonServing, PID: os.Getpid(), At: env.Clock.Now().UTC()}); werr != nil {
+	err = runSupervisor(ctx, env, opts, func(sock string) {
+		if werr := writeDaemon(dir, DaemonState{State: DaemonServing, PID: os.Getpid(), At: env.Clock.Now().UTC(), Socket: sock}); werr != nil {
 			review.Logger(env.Clock, env.Stderr, dir)("daemon file: %v", werr)
 		}
 	})
@@ -598,8 +571,9 @@ func RunSupervisor(ctx context.Context, env *Env, opts RunOptions) error {
 	return err
 }
 
-// runSupervisor is RunSupervisor; serving is called once it serves.
-func runSupervisor(ctx context.Context, env *Env, opts RunOptions, serving func()) error {
+// runSupervisor is RunSupervisor; serving is called with the API's socket
+// once it serves.
+func runSupervisor(ctx context.Context, env *Env, opts RunOptions, serving func(socket string)) error {
 	s, err := OpenSupervisor(ctx, env)
 	if err != nil {
 		return err
@@ -635,6 +609,7 @@ func runSupervisor(ctx context.Context, env *Env, opts RunOptions, serving func(
 		return err
 	}
 	metrics := supervise.NewMetrics()
+	s.Ops.StopPane = stopPane(env)
 	srv := &supervise.Server{Service: s.Ops, Metrics: metrics, Logf: logf}
 	sock, err := SupervisorSocket(env.Getenv, s.StateDir)
 	if err != nil {
@@ -682,7 +657,7 @@ func runSupervisor(ctx context.Context, env *Env, opts RunOptions, serving func(
 			NotAgentGrace: cfg.Supervise.NotAgent, MaxRestarts: cfg.Supervise.MaxRestarts, RestartWindow: 15 * time.Minute,
 			StaleAfter: cfg.Supervise.StaleAfter}}
 	logf("supervisor started (pid %d), store %s, API %s", os.Getpid(), s.Store.Path(), sock)
-	serving()
+	serving(sock)
 	err = loop.Run(ctx)
 	cancel()
 	for i := 0; i < servers; i++ {
@@ -762,24 +737,21 @@ type RuntimeStopOptions struct {
 	Grace time.Duration
 }
 
-// StopRuntime stops a runtime gracefully: C-c to its agent, its pane
-// killed once the agent exited or after Grace, and the runtime
-// deregistered, with an event. Its open triggers fail TARGET_NOT_FOUND.
+// StopRuntime stops a runtime gracefully, through the supervisor: C-c to
+// its agent, its pane killed once the agent exited or after Grace, and
+// the runtime deregistered, with an event. Its open triggers fail
+// TARGET_NOT_FOUND.
 func StopRuntime(ctx context.Context, env *Env, opts RuntimeStopOptions) (supervise.Runtime, error) {
-	if opts.Grace == 0 {
-		opts.Grace = 5 * time.Second
-	}
-	return asCaller(ctx, env, func(s *Supervisor, c supervise.Caller) (supervise.Runtime, error) {
-		if err := supervise.Allow(c, supervise.OpStop); err != nil {
-			return supervise.Runtime{}, err
-		}
-		rt, err := s.Store.Runtime(ctx, opts.Role)
-		if err != nil {
-			return rt, err
-		}
-		rt.Status, rt.Updated = supervise.Stopping, env.Clock.Now().UTC()
-		if err := s.Store.PutRuntime(ctx, rt); err != nil {
-			return rt, err
+	return viaDoor(ctx, env, func(d *door) (supervise.Runtime, error) { return d.Stop(ctx, opts.Role, opts.Grace) })
+}
+
+// stopPane ends the agent of a stopping runtime (supervise.Ops.StopPane):
+// C-c, a second at half the grace, the pane killed once the agent exited
+// or after grace (zero: 5 s).
+func stopPane(env *Env) func(ctx context.Context, rt supervise.Runtime, grace time.Duration) (string, error) {
+	return func(ctx context.Context, rt supervise.Runtime, grace time.Duration) (string, error) {
+		if grace == 0 {
+			grace = 5 * time.Second
 		}
 		// The agents ask for a second C-c to quit when idle (Claude, Codex
 		// and Gemini alike): the second comes at half the grace.
@@ -793,30 +765,24 @@ func StopRuntime(ctx context.Context, env *Env, opts RuntimeStopOptions) (superv
 					break
 				}
 				waited := env.Clock.Now().Sub(start)
-				if waited >= opts.Grace {
-					how = fmt.Sprintf("still running %s after C-c: pane killed", opts.Grace)
+				if waited >= grace {
+					how = fmt.Sprintf("still running %s after C-c: pane killed", grace)
 					break
 				}
-				if again && waited >= min(opts.Grace/2, time.Second) {
+				if again && waited >= min(grace/2, time.Second) {
 					again = false
 					_ = env.Tmux.SendKey(ctx, rt.Pane, "C-c")
 				}
 				if err := env.Clock.Sleep(ctx, 100*time.Millisecond); err != nil {
-					return rt, err
+					return how, err
 				}
 			}
 		}
 		if p, err := env.Tmux.Pane(ctx, rt.Pane); err == nil && p.Role == rt.Role {
 			if err := env.Tmux.KillPane(ctx, rt.Pane); err != nil {
-				return rt, err
+				return how, err
 			}
 		}
-		if err := s.Store.DeleteRuntime(ctx, rt.ID); err != nil {
-			return rt, err
-		}
-		rt.Status = supervise.Offline
-		err = s.Store.Audit(ctx, supervise.AuditEvent{At: env.Clock.Now().UTC(), Kind: supervise.AuditStopped, Agent: rt.Role, Result: rt.Pane, Detail: how})
-		s.Wake()
-		return rt, err
-	})
+		return how, nil
+	}
 }

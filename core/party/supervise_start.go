@@ -52,6 +52,10 @@ type DaemonState struct {
 	PID   int        `json:"pid,omitempty"`
 	At    time.Time  `json:"at"`
 	Error *ErrorInfo `json:"error,omitempty"`
+	// Socket is the API's socket a serving supervisor listens on: its
+	// clients take it from here, whatever their own environment says
+	// (XDG_RUNTIME_DIR may differ between a shell and the tmux server).
+	Socket string `json:"socket,omitempty"`
 }
 
 // ErrSupervisorFailed is a supervisor that could not start or gave up;
@@ -136,8 +140,10 @@ func awaitServing(ctx context.Context, clk clock.Clock, dir string) error {
 	seen := false
 	for deadline := clk.Now().Add(startWait); ; {
 		if d, ok := readDaemon(dir); ok {
-			switch {
-			case d.State == DaemonServing && review.Running(dir).Running:
+			// Serving says the run of that pid: a run the babysitter
+			// started anew holds the lock before it serves.
+			switch p := review.Running(dir); {
+			case d.State == DaemonServing && p.Running && p.PID == d.PID:
 				return nil
 			case d.State == DaemonGaveUp:
 				return d.failure(dir)

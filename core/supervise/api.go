@@ -41,6 +41,7 @@ import (
 //	GET  /v1/threads/{id}/messages   → 200 {"messages": [Message…]}
 //	POST /v1/threads/{id}/unblock    → 200 Thread
 //	POST /v1/heartbeat               HeartbeatRequest → 200 {"ok": true}
+//	POST /v1/runtimes/{role}/stop    StopRequest → 200 Runtime (once its agent ended)
 //	GET  /v1/health                  → 200 {"ok": true}
 //	GET  /metrics                    → the Prometheus metrics
 //
@@ -163,6 +164,7 @@ func (s *Server) Handler(tcp bool) http.Handler {
 	mux.HandleFunc("GET /v1/threads/{id}/messages", s.handle(s.messages))
 	mux.HandleFunc("POST /v1/threads/{id}/unblock", s.handle(s.unblock))
 	mux.HandleFunc("POST /v1/heartbeat", s.handle(s.heartbeat))
+	mux.HandleFunc("POST /v1/runtimes/{role}/stop", s.handle(s.stop))
 	mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, r *http.Request) {
 		writeAnswer(w, http.StatusOK, map[string]bool{"ok": true})
 	})
@@ -333,6 +335,24 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, c Caller) (in
 	return http.StatusOK, map[string]bool{"ok": true}, s.Service.Heartbeat(r.Context(), c, req.Status)
 }
 
+// stop stops a runtime (the operator's call: Rules).
+func (s *Server) stop(w http.ResponseWriter, r *http.Request, c Caller) (int, any, error) {
+	var req StopRequest
+	if err := s.decode(w, r, &req); err != nil {
+		return 0, nil, err
+	}
+	var grace time.Duration
+	if req.Grace != "" {
+		d, err := time.ParseDuration(req.Grace)
+		if err != nil || d < 0 || d > MaxWait {
+			return 0, nil, fmt.Errorf("%w: grace %q: want a duration such as 5s, at most %s", ErrBadInput, req.Grace, MaxWait)
+		}
+		grace = d
+	}
+	rt, err := s.Service.Stop(r.Context(), c, r.PathValue("role"), grace)
+	return http.StatusOK, rt, err
+}
+
 // unblock lets a blocked thread go on (the operator's call: Rules).
 func (s *Server) unblock(w http.ResponseWriter, r *http.Request, c Caller) (int, any, error) {
 	th, err := s.Service.Unblock(r.Context(), c, r.PathValue("id"))
@@ -403,6 +423,9 @@ func (s *Server) handle(f func(w http.ResponseWriter, r *http.Request, c Caller)
 			return
 		}
 		status, v, err := f(w, r, c)
+		if err != nil && r.Context().Err() != nil {
+			return // the caller left (a long poll given up): nobody to answer
+		}
 		if err != nil {
 			s.fail(w, err)
 			return

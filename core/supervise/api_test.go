@@ -129,6 +129,10 @@ func (f *apiFake) Heartbeat(context.Context, Caller, string) error { return errN
 
 func (f *apiFake) Changed() <-chan struct{} { return nil }
 
+func (f *apiFake) Stop(context.Context, Caller, string, time.Duration) (Runtime, error) {
+	return Runtime{}, errNotInFake
+}
+
 // errNotInFake answers what the fake does not do (accessOps serves the
 // real Ops for those).
 var errNotInFake = fmt.Errorf("not in the fake: %w", ErrNotFound)

@@ -50,11 +50,13 @@ type APIError struct {
 	Message string
 }
 
+// Error is the supervisor's own message: the code is e.Code, and the
+// sentinel errors.Is finds (Unwrap).
 func (e *APIError) Error() string {
 	if e.Code == "" {
 		return fmt.Sprintf("supervisor API: HTTP %d: %s", e.Status, e.Message)
 	}
-	return fmt.Sprintf("supervisor API: %s: %s", e.Code, e.Message)
+	return e.Message
 }
 
 // Unwrap is the sentinel of e's code (nil for none).
@@ -169,6 +171,18 @@ func (c *Client) Unblock(ctx context.Context, thread string) (Thread, error) {
 	var th Thread
 	_, err := c.do(ctx, http.MethodPost, "/v1/threads/"+url.PathEscape(thread)+"/unblock", nil, &th)
 	return th, err
+}
+
+// Stop stops the runtime of role, its agent given grace (zero: the
+// supervisor's default) to exit.
+func (c *Client) Stop(ctx context.Context, role string, grace time.Duration) (Runtime, error) {
+	var rt Runtime
+	req := StopRequest{}
+	if grace > 0 {
+		req.Grace = grace.String()
+	}
+	_, err := c.do(ctx, http.MethodPost, "/v1/runtimes/"+url.PathEscape(role)+"/stop", req, &rt)
+	return rt, err
 }
 
 // Metrics is the metrics page in the Prometheus text format.

@@ -75,6 +75,9 @@ type Ops struct {
 	Managed func(ctx context.Context, role string) (bool, error)
 	// Wake wakes the daemon; nil wakes nobody.
 	Wake func()
+	// StopPane ends the agent of a runtime that is stopping, within grace
+	// (zero: its default), and says how it went; nil refuses Stop.
+	StopPane func(ctx context.Context, rt Runtime, grace time.Duration) (how string, err error)
 }
 
 var _ Service = (*Ops)(nil)
@@ -264,6 +267,37 @@ func (o *Ops) Runtimes(ctx context.Context, c Caller) ([]Runtime, error) {
 		return nil, err
 	}
 	return o.Store.Runtimes(ctx)
+}
+
+// Stop stops the runtime of role: marked stopping, its agent ended
+// (StopPane), then deregistered, with an event. Its open triggers fail
+// TARGET_NOT_FOUND at the daemon's next look.
+func (o *Ops) Stop(ctx context.Context, c Caller, role string, grace time.Duration) (Runtime, error) {
+	if err := Allow(c, OpStop); err != nil {
+		return Runtime{}, err
+	}
+	if o.StopPane == nil {
+		return Runtime{}, fmt.Errorf("stop %s: only the supervisor stops a runtime: %w", role, ErrNotRunning)
+	}
+	rt, err := o.Store.Runtime(ctx, role)
+	if err != nil {
+		return rt, err
+	}
+	rt.Status, rt.Updated = Stopping, o.Clock.Now().UTC()
+	if err := o.Store.PutRuntime(ctx, rt); err != nil {
+		return rt, err
+	}
+	how, err := o.StopPane(ctx, rt, grace)
+	if err != nil {
+		return rt, err
+	}
+	if err := o.Store.DeleteRuntime(ctx, rt.ID); err != nil {
+		return rt, err
+	}
+	rt.Status = Offline
+	err = o.Store.Audit(ctx, AuditEvent{At: o.Clock.Now().UTC(), Kind: AuditStopped, Agent: rt.Role, Result: rt.Pane, Detail: how})
+	o.wake()
+	return rt, err
 }
 
 // Changed is closed at the store's next commit.

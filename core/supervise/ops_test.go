@@ -351,7 +351,7 @@ func TestClientOverOps(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "busy", rt.Heartbeat)
 
-	o.Store.PutThread(ctx, Thread{ID: "stuck2", Blocked: true})
+	require.NoError(t, o.Store.PutThread(ctx, Thread{ID: "stuck2", Blocked: true}))
 	th, err := op.Unblock(ctx, "stuck2")
 	require.NoError(t, err)
 	assert.False(t, th.Blocked)

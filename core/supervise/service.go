@@ -1,6 +1,9 @@
 package supervise
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // TriggerRequest is a trigger as a caller asks for it (party trigger,
 // POST /v1/triggers).
@@ -69,9 +72,18 @@ type Service interface {
 	Messages(ctx context.Context, c Caller, thread string) ([]Message, error)
 	// Heartbeat records that the calling runtime is alive.
 	Heartbeat(ctx context.Context, c Caller, status string) error
+	// Stop stops the runtime of role gracefully, its agent given grace
+	// (zero: the default) to exit.
+	Stop(ctx context.Context, c Caller, role string, grace time.Duration) (Runtime, error)
 	// Changed is closed at the service's next change: a long-polling
 	// reader takes it before it reads, then waits on it.
 	Changed() <-chan struct{}
+}
+
+// StopRequest stops a runtime (POST /v1/runtimes/{role}/stop): Grace is
+// a duration ("5s"), "" for the default.
+type StopRequest struct {
+	Grace string `json:"grace,omitempty"`
 }
 
 // HeartbeatRequest is a runtime's heartbeat (POST /v1/heartbeat).

@@ -213,6 +213,42 @@ func Open(path string) (*Store, error) {
 	return s, nil
 }
 
+// OpenRecords opens the store at path to read it only, as a supervisor
+// last left it: what party's commands show while none runs. It never
+// creates, migrates or writes the file (a write fails). No file is
+// ErrNotFound; a file of another schema version than this party's is
+// ErrStore.
+func OpenRecords(path string) (*Store, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("supervise store %s: %w", path, err)
+	}
+	if _, err := os.Stat(abs); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("supervise store %s: no records: %w", path, ErrNotFound)
+		}
+		return nil, fmt.Errorf("supervise store %s: %w", path, err)
+	}
+	if err := checkOurs(abs, path); err != nil {
+		return nil, err
+	}
+	db, err := sql.Open("sqlite", "file:"+uriPath(abs)+"?mode=ro&_pragma=busy_timeout(10000)")
+	if err != nil {
+		return nil, fmt.Errorf("supervise store %s: %w", path, err)
+	}
+	s := &Store{db: db, path: path}
+	var v int
+	if err := db.QueryRow("PRAGMA user_version").Scan(&v); err != nil {
+		db.Close()
+		return nil, s.storeErr("open", err)
+	}
+	if v != len(migrations) {
+		db.Close()
+		return nil, fmt.Errorf("supervise store %s: schema %d, this party reads %d (a supervisor of this party brings it up to date): %w", path, v, len(migrations), ErrStore)
+	}
+	return s, nil
+}
+
 // checkOurs looks at an existing database read-only, before the store's
 // own connection switches it to WAL: another program's SQLite file (tables
 // party did not make), a newer party's or a file that is no database is

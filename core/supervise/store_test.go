@@ -739,3 +739,28 @@ func TestSetLivenessTouchesNothingElse(t *testing.T) {
 	assert.Len(t, got.Recovery.Restarts, 1)
 	assert.ErrorIs(t, s.SetLiveness(ctx, "ghost", live), ErrNotFound)
 }
+
+// TestOpenRecords: the records a supervisor left are read as they are,
+// never made, migrated or written.
+func TestOpenRecords(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	path := filepath.Join(dir, StoreFile)
+	_, err := OpenRecords(path)
+	require.ErrorIs(t, err, ErrNotFound)
+	_, err = os.Stat(path)
+	require.ErrorIs(t, err, os.ErrNotExist, "not made")
+
+	s, err := Open(path)
+	require.NoError(t, err)
+	require.NoError(t, s.PutRuntime(ctx, Runtime{ID: "s/claude", Role: "claude", Agent: "claude", Status: Ready}))
+	require.NoError(t, s.Close())
+
+	r, err := OpenRecords(path)
+	require.NoError(t, err)
+	defer r.Close()
+	rts, err := r.Runtimes(ctx)
+	require.NoError(t, err)
+	require.Len(t, rts, 1)
+	assert.Error(t, r.PutRuntime(ctx, Runtime{ID: "s/codex", Role: "codex", Agent: "codex", Status: Ready}), "read-only")
+}
