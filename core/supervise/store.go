@@ -158,7 +158,17 @@ CREATE INDEX audit_trigger ON audit(trigger_id);
 `,
 	// 2: a runtime's recovery record (JSON: offline since, restarts).
 	`ALTER TABLE runtimes ADD COLUMN recovery TEXT NOT NULL DEFAULT '';`,
+	// 3: what is open, and what was delivered lately, each found from an
+	// index of its own rows, whatever the history holds (triggersQuery,
+	// sentQuery: their WHERE repeats the index's).
+	`CREATE INDEX triggers_open ON triggers(seq) WHERE ` + openTerm + `;
+CREATE INDEX triggers_sent ON triggers(delivered_at) WHERE delivered_at <> '';`,
 }
+
+// openTerm is the condition of an open trigger, with its statuses as
+// literals: SQLite uses the partial index triggers_open only for a query
+// whose WHERE holds this very term (a bound parameter would not do).
+const openTerm = `status NOT IN ('` + string(Completed) + `', '` + string(TFailed) + `')`
 
 // dsnParams are the connection's settings: a writer waits up to 10 s for
 // another's lock; WAL lets readers go on while one writes; synchronous
@@ -697,6 +707,18 @@ func (s *Store) Trigger(ctx context.Context, id string) (Trigger, error) {
 
 // Triggers are the triggers f selects, oldest first.
 func (s *Store) Triggers(ctx context.Context, f TriggerFilter) ([]Trigger, error) {
+	q, args := triggersQuery(f)
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, s.fail("triggers", err)
+	}
+	ts, err := collect(rows, scanTrigger)
+	return ts, s.fail("triggers", err)
+}
+
+// triggersQuery is the query of Triggers(f): only the terms f asks for,
+// so that SQLite can take the index that fits them.
+func triggersQuery(f TriggerFilter) (string, []any) {
 	var where []string
 	var args []any
 	if f.Status != unknownTrg {
@@ -709,7 +731,7 @@ func (s *Store) Triggers(ctx context.Context, f TriggerFilter) ([]Trigger, error
 		where, args = append(where, "thread = ?"), append(args, f.Thread)
 	}
 	if f.Open {
-		where, args = append(where, "status NOT IN (?, ?)"), append(args, string(Completed), string(TFailed))
+		where = append(where, openTerm)
 	}
 	q := `SELECT body FROM triggers`
 	if len(where) > 0 {
@@ -719,12 +741,7 @@ func (s *Store) Triggers(ctx context.Context, f TriggerFilter) ([]Trigger, error
 	if f.Limit > 0 {
 		q, args = q+` LIMIT ?`, append(args, f.Limit)
 	}
-	rows, err := s.db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, s.fail("triggers", err)
-	}
-	ts, err := collect(rows, scanTrigger)
-	return ts, s.fail("triggers", err)
+	return q, args
 }
 
 // SaveTrigger records t if its recorded status is still from (else
@@ -804,11 +821,8 @@ func (s *Store) Transitions(ctx context.Context, id string) ([]Transition, error
 // CountSent is how many triggers of role (any role when "") in thread (any
 // thread when "") were delivered at or after since.
 func (s *Store) CountSent(ctx context.Context, role, thread string, since time.Time) (int, error) {
-	var n int
-	err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM triggers
-		WHERE (? = '' OR role = ?) AND (? = '' OR thread = ?) AND delivered_at <> '' AND delivered_at >= ?`,
-		role, role, thread, thread, fmtTime(since)).Scan(&n)
-	return n, s.fail("count sent", err)
+	n, _, err := s.Sent(ctx, role, thread, since)
+	return n, err
 }
 
 // Sent is how many triggers of role (any role when "") in thread (any
@@ -817,19 +831,33 @@ func (s *Store) CountSent(ctx context.Context, role, thread string, since time.T
 func (s *Store) Sent(ctx context.Context, role, thread string, since time.Time) (int, time.Time, error) {
 	var n int
 	var oldest sql.NullString
-	err := s.db.QueryRowContext(ctx, `SELECT count(*), min(delivered_at) FROM triggers
-		WHERE (? = '' OR role = ?) AND (? = '' OR thread = ?) AND delivered_at <> '' AND delivered_at >= ?`,
-		role, role, thread, thread, fmtTime(since)).Scan(&n, &oldest)
-	if err != nil {
+	q, args := sentQuery(role, thread, since)
+	if err := s.db.QueryRowContext(ctx, q, args...).Scan(&n, &oldest); err != nil {
 		return 0, time.Time{}, s.fail("count sent", err)
 	}
 	var at time.Time
 	if oldest.Valid {
+		var err error
 		if at, err = parseTime(oldest.String); err != nil {
 			return 0, time.Time{}, s.fail("count sent", err)
 		}
 	}
 	return n, at, nil
+}
+
+// sentQuery is the query of Sent: the deliveries in the window, found
+// from an index of delivery times (with the role's, when it is given),
+// never by reading every trigger stored.
+func sentQuery(role, thread string, since time.Time) (string, []any) {
+	q := `SELECT count(*), min(delivered_at) FROM triggers WHERE delivered_at <> '' AND delivered_at >= ?`
+	args := []any{fmtTime(since)}
+	if role != "" {
+		q, args = q+` AND role = ?`, append(args, role)
+	}
+	if thread != "" {
+		q, args = q+` AND thread = ?`, append(args, thread)
+	}
+	return q, args
 }
 
 // Threads, messages, cursors

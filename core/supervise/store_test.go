@@ -764,3 +764,102 @@ func TestOpenRecords(t *testing.T) {
 	require.Len(t, rts, 1)
 	assert.Error(t, r.PutRuntime(ctx, Runtime{ID: "s/codex", Role: "codex", Agent: "codex", Status: Ready}), "read-only")
 }
+
+// TestQueriesUseIndexes: what the supervisor asks of its store on every
+// pass is found from an index, never by reading every trigger stored
+// (the history grows without bound; issue 40 measured the cost).
+func TestQueriesUseIndexes(t *testing.T) {
+	s := openStore(t)
+	since := time.Now().Add(-time.Minute)
+	tests := []struct {
+		name  string
+		q     string
+		args  []any
+		index string
+	}{
+		{name: "open", index: "triggers_open"},
+		{name: "open of a role", index: "triggers_"},
+		{name: "of a status", index: "triggers_status"},
+		{name: "of a thread", index: "triggers_thread"},
+		{name: "sent by all", index: "triggers_sent"},
+		{name: "sent by a role", index: "triggers_delivered"},
+		{name: "sent in a thread", index: "triggers_"},
+	}
+	tests[0].q, tests[0].args = triggersQuery(TriggerFilter{Open: true})
+	tests[1].q, tests[1].args = triggersQuery(TriggerFilter{Open: true, Role: "codex"})
+	tests[2].q, tests[2].args = triggersQuery(TriggerFilter{Status: TFailed})
+	tests[3].q, tests[3].args = triggersQuery(TriggerFilter{Thread: "loop"})
+	tests[4].q, tests[4].args = sentQuery("", "", since)
+	tests[5].q, tests[5].args = sentQuery("codex", "", since)
+	tests[6].q, tests[6].args = sentQuery("", "loop", since)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rows, err := s.db.Query("EXPLAIN QUERY PLAN "+tt.q, tt.args...)
+			require.NoError(t, err)
+			defer rows.Close()
+			var plan []string
+			for rows.Next() {
+				var id, parent, notused int
+				var detail string
+				require.NoError(t, rows.Scan(&id, &parent, &notused, &detail))
+				plan = append(plan, detail)
+			}
+			require.NoError(t, rows.Err())
+			text := strings.Join(plan, "; ")
+			assert.Regexp(t, `USING (COVERING )?INDEX `+tt.index, text)
+			assert.NotRegexp(t, `SCAN triggers($|;| USING INDEX triggers_(status|role|thread|created|delivered)\b)`, text)
+		})
+	}
+}
+
+// storeWithHistory is a store holding n completed triggers delivered an
+// hour ago (written in one transaction) and three open ones.
+func storeWithHistory(tb testing.TB, n int) *Store {
+	tb.Helper()
+	ctx := context.Background()
+	s, err := Open(filepath.Join(tb.TempDir(), StoreFile))
+	require.NoError(tb, err)
+	tb.Cleanup(func() { s.Close() })
+	old := fmtTime(time.Now().Add(-time.Hour))
+	require.NoError(tb, s.inTx(ctx, func(tx *sql.Tx) error {
+		for i := range n {
+			body := fmt.Sprintf(`{"id":"h%d","agent_id":"codex","thread_id":"default","status":"completed"}`, i)
+			if _, err := tx.ExecContext(ctx, `INSERT INTO triggers (id, role, thread, status, created, updated, delivered_at, body)
+				VALUES (?, 'codex', 'default', ?, ?, ?, ?, ?)`, fmt.Sprintf("h%d", i), string(Completed), old, old, old, body); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
+	for i := range 3 {
+		_, _, err := s.AddTrigger(ctx, Trigger{ID: fmt.Sprintf("open-%d", i), Role: "codex", Thread: DefaultThread, Text: "x",
+			Status: Queued, Created: time.Now(), Updated: time.Now()})
+		require.NoError(tb, err)
+	}
+	return s
+}
+
+// BenchmarkStoreHistory: what one pass of the supervisor asks of its
+// store (the open triggers, the deliveries in the rate window) costs the
+// same with 0, 5,000 or 50,000 triggers of history.
+func BenchmarkStoreHistory(b *testing.B) {
+	ctx := context.Background()
+	for _, n := range []int{0, 5000, 50000} {
+		s := storeWithHistory(b, n)
+		b.Run(fmt.Sprintf("open/history=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				ts, err := s.Triggers(ctx, TriggerFilter{Open: true})
+				if err != nil || len(ts) != 3 {
+					b.Fatalf("open: %d, %v", len(ts), err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("sent/history=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := s.Sent(ctx, "codex", "", time.Now().Add(-time.Minute)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
