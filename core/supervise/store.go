@@ -206,7 +206,7 @@ func Open(path string) (*Store, error) {
 	case !errors.Is(err, fs.ErrExist):
 		return nil, fmt.Errorf("supervise store %s: %w", path, err)
 	}
-	if err := checkOurs(abs, path); err != nil {
+	if err := whileBusy(func() error { return checkOurs(abs, path) }); err != nil {
 		return nil, err
 	}
 	db, err := sql.Open("sqlite", "file:"+uriPath(abs)+"?"+dsnParams)
@@ -216,11 +216,32 @@ func Open(path string) (*Store, error) {
 	db.SetMaxOpenConns(4)
 	db.SetMaxIdleConns(2)
 	s := &Store{db: db, path: path}
-	if err := s.migrate(context.Background()); err != nil {
+	if err := whileBusy(func() error { return s.migrate(context.Background()) }); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return s, nil
+}
+
+// openBusy bounds how long Open waits for a file another connection is
+// setting up, as long as a writer waits for a lock (busy_timeout).
+const openBusy = 10 * time.Second
+
+// whileBusy runs f again while it fails SQLITE_BUSY, for at most
+// openBusy. SQLite answers BUSY at once, without its busy handler, to a
+// connection that opens the file while another switches it to WAL or
+// recovers its WAL: TestStoresWriteConcurrently's eight openers met it
+// in a loaded make test.
+func whileBusy(f func() error) error {
+	deadline := time.Now().Add(openBusy)
+	for pause := 5 * time.Millisecond; ; pause = min(pause*2, 100*time.Millisecond) {
+		err := f()
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(pause)
+	}
 }
 
 // OpenRecords opens the store at path to read it only, as a supervisor
