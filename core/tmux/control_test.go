@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -162,4 +163,22 @@ func TestControlCaptureOfAGuardLikeLine(t *testing.T) {
 		require.NoError(t, err)
 	}
 	assert.Equal(t, "a\n%end 1 2 1\n%error 1 2 1\nz", screen)
+}
+
+// TestSetOptionsOfAnyCount: a real tmux server takes any number of
+// options in one SetOptions call (tmux refuses one command line over
+// 16 KiB: "command too long"), each set as given.
+func TestSetOptionsOfAnyCount(t *testing.T) {
+	c := testServer(t, "cat")
+	ctx := context.Background()
+	var opts []Option
+	for i := range 400 {
+		opts = append(opts, Option{Target: SessionTarget("s"), Name: fmt.Sprintf("@party_test_%03d", i), Value: strings.Repeat("v", 60) + fmt.Sprint(i)})
+	}
+	require.NoError(t, c.SetOptions(ctx, opts...))
+	out, err := c.Run(ctx, "show-options", "-t", SessionTarget("s"))
+	require.NoError(t, err)
+	for _, o := range opts {
+		assert.Contains(t, string(out), o.Name+" "+o.Value+"\n")
+	}
 }

@@ -143,10 +143,36 @@ type Option struct {
 // SetOptions sets opts in one tmux process. Option values are not
 // expanded by tmux, and Argv keeps a trailing ';'.
 func (c *Client) SetOptions(ctx context.Context, opts ...Option) error {
-	if _, err := c.Run(ctx, setArgs(opts)...); err != nil {
-		return fmt.Errorf("set options: %w", err)
+	for len(opts) > 0 {
+		n := fitting(opts)
+		if _, err := c.Run(ctx, setArgs(opts[:n])...); err != nil {
+			return fmt.Errorf("set options: %w", err)
+		}
+		opts = opts[n:]
 	}
 	return nil
+}
+
+// maxCommand bounds the bytes of the arguments of one tmux command line:
+// the client sends them to the server in one message, of at most 16 KiB
+// with its header in tmux 3.3 ("command too long" beyond: a supervised
+// start of 93 panes failed on its options).
+const maxCommand = 12 << 10
+
+// fitting is how many of opts, at least one, make one command line of no
+// more than maxCommand bytes.
+func fitting(opts []Option) int {
+	size := 0
+	for i, o := range opts {
+		// Each argument travels with its terminating NUL; one more for
+		// the separator between commands.
+		n := len("set-option") + len(o.Scope) + len("-t") + len(o.Target) + len(o.Name) + len(o.Value) + 7
+		if i > 0 && size+n > maxCommand {
+			return i
+		}
+		size += n
+	}
+	return len(opts)
 }
 
 // setArgs chains one set-option per option.
