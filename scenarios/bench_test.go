@@ -510,7 +510,11 @@ func BenchmarkReviewRound(b *testing.B) {
 		b.Fatal(err)
 	}
 	s := newBenchWith(b, "on *\n  say ok\n", []string{"--review", "--cwd", repo}, "claude", "codex")
-	s.party(b, "config", "set", "--global", "review.maxIterations", "1000")
+	// One review a round; the loop allows 100 at the most.
+	if b.N > 99 {
+		b.Fatalf("BenchmarkReviewRound runs at most 99 rounds (review.maxIterations allows 100), asked for %d: -benchtime 50x", b.N)
+	}
+	s.party(b, "config", "set", "--global", "review.maxIterations", "100")
 	s.party(b, "coordinator", "stop")
 	s.party(b, "coordinator", "start")
 	dir := strings.TrimSpace(s.party(b, "review", "status", "--json"))
