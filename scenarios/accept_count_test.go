@@ -161,9 +161,9 @@ func TestEvidenceListsADoubledTriggersArrivalsAndAuditLines(t *testing.T) {
 	f := countArrivals(triggers, log, nil)
 	require.Equal(t, map[string]int{id: 2}, f.Arrivals)
 	events := []string{
-		`t0 trigger_sent trigger="` + id + `" agent="claude"`,
-		`t1 trigger_sent trigger="` + triggers[0].ID + `" agent="claude"`,
-		`t2 trigger_sent trigger="` + id + `x" agent="claude"`,
+		`t0 trigger_sent trigger="` + id + `" role="claude"`,
+		`t1 trigger_sent trigger="` + triggers[0].ID + `" role="claude"`,
+		`t2 trigger_sent trigger="` + id + `x" role="claude"`,
 	}
 	got := evidence(f.Arrivals, log, events)
 	assert.Contains(t, got, id+" arrived 2 times:\n")

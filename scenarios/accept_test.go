@@ -29,7 +29,7 @@ import (
 // list --json prints it.
 type acceptTrigger struct {
 	ID        string    `json:"id"`
-	Role      string    `json:"agent_id"`
+	Role      string    `json:"role"`
 	Text      string    `json:"text"`
 	Status    string    `json:"status"`
 	Class     string    `json:"class"`

@@ -142,7 +142,7 @@ func TestSupervisorStalledAgentHandsQueuedTriggersToTheFallback(t *testing.T) {
 				return
 			}
 			require.Len(t, stalls, 1, "stalled once")
-			assert.Equal(t, "claude", stalls[0].Agent)
+			assert.Equal(t, "claude", stalls[0].Role)
 			assert.True(t, stalledStatus, "the runtime was shown stalled")
 			require.NotNil(t, got.Answer)
 			assert.Equal(t, "resumed answer to w2", *got.Answer)

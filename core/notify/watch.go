@@ -118,12 +118,12 @@ func (w Watch) Audit(session string, a supervise.AuditEvent) (Watch, []Event) {
 	if a.Seq > w.AuditSeq {
 		w.AuditSeq = a.Seq
 	}
-	e := Event{Session: session, Role: a.Agent, At: a.At, Key: "audit|" + strconv.FormatInt(a.Seq, 10), Body: clip(a.Detail)}
+	e := Event{Session: session, Role: a.Role, At: a.At, Key: "audit|" + strconv.FormatInt(a.Seq, 10), Body: clip(a.Detail)}
 	switch a.Kind {
 	case supervise.AuditFailed:
-		e.Kind, e.Title = Trigger, fmt.Sprintf("trigger %s to %s failed (%s)", a.Trigger, a.Agent, a.Result)
+		e.Kind, e.Title = Trigger, fmt.Sprintf("trigger %s to %s failed (%s)", a.Trigger, a.Role, a.Result)
 		if a.Result == string(supervise.DeferTimeout) {
-			e.Title = fmt.Sprintf("trigger %s to %s waited past its limit", a.Trigger, a.Agent)
+			e.Title = fmt.Sprintf("trigger %s to %s waited past its limit", a.Trigger, a.Role)
 		}
 	case supervise.AuditResumeStarted:
 		// Not failed (yet): the agent's resumed session is asked instead.
@@ -131,13 +131,13 @@ func (w Watch) Audit(session string, a supervise.AuditEvent) (Watch, []Event) {
 		if a.Result != string(supervise.DeferTimeout) {
 			return w, nil
 		}
-		e.Kind, e.Title = Trigger, fmt.Sprintf("trigger %s to %s waited past its limit; its session answers without its pane", a.Trigger, a.Agent)
+		e.Kind, e.Title = Trigger, fmt.Sprintf("trigger %s to %s waited past its limit; its session answers without its pane", a.Trigger, a.Role)
 	case supervise.AuditBlocked:
 		e.Kind, e.Title = Trigger, fmt.Sprintf("thread %s was blocked", a.Thread)
 	case supervise.AuditRuntimeFailed:
-		e.Kind, e.Title = Failed, fmt.Sprintf("runtime %s failed (%s)", a.Agent, a.Result)
+		e.Kind, e.Title = Failed, fmt.Sprintf("runtime %s failed (%s)", a.Role, a.Result)
 	case supervise.AuditStalled:
-		e.Kind, e.Title = Stalled, fmt.Sprintf("%s is stalled: busy, no sign of life", a.Agent)
+		e.Kind, e.Title = Stalled, fmt.Sprintf("%s is stalled: busy, no sign of life", a.Role)
 	default:
 		return w, nil
 	}

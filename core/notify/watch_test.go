@@ -97,7 +97,7 @@ func TestWatchAudit(t *testing.T) {
 	var w Watch
 	w, out := w.Audit("s", supervise.AuditEvent{Seq: 4, At: at, Kind: supervise.AuditSent, Trigger: "t1"})
 	assert.Empty(t, out)
-	w, out = w.Audit("s", supervise.AuditEvent{Seq: 5, At: at, Kind: supervise.AuditFailed, Trigger: "t1", Agent: "codex",
+	w, out = w.Audit("s", supervise.AuditEvent{Seq: 5, At: at, Kind: supervise.AuditFailed, Trigger: "t1", Role: "codex",
 		Result: string(supervise.DeferTimeout), Detail: "the operator stayed busy"})
 	require.Len(t, out, 1)
 	assert.Equal(t, Event{Kind: Trigger, Session: "s", Role: "codex", At: at, Key: "audit|5",
@@ -106,19 +106,19 @@ func TestWatchAudit(t *testing.T) {
 	require.Len(t, out, 1)
 	assert.Equal(t, "thread th was blocked", out[0].Title)
 	assert.Equal(t, int64(6), w.AuditSeq)
-	w, out = w.Audit("s", supervise.AuditEvent{Seq: 7, At: at, Kind: supervise.AuditResumeStarted, Trigger: "t2", Agent: "claude",
+	w, out = w.Audit("s", supervise.AuditEvent{Seq: 7, At: at, Kind: supervise.AuditResumeStarted, Trigger: "t2", Role: "claude",
 		Result: string(supervise.DeferTimeout)})
 	require.Len(t, out, 1, "a trigger deferred past its limit and resumed is told")
 	assert.Equal(t, "trigger t2 to claude waited past its limit; its session answers without its pane", out[0].Title)
-	w, out = w.Audit("s", supervise.AuditEvent{Seq: 8, At: at, Kind: supervise.AuditResumeStarted, Trigger: "t3", Agent: "claude",
+	w, out = w.Audit("s", supervise.AuditEvent{Seq: 8, At: at, Kind: supervise.AuditResumeStarted, Trigger: "t3", Role: "claude",
 		Result: string(supervise.AckTimeout)})
 	assert.Empty(t, out, "an agent that did not ack is recovered without a person")
-	w, out = w.Audit("s", supervise.AuditEvent{Seq: 9, At: at, Kind: supervise.AuditStalled, Agent: "codex",
+	w, out = w.Audit("s", supervise.AuditEvent{Seq: 9, At: at, Kind: supervise.AuditStalled, Role: "codex",
 		Result: string(supervise.Stalled), Detail: "busy with no screen change and no event of its own for 2m0s"})
 	require.Len(t, out, 1, "a stalled agent is told")
 	assert.Equal(t, Event{Kind: Stalled, Session: "s", Role: "codex", At: at, Key: "audit|9",
 		Title: "codex is stalled: busy, no sign of life", Body: "busy with no screen change and no event of its own for 2m0s"}, out[0])
-	_, out = w.Audit("s", supervise.AuditEvent{Seq: 10, At: at, Kind: supervise.AuditUnstalled, Agent: "codex"})
+	_, out = w.Audit("s", supervise.AuditEvent{Seq: 10, At: at, Kind: supervise.AuditUnstalled, Role: "codex"})
 	assert.Empty(t, out, "its end is not told")
 }
 

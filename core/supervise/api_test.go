@@ -230,7 +230,7 @@ func apiErrorCode(t *testing.T, h http.Header, body string) string {
 func TestRoutes(t *testing.T) {
 	_, f, _, c := unixServer(t)
 
-	status, h, body := apiCall(t, c, "POST", "/v1/triggers", `{"id":"a1","agent_id":"worker","text":"hello"}`)
+	status, h, body := apiCall(t, c, "POST", "/v1/triggers", `{"id":"a1","role":"worker","text":"hello"}`)
 	require.Equal(t, http.StatusCreated, status, body)
 	assert.Equal(t, "application/json", h.Get("Content-Type"))
 	assert.Equal(t, "/v1/triggers/a1", h.Get("Location"))
@@ -241,7 +241,7 @@ func TestRoutes(t *testing.T) {
 	assert.Equal(t, "default", tr.Thread)
 
 	// The same id again is the recorded trigger, 200.
-	status, _, body = apiCall(t, c, "POST", "/v1/triggers", `{"id":"a1","agent_id":"worker","text":"hello"}`)
+	status, _, body = apiCall(t, c, "POST", "/v1/triggers", `{"id":"a1","role":"worker","text":"hello"}`)
 	require.Equal(t, http.StatusOK, status, body)
 	require.NoError(t, json.Unmarshal([]byte(body), &tr))
 	assert.Equal(t, "a1", tr.ID)
@@ -286,33 +286,33 @@ func TestRoutes(t *testing.T) {
 func TestErrorAnswers(t *testing.T) {
 	_, f, s, c := unixServer(t)
 	s.MaxBody = 256
-	big := `{"agent_id":"worker","text":"` + strings.Repeat("x", 300) + `"}`
-	_, _, _ = apiCall(t, c, "POST", "/v1/triggers", `{"id":"a1","agent_id":"worker","text":"one"}`)
+	big := `{"role":"worker","text":"` + strings.Repeat("x", 300) + `"}`
+	_, _, _ = apiCall(t, c, "POST", "/v1/triggers", `{"id":"a1","role":"worker","text":"one"}`)
 
 	for _, tc := range []struct {
 		name, method, path, body string
 		status                   int
 		code                     string
 	}{
-		{"bad JSON", "POST", "/v1/triggers", `{"agent_id":`, 400, "BAD_JSON"},
-		{"wrong type", "POST", "/v1/triggers", `{"agent_id":3,"text":"x"}`, 400, "BAD_JSON"},
+		{"bad JSON", "POST", "/v1/triggers", `{"role":`, 400, "BAD_JSON"},
+		{"wrong type", "POST", "/v1/triggers", `{"role":3,"text":"x"}`, 400, "BAD_JSON"},
 		{"empty body", "POST", "/v1/triggers", ``, 400, "BAD_JSON"},
-		{"unknown field", "POST", "/v1/triggers", `{"agent_id":"worker","text":"x","runtime":"worker"}`, 400, "BAD_JSON"},
-		{"key in another case", "POST", "/v1/triggers", `{"agent_id":"worker","TEXT":"x"}`, 400, "BAD_JSON"},
+		{"unknown field", "POST", "/v1/triggers", `{"role":"worker","text":"x","runtime":"worker"}`, 400, "BAD_JSON"},
+		{"key in another case", "POST", "/v1/triggers", `{"role":"worker","TEXT":"x"}`, 400, "BAD_JSON"},
 		{"message key in another case", "POST", "/v1/messages", `{"To":"worker","text":"x"}`, 400, "BAD_JSON"},
 		{"unclean path", "GET", "/v1/triggers/../triggers/a1", "", 404, "NOT_FOUND"},
 		{"doubled slash", "GET", "/v1//runtimes", "", 404, "NOT_FOUND"},
-		{"trailing data", "POST", "/v1/triggers", `{"agent_id":"worker","text":"x"} junk`, 400, "BAD_JSON"},
-		{"second value", "POST", "/v1/triggers", `{"agent_id":"worker","text":"x"}{}`, 400, "BAD_JSON"},
+		{"trailing data", "POST", "/v1/triggers", `{"role":"worker","text":"x"} junk`, 400, "BAD_JSON"},
+		{"second value", "POST", "/v1/triggers", `{"role":"worker","text":"x"}{}`, 400, "BAD_JSON"},
 		{"message trailing data", "POST", "/v1/messages", `{"to":"worker","text":"x"}]`, 400, "BAD_JSON"},
 		{"too large", "POST", "/v1/triggers", big, 413, "TOO_LARGE"},
 		{"message too large", "POST", "/v1/messages", big, 413, "TOO_LARGE"},
-		{"bad input", "POST", "/v1/triggers", `{"agent_id":"worker","text":""}`, 400, "BAD_REQUEST"},
-		{"unknown role", "POST", "/v1/triggers", `{"agent_id":"ghost","text":"x"}`, 404, "NOT_FOUND"},
-		{"unmanaged", "POST", "/v1/triggers", `{"agent_id":"human","text":"x"}`, 409, "FALLBACK_REQUIRED"},
-		{"id conflict", "POST", "/v1/triggers", `{"id":"a1","agent_id":"worker","text":"two"}`, 409, "CONFLICT"},
+		{"bad input", "POST", "/v1/triggers", `{"role":"worker","text":""}`, 400, "BAD_REQUEST"},
+		{"unknown role", "POST", "/v1/triggers", `{"role":"ghost","text":"x"}`, 404, "NOT_FOUND"},
+		{"unmanaged", "POST", "/v1/triggers", `{"role":"human","text":"x"}`, 409, "FALLBACK_REQUIRED"},
+		{"id conflict", "POST", "/v1/triggers", `{"id":"a1","role":"worker","text":"two"}`, 409, "CONFLICT"},
 		{"blocked", "POST", "/v1/messages", `{"thread_id":"stuck","to":"worker","text":"x"}`, 409, "THREAD_AUTO_BLOCKED"},
-		{"internal", "POST", "/v1/triggers", `{"agent_id":"boom","text":"x"}`, 500, "INTERNAL"},
+		{"internal", "POST", "/v1/triggers", `{"role":"boom","text":"x"}`, 500, "INTERNAL"},
 		{"unknown id", "GET", "/v1/triggers/nope", "", 404, "NOT_FOUND"},
 		{"unknown route", "GET", "/v1/nothing", "", 404, "NOT_FOUND"},
 		{"wrong method", "DELETE", "/v1/triggers/a1", "", 405, "METHOD_NOT_ALLOWED"},
@@ -339,7 +339,7 @@ func TestForgedRuntimeToken(t *testing.T) {
 		RuntimeTokenHeader, "tok-forged")
 	assert.Equal(t, http.StatusForbidden, status)
 	assert.Equal(t, "BAD_TOKEN", apiErrorCode(t, h, body))
-	status, h, body = apiCall(t, c, "POST", "/v1/triggers", `{"agent_id":"boss","text":"x"}`, RuntimeTokenHeader, "tok-forged")
+	status, h, body = apiCall(t, c, "POST", "/v1/triggers", `{"role":"boss","text":"x"}`, RuntimeTokenHeader, "tok-forged")
 	assert.Equal(t, http.StatusForbidden, status)
 	assert.Equal(t, "BAD_TOKEN", apiErrorCode(t, h, body))
 	assert.Empty(t, f.sends, "a forged token reaches no Send")
@@ -351,7 +351,7 @@ func TestForgedRuntimeToken(t *testing.T) {
 		RuntimeTokenHeader, "tok-worker")
 	require.Equal(t, http.StatusCreated, status, body)
 	assert.Equal(t, []Caller{{Runtime: "worker"}}, f.sends)
-	status, _, body = apiCall(t, c, "POST", "/v1/triggers", `{"agent_id":"boss","text":"x"}`,
+	status, _, body = apiCall(t, c, "POST", "/v1/triggers", `{"role":"boss","text":"x"}`,
 		RuntimeTokenHeader, "tok-worker")
 	require.Equal(t, http.StatusCreated, status, body)
 	require.Len(t, f.submits, 1)
@@ -385,10 +385,10 @@ func TestSocketModeWhateverTheUmask(t *testing.T) {
 func TestDefaultBodyLimit(t *testing.T) {
 	_, _, _, c := unixServer(t)
 	text := strings.Repeat("x", DefaultMaxBody)
-	status, h, body := apiCall(t, c, "POST", "/v1/triggers", `{"agent_id":"worker","text":"`+text+`"}`)
+	status, h, body := apiCall(t, c, "POST", "/v1/triggers", `{"role":"worker","text":"`+text+`"}`)
 	assert.Equal(t, http.StatusRequestEntityTooLarge, status)
 	assert.Equal(t, "TOO_LARGE", apiErrorCode(t, h, body))
-	status, _, body = apiCall(t, c, "POST", "/v1/triggers", `{"agent_id":"worker","text":"`+text[:DefaultMaxBody-100]+`"}`)
+	status, _, body = apiCall(t, c, "POST", "/v1/triggers", `{"role":"worker","text":"`+text[:DefaultMaxBody-100]+`"}`)
 	assert.Equal(t, http.StatusCreated, status, body[:min(len(body), 200)])
 }
 
@@ -710,7 +710,7 @@ func TestHTTPStatus(t *testing.T) {
 func TestBodyCutShortNamesNoSocket(t *testing.T) {
 	s := &Server{Service: newAPIFake()}
 	cut := &net.OpError{Op: "read", Net: "unix", Addr: &net.UnixAddr{Name: "/run/party/secret/api.sock"}, Err: os.ErrDeadlineExceeded}
-	r := httptest.NewRequest("POST", "/v1/triggers", io.MultiReader(strings.NewReader(`{"agent_id":"w`), errReader{cut}))
+	r := httptest.NewRequest("POST", "/v1/triggers", io.MultiReader(strings.NewReader(`{"role":"w`), errReader{cut}))
 	w := httptest.NewRecorder()
 	s.Handler(false).ServeHTTP(w, r)
 	assert.Equal(t, 400, w.Code, w.Body.String())

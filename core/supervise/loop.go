@@ -332,7 +332,7 @@ func (l *Loop) scan(ctx context.Context) error {
 		if err := l.Store.PutRuntime(ctx, rt); err != nil {
 			return err
 		}
-		if err := l.Store.Audit(ctx, AuditEvent{At: now, Kind: AuditRuntime, Agent: rt.Role, Result: rt.Pane, Detail: rt.Target}); err != nil {
+		if err := l.Store.Audit(ctx, AuditEvent{At: now, Kind: AuditRuntime, Role: rt.Role, Result: rt.Pane, Detail: rt.Target}); err != nil {
 			return err
 		}
 		l.Metrics.RuntimeStatus(rt.Role, rt.Workspace, string(rt.Status))
@@ -385,7 +385,7 @@ func (l *Loop) scan(ctx context.Context) error {
 				l.Metrics.Drift(role, rt.Workspace)
 			}
 			l.logf("runtime %s: %s %s %s", role, a.Audit, a.Result, a.Detail)
-			if err := l.Store.Audit(ctx, AuditEvent{At: now, Kind: a.Audit, Agent: role, Result: a.Result, Detail: a.Detail}); err != nil {
+			if err := l.Store.Audit(ctx, AuditEvent{At: now, Kind: a.Audit, Role: role, Result: a.Result, Detail: a.Detail}); err != nil {
 				return err
 			}
 		}
@@ -811,7 +811,7 @@ func (l *Loop) completed(ctx context.Context, t Trigger) {
 		return
 	}
 	if th.Blocked && !was {
-		_ = l.Store.Audit(ctx, AuditEvent{At: l.now(), Kind: AuditBlocked, Trigger: t.ID, Agent: t.Role, Thread: th.ID, Result: string(ThreadBlocked), Detail: th.BlockedWhy})
+		_ = l.Store.Audit(ctx, AuditEvent{At: l.now(), Kind: AuditBlocked, Trigger: t.ID, Role: t.Role, Thread: th.ID, Result: string(ThreadBlocked), Detail: th.BlockedWhy})
 	}
 }
 

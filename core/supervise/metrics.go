@@ -12,7 +12,7 @@ import (
 
 // Metrics are the supervisor's Prometheus metrics, in a registry of their
 // own (with the Go runtime's and the process's collectors), which GET
-// /metrics serves. Their agent label is the runtime's agent_id (its role)
+// /metrics serves. Their agent label is the runtime's role
 // and workspace its workspace_id.
 //
 // The methods of a nil *Metrics do nothing, so a supervisor may run

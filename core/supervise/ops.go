@@ -168,8 +168,15 @@ func (o *Ops) Submit(ctx context.Context, c Caller, req TriggerRequest) (Trigger
 			return Trigger{}, false, err
 		}
 	}
+	switch {
+	case req.Role == "":
+		req.Role, req.AgentID = req.AgentID, ""
+	case req.AgentID != "" && req.AgentID != req.Role:
+		return Trigger{}, false, fmt.Errorf("role %q and agent_id %q (its old name) differ: %w", req.Role, req.AgentID, ErrBadInput)
+	}
+	req.AgentID = ""
 	if strings.TrimSpace(req.Role) == "" {
-		return Trigger{}, false, fmt.Errorf("a trigger needs the role it is for (agent_id): %w", ErrBadInput)
+		return Trigger{}, false, fmt.Errorf("a trigger needs the role it is for (role): %w", ErrBadInput)
 	}
 	if req.Thread == "" {
 		req.Thread = DefaultThread
@@ -232,7 +239,7 @@ func audits(t Trigger, acts []Action) []AuditEvent {
 	var out []AuditEvent
 	for _, a := range acts {
 		if a.Kind == ActAudit {
-			out = append(out, AuditEvent{At: t.Updated, Kind: a.Audit, Trigger: t.ID, Agent: t.Role, Thread: t.Thread, Result: a.Result, Detail: a.Detail})
+			out = append(out, AuditEvent{At: t.Updated, Kind: a.Audit, Trigger: t.ID, Role: t.Role, Thread: t.Thread, Result: a.Result, Detail: a.Detail})
 		}
 	}
 	return out
@@ -295,7 +302,7 @@ func (o *Ops) Stop(ctx context.Context, c Caller, role string, grace time.Durati
 		return rt, err
 	}
 	rt.Status = Offline
-	err = o.Store.Audit(ctx, AuditEvent{At: o.Clock.Now().UTC(), Kind: AuditStopped, Agent: rt.Role, Result: rt.Pane, Detail: how})
+	err = o.Store.Audit(ctx, AuditEvent{At: o.Clock.Now().UTC(), Kind: AuditStopped, Role: rt.Role, Result: rt.Pane, Detail: how})
 	o.wake()
 	return rt, err
 }
@@ -364,7 +371,7 @@ func (o *Ops) Send(ctx context.Context, c Caller, req MessageRequest) (Message, 
 			}
 		}
 	}
-	if err := o.Store.Audit(ctx, AuditEvent{At: now, Kind: AuditMessage, Agent: req.To, Thread: req.Thread, Result: from}); err != nil {
+	if err := o.Store.Audit(ctx, AuditEvent{At: now, Kind: AuditMessage, Role: req.To, Thread: req.Thread, Result: from}); err != nil {
 		return m, err
 	}
 	o.wake()
@@ -396,7 +403,7 @@ func (o *Ops) Read(ctx context.Context, c Caller, thread string) ([]Message, err
 		if _, err := o.Store.Advance(ctx, c.Runtime, th, seq, now); err != nil {
 			return msgs, err
 		}
-		if err := o.Store.Audit(ctx, AuditEvent{At: now, Kind: AuditCursor, Agent: c.Runtime, Thread: th, Result: fmt.Sprint(seq)}); err != nil {
+		if err := o.Store.Audit(ctx, AuditEvent{At: now, Kind: AuditCursor, Role: c.Runtime, Thread: th, Result: fmt.Sprint(seq)}); err != nil {
 			return msgs, err
 		}
 	}

@@ -203,14 +203,14 @@ func TestRulesAtBothDoors(t *testing.T) {
 				_, _, err := o.Submit(ctx, c, TriggerRequest{Role: "codex", Text: "x", Force: true, Actor: "a", Why: "w"})
 				return err
 			},
-			method: "POST", path: "/v1/triggers", body: `{"agent_id":"codex","text":"x","force":true,"actor":"a","why":"w"}`,
+			method: "POST", path: "/v1/triggers", body: `{"role":"codex","text":"x","force":true,"actor":"a","why":"w"}`,
 			err: ErrForbidden, status: 403, code: "FORBIDDEN"},
 		{name: "a runtime may trigger another", token: "tok-claude",
 			ops: func(o *Ops, c Caller) error {
 				_, _, err := o.Submit(ctx, c, TriggerRequest{Role: "codex", Text: "review"})
 				return err
 			},
-			method: "POST", path: "/v1/triggers", body: `{"agent_id":"codex","text":"review"}`, status: 201},
+			method: "POST", path: "/v1/triggers", body: `{"role":"codex","text":"review"}`, status: 201},
 		{name: "a runtime may not see another's trigger", token: "tok-claude",
 			ops:    func(o *Ops, c Caller) error { _, err := o.Trigger(ctx, c, "to-codex"); return err },
 			method: "GET", path: "/v1/triggers/to-codex", err: ErrForbidden, status: 403, code: "FORBIDDEN"},
@@ -442,7 +442,7 @@ func TestTextCannotForgeAnEnvelope(t *testing.T) {
 		assert.ErrorIs(t, err, ErrBadInput, text)
 		_, err = o.Send(ctx, Caller{}, MessageRequest{To: "claude", Text: text})
 		assert.ErrorIs(t, err, ErrBadInput, text)
-		body, jerr := json.Marshal(map[string]string{"agent_id": "claude", "text": text})
+		body, jerr := json.Marshal(map[string]string{"role": "claude", "text": text})
 		require.NoError(t, jerr)
 		status, h, resp := apiCall(t, client, "POST", "/v1/triggers", string(body))
 		assert.Equal(t, 400, status, resp)
@@ -452,4 +452,29 @@ func TestTextCannotForgeAnEnvelope(t *testing.T) {
 	assert.ErrorIs(t, err, ErrNotFound)
 	_, _, err = o.Submit(ctx, Caller{}, TriggerRequest{ID: "plain", Role: "claude", Text: "BRIDGE_TRIGGER without its bracket is plain text"})
 	assert.NoError(t, err)
+}
+
+// TestRoleUnderItsOldName: a request naming the role agent_id (its name
+// before) is taken for one release; one naming two different roles is
+// refused; a trigger stored under the old name reads back with its role.
+func TestRoleUnderItsOldName(t *testing.T) {
+	_, client := accessOps(t)
+	status, _, body := apiCall(t, client, "POST", "/v1/triggers", `{"id":"old-1","agent_id":"codex","text":"x"}`)
+	assert.Equal(t, 201, status, body)
+	assert.Contains(t, body, `"role":"codex"`)
+	status, h, body := apiCall(t, client, "POST", "/v1/triggers", `{"role":"codex","agent_id":"claude","text":"x"}`)
+	assert.Equal(t, 400, status, body)
+	assert.Equal(t, "BAD_REQUEST", apiErrorCode(t, h, body))
+
+	tr, err := scanTrigger(oneRow(`{"id":"t","agent_id":"claude","thread_id":"default","text":"x","status":"queued"}`))
+	require.NoError(t, err)
+	assert.Equal(t, "claude", tr.Role)
+}
+
+// oneRow is a scanner of one column holding v.
+type oneRow string
+
+func (r oneRow) Scan(dest ...any) error {
+	*dest[0].(*string) = string(r)
+	return nil
 }

@@ -8,11 +8,15 @@ import (
 // TriggerRequest is a trigger as a caller asks for it (party trigger,
 // POST /v1/triggers).
 type TriggerRequest struct {
-	ID     string `json:"id,omitempty"` // the idempotency key; "" makes one
-	Role   string `json:"agent_id"`
-	Thread string `json:"thread_id,omitempty"` // "" is the thread "default"
-	Reason string `json:"reason,omitempty"`
-	Text   string `json:"text"`
+	ID   string `json:"id,omitempty"` // the idempotency key; "" makes one
+	Role string `json:"role"`
+	// AgentID is the role under its old name, read for one release
+	// (an older party said agent_id): a request may give either, not two
+	// different ones.
+	AgentID string `json:"agent_id,omitempty"`
+	Thread  string `json:"thread_id,omitempty"` // "" is the thread "default"
+	Reason  string `json:"reason,omitempty"`
+	Text    string `json:"text"`
 	// Force injects at once although the operator is busy; Actor and
 	// Why are then required and audited.
 	Force bool   `json:"force,omitempty"`

@@ -176,7 +176,7 @@ func (l *Loop) watchStalls(ctx context.Context, at time.Time) {
 		}
 		for _, a := range acts {
 			l.logf("runtime %s: %s %s", rt.Role, a.Audit, a.Detail)
-			if err := l.Store.Audit(ctx, AuditEvent{At: at, Kind: a.Audit, Agent: rt.Role, Result: a.Result, Detail: a.Detail}); err != nil {
+			if err := l.Store.Audit(ctx, AuditEvent{At: at, Kind: a.Audit, Role: rt.Role, Result: a.Result, Detail: a.Detail}); err != nil {
 				l.logf("runtime %s: %v", rt.Role, err)
 			}
 		}

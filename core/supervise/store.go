@@ -648,11 +648,18 @@ func scanTrigger(row scanner) (Trigger, error) {
 	if err := row.Scan(&body); err != nil {
 		return Trigger{}, err
 	}
-	var t Trigger
+	// An older party stored the role as agent_id: read either.
+	var t struct {
+		Trigger
+		AgentID string `json:"agent_id"`
+	}
 	if err := json.Unmarshal([]byte(body), &t); err != nil {
 		return Trigger{}, fmt.Errorf("trigger body: %w", err)
 	}
-	return utcTrigger(t), nil
+	if t.Role == "" {
+		t.Role = t.AgentID
+	}
+	return utcTrigger(t.Trigger), nil
 }
 
 // AddTrigger records a new trigger (Status "" is Queued), its first
@@ -990,7 +997,7 @@ func (s *Store) Unread(ctx context.Context, role, thread string) ([]Message, err
 
 // Cursor is how far a role has read a thread.
 type Cursor struct {
-	Role   string    `json:"agent_id"`
+	Role   string    `json:"role"`
 	Thread string    `json:"thread_id"`
 	Seq    int64     `json:"seq"`
 	At     time.Time `json:"at"`
@@ -1043,7 +1050,7 @@ func (s *Store) Audit(ctx context.Context, evs ...AuditEvent) error {
 func addAudit(ctx context.Context, tx *sql.Tx, evs []AuditEvent) error {
 	for _, e := range evs {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO audit (at, kind, trigger_id, agent, thread, result, detail)
-			VALUES (?, ?, ?, ?, ?, ?, ?)`, fmtTime(e.At), e.Kind, e.Trigger, e.Agent, e.Thread, e.Result, e.Detail); err != nil {
+			VALUES (?, ?, ?, ?, ?, ?, ?)`, fmtTime(e.At), e.Kind, e.Trigger, e.Role, e.Thread, e.Result, e.Detail); err != nil {
 			return err
 		}
 	}
@@ -1063,7 +1070,7 @@ func (s *Store) Events(ctx context.Context, afterSeq int64, limit int) ([]AuditE
 	}
 	evs, err := collect(rows, func(row scanner) (AuditEvent, error) {
 		var e AuditEvent
-		err := row.Scan(&e.Seq, timeCol{&e.At}, &e.Kind, &e.Trigger, &e.Agent, &e.Thread, &e.Result, &e.Detail)
+		err := row.Scan(&e.Seq, timeCol{&e.At}, &e.Kind, &e.Trigger, &e.Role, &e.Thread, &e.Result, &e.Detail)
 		return e, err
 	})
 	return evs, s.fail("events", err)

@@ -345,7 +345,7 @@ func TestSaveTriggerIsACompareAndSwap(t *testing.T) {
 
 	delivered := sending
 	delivered.Status, delivered.Updated, delivered.DeliveredAt, delivered.Attempts = Delivered, at(3), at(3), 1
-	require.NoError(t, s.SaveTrigger(ctx, delivered, TTriggering, "sent", AuditEvent{At: at(3), Kind: "trigger_sent", Trigger: "t1", Agent: "coder"}))
+	require.NoError(t, s.SaveTrigger(ctx, delivered, TTriggering, "sent", AuditEvent{At: at(3), Kind: "trigger_sent", Trigger: "t1", Role: "coder"}))
 
 	stale := sending
 	stale.Status, stale.Updated = TFailed, at(4)
@@ -570,8 +570,8 @@ func TestAuditEvents(t *testing.T) {
 	s := openStore(t)
 	require.NoError(t, s.Audit(ctx))
 	evs := []AuditEvent{
-		{At: at(1), Kind: "runtime_registered", Agent: "coder"},
-		{At: at(2), Kind: "trigger_sent", Trigger: "t1", Agent: "coder", Thread: "th", Result: "submitted", Detail: "attempt 1"},
+		{At: at(1), Kind: "runtime_registered", Role: "coder"},
+		{At: at(2), Kind: "trigger_sent", Trigger: "t1", Role: "coder", Thread: "th", Result: "submitted", Detail: "attempt 1"},
 		{At: at(3), Kind: "override", Detail: "forced"},
 	}
 	require.NoError(t, s.Audit(ctx, evs...))
@@ -823,7 +823,7 @@ func storeWithHistory(tb testing.TB, n int) *Store {
 	old := fmtTime(time.Now().Add(-time.Hour))
 	require.NoError(tb, s.inTx(ctx, func(tx *sql.Tx) error {
 		for i := range n {
-			body := fmt.Sprintf(`{"id":"h%d","agent_id":"codex","thread_id":"default","status":"completed"}`, i)
+			body := fmt.Sprintf(`{"id":"h%d","role":"codex","thread_id":"default","status":"completed"}`, i)
 			if _, err := tx.ExecContext(ctx, `INSERT INTO triggers (id, role, thread, status, created, updated, delivered_at, body)
 				VALUES (?, 'codex', 'default', ?, ?, ?, ?, ?)`, fmt.Sprintf("h%d", i), string(Completed), old, old, old, body); err != nil {
 				return err

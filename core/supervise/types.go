@@ -40,7 +40,7 @@ const (
 // Runtime is an agent pane party started, as the supervisor records it.
 type Runtime struct {
 	ID        string `json:"runtime_id"`   // stable across restarts of the pane: session/role
-	Role      string `json:"agent_id"`     // the role
+	Role      string `json:"role"`         // its role
 	Workspace string `json:"workspace_id"` // the session's working directory
 	Agent     string `json:"agent"`        // claude, codex, gemini or generic
 	// AgentSession is the agent's own session id (Claude session_id,
@@ -146,7 +146,7 @@ const (
 // Trigger is one piece of work for a runtime, and its life.
 type Trigger struct {
 	ID     string `json:"id"`
-	Role   string `json:"agent_id"`
+	Role   string `json:"role"`
 	Thread string `json:"thread_id"`
 	Reason string `json:"reason,omitempty"`
 	// From is the runtime that asked for the trigger (its token's role);
@@ -291,7 +291,7 @@ type AuditEvent struct {
 	At      time.Time `json:"at"`
 	Kind    string    `json:"event"` // runtime_registered, trigger_sent, trigger_deferred, ack_received, trigger_failed, override, …
 	Trigger string    `json:"trigger_id,omitempty"`
-	Agent   string    `json:"agent_id,omitempty"`
+	Role    string    `json:"role,omitempty"`
 	Thread  string    `json:"thread_id,omitempty"`
 	Result  string    `json:"result,omitempty"`
 	Detail  string    `json:"detail,omitempty"`
@@ -348,7 +348,7 @@ func orDash(s string) string {
 // then its fields.
 func (e AuditEvent) String() string {
 	s := e.At.UTC().Format(time.RFC3339Nano) + " " + e.Kind
-	for _, kv := range [][2]string{{"trigger", e.Trigger}, {"agent", e.Agent}, {"thread", e.Thread}, {"result", e.Result}, {"detail", e.Detail}} {
+	for _, kv := range [][2]string{{"trigger", e.Trigger}, {"role", e.Role}, {"thread", e.Thread}, {"result", e.Result}, {"detail", e.Detail}} {
 		if kv[1] != "" {
 			s += " " + kv[0] + "=" + strconv.Quote(kv[1])
 		}
