@@ -84,7 +84,7 @@ func fromRecords[T any](ctx context.Context, d *door, f func(*supervise.Ops, sup
 	var zero T
 	st, err := supervise.OpenRecords(filepath.Join(SupervisorDir(d.stateDir), supervise.StoreFile))
 	if errors.Is(err, supervise.ErrNotFound) {
-		return zero, fmt.Errorf("%w, and none ever ran in this session: start it with party supervise start (or party start --supervise)", supervise.ErrNotRunning)
+		return zero, fmt.Errorf("%w, and none ever ran in this session: %s", supervise.ErrNotRunning, howToStart)
 	}
 	if err != nil {
 		return zero, err
@@ -98,12 +98,15 @@ func fromRecords[T any](ctx context.Context, d *door, f func(*supervise.Ops, sup
 	return f(o, c)
 }
 
+// howToStart says how to start a supervisor that does not run.
+const howToStart = "start it with party supervise start (or party start --supervise)"
+
 // awaitSupervisor waits until the supervisor serves, when its babysitter
 // runs; ErrNotRunning, with how to start it, when nothing runs it.
 func (d *door) awaitSupervisor(ctx context.Context) error {
 	dir := SupervisorDir(d.stateDir)
 	if p := review.Running(dir); !p.Supervised && !p.Running {
-		return fmt.Errorf("%w: start it with party supervise start (or party start --supervise)", supervise.ErrNotRunning)
+		return fmt.Errorf("%w: %s", supervise.ErrNotRunning, howToStart)
 	}
 	if err := awaitServing(ctx, d.env.Clock, dir); err != nil {
 		return err

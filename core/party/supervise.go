@@ -135,23 +135,28 @@ type TriggerResult struct {
 // with Wait it returns once the trigger ended, with a
 // *supervise.FailedError when it failed.
 func Trigger(ctx context.Context, env *Env, opts TriggerOptions) (TriggerResult, error) {
-	return viaDoor(ctx, env, func(d *door) (TriggerResult, error) {
+	// The submission and the wait are two calls: a wait that finds the
+	// supervisor gone is never answered by submitting again (without an
+	// id, that would be a second trigger).
+	res, err := viaDoor(ctx, env, func(d *door) (TriggerResult, error) {
 		t, created, err := d.Submit(ctx, opts.TriggerRequest)
-		res := TriggerResult{Trigger: t, Created: created}
-		if err != nil || !opts.Wait {
+		return TriggerResult{Trigger: t, Created: created}, err
+	})
+	if err != nil || !opts.Wait {
+		return res, err
+	}
+	timeout := opts.Timeout
+	if timeout == 0 {
+		cfg, err := env.Config()
+		if err != nil {
 			return res, err
 		}
-		timeout := opts.Timeout
-		if timeout == 0 {
-			cfg, err := env.Config()
-			if err != nil {
-				return res, err
-			}
-			timeout = cfg.Supervise.TurnTimeout
-		}
-		res.Trigger, err = awaitTrigger(ctx, d, t, timeout)
-		return res, err
+		timeout = cfg.Supervise.TurnTimeout
+	}
+	res.Trigger, err = viaDoor(ctx, env, func(d *door) (supervise.Trigger, error) {
+		return awaitTrigger(ctx, d, res.Trigger, timeout)
 	})
+	return res, err
 }
 
 // ErrTriggerTimeout is a trigger --wait that ran out of time while the
