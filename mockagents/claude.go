@@ -276,7 +276,9 @@ func (c *claude) interpret(text string) bool {
 }
 
 // beginTurn gives each message a prompt_id and runs the UserPromptSubmit
-// hooks, one per message, while the screen goes on.
+// hooks, one per message, while the screen goes on. The transcript gets
+// the prompts once the hooks are done (Claude Code 2.1.197 wrote none
+// while a hook ran).
 func (c *claude) beginTurn(msgs []string, user bool, resume func()) bool {
 	c.verb = gerunds[rand.IntN(len(gerunds))]
 	c.stopping = false
@@ -291,8 +293,13 @@ func (c *claude) beginTurn(msgs []string, user bool, resume func()) bool {
 		c.promptIDs = append(c.promptIDs, id)
 		submits = append(submits, map[string]any{"prompt": m, "prompt_id": id})
 	}
-	c.transcript.prompts(msgs, c.promptID())
-	return c.e.hooks.claudeEach("UserPromptSubmit", submits, resume)
+	id := c.promptID()
+	write := func() { c.transcript.prompts(msgs, id) }
+	if c.e.hooks.claudeEach("UserPromptSubmit", submits, func() { c.e.events <- write; resume() }) {
+		return true
+	}
+	write()
+	return false
 }
 
 func (c *claude) said(text string) { c.transcript.assistant(text) }
@@ -440,5 +447,5 @@ func (c *claude) shellDone(cmd, out string) {
 	if stdout == "" {
 		stdout = "(Bash completed with no output)"
 	}
-	c.e.turn([]string{"<bash-input>" + cmd + "</bash-input>\n<bash-stdout>" + stdout + "</bash-stdout><bash-stderr></bash-stderr>"}, false)
+	c.e.turn([]string{"<bash-input>" + cmd + "</bash-input>\n<bash-stdout>" + stdout + "</bash-stdout><bash-stderr></bash-stderr>"}, false, nil)
 }

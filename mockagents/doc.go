@@ -23,7 +23,11 @@
 // queued (taken while busy, or while gemini initializes), steer (codex:
 // Enter while busy), dialog (an answer to a dialog, text is the choice),
 // shell (a ! command that ran, text is what ran) or command (a slash
-// command or claude's exit word the agent took, text as typed). Writers
+// command or claude's exit word the agent took, text as typed). A submit
+// is written when the text goes to the model: after the hooks the agent
+// runs first (claude's UserPromptSubmit, gemini's BeforeAgent), so an
+// agent killed while they run logged nothing, as the real one sent
+// nothing (Claude Code 2.1.197); the others when taken. Writers
 // hold an flock, so concurrent mocks never interleave. The format is
 // package mockagents/mocklog's, which the fake model server writes too.
 //

@@ -230,7 +230,10 @@ func (e *engine) backspace() {
 	}
 	e.inputChanged()
 	last := &e.input[n-1]
-	if last.paste {
+	if last.paste && e.p.placeholder(*last) != "" {
+		// A paste shown as its placeholder goes whole; one shown in
+		// full loses a character a press, as typed text does (the real
+		// gemini 0.61: "[/ENV]" and the newline before it took 7).
 		e.input = e.input[:n-1]
 		return
 	}
@@ -305,12 +308,17 @@ func (e *engine) enter() {
 	e.accept(mode)
 }
 
-// accept takes the input as a submission.
+// accept takes the input as a submission. A submission is logged when it
+// goes to the model (after the hooks that run first, engine.turn); the
+// others when taken.
 func (e *engine) accept(mode string) {
 	text := e.inputText()
 	e.setInput("")
 	e.fresh = false
-	e.logEntry(mode, text)
+	typed := text // the log keeps what was typed
+	if mode != "submit" || e.opt.Replay != nil {
+		e.logEntry(mode, typed)
+	}
 	if e.initPhase && mode == "queued" && len(e.queue) == 0 {
 		e.addHistory("ℹ Initializing... Prompts will be queued.", "")
 	}
@@ -318,10 +326,10 @@ func (e *engine) accept(mode string) {
 		e.replayInput(text)
 		return
 	}
-	text = e.p.trim(text) // the log keeps what was typed
+	text = e.p.trim(text)
 	switch mode {
 	case "submit":
-		e.startTurn([]string{text})
+		e.startTurn([]string{text}, func() { e.logEntry(mode, typed) })
 	case "queued":
 		e.queue = append(e.queue, text)
 	case "steer":

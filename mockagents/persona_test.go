@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -160,6 +161,8 @@ func TestClaudeEscInterrupts(t *testing.T) {
 		m.expect("❯\u00a0")
 		m.submit("long job")
 		m.expect("esc to interrupt")
+		// Sent to the model (after its hook), then interrupted.
+		assert.Len(t, m.entries(1), 1)
 		m.send("\x1b")
 		m.expect("Interrupted")
 		m.expect("❯\u00a0long job\r\n")
@@ -349,5 +352,40 @@ func TestGeminiStartDialogs(t *testing.T) {
 		m.send("\r")
 		m.expect(" >   Type your message or @path/to/file")
 		assert.Equal(t, []string{"dialog:1", "dialog:2", "dialog:k-123"}, modes(m.entries(3)))
+	})
+}
+
+// Claude Code sends a prompt to the model once its UserPromptSubmit hooks
+// are done: killed while one ran (2.1.197 against the fake model), it had
+// echoed the prompt, but neither the model nor the transcript had it. The
+// mock logs the submission then, not at the Enter.
+func TestClaudeSendsAfterItsSubmitHooks(t *testing.T) {
+	inBubble(t, func(t *testing.T) {
+		dir := t.TempDir()
+		t.Setenv("HOME", dir)
+		// The hook says it runs, then waits to be let go: FIFOs, for a
+		// sleep would stop the bubble's clock while it runs.
+		started, release := filepath.Join(dir, "started"), filepath.Join(dir, "release")
+		require.NoError(t, syscall.Mkfifo(started, 0o600))
+		require.NoError(t, syscall.Mkfifo(release, 0o600))
+		hook := "cat > /dev/null; echo started > " + started + "; cat " + release + " > /dev/null"
+		b, err := json.Marshal(map[string]any{"hooks": map[string]any{"UserPromptSubmit": []map[string]any{{"hooks": []map[string]any{
+			{"type": "command", "command": hook}}}}}})
+		require.NoError(t, err)
+		opt := claudeOpts()
+		opt.Settings = filepath.Join(dir, "settings.json")
+		require.NoError(t, os.WriteFile(opt.Settings, b, 0o644))
+		m := startMock(t, opt, "on *\n  say done\n")
+		m.expect("❯\u00a0")
+		m.submit("job")
+		_, err = os.ReadFile(started)
+		require.NoError(t, err)
+		logged, err := mocklog.Read(m.log)
+		if !os.IsNotExist(err) {
+			require.NoError(t, err)
+		}
+		assert.Empty(t, logged, "nothing went to the model while the hook ran")
+		require.NoError(t, os.WriteFile(release, []byte("go\n"), 0o600))
+		assert.Equal(t, []string{"submit:job"}, modes(m.entries(1)))
 	})
 }

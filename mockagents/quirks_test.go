@@ -3,6 +3,7 @@ package mockagents
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -559,4 +560,29 @@ func TestQuirkSwitches(t *testing.T) {
 	}
 	_, err := options([]string{"claude"}, func(k string) string { return map[string]string{"PARTY_MOCK_BANG": "yes"}[k] })
 	assert.Error(t, err)
+}
+
+// BSpace takes one character off a paste gemini shows in full, the newline
+// too, as off typed text (the real gemini 0.61 against the fake model);
+// only a paste shown as its placeholder goes whole.
+func TestGeminiBackspaceInAPaste(t *testing.T) {
+	inBubble(t, func(t *testing.T) {
+		inTempDir(t)
+		m := startMock(t, geminiOpts(), "")
+		m.expect("Type your message")
+		m.send("operator draft")
+		m.paste("[ENV id=a]\njob 2-3\n[/ENV]")
+		m.expect(" > operator draft[ENV id=a]\r\n   job 2-3\r\n   [/ENV]")
+		m.send("\x7f")
+		m.expect("   [/ENV\r\n")
+		m.send(strings.Repeat("\x7f", 7))
+		m.expect("   job 2-\r\n")
+		m.send(strings.Repeat("\x7f", 17))
+		m.expect(" > operator draft\r\n")
+		time.Sleep(2 * time.Second)
+		m.paste(strings.Repeat("line\n", 6))
+		m.expect("[Pasted Text: 7 lines]")
+		m.send("\x7f")
+		m.expect(" > operator draft\r\n")
+	})
 }

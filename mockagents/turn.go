@@ -20,14 +20,22 @@ import (
 // it shows, and how it ends (Stop hooks, notify, AfterAgent, summary).
 
 // startTurn sends messages to the model as one turn. Claude runs its
-// UserPromptSubmit hooks first, one per message, while the screen goes on.
-func (e *engine) startTurn(msgs []string) { e.turn(msgs, true) }
+// UserPromptSubmit hooks first, one per message, while the screen goes on;
+// arrived (if any) runs when the messages go to the model, after them.
+func (e *engine) startTurn(msgs []string, arrived func()) { e.turn(msgs, true, arrived) }
 
 // turn starts a turn on msgs; user says they are the user's messages
 // (echoed, with the persona's hooks: claude's UserPromptSubmit, gemini's
 // BeforeAgent), not what the agent sends on its own (claude's bash-mode
-// follow-up).
-func (e *engine) turn(msgs []string, user bool) {
+// follow-up). The model gets the messages once those hooks are done, as
+// the real agents send them (an agent killed while they run sent nothing:
+// Claude Code 2.1.197 echoed the prompt and kept it in its input history,
+// but neither the model nor the session's transcript had it); arrived
+// runs then.
+func (e *engine) turn(msgs []string, user bool, arrived func()) {
+	if arrived == nil {
+		arrived = func() {}
+	}
 	e.turns++
 	e.gen++
 	e.busy, e.busySince = true, time.Now()
@@ -36,6 +44,7 @@ func (e *engine) turn(msgs []string, user bool) {
 	e.answer, e.step, e.steps, e.tokens, e.firstToken = nil, 0, nil, 0, false
 	if !user {
 		e.p.beginTurn(msgs, false, nil)
+		arrived()
 		e.plan()
 		return
 	}
@@ -46,6 +55,7 @@ func (e *engine) turn(msgs []string, user bool) {
 	resume := func() {
 		e.events <- func() {
 			if e.gen == gen {
+				arrived()
 				e.plan()
 			}
 		}
@@ -53,6 +63,7 @@ func (e *engine) turn(msgs []string, user bool) {
 	if e.p.beginTurn(msgs, true, resume) {
 		return
 	}
+	arrived()
 	e.plan()
 }
 
@@ -288,7 +299,7 @@ func (e *engine) sendQueue() {
 	}
 	var msgs []string
 	msgs, e.queue = e.p.takeQueue(e.queue)
-	e.startTurn(msgs)
+	e.startTurn(msgs, nil) // logged as queued when taken
 }
 
 // userLine is how a submitted prompt shows in history.
