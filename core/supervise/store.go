@@ -163,6 +163,8 @@ CREATE INDEX audit_trigger ON audit(trigger_id);
 	// sentQuery: their WHERE repeats the index's).
 	`CREATE INDEX triggers_open ON triggers(seq) WHERE ` + openTerm + `;
 CREATE INDEX triggers_sent ON triggers(delivered_at) WHERE delivered_at <> '';`,
+	// 4: the audit's column of the role named for it, as everywhere else.
+	`ALTER TABLE audit RENAME COLUMN agent TO role;`,
 }
 
 // openTerm is the condition of an open trigger, with its statuses as
@@ -1049,7 +1051,7 @@ func (s *Store) Audit(ctx context.Context, evs ...AuditEvent) error {
 
 func addAudit(ctx context.Context, tx *sql.Tx, evs []AuditEvent) error {
 	for _, e := range evs {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO audit (at, kind, trigger_id, agent, thread, result, detail)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO audit (at, kind, trigger_id, role, thread, result, detail)
 			VALUES (?, ?, ?, ?, ?, ?, ?)`, fmtTime(e.At), e.Kind, e.Trigger, e.Role, e.Thread, e.Result, e.Detail); err != nil {
 			return err
 		}
@@ -1063,7 +1065,7 @@ func (s *Store) Events(ctx context.Context, afterSeq int64, limit int) ([]AuditE
 	if limit <= 0 {
 		limit = -1
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT seq, at, kind, trigger_id, agent, thread, result, detail
+	rows, err := s.db.QueryContext(ctx, `SELECT seq, at, kind, trigger_id, role, thread, result, detail
 		FROM audit WHERE seq > ? ORDER BY seq LIMIT ?`, afterSeq, limit)
 	if err != nil {
 		return nil, s.fail("events", err)

@@ -593,6 +593,32 @@ func TestAuditEvents(t *testing.T) {
 	assert.Empty(t, none)
 }
 
+// An audit an older party wrote (schema 3, the role in a column named
+// agent) reads back with its role once the store is brought up to date.
+func TestAuditOfAnOlderSchemaKeepsItsRole(t *testing.T) {
+	path := filepath.Join(t.TempDir(), StoreFile)
+	db, err := sql.Open("sqlite", path)
+	require.NoError(t, err)
+	for _, m := range migrations[:3] {
+		_, err = db.Exec(m)
+		require.NoError(t, err)
+	}
+	_, err = db.Exec(`PRAGMA user_version = 3`)
+	require.NoError(t, err)
+	_, err = db.Exec(`INSERT INTO audit (at, kind, trigger_id, agent, thread) VALUES (?, 'trigger_sent', 't1', 'coder', 'th')`, at(1).Format(time.RFC3339Nano))
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+
+	s, err := Open(path)
+	require.NoError(t, err)
+	defer s.Close()
+	got, err := s.Events(context.Background(), 0, 0)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, "coder", got[0].Role)
+	assert.Equal(t, len(migrations), userVersion(t, path))
+}
+
 // TestStoresWriteConcurrently opens one path from 8 goroutines, each with a
 // Store of its own, as separate processes would, and writes from all at
 // once: nothing is lost and no writer sees the database locked.
