@@ -158,7 +158,8 @@ func Exactness(text string) string {
 }
 
 // WaitAgents waits until the claude and codex panes of session show their
-// input lines, and returns the session's panes.
+// input lines and its shell (if any) its prompt, and returns the session's
+// panes.
 func WaitAgents(ctx context.Context, m mux.Multiplexer, clk clock.Clock, session string) ([]mux.Pane, error) {
 	panes, err := m.ListPanes(ctx, session)
 	if err != nil {
@@ -173,11 +174,29 @@ func WaitAgents(ctx context.Context, m mux.Multiplexer, clk clock.Clock, session
 			return nil, err
 		}
 	}
+	// A shell whose rc files take their time (pyenv init: 1.4 s on an
+	// idle machine, more under load) shows nothing until its prompt; a
+	// line sent before it is echoed by the terminal and runs only later,
+	// so its send could not be confirmed.
+	if p, err := roles.Resolve(panes, "shell"); err == nil {
+		if err := waitShown(ctx, m, clk, p.ID, agent.Shell, func(screen string) bool { return strings.TrimSpace(screen) != "" }); err != nil {
+			return nil, err
+		}
+	}
 	return panes, nil
 }
 
 // waitIdle waits until the agent in pane shows its input line.
 func waitIdle(ctx context.Context, m mux.Multiplexer, clk clock.Clock, pane string, p agent.Profile) error {
+	return waitShown(ctx, m, clk, pane, p.Kind, func(screen string) bool {
+		_, found := p.InputLine(screen)
+		return found
+	})
+}
+
+// waitShown waits until the screen of pane (running kind) is ready, as
+// ready says.
+func waitShown(ctx context.Context, m mux.Multiplexer, clk clock.Clock, pane string, kind agent.Kind, ready func(screen string) bool) error {
 	var screen string
 	err := pollFor(ctx, clk, idleTimeout, func() (bool, error) {
 		var err error
@@ -188,11 +207,10 @@ func waitIdle(ctx context.Context, m mux.Multiplexer, clk clock.Clock, pane stri
 		if screen, err = m.Capture(cctx, pane, 0); err != nil {
 			return false, err
 		}
-		_, found := p.InputLine(screen)
-		return found, nil
+		return ready(screen), nil
 	})
 	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("%s never showed its prompt; last screen:\n%s: %w", p.Kind, screen, err)
+		return fmt.Errorf("%s never showed its prompt; last screen:\n%s: %w", kind, screen, err)
 	}
 	return err
 }

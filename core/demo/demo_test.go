@@ -193,3 +193,45 @@ func TestNewSetup(t *testing.T) {
 func TestLastLines(t *testing.T) {
 	assert.Equal(t, "   | b\n   | c", demo.LastLines("a\nb\nc\n\n", 2))
 }
+
+// blankShell is a mux whose shell pane shows nothing until shown: a shell
+// still reading its rc files.
+type blankShell struct {
+	*sim.Mux
+	shell string
+	blank int // captures of the shell left blank; <0: forever
+}
+
+func (m *blankShell) Capture(ctx context.Context, id string, lines int) (string, error) {
+	if id == m.shell && m.blank != 0 {
+		m.blank--
+		return "\n\n", nil
+	}
+	return m.Mux.Capture(ctx, id, lines)
+}
+
+// The shell's line is sent once it shows its prompt: before, a slow rc
+// file (pyenv init) left the terminal's echo alone on screen and the send
+// unconfirmed.
+func TestWaitAgentsWaitsForTheShellsPrompt(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		blank int
+	}{{"a shell that starts", 10}, {"a shell that never shows a prompt", -1}} {
+		t.Run(tt.name, func(t *testing.T) {
+			clock := sim.NewClock()
+			m := &blankShell{Mux: sim.NewMux(clock), blank: tt.blank}
+			m.Add("s", "claude", sim.NewAgent("claude"))
+			m.Add("s", "codex", sim.NewAgent("codex"))
+			m.shell = m.Add("s", "shell", sim.NewAgent("shell")).Info.ID
+			_, err := demo.WaitAgents(context.Background(), m, clock, "s")
+			if tt.blank < 0 {
+				assert.ErrorIs(t, err, context.DeadlineExceeded)
+				assert.ErrorContains(t, err, "shell never showed its prompt")
+				return
+			}
+			require.NoError(t, err)
+			assert.Zero(t, m.blank, "every blank screen was looked at before")
+		})
+	}
+}
