@@ -277,8 +277,8 @@ func (c *claude) interpret(text string) bool {
 
 // beginTurn gives each message a prompt_id and runs the UserPromptSubmit
 // hooks, one per message, while the screen goes on. The transcript gets
-// the prompts once the hooks are done (Claude Code 2.1.197 wrote none
-// while a hook ran).
+// the prompts once the hooks are done (sent: Claude Code 2.1.197 wrote
+// none while a hook ran).
 func (c *claude) beginTurn(msgs []string, user bool, resume func()) bool {
 	c.verb = gerunds[rand.IntN(len(gerunds))]
 	c.stopping = false
@@ -293,14 +293,11 @@ func (c *claude) beginTurn(msgs []string, user bool, resume func()) bool {
 		c.promptIDs = append(c.promptIDs, id)
 		submits = append(submits, map[string]any{"prompt": m, "prompt_id": id})
 	}
-	id := c.promptID()
-	write := func() { c.transcript.prompts(msgs, id) }
-	if c.e.hooks.claudeEach("UserPromptSubmit", submits, func() { c.e.events <- write; resume() }) {
-		return true
-	}
-	write()
-	return false
+	return c.e.hooks.claudeEach("UserPromptSubmit", submits, resume)
 }
+
+// sent writes the prompts to the transcript: once the hooks are done.
+func (c *claude) sent(msgs []string) { c.transcript.prompts(msgs, c.promptID()) }
 
 func (c *claude) said(text string) { c.transcript.assistant(text) }
 

@@ -56,6 +56,7 @@ type persona interface {
 
 	// Turns.
 	beginTurn(msgs []string, user bool, resume func()) bool // true: resume is called when the hooks are done
+	sent(msgs []string)                                     // the user's messages went to the model (after those hooks)
 	steered(text string)                                    // a message added to the running turn
 	said(text string)                                       // the model said text
 	toolRunner(name string, input map[string]any) func(do func() (string, error)) (out, deny string, err error)
@@ -172,6 +173,7 @@ func (b base) killsNewline() bool        { return true }
 func (b base) bangInput() bool           { return false }
 
 func (b base) beginTurn([]string, bool, func()) bool { return false }
+func (b base) sent([]string)                         {}
 func (b base) steered(string)                        {}
 func (b base) said(string)                           {}
 

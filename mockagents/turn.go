@@ -33,9 +33,6 @@ func (e *engine) startTurn(msgs []string, arrived func()) { e.turn(msgs, true, a
 // but neither the model nor the session's transcript had it); arrived
 // runs then.
 func (e *engine) turn(msgs []string, user bool, arrived func()) {
-	if arrived == nil {
-		arrived = func() {}
-	}
 	e.turns++
 	e.gen++
 	e.busy, e.busySince = true, time.Now()
@@ -44,7 +41,6 @@ func (e *engine) turn(msgs []string, user bool, arrived func()) {
 	e.answer, e.step, e.steps, e.tokens, e.firstToken = nil, 0, nil, 0, false
 	if !user {
 		e.p.beginTurn(msgs, false, nil)
-		arrived()
 		e.plan()
 		return
 	}
@@ -52,19 +48,24 @@ func (e *engine) turn(msgs []string, user bool, arrived func()) {
 		e.addHistory(e.userLine(m)...)
 	}
 	gen := e.gen
+	send := func() {
+		e.p.sent(msgs)
+		if arrived != nil {
+			arrived()
+		}
+		e.plan()
+	}
 	resume := func() {
 		e.events <- func() {
 			if e.gen == gen {
-				arrived()
-				e.plan()
+				send()
 			}
 		}
 	}
 	if e.p.beginTurn(msgs, true, resume) {
 		return
 	}
-	arrived()
-	e.plan()
+	send()
 }
 
 // plan starts the script's answer to the turn's prompt.
