@@ -74,7 +74,14 @@ type Agent struct {
 	held      []func()
 	// typing is what an operator types, and when (TypeAfter).
 	typing []typed
+	// pastes are the spans of input that came as pastes, in order:
+	// Claude shows a long one as a placeholder, which one BSpace
+	// deletes whole.
+	pastes []span
 }
+
+// span is the byte range [from, to) of a paste in the input.
+type span struct{ from, to int }
 
 // typed is text an operator types at a time.
 type typed struct {
@@ -205,7 +212,8 @@ func (a *Agent) advance() {
 		a.dead = true
 	}
 	if !a.clearAt.IsZero() && !a.now().Before(a.clearAt) {
-		a.input, a.clearAt = "", time.Time{}
+		a.clearAt = time.Time{}
+		a.setInput("")
 	}
 	for len(a.typing) > 0 && !a.now().Before(a.typing[0].at) {
 		text := a.typing[0].text
@@ -213,7 +221,8 @@ func (a *Agent) advance() {
 		a.Type(text)
 	}
 	if !a.hookUntil.IsZero() && !a.now().Before(a.hookUntil) {
-		a.hookUntil, a.input = time.Time{}, ""
+		a.hookUntil = time.Time{}
+		a.setInput("")
 		a.announceNow(a.hooked)
 		held := a.held
 		a.held = nil
@@ -223,7 +232,9 @@ func (a *Agent) advance() {
 	}
 	if a.busy && !a.putBackAt.IsZero() && !a.now().Before(a.putBackAt) {
 		// Interrupted before the turn's end: it never answers.
-		a.busy, a.busyUntil, a.putBackAt, a.input, a.clearAt = false, a.putBackAt, time.Time{}, a.current, time.Time{}
+		a.busy, a.busyUntil, a.putBackAt, a.clearAt = false, a.putBackAt, time.Time{}, time.Time{}
+		a.setInput(a.current)
+		a.pastes = []span{{0, len(a.current)}} // put back as it came
 		a.history = append(a.history, "  ⎿  Interrupted")
 		a.startQueued()
 	}
@@ -269,6 +280,7 @@ func (a *Agent) paste(text string) {
 	if a.dialog || a.dead || a.starting() {
 		return
 	}
+	a.pastes = append(a.pastes, span{len(a.input), len(a.input) + len(text)})
 	a.input += text
 	a.lastPaste = a.now()
 	a.visibleAt = a.now().Add(a.render)
@@ -292,11 +304,9 @@ func (a *Agent) key(k string) {
 	}
 	switch k {
 	case "C-u":
-		a.input = ""
+		a.setInput("")
 	case "BSpace":
-		if r := []rune(a.input); len(r) > 0 {
-			a.input = string(r[:len(r)-1])
-		}
+		a.backspace()
 	case "Enter":
 		if a.loseEnters > 0 {
 			a.loseEnters--
@@ -342,7 +352,56 @@ func (a *Agent) take(mode string) {
 		a.clearAt = a.now().Add(a.clearLag)
 		return
 	}
-	a.input = ""
+	a.setInput("")
+}
+
+// setInput makes text the input, as typed.
+func (a *Agent) setInput(text string) { a.input, a.pastes = text, nil }
+
+// backspace deletes the input's last character, or the whole paste it
+// ends with when Claude shows that as a placeholder (as the real one
+// does, 2.1.197).
+func (a *Agent) backspace() {
+	if n := len(a.pastes); n > 0 {
+		last := a.pastes[n-1]
+		if a.Persona == "claude" && last.to == len(a.input) && placeheld(a.input[last.from:last.to]) {
+			a.input, a.pastes = a.input[:last.from], a.pastes[:n-1]
+			return
+		}
+	}
+	r := []rune(a.input)
+	if len(r) == 0 {
+		return
+	}
+	a.input = string(r[:len(r)-1])
+	if n := len(a.pastes); n > 0 && a.pastes[n-1].to > len(a.input) {
+		if a.pastes[n-1].to = len(a.input); a.pastes[n-1].to <= a.pastes[n-1].from {
+			a.pastes = a.pastes[:n-1]
+		}
+	}
+}
+
+// placeheld reports whether Claude shows a paste of text as a
+// placeholder.
+func placeheld(text string) bool { return len(text) >= 800 || strings.Count(text, "\n") > 3 }
+
+// shown is the input as the agent draws it: Claude's long pastes as
+// "[Pasted text #N +M lines]".
+func (a *Agent) shown(input string) string {
+	if a.Persona != "claude" {
+		return input
+	}
+	var b strings.Builder
+	at := 0
+	for i, p := range a.pastes {
+		if p.to > len(input) || !placeheld(input[p.from:p.to]) {
+			continue
+		}
+		b.WriteString(input[at:p.from])
+		fmt.Fprintf(&b, "[Pasted text #%d +%d lines]", i+1, strings.Count(input[p.from:p.to], "\n"))
+		at = p.to
+	}
+	return b.String() + input[min(at, len(input)):]
 }
 
 // announceNow appends the prompt-submit event of prompt (Announce).
@@ -379,10 +438,7 @@ func (a *Agent) Screen() string {
 	if a.now().Before(a.visibleAt) {
 		input = ""
 	}
-	first, _, _ := strings.Cut(input, "\n")
-	if a.Persona == "claude" && (len(input) >= 800 || strings.Count(input, "\n") > 3) {
-		first = fmt.Sprintf("[Pasted text #1 +%d lines]", strings.Count(input, "\n"))
-	}
+	first, _, _ := strings.Cut(a.shown(input), "\n")
 	switch a.Persona {
 	case "claude":
 		if a.busy {

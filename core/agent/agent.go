@@ -523,8 +523,11 @@ func (p Profile) Holds(in, text string) bool {
 	if in == "" {
 		return false
 	}
-	if p.Pasted != nil && p.Pasted.MatchString(in) {
-		return true
+	if p.Pasted != nil {
+		// A placeholder stands for the text, or a piece of it; what is
+		// shown beside it must be the text's too (not a draft typed
+		// before the paste).
+		in = p.Pasted.ReplaceAllString(in, "…")
 	}
 	// Codex draws "↑" on its prompt line when a tall input scrolled.
 	for _, part := range strings.FieldsFunc(in, func(r rune) bool { return r == '…' || r == '↑' || r == '↓' }) {

@@ -216,6 +216,14 @@ func TestHoldsATallCodexInputScrolled(t *testing.T) {
 	assert.False(t, p.Holds("something else ↑", text))
 }
 
+func TestHoldsAPlaceholderOnlyWithNothingElsesBesideIt(t *testing.T) {
+	p := Lookup(Claude)
+	text := "look at run 4711\nstep 1\nstep 2\nstep 3\nstep 4"
+	assert.True(t, p.Holds("[Pasted text #1 +4 lines]", text))
+	assert.True(t, p.Holds("[Pasted text #1 +2 lines][Pasted text #2 +2 lines]", text), "a paste read in pieces")
+	assert.False(t, p.Holds("operator draft[Pasted text #1 +4 lines]", text), "a draft typed before the paste is not the text's")
+}
+
 func TestQueueing(t *testing.T) {
 	tests := []struct {
 		name   string

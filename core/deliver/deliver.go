@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/partyhq/party/core/agent"
@@ -666,25 +667,73 @@ func (s *submission) showing(ctx context.Context, since time.Time) (observe.Stat
 }
 
 // typedBefore reports whether the input box shows text of someone else's
-// followed by the text pasted, as shown in full (not as a placeholder).
+// followed by the text pasted, shown in full or as placeholders.
 func typedBefore(p agent.Profile, in, text string) bool {
-	if p.Pasted != nil && p.Pasted.MatchString(in) {
-		return false
+	_, ok := theirsBefore(p, in, text)
+	return ok
+}
+
+// theirsBefore cuts the text pasted off the end of the input box showing
+// in, shown in full or as the agent's placeholders of it (Claude's
+// "[Pasted text #1 +5 lines]"), and returns what is left before it, as
+// shown: someone else's text, when there is any.
+func theirsBefore(p agent.Profile, in, text string) (string, bool) {
+	if p.Pasted != nil {
+		end := len(in)
+		locs := p.Pasted.FindAllStringIndex(in, -1)
+		for i := len(locs) - 1; i >= 0 && strings.TrimSpace(in[locs[i][1]:end]) == ""; i-- {
+			end = locs[i][0]
+		}
+		if end < len(in) {
+			theirs := in[:end]
+			return theirs, agent.Squeeze(theirs) != ""
+		}
 	}
-	theirs, ok := strings.CutSuffix(agent.Squeeze(in), agent.Squeeze(text))
-	return ok && theirs != ""
+	theirs, ok := cutShown(in, text)
+	return theirs, ok && agent.Squeeze(theirs) != ""
+}
+
+// cutShown cuts text off the end of in, white space aside (an agent
+// rewraps what it shows), and returns what is before it.
+func cutShown(in, text string) (string, bool) {
+	shown, want := []rune(in), []rune(agent.Squeeze(text))
+	i := len(shown)
+	for j := len(want) - 1; j >= 0; j-- {
+		for i > 0 && unicode.IsSpace(shown[i-1]) {
+			i--
+		}
+		if i == 0 || shown[i-1] != want[j] {
+			return "", false
+		}
+		i--
+	}
+	return string(shown[:i]), true
+}
+
+// presses is how many BSpace presses at most delete what the input box
+// shows as in: one a character (white space aside, which an agent may
+// draw where it wrapped) and one a placeholder, which the agents delete
+// whole.
+func presses(p agent.Profile, in string) int {
+	n := 0
+	if p.Pasted != nil {
+		n = len(p.Pasted.FindAllStringIndex(in, -1))
+		in = p.Pasted.ReplaceAllString(in, "")
+	}
+	return n + utf8.RuneCountInString(agent.Squeeze(in))
 }
 
 // untangle presses BSpace at the end of the input box until only what
-// came before the pasted text is left (typedBefore), never more presses
-// than the characters left of ours, looking again after each round; it
-// reports whether the box ended holding just the other text.
+// came before the pasted text is left (theirsBefore), never more presses
+// than it shows of ours, looking again after each round; it reports
+// whether the box ended holding just the other text.
 func (s *submission) untangle(ctx context.Context, st observe.State) bool {
-	theirs, _ := strings.CutSuffix(agent.Squeeze(st.Input), agent.Squeeze(s.text))
+	p := s.req.Profile
+	theirs, _ := theirsBefore(p, st.Input, s.text)
 	for range maxClears {
-		n := utf8.RuneCountInString(agent.Squeeze(st.Input)) - utf8.RuneCountInString(theirs)
-		if n == 0 {
-			return true
+		n := presses(p, st.Input) - presses(p, theirs)
+		if n <= 0 {
+			return n == 0
 		}
 		for range n {
 			if err := s.d.Mux.SendKey(ctx, s.req.Pane, "BSpace"); err != nil {
@@ -695,7 +744,7 @@ func (s *submission) untangle(ctx context.Context, st observe.State) bool {
 			return false
 		}
 		var err error
-		if st, err = s.look(ctx); err != nil || !st.HasInput || !strings.HasPrefix(agent.Squeeze(st.Input), theirs) {
+		if st, err = s.look(ctx); err != nil || !st.HasInput || !strings.HasPrefix(agent.Squeeze(st.Input), agent.Squeeze(theirs)) {
 			return false
 		}
 	}

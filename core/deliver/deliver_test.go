@@ -428,11 +428,18 @@ func TestAgentStartedThroughEnvIsWaitedFor(t *testing.T) {
 // Enter is never pressed, and the send fails INPUT_NOT_EMPTY (the
 // supervisor defers the trigger).
 func TestTypedAsPastedIsTakenBack(t *testing.T) {
-	for _, persona := range []string{"claude", "codex"} {
-		t.Run(persona, func(t *testing.T) {
+	for name, c := range map[string]struct{ persona, text string }{
+		"claude": {"claude", "look at run 4711"},
+		"codex":  {"codex", "look at run 4711"},
+		// Claude shows a long paste as "[Pasted text #1 +5 lines]" after
+		// the draft; one BSpace deletes the placeholder whole.
+		"claude placeholder": {"claude", "look at run 4711\nstep 1\nstep 2\nstep 3\nstep 4\nstep 5"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			persona := c.persona
 			f := newFixture(persona, nil)
 			res, err := f.Deliverer.Send(context.Background(), deliver.Request{Pane: f.ID, Profile: agent.Lookup(agent.Kind(persona)),
-				Text:    "look at run 4711",
+				Text:    c.text,
 				Pasting: func(context.Context) { f.Agent.Type("operator draft") }})
 			require.ErrorIs(t, err, deliver.ErrInputBusy)
 			assert.Equal(t, deliver.Failed, res.Outcome)
