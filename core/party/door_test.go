@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/supervise"
 )
 
@@ -38,7 +39,7 @@ func newDoorRig(t *testing.T) doorRig {
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
 	require.NoError(t, st.PutRuntime(ctx, supervise.Runtime{ID: "s/claude", Role: "claude", Agent: "claude", Pane: "%1",
-		Status: supervise.Ready, TokenHash: supervise.HashToken("tok-claude")}))
+		Status: supervise.Ready, TokenHash: session.HashToken("tok-claude")}))
 	require.NoError(t, st.PutThread(ctx, supervise.Thread{ID: "stuck", Blocked: true, BlockedWhy: "loop"}))
 	ops := &supervise.Ops{Store: st, Clock: clock.Real{}, Policy: supervise.DefaultPolicy, Limits: supervise.DefaultLimits,
 		Managed: func(context.Context, string) (bool, error) { return true, nil },

@@ -175,8 +175,9 @@ func (e *Env) SessionDeps() (session.Deps, error) {
 			ok, err := c.HasSession(ctx, name)
 			return err == nil && ok
 		},
-		Unlink:      func(ctx context.Context, name string) error { return iterm.DropView(ctx, e.Tmux, name) },
-		Coordinator: startCoordinator,
-		Gemini:      geminiHooks{},
+		Unlink:        func(ctx context.Context, name string) error { return iterm.DropView(ctx, e.Tmux, name) },
+		PrepareReview: prepareReview,
+		Coordinator:   startCoordinator,
+		Gemini:        geminiHooks{},
 	}, nil
 }

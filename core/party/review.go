@@ -7,7 +7,10 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
@@ -237,6 +240,48 @@ func Instructions(agent string) (string, bool) {
 	}
 	text, ok := review.Instructions(agent)
 	return text + "\n" + task.Instructions, ok
+}
+
+// prepareReview makes the review state of a session started with review
+// before its agents start (their first hooks, SessionStart, already reach
+// the coordinator) and, when cfg allows it, lets its agents run the loop's
+// commands. It is session.Deps.PrepareReview.
+func prepareReview(d session.Deps, stateDir, root string, panes []session.PaneSpec, cfg config.Review) error {
+	if err := review.Init(review.Dir(stateDir), d.Clock.Now().UTC(), cfg.MaxIterations); err != nil {
+		return err
+	}
+	if !cfg.AllowCommands {
+		return nil
+	}
+	return allowReviewCommands(d.Getenv, root, stateDir, panes)
+}
+
+// allowReviewCommands lets the agents of a review session run the loop's
+// commands (party review, evidence, ask) without a permission dialog:
+// the rules go into party's settings file for claude and into files party
+// owns among Codex's rules and Gemini's policies (review.AllowClaude,
+// review.AllowCodex, review.AllowGemini).
+func allowReviewCommands(getenv func(string) string, root, stateDir string, panes []session.PaneSpec) error {
+	codexDone, geminiDone := false, false
+	for _, p := range panes {
+		switch {
+		case p.Hooks == "claude-settings":
+			if err := review.AllowClaude(filepath.Join(stateDir, "claude-settings.json")); err != nil {
+				return err
+			}
+		case p.Agent == agent.Codex && !codexDone:
+			if _, err := review.AllowCodex(root, hook.CodexHome(getenv)); err != nil {
+				return err
+			}
+			codexDone = true
+		case p.Agent == agent.Gemini && !geminiDone:
+			if _, err := review.AllowGemini(root, hook.GeminiHome(getenv)); err != nil {
+				return err
+			}
+			geminiDone = true
+		}
+	}
+	return nil
 }
 
 // startCoordinator initializes the review state of the session (if new)

@@ -11,8 +11,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/review"
+	"github.com/partyhq/party/core/session"
 )
 
 // paneEnv is the Env of an operation run inside an agent's pane of a
@@ -72,4 +75,36 @@ func TestCoordinatorArgv(t *testing.T) {
 			assert.Equal(t, tt.want, coordinatorArgv("/bin/party", tt.session))
 		})
 	}
+}
+
+// TestPrepareReview: a review session starts with its review state, and
+// its agents may run the loop's commands, through party's own settings
+// and rule files, when the configuration allows it.
+func TestPrepareReview(t *testing.T) {
+	dir, root := t.TempDir(), t.TempDir()
+	env := map[string]string{"HOME": t.TempDir(), "CODEX_HOME": t.TempDir()}
+	d := session.Deps{Clock: clock.Real{}, Getenv: func(k string) string { return env[k] }}
+	settings := filepath.Join(dir, "claude-settings.json")
+	require.NoError(t, os.WriteFile(settings, []byte(`{"hooks": {"Stop": "party hook claude"}}`), 0o600))
+	panes := []session.PaneSpec{
+		{Role: "c", Agent: agent.Claude, Argv: []string{"/bin/claude"}, Hooks: "claude-settings"},
+		{Role: "x", Agent: agent.Codex, Argv: []string{"/bin/codex"}},
+		{Role: "g", Agent: agent.Gemini, Argv: []string{"/bin/gemini"}},
+	}
+	require.NoError(t, prepareReview(d, dir, root, panes, config.Review{MaxIterations: 2, AllowCommands: true}))
+
+	st, err := review.Load(review.Dir(dir))
+	require.NoError(t, err)
+	assert.Equal(t, 2, st.MaxIterations)
+	b, err := os.ReadFile(settings)
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"Bash(party review:*)"`)
+	assert.Contains(t, string(b), "party hook claude", "the hooks stay")
+	assert.FileExists(t, filepath.Join(env["CODEX_HOME"], "rules", review.CodexRulesFile))
+	assert.FileExists(t, filepath.Join(env["HOME"], ".gemini", "policies", review.GeminiPolicyFile))
+
+	other := t.TempDir()
+	require.NoError(t, prepareReview(d, other, root, panes, config.Review{MaxIterations: 3}))
+	_, err = os.Stat(filepath.Join(other, "claude-settings.json"))
+	assert.ErrorIs(t, err, os.ErrNotExist, "no rules unless allowCommands")
 }

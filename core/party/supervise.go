@@ -730,7 +730,7 @@ func apiToken(dir string) (string, error) {
 	if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
 		return string(b), nil
 	}
-	tok := supervise.NewToken()
+	tok := session.NewToken()
 	return tok, state.WriteFile(path, []byte(tok), 0o600)
 }
 

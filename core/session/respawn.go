@@ -8,7 +8,6 @@ import (
 
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/launch"
-	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/tmux"
 	"github.com/partyhq/party/core/usage"
 )
@@ -44,7 +43,7 @@ func Respawn(ctx context.Context, t Respawner, exe, stateDir, role, pane, resume
 	if err != nil {
 		return "", "", fmt.Errorf("respawn %s: %w", role, err)
 	}
-	token := supervise.NewToken()
+	token := NewToken()
 	env := ls.Env[:0:0]
 	for _, kv := range ls.Env {
 		if !strings.HasPrefix(kv, "PARTY_RUNTIME_TOKEN=") {
@@ -55,7 +54,7 @@ func Respawn(ctx context.Context, t Respawner, exe, stateDir, role, pane, resume
 	if err := launch.Write(path, ls); err != nil {
 		return "", "", err
 	}
-	hash := supervise.HashToken(token)
+	hash := HashToken(token)
 	if rec.Tokens == nil {
 		rec.Tokens = map[string]string{}
 	}

@@ -20,9 +20,7 @@ import (
 	"github.com/partyhq/party/core/launch"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/record"
-	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/state"
-	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/tmux"
 	"github.com/partyhq/party/core/usage"
 )
@@ -68,9 +66,13 @@ type Deps struct {
 	// sessions they are linked into (its iTerm2 view), before the session
 	// is killed: there they would outlive it.
 	Unlink func(ctx context.Context, session string) error
-	// Coordinator starts the review coordinator of a session started
-	// with Review, in a hidden window (core/party provides it).
-	Coordinator func(ctx context.Context, d Deps, session, stateDir string, maxIterations int) error
+	// PrepareReview makes the review state in stateDir of a session
+	// started with Review, before its agents start, and lets the agents
+	// of panes run the loop's commands when cfg allows it; Coordinator
+	// starts its coordinator in a hidden window, once the session is up
+	// (core/party provides both).
+	PrepareReview func(d Deps, stateDir, root string, panes []PaneSpec, cfg config.Review) error
+	Coordinator   func(ctx context.Context, d Deps, session, stateDir string, maxIterations int) error
 	// Gemini wires party's hooks into a folder's Gemini settings (core/party
 	// provides it); nil wires none: Gemini panes keep the marker.
 	Gemini GeminiHooks
@@ -269,13 +271,11 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 	if opts.Review {
 		// Before the agents start: their first hooks (SessionStart) already
 		// reach the coordinator.
-		if err := review.Init(review.Dir(dir), d.Clock.Now().UTC(), opts.Config.Review.MaxIterations); err != nil {
-			return Result{}, err
+		if d.PrepareReview == nil {
+			return Result{}, errors.New("prepare the review: session.Deps has no PrepareReview")
 		}
-		if opts.Config.Review.AllowCommands {
-			if err := allowReviewCommands(d, root, dir, panes); err != nil {
-				return Result{}, err
-			}
+		if err := d.PrepareReview(d, dir, root, panes, opts.Config.Review); err != nil {
+			return Result{}, err
 		}
 	}
 	env := append(PaneEnv(d.Environ, name), "PARTY_STATE_DIR="+dir)
@@ -290,8 +290,8 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 		}
 		// Each agent proves who it is to the supervisor with a token of its
 		// own, in its environment only; the record keeps its hash.
-		token := supervise.NewToken()
-		tokens[p.Role] = supervise.HashToken(token)
+		token := NewToken()
+		tokens[p.Role] = HashToken(token)
 		penv = append(penv, "PARTY_RUNTIME_TOKEN="+token)
 		// The program's words go through a spec file: tmux never parses them.
 		if spawns[i], err = Spawn(d.Exe, dir, p.Role, launch.Spec{Argv: p.launch, Env: penv, Dir: cwd}); err != nil {
@@ -514,30 +514,3 @@ func PaneEnv(environ []string, session string) []string {
 	return env
 }
 
-// allowReviewCommands lets the agents of a review session run the loop's
-// commands (party review, evidence, ask) without a permission dialog:
-// the rules go into party's settings file for claude and into files party
-// owns among Codex's rules and Gemini's policies (review.AllowClaude,
-// review.AllowCodex, review.AllowGemini).
-func allowReviewCommands(d Deps, root, dir string, panes []PaneSpec) error {
-	codexDone, geminiDone := false, false
-	for _, p := range panes {
-		switch {
-		case p.Hooks == "claude-settings":
-			if err := review.AllowClaude(filepath.Join(dir, "claude-settings.json")); err != nil {
-				return err
-			}
-		case p.Agent == agent.Codex && !codexDone:
-			if _, err := review.AllowCodex(root, hook.CodexHome(d.Getenv)); err != nil {
-				return err
-			}
-			codexDone = true
-		case p.Agent == agent.Gemini && !geminiDone:
-			if _, err := review.AllowGemini(root, hook.GeminiHome(d.Getenv)); err != nil {
-				return err
-			}
-			geminiDone = true
-		}
-	}
-	return nil
-}

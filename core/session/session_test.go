@@ -18,7 +18,6 @@ import (
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/launch"
 	"github.com/partyhq/party/core/mux"
-	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/tmux"
 	"github.com/partyhq/party/core/usage"
 )
@@ -363,24 +362,3 @@ func (untrustedGemini) Wire(Deps, string, string, []string) (string, error) {
 func (untrustedGemini) Unwire(context.Context, Deps, string) error { return nil }
 func (untrustedGemini) SettingsPath(dir string) string             { return filepath.Join(dir, "settings") }
 
-// TestAllowReviewCommands: a review session's agents may run the loop's
-// commands, through party's own settings and rule files.
-func TestAllowReviewCommands(t *testing.T) {
-	dir, cwd, root := t.TempDir(), t.TempDir(), t.TempDir()
-	home, codexHome := t.TempDir(), t.TempDir()
-	d, _ := testDeps(t, &fakeTmux{}, map[string]string{"HOME": home, "CODEX_HOME": codexHome})
-	panes := []PaneSpec{
-		{Role: "c", Agent: agent.Claude, Argv: []string{"/bin/claude"}},
-		{Role: "x", Agent: agent.Codex, Argv: []string{"/bin/codex"}},
-		{Role: "g", Agent: agent.Gemini, Argv: []string{"/bin/gemini"}},
-	}
-	require.NoError(t, wireHooks(d, dir, cwd, panes[:2]))
-	require.NoError(t, allowReviewCommands(d, root, dir, panes))
-
-	b, err := os.ReadFile(filepath.Join(dir, "claude-settings.json"))
-	require.NoError(t, err)
-	assert.Contains(t, string(b), `"Bash(party review:*)"`)
-	assert.Contains(t, string(b), "hook claude", "the hooks stay")
-	assert.FileExists(t, filepath.Join(codexHome, "rules", review.CodexRulesFile))
-	assert.FileExists(t, filepath.Join(home, ".gemini", "policies", review.GeminiPolicyFile))
-}

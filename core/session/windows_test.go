@@ -47,6 +47,10 @@ func TestStartReviewStartsTheCoordinator(t *testing.T) {
 	ft := &fakeTmux{}
 	d, _ := testDeps(t, ft, env)
 	var started []string
+	d.PrepareReview = func(_ Deps, stateDir, _ string, panes []PaneSpec, cfg config.Review) error {
+		started = append(started, fmt.Sprintf("prepare %s %d %d", stateDir, len(panes), cfg.MaxIterations))
+		return nil
+	}
 	d.Coordinator = func(_ context.Context, _ Deps, session, stateDir string, maxIterations int) error {
 		started = append(started, fmt.Sprintf("%s %s %d", session, stateDir, maxIterations))
 		return nil
@@ -55,7 +59,8 @@ func TestStartReviewStartsTheCoordinator(t *testing.T) {
 	cfg.Review.MaxIterations = 2
 	res, err := Start(context.Background(), d, StartOptions{Name: "team", Panes: []string{"notes"}, Size: "100x30", Review: true, Config: cfg})
 	require.NoError(t, err)
-	assert.Equal(t, []string{"team " + res.StateDir + " 2"}, started, "Deps.Coordinator, once, with the review's iterations")
+	assert.Equal(t, []string{"prepare " + res.StateDir + " 1 2", "team " + res.StateDir + " 2"}, started,
+		"Deps.PrepareReview, then Deps.Coordinator, once each, with the review's iterations")
 
 	d.Coordinator = nil
 	_, err = Start(context.Background(), d, StartOptions{Name: "team2", Panes: []string{"notes"}, Size: "100x30", Review: true, Config: cfg})

@@ -95,19 +95,6 @@ func NewID() string {
 	return "tr-" + hex.EncodeToString(b[:])
 }
 
-// HashToken is what the store keeps of a runtime token.
-func HashToken(token string) string {
-	h := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(h[:])
-}
-
-// NewToken is a fresh runtime token.
-func NewToken() string {
-	var b [24]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
 // text checks a trigger's or message's text: control characters removed
 // (as delivery would), not empty, within the limit.
 func (o *Ops) text(what, s string) (string, error) {

@@ -2,6 +2,8 @@ package supervise
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"path/filepath"
 	"strconv"
@@ -161,7 +163,7 @@ func accessOps(t *testing.T) (*Ops, *Client) {
 	s := openStore(t)
 	o := &Ops{Store: s, Clock: clock.Real{}, Policy: DefaultPolicy, Limits: DefaultLimits}
 	for _, r := range []string{"claude", "codex"} {
-		require.NoError(t, s.PutRuntime(ctx, Runtime{ID: "s/" + r, Role: r, Agent: r, Status: Ready, TokenHash: HashToken("tok-" + r)}))
+		require.NoError(t, s.PutRuntime(ctx, Runtime{ID: "s/" + r, Role: r, Agent: r, Status: Ready, TokenHash: hashOf("tok-" + r)}))
 		_, _, err := o.Submit(ctx, Caller{}, TriggerRequest{ID: "to-" + r, Role: r, Text: "work"})
 		require.NoError(t, err)
 		_, err = o.Send(ctx, Caller{}, MessageRequest{Thread: "th", To: r, Text: "for " + r})
@@ -477,4 +479,10 @@ type oneRow string
 func (r oneRow) Scan(dest ...any) error {
 	*dest[0].(*string) = string(r)
 	return nil
+}
+
+// hashOf is the hash a session's record keeps of token (session.HashToken).
+func hashOf(token string) string {
+	h := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(h[:])
 }
