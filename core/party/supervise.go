@@ -9,14 +9,18 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/supervise"
+	"github.com/partyhq/party/core/supervise/panes"
 )
 
 // SupervisorDir is the supervisor's directory in a session's state dir:
@@ -60,6 +64,50 @@ func supervisorScope(ctx context.Context, env *Env) (stateDir, name string, err 
 		return "", "", err
 	}
 	return sc.Info.StateDir, sc.Session, nil
+}
+
+// recordedScope is the session whose tmux server or session is gone (err
+// says so), found by its supervisor's store: the one named (--session,
+// $PARTY_SESSION), else the one session of this server that has a store
+// and is not live. Its records (triggers, runtimes, events) are read from
+// the store while tmux cannot say where the session is.
+func recordedScope(ctx context.Context, env *Env, err error) (stateDir, name string, ok bool) {
+	if !errors.Is(err, mux.ErrNoServer) && !errors.Is(err, mux.ErrNoSession) && !errors.Is(err, session.ErrUnresolved) {
+		return "", "", false
+	}
+	root, rerr := state.Root(env.Getenv)
+	if rerr != nil {
+		return "", "", false
+	}
+	socket := env.Tmux.Socket.Resolve(env.Getenv)
+	hasStore := func(dir string) bool {
+		_, err := os.Stat(filepath.Join(SupervisorDir(dir), supervise.StoreFile))
+		return err == nil
+	}
+	name = env.Session
+	if name == "" {
+		name = env.Getenv("PARTY_SESSION")
+	}
+	if name != "" {
+		dir := state.SessionDir(root, socket, name)
+		return dir, name, hasStore(dir)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(root, "sessions", "*-*"))
+	var found []string
+	for _, d := range dirs {
+		base := filepath.Base(d)
+		n := base[:strings.LastIndex(base, "-")]
+		if state.SessionDir(root, socket, n) == d && hasStore(d) {
+			found, name = append(found, d), n
+		}
+	}
+	if len(found) != 1 {
+		return "", "", false
+	}
+	if live, err := env.Tmux.HasSession(ctx, name); err == nil && live {
+		return "", "", false // a session of its own picks it, not its store
+	}
+	return found[0], name, true
 }
 
 // policyOf and limitsOf are the supervisor's numbers from the config.
@@ -655,7 +703,13 @@ func runSupervisor(ctx context.Context, env *Env, opts RunOptions, serving func(
 	if err != nil {
 		return err
 	}
-	fx := &paneEffects{env: env, cfg: cfg, info: info, root: root, rec: rec, quiet: cfg.Supervise.QuietWindow}
+	exe, err := env.Executable()
+	if err != nil {
+		return err
+	}
+	fx := &panes.Effects{Tmux: env.Tmux, Clock: env.Clock, Getenv: env.Getenv, Exe: exe, Config: cfg, Info: info, Record: rec,
+		Deliverer: func(roles map[string]string) *deliver.Deliverer { return env.Deliverer(root, info, roles) },
+		Classify:  func(err error) string { code, _ := Classify(err); return code }}
 	loop := &supervise.Loop{Store: s.Store, Clock: env.Clock, Policy: s.Policy, Limits: s.Limits, Metrics: metrics,
 		Effects: fx, Wake: w.C, Changed: watchPanes(ctx, env, s.Session, logf), Logf: logf, Redact: redact,
 		ScanEvery: cfg.Supervise.ScanEvery, StallAfter: cfg.Supervise.StallAfter, Recovery: supervise.RecoveryPolicy{RestartAfter: cfg.Supervise.RestartAfter,

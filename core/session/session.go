@@ -513,4 +513,3 @@ func PaneEnv(environ []string, session string) []string {
 	}
 	return env
 }
-

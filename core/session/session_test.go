@@ -361,4 +361,3 @@ func (untrustedGemini) Wire(Deps, string, string, []string) (string, error) {
 }
 func (untrustedGemini) Unwire(context.Context, Deps, string) error { return nil }
 func (untrustedGemini) SettingsPath(dir string) string             { return filepath.Join(dir, "settings") }
-

@@ -1,6 +1,7 @@
 package wait
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -136,7 +137,62 @@ func (c *CodexRollout) Check() (Result, bool, error) {
 	return Result{}, false, nil
 }
 
-// rolloutReader follows one rollout file from an offset, line by line.
+// RolloutThread is the thread id in a rollout file's name,
+// rollout-<time>-<thread uuid>.jsonl, or "".
+func RolloutThread(path string) string {
+	name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+	if len(name) < 36 {
+		return ""
+	}
+	id := name[len(name)-36:]
+	for i, r := range id {
+		dash := i == 8 || i == 13 || i == 18 || i == 23
+		if dash != (r == '-') || !dash && !strings.ContainsRune("0123456789abcdefABCDEF", r) {
+			return ""
+		}
+	}
+	return id
+}
+
+// CodexTook says whether one of Codex's rollout files records a user
+// message whose text holds mark, and the thread (Codex's session) of the
+// file that does.
+func CodexTook(files []string, mark string) (thread string, ok bool) {
+	for _, f := range files {
+		if rolloutHasUserMessage(f, mark) {
+			return RolloutThread(f), true
+		}
+	}
+	return "", false
+}
+
+// rolloutHasUserMessage says whether the rollout file at path has a user
+// message record (userText) whose text holds mark. Only the lines that
+// hold mark are decoded: a rollout grows to megabytes.
+func rolloutHasUserMessage(path, mark string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	r := bufio.NewReader(f)
+	for {
+		line, err := r.ReadBytes('\n')
+		if bytes.Contains(line, []byte(mark)) {
+			var rec rolloutRecord
+			if json.Unmarshal(line, &rec) == nil {
+				if text, ok := userText(rec); ok && strings.Contains(text, mark) {
+					return true
+				}
+			}
+		}
+		if err != nil {
+			return false
+		}
+	}
+}
+
+// rolloutReader follows one rollout file from an offset, line by line. from an offset, line by line.
 type rolloutReader struct {
 	path    string
 	offset  int64

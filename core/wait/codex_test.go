@@ -292,3 +292,28 @@ func TestHookRunningIgnoresOtherChildren(t *testing.T) {
 	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
 	assert.False(t, HookRunning(os.Getpid()))
 }
+
+// TestCodexTook: a rollout took a prompt when a user message holds its
+// mark (either record Codex writes for one); the echo of the mark in an
+// answer is not that. The thread is the file's.
+func TestCodexTook(t *testing.T) {
+	t0 := time.Date(2026, 11, 23, 17, 0, 0, 0, time.UTC)
+	dir := t.TempDir()
+	const thread = "019a7b2c-3d4e-7f60-8a9b-0c1d2e3f4a5b"
+	answered := filepath.Join(dir, "rollout-2026-11-23T17-00-00-"+thread+".jsonl")
+	took := meta(t0) + started(t0, "t1") + userMsg(t0, "t1", "[BRIDGE_TRIGGER id=tr-1 thread=default]\ndeploy") + complete(t0, "t1", "ok")
+	require.NoError(t, os.WriteFile(answered, []byte(took), 0o600))
+	echoed := filepath.Join(dir, "rollout-2026-11-23T17-01-00-019a7b2c-3d4e-7f60-8a9b-000000000000.jsonl")
+	require.NoError(t, os.WriteFile(echoed, []byte(meta(t0)+complete(t0, "t2", "I saw [BRIDGE_TRIGGER id=tr-2")), 0o600))
+	legacy := filepath.Join(dir, "rollout-x.jsonl")
+	require.NoError(t, os.WriteFile(legacy, []byte(rec(t0, "event_msg", map[string]any{"type": "user_message", "message": "[BRIDGE_TRIGGER id=tr-3 x]"})), 0o600))
+
+	got, ok := CodexTook([]string{echoed, answered}, "[BRIDGE_TRIGGER id=tr-1 ")
+	assert.True(t, ok)
+	assert.Equal(t, thread, got)
+	_, ok = CodexTook([]string{echoed, answered}, "[BRIDGE_TRIGGER id=tr-2")
+	assert.False(t, ok, "an answer that quotes the mark is no user message")
+	got, ok = CodexTook([]string{legacy}, "[BRIDGE_TRIGGER id=tr-3 ")
+	assert.True(t, ok, "event_msg user_message")
+	assert.Empty(t, got, "a file name without a thread id")
+}

@@ -1,4 +1,4 @@
-package party
+package panes
 
 import (
 	"context"
@@ -14,14 +14,14 @@ import (
 	"github.com/partyhq/party/core/talk"
 )
 
-var _ supervise.Pulser = (*paneEffects)(nil)
+var _ supervise.Pulser = (*Effects)(nil)
 
 // Pulses looks at each runtime's pane once for signs of life (one tmux
 // process each: the pane and its screen), and reads the session's event
 // log on from where the last look stopped for the panes that logged an
 // event. A scan calls it (every supervise.scanEvery).
-func (e *paneEffects) Pulses(ctx context.Context, rts []supervise.Runtime) map[string]supervise.Pulse {
-	path := filepath.Join(e.info.StateDir, state.EventLog)
+func (e *Effects) Pulses(ctx context.Context, rts []supervise.Runtime) map[string]supervise.Pulse {
+	path := filepath.Join(e.Info.StateDir, state.EventLog)
 	end := state.Size(path)
 	evented := map[string]bool{}
 	if e.pulse.started { // the first look starts at the end: older events are no sign of now
@@ -33,11 +33,11 @@ func (e *paneEffects) Pulses(ctx context.Context, rts []supervise.Runtime) map[s
 	e.pulse.read, e.pulse.started = end, true
 	out := make(map[string]supervise.Pulse, len(rts))
 	for _, rt := range rts {
-		p, screen, err := e.env.Tmux.Inspect(ctx, rt.Pane)
+		p, screen, err := e.Tmux.Inspect(ctx, rt.Pane)
 		if err != nil || p.Dead || p.Role != rt.Role {
 			continue
 		}
-		profile := talk.Profile(e.cfg, p)
+		profile := talk.Profile(e.Config, p)
 		st := observe.Read(profile, p, screen)
 		// The busy indicator's lines move (a spinner, a timer) while a
 		// hung agent waits: they are no sign of life.

@@ -1,10 +1,7 @@
-package party
+package panes
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +12,7 @@ import (
 	"time"
 
 	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/hook"
@@ -28,34 +26,41 @@ import (
 	"github.com/partyhq/party/core/wait"
 )
 
-// paneEffects are the supervisor loop's effects on a real session: tmux
-// for the runtimes and their screens, the one delivery path, the agents'
-// events and the turn waits of talk.
-type paneEffects struct {
-	env   *Env
-	cfg   config.Config
-	info  tmux.SessionInfo
-	root  string
-	rec   session.Record
-	quiet time.Duration
+// Effects are the supervisor loop's effects (supervise.Effects) on the
+// panes of a tmux session: tmux for the runtimes and their screens, the
+// one delivery path, the agents' events and the turn waits of talk.
+type Effects struct {
+	Tmux   *tmux.Client
+	Clock  clock.Clock
+	Getenv func(string) string
+	// Exe is the party binary a restarted agent's pane runs.
+	Exe    string
+	Config config.Config
+	Info   tmux.SessionInfo
+	Record session.Record
+	// Deliverer is the delivery path to the session's panes, the roles
+	// by pane id.
+	Deliverer func(roles map[string]string) *deliver.Deliverer
+	// Classify is the error code (supervise.Class) of a failed wait.
+	Classify func(error) string
 
 	// sessions are the agents' own session ids by pane, from the event
 	// log read up to logRead.
 	sessions map[string]string
 	logRead  int64
-	// pulse is where Pulses read the event log up to (supervise_stall.go).
+	// pulse is where Pulses read the event log up to (pulse.go).
 	pulse struct {
 		read    int64
 		started bool
 	}
 }
 
-var _ supervise.Effects = (*paneEffects)(nil)
+var _ supervise.Effects = (*Effects)(nil)
 
 // Scan lists the agent panes party started in the session: those whose
 // role has a runtime token in the session's record.
-func (e *paneEffects) Scan(ctx context.Context) ([]supervise.Seen, error) {
-	panes, err := e.env.Tmux.ListPanes(ctx, e.info.Name)
+func (e *Effects) Scan(ctx context.Context) ([]supervise.Seen, error) {
+	panes, err := e.Tmux.ListPanes(ctx, e.Info.Name)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +71,7 @@ func (e *paneEffects) Scan(ctx context.Context) ([]supervise.Seen, error) {
 	}
 	var out []supervise.Seen
 	for _, p := range panes {
-		hash := e.rec.Tokens[p.Role]
+		hash := e.Record.Tokens[p.Role]
 		if p.Role == "" || hash == "" || agent.Kind(p.Agent) == agent.Shell {
 			continue
 		}
@@ -74,10 +79,10 @@ func (e *paneEffects) Scan(ctx context.Context) ([]supervise.Seen, error) {
 		if p.Dead {
 			status = supervise.Offline
 		}
-		rt := supervise.Runtime{ID: e.info.Name + "/" + p.Role, Role: p.Role, Workspace: e.rec.Cwd,
-			Agent: p.Agent, Session: e.info.Name, Window: p.WindowID, Pane: p.ID,
-			Target: targetOf(e.info.Name, p, perWindow[p.WindowID] == 1), PID: p.PID, Status: status, TokenHash: hash, AgentSession: e.sessionOf(p)}
-		out = append(out, supervise.Seen{Runtime: rt, RunsAgent: !p.Dead && talk.Profile(e.cfg, p).Runs(p.CurrentCommand)})
+		rt := supervise.Runtime{ID: e.Info.Name + "/" + p.Role, Role: p.Role, Workspace: e.Record.Cwd,
+			Agent: p.Agent, Session: e.Info.Name, Window: p.WindowID, Pane: p.ID,
+			Target: targetOf(e.Info.Name, p, perWindow[p.WindowID] == 1), PID: p.PID, Status: status, TokenHash: hash, AgentSession: e.sessionOf(p)}
+		out = append(out, supervise.Seen{Runtime: rt, RunsAgent: !p.Dead && talk.Profile(e.Config, p).Runs(p.CurrentCommand)})
 	}
 	return out, nil
 }
@@ -85,13 +90,9 @@ func (e *paneEffects) Scan(ctx context.Context) ([]supervise.Seen, error) {
 // Restart starts rt's agent again from its launch spec with a new token,
 // in its dead pane or, when the pane is gone, in a new window; with
 // resume, the agent resumes its session (its history on screen).
-func (e *paneEffects) Restart(ctx context.Context, rt supervise.Runtime, resume bool) (string, error) {
-	exe, err := e.env.Executable()
-	if err != nil {
-		return "", err
-	}
+func (e *Effects) Restart(ctx context.Context, rt supervise.Runtime, resume bool) (string, error) {
 	pane := rt.Pane
-	if p, err := e.env.Tmux.Pane(ctx, rt.Pane); err != nil || p.Role != rt.Role {
+	if p, err := e.Tmux.Pane(ctx, rt.Pane); err != nil || p.Role != rt.Role {
 		pane = "" // gone: a window of its own
 	}
 	id := ""
@@ -100,25 +101,25 @@ func (e *paneEffects) Restart(ctx context.Context, rt supervise.Runtime, resume 
 	} else {
 		delete(e.sessions, rt.Pane) // a fresh agent has a session of its own
 	}
-	hash, _, err := session.Respawn(ctx, e.env.Tmux, exe, e.info.StateDir, rt.Role, pane, id)
+	hash, _, err := session.Respawn(ctx, e.Tmux, e.Exe, e.Info.StateDir, rt.Role, pane, id)
 	if err != nil {
 		return "", err
 	}
-	if e.rec.Tokens == nil {
-		e.rec.Tokens = map[string]string{}
+	if e.Record.Tokens == nil {
+		e.Record.Tokens = map[string]string{}
 	}
-	e.rec.Tokens[rt.Role] = hash
+	e.Record.Tokens[rt.Role] = hash
 	return hash, nil
 }
 
 // learnSessions reads the events logged since the last look for the
 // agents' own session ids (Claude's and Gemini's session_id, Codex's
 // thread id).
-func (e *paneEffects) learnSessions() {
+func (e *Effects) learnSessions() {
 	if e.sessions == nil {
 		e.sessions = map[string]string{}
 	}
-	path := filepath.Join(e.info.StateDir, state.EventLog)
+	path := filepath.Join(e.Info.StateDir, state.EventLog)
 	end := state.Size(path)
 	observe.Events{Path: path}.Each("", e.logRead, func(ev hook.Event) bool {
 		// Codex's only about its session's start: one about prompts may
@@ -136,16 +137,16 @@ func (e *paneEffects) learnSessions() {
 // a Codex whose events name none (its notifies carry prompts, and may be
 // its title thread's), the thread of the one rollout file it holds open:
 // a scan learns it even when no trigger's look did.
-func (e *paneEffects) sessionOf(p mux.Pane) string {
+func (e *Effects) sessionOf(p mux.Pane) string {
 	if s := e.sessions[p.ID]; s != "" || p.Dead || agent.Kind(p.Agent) != agent.Codex {
 		return s
 	}
-	files := wait.CodexRolloutFiles(p.PID, hook.CodexHome(e.env.Getenv), e.env.Clock.Now)()
+	files := wait.CodexRolloutFiles(p.PID, hook.CodexHome(e.Getenv), e.Clock.Now)()
 	if len(files) != 1 {
 		return ""
 	}
 	// Kept, so that later scans do not look again (Restart forgets it).
-	e.sessions[p.ID] = rolloutThread(files[0])
+	e.sessions[p.ID] = wait.RolloutThread(files[0])
 	return e.sessions[p.ID]
 }
 
@@ -160,8 +161,8 @@ func targetOf(session string, p mux.Pane, alone bool) string {
 }
 
 // pane is rt's pane as tmux shows it now.
-func (e *paneEffects) pane(ctx context.Context, rt supervise.Runtime) (mux.Pane, error) {
-	p, err := e.env.Tmux.Pane(ctx, rt.Pane)
+func (e *Effects) pane(ctx context.Context, rt supervise.Runtime) (mux.Pane, error) {
+	p, err := e.Tmux.Pane(ctx, rt.Pane)
 	if err == nil && p.Role != rt.Role {
 		err = fmt.Errorf("pane %s holds role %q now, not %q: %w", rt.Pane, p.Role, rt.Role, mux.ErrNoPane)
 	}
@@ -171,11 +172,11 @@ func (e *paneEffects) pane(ctx context.Context, rt supervise.Runtime) (mux.Pane,
 // Probe says whether an operator is busy in rt's pane: text of theirs in
 // the input box, a dialog or menu, copy mode (each holds the pane), or a
 // key press of a client showing the pane within the quiet window.
-func (e *paneEffects) Probe(ctx context.Context, rt supervise.Runtime) supervise.Probed {
+func (e *Effects) Probe(ctx context.Context, rt supervise.Runtime) supervise.Probed {
 	held := func(why string) supervise.Probed {
 		return supervise.Probed{Class: supervise.OperatorBusy, Why: why, Held: true}
 	}
-	p, screen, err := e.env.Tmux.Inspect(ctx, rt.Pane)
+	p, screen, err := e.Tmux.Inspect(ctx, rt.Pane)
 	switch {
 	case errors.Is(err, mux.ErrNoPane):
 		return supervise.Probed{Class: supervise.TargetNotFound, Why: err.Error()}
@@ -188,7 +189,7 @@ func (e *paneEffects) Probe(ctx context.Context, rt supervise.Runtime) supervise
 	case p.InMode:
 		return held("the pane is in copy mode")
 	}
-	profile := talk.Profile(e.cfg, p)
+	profile := talk.Profile(e.Config, p)
 	st := observe.Read(profile, p, screen)
 	switch {
 	case st.Dialog != "":
@@ -198,8 +199,8 @@ func (e *paneEffects) Probe(ctx context.Context, rt supervise.Runtime) supervise
 	case st.HasInput && strings.TrimSpace(st.Input) != "":
 		return held("the input box holds text that is not ours")
 	}
-	if last, shown, err := e.env.Tmux.LastKey(ctx, rt.Pane); err == nil && shown {
-		if ago := e.env.Clock.Now().Sub(last); ago < e.quiet {
+	if last, shown, err := e.Tmux.LastKey(ctx, rt.Pane); err == nil && shown {
+		if ago := e.Clock.Now().Sub(last); ago < e.Config.Supervise.QuietWindow {
 			return supervise.Probed{Class: supervise.OperatorBusy, Why: fmt.Sprintf("a client showing the pane had a key press %s ago", ago.Round(time.Second))}
 		}
 	}
@@ -207,8 +208,8 @@ func (e *paneEffects) Probe(ctx context.Context, rt supervise.Runtime) supervise
 }
 
 // talkDeps are the turn helpers of talk over the session.
-func (e *paneEffects) talkDeps() talk.Deps {
-	return talk.Deps{Mux: e.env.Tmux, Clock: e.env.Clock, Getenv: e.env.Getenv, Config: e.cfg, StateDir: e.info.StateDir}
+func (e *Effects) talkDeps() talk.Deps {
+	return talk.Deps{Mux: e.Tmux, Clock: e.Clock, Getenv: e.Getenv, Config: e.Config, StateDir: e.Info.StateDir}
 }
 
 // Prepare makes the envelope ready for rt's agent, its turn starting now:
@@ -217,7 +218,7 @@ func (e *paneEffects) talkDeps() talk.Deps {
 // sends, and Send gets no record to place it later, so the rows are read
 // here, just before the delivery: they differ from the paste's only when
 // the pane prints in between, which a ready agent does not.
-func (e *paneEffects) Prepare(ctx context.Context, rt supervise.Runtime, text string) (string, *supervise.TurnRecord, error) {
+func (e *Effects) Prepare(ctx context.Context, rt supervise.Runtime, text string) (string, *supervise.TurnRecord, error) {
 	p, err := e.pane(ctx, rt)
 	if err != nil {
 		return "", nil, err
@@ -231,18 +232,18 @@ func (e *paneEffects) Prepare(ctx context.Context, rt supervise.Runtime, text st
 		Since: spec.Since, Rollouts: spec.Rollouts, PID: p.PID}
 	// Without a mark the echoed nonce alone places a marker turn; a
 	// screen source (Gemini's) reads its answer after it.
-	turn.Mark, _ = wait.NewMark(ctx, e.env.Tmux, p.ID)
+	turn.Mark, _ = wait.NewMark(ctx, e.Tmux, p.ID)
 	return text, turn, nil
 }
 
 // Send delivers text once to rt's pane through the delivery path.
-func (e *paneEffects) Send(ctx context.Context, rt supervise.Runtime, text string) supervise.SendReport {
+func (e *Effects) Send(ctx context.Context, rt supervise.Runtime, text string) supervise.SendReport {
 	e.killPoint("record")
 	p, err := e.pane(ctx, rt)
 	if err != nil {
 		return supervise.SendReport{Class: supervise.TargetNotFound, Err: err}
 	}
-	d := e.env.Deliverer(e.root, e.info, map[string]string{p.ID: rt.Role})
+	d := e.Deliverer(map[string]string{p.ID: rt.Role})
 	pasted := false
 	d.Step = func(step string) {
 		pasted = pasted || step == "paste"
@@ -275,9 +276,9 @@ func (e *paneEffects) Send(ctx context.Context, rt supervise.Runtime, text strin
 // request is the delivery of text to rt's pane p. A trigger's text may be
 // an agent's (a runtime's trigger, a bridge relaying one): only agents get
 // it, unless the user opted the role in.
-func (e *paneEffects) request(rt supervise.Runtime, p mux.Pane, text string) deliver.Request {
-	return deliver.Request{Pane: p.ID, Profile: talk.Profile(e.cfg, p), Text: text,
-		AgentsOnly: !slices.Contains(e.cfg.AllowRoles, rt.Role)}
+func (e *Effects) request(rt supervise.Runtime, p mux.Pane, text string) deliver.Request {
+	return deliver.Request{Pane: p.ID, Profile: talk.Profile(e.Config, p), Text: text,
+		AgentsOnly: !slices.Contains(e.Config.AllowRoles, rt.Role)}
 }
 
 // Reclaim finds what a supervisor that stopped mid-delivery left of t: an
@@ -285,7 +286,7 @@ func (e *paneEffects) request(rt supervise.Runtime, p mux.Pane, text string) del
 // else the text of t.Turn in the input box is party's own paste, taken
 // back (deliver.Reclaim), and t goes again; else the envelope on screen
 // (its echo above the box) reached it.
-func (e *paneEffects) Reclaim(ctx context.Context, rt supervise.Runtime, t supervise.Trigger) (supervise.Sighting, error) {
+func (e *Effects) Reclaim(ctx context.Context, rt supervise.Runtime, t supervise.Trigger) (supervise.Sighting, error) {
 	s := e.Look(ctx, rt, t)
 	if s.Ack == supervise.AckEvent || t.Turn == nil || t.Turn.Prompt == "" {
 		return s, nil
@@ -294,7 +295,7 @@ func (e *paneEffects) Reclaim(ctx context.Context, rt supervise.Runtime, t super
 	if err != nil || p.Dead {
 		return s, nil
 	}
-	d := e.env.Deliverer(e.root, e.info, map[string]string{p.ID: rt.Role})
+	d := e.Deliverer(map[string]string{p.ID: rt.Role})
 	held, err := d.Reclaim(ctx, e.request(rt, p, t.Turn.Prompt))
 	if held {
 		s.Reached, s.InBox = false, true
@@ -307,8 +308,8 @@ func (e *paneEffects) Reclaim(ctx context.Context, rt supervise.Runtime, t super
 // with SIGKILL right after that step of a delivery (record, paste, check,
 // enter, confirm): once per file a test puts there. The supervise_crash
 // scenarios stop it so between each pair of steps.
-func (e *paneEffects) killPoint(step string) {
-	dir := e.env.Getenv("PARTY_TEST_KILL_DIR")
+func (e *Effects) killPoint(step string) {
+	dir := e.Getenv("PARTY_TEST_KILL_DIR")
 	if dir == "" || os.Remove(filepath.Join(dir, step)) != nil {
 		return
 	}
@@ -316,55 +317,11 @@ func (e *paneEffects) killPoint(step string) {
 	select {} // the signal is on its way
 }
 
-// recordedScope is the session whose tmux server or session is gone (err
-// says so), found by its supervisor's store: the one named (--session,
-// $PARTY_SESSION), else the one session of this server that has a store
-// and is not live. Its records (triggers, runtimes, events) are read from
-// the store while tmux cannot say where the session is.
-func recordedScope(ctx context.Context, env *Env, err error) (stateDir, name string, ok bool) {
-	if !errors.Is(err, mux.ErrNoServer) && !errors.Is(err, mux.ErrNoSession) && !errors.Is(err, session.ErrUnresolved) {
-		return "", "", false
-	}
-	root, rerr := state.Root(env.Getenv)
-	if rerr != nil {
-		return "", "", false
-	}
-	socket := env.Tmux.Socket.Resolve(env.Getenv)
-	hasStore := func(dir string) bool {
-		_, err := os.Stat(filepath.Join(SupervisorDir(dir), supervise.StoreFile))
-		return err == nil
-	}
-	name = env.Session
-	if name == "" {
-		name = env.Getenv("PARTY_SESSION")
-	}
-	if name != "" {
-		dir := state.SessionDir(root, socket, name)
-		return dir, name, hasStore(dir)
-	}
-	dirs, _ := filepath.Glob(filepath.Join(root, "sessions", "*-*"))
-	var found []string
-	for _, d := range dirs {
-		base := filepath.Base(d)
-		n := base[:strings.LastIndex(base, "-")]
-		if state.SessionDir(root, socket, n) == d && hasStore(d) {
-			found, name = append(found, d), n
-		}
-	}
-	if len(found) != 1 {
-		return "", "", false
-	}
-	if live, err := env.Tmux.HasSession(ctx, name); err == nil && live {
-		return "", "", false // a session of its own picks it, not its store
-	}
-	return found[0], name, true
-}
-
 // Await waits for the answer of turn, as talk --wait would. A turn whose
 // pane is gone, or runs another process than the agent that took it (its
 // tmux server died and a new one reuses the pane ids), died with that
 // agent: PANE_DEAD at once, not a wait for an answer that never comes.
-func (e *paneEffects) Await(ctx context.Context, rt supervise.Runtime, turn supervise.TurnRecord) (string, supervise.Class, error) {
+func (e *Effects) Await(ctx context.Context, rt supervise.Runtime, turn supervise.TurnRecord) (string, supervise.Class, error) {
 	p, err := e.pane(ctx, rt)
 	if errors.Is(err, mux.ErrNoPane) || errors.Is(err, mux.ErrNoServer) {
 		// The agent that took the turn went with its pane.
@@ -381,25 +338,25 @@ func (e *paneEffects) Await(ctx context.Context, rt supervise.Runtime, turn supe
 		wake  <-chan struct{}
 		waker *state.Waiter
 	)
-	if w, err := state.ListenSession(e.env.Getenv, e.info.StateDir); err == nil {
+	if w, err := state.ListenSession(e.Getenv, e.Info.StateDir); err == nil {
 		defer w.Close()
 		wake, waker = w.C, w
 	}
 	d := e.talkDeps()
-	t := d.Turn(ctx, e.env.Tmux, p, talk.Spec{Offset: turn.Offset, Hooks: turn.Hooks, Nonce: turn.Nonce, Prompt: turn.Prompt,
+	t := d.Turn(ctx, e.Tmux, p, talk.Spec{Offset: turn.Offset, Hooks: turn.Hooks, Nonce: turn.Nonce, Prompt: turn.Prompt,
 		Since: turn.Since, Rollouts: turn.Rollouts})
 	t.Marked(turn.Mark)
 	// The agent's hooks may have failed to record the turn's events
 	// before this wait listens (its send returns after the first): the
 	// note they left says so, and the wait reads the transcript or screen.
-	w := &wait.Waiter{Mux: e.env.Tmux, Clock: e.env.Clock, Wake: wake, Poll: e.cfg.PollInterval,
-		Unheard: wait.SessionUnheard(waker, e.env.Getenv, e.info.StateDir)}
-	res, err := w.Wait(ctx, t, e.cfg.Supervise.TurnTimeout)
+	w := &wait.Waiter{Mux: e.Tmux, Clock: e.Clock, Wake: wake, Poll: e.Config.PollInterval,
+		Unheard: wait.SessionUnheard(waker, e.Getenv, e.Info.StateDir)}
+	res, err := w.Wait(ctx, t, e.Config.Supervise.TurnTimeout)
 	if err != nil {
 		if errors.Is(err, deliver.ErrPaneDead) || errors.Is(err, mux.ErrNoPane) {
 			return "", supervise.PaneDead, err
 		}
-		code, _ := Classify(err)
+		code := e.Classify(err)
 		return "", supervise.Class(code), err
 	}
 	return res.Answer, "", nil
@@ -407,14 +364,14 @@ func (e *paneEffects) Await(ctx context.Context, rt supervise.Runtime, turn supe
 
 // Look reads what rt's events since the trigger's turn began and its pane
 // show of t: the envelope, an ack, whether the agent is idle, its session.
-func (e *paneEffects) Look(ctx context.Context, rt supervise.Runtime, t supervise.Trigger) supervise.Sighting {
+func (e *Effects) Look(ctx context.Context, rt supervise.Runtime, t supervise.Trigger) supervise.Sighting {
 	var s supervise.Sighting
 	mark := supervise.EnvelopeMark(t.ID)
 	var offset int64
 	if t.Turn != nil {
 		offset = t.Turn.Offset
 	}
-	observe.Events{Path: filepath.Join(e.info.StateDir, state.EventLog)}.Each(rt.Pane, offset, func(ev hook.Event) bool {
+	observe.Events{Path: filepath.Join(e.Info.StateDir, state.EventLog)}.Each(rt.Pane, offset, func(ev hook.Event) bool {
 		own := len(ev.Prompts) == 0
 		for _, p := range ev.Prompts {
 			if strings.Contains(p, mark) && (ev.Kind == hook.PromptSubmit || ev.Kind == hook.TurnComplete) {
@@ -430,7 +387,7 @@ func (e *paneEffects) Look(ctx context.Context, rt supervise.Runtime, t supervis
 		}
 		return true
 	})
-	p, err := e.env.Tmux.Pane(ctx, rt.Pane)
+	p, err := e.Tmux.Pane(ctx, rt.Pane)
 	gone := err != nil || p.Dead
 	if s.Ack == "" && agent.Kind(rt.Agent) == agent.Codex {
 		pid := p.PID
@@ -447,7 +404,7 @@ func (e *paneEffects) Look(ctx context.Context, rt supervise.Runtime, t supervis
 	if gone {
 		return s
 	}
-	screen, err := e.env.Tmux.Capture(ctx, rt.Pane, e.cfg.CaptureLines)
+	screen, err := e.Tmux.Capture(ctx, rt.Pane, e.Config.CaptureLines)
 	if err != nil {
 		return s
 	}
@@ -464,7 +421,7 @@ func (e *paneEffects) Look(ctx context.Context, rt supervise.Runtime, t supervis
 		// idle by then, and is not wedged. The wait reads the answer.
 		s.Reached, s.Ack = true, supervise.AckAnswer
 	}
-	st := observe.Read(talk.Profile(e.cfg, p), p, lastScreen(screen, p.Height))
+	st := observe.Read(talk.Profile(e.Config, p), p, lastScreen(screen, p.Height))
 	s.Idle = !st.Busy && st.HasInput && strings.TrimSpace(st.Input) == "" && st.Dialog == ""
 	s.Busy = st.Busy && st.Dialog == ""
 	return s
@@ -512,74 +469,6 @@ func ackLineIn(screen, mark, ack string) bool {
 // Codex worked on it. The files are those pid's processes hold open
 // (talk's wait reads the same), else (pid 0: the pane went) the recent ones
 // under $CODEX_HOME.
-func (e *paneEffects) codexTook(pid int, mark string) (string, bool) {
-	for _, f := range wait.CodexRolloutFiles(pid, hook.CodexHome(e.env.Getenv), e.env.Clock.Now)() {
-		if rolloutHasUserMessage(f, mark) {
-			return rolloutThread(f), true
-		}
-	}
-	return "", false
-}
-
-// rolloutThread is the thread id in a rollout file's name,
-// rollout-<time>-<thread uuid>.jsonl, or "".
-func rolloutThread(path string) string {
-	name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
-	if len(name) < 36 {
-		return ""
-	}
-	id := name[len(name)-36:]
-	for i, r := range id {
-		dash := i == 8 || i == 13 || i == 18 || i == 23
-		if dash != (r == '-') || !dash && !strings.ContainsRune("0123456789abcdefABCDEF", r) {
-			return ""
-		}
-	}
-	return id
-}
-
-// rolloutHasUserMessage says whether the rollout file at path has a user
-// message record (event_msg user_message, or item_completed of a
-// UserMessage) whose text holds mark.
-func rolloutHasUserMessage(path, mark string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	r := bufio.NewReader(f)
-	for {
-		line, err := r.ReadBytes('\n')
-		if bytes.Contains(line, []byte(mark)) {
-			var rec struct {
-				Type    string `json:"type"`
-				Payload struct {
-					Type    string `json:"type"`
-					Message string `json:"message"`
-					Item    *struct {
-						Type    string `json:"type"`
-						Content []struct {
-							Text string `json:"text"`
-						} `json:"content"`
-					} `json:"item"`
-				} `json:"payload"`
-			}
-			if json.Unmarshal(line, &rec) == nil && rec.Type == "event_msg" {
-				pl := rec.Payload
-				if pl.Type == "user_message" && strings.Contains(pl.Message, mark) {
-					return true
-				}
-				if pl.Type == "item_completed" && pl.Item != nil && pl.Item.Type == "UserMessage" {
-					for _, c := range pl.Item.Content {
-						if strings.Contains(c.Text, mark) {
-							return true
-						}
-					}
-				}
-			}
-		}
-		if err != nil {
-			return false
-		}
-	}
+func (e *Effects) codexTook(pid int, mark string) (string, bool) {
+	return wait.CodexTook(wait.CodexRolloutFiles(pid, hook.CodexHome(e.Getenv), e.Clock.Now)(), mark)
 }

@@ -1,4 +1,4 @@
-package party
+package panes
 
 import (
 	"context"
@@ -34,7 +34,7 @@ const headlessLimit = 30 * time.Minute
 // there: it did not take the trigger, must not take it later, and Codex
 // allows one writer of a session. The report says whether the envelope
 // reached the agent (headlessReached).
-func (e *paneEffects) Resume(ctx context.Context, rt supervise.Runtime, t supervise.Trigger) supervise.ResumeReport {
+func (e *Effects) Resume(ctx context.Context, rt supervise.Runtime, t supervise.Trigger) supervise.ResumeReport {
 	required := func(err error) supervise.ResumeReport {
 		return supervise.ResumeReport{Class: supervise.FallbackRequired, Err: err}
 	}
@@ -47,12 +47,12 @@ func (e *paneEffects) Resume(ctx context.Context, rt supervise.Runtime, t superv
 	case t.Fallback == nil:
 		return required(errors.New("the trigger has no fallback"))
 	}
-	dir := filepath.Join(e.info.StateDir, fallbackDir)
+	dir := filepath.Join(e.Info.StateDir, fallbackDir)
 	base := fallbackBase(dir, t.ID, t.Fallback.Tries)
 	if _, err := os.Stat(base + ".out"); err == nil {
 		return e.takeUp(ctx, kind, base)
 	}
-	ls, err := launch.Read(filepath.Join(e.info.StateDir, "launch", rt.Role+".json"))
+	ls, err := launch.Read(filepath.Join(e.Info.StateDir, "launch", rt.Role+".json"))
 	if err != nil {
 		return required(err)
 	}
@@ -123,9 +123,9 @@ func fallbackBase(dir, id string, try int) string {
 // takeUp waits for the try at base that an earlier supervisor started,
 // then reads it. How it ended is not known (no exit status): one that
 // printed no turn may have read the envelope all the same.
-func (e *paneEffects) takeUp(ctx context.Context, kind agent.Kind, base string) supervise.ResumeReport {
-	deadline := e.env.Clock.Now().Add(headlessLimit)
-	for e.env.Clock.Now().Before(deadline) {
+func (e *Effects) takeUp(ctx context.Context, kind agent.Kind, base string) supervise.ResumeReport {
+	deadline := e.Clock.Now().Add(headlessLimit)
+	for e.Clock.Now().Before(deadline) {
 		pid := 0
 		if b, err := os.ReadFile(base + ".pid"); err == nil {
 			pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
@@ -138,7 +138,7 @@ func (e *paneEffects) takeUp(ctx context.Context, kind agent.Kind, base string) 
 				break
 			}
 		}
-		if err := e.env.Clock.Sleep(ctx, 200*time.Millisecond); err != nil {
+		if err := e.Clock.Sleep(ctx, 200*time.Millisecond); err != nil {
 			return supervise.ResumeReport{Err: err}
 		}
 	}
@@ -150,7 +150,7 @@ func (e *paneEffects) takeUp(ctx context.Context, kind agent.Kind, base string) 
 // result reads the try at base: its answer, or why it failed. Reached
 // says its output records a turn on the envelope (agent.Headless.Ran);
 // such a turn that failed has the class TurnFailed.
-func (e *paneEffects) result(kind agent.Kind, base string) supervise.ResumeReport {
+func (e *Effects) result(kind agent.Kind, base string) supervise.ResumeReport {
 	b, err := os.ReadFile(base + ".out")
 	if err != nil {
 		return supervise.ResumeReport{Err: err}
@@ -178,20 +178,20 @@ func lastLine(s string) string {
 // all its ack windows, unless someone types there; the pane stays (dead)
 // and reconciliation brings the agent back, resumed, once the fallback is
 // over.
-func (e *paneEffects) stopHung(ctx context.Context, rt supervise.Runtime) {
+func (e *Effects) stopHung(ctx context.Context, rt supervise.Runtime) {
 	if e.Probe(ctx, rt).Class != "" {
 		return
 	}
-	p, err := e.env.Tmux.Pane(ctx, rt.Pane)
+	p, err := e.Tmux.Pane(ctx, rt.Pane)
 	if err != nil || p.Role != rt.Role || p.Dead || p.PID <= 0 {
 		return
 	}
 	_ = syscall.Kill(p.PID, syscall.SIGKILL)
 	for i := 0; i < 50; i++ {
-		if p, err := e.env.Tmux.Pane(ctx, rt.Pane); err != nil || p.Dead {
+		if p, err := e.Tmux.Pane(ctx, rt.Pane); err != nil || p.Dead {
 			return
 		}
-		if e.env.Clock.Sleep(ctx, 20*time.Millisecond) != nil {
+		if e.Clock.Sleep(ctx, 20*time.Millisecond) != nil {
 			return
 		}
 	}
@@ -199,7 +199,7 @@ func (e *paneEffects) stopHung(ctx context.Context, rt supervise.Runtime) {
 
 // Spawn starts a fresh agent (a new session) in rt's pane, unless someone
 // types there: that would end their draft.
-func (e *paneEffects) Spawn(ctx context.Context, rt supervise.Runtime) (string, error) {
+func (e *Effects) Spawn(ctx context.Context, rt supervise.Runtime) (string, error) {
 	if p := e.Probe(ctx, rt); p.Class == supervise.OperatorBusy {
 		return "", fmt.Errorf("someone is busy in the pane (%s); a fresh agent would end their work", p.Why)
 	}

@@ -1,4 +1,4 @@
-package party
+package panes
 
 import (
 	"os"
@@ -36,8 +36,8 @@ func lookAt(t *testing.T, screen string, tr supervise.Trigger) supervise.Sightin
 	pane := strings.TrimSpace(string(out))
 	out, err = tmuxArgv("set-option", "-p", "-t", pane, "@party_agent", "gemini").CombinedOutput()
 	require.NoError(t, err, "tmux: %s", out)
-	env := &Env{Tmux: tmux.New(tmux.Socket{Name: sock}, tmux.ExecRunner{}), Clock: clock.Real{}, Getenv: os.Getenv}
-	fx := &paneEffects{env: env, cfg: config.Defaults(), info: tmux.SessionInfo{StateDir: dir}}
+	fx := &Effects{Tmux: tmux.New(tmux.Socket{Name: sock}, tmux.ExecRunner{}), Clock: clock.Real{}, Getenv: os.Getenv,
+		Config: config.Defaults(), Info: tmux.SessionInfo{StateDir: dir}}
 	rt := supervise.Runtime{Role: "gemini", Agent: "gemini", Pane: pane}
 	var s supervise.Sighting
 	require.Eventually(t, func() bool {

@@ -1,4 +1,4 @@
-package party
+package panes
 
 import (
 	"path/filepath"
