@@ -11,7 +11,10 @@
 // the phase table); Store is the SQLite database of runtimes, triggers and
 // their transitions, threads, messages, read cursors and the audit trail
 // (store.go); Ops are the operations the CLI and the API call (ops.go);
-// Loop is the daemon's effect loop (loop.go); Server is the HTTP+JSON API
-// on a unix socket with Prometheus metrics (api.go, metrics.go), and
-// Client its client.
+// Loop is the daemon's effect loop over the Effects it is given
+// (effects.go; core/supervise/panes has those of tmux panes): the pass
+// over the open triggers (loop.go), the scan that reconciles the runtimes
+// (scan.go), the workers that deliver, wait and fall back (workers.go),
+// and the inbox (inbox.go); Server is the HTTP+JSON API on a unix socket
+// with Prometheus metrics (api.go, metrics.go), and Client its client.
 package supervise
