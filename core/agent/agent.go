@@ -71,6 +71,10 @@ type Profile struct {
 	// MenuKey closes a completion menu open over the input and leaves the
 	// text in the box (gemini: Escape); empty when there is none.
 	MenuKey string
+	// Permissions are how the agent's approval dialogs ask: a dialog
+	// under a line that starts with one of them asks a permission
+	// (PermissionAsked).
+	Permissions []string
 }
 
 var shells = []string{"bash", "zsh", "sh", "dash", "fish", "ksh", "tcsh", "csh", "nu", "elvish"}
@@ -94,8 +98,9 @@ var profiles = map[Kind]Profile{
 		QueueKey: "Enter",
 		// A queued message: "  ❯ text" above the input box (a numbered
 		// "❯ 1. Yes" is a dialog's item).
-		Queue:  regexp.MustCompile(`^  ❯ (?:[^\d\s]|\d+(?:[^.\d]|$))`),
-		Pasted: regexp.MustCompile(`\[Pasted text #\d+(?: \+\d+ lines)?\]`),
+		Queue:       regexp.MustCompile(`^  ❯ (?:[^\d\s]|\d+(?:[^.\d]|$))`),
+		Pasted:      regexp.MustCompile(`\[Pasted text #\d+(?: \+\d+ lines)?\]`),
+		Permissions: []string{"Do you want to proceed?", "Do you want to make this edit", "Do you want to create"},
 	},
 	Codex: {
 		Kind:         Codex,
@@ -111,7 +116,8 @@ var profiles = map[Kind]Profile{
 		Pasted:   regexp.MustCompile(`\[Pasted Content \d+ chars\]`),
 		// A refused /word is left with the cursor at its start, where
 		// C-u deletes nothing.
-		ClearKeys: []string{"C-e", "C-u"},
+		ClearKeys:   []string{"C-e", "C-u"},
+		Permissions: []string{"Would you like to run the following command?", "Would you like to make the following edits?"},
 	},
 	Gemini: {
 		Kind:     Gemini,
@@ -141,7 +147,8 @@ var profiles = map[Kind]Profile{
 		ClearKeys: []string{"C-u", "BSpace"},
 		// Esc with its menu open closes the menu and keeps the text; a
 		// second Esc within 500 ms would empty the box.
-		MenuKey: "Escape",
+		MenuKey:     "Escape",
+		Permissions: []string{"Allow execution of"},
 	},
 	Shell: {
 		Kind:     Shell,

@@ -15,7 +15,19 @@
 //   - Render (view.go) draws a model as text for a terminal of a given
 //     size, with the UI state (selection, filter, help, talk prompt).
 //   - Run (program.go) is the Bubble Tea program: it applies the events
-//     a Source sends, renders, and turns keys into Actions (jump to a
-//     pane, talk to an agent). What feeds it, and what the actions do, is
-//     core/party's wiring (core/party/dash.go).
+//     it is sent, renders, and turns keys into Actions (jump to a pane,
+//     talk to an agent).
+//   - Feed (feed.go) reads the sessions into Events: once (Snapshot) or
+//     as they change (Watch, one watcher per session over a tmux
+//     control-mode client, feed_watch.go). What it reads of a session
+//     (feed_read.go): its panes, the events its agents' hooks logged, each
+//     agent's screen read with its profile, the sends and talks queued
+//     for each pane, the supervisor's records (through its API while it
+//     runs), the review coordinator's state and the team's tasks, the
+//     files without a wake-up of their own re-read when their size or
+//     time changed.
+//
+// What the Feed reads with (the tmux server, the sessions to show, the
+// agents' profiles, the supervisor's client, the team's store) and what
+// the actions do are core/party's wiring (core/party/dash.go).
 package dash

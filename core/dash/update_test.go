@@ -1,7 +1,6 @@
 package dash
 
 import (
-	"os"
 	"testing"
 	"time"
 
@@ -9,11 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/partyhq/party/core/hook"
-	"github.com/partyhq/party/core/testhome"
 )
-
-// TestMain runs the tests in a home of their own (testhome).
-func TestMain(m *testing.M) { os.Exit(testhome.Main(m)) }
 
 var t0 = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 

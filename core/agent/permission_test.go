@@ -1,4 +1,4 @@
-package party
+package agent
 
 import (
 	"testing"
@@ -19,7 +19,7 @@ func TestPermissionAsked(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			assert.Equal(t, tt.want, permissionAsked(tt.screen))
+			assert.Equal(t, tt.want, PermissionAsked(tt.screen))
 		})
 	}
 }
