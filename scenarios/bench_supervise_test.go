@@ -111,6 +111,40 @@ func BenchmarkSupervisorIdle(b *testing.B) {
 	b.ReportMetric(float64(rss)/(1<<20), "rss-MB")
 }
 
+// BenchmarkWaitersIdle measures the clients that wait on the supervisor
+// while nothing happens: party trigger --wait on a trigger whose agent
+// hangs in its turn, and party supervise events --follow, each over 30 s:
+// their share of a core (from /proc). They wait on the supervisor's watch
+// endpoint (a long poll), so they should cost next to nothing. Measured
+// once, whatever b.N.
+func BenchmarkWaitersIdle(b *testing.B) {
+	s := newBenchWith(b, "on *\n  hang\n", []string{"--supervise"}, "claude")
+	start := func(args ...string) *exec.Cmd {
+		cmd := exec.Command(s.bin, args...)
+		cmd.Env = s.environ()
+		if err := cmd.Start(); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		return cmd
+	}
+	wait := start("trigger", "claude", "work on it", "--id", "w1", "--wait", "--timeout", "10m")
+	follow := start("supervise", "events", "--follow")
+	s.waitEntry(b, 0) // the trigger reached the agent, which hangs in its turn
+	time.Sleep(3 * time.Second)
+	b.ResetTimer()
+	w0, _ := procTicks(b, wait.Process.Pid)
+	f0, _ := procTicks(b, follow.Process.Pid)
+	begin := time.Now()
+	time.Sleep(30 * time.Second)
+	w1, _ := procTicks(b, wait.Process.Pid)
+	f1, _ := procTicks(b, follow.Process.Pid)
+	elapsed := time.Since(begin)
+	share := func(t int64) float64 { return float64(time.Duration(t)*10*time.Millisecond) / float64(elapsed) * 100 }
+	b.ReportMetric(share(w1-w0), "trigger-wait-cpu-%-of-core")
+	b.ReportMetric(share(f1-f0), "events-follow-cpu-%-of-core")
+}
+
 // BenchmarkTriggerFlood queues 200 triggers at once over 4 agents and
 // measures the time until all are completed; each must reach its agent
 // exactly once. Measured once, whatever b.N.
