@@ -8,7 +8,25 @@ import (
 
 // inbox triggers each runtime with unread messages, one trigger per
 // thread at a time: messages that come while it is open are coalesced.
+// It reads the inbox only when its mark (Store.InboxMark) moved since the
+// last pass that read it through: one query a pass, not one a runtime.
 func (l *Loop) inbox(ctx context.Context) error {
+	mark, err := l.Store.InboxMark(ctx)
+	if err != nil {
+		return err
+	}
+	if mark == l.inboxMark {
+		return nil
+	}
+	if err := l.triggerUnread(ctx); err != nil {
+		return err
+	}
+	l.inboxMark = mark
+	return nil
+}
+
+// triggerUnread is the inbox's pass over every runtime.
+func (l *Loop) triggerUnread(ctx context.Context) error {
 	rts, err := l.Store.Runtimes(ctx)
 	if err != nil {
 		return err

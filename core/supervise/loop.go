@@ -45,6 +45,8 @@ type Loop struct {
 	// scanDue is when a runtime next needs a look of its own (its restart
 	// is due); zero when none does.
 	scanDue time.Time
+	// inboxMark is the inbox's mark when it was last read through.
+	inboxMark string
 }
 
 type result struct {

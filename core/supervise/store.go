@@ -997,6 +997,20 @@ func (s *Store) Unread(ctx context.Context, role, thread string) ([]Message, err
 	return ms, s.fail("unread of "+role, err)
 }
 
+// InboxMark changes whenever what the inbox's triggers follow from
+// changes: the runtimes, the last message, the cursors (which only move
+// forward), the open triggers. Each part is read from a small table or an
+// index: it costs what is open, not what is stored.
+func (s *Store) InboxMark(ctx context.Context) (string, error) {
+	var mark string
+	err := s.db.QueryRowContext(ctx, `SELECT
+		(SELECT coalesce(group_concat(role, ','), '') FROM runtimes) || '|' ||
+		(SELECT coalesce(max(seq), 0) FROM messages) || '|' ||
+		(SELECT count(*) || ':' || coalesce(sum(seq), 0) FROM cursors) || '|' ||
+		(SELECT coalesce(group_concat(seq, ','), '') FROM (SELECT seq FROM triggers WHERE `+openTerm+` ORDER BY seq))`).Scan(&mark)
+	return mark, s.fail("the inbox's mark", err)
+}
+
 // Cursor is how far a role has read a thread.
 type Cursor struct {
 	Role   string    `json:"role"`

@@ -889,3 +889,40 @@ func BenchmarkStoreHistory(b *testing.B) {
 		})
 	}
 }
+
+// TestInboxMarkMovesWithWhatTheInboxFollows: the mark moves with a
+// runtime, a message, a cursor, a trigger opened or closed; it stays while
+// nothing of them changes (a pass then reads no inbox).
+func TestInboxMarkMovesWithWhatTheInboxFollows(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	last := ""
+	moved := func(step string) {
+		t.Helper()
+		m, err := s.InboxMark(ctx)
+		require.NoError(t, err)
+		assert.NotEqual(t, last, m, "%s left the mark as it was", step)
+		again, err := s.InboxMark(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, m, again, "nothing changed since %s", step)
+		last = m
+	}
+	moved("the start")
+	require.NoError(t, s.PutRuntime(ctx, Runtime{ID: "s/b", Role: "b", Status: Ready, Updated: at(0)}))
+	moved("a runtime")
+	m, err := s.AddMessage(ctx, Message{Thread: "th", From: "a", To: "b", Text: "hi", At: at(1)})
+	require.NoError(t, err)
+	moved("a message")
+	_, err = s.Advance(ctx, "b", "th", m.Seq, at(2))
+	require.NoError(t, err)
+	moved("a cursor")
+	t1, _, err := s.AddTrigger(ctx, Trigger{ID: "t1", Role: "b", Thread: "th", Text: "go", Status: Queued, Created: at(3), Updated: at(3)})
+	require.NoError(t, err)
+	moved("a trigger opened")
+	_, _, err = s.AddTrigger(ctx, Trigger{ID: "t2", Role: "b", Thread: "th", Text: "go", Status: Queued, Created: at(4), Updated: at(4)})
+	require.NoError(t, err)
+	moved("another opened")
+	t1.Status, t1.Updated = Completed, at(5)
+	require.NoError(t, s.SaveTrigger(ctx, t1, Queued, "completed"))
+	moved("one closed")
+}
