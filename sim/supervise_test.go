@@ -155,7 +155,7 @@ func idOf(envelope string) string {
 
 // runLoop runs a supervisor loop over store until every trigger is over or
 // ctx ends (a crash); it returns whether all are over.
-func runLoop(t *testing.T, ctx context.Context, store *supervise.Store, clk *Clock, fx *agentFx) bool {
+func runLoop(t *testing.T, ctx context.Context, store *supervise.Store, clk *Clock, fx *agentFx, opts ...func(*supervise.Loop)) bool {
 	t.Helper()
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -165,6 +165,9 @@ func runLoop(t *testing.T, ctx context.Context, store *supervise.Store, clk *Clo
 	wake := make(chan struct{}, 1)
 	l := &supervise.Loop{Store: store, Clock: clk, Policy: supervise.DefaultPolicy, Limits: supervise.DefaultLimits,
 		Effects: fx, Wake: wake, ScanEvery: time.Second}
+	for _, o := range opts {
+		o(l)
+	}
 	done := make(chan error, 1)
 	go func() { done <- l.Run(ctx) }()
 	deadline := time.After(10 * time.Second)
@@ -232,6 +235,35 @@ func TestSupervisorCrashAtEveryPoint(t *testing.T) {
 				assert.Equal(t, "answer to "+id, *tr.Answer)
 			}
 		})
+	}
+}
+
+// TestSupervisorPrunesWhatIsOld: a supervisor keeping its records an
+// hour prunes, at its first pass, the triggers closed longer ago and
+// their audit rows; the triggers of the hour stay.
+func TestSupervisorPrunesWhatIsOld(t *testing.T) {
+	ctx := context.Background()
+	clk := NewClock()
+	store := openStore(t)
+	fx := &agentFx{clock: clk, seen: map[string]int{}, resumed: map[string]int{}}
+	keep := func(l *supervise.Loop) { l.Keep = time.Hour }
+	submit(t, store, clk, "a", "b")
+	require.True(t, runLoop(t, ctx, store, clk, fx, keep))
+	clk.Advance(2 * time.Hour)
+	submit(t, store, clk, "c")
+	require.True(t, runLoop(t, ctx, store, clk, fx, keep))
+
+	_, err := store.Trigger(ctx, "a")
+	require.ErrorIs(t, err, supervise.ErrNotFound, "closed two hours ago: pruned")
+	_, err = store.Trigger(ctx, "b")
+	require.ErrorIs(t, err, supervise.ErrNotFound)
+	c, err := store.Trigger(ctx, "c")
+	require.NoError(t, err)
+	assert.Equal(t, supervise.Completed, c.Status, "the hour's trigger stays")
+	evs, err := store.Events(ctx, 0, 1000)
+	require.NoError(t, err)
+	for _, ev := range evs {
+		assert.False(t, ev.At.Before(clk.Now().Add(-time.Hour)), "an audit row older than the hour stayed: %+v", ev)
 	}
 }
 

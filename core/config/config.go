@@ -98,6 +98,7 @@ type Supervise struct {
 	Spawn         bool
 	StaleAfter    time.Duration // an agent session without a sign this long is not resumed
 	StallAfter    time.Duration // busy without a sign of life this long: stalled
+	Keep          time.Duration // closed triggers and audit rows are kept this long (0: for ever)
 
 	// Workspaces are the directories the supervisor may run sessions in
 	// (empty: any); a trusted key.

@@ -158,6 +158,7 @@ var keys = []Key{
 		set: func(c *Config, _ string, v value) { c.Supervise.Spawn = v.b }},
 	durationKey("supervise.staleAfter", "12h", time.Minute, 30*24*time.Hour, func(c *Config) *time.Duration { return &c.Supervise.StaleAfter }),
 	durationKey("supervise.stallAfter", "10m", time.Second, 24*time.Hour, func(c *Config) *time.Duration { return &c.Supervise.StallAfter }),
+	durationKey("supervise.keep", "168h", 0, 10*366*24*time.Hour, func(c *Config) *time.Duration { return &c.Supervise.Keep }),
 	{Name: "supervise.redact", def: "", kind: kString, check: func(s string) error {
 		_, err := regexp.Compile(s)
 		return err

@@ -712,7 +712,7 @@ func runSupervisor(ctx context.Context, env *Env, opts RunOptions, serving func(
 		Classify:  func(err error) string { code, _ := Classify(err); return code }}
 	loop := &supervise.Loop{Store: s.Store, Clock: env.Clock, Policy: s.Policy, Limits: s.Limits, Metrics: metrics,
 		Effects: fx, Wake: w.C, Changed: watchPanes(ctx, env, s.Session, logf), Logf: logf, Redact: redact,
-		ScanEvery: cfg.Supervise.ScanEvery, StallAfter: cfg.Supervise.StallAfter, Recovery: supervise.RecoveryPolicy{RestartAfter: cfg.Supervise.RestartAfter,
+		ScanEvery: cfg.Supervise.ScanEvery, StallAfter: cfg.Supervise.StallAfter, Keep: cfg.Supervise.Keep, Recovery: supervise.RecoveryPolicy{RestartAfter: cfg.Supervise.RestartAfter,
 			NotAgentGrace: cfg.Supervise.NotAgent, MaxRestarts: cfg.Supervise.MaxRestarts, RestartWindow: 15 * time.Minute,
 			StaleAfter: cfg.Supervise.StaleAfter}}
 	logf("supervisor started (pid %d), store %s, API %s", os.Getpid(), s.Store.Path(), sock)

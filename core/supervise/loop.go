@@ -32,6 +32,9 @@ type Loop struct {
 	// StallAfter is how long a busy agent may show no sign of life before
 	// it is stalled (stall.go); zero: never.
 	StallAfter time.Duration
+	// Keep is how long closed triggers and audit rows are kept (Prune);
+	// zero: for ever.
+	Keep time.Duration
 	// Redact cleans the diagnostics kept with a trigger (errors carrying
 	// a pane's last screen).
 	Redact Redactor
@@ -47,6 +50,8 @@ type Loop struct {
 	scanDue time.Time
 	// inboxMark is the inbox's mark when it was last read through.
 	inboxMark string
+	// pruneDue is when the records are next pruned (prune.go).
+	pruneDue time.Time
 }
 
 type result struct {
@@ -191,6 +196,7 @@ func (l *Loop) pass(ctx context.Context) error {
 		l.logf("inbox: %v", err)
 	}
 	l.stallsOver(ctx)
+	l.prune(ctx)
 	open, err := l.Store.Triggers(ctx, TriggerFilter{Open: true})
 	if err != nil {
 		return err

@@ -165,6 +165,9 @@ CREATE INDEX audit_trigger ON audit(trigger_id);
 CREATE INDEX triggers_sent ON triggers(delivered_at) WHERE delivered_at <> '';`,
 	// 4: the audit's column of the role named for it, as everywhere else.
 	`ALTER TABLE audit RENAME COLUMN agent TO role;`,
+	// 5: what retention prunes, found by its time (Prune).
+	`CREATE INDEX triggers_closed ON triggers(updated) WHERE NOT ` + openTerm + `;
+CREATE INDEX audit_at ON audit(at);`,
 }
 
 // openTerm is the condition of an open trigger, with its statuses as
@@ -995,6 +998,35 @@ func (s *Store) Unread(ctx context.Context, role, thread string) ([]Message, err
 	}
 	ms, err := collect(rows, scanMessage)
 	return ms, s.fail("unread of "+role, err)
+}
+
+// Prune deletes, oldest first and at most limit of each, the closed
+// triggers last updated before before (with their transitions) and the
+// audit rows older than that, in one transaction; it returns how many
+// rows it deleted. Open triggers, threads, messages and cursors stay. A
+// trigger's id is free again once it is pruned.
+func (s *Store) Prune(ctx context.Context, before time.Time, limit int) (int, error) {
+	n := 0
+	err := s.write(ctx, "prune", func(tx *sql.Tx) error {
+		cut := fmtTime(before)
+		old := `SELECT id FROM triggers WHERE NOT ` + openTerm + ` AND updated < ? ORDER BY updated LIMIT ?`
+		if _, err := tx.ExecContext(ctx, `DELETE FROM transitions WHERE trigger_id IN (`+old+`)`, cut, limit); err != nil {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM triggers WHERE id IN (`+old+`)`, cut, limit)
+		if err != nil {
+			return err
+		}
+		triggers, _ := res.RowsAffected()
+		res, err = tx.ExecContext(ctx, `DELETE FROM audit WHERE seq IN (SELECT seq FROM audit WHERE at < ? ORDER BY at LIMIT ?)`, cut, limit)
+		if err != nil {
+			return err
+		}
+		audit, _ := res.RowsAffected()
+		n = int(triggers + audit)
+		return nil
+	})
+	return n, err
 }
 
 // InboxMark changes whenever what the inbox's triggers follow from

@@ -926,3 +926,59 @@ func TestInboxMarkMovesWithWhatTheInboxFollows(t *testing.T) {
 	require.NoError(t, s.SaveTrigger(ctx, t1, Queued, "completed"))
 	moved("one closed")
 }
+
+// TestPruneTakesTheOldClosedOnly: a prune deletes the closed triggers
+// older than its cut, oldest first and a batch at a time, with their
+// transitions, and the audit rows older than the cut; open triggers stay
+// however old, and so do the recent ones.
+func TestPruneTakesTheOldClosedOnly(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	add := func(id string, status TriggerStatus, sec int) {
+		t.Helper()
+		tr, _, err := s.AddTrigger(ctx, Trigger{ID: id, Role: "b", Thread: "th", Text: "go", Status: Queued, Created: at(sec), Updated: at(sec)})
+		require.NoError(t, err)
+		if status != Queued {
+			tr.Status, tr.Updated = status, at(sec+1)
+			require.NoError(t, s.SaveTrigger(ctx, tr, Queued, string(status)))
+		}
+	}
+	add("old-done", Completed, 0)
+	add("old-failed", TFailed, 2)
+	add("old-open", Queued, 4)
+	add("new-done", Completed, 40)
+	require.NoError(t, s.Audit(ctx, AuditEvent{At: at(1), Kind: "trigger_sent", Trigger: "old-done"},
+		AuditEvent{At: at(41), Kind: "trigger_sent", Trigger: "new-done"}))
+	ids := func() []string {
+		ts, err := s.Triggers(ctx, TriggerFilter{})
+		require.NoError(t, err)
+		var out []string
+		for _, tr := range ts {
+			out = append(out, tr.ID)
+		}
+		return out
+	}
+
+	n, err := s.Prune(ctx, at(30), 1)
+	require.NoError(t, err)
+	assert.Equal(t, 2, n, "a batch of one of each: a trigger and an audit row")
+	assert.Equal(t, []string{"old-failed", "old-open", "new-done"}, ids(), "the oldest closed one went first")
+	var left int
+	require.NoError(t, s.db.QueryRowContext(ctx, `SELECT count(*) FROM transitions WHERE trigger_id = 'old-done'`).Scan(&left))
+	assert.Zero(t, left, "with its transitions")
+
+	n, err = s.Prune(ctx, at(30), 100)
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.Equal(t, []string{"old-open", "new-done"}, ids(), "an open trigger stays however old")
+	evs, err := s.Events(ctx, 0, 100)
+	require.NoError(t, err)
+	require.Len(t, evs, 1)
+	assert.Equal(t, "new-done", evs[0].Trigger, "the recent audit row stays")
+
+	n, err = s.Prune(ctx, at(30), 100)
+	require.NoError(t, err)
+	assert.Zero(t, n, "nothing old is left")
+	_, _, err = s.AddTrigger(ctx, Trigger{ID: "old-done", Role: "b", Thread: "th", Text: "again", Status: Queued, Created: at(50), Updated: at(50)})
+	require.NoError(t, err, "a pruned id is free again")
+}
