@@ -25,4 +25,13 @@
 // saved before anything is told, so a notifier killed with -9 resumes
 // where it was and tells nothing twice (it may lose the one it was
 // telling).
+//
+// Notifier is the daemon (party notify watch) over one session: New
+// builds it from the configuration (the gate's Policy, the Sinks), Load
+// resumes its saved Watch from its directory (Dir), Pass reads what the
+// sources have new, decides, saves and tells, and writes each decision
+// (Told) to LogFile; Run passes whenever it is woken and at least once a
+// second until its context ends. core/party opens the session, takes
+// LockFile and gives it the supervisor's API (AuditLog), the panes' roles
+// and the wake-ups.
 package notify

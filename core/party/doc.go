@@ -18,8 +18,9 @@
 //     (record.go), the review coordinator and the agents' instructions
 //     (review.go; the process in coordinator_process.go), the
 //     supervisor (supervise*.go), pm
-//     (pm*.go), the notifier (notify.go), the dashboard (dash.go:
-//     core/dash's feed filled in, its actions), iTerm2
+//     (pm*.go), the notifier's start and watch (notify.go; the daemon
+//     is core/notify's Notifier), the dashboard (dash.go: core/dash's
+//     feed filled in, its actions), iTerm2
 //     (iterm.go), the demo (demo.go), trust (trust.go);
 //   - the wiring core/session takes from it: Gemini's settings
 //     (gemini_hooks.go) and the coordinator's hidden window

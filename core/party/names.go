@@ -47,6 +47,8 @@ type (
 	RegistryEntry = registry.Entry
 	// NotifyResult is what one notification sink did (core/notify).
 	NotifyResult = notify.Result
+	// NotifyStatus says whether the notifier of a session runs.
+	NotifyStatus = notify.Status
 	// TriggerRecord, Message, MessageRequest and AuditEvent are the
 	// supervisor's (core/supervise).
 	TriggerRecord  = supervise.Trigger
