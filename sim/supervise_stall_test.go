@@ -160,6 +160,31 @@ func TestSupervisorStalledAgentHandsQueuedTriggersToTheFallback(t *testing.T) {
 	}
 }
 
+// TestSupervisorLooksForSignsOfLifeAtTheStallsPace: the runtimes' panes
+// are captured for signs of life pulsesPerStall (20) times a StallAfter at
+// most, not at every scan: an idle supervisor of many runtimes is not
+// busy capturing their panes every few seconds.
+func TestSupervisorLooksForSignsOfLifeAtTheStallsPace(t *testing.T) {
+	ctx := context.Background()
+	clk := NewClock()
+	store := openStore(t)
+	fx := &stallFx{agentFx: &agentFx{clock: clk, seen: map[string]int{}, resumed: map[string]int{}}, alive: true}
+	start := clk.Now()
+	lctx, cancel := context.WithCancel(ctx)
+	l := &supervise.Loop{Store: store, Clock: clk, Policy: supervise.DefaultPolicy, Limits: supervise.DefaultLimits,
+		Recovery: supervise.DefaultRecoveryPolicy, Effects: fx, Wake: make(chan struct{}), ScanEvery: time.Second,
+		StallAfter: 10 * time.Minute}
+	done := make(chan error, 1)
+	go func() { done <- l.Run(lctx) }()
+	require.Eventually(t, func() bool { return clk.Now().Sub(start) > 5*time.Minute }, time.Minute, time.Millisecond)
+	cancel()
+	require.NoError(t, <-done)
+	fx.smu.Lock()
+	defer fx.smu.Unlock()
+	assert.GreaterOrEqual(t, fx.looks, 5, "one look every 30 s")
+	assert.LessOrEqual(t, fx.looks, 12, "not one at each of the 300 scans")
+}
+
 // freshFx is dyingFx that records the texts it was sent.
 type freshFx struct {
 	*dyingFx

@@ -52,6 +52,9 @@ type Loop struct {
 	inboxMark string
 	// pruneDue is when the records are next pruned (prune.go).
 	pruneDue time.Time
+	// lastPulse is when the runtimes were last looked at for signs of
+	// life (stall.go).
+	lastPulse time.Time
 }
 
 type result struct {

@@ -119,7 +119,10 @@ func (l *Loop) scan(ctx context.Context) error {
 			l.Metrics.RuntimeStatus(role, next.Workspace, string(next.Status))
 		}
 	}
-	l.watchStalls(ctx, now)
+	if l.Clock.Now().Sub(l.lastPulse) >= l.StallAfter/pulsesPerStall {
+		l.lastPulse = l.Clock.Now()
+		l.watchStalls(ctx, now)
+	}
 	return nil
 }
 

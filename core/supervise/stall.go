@@ -9,12 +9,18 @@ import (
 // A stalled agent: busy, and no sign of life for StallAfter. The signs are
 // a change of its screen (the lines of its busy indicator left out: their
 // spinner and timer move while a hung agent waits for ever) and an event
-// of its own (a hook, a notify). Every scan looks at each runtime once
+// of its own (a hook, a notify). A scan looks at each runtime once
 // (Pulser: one capture of its pane, and the event log read on from where
-// the last look stopped); Stall, pure, turns the looks into the runtime's
-// Liveness. A stalled runtime shows Stalled, its stall and its end are
+// the last look stopped), at most pulsesPerStall times in StallAfter (a
+// stall is seen at most StallAfter/pulsesPerStall late, and an idle
+// supervisor captures no pane every few seconds); Stall, pure, turns the
+// looks into the runtime's Liveness. A stalled runtime shows Stalled, its stall and its end are
 // audited (a notification), and the triggers waiting behind its turn take
 // the fallback (EvStalled) instead of waiting out supervise.turnTimeout.
+
+// pulsesPerStall is how many looks for signs of life a StallAfter holds
+// at the most: with the default 10 minutes, one every 30 s.
+const pulsesPerStall = 20
 
 // Pulse is what one look at a runtime's pane and events found.
 type Pulse struct {
