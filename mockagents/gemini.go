@@ -2,12 +2,16 @@ package mockagents
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/partyhq/party/core/hook"
 )
 
 // gemini is Gemini CLI: its boxes, its slow start (the prompt is up while
@@ -358,6 +362,7 @@ func (g *gemini) interrupt() {
 func (g *gemini) endTurn(answer string) bool {
 	e := g.e
 	e.trace("after-agent")
+	writeGeminiChat(e.hooks.session, e.prompt, answer)
 	gen := e.gen
 	return e.hooks.gemini("AfterAgent", map[string]any{"prompt": e.prompt, "prompt_response": answer, "stop_hook_active": false}, func() {
 		e.events <- func() {
@@ -434,5 +439,35 @@ func (g *gemini) command(name string) {
 		e.addHistory("")
 	default:
 		e.addHistory("ℹ /"+name+" (not modelled by the mock)", "")
+	}
+}
+
+// geminiChatPath is where the mock gemini keeps session's chat, which its
+// hooks name as transcript_path.
+func geminiChatPath(session string) string {
+	return filepath.Join(hook.GeminiHome(os.Getenv), ".gemini", "tmp", "mock", "chats", "session-"+session+".json")
+}
+
+// writeGeminiChat appends a turn to the session's chat as Gemini CLI
+// 0.61 records it, one JSON object a line: the user's prompt, then the
+// model's text (a failed turn has none).
+func writeGeminiChat(session, prompt, answer string) {
+	path := geminiChatPath(session)
+	if os.MkdirAll(filepath.Dir(path), 0o700) != nil {
+		return
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	now := time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
+	lines := []map[string]any{{"id": newUUID(), "timestamp": now, "type": "user", "content": []map[string]string{{"text": prompt}}}}
+	if answer != "" {
+		lines = append(lines, map[string]any{"id": newUUID(), "timestamp": now, "type": "gemini", "content": answer})
+	}
+	for _, l := range lines {
+		b, _ := json.Marshal(l)
+		_, _ = f.Write(append(b, '\n'))
 	}
 }

@@ -311,7 +311,7 @@ func (h *hooks) gemini(event string, fields map[string]any, done func()) bool {
 	}
 	cwd, _ := os.Getwd()
 	fields["session_id"] = h.session
-	fields["transcript_path"] = filepath.Join(hook.GeminiHome(os.Getenv), ".gemini", "tmp", "mock", "chats", "session-"+h.session+".json")
+	fields["transcript_path"] = geminiChatPath(h.session)
 	fields["cwd"] = cwd
 	fields["hook_event_name"] = event
 	fields["timestamp"] = time.Now().UTC().Format("2006-01-02T15:04:05.000Z")

@@ -21,12 +21,15 @@ const (
 
 // Event is one line of a session's event log.
 type Event struct {
-	Time    time.Time `json:"time"`
-	Pane    string    `json:"pane"`
-	Agent   string    `json:"agent"`
-	Kind    string    `json:"kind"`
-	Raw     string    `json:"raw_event,omitempty"` // the agent's own event name
-	Session string    `json:"agent_session,omitempty"`
+	Time time.Time `json:"time"`
+	Pane string    `json:"pane"`
+	// Role is the party role of the agent's pane (PARTY_ROLE): a team
+	// brought back after its server died has new pane ids.
+	Role    string `json:"role,omitempty"`
+	Agent   string `json:"agent"`
+	Kind    string `json:"kind"`
+	Raw     string `json:"raw_event,omitempty"` // the agent's own event name
+	Session string `json:"agent_session,omitempty"`
 	// Prompts the turn was given (UserPromptSubmit's prompt, Codex's
 	// input-messages).
 	Prompts []string `json:"prompts,omitempty"`

@@ -24,7 +24,7 @@ type Sessions interface {
 
 // Deps are what Record works with.
 type Deps struct {
-	Getenv func(string) string // PARTY_STATE_DIR, TMUX_PANE, the wake dir
+	Getenv func(string) string // PARTY_STATE_DIR, TMUX_PANE, PARTY_ROLE, the wake dir
 	Clock  clock.Clock
 	Tmux   Sessions
 	In     io.Reader // the hook JSON of claude and gemini
@@ -76,7 +76,7 @@ func Record(ctx context.Context, d Deps, agent string, payload []byte) error {
 	if err != nil {
 		return err
 	}
-	ev.Pane = d.Getenv("TMUX_PANE")
+	ev.Pane, ev.Role = d.Getenv("TMUX_PANE"), d.Getenv("PARTY_ROLE")
 	ev.Time = d.Clock.Now().UTC()
 	dir := d.Getenv("PARTY_STATE_DIR")
 	if dir == "" && agent == "gemini" {

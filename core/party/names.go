@@ -39,6 +39,9 @@ type (
 	LogOptions = wait.LogOptions
 	// StartOptions are party start's inputs (core/session).
 	StartOptions = session.StartOptions
+	// AgentSession is what a stored team knows of an agent's own session
+	// (core/session).
+	AgentSession = session.AgentSession
 	// Terminal is the terminal a command attaches to (core/session).
 	Terminal = session.Terminal
 	// Setting is one configuration key's value and source (core/config).

@@ -23,6 +23,13 @@ func Start(ctx context.Context, env *Env, opts session.StartOptions) (session.Re
 	if err != nil {
 		return res, err
 	}
+	if res.Restored {
+		// The team comes back with the daemons it had.
+		if rec, err := session.ReadRecord(res.StateDir); err == nil {
+			opts.Supervise = opts.Supervise || rec.Team.Supervise
+			opts.Notify = opts.Notify || rec.Team.Notify
+		}
+	}
 	if opts.Notify || cfg.Notify.Enabled {
 		if err := startNotifierIn(ctx, d, res.Session, res.StateDir); err != nil {
 			return res, err
@@ -94,4 +101,31 @@ func Stop(ctx context.Context, env *Env, name string) (string, error) {
 		}
 	}
 	return name, session.Stop(ctx, d, name)
+}
+
+// Teams are the teams party keeps records of on the Env's server: those
+// started in the working directory, or every one with all
+// (session.Teams).
+func Teams(ctx context.Context, env *Env, all bool) ([]session.Stored, error) {
+	d, err := env.SessionDeps()
+	if err != nil {
+		return nil, err
+	}
+	cwd := ""
+	if !all {
+		if cwd, err = env.Getwd(); err != nil {
+			return nil, err
+		}
+	}
+	return session.Teams(ctx, d, cwd)
+}
+
+// ForgetTeam drops the stored team name (session.Forget) and returns the
+// state dir it removed.
+func ForgetTeam(ctx context.Context, env *Env, name string) (string, error) {
+	d, err := env.SessionDeps()
+	if err != nil {
+		return "", err
+	}
+	return session.Forget(ctx, d, name)
 }

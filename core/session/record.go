@@ -23,6 +23,30 @@ type Record struct {
 	// Tokens are the SHA-256 (hex) of each agent pane's runtime token, by
 	// role: the supervisor knows its runtimes by them.
 	Tokens map[string]string `json:"runtime_tokens,omitempty"`
+	// Specs are the --pane specs the team was started with (nil: the
+	// default panes) and Team what else it was started with: a team
+	// brought back (restore.go) comes back as it was.
+	Specs []string    `json:"specs,omitempty"`
+	Team  TeamOptions `json:"team"`
+	// Stopped is when party stop ended the team. A team that died instead
+	// (its tmux server killed, the machine rebooted) has none, and the next
+	// party start brings it back.
+	Stopped *time.Time `json:"stopped,omitempty"`
+	// Earlier are the agents' own sessions of the teams this one replaced
+	// (a fresh start over a stored team), the latest first: their
+	// transcripts are the agents', and kept.
+	Earlier []AgentSession `json:"earlier,omitempty"`
+}
+
+// TeamOptions are what a team was started with besides its panes.
+type TeamOptions struct {
+	Layout    string `json:"layout,omitempty"`
+	Size      string `json:"size,omitempty"`
+	Dashboard bool   `json:"dashboard,omitempty"`
+	Review    bool   `json:"review,omitempty"`
+	Supervise bool   `json:"supervise,omitempty"`
+	Notify    bool   `json:"notify,omitempty"`
+	Record    string `json:"record,omitempty"`
 }
 
 // ReadRecord reads the record of the session whose state dir is stateDir.

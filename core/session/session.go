@@ -147,11 +147,15 @@ type StartOptions struct {
 	// default) or "windows" (a window per role, named for it: the target
 	// of a role is <session>:<role>.0).
 	Layout string
+	// Fresh starts a new team where a stored one would come back (its
+	// agents' sessions stay listed, Record.Earlier); Restore brings back a
+	// team that party stop ended.
+	Fresh, Restore bool
 	// Supervise asks for the session's supervisor, which core/party
-	// starts once the session is up (session itself ignores it).
+	// starts once the session is up (session itself records it).
 	Supervise bool `json:"-"`
 	// Notify asks for the session's notifier, which core/party starts
-	// once the session is up (session itself ignores it).
+	// once the session is up (session itself records it).
 	Notify bool `json:"-"`
 }
 
@@ -161,6 +165,10 @@ type Result struct {
 	StateDir string     `json:"state_dir"`
 	Socket   string     `json:"socket"`
 	Panes    []PaneSpec `json:"panes"`
+	// Restored says the team came back (restore.go); Agents say how each
+	// agent did.
+	Restored bool           `json:"restored,omitempty"`
+	Agents   []AgentSession `json:"agents,omitempty"`
 }
 
 // String is the result as party start prints it: the session and each
@@ -170,7 +178,14 @@ func (r Result) String() string {
 	for i, p := range r.Panes {
 		parts[i] = p.Role + "=" + p.ID
 	}
-	return fmt.Sprintf("started %s: %s", r.Session, strings.Join(parts, " "))
+	if !r.Restored {
+		return fmt.Sprintf("started %s: %s", r.Session, strings.Join(parts, " "))
+	}
+	out := fmt.Sprintf("restored %s: %s", r.Session, strings.Join(parts, " "))
+	for _, a := range r.Agents {
+		out += "\n  " + a.String()
+	}
+	return out
 }
 
 // PaneLaunch is how a pane was started, to respawn it the same way.
@@ -181,6 +196,9 @@ type PaneLaunch struct {
 
 // Start starts a session: one window, a pane per spec, tagged, with the
 // agents' hooks wired. A failure once the session exists kills it again.
+// A team of that name that died (its record kept, its tmux session gone)
+// comes back instead, each agent resuming its own session (restore.go),
+// unless opts.Fresh.
 func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 	panes, err := ParsePanes(opts.Panes)
 	if err != nil {
@@ -193,9 +211,8 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	w, h, err := ParseSize(opts.Size)
-	if err != nil {
-		return Result{}, err
+	if opts.Fresh && opts.Restore {
+		return Result{}, fmt.Errorf("%w: --fresh and --restore: choose one", usage.Err)
 	}
 	cwd := opts.Cwd
 	if cwd == "" {
@@ -238,6 +255,17 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 			d.warn("%v", err)
 		}
 	}
+	old, oldErr := ReadRecord(dir)
+	switch {
+	case !exists && !opts.Fresh && oldErr == nil && (old.Stopped == nil || opts.Restore):
+		return restore(ctx, d, opts, old, cwd)
+	case opts.Restore:
+		return Result{}, fmt.Errorf("%w: --restore: no team %q to bring back on %s (party sessions lists them)", usage.Err, name, d.Server)
+	}
+	w, h, err := ParseSize(opts.Size)
+	if err != nil {
+		return Result{}, err
+	}
 
 	if err := state.MkdirPrivate(dir); err != nil {
 		return Result{}, err
@@ -252,19 +280,11 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 		}
 		panes[i].Argv = append([]string{exe}, p.Argv[1:]...)
 	}
-	// A folder's Gemini settings change under their lock, held until this
-	// session is live and recorded: a party stop in the same folder waits,
-	// then sees the session and keeps the hooks it needs.
-	release := func() {}
-	if d.Gemini != nil && slices.ContainsFunc(panes, func(p PaneSpec) bool { return p.Agent == agent.Gemini }) {
-		unlock, err := state.LockFile(root, d.Gemini.SettingsPath(cwd))
-		if err != nil {
-			return Result{}, err
-		}
-		var once sync.Once
-		release = func() { once.Do(unlock) }
-		defer release()
+	release, err := lockGemini(d, root, cwd, panes)
+	if err != nil {
+		return Result{}, err
 	}
+	defer release()
 	if err := wireHooks(d, dir, cwd, panes); err != nil {
 		return Result{}, err
 	}
@@ -298,13 +318,54 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 			return Result{}, err
 		}
 	}
+	rec := Record{Result: Result{Session: name, StateDir: dir, Socket: d.SocketPath}, Created: d.Clock.Now().UTC(), Cwd: cwd,
+		Launch: map[string]PaneLaunch{}, Tokens: tokens, Specs: opts.Panes,
+		Team: TeamOptions{Layout: opts.Layout, Size: opts.Size, Dashboard: opts.Dashboard, Review: opts.Review,
+			Supervise: opts.Supervise, Notify: opts.Notify, Record: opts.Record}}
+	for i, p := range panes {
+		rec.Launch[p.Role] = PaneLaunch{Argv: spawns[i].Argv, Env: spawns[i].Env}
+	}
+	if oldErr == nil {
+		// The team this one replaces: its agents' sessions stay listed.
+		rec.Earlier = earlier(old, Agents(dir, old, d.Getenv))
+	}
+	if err := buildTeam(ctx, d, &rec, panes, spawns, windows, w, h, release, opts.Config.Review.MaxIterations); err != nil {
+		return Result{}, err
+	}
+	return rec.Result, nil
+}
+
+// lockGemini locks the Gemini settings of folder cwd when a pane runs
+// gemini: they change under their lock, held until the session is live and
+// recorded, so that a party stop in the same folder waits, then sees the
+// session and keeps the hooks it needs. release may be called more than
+// once.
+func lockGemini(d Deps, root, cwd string, panes []PaneSpec) (release func(), err error) {
+	if d.Gemini == nil || !slices.ContainsFunc(panes, func(p PaneSpec) bool { return p.Agent == agent.Gemini }) {
+		return func() {}, nil
+	}
+	unlock, err := state.LockFile(root, d.Gemini.SettingsPath(cwd))
+	if err != nil {
+		return nil, err
+	}
+	var once sync.Once
+	return func() { once.Do(unlock) }, nil
+}
+
+// buildTeam creates the session of rec on the server: its window, a pane per
+// spawn (or a window per role), tagged, then writes rec with the panes'
+// ids, releases the Gemini settings' lock and starts the windows the team
+// asked for (dashboard, review coordinator, recorder). A failure kills the
+// session again.
+func buildTeam(ctx context.Context, d Deps, rec *Record, panes []PaneSpec, spawns []tmux.Spawn, windows bool, w, h int, release func(), maxIterations int) (err error) {
+	tc, name, dir := d.Tmux, rec.Session, rec.StateDir
 	if windows {
 		spawns[0].Window = panes[0].Role
 	}
 	first, err := tc.NewSession(ctx, name, w, h, spawns[0],
 		tmux.Option{Scope: "-w", Target: tmux.SessionTarget(name), Name: "remain-on-exit", Value: "on"})
 	if err != nil {
-		return Result{}, err
+		return err
 	}
 	// From here on a failure must not leave a half-built session behind.
 	created := true
@@ -324,50 +385,46 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 			id, err = tc.SplitWindow(ctx, panes[i-1].ID, spawns[i])
 		}
 		if err != nil {
-			return Result{}, err
+			return err
 		}
 		panes[i].ID = id
 	}
-	opts2 := layoutOptions(name, dir, panes)
+	opts := layoutOptions(name, dir, panes)
 	if windows {
 		// Each window keeps its dead pane, as the first does.
 		for _, p := range panes[1:] {
-			opts2 = append(opts2, tmux.Option{Scope: "-w", Target: p.ID, Name: "remain-on-exit", Value: "on"})
+			opts = append(opts, tmux.Option{Scope: "-w", Target: p.ID, Name: "remain-on-exit", Value: "on"})
 		}
 	}
-	if err := tc.SetOptions(ctx, opts2...); err != nil {
-		return Result{}, err
+	if err := tc.SetOptions(ctx, opts...); err != nil {
+		return err
 	}
-	res := Result{Session: name, StateDir: dir, Socket: d.SocketPath, Panes: panes}
-	launches := map[string]PaneLaunch{}
-	for i, p := range panes {
-		launches[p.Role] = PaneLaunch{Argv: spawns[i].Argv, Env: spawns[i].Env}
-	}
-	rec := Record{Result: res, Created: d.Clock.Now().UTC(), Cwd: cwd, Launch: launches, Tokens: tokens}
+	rec.Panes = panes
 	if err := writeJSONFile(filepath.Join(dir, RecordFile), rec); err != nil {
-		return Result{}, err
+		return err
 	}
 	release()
-	if opts.Dashboard {
-		if err := startDashboard(ctx, d, name, dir, cwd, env); err != nil {
-			return Result{}, err
+	if rec.Team.Dashboard {
+		env := append(PaneEnv(d.Environ, name), "PARTY_STATE_DIR="+dir)
+		if err := startDashboard(ctx, d, name, dir, rec.Cwd, env); err != nil {
+			return err
 		}
 	}
-	if opts.Review {
+	if rec.Team.Review {
 		if d.Coordinator == nil {
-			return Result{}, errors.New("start the review coordinator: session.Deps has no Coordinator")
+			return errors.New("start the review coordinator: session.Deps has no Coordinator")
 		}
-		if err := d.Coordinator(ctx, d, name, dir, opts.Config.Review.MaxIterations); err != nil {
-			return Result{}, err
+		if err := d.Coordinator(ctx, d, name, dir, maxIterations); err != nil {
+			return err
 		}
 	}
 	created = false
-	if opts.Record != "" {
-		if err := startRecorder(ctx, d, name, dir, opts.Record); err != nil {
-			return Result{}, err
+	if rec.Team.Record != "" {
+		if err := startRecorder(ctx, d, name, dir, rec.Team.Record); err != nil {
+			return err
 		}
 	}
-	return res, nil
+	return nil
 }
 
 // parseLayout says whether layout asks for a window per role.
@@ -432,6 +489,15 @@ func Stop(ctx context.Context, d Deps, name string) error {
 		d.warn("processes of %s still run after SIGKILL: %s", name, strings.Join(pids, " "))
 	}
 	if infoErr == nil && info.StateDir != "" {
+		// Ended on purpose: the next party start starts a new team (its
+		// agents' sessions listed), where one that died comes back.
+		if rec, err := ReadRecord(info.StateDir); err == nil {
+			now := d.Clock.Now().UTC()
+			rec.Stopped = &now
+			if err := WriteRecord(info.StateDir, rec); err != nil {
+				d.warn("%v", err)
+			}
+		}
 		if err := d.unwireGemini(ctx, info.StateDir); err != nil {
 			d.warn("%v", err)
 		}

@@ -16,8 +16,10 @@ import (
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/launch"
 	"github.com/partyhq/party/core/mux"
+	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/tmux"
 	"github.com/partyhq/party/core/usage"
 )
@@ -220,9 +222,71 @@ func TestStart(t *testing.T) {
 	t.Run("kills a half-built session", func(t *testing.T) {
 		ft := &fakeTmux{failSplit: true}
 		d, _ := testDeps(t, ft, env)
-		_, err := Start(context.Background(), d, StartOptions{Name: "team", Panes: []string{"a", "b"}, Size: "200x50"})
+		_, err := Start(context.Background(), d, StartOptions{Name: "half", Panes: []string{"a", "b"}, Size: "200x50"})
 		require.Error(t, err)
-		assert.Equal(t, []string{"new-session team 200x50", "split-window %0", "kill-session team"}, ft.calls)
+		assert.Equal(t, []string{"new-session half 200x50", "split-window %0", "kill-session half"}, ft.calls)
+	})
+
+	t.Run("brings back a team that died", func(t *testing.T) {
+		ft := &fakeTmux{}
+		d, warnings := testDeps(t, ft, env)
+		_, err := Start(context.Background(), d, StartOptions{Name: "team", Panes: []string{"exec=codex", "other"}, Size: "100x30"})
+		require.ErrorIs(t, err, usage.Err, "other panes than the team's")
+		assert.ErrorContains(t, err, "--pane exec=codex --pane notes, not --pane exec=codex --pane other")
+		_, err = Start(context.Background(), d, StartOptions{Name: "team", Layout: "windows", Size: "100x30"})
+		require.ErrorIs(t, err, usage.Err, "another layout than the team's")
+		assert.Empty(t, ft.calls, "nothing created")
+
+		res, err := Start(context.Background(), d, StartOptions{Name: "team", Size: "100x30"})
+		require.NoError(t, err)
+		assert.True(t, res.Restored)
+		assert.Equal(t, []string{"new-session team 100x30", "split-window %0", "set-options 8"}, ft.calls)
+		assert.Equal(t, launch.Command("/opt/party bin/party", filepath.Join(res.StateDir, "launch", "exec.json")), ft.spawns[0].Argv,
+			"a codex with no session of its own yet starts as it was launched")
+		require.Len(t, res.Agents, 1)
+		assert.False(t, res.Agents[0].Resumed)
+		assert.Contains(t, res.Agents[0].Why, "no session of its own yet")
+		assert.Empty(t, *warnings, "nothing lost: no warning")
+
+		// Its codex had a thread, whose rollout Codex keeps: resumed by id.
+		const thread = "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
+		rollout := filepath.Join(env["HOME"], ".codex", "sessions", "2026", "11", "29", "rollout-2026-11-29T01-02-03-"+thread+".jsonl")
+		require.NoError(t, os.MkdirAll(filepath.Dir(rollout), 0o700))
+		require.NoError(t, os.WriteFile(rollout, []byte("{}\n"), 0o600))
+		require.NoError(t, state.AppendEvent(filepath.Join(res.StateDir, state.EventLog),
+			hook.Event{Pane: "%9", Role: "exec", Agent: "codex", Kind: hook.TurnComplete, Session: thread}))
+		ft2 := &fakeTmux{}
+		d.Tmux = ft2
+		res, err = Start(context.Background(), d, StartOptions{Name: "team", Size: "100x30"})
+		require.NoError(t, err)
+		require.Len(t, res.Agents, 1)
+		assert.True(t, res.Agents[0].Resumed)
+		assert.Equal(t, thread, res.Agents[0].Session)
+		assert.Equal(t, rollout, res.Agents[0].Transcript)
+		rpath := filepath.Join(res.StateDir, "launch", "exec.resume.json")
+		assert.Equal(t, launch.Command("/opt/party bin/party", rpath), ft2.spawns[0].Argv)
+		ls, err := launch.Read(rpath)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"resume", thread}, ls.Argv[len(ls.Argv)-2:])
+
+		// The rollout gone: fresh, with a warning naming the role.
+		require.NoError(t, os.Remove(rollout))
+		d.Tmux = &fakeTmux{}
+		res, err = Start(context.Background(), d, StartOptions{Name: "team", Size: "100x30"})
+		require.NoError(t, err)
+		assert.False(t, res.Agents[0].Resumed)
+		require.Len(t, *warnings, 1)
+		assert.Contains(t, (*warnings)[0], "exec: started fresh, its session "+thread+" not resumed: Codex keeps no rollout")
+
+		// --fresh: a new team, the old thread listed as earlier.
+		d.Tmux = &fakeTmux{}
+		res, err = Start(context.Background(), d, StartOptions{Name: "team", Panes: []string{"exec=codex"}, Size: "100x30", Fresh: true})
+		require.NoError(t, err)
+		assert.False(t, res.Restored)
+		rec, err := ReadRecord(res.StateDir)
+		require.NoError(t, err)
+		require.Len(t, rec.Earlier, 1)
+		assert.Equal(t, thread, rec.Earlier[0].Session)
 	})
 
 	tests := []struct {
@@ -234,7 +298,8 @@ func TestStart(t *testing.T) {
 		{"bad size", StartOptions{Size: "2x2"}, usage.Err},
 		{"cwd not a directory", StartOptions{Cwd: "/nonexistent/dir", Size: "200x50"}, usage.Err},
 		{"bad session name", StartOptions{Name: "a:b", Size: "200x50"}, usage.Err},
-		{"missing agent", StartOptions{Name: "team", Panes: []string{"claude"}, Size: "200x50"}, ErrAgentMissing},
+		{"missing agent", StartOptions{Name: "missing", Panes: []string{"claude"}, Size: "200x50"}, ErrAgentMissing},
+		{"nothing to restore", StartOptions{Name: "none", Restore: true, Size: "200x50"}, usage.Err},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -22,7 +22,7 @@ func TestITermArgs(t *testing.T) {
 		{"iterm profile", []string{"iterm", "profile"}, ITermProfileOptions{}},
 		{"iterm profile install", []string{"iterm", "profile", "--install"}, ITermProfileOptions{Install: true}},
 		{"start raw, notified", []string{"start", "--raw", "--notify", "--pane", "a"},
-			StartOptions{StartOptions: session.StartOptions{Panes: []string{"a"}, Size: "200x50", Layout: "panes", Notify: true}, Raw: true}},
+			StartOptions{StartOptions: session.StartOptions{Panes: []string{"a"}, Size: "200x50", Notify: true}, Raw: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -169,6 +169,7 @@ messages to agents by role.`,
 	root.AddCommand(
 		newStartCmd(f, nil),
 		newStopCmd(f, nil),
+		newSessionsCmd(f, nil),
 		newLsCmd(f, nil),
 		newPanesCmd(f, nil),
 		newResolveCmd(f, nil),

@@ -23,8 +23,16 @@ func newStartCmd(f *Factory, runF func(context.Context, *StartOptions) error) *c
 		Long: `Start a tmux session with a pane per --pane ROLE[=COMMAND], in order. A
 role named claude, codex or gemini without COMMAND runs that agent, any
 other a shell; the default is codex, claude and a shell. Each pane is
-tagged with @party_role and @party_agent.`,
+tagged with @party_role and @party_agent.
+
+A team of that name that died in this folder (its tmux server killed, the
+machine rebooted) comes back instead: the same panes, each agent resuming
+its own session by its id, and the supervisor and notifier it ran, which
+deliver what was queued. party start says, per role, what it resumed. A
+team ended by party stop starts anew unless --restore; --fresh starts anew
+in any case.`,
 		Example: `  party start --pane planner=claude --pane executor=codex
+  party start            # after a reboot: the team of this folder comes back
   party start --session review --pane claude --pane codex --no-attach`,
 		Args: argsBetween(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error {
@@ -35,7 +43,7 @@ tagged with @party_role and @party_agent.`,
 	fl := cmd.Flags()
 	fl.StringArrayVar(&opts.Panes, "pane", nil, "a pane as ROLE[=COMMAND]; repeat in pane order")
 	fl.StringVar(&opts.Cwd, "cwd", "", "working directory of the panes (default: current)")
-	fl.StringVar(&opts.Layout, "layout", "panes", "panes (one window, a pane per role) or windows (a window per role, named for it)")
+	fl.StringVar(&opts.Layout, "layout", "", "panes (one window, a pane per role; the default) or windows (a window per role, named for it); a team brought back keeps its own")
 	fl.StringVar(&opts.Size, "size", "200x50", "window size WxH while detached")
 	fl.BoolVar(&opts.Replace, "replace", false, "replace a session of the same name")
 	fl.BoolVar(&opts.NoAttach, "no-attach", false, "do not attach, even on a terminal")
@@ -45,6 +53,8 @@ tagged with @party_role and @party_agent.`,
 	fl.BoolVar(&opts.Dashboard, "dashboard", false, "run party dash (the live dashboard) in a window of the session, party-dash")
 	fl.BoolVar(&opts.Raw, "raw", false, "attach a plain tmux client, also in iTerm2 (which gets tmux -CC otherwise)")
 	fl.BoolVar(&opts.Notify, "notify", false, "run the notifier (party notify) in a hidden window, as notify.enabled does")
+	fl.BoolVar(&opts.Fresh, "fresh", false, "start a new team where a team of this name died and would come back (its agents' sessions stay listed in party sessions)")
+	fl.BoolVar(&opts.Restore, "restore", false, "bring back a team that party stop ended, each agent resuming its own session")
 	return cmd
 }
 

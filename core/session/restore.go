@@ -1,0 +1,151 @@
+package session
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/launch"
+	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/tmux"
+	"github.com/partyhq/party/core/usage"
+)
+
+// maxEarlier bounds the earlier agents' sessions a record keeps.
+const maxEarlier = 20
+
+// restore brings back the team of rec, whose tmux session is gone: its
+// panes or windows as they were, each from its launch spec (the same
+// program, arguments, environment, folder and runtime token), an agent
+// whose own session is kept started resuming it by its id (never the
+// agent's "latest", which would take a parallel team's). An agent whose
+// session is not kept starts fresh, with a warning. The --pane specs and
+// layout given must be the team's, or none.
+func restore(ctx context.Context, d Deps, opts StartOptions, rec Record, cwd string) (Result, error) {
+	name, dir := rec.Session, rec.StateDir
+	if opts.Panes != nil && !sameSpecs(opts.Panes, rec.Specs) {
+		return Result{}, fmt.Errorf("%w: team %q was started with %s, not %s: give the same (or none) to bring it back, or --fresh to start a new team",
+			usage.Err, name, paneFlags(rec.Specs), paneFlags(opts.Panes))
+	}
+	if opts.Layout != "" && opts.Layout != layoutOf(rec.Team.Layout) {
+		return Result{}, fmt.Errorf("%w: team %q was started with --layout %s, not %s: give the same (or none) to bring it back, or --fresh",
+			usage.Err, name, layoutOf(rec.Team.Layout), opts.Layout)
+	}
+	if rec.Cwd != cwd {
+		return Result{}, fmt.Errorf("%w: team %q was started in %s, not %s: start it there, name another team (--session), or --fresh",
+			usage.Err, name, rec.Cwd, cwd)
+	}
+	windows, err := parseLayout(rec.Team.Layout)
+	if err != nil {
+		return Result{}, err
+	}
+	size := opts.Size
+	if rec.Team.Size != "" && size == "" {
+		size = rec.Team.Size
+	}
+	w, h, err := ParseSize(size)
+	if err != nil {
+		return Result{}, err
+	}
+	root, err := state.Root(d.Getenv)
+	if err != nil {
+		return Result{}, err
+	}
+	panes := slices.Clone(rec.Panes)
+	release, err := lockGemini(d, root, cwd, panes)
+	if err != nil {
+		return Result{}, err
+	}
+	defer release()
+	agents := Agents(dir, rec, d.Getenv)
+	spawns := make([]tmux.Spawn, len(panes))
+	geminiWired := false
+	for i, p := range panes {
+		if len(p.Argv) == 0 {
+			l := rec.Launch[p.Role]
+			spawns[i] = tmux.Spawn{Cwd: cwd, Env: l.Env}
+			continue
+		}
+		if p.Agent == agent.Gemini && p.Hooks != "" && !geminiWired {
+			// The hooks a team that died left in its folder, or put back.
+			if fallback, err := d.wireGemini(dir, cwd, p.Argv); err != nil {
+				return Result{}, err
+			} else if fallback != "" {
+				d.warn("warning: %s pane: %s; talk --wait reads party's marker from its screen instead", p.Role, fallback)
+			}
+			geminiWired = true
+		}
+		path := filepath.Join(dir, "launch", p.Role+".json")
+		ls, err := launch.Read(path)
+		if err != nil {
+			return Result{}, fmt.Errorf("bring back %s: %w (party start --fresh starts a new team)", p.Role, err)
+		}
+		spawns[i] = tmux.Spawn{Cwd: ls.Dir, Argv: launch.Command(d.Exe, path)}
+		k := slices.IndexFunc(agents, func(a AgentSession) bool { return a.Role == p.Role })
+		if k < 0 || !agents[k].Resumable {
+			continue
+		}
+		if ls.Argv, err = agent.ResumeArgv(p.Agent, ls.Argv, agents[k].Session); err != nil {
+			agents[k].Resumable, agents[k].Why = false, err.Error()
+			continue
+		}
+		rpath := filepath.Join(dir, "launch", p.Role+".resume.json")
+		if err := launch.Write(rpath, ls); err != nil {
+			return Result{}, err
+		}
+		spawns[i].Argv = launch.Command(d.Exe, rpath)
+		agents[k].Resumed = true
+	}
+	rec.Stopped = nil
+	if err := buildTeam(ctx, d, &rec, panes, spawns, windows, w, h, release, opts.Config.Review.MaxIterations); err != nil {
+		return Result{}, err
+	}
+	for _, a := range agents {
+		if !a.Resumed && a.Session != "" {
+			d.warn("warning: %s", a)
+		}
+	}
+	res := rec.Result
+	res.Restored, res.Agents = true, agents
+	return res, nil
+}
+
+// earlier is what a fresh start over old keeps of it: its agents that had
+// a session of their own, then what old kept, at most maxEarlier.
+func earlier(old Record, agents []AgentSession) []AgentSession {
+	var out []AgentSession
+	for _, a := range agents {
+		if a.Session != "" {
+			a.Resumable, a.Why = false, ""
+			out = append(out, a)
+		}
+	}
+	out = append(out, old.Earlier...)
+	if len(out) > maxEarlier {
+		out = out[:maxEarlier]
+	}
+	return out
+}
+
+// layoutOf is a team's layout by its name, "" being panes.
+func layoutOf(layout string) string {
+	if layout == "" {
+		return "panes"
+	}
+	return layout
+}
+
+// paneFlags are specs as the --pane flags that give them.
+func paneFlags(specs []string) string {
+	if len(specs) == 0 {
+		return "the default panes (" + paneFlags(DefaultPanes()) + ")"
+	}
+	out := make([]string, len(specs))
+	for i, s := range specs {
+		out[i] = "--pane " + s
+	}
+	return strings.Join(out, " ")
+}

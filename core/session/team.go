@@ -1,0 +1,266 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/hook"
+	"github.com/partyhq/party/core/observe"
+	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/usage"
+)
+
+// AgentSession is what a team knows of one agent's own session: its role
+// and kind, the agent's session id (Claude's and Gemini's session_id,
+// Codex's thread), the file the agent keeps it in, when the team last
+// heard of it, and whether a restore would resume it.
+type AgentSession struct {
+	Role       string     `json:"role"`
+	Agent      agent.Kind `json:"agent"`
+	Session    string     `json:"session_id,omitempty"`
+	Transcript string     `json:"transcript,omitempty"`
+	LastActive *time.Time `json:"last_active,omitempty"`
+	Resumable  bool       `json:"resumable"`
+	// Why says why a restore would start the agent fresh.
+	Why string `json:"why,omitempty"`
+	// Resumed says a restore started the agent resuming Session (in
+	// party start's result only).
+	Resumed bool `json:"resumed,omitempty"`
+}
+
+// String is the agent as party start says what it restored.
+func (a AgentSession) String() string {
+	switch {
+	case a.Resumed:
+		return fmt.Sprintf("%s: resumed %s session %s", a.Role, a.Agent, a.Session)
+	case a.Session != "":
+		return fmt.Sprintf("%s: started fresh, its session %s not resumed: %s", a.Role, a.Session, a.Why)
+	}
+	return fmt.Sprintf("%s: started fresh: %s", a.Role, a.Why)
+}
+
+// Agents are the agents of the team recorded in rec, in pane order, with
+// what the team's event log (stateDir) says of their own sessions. getenv
+// finds Codex's home (CODEX_HOME, HOME). Shells and generic programs have
+// no session to resume.
+func Agents(stateDir string, rec Record, getenv func(string) string) []AgentSession {
+	byRole := map[string]*roleEvents{}
+	paneRole := map[string]string{}
+	for _, p := range rec.Panes {
+		paneRole[p.ID] = p.Role
+	}
+	observe.Events{Path: filepath.Join(stateDir, state.EventLog)}.Each("", 0, func(ev hook.Event) bool {
+		role := ev.Role
+		if role == "" {
+			role = paneRole[ev.Pane] // an event logged before events named their role
+		}
+		if role == "" {
+			return true
+		}
+		r := byRole[role]
+		if r == nil {
+			r = &roleEvents{}
+			byRole[role] = r
+		}
+		r.add(ev)
+		return true
+	})
+	var out []AgentSession
+	for _, p := range rec.Panes {
+		if !agent.Resumable(p.Agent) {
+			continue
+		}
+		a := AgentSession{Role: p.Role, Agent: p.Agent}
+		if r := byRole[p.Role]; r != nil {
+			if !r.last.IsZero() {
+				t := r.last
+				a.LastActive = &t
+			}
+			a.Session, a.Transcript = r.pick(p.Agent, getenv)
+		}
+		a.Resumable, a.Why = resumable(a)
+		out = append(out, a)
+	}
+	return out
+}
+
+// roleEvents gathers one role's events: the sessions they name, latest
+// last, with the transcript each names.
+type roleEvents struct {
+	last        time.Time
+	sessions    []string
+	transcripts map[string]string
+}
+
+func (r *roleEvents) add(ev hook.Event) {
+	if ev.Time.After(r.last) {
+		r.last = ev.Time
+	}
+	if ev.Session == "" {
+		return
+	}
+	if i := slices.Index(r.sessions, ev.Session); i >= 0 {
+		r.sessions = slices.Delete(r.sessions, i, i+1)
+	}
+	r.sessions = append(r.sessions, ev.Session)
+	if ev.Transcript != "" {
+		if r.transcripts == nil {
+			r.transcripts = map[string]string{}
+		}
+		r.transcripts[ev.Session] = ev.Transcript
+	}
+}
+
+// pick is the session a restore resumes, and its file: the latest one the
+// events name. A Codex's notifies may name another thread of its own (the
+// one that titles the session, which keeps no rollout): its session is the
+// latest thread whose rollout is on disk.
+func (r *roleEvents) pick(kind agent.Kind, getenv func(string) string) (id, transcript string) {
+	if len(r.sessions) == 0 {
+		return "", ""
+	}
+	if kind != agent.Codex {
+		id = r.sessions[len(r.sessions)-1]
+		return id, r.transcripts[id]
+	}
+	home := hook.CodexHome(getenv)
+	for i := len(r.sessions) - 1; i >= 0; i-- {
+		if f := agent.CodexRollout(home, r.sessions[i]); f != "" {
+			return r.sessions[i], f
+		}
+	}
+	return r.sessions[len(r.sessions)-1], ""
+}
+
+// resumable says whether the agent keeps a's session, and why not.
+func resumable(a AgentSession) (bool, string) {
+	switch {
+	case a.Session == "":
+		return false, "no session of its own yet (it took no prompt)"
+	case a.Transcript == "" && a.Agent == agent.Codex:
+		return false, "Codex keeps no rollout of thread " + a.Session
+	case a.Transcript == "":
+		return false, "its events name no transcript of the session"
+	}
+	if _, err := os.Stat(a.Transcript); err != nil {
+		return false, "its transcript " + a.Transcript + " is gone"
+	}
+	return true, ""
+}
+
+// Stored is a team party ran on this server: its record, its state dir,
+// whether it runs now, and its agents.
+type Stored struct {
+	Name     string     `json:"session"`
+	StateDir string     `json:"state_dir"`
+	Cwd      string     `json:"cwd"`
+	Created  time.Time  `json:"created"`
+	Stopped  *time.Time `json:"stopped,omitempty"`
+	Live     bool       `json:"live"`
+	// State is live, restorable (it died: party start brings it back)
+	// or stopped (party stop ended it: party start --restore).
+	State   string         `json:"state"`
+	Agents  []AgentSession `json:"agents"`
+	Earlier []AgentSession `json:"earlier,omitempty"`
+}
+
+// teamState is the State of a team.
+func teamState(live bool, stopped *time.Time) string {
+	switch {
+	case live:
+		return "live"
+	case stopped != nil:
+		return "stopped"
+	}
+	return "restorable"
+}
+
+// ErrNoTeam is a team name party keeps no record of.
+var ErrNoTeam = errors.New("no such team")
+
+// Teams are the teams party keeps records of for the server d works on,
+// by name; cwd, when given, keeps those of that folder.
+func Teams(ctx context.Context, d Deps, cwd string) ([]Stored, error) {
+	root, err := state.Root(d.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	dirs, err := os.ReadDir(filepath.Join(root, "sessions"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Stored
+	for _, e := range dirs {
+		dir := filepath.Join(root, "sessions", e.Name())
+		rec, err := ReadRecord(dir)
+		if err != nil || rec.Socket != d.SocketPath || (cwd != "" && rec.Cwd != cwd) {
+			continue
+		}
+		// The record is the server's own only where the name hashes there.
+		if state.SessionDir(root, d.SocketPath, rec.Session) != dir {
+			continue
+		}
+		live, err := d.Tmux.HasSession(ctx, rec.Session)
+		if err != nil {
+			live = false // no server: nothing is live
+		}
+		out = append(out, Stored{Name: rec.Session, StateDir: dir, Cwd: rec.Cwd, Created: rec.Created,
+			Stopped: rec.Stopped, Live: live, State: teamState(live, rec.Stopped), Agents: Agents(dir, rec, d.Getenv), Earlier: rec.Earlier})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// Forget drops team name on the server d works on: its state dir (the
+// record, the supervisor's store, the logs) and party's Gemini hooks in
+// its folder, so that no party start brings it back, and returns the dir.
+// Its agents' own transcripts are theirs, and kept. A live team is
+// refused: party stop first.
+func Forget(ctx context.Context, d Deps, name string) (string, error) {
+	root, err := state.Root(d.Getenv)
+	if err != nil {
+		return "", err
+	}
+	dir := state.SessionDir(root, d.SocketPath, name)
+	if _, err := ReadRecord(dir); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", fmt.Errorf("%w: %q on %s (party sessions lists them): %w", ErrNoTeam, name, d.Server, usage.Err)
+		}
+		return "", err
+	}
+	if live, err := d.Tmux.HasSession(ctx, name); err == nil && live {
+		return "", fmt.Errorf("%w: team %q runs (party stop %s first)", usage.Err, name, name)
+	}
+	// A team that died left its hooks in its folder's Gemini settings.
+	if err := d.unwireGemini(ctx, dir); err != nil {
+		return "", err
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return "", fmt.Errorf("forget %s: %w", name, err)
+	}
+	return dir, nil
+}
+
+// sameSpecs says whether the --pane specs given match the ones the team
+// was started with (nil or empty: the default panes).
+func sameSpecs(given, stored []string) bool {
+	norm := func(s []string) string {
+		if len(s) == 0 {
+			s = DefaultPanes()
+		}
+		return strings.Join(s, "\x00")
+	}
+	return norm(given) == norm(stored)
+}
