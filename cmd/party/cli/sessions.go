@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/party"
-	)
+)
 
 // SessionsOptions are the inputs of party sessions.
 type SessionsOptions struct{ All bool }
