@@ -2,6 +2,8 @@ package party
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/session"
@@ -128,4 +130,65 @@ func ForgetTeam(ctx context.Context, env *Env, name string) (string, error) {
 		return "", err
 	}
 	return session.Forget(ctx, d, name)
+}
+
+// Restored is a team RestoreTeams brought back, or why it could not.
+type Restored struct {
+	Team   string         `json:"session"`
+	Cwd    string         `json:"cwd"`
+	Result session.Result `json:"result"`
+	Err    error          `json:"-"`
+	Error  string         `json:"error,omitempty"`
+}
+
+// RestoreTeams brings back every team of the working directory (every
+// folder's with all) whose server died, each as party start in its folder
+// would, with the configuration of that folder. One that fails does not
+// stop the others; the error says how many failed.
+func RestoreTeams(ctx context.Context, env *Env, all bool) ([]Restored, error) {
+	teams, err := Teams(ctx, env, all)
+	if err != nil {
+		return nil, err
+	}
+	var out []Restored
+	failed := 0
+	for _, t := range teams {
+		if t.State != "restorable" {
+			continue
+		}
+		e := *env
+		e.cfg, e.Session = nil, t.Name
+		cwd := t.Cwd
+		e.Getwd = func() (string, error) { return cwd, nil }
+		res, err := Start(ctx, &e, session.StartOptions{Name: t.Name, Cwd: t.Cwd})
+		r := Restored{Team: t.Name, Cwd: t.Cwd, Result: res, Err: err}
+		if err != nil {
+			r.Error, failed = err.Error(), failed+1
+		}
+		out = append(out, r)
+	}
+	if failed > 0 {
+		return out, fmt.Errorf("%d of %d teams not brought back", failed, len(out))
+	}
+	return out, nil
+}
+
+// RestoreUnit is the user service of kind (systemd or launchd) that runs
+// party sessions restore --all at login, with the caller's PATH (the
+// agents' programs), its party variables and the XDG and tmux folders
+// party finds its state and server by (session.Unit).
+func RestoreUnit(env *Env, kind string) (string, error) {
+	exe, err := env.Executable()
+	if err != nil {
+		return "", err
+	}
+	var keep []string
+	for _, kv := range env.Environ {
+		k, _, _ := strings.Cut(kv, "=")
+		switch {
+		case k == "PATH" || k == "XDG_STATE_HOME" || k == "TMUX_TMPDIR" || strings.HasPrefix(k, "PARTY_"):
+			keep = append(keep, kv)
+		}
+	}
+	return session.Unit(kind, exe, keep)
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -13,6 +14,9 @@ import (
 	"github.com/partyhq/party/core/tmux"
 	"github.com/partyhq/party/core/usage"
 )
+
+// DefaultSize is the size of a detached team's window, WxH.
+const DefaultSize = "200x50"
 
 // maxEarlier bounds the earlier agents' sessions a record keeps.
 const maxEarlier = 20
@@ -42,10 +46,7 @@ func restore(ctx context.Context, d Deps, opts StartOptions, rec Record, cwd str
 	if err != nil {
 		return Result{}, err
 	}
-	size := opts.Size
-	if rec.Team.Size != "" && size == "" {
-		size = rec.Team.Size
-	}
+	size := cmp.Or(opts.Size, rec.Team.Size, DefaultSize)
 	w, h, err := ParseSize(size)
 	if err != nil {
 		return Result{}, err

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -262,7 +263,7 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 	case opts.Restore:
 		return Result{}, fmt.Errorf("%w: --restore: no team %q to bring back on %s (party sessions lists them)", usage.Err, name, d.Server)
 	}
-	w, h, err := ParseSize(opts.Size)
+	w, h, err := ParseSize(cmp.Or(opts.Size, DefaultSize))
 	if err != nil {
 		return Result{}, err
 	}

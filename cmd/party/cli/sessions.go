@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/party"
+	"github.com/partyhq/party/core/termsafe"
 )
 
 // SessionsOptions are the inputs of party sessions.
@@ -26,7 +27,7 @@ anew unless party start --restore.`,
 		Args: argsBetween(0, 0),
 		RunE: func(c *cobra.Command, _ []string) error { return run(c, f, opts, runF, sessionsRun) }}
 	cmd.Flags().BoolVar(&opts.All, "all", false, "the teams of every folder")
-	cmd.AddCommand(newSessionsForgetCmd(f, nil))
+	cmd.AddCommand(newSessionsForgetCmd(f, nil), newSessionsRestoreCmd(f, nil), newSessionsUnitCmd(f, nil))
 	return cmd
 }
 
@@ -92,4 +93,76 @@ open them.`,
 func sessionsForgetRun(ctx context.Context, f *Factory, opts *SessionsForgetOptions) error {
 	dir, err := party.ForgetTeam(ctx, f.env(), opts.Name)
 	return f.show(err, map[string]string{"forgot": opts.Name, "state_dir": dir}, "forgot %s (removed %s)", opts.Name, dir)
+}
+
+// SessionsRestoreOptions are the inputs of party sessions restore.
+type SessionsRestoreOptions struct{ All bool }
+
+func newSessionsRestoreCmd(f *Factory, runF func(context.Context, *SessionsRestoreOptions) error) *cobra.Command {
+	opts := &SessionsRestoreOptions{}
+	cmd := &cobra.Command{Use: "restore", Short: "Bring back every team of this folder (--all: of every folder) whose server died",
+		Long: `Bring back each restorable team (party sessions lists them) as party
+start in its folder would: its panes, each agent resuming its own session,
+its supervisor and notifier. After a reboot, party sessions restore --all
+brings back every team at once (party sessions unit prints a user service
+that runs it at login). A team that cannot come back is reported and the
+others still are; the exit status is then 1.`,
+		Args: argsBetween(0, 0),
+		RunE: func(c *cobra.Command, _ []string) error { return run(c, f, opts, runF, sessionsRestoreRun) }}
+	cmd.Flags().BoolVar(&opts.All, "all", false, "the teams of every folder")
+	return cmd
+}
+
+func sessionsRestoreRun(ctx context.Context, f *Factory, opts *SessionsRestoreOptions) error {
+	done, err := party.RestoreTeams(ctx, f.env(), opts.All)
+	if f.JSON {
+		writeJSON(f.IO.Out, nonNil(done))
+		return err
+	}
+	if len(done) == 0 && err == nil {
+		fmt.Fprintln(f.IO.ErrOut, "no team to bring back here (party sessions lists them)")
+	}
+	for _, r := range done {
+		if r.Err != nil {
+			fmt.Fprintf(f.IO.ErrOut, "party: %s (%s): %v\n", r.Team, r.Cwd, r.Err)
+			continue
+		}
+		fmt.Fprintln(f.IO.Out, termsafe.Text(r.Result.String()))
+	}
+	return err
+}
+
+// SessionsUnitOptions are the inputs of party sessions unit.
+type SessionsUnitOptions struct{ Launchd bool }
+
+func newSessionsUnitCmd(f *Factory, runF func(context.Context, *SessionsUnitOptions) error) *cobra.Command {
+	opts := &SessionsUnitOptions{}
+	cmd := &cobra.Command{Use: "unit", Short: "Print a user service that brings the teams back at login (systemd, or --launchd)",
+		Long: `Print a user service that runs party sessions restore --all once at
+login, with this shell's PATH and party's variables: a systemd user unit
+(save it as ~/.config/systemd/user/party-restore.service, then systemctl
+--user enable party-restore), or with --launchd a launchd agent (save it as
+~/Library/LaunchAgents/com.partyhq.party-restore.plist). party writes
+nothing itself.`,
+		Args: argsBetween(0, 0),
+		RunE: func(c *cobra.Command, _ []string) error { return run(c, f, opts, runF, sessionsUnitRun) }}
+	cmd.Flags().BoolVar(&opts.Launchd, "launchd", false, "a launchd agent (macOS) instead of a systemd user unit")
+	return cmd
+}
+
+func sessionsUnitRun(_ context.Context, f *Factory, opts *SessionsUnitOptions) error {
+	kind := "systemd"
+	if opts.Launchd {
+		kind = "launchd"
+	}
+	unit, err := party.RestoreUnit(f.env(), kind)
+	if err != nil {
+		return err
+	}
+	if f.JSON {
+		writeJSON(f.IO.Out, map[string]string{"kind": kind, "unit": unit})
+		return nil
+	}
+	_, err = fmt.Fprint(f.IO.Out, unit)
+	return err
 }
