@@ -107,4 +107,3 @@ func TestLaunchdPlistReadsBackAsGiven(t *testing.T) {
 	_, err = Unit("upstart", exe, nil)
 	assert.ErrorIs(t, err, usage.Err)
 }
-
