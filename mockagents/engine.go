@@ -193,6 +193,14 @@ func (e *engine) run(in io.Reader, winch <-chan os.Signal) int {
 			_, _ = io.WriteString(e.out, "\x1b[?1049h")
 		}
 		e.addHistory(e.p.banner()...)
+		// A resumed session shows its conversation, as the real agents do.
+		for _, t := range past(e.opt) {
+			if t.user {
+				e.addHistory(e.userLine(t.text)...)
+			} else {
+				e.addHistory(e.answerLines(t.text)...)
+			}
+		}
 		e.p.boot()
 		if e.opt.StartDelay > 0 {
 			e.later(e.opt.StartDelay, e.start)

@@ -26,6 +26,10 @@ func Main() int {
 	if h, ok := headlessOf(opt.Persona, os.Args[1:]); ok {
 		return h.run(opt, os.Stdout, os.Stderr)
 	}
+	if msg := refusal(opt); msg != "" {
+		fmt.Fprint(os.Stdout, msg)
+		return 1
+	}
 	fd := int(os.Stdin.Fd())
 	size := func() (int, int) {
 		w, h, err := term.GetSize(int(os.Stdout.Fd()))

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/partyhq/party/core/agent"
 )
 
 // rollout writes the mock codex's rollout transcript as Codex 0.169 does:
@@ -34,6 +36,14 @@ func newRollout(thread string) *rollout {
 	return &rollout{thread: thread}
 }
 
+// codexHome is the mock codex's CODEX_HOME, else ~/.codex.
+func codexHome() string {
+	if home := os.Getenv("CODEX_HOME"); home != "" {
+		return home
+	}
+	return filepath.Join(os.Getenv("HOME"), ".codex")
+}
+
 // write appends one record, making the file first.
 func (r *rollout) write(typ string, payload map[string]any) {
 	if r == nil || r.failed {
@@ -48,9 +58,16 @@ func (r *rollout) write(typ string, payload map[string]any) {
 }
 
 func (r *rollout) open(now time.Time) bool {
-	home := os.Getenv("CODEX_HOME")
-	if home == "" {
-		home = filepath.Join(os.Getenv("HOME"), ".codex")
+	home := codexHome()
+	// A resumed thread goes on in its rollout, as the real codex's does.
+	if path := agent.CodexRollout(home, r.thread); path != "" {
+		var err error
+		if r.f, err = os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0o600); err != nil {
+			r.failed = true
+			return false
+		}
+		holdThread(home, r.thread)
+		return true
 	}
 	dir := filepath.Join(home, "sessions", now.Format("2006"), now.Format("01"), now.Format("02"))
 	path := filepath.Join(dir, fmt.Sprintf("rollout-%s-%s.jsonl", now.Format("2006-01-02T15-04-05"), r.thread))

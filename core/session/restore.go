@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/launch"
+	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/tmux"
 	"github.com/partyhq/party/core/usage"
@@ -104,6 +106,7 @@ func restore(ctx context.Context, d Deps, opts StartOptions, rec Record, cwd str
 	if err := buildTeam(ctx, d, &rec, panes, spawns, windows, w, h, release, opts.Config.Review.MaxIterations); err != nil {
 		return Result{}, err
 	}
+	settle(ctx, d, rec, agents)
 	for _, a := range agents {
 		if !a.Resumed && a.Session != "" {
 			d.warn("warning: %s", a)
@@ -112,6 +115,79 @@ func restore(ctx context.Context, d Deps, opts StartOptions, rec Record, cwd str
 	res := rec.Result
 	res.Restored, res.Agents = true, agents
 	return res, nil
+}
+
+// ResumeSettle bounds how long a restore waits for each resumed agent to
+// show its input box, or to die refusing its session (the real claude
+// prints "No conversation found with session ID" and exits 1 about a
+// second after it starts).
+const ResumeSettle = 30 * time.Second
+
+// settle waits until every agent a restore resumed shows its input box or
+// has died, at most ResumeSettle; one that died refusing its session is
+// started again fresh in its pane, and agents says why.
+func settle(ctx context.Context, d Deps, rec Record, agents []AgentSession) {
+	pending := map[string]int{}
+	for _, p := range rec.Panes {
+		if k := slices.IndexFunc(agents, func(a AgentSession) bool { return a.Role == p.Role && a.Resumed }); k >= 0 {
+			pending[p.ID] = k
+		}
+	}
+	deadline := d.Clock.Now().Add(ResumeSettle)
+	for len(pending) > 0 && d.Clock.Now().Before(deadline) {
+		panes, err := d.Tmux.ListPanes(ctx, rec.Session)
+		if err != nil {
+			return
+		}
+		for id := range pending {
+			if !slices.ContainsFunc(panes, func(p mux.Pane) bool { return p.ID == id }) {
+				delete(pending, id) // the pane is gone: nothing to wait for
+			}
+		}
+		for _, p := range panes {
+			k, ok := pending[p.ID]
+			if !ok {
+				continue
+			}
+			screen, err := d.Tmux.Capture(ctx, p.ID, 0)
+			if err != nil {
+				continue
+			}
+			if !p.Dead {
+				if _, ready := agent.Lookup(agents[k].Agent).InputLine(screen); ready {
+					delete(pending, p.ID)
+				}
+				continue
+			}
+			delete(pending, p.ID)
+			a := &agents[k]
+			a.Resumed, a.Resumable = false, false
+			a.Why = "the agent refused to resume it"
+			if first := firstLine(screen); first != "" {
+				a.Why += ": " + first
+			}
+			path := filepath.Join(rec.StateDir, "launch", a.Role+".json")
+			if err := d.Tmux.RespawnPane(ctx, p.ID, tmux.Spawn{Cwd: rec.Cwd, Argv: launch.Command(d.Exe, path)}); err != nil {
+				a.Why += "; starting it fresh failed too: " + err.Error()
+			}
+		}
+		if d.Clock.Sleep(ctx, 100*time.Millisecond) != nil {
+			return
+		}
+	}
+}
+
+// firstLine is the first line of screen with text on it but tmux's own
+// "Pane is dead" line: an agent that refuses a session says why first
+// (claude: "No conversation found with session ID: …", then how to resume
+// it).
+func firstLine(screen string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "Pane is dead") {
+			return l
+		}
+	}
+	return ""
 }
 
 // earlier is what a fresh start over old keeps of it: its agents that had

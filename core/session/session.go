@@ -45,6 +45,8 @@ type Tmux interface {
 	NewWindow(ctx context.Context, session, name string, spawn tmux.Spawn) (string, error)
 	SetOptions(ctx context.Context, opts ...tmux.Option) error
 	ListPanes(ctx context.Context, session string) ([]mux.Pane, error)
+	Capture(ctx context.Context, id string, history int) (string, error)
+	RespawnPane(ctx context.Context, id string, spawn tmux.Spawn) error
 }
 
 // Deps are what Start and Stop work with.

@@ -269,6 +269,21 @@ func TestStart(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, []string{"resume", thread}, ls.Argv[len(ls.Argv)-2:])
 
+		// The agent refuses the session (it dies printing why): started
+		// again fresh in its pane, with a warning that quotes it.
+		ft3 := &fakeTmux{running: []mux.Pane{{ID: "%0", Dead: true}},
+			screen: "No conversation found with session ID: " + thread + "\nResume this session with:\nclaude --resume " + thread + "\n\nPane is dead (status 1, Sun Nov 29 01:27:41 2026)\n"}
+		d.Tmux = ft3
+		res, err = Start(context.Background(), d, StartOptions{Name: "team", Size: "100x30"})
+		require.NoError(t, err)
+		assert.False(t, res.Agents[0].Resumed)
+		assert.Equal(t, "the agent refused to resume it: No conversation found with session ID: "+thread, res.Agents[0].Why)
+		assert.Contains(t, ft3.calls, "respawn-pane %0")
+		assert.Equal(t, launch.Command("/opt/party bin/party", filepath.Join(res.StateDir, "launch", "exec.json")), ft3.spawns[len(ft3.spawns)-1].Argv)
+		require.Len(t, *warnings, 1)
+		assert.Contains(t, (*warnings)[0], "exec: started fresh, its session "+thread+" not resumed: the agent refused")
+		*warnings = nil
+
 		// The rollout gone: fresh, with a warning naming the role.
 		require.NoError(t, os.Remove(rollout))
 		d.Tmux = &fakeTmux{}
@@ -330,6 +345,7 @@ type fakeTmux struct {
 	spawns            []tmux.Spawn
 	panes             int
 	running           []mux.Pane // what ListPanes returns
+	screen            string     // what Capture returns
 }
 
 func (f *fakeTmux) HasSession(context.Context, string) (bool, error) { return f.exists, nil }
@@ -341,6 +357,14 @@ func (f *fakeTmux) KillSession(_ context.Context, name string) error {
 func (f *fakeTmux) ListPanes(context.Context, string) ([]mux.Pane, error) {
 	f.calls = append(f.calls, "list-panes")
 	return f.running, nil
+}
+
+func (f *fakeTmux) Capture(context.Context, string, int) (string, error) { return f.screen, nil }
+
+func (f *fakeTmux) RespawnPane(_ context.Context, id string, s tmux.Spawn) error {
+	f.calls = append(f.calls, "respawn-pane "+id)
+	f.spawns = append(f.spawns, s)
+	return nil
 }
 
 func (f *fakeTmux) SessionInfo(context.Context, string) (tmux.SessionInfo, error) {
