@@ -26,9 +26,9 @@ func Main() int {
 	if h, ok := headlessOf(opt.Persona, os.Args[1:]); ok {
 		return h.run(opt, os.Stdout, os.Stderr)
 	}
-	if msg := refusal(opt); msg != "" {
+	if msg, status := refusal(opt); msg != "" {
 		fmt.Fprint(os.Stdout, msg)
-		return 1
+		return status
 	}
 	fd := int(os.Stdin.Fd())
 	size := func() (int, int) {

@@ -5,31 +5,45 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/partyhq/party/core/agent"
 )
 
-// refusal is what the agent prints, before it exits 1, when it is started
-// to resume a session it keeps no transcript of ("" when it resumes it or
-// starts fresh). Measured on the pinned agents, each prints this within a
-// second of its start and exits 1, its TUI never drawn: claude 2.1.197
-// (its transcript gone), codex 0.169.0 (no rollout of the thread).
-func refusal(opt Options) string {
+// refusal is what the agent prints, and its exit status, when it is
+// started to resume a session it keeps no transcript of ("" when it
+// resumes it or starts fresh). Measured on the pinned agents, each prints
+// this within 1-3 s of its start and exits, its TUI never drawn (or only
+// its banner): claude 2.1.197 (its transcript gone: status 1), codex
+// 0.169.0 (no rollout of the thread: 1), gemini 0.61.0 (no chat file of
+// the session: 42).
+func refusal(opt Options) (string, int) {
 	if opt.Resume == "" || opt.Replay != nil {
-		return ""
+		return "", 0
 	}
 	switch opt.Persona {
 	case "claude":
-		if _, err := os.Stat(claudeTranscriptPath(opt.Resume)); err != nil {
-			return fmt.Sprintf("No conversation found with session ID: %s\r\nResume this session with:\r\nclaude --resume %s\r\n", opt.Resume, opt.Resume)
+		if !exists(claudeTranscriptPath(opt.Resume)) {
+			return fmt.Sprintf("No conversation found with session ID: %s\r\nResume this session with:\r\nclaude --resume %s\r\n", opt.Resume, opt.Resume), 1
 		}
 	case "codex":
 		if agent.CodexRollout(codexHome(), opt.Resume) == "" {
-			return fmt.Sprintf("ERROR: No saved session found with ID %s. Run `codex resume` without an ID to choose from existing sessions.\r\n", opt.Resume)
+			return fmt.Sprintf("ERROR: No saved session found with ID %s. Run `codex resume` without an ID to choose from existing sessions.\r\n", opt.Resume), 1
+		}
+	case "gemini":
+		if path := geminiChatPath(opt.Resume); !exists(path) {
+			return fmt.Sprintf("Error resuming session: Invalid session identifier %q.\r\nSearched for sessions in %s.\r\n"+
+				"Use --list-sessions to see available sessions, then use --resume {number}, --resume {uuid}, or --resume latest.\r\n",
+				opt.Resume, filepath.Dir(path)), 42
 		}
 	}
-	return ""
+	return "", 0
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }
 
 // pastTurn is a message of a resumed session: the user's or the model's.

@@ -129,3 +129,32 @@ func endProcs(ctx context.Context, clk clock.Clock, ps []proc, grace time.Durati
 	}
 	return living(ps)
 }
+
+// strays are the processes a team's dead server left running: its agents
+// (their environment names the team's state dir and carries a runtime
+// token) and their descendants. The real gemini outlives a killed tmux
+// server (measured: 6 of 8 kills, its two node processes reparented to
+// init), and a team brought back must not run beside it.
+func strays(stateDir string) []proc {
+	dirVar := []byte("\x00PARTY_STATE_DIR=" + stateDir + "\x00")
+	var roots []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		n, err := strconv.Atoi(e.Name())
+		if err != nil || n == os.Getpid() {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil {
+			continue
+		}
+		env = append(append([]byte{0}, env...), 0) // each variable between NULs
+		if bytes.Contains(env, dirVar) && bytes.Contains(env, []byte("\x00PARTY_RUNTIME_TOKEN=")) {
+			roots = append(roots, n)
+		}
+	}
+	if len(roots) == 0 {
+		return nil
+	}
+	return procTree(roots)
+}

@@ -63,6 +63,13 @@ func restore(ctx context.Context, d Deps, opts StartOptions, rec Record, cwd str
 		return Result{}, err
 	}
 	defer release()
+	// What the dead server left running is stale: ended before the team
+	// comes back, never run beside it.
+	if left := strays(dir); len(left) > 0 {
+		if still := endProcs(ctx, d.Clock, left, StopGrace); len(still) > 0 {
+			d.warn("warning: %d processes of the team that died still run after SIGKILL", len(still))
+		}
+	}
 	agents := Agents(dir, rec, d.Getenv)
 	spawns := make([]tmux.Spawn, len(panes))
 	geminiWired := false
