@@ -254,7 +254,7 @@ func TestStart(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Dir(rollout), 0o700))
 		require.NoError(t, os.WriteFile(rollout, []byte("{}\n"), 0o600))
 		require.NoError(t, state.AppendEvent(filepath.Join(res.StateDir, state.EventLog),
-			hook.Event{Pane: "%9", Role: "exec", Agent: "codex", Kind: hook.TurnComplete, Session: thread}))
+			hook.Event{Time: time.Now().UTC(), Pane: "%9", Role: "exec", Agent: "codex", Kind: hook.TurnComplete, Session: thread}))
 		ft2 := &fakeTmux{}
 		d.Tmux = ft2
 		res, err = Start(context.Background(), d, StartOptions{Name: "team", Size: "100x30"})
@@ -302,6 +302,9 @@ func TestStart(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, rec.Earlier, 1)
 		assert.Equal(t, thread, rec.Earlier[0].Session)
+		agents := Agents(res.StateDir, rec, d.Getenv)
+		require.Len(t, agents, 1)
+		assert.Empty(t, agents[0].Session, "the events of the team it replaced are not its own")
 	})
 
 	tests := []struct {

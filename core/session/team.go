@@ -59,6 +59,9 @@ func Agents(stateDir string, rec Record, getenv func(string) string) []AgentSess
 		paneRole[p.ID] = p.Role
 	}
 	observe.Events{Path: filepath.Join(stateDir, state.EventLog)}.Each("", 0, func(ev hook.Event) bool {
+		if ev.Time.Before(rec.Created) {
+			return true // a team this one replaced (a fresh start in the same state dir)
+		}
 		role := ev.Role
 		if role == "" {
 			role = paneRole[ev.Pane] // an event logged before events named their role
