@@ -151,13 +151,21 @@ func wireHooks(d Deps, dir, cwd string, panes []PaneSpec) error {
 				geminiWired = true
 			}
 			if fallback != "" {
-				d.warn("warning: %s pane: %s; talk --wait reads party's marker from its screen instead", p.Role, fallback)
+				warnNoHooks(d, p.Role, fallback)
 				continue
 			}
 			panes[i].Hooks = "gemini-settings"
 		}
 	}
 	return nil
+}
+
+// warnNoHooks says that the gemini pane of role runs without party's hooks,
+// and why (fallback; "" says nothing).
+func warnNoHooks(d Deps, role, fallback string) {
+	if fallback != "" {
+		d.warn("warning: %s pane: %s; talk --wait reads party's marker from its screen instead", role, fallback)
+	}
 }
 
 // LookPath finds prog on path (a PATH value) the way a shell would, so the

@@ -71,43 +71,9 @@ func restore(ctx context.Context, d Deps, opts StartOptions, rec Record, cwd str
 		}
 	}
 	agents := Agents(dir, rec, d.Getenv)
-	spawns := make([]tmux.Spawn, len(panes))
-	geminiWired := false
-	for i, p := range panes {
-		if len(p.Argv) == 0 {
-			l := rec.Launch[p.Role]
-			spawns[i] = tmux.Spawn{Cwd: cwd, Env: l.Env}
-			continue
-		}
-		if p.Agent == agent.Gemini && p.Hooks != "" && !geminiWired {
-			// The hooks a team that died left in its folder, or put back.
-			if fallback, err := d.wireGemini(dir, cwd, p.Argv); err != nil {
-				return Result{}, err
-			} else if fallback != "" {
-				d.warn("warning: %s pane: %s; talk --wait reads party's marker from its screen instead", p.Role, fallback)
-			}
-			geminiWired = true
-		}
-		path := filepath.Join(dir, "launch", p.Role+".json")
-		ls, err := launch.Read(path)
-		if err != nil {
-			return Result{}, fmt.Errorf("bring back %s: %w (party start --fresh starts a new team)", p.Role, err)
-		}
-		spawns[i] = tmux.Spawn{Cwd: ls.Dir, Argv: launch.Command(d.Exe, path)}
-		k := slices.IndexFunc(agents, func(a AgentSession) bool { return a.Role == p.Role })
-		if k < 0 || !agents[k].Resumable {
-			continue
-		}
-		if ls.Argv, err = agent.ResumeArgv(p.Agent, ls.Argv, agents[k].Session); err != nil {
-			agents[k].Resumable, agents[k].Why = false, err.Error()
-			continue
-		}
-		rpath := filepath.Join(dir, "launch", p.Role+".resume.json")
-		if err := launch.Write(rpath, ls); err != nil {
-			return Result{}, err
-		}
-		spawns[i].Argv = launch.Command(d.Exe, rpath)
-		agents[k].Resumed = true
+	spawns, err := restoreSpawns(d, rec, cwd, panes, agents)
+	if err != nil {
+		return Result{}, err
 	}
 	rec.Stopped = nil
 	if err := buildTeam(ctx, d, &rec, panes, spawns, windows, w, h, release, opts.Config.Review.MaxIterations); err != nil {
@@ -122,6 +88,52 @@ func restore(ctx context.Context, d Deps, opts StartOptions, rec Record, cwd str
 	res := rec.Result
 	res.Restored, res.Agents = true, agents
 	return res, nil
+}
+
+// restoreSpawns are the spawns of a team's panes brought back: a shell as
+// it was, an agent from its launch spec, resuming its own session where
+// agents say it is kept (marked Resumed). The folder's Gemini hooks are
+// wired again.
+func restoreSpawns(d Deps, rec Record, cwd string, panes []PaneSpec, agents []AgentSession) ([]tmux.Spawn, error) {
+	dir := rec.StateDir
+	spawns := make([]tmux.Spawn, len(panes))
+	geminiWired := false
+	for i, p := range panes {
+		if len(p.Argv) == 0 {
+			spawns[i] = tmux.Spawn{Cwd: cwd, Env: rec.Launch[p.Role].Env}
+			continue
+		}
+		if p.Agent == agent.Gemini && p.Hooks != "" && !geminiWired {
+			// The hooks a team that died left in its folder, or put back.
+			fallback, err := d.wireGemini(dir, cwd, p.Argv)
+			if err != nil {
+				return nil, err
+			}
+			warnNoHooks(d, p.Role, fallback)
+			geminiWired = true
+		}
+		path := filepath.Join(dir, "launch", p.Role+".json")
+		ls, err := launch.Read(path)
+		if err != nil {
+			return nil, fmt.Errorf("bring back %s: %w (party start --fresh starts a new team)", p.Role, err)
+		}
+		spawns[i] = tmux.Spawn{Cwd: ls.Dir, Argv: launch.Command(d.Exe, path)}
+		k := slices.IndexFunc(agents, func(a AgentSession) bool { return a.Role == p.Role })
+		if k < 0 || !agents[k].Resumable {
+			continue
+		}
+		if ls.Argv, err = agent.ResumeArgv(p.Agent, ls.Argv, agents[k].Session); err != nil {
+			agents[k].Resumable, agents[k].Why = false, err.Error()
+			continue
+		}
+		rpath := filepath.Join(dir, "launch", p.Role+".resume.json")
+		if err := launch.Write(rpath, ls); err != nil {
+			return nil, err
+		}
+		spawns[i].Argv = launch.Command(d.Exe, rpath)
+		agents[k].Resumed = true
+	}
+	return spawns, nil
 }
 
 // ResumeSettle bounds how long a restore waits for each resumed agent to
