@@ -2,16 +2,12 @@ package scenarios
 
 import (
 	"context"
-	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/partyhq/party/core/agent"
-	"github.com/partyhq/party/mockagents/fakemodel"
-	"github.com/partyhq/party/mockagents/realagent"
 )
 
 // BenchmarkRestoreReal measures bringing back a team of the real claude,
@@ -22,38 +18,7 @@ import (
 // resume.
 func BenchmarkRestoreReal(b *testing.B) {
 	kinds := []string{"claude", "codex", "gemini"}
-	dir := b.TempDir()
-	script := filepath.Join(dir, "model.script")
-	if err := os.WriteFile(script, []byte("on *\n  say ok\n"), 0o644); err != nil {
-		b.Fatal(err)
-	}
-	srv, err := fakemodel.Start(fakemodel.Options{ScriptPath: script, LogPath: filepath.Join(dir, "model.log")})
-	if err != nil {
-		b.Fatal(err)
-	}
-	token := newToken()
-	b.Cleanup(func() {
-		_, _ = realagent.Reap(token)
-		_ = srv.Close()
-	})
-	work, home := filepath.Join(dir, "work"), filepath.Join(dir, "home")
-	for _, d := range []string{work, home} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			b.Fatal(err)
-		}
-	}
-	bin, err := realagent.BinDir()
-	if err != nil {
-		b.Fatal(err)
-	}
-	env := []string{"HOME=" + home, "PATH=" + bin, realagent.TokenVar + "=" + token}
-	for _, kind := range kinds {
-		e, err := realagent.Seed(realagent.SeedOptions{Kind: kind, Home: home, ModelURL: srv.URL(), WorkDir: work})
-		if err != nil {
-			b.Fatal(err)
-		}
-		env = append(env, e...)
-	}
+	env, work := realEnv(b, "on *\n  say ok\n", kinds...)
 	s := newBenchEnv(b, "", []string{"--cwd", work}, env, kinds...)
 	ready := func() time.Duration {
 		start := time.Now()

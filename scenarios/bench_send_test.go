@@ -44,13 +44,22 @@ func BenchmarkSendReal(b *testing.B) {
 // the fake model, which answers as workScript says.
 func newRealBench(b *testing.B, kind string) *benchServer {
 	b.Helper()
-	bin, err := realagent.Bin(kind)
+	env, work := realEnv(b, workScript, kind)
+	return newBenchEnv(b, workScript, []string{"--cwd", work}, env, kind)
+}
+
+// realEnv starts the fake model, answering as scriptText says, and seeds
+// the real agents kinds for it in a home of their own: it returns the
+// environment for party and the agents, and the agents' folder.
+func realEnv(b *testing.B, scriptText string, kinds ...string) (env []string, work string) {
+	b.Helper()
+	bin, err := realagent.BinDir()
 	if err != nil {
 		b.Fatal(err)
 	}
 	dir := b.TempDir()
 	script := filepath.Join(dir, "model.script")
-	if err := os.WriteFile(script, []byte(workScript), 0o644); err != nil {
+	if err := os.WriteFile(script, []byte(scriptText), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	srv, err := fakemodel.Start(fakemodel.Options{ScriptPath: script, LogPath: filepath.Join(dir, "model.log")})
@@ -68,12 +77,18 @@ func newRealBench(b *testing.B, kind string) *benchServer {
 			b.Fatal(err)
 		}
 	}
-	env, err := realagent.Seed(realagent.SeedOptions{Kind: kind, Home: home, ModelURL: srv.URL(), WorkDir: work})
-	if err != nil {
-		b.Fatal(err)
+	env = []string{"HOME=" + home, "PATH=" + bin, realagent.TokenVar + "=" + token}
+	for _, kind := range kinds {
+		if _, err := realagent.Bin(kind); err != nil {
+			b.Fatal(err)
+		}
+		e, err := realagent.Seed(realagent.SeedOptions{Kind: kind, Home: home, ModelURL: srv.URL(), WorkDir: work})
+		if err != nil {
+			b.Fatal(err)
+		}
+		env = append(env, e...)
 	}
-	env = append(env, "HOME="+home, "PATH="+filepath.Dir(bin), realagent.TokenVar+"="+token)
-	return newBenchEnv(b, workScript, []string{"--cwd", work}, env, kind)
+	return env, work
 }
 
 func benchSendIdleBusy(b *testing.B, s *benchServer, kind, where string) {
