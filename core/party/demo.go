@@ -58,7 +58,7 @@ func (p demoParty) on(session string) *Env {
 
 func (p demoParty) Start(ctx context.Context, w io.Writer, s demo.Session) (string, error) {
 	env := p.on(s.Name)
-	res, err := Start(ctx, env, session.StartOptions{Name: s.Name, Cwd: s.Cwd, Panes: s.Panes, Review: s.Review, Size: "160x48"})
+	res, err := Start(ctx, env, session.StartOptions{Name: s.Name, Cwd: s.Cwd, Panes: s.Panes, Review: s.Review, Size: "160x48", Fresh: true})
 	if err != nil {
 		return "", err
 	}
