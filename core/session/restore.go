@@ -76,6 +76,10 @@ func restore(ctx context.Context, d Deps, opts StartOptions, rec Record, cwd str
 		return Result{}, err
 	}
 	rec.Stopped = nil
+	// What this start asks for besides comes with the team from now on.
+	rec.Team.Supervise = rec.Team.Supervise || opts.Supervise
+	rec.Team.Notify = rec.Team.Notify || opts.Notify
+	rec.Team.Dashboard = rec.Team.Dashboard || opts.Dashboard
 	if err := buildTeam(ctx, d, &rec, panes, spawns, windows, w, h, release, opts.Config.Review.MaxIterations); err != nil {
 		return Result{}, err
 	}
