@@ -64,16 +64,9 @@ func Respawn(ctx context.Context, t Respawner, exe, stateDir, role, pane, resume
 	}
 	spawn := tmux.Spawn{Cwd: ls.Dir, Argv: launch.Command(exe, path)}
 	if resume != "" {
-		// This start only resumes the agent's session: the launch spec
-		// stays the fresh one, the resumed argv goes to a spec of its own.
-		if ls.Argv, err = agent.ResumeArgv(spec.Agent, ls.Argv, resume); err != nil {
+		if spawn.Argv, err = resumeCommand(exe, stateDir, role, spec.Agent, ls, resume); err != nil {
 			return "", "", fmt.Errorf("respawn %s: %w", role, err)
 		}
-		rpath := filepath.Join(stateDir, "launch", role+".resume.json")
-		if err := launch.Write(rpath, ls); err != nil {
-			return "", "", err
-		}
-		spawn.Argv = launch.Command(exe, rpath)
 	}
 	if pane != "" {
 		return hash, pane, t.RespawnPane(ctx, pane, spawn)
@@ -90,4 +83,20 @@ func Respawn(ctx context.Context, t Respawner, exe, stateDir, role, pane, resume
 		opts = append(opts, tmux.Option{Scope: "-p", Target: id, Name: "@party_hooks", Value: spec.Hooks})
 	}
 	return hash, id, t.SetOptions(ctx, opts...)
+}
+
+// resumeCommand is the command that starts the agent of role, of kind,
+// from its launch spec ls resuming its own session id. This start only
+// resumes the session: the launch spec stays the fresh one, the resumed
+// argv goes to a spec of its own, launch/ROLE.resume.json.
+func resumeCommand(exe, stateDir, role string, kind agent.Kind, ls launch.Spec, id string) ([]string, error) {
+	var err error
+	if ls.Argv, err = agent.ResumeArgv(kind, ls.Argv, id); err != nil {
+		return nil, err
+	}
+	path := filepath.Join(stateDir, "launch", role+".resume.json")
+	if err := launch.Write(path, ls); err != nil {
+		return nil, err
+	}
+	return launch.Command(exe, path), nil
 }

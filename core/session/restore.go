@@ -3,6 +3,7 @@ package session
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -126,16 +127,15 @@ func restoreSpawns(d Deps, rec Record, cwd string, panes []PaneSpec, agents []Ag
 		if k < 0 || !agents[k].Resumable {
 			continue
 		}
-		if ls.Argv, err = agent.ResumeArgv(p.Agent, ls.Argv, agents[k].Session); err != nil {
+		argv, err := resumeCommand(d.Exe, dir, p.Role, p.Agent, ls, agents[k].Session)
+		if errors.Is(err, agent.ErrNoResume) {
 			agents[k].Resumable, agents[k].Why = false, err.Error()
 			continue
 		}
-		rpath := filepath.Join(dir, "launch", p.Role+".resume.json")
-		if err := launch.Write(rpath, ls); err != nil {
+		if err != nil {
 			return nil, err
 		}
-		spawns[i].Argv = launch.Command(d.Exe, rpath)
-		agents[k].Resumed = true
+		spawns[i].Argv, agents[k].Resumed = argv, true
 	}
 	return spawns, nil
 }
