@@ -82,6 +82,7 @@ var codes = []struct {
 	{relay.ErrStalled, "STALLED", ExitTimeout},
 	{relay.ErrRounds, "OUT_OF_ROUNDS", ExitError},
 	{session.ErrExists, "SESSION_EXISTS", ExitError},
+	{session.ErrNoTeam, "NOT_FOUND", ExitNotFound},
 	{ErrNotifierRunning, "CONFLICT", ExitConflict},
 	{iterm.ErrViewTaken, "SESSION_EXISTS", ExitError},
 	{session.ErrUnresolved, "SESSION_UNRESOLVED", ExitUsage},

@@ -30,6 +30,7 @@ func TestExitCodes(t *testing.T) {
 		{fmt.Errorf("x: %w", deliver.ErrUnconfirmed), "UNCONFIRMED", 6},
 		{fmt.Errorf("x: %w", session.ErrUnresolved), "SESSION_UNRESOLVED", 2},
 		{fmt.Errorf("x: %w", session.ErrExists), "SESSION_EXISTS", 1},
+		{fmt.Errorf("x: %w", session.ErrNoTeam), "NOT_FOUND", 3},
 		{fmt.Errorf("x: %w", task.ErrNoTeam), "NO_TEAM", 2},
 		{fmt.Errorf("x: %w", task.ErrInvalid), "USAGE", 2},
 		{fmt.Errorf("x: %w", task.ErrNotFound), "NOT_FOUND", 3},

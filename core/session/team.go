@@ -16,7 +16,6 @@ import (
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/observe"
 	"github.com/partyhq/party/core/state"
-	"github.com/partyhq/party/core/usage"
 )
 
 // AgentSession is what a team knows of one agent's own session: its role
@@ -239,12 +238,12 @@ func Forget(ctx context.Context, d Deps, name string) (string, error) {
 	dir := state.SessionDir(root, d.SocketPath, name)
 	if _, err := ReadRecord(dir); err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("%w: %q on %s (party sessions lists them): %w", ErrNoTeam, name, d.Server, usage.Err)
+			return "", fmt.Errorf("%w: %q on %s (party sessions lists them)", ErrNoTeam, name, d.Server)
 		}
 		return "", err
 	}
 	if live, err := d.Tmux.HasSession(ctx, name); err == nil && live {
-		return "", fmt.Errorf("%w: team %q runs (party stop %s first)", usage.Err, name, name)
+		return "", fmt.Errorf("team %q runs (party stop %s first): %w", name, name, ErrExists)
 	}
 	// A team that died left its hooks in its folder's Gemini settings.
 	if err := d.unwireGemini(ctx, dir); err != nil {
