@@ -153,7 +153,7 @@ func RestoreTeams(ctx context.Context, env *Env, all bool) ([]Restored, error) {
 	var out []Restored
 	failed := 0
 	for _, t := range teams {
-		if t.State != "restorable" {
+		if t.State != session.TeamRestorable {
 			continue
 		}
 		e := *env

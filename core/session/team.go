@@ -175,15 +175,22 @@ type Stored struct {
 	Earlier []AgentSession `json:"earlier,omitempty"`
 }
 
+// The States of a stored team.
+const (
+	TeamLive       = "live"
+	TeamRestorable = "restorable"
+	TeamStopped    = "stopped"
+)
+
 // teamState is the State of a team.
 func teamState(live bool, stopped *time.Time) string {
 	switch {
 	case live:
-		return "live"
+		return TeamLive
 	case stopped != nil:
-		return "stopped"
+		return TeamStopped
 	}
-	return "restorable"
+	return TeamRestorable
 }
 
 // ErrNoTeam is a team name party keeps no record of.
