@@ -112,6 +112,7 @@ var codes = []struct {
 	{supervise.ErrNotFound, "NOT_FOUND", ExitNotFound},
 	{supervise.ErrStore, "STORE_CORRUPT", ExitError},
 	{supervise.ErrNotRunning, "NO_SUPERVISOR", ExitNotFound},
+	{supervise.ErrNoAnswer, "NO_SUPERVISOR", ExitNotFound},
 	{supervise.ErrRunning, "CONFLICT", ExitConflict},
 	{ErrTriggerTimeout, "TIMEOUT", ExitTimeout},
 	{state.ErrRuntimeDir, "UNSAFE_RUNTIME_DIR", ExitError},

@@ -188,6 +188,15 @@ func Trigger(ctx context.Context, env *Env, opts TriggerOptions) (TriggerResult,
 	// id, that would be a second trigger).
 	res, err := viaDoor(ctx, env, func(d *door) (TriggerResult, error) {
 		t, created, err := d.Submit(ctx, opts.TriggerRequest)
+		if errors.Is(err, supervise.ErrNoAnswer) && opts.ID != "" {
+			// The supervisor died on the submission: whether it recorded
+			// it is unknown, and the id makes asking again safe (the
+			// next one finds it, or records it, once).
+			if werr := d.awaitSupervisor(ctx); werr != nil {
+				return TriggerResult{}, err
+			}
+			t, created, err = d.Submit(ctx, opts.TriggerRequest)
+		}
 		return TriggerResult{Trigger: t, Created: created}, err
 	})
 	if err != nil || !opts.Wait {

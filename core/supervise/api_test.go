@@ -640,6 +640,22 @@ func TestClientNotRunning(t *testing.T) {
 	_, _, err = c.Submit(ctx, TriggerRequest{Role: "worker", Text: "x"})
 	assert.ErrorIs(t, err, ErrNotRunning)
 
+	// A supervisor that took the connection and died on it: no answer,
+	// which is not the same as nobody there.
+	path = filepath.Join(dir, "dying.sock")
+	ln, err = net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	require.NoError(t, err)
+	go func() {
+		if conn, err := ln.Accept(); err == nil {
+			_ = conn.Close()
+		}
+	}()
+	c = NewUnixClient(path)
+	_, _, err = c.Submit(ctx, TriggerRequest{ID: "t1", Role: "worker", Text: "x"})
+	assert.ErrorIs(t, err, ErrNoAnswer)
+	assert.NotErrorIs(t, err, ErrNotRunning, "it may have taken the request: not to be made again blindly")
+	require.NoError(t, ln.Close())
+
 	// A TCP port nobody listens on.
 	tl, err := ListenTCP("127.0.0.1:0")
 	require.NoError(t, err)

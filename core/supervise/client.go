@@ -233,6 +233,9 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) (in
 		if notListening(err) {
 			return 0, fmt.Errorf("%w: %v", ErrNotRunning, err)
 		}
+		if cutOff(err) {
+			return 0, fmt.Errorf("%w (it may have taken the request): %v", ErrNoAnswer, err)
+		}
 		return 0, err
 	}
 	defer resp.Body.Close()
@@ -267,6 +270,14 @@ func answerError(status int, b []byte) error {
 		msg = http.StatusText(status)
 	}
 	return &APIError{Status: status, Message: msg}
+}
+
+// cutOff says err is a connection the other end closed before it
+// answered: a supervisor killed between accepting a request and answering
+// it (its listen queue is reset with it).
+func cutOff(err error) bool {
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // notListening says err is a dial that found no supervisor: no socket

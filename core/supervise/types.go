@@ -322,6 +322,11 @@ var (
 	ErrStore = errors.New("supervisor store unusable")
 	// ErrNotRunning is a supervisor that does not run.
 	ErrNotRunning = errors.New("supervisor not running")
+	// ErrNoAnswer is a request the supervisor took (the connection was
+	// made) and never answered: it died on it. Whether it did what was
+	// asked is unknown; only a request that names what it makes (a
+	// trigger's id) may be made again.
+	ErrNoAnswer = errors.New("the supervisor went away without answering")
 	// ErrRunning is a supervisor that runs already.
 	ErrRunning = errors.New("supervisor already running")
 )
