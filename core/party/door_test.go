@@ -77,9 +77,9 @@ func TestCommandsGoThroughTheDoor(t *testing.T) {
 	tr, err := TriggerShow(ctx, op, "t1")
 	require.NoError(t, err)
 	assert.Equal(t, "hi", tr.Text)
-	ts, err := TriggerList(ctx, op, "queued")
+	page, err := TriggerList(ctx, op, TriggerListOptions{Status: "queued"})
 	require.NoError(t, err)
-	require.Len(t, ts, 1)
+	require.Len(t, page.Triggers, 1)
 	rts, err := Runtimes(ctx, op)
 	require.NoError(t, err)
 	require.Len(t, rts, 1)
@@ -112,6 +112,65 @@ func TestCommandsGoThroughTheDoor(t *testing.T) {
 
 	_, err = os.Stat(filepath.Join(SupervisorDir(r.stateDir), supervise.StoreFile))
 	assert.ErrorIs(t, err, os.ErrNotExist, "no command opened the session's store")
+}
+
+// TestTriggerListPages: the list shows the newest --limit triggers and
+// says when there are more; --before pages back from the first shown;
+// a runtime's page counts only the triggers it may see.
+func TestTriggerListPages(t *testing.T) {
+	ctx := context.Background()
+	r := newDoorRig(t)
+	op, claude := r.env(""), r.env("tok-claude")
+	for _, id := range []string{"a", "b", "c", "d", "e"} {
+		role := "claude"
+		if id == "b" || id == "d" {
+			role = "codex"
+		}
+		_, _, err := r.store.AddTrigger(ctx, supervise.Trigger{ID: id, Role: role, Thread: "t", Status: supervise.Queued, Created: time.Now()})
+		require.NoError(t, err)
+	}
+	ids := func(p TriggerPage) (out []string) {
+		for _, t := range p.Triggers {
+			out = append(out, t.ID)
+		}
+		return out
+	}
+
+	page, err := TriggerList(ctx, op, TriggerListOptions{Limit: 2})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"d", "e"}, ids(page))
+	assert.True(t, page.More)
+	page, err = TriggerList(ctx, op, TriggerListOptions{Limit: 2, Before: "d"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"b", "c"}, ids(page))
+	assert.True(t, page.More)
+	page, err = TriggerList(ctx, op, TriggerListOptions{Limit: 2, Before: "b"})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a"}, ids(page))
+	assert.False(t, page.More)
+	page, err = TriggerList(ctx, op, TriggerListOptions{Limit: 5})
+	require.NoError(t, err)
+	assert.Len(t, page.Triggers, 5)
+	assert.False(t, page.More, "exactly the limit is not more")
+
+	page, err = TriggerList(ctx, claude, TriggerListOptions{Limit: 2})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"c", "e"}, ids(page), "a runtime's page is of its own triggers")
+	assert.True(t, page.More)
+
+	page, err = TriggerList(ctx, op, TriggerListOptions{Since: "1h"})
+	require.NoError(t, err)
+	assert.Len(t, page.Triggers, 5)
+	page, err = TriggerList(ctx, op, TriggerListOptions{Since: time.Now().Add(time.Hour).UTC().Format(time.RFC3339)})
+	require.NoError(t, err)
+	assert.Empty(t, page.Triggers)
+
+	for _, bad := range []TriggerListOptions{{Limit: -1}, {Since: "yesterday"}, {Status: "nonsense"}} {
+		_, err = TriggerList(ctx, op, bad)
+		assert.ErrorIs(t, err, ErrUsage, "%+v", bad)
+	}
+	_, err = TriggerList(ctx, op, TriggerListOptions{Before: "nope"})
+	assert.ErrorIs(t, err, supervise.ErrNotFound)
 }
 
 // TestWaitingIsToldByTheSupervisor: trigger --wait is told by the supervisor when
@@ -175,7 +234,7 @@ func TestNoSupervisor(t *testing.T) {
 	code, exit := Classify(err)
 	assert.Equal(t, "NO_SUPERVISOR", code)
 	assert.Equal(t, ExitNotFound, exit)
-	_, err = TriggerList(ctx, env, "")
+	_, err = TriggerList(ctx, env, TriggerListOptions{})
 	require.ErrorIs(t, err, supervise.ErrNotRunning, "no records either")
 
 	st, err := supervise.Open(filepath.Join(SupervisorDir(stateDir), supervise.StoreFile))
@@ -186,9 +245,9 @@ func TestNoSupervisor(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, st.Close())
 
-	ts, err := TriggerList(ctx, env, "")
+	page, err := TriggerList(ctx, env, TriggerListOptions{})
 	require.NoError(t, err)
-	require.Len(t, ts, 1, "the records the last supervisor left")
+	require.Len(t, page.Triggers, 1, "the records the last supervisor left")
 	_, err = Trigger(ctx, env, TriggerOptions{TriggerRequest: supervise.TriggerRequest{ID: "t2", Role: "claude", Text: "hi"}})
 	require.ErrorIs(t, err, supervise.ErrNotRunning, "nothing is written without a supervisor")
 }

@@ -251,20 +251,6 @@ func TriggerShow(ctx context.Context, env *Env, id string) (supervise.Trigger, e
 		func(o *supervise.Ops, c supervise.Caller) (supervise.Trigger, error) { return o.Trigger(ctx, c, id) })
 }
 
-// TriggerList lists the triggers (of status, when given), oldest first.
-func TriggerList(ctx context.Context, env *Env, status string) ([]supervise.Trigger, error) {
-	f := supervise.TriggerFilter{}
-	if status != "" {
-		st, err := supervise.ParseTriggerStatus(status)
-		if err != nil {
-			return nil, fmt.Errorf("%w: %w", ErrUsage, err)
-		}
-		f.Status = st
-	}
-	return viaDoorOr(ctx, env, func(d *door) ([]supervise.Trigger, error) { return d.Triggers(ctx, f) },
-		func(o *supervise.Ops, c supervise.Caller) ([]supervise.Trigger, error) { return o.Triggers(ctx, c, f) })
-}
-
 // TriggerUnblock lets an auto-blocked thread go on.
 func TriggerUnblock(ctx context.Context, env *Env, thread string) (supervise.Thread, error) {
 	return viaDoor(ctx, env, func(d *door) (supervise.Thread, error) { return d.Unblock(ctx, thread) })

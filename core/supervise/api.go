@@ -244,10 +244,17 @@ func (s *Server) trigger(w http.ResponseWriter, r *http.Request, c Caller) (int,
 }
 
 // triggers lists the triggers: ?status=, ?role=, ?thread=, ?open=1,
-// ?limit=.
+// ?since= (RFC 3339), ?before=ID, ?limit= (the newest that many).
 func (s *Server) triggers(w http.ResponseWriter, r *http.Request, c Caller) (int, any, error) {
 	q := r.URL.Query()
-	f := TriggerFilter{Role: q.Get("role"), Thread: q.Get("thread"), Open: q.Get("open") == "1"}
+	f := TriggerFilter{Role: q.Get("role"), Thread: q.Get("thread"), Open: q.Get("open") == "1", Before: q.Get("before")}
+	if v := q.Get("since"); v != "" {
+		t, err := time.Parse(time.RFC3339Nano, v)
+		if err != nil {
+			return 0, nil, fmt.Errorf("%w: since=%q: want an RFC 3339 time", ErrBadInput, v)
+		}
+		f.Since = t
+	}
 	if v := q.Get("status"); v != "" {
 		st, err := ParseTriggerStatus(v)
 		if err != nil {

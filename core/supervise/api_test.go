@@ -314,6 +314,8 @@ func TestErrorAnswers(t *testing.T) {
 		{"id conflict", "POST", "/v1/triggers", `{"id":"a1","role":"worker","text":"two"}`, 409, "CONFLICT"},
 		{"blocked", "POST", "/v1/messages", `{"thread_id":"stuck","to":"worker","text":"x"}`, 409, "THREAD_AUTO_BLOCKED"},
 		{"internal", "POST", "/v1/triggers", `{"role":"boom","text":"x"}`, 500, "INTERNAL"},
+		{"bad since", "GET", "/v1/triggers?since=yesterday", "", 400, "BAD_REQUEST"},
+		{"bad limit", "GET", "/v1/triggers?limit=-2", "", 400, "BAD_REQUEST"},
 		{"unknown id", "GET", "/v1/triggers/nope", "", 404, "NOT_FOUND"},
 		{"unknown route", "GET", "/v1/nothing", "", 404, "NOT_FOUND"},
 		{"wrong method", "DELETE", "/v1/triggers/a1", "", 405, "METHOD_NOT_ALLOWED"},

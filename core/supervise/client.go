@@ -109,13 +109,16 @@ func (c *Client) AwaitTrigger(ctx context.Context, id string, wait time.Duration
 // Triggers are the recorded triggers f keeps, oldest first.
 func (c *Client) Triggers(ctx context.Context, f TriggerFilter) ([]Trigger, error) {
 	q := url.Values{}
-	for k, v := range map[string]string{"status": string(f.Status), "role": f.Role, "thread": f.Thread} {
+	for k, v := range map[string]string{"status": string(f.Status), "role": f.Role, "thread": f.Thread, "before": f.Before} {
 		if v != "" {
 			q.Set(k, v)
 		}
 	}
 	if f.Open {
 		q.Set("open", "1")
+	}
+	if !f.Since.IsZero() {
+		q.Set("since", f.Since.UTC().Format(time.RFC3339Nano))
 	}
 	if f.Limit > 0 {
 		q.Set("limit", strconv.Itoa(f.Limit))

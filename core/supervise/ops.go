@@ -251,6 +251,9 @@ func (o *Ops) Triggers(ctx context.Context, c Caller, f TriggerFilter) ([]Trigge
 	if err := Allow(c, OpTriggers); err != nil {
 		return nil, err
 	}
+	if !c.Operator() {
+		f.Involving = c.Runtime // in the query, so that a limit counts only these
+	}
 	ts, err := o.Store.Triggers(ctx, f)
 	return ownOnly(c, ts, err, func(t Trigger) (string, string) { return t.Role, t.From })
 }

@@ -10,9 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partyhq/party/core/clock"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/clock"
 )
 
 func TestCheckID(t *testing.T) {

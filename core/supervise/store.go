@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -635,7 +636,17 @@ type TriggerFilter struct {
 	Thread string
 	// Open keeps the triggers not completed nor failed.
 	Open bool
-	// Limit is the most to return; 0 is all.
+	// Involving keeps the triggers to this role or from it (what a
+	// runtime may see of the list).
+	Involving string
+	// Since keeps the triggers created at or after it.
+	Since time.Time
+	// Before keeps the triggers recorded before the trigger of this id
+	// (ErrNotFound when there is none): the page before one that began
+	// with it.
+	Before string
+	// Limit is the most to return, the newest of them (still oldest
+	// first); 0 is all.
 	Limit int
 }
 
@@ -746,7 +757,18 @@ func (s *Store) Triggers(ctx context.Context, f TriggerFilter) ([]Trigger, error
 		return nil, s.fail("triggers", err)
 	}
 	ts, err := collect(rows, scanTrigger)
-	return ts, s.fail("triggers", err)
+	if err != nil {
+		return nil, s.fail("triggers", err)
+	}
+	if f.Before != "" && len(ts) == 0 {
+		if _, err := s.Trigger(ctx, f.Before); err != nil {
+			return nil, err
+		}
+	}
+	if f.Limit > 0 {
+		slices.Reverse(ts) // the newest were taken first
+	}
+	return ts, nil
 }
 
 // triggersQuery is the query of Triggers(f): only the terms f asks for,
@@ -766,15 +788,23 @@ func triggersQuery(f TriggerFilter) (string, []any) {
 	if f.Open {
 		where = append(where, openTerm)
 	}
+	if f.Involving != "" {
+		where, args = append(where, "(role = ? OR json_extract(body, '$.from') = ?)"), append(args, f.Involving, f.Involving)
+	}
+	if !f.Since.IsZero() {
+		where, args = append(where, "created >= ?"), append(args, fmtTime(f.Since))
+	}
+	if f.Before != "" {
+		where, args = append(where, "seq < (SELECT seq FROM triggers WHERE id = ?)"), append(args, f.Before)
+	}
 	q := `SELECT body FROM triggers`
 	if len(where) > 0 {
 		q += ` WHERE ` + strings.Join(where, " AND ")
 	}
-	q += ` ORDER BY seq`
 	if f.Limit > 0 {
-		q, args = q+` LIMIT ?`, append(args, f.Limit)
+		return q + ` ORDER BY seq DESC LIMIT ?`, append(args, f.Limit)
 	}
-	return q, args
+	return q + ` ORDER BY seq`, args
 }
 
 // SaveTrigger records t if its recorded status is still from (else

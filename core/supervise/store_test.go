@@ -16,9 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partyhq/party/core/wait"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/wait"
 )
 
 // at is a time with nanoseconds in a zone other than UTC: what the store
@@ -388,7 +389,7 @@ func TestTriggersFilterInFIFOOrder(t *testing.T) {
 		// created times out of order: the order is the order of arrival
 		{ID: "z", Role: "coder", Thread: "a", Status: Queued, Created: at(5)},
 		{ID: "y", Role: "architect", Thread: "a", Status: Completed, Created: at(4)},
-		{ID: "x", Role: "coder", Thread: "b", Status: TFailed, Created: at(3)},
+		{ID: "x", Role: "coder", From: "architect", Thread: "b", Status: TFailed, Created: at(3)},
 		{ID: "w", Role: "coder", Thread: "a", Status: TDeferred, Created: at(2)},
 		{ID: "v", Role: "architect", Thread: "b", Status: Queued, Created: at(1)},
 	}
@@ -407,7 +408,13 @@ func TestTriggersFilterInFIFOOrder(t *testing.T) {
 		{"thread", TriggerFilter{Thread: "b"}, []string{"x", "v"}},
 		{"open", TriggerFilter{Open: true}, []string{"z", "w", "v"}},
 		{"open of a role in a thread", TriggerFilter{Open: true, Role: "coder", Thread: "a"}, []string{"z", "w"}},
-		{"limit", TriggerFilter{Open: true, Limit: 2}, []string{"z", "w"}},
+		{"limit takes the newest", TriggerFilter{Open: true, Limit: 2}, []string{"w", "v"}},
+		{"limit above the count", TriggerFilter{Limit: 9}, []string{"z", "y", "x", "w", "v"}},
+		{"since: by creation time", TriggerFilter{Since: at(3)}, []string{"z", "y", "x"}},
+		{"before: by arrival", TriggerFilter{Before: "x"}, []string{"z", "y"}},
+		{"before the first", TriggerFilter{Before: "z"}, []string{}},
+		{"the page before a page", TriggerFilter{Before: "w", Limit: 2}, []string{"y", "x"}},
+		{"involving", TriggerFilter{Involving: "architect"}, []string{"y", "x", "v"}},
 		{"none", TriggerFilter{Role: "nobody"}, []string{}},
 	}
 	for _, tt := range tests {
@@ -421,6 +428,8 @@ func TestTriggersFilterInFIFOOrder(t *testing.T) {
 			assert.Equal(t, tt.want, ids)
 		})
 	}
+	_, err := s.Triggers(ctx, TriggerFilter{Before: "nope"})
+	assert.ErrorIs(t, err, ErrNotFound, "a page before a trigger that is not there")
 }
 
 func TestCountSent(t *testing.T) {
@@ -866,8 +875,9 @@ func storeWithHistory(tb testing.TB, n int) *Store {
 }
 
 // BenchmarkStoreHistory: what one pass of the supervisor asks of its
-// store (the open triggers, the deliveries in the rate window) costs the
-// same with 0, 5,000 or 50,000 triggers of history.
+// store (the open triggers, the deliveries in the rate window), and the
+// trigger list's first page, cost the same with 0, 5,000 or 50,000
+// triggers of history.
 func BenchmarkStoreHistory(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range []int{0, 5000, 50000} {
@@ -877,6 +887,14 @@ func BenchmarkStoreHistory(b *testing.B) {
 				ts, err := s.Triggers(ctx, TriggerFilter{Open: true})
 				if err != nil || len(ts) != 3 {
 					b.Fatalf("open: %d, %v", len(ts), err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("page/history=%d", n), func(b *testing.B) {
+			for b.Loop() {
+				ts, err := s.Triggers(ctx, TriggerFilter{Limit: 51})
+				if err != nil || len(ts) != min(n+3, 51) {
+					b.Fatalf("page: %d, %v", len(ts), err)
 				}
 			}
 		})

@@ -348,7 +348,11 @@ func TestSubcommandArgs(t *testing.T) {
 		{"trigger list --status", []string{"trigger", "list", "--status", "failed"},
 			func(f *Factory, got *any) *cobra.Command {
 				return group("trigger", newTriggerListCmd(f, capture[TriggerListOptions](got)))
-			}, TriggerListOptions{Status: "failed"}},
+			}, TriggerListOptions{Status: "failed", Limit: 50}},
+		{"trigger list pages", []string{"trigger", "list", "--limit", "0", "--since", "2h", "--before", "t9"},
+			func(f *Factory, got *any) *cobra.Command {
+				return group("trigger", newTriggerListCmd(f, capture[TriggerListOptions](got)))
+			}, TriggerListOptions{Limit: 0, Since: "2h", Before: "t9"}},
 		{"inbox send", []string{"inbox", "send", "--to", "codex", "--thread", "t", "hi"},
 			func(f *Factory, got *any) *cobra.Command {
 				return group("inbox", newInboxSendCmd(f, capture[party.MessageRequest](got)))

@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/party"
+	"github.com/partyhq/party/core/termsafe"
 )
 
 func newTriggerCmd(f *Factory, runF func(context.Context, *party.TriggerOptions) error) *cobra.Command {
@@ -83,15 +84,24 @@ func triggerUnblockRun(ctx context.Context, f *Factory, opts *TriggerUnblockOpti
 }
 
 // TriggerListOptions are the inputs of party trigger list.
-type TriggerListOptions struct{ Status string }
+type TriggerListOptions = party.TriggerListOptions
 
 func newTriggerListCmd(f *Factory, runF func(context.Context, *TriggerListOptions) error) *cobra.Command {
 	opts := &TriggerListOptions{}
-	cmd := noArgsCmd(f, "list", "List the triggers, oldest first", opts, runF, func(ctx context.Context, f *Factory, opts *TriggerListOptions) error {
-		ts, err := party.TriggerList(ctx, f.env(), opts.Status)
-		return showRows(f, err, nil, ts, "ID", "ROLE", "THREAD", "STATUS", "CLASS", "ACK", "CREATED")
+	cmd := noArgsCmd(f, "list", "List the newest triggers, oldest first", opts, runF, func(ctx context.Context, f *Factory, opts *TriggerListOptions) error {
+		page, err := party.TriggerList(ctx, f.env(), *opts)
+		if err := showRows(f, err, nil, page.Triggers, "ID", "ROLE", "THREAD", "STATUS", "CLASS", "ACK", "CREATED"); err != nil || f.JSON {
+			return err
+		}
+		if page.More {
+			fmt.Fprintf(f.IO.ErrOut, "the newest %d shown; earlier ones: --before %s, all: --limit 0\n", opts.Limit, termsafe.Text(page.Triggers[0].ID))
+		}
+		return nil
 	})
 	cmd.Flags().StringVar(&opts.Status, "status", "", "only triggers in this status (queued, deferred, triggering, delivered, retrying, acked, fallback_resume, spawn_recovery, completed, failed)")
+	cmd.Flags().IntVar(&opts.Limit, "limit", party.DefaultTriggerLimit, "show at most this many, the newest (0: all)")
+	cmd.Flags().StringVar(&opts.Since, "since", "", "only triggers created since then: a duration back from now (90m, 24h) or an RFC 3339 time")
+	cmd.Flags().StringVar(&opts.Before, "before", "", "only triggers recorded before the trigger of this id (the page before)")
 	return cmd
 }
 
