@@ -65,6 +65,16 @@ bench: tmux agents ## measure delivery against real tmux, the mock agents and th
 	$(GO) test -run '^$$' -bench . -skip 'Real|Accept' -benchtime 50x -count 1 ./...
 	$(GO) test -run '^$$' -bench Real -benchtime 20x -count 1 ./scenarios
 
+.PHONY: bench-supervise
+bench-supervise: tmux agents ## the supervisor's cost as its history and fleet grow (issue 40's figures), kept in docs/results/bench-supervise.txt
+	@mkdir -p docs/results
+	{ echo "# make bench-supervise at $$(git rev-parse --short HEAD), $$(date -u +%FT%TZ), $$(nproc) cores, $$(tmux -V)"; \
+	  $(GO) test -run '^$$' -bench '^BenchmarkTrigger$$' -benchtime 20x -count 1 ./scenarios && \
+	  $(GO) test -run '^$$' -bench '^Benchmark(TriggerHistory|SupervisorIdle|WaitersIdle)$$' -benchtime 1x -count 1 -timeout 40m ./scenarios && \
+	  $(GO) test -run '^$$' -bench '^BenchmarkStoreHistory$$' -benchtime 200x -count 1 ./core/supervise; } > docs/results/bench-supervise.txt.new
+	mv docs/results/bench-supervise.txt.new docs/results/bench-supervise.txt
+	cat docs/results/bench-supervise.txt
+
 .PHONY: soak
 soak: tmux agents ## run scenarios N times each, beside CPU hogs with HOGS=1, under -race with RACE=1: make soak SOAK='real_gemini_literal' N=10 HOGS=1
 	@test -n "$(SOAK)" || { echo "make soak: name the scenarios, e.g. make soak SOAK='real_gemini_literal real_gemini_send' N=10 HOGS=1"; exit 2; }

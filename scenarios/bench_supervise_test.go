@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,7 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/mockagents/mocklog"
+
+	_ "modernc.org/sqlite" // the store's driver, to seed its history
 )
 
 // waitTriggers waits until no trigger is open.
@@ -21,7 +25,7 @@ func (s *benchServer) waitTriggers(b *testing.B) {
 		var open []json.RawMessage
 		for _, st := range []string{"queued", "deferred", "triggering", "delivered", "retrying", "acked"} {
 			var ts []json.RawMessage
-			if err := json.Unmarshal([]byte(s.party(b, "trigger", "list", "--status", st, "--json")), &ts); err != nil {
+			if err := json.Unmarshal([]byte(s.party(b, "trigger", "list", "--status", st, "--limit", "1", "--json")), &ts); err != nil {
 				b.Fatal(err)
 			}
 			open = append(open, ts...)
@@ -74,41 +78,179 @@ func BenchmarkTrigger(b *testing.B) {
 	report(b, "send", send)
 }
 
-// BenchmarkSupervisorIdle measures the supervisor of a session of 10 idle
-// mock agents over 30 s with no traffic: its share of a core and its
-// resident memory (from /proc). Measured once, whatever b.N.
+// BenchmarkSupervisorIdle measures the supervisor of a session of 10, 60
+// and 200 idle mock agents (a window each) over 30 s with no traffic: its
+// share of a core, its CPU-seconds a minute (with the tmux commands it
+// ran) and its resident memory (from /proc). Measured once, whatever b.N.
 func BenchmarkSupervisorIdle(b *testing.B) {
+	for _, n := range []int{10, 60, 200} {
+		b.Run(fmt.Sprintf("runtimes=%d", n), func(b *testing.B) {
+			s := newBenchWith(b, "on *\n  say ok\n", []string{"--supervise", "--layout", "windows"}, fleet(n)...)
+			pid := s.supervisorPID(b)
+			s.waitReady(b, n)
+			time.Sleep(3 * time.Second) // settled
+			before, _ := treeTicks(b, pid)
+			start := time.Now()
+			time.Sleep(30 * time.Second)
+			after, rss := treeTicks(b, pid)
+			cpu := ticksTime(after - before)
+			b.ReportMetric(float64(cpu)/float64(time.Since(start))*100, "cpu-%-of-core")
+			b.ReportMetric(cpu.Seconds()*float64(time.Minute)/float64(time.Since(start)), "cpu-s-per-min")
+			b.ReportMetric(float64(rss)/(1<<20), "rss-MB")
+		})
+	}
+}
+
+// fleet is n agent panes for party start: a0=claude … a<n-1>=claude.
+func fleet(n int) []string {
 	var panes []string
-	for i := 0; i < 10; i++ {
+	for i := range n {
 		panes = append(panes, fmt.Sprintf("a%d=claude", i))
 	}
-	s := newBenchWith(b, "on *\n  say ok\n", []string{"--supervise"}, panes...)
+	return panes
+}
+
+// supervisorPID is the pid of the session's supervisor.
+func (s *benchServer) supervisorPID(b *testing.B) int {
 	var proc struct {
 		PID int `json:"pid"`
 	}
 	if err := json.Unmarshal([]byte(s.party(b, "supervise", "status", "--json")), &proc); err != nil || proc.PID == 0 {
 		b.Fatalf("supervisor pid: %v", err)
 	}
-	time.Sleep(3 * time.Second) // registered, settled
-	ticks := func() (int64, int64) {
-		stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(proc.PID), "stat"))
+	return proc.PID
+}
+
+// waitReady waits until the supervisor has n runtimes ready.
+func (s *benchServer) waitReady(b *testing.B, n int) {
+	for deadline := time.Now().Add(10 * waitLimit); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		var rts []struct {
+			Status string `json:"status"`
+		}
+		if err := json.Unmarshal([]byte(s.party(b, "runtimes", "--json")), &rts); err != nil {
+			b.Fatal(err)
+		}
+		ready := 0
+		for _, rt := range rts {
+			if rt.Status == "ready" {
+				ready++
+			}
+		}
+		if ready == n {
+			return
+		}
+	}
+	b.Fatalf("fewer than %d runtimes ready", n)
+}
+
+// treeTicks are the clock ticks a process used with those of the
+// children it waited for (the tmux commands it ran), and its resident
+// memory.
+func treeTicks(b *testing.B, pid int) (int64, int64) {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+	var t int64
+	for _, i := range []int{11, 12, 13, 14} { // utime, stime, cutime, cstime
+		n, _ := strconv.ParseInt(f[i], 10, 64)
+		t += n
+	}
+	rss, _ := strconv.ParseInt(f[21], 10, 64)
+	return t, rss * int64(os.Getpagesize())
+}
+
+// ticksTime is n clock ticks (1/100 s on Linux).
+func ticksTime(n int64) time.Duration { return time.Duration(n) * 10 * time.Millisecond }
+
+// BenchmarkTriggerHistory measures the supervisor with 0, 5,000 and
+// 50,000 completed triggers in its store: the throughput of 100 triggers
+// queued at once to 10 agents (from the first queued to the last
+// completed), the supervisor's CPU per trigger (with the tmux commands it
+// ran) beside a party send's (with its own), and the time of party
+// trigger list's first page. Measured once, whatever b.N.
+func BenchmarkTriggerHistory(b *testing.B) {
+	const agents, triggers = 10, 100
+	for _, history := range []int{0, 5000, 50000} {
+		b.Run(fmt.Sprintf("history=%d", history), func(b *testing.B) {
+			s := newBenchWith(b, "on *\n  say ok\n", []string{"--supervise"}, fleet(agents)...)
+			s.party(b, "config", "set", "--global", "supervise.ratePerRuntime", "10000")
+			s.party(b, "config", "set", "--global", "supervise.ratePerThread", "10000")
+			s.party(b, "supervise", "stop")
+			seedHistory(b, s, history)
+			s.party(b, "supervise", "start")
+			pid := s.supervisorPID(b)
+			s.waitReady(b, agents)
+			n := s.entries(b)
+			c0, _ := treeTicks(b, pid)
+			start := time.Now()
+			for k := range triggers {
+				s.party(b, "trigger", fmt.Sprintf("a%d", k%agents), "history "+strconv.Itoa(k), "--id", fmt.Sprintf("t%d", k), "--thread", fmt.Sprintf("t%d", k))
+			}
+			s.waitTriggers(b)
+			took := time.Since(start)
+			c1, _ := treeTicks(b, pid)
+			if got := s.entries(b) - n; got != triggers {
+				b.Fatalf("the agents got %d submissions for %d triggers", got, triggers)
+			}
+			var send time.Duration
+			for k := range 20 {
+				s.idle(b, fmt.Sprintf("a%d", k%agents))
+				cmd := exec.Command(s.bin, "send", fmt.Sprintf("a%d", k%agents), "send "+strconv.Itoa(k))
+				cmd.Env = s.environ()
+				if out, err := cmd.CombinedOutput(); err != nil {
+					b.Fatalf("party send: %v\n%s", err, out)
+				}
+				send += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime() // with the tmux commands it waited for
+			}
+			list := time.Now()
+			s.party(b, "trigger", "list")
+			b.ReportMetric(float64(time.Since(list).Milliseconds()), "list-ms")
+			b.ReportMetric(triggers/took.Seconds(), "triggers-per-s")
+			b.ReportMetric(float64(ticksTime(c1-c0).Milliseconds())/triggers, "supervisor-cpu-ms-per-trigger")
+			b.ReportMetric(float64(send.Milliseconds())/20, "send-cpu-ms")
+		})
+	}
+}
+
+// seedHistory writes n completed triggers of an hour ago into the
+// session's supervisor store (its daemon stopped), in one transaction as
+// the store would keep them.
+func seedHistory(b *testing.B, s *benchServer, n int) {
+	if n == 0 {
+		return
+	}
+	paths, err := filepath.Glob(filepath.Join(s.env["XDG_STATE_HOME"], "party", "sessions", "bench-*", "supervise", supervise.StoreFile))
+	if err != nil || len(paths) != 1 {
+		b.Fatalf("the supervisor's store: %v %v", paths, err)
+	}
+	db, err := sql.Open("sqlite", paths[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer db.Close()
+	tx, err := db.Begin()
+	if err != nil {
+		b.Fatal(err)
+	}
+	at := time.Now().Add(-time.Hour).UTC()
+	stamp := at.Format("2006-01-02T15:04:05.000000000Z07:00")
+	for i := range n {
+		t := supervise.Trigger{ID: fmt.Sprintf("h%d", i), Role: fmt.Sprintf("a%d", i%10), Thread: fmt.Sprintf("h%d", i),
+			Text: "history", Status: supervise.Completed, Created: at, Updated: at, DeliveredAt: at, CompletedAt: at}
+		body, err := json.Marshal(t)
 		if err != nil {
 			b.Fatal(err)
 		}
-		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
-		ut, _ := strconv.ParseInt(f[11], 10, 64)
-		st, _ := strconv.ParseInt(f[12], 10, 64)
-		rss, _ := strconv.ParseInt(f[21], 10, 64)
-		return ut + st, rss * int64(os.Getpagesize())
+		if _, err := tx.Exec(`INSERT INTO triggers (id, role, thread, status, created, updated, delivered_at, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+			t.ID, t.Role, t.Thread, string(t.Status), stamp, stamp, stamp, string(body)); err != nil {
+			b.Fatal(err)
+		}
 	}
-	before, _ := ticks()
-	start := time.Now()
-	time.Sleep(30 * time.Second)
-	after, rss := ticks()
-	// Clock ticks are 1/100 s on Linux.
-	cpu := time.Duration(after-before) * 10 * time.Millisecond
-	b.ReportMetric(float64(cpu)/float64(time.Since(start))*100, "cpu-%-of-core")
-	b.ReportMetric(float64(rss)/(1<<20), "rss-MB")
+	if err := tx.Commit(); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // BenchmarkWaitersIdle measures the clients that wait on the supervisor

@@ -669,6 +669,7 @@ func runSupervisor(ctx context.Context, env *Env, opts RunOptions, serving func(
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	changed := watchPanes(ctx, env, s.Session, logf) // before anything serves: it sets env.Tmux.Queries
 	served := make(chan error, 2)
 	go func() { served <- srv.Serve(ctx, ln, false) }()
 	servers := 1
@@ -706,7 +707,7 @@ func runSupervisor(ctx context.Context, env *Env, opts RunOptions, serving func(
 		Deliverer: func(roles map[string]string) *deliver.Deliverer { return env.Deliverer(root, info, roles) },
 		Classify:  func(err error) string { code, _ := Classify(err); return code }}
 	loop := &supervise.Loop{Store: s.Store, Clock: env.Clock, Policy: s.Policy, Limits: s.Limits, Metrics: metrics,
-		Effects: fx, Wake: w.C, Changed: watchPanes(ctx, env, s.Session, logf), Logf: logf, Redact: redact,
+		Effects: fx, Wake: w.C, Changed: changed, Logf: logf, Redact: redact,
 		ScanEvery: cfg.Supervise.ScanEvery, StallAfter: cfg.Supervise.StallAfter, Keep: cfg.Supervise.Keep, Recovery: supervise.RecoveryPolicy{RestartAfter: cfg.Supervise.RestartAfter,
 			NotAgentGrace: cfg.Supervise.NotAgent, MaxRestarts: cfg.Supervise.MaxRestarts, RestartWindow: 15 * time.Minute,
 			StaleAfter: cfg.Supervise.StaleAfter}}
@@ -725,8 +726,9 @@ func runSupervisor(ctx context.Context, env *Env, opts RunOptions, serving func(
 
 // watchPanes is tmux telling of changes to the session's panes: a
 // control client subscribed to every pane's death (tmux checks it every
-// second) and told of windows and layouts that change. Nil when no
-// control client could attach: then the loop's scans alone see them.
+// second) and told of windows and layouts that change, which also answers
+// env.Tmux's queries. Nil when no control client could attach: then the
+// loop's scans alone see them, and every query runs a tmux process.
 func watchPanes(ctx context.Context, env *Env, session string, logf func(string, ...any)) <-chan struct{} {
 	cc, err := env.Tmux.Control(ctx, session, false)
 	if err != nil {
@@ -736,6 +738,9 @@ func watchPanes(ctx context.Context, env *Env, session string, logf func(string,
 	if _, err := cc.Command(ctx, "refresh-client", "-B", "party-panes:%*:#{pane_dead}-#{pane_pid}"); err != nil {
 		logf("tmux subscription: %v", err)
 	}
+	// The supervisor's scans, looks and waits ask tmux over it, not a
+	// tmux process each (issue 40: 10 display-messages a trigger).
+	env.Tmux.Queries = cc
 	changed := make(chan struct{}, 1)
 	go func() { // ends with ctx or the control client
 		defer cc.Close()

@@ -25,15 +25,13 @@ func (l *Loop) scan(ctx context.Context) error {
 	l.scanDue = time.Time{}
 	defer func() {
 		// An offline runtime is looked at again when its restart is due.
-		if rts, err := l.runtimes(ctx); err == nil {
-			for _, rt := range rts {
-				if rt.Status != Offline {
-					continue
-				}
-				due := rt.Recovery.OfflineSince.Add(l.Recovery.RestartAfter)
-				if l.scanDue.IsZero() || due.Before(l.scanDue) {
-					l.scanDue = due
-				}
+		for _, rt := range known { // as this scan left them
+			if rt.Status != Offline {
+				continue
+			}
+			due := rt.Recovery.OfflineSince.Add(l.Recovery.RestartAfter)
+			if l.scanDue.IsZero() || due.Before(l.scanDue) {
+				l.scanDue = due
 			}
 		}
 	}()
@@ -103,6 +101,7 @@ func (l *Loop) scan(ctx context.Context) error {
 		if err := l.Store.PutRuntime(ctx, next); err != nil {
 			return err
 		}
+		known[role] = next
 		for _, a := range acts {
 			if a.Kind != ActAudit {
 				continue

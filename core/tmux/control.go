@@ -139,7 +139,10 @@ func (cc *Control) Err() error {
 	return cc.err
 }
 
-var safeArg = regexp.MustCompile(`^[A-Za-z0-9_%@=:.,+#{}/|*-]+$`)
+// safeArg is what an argument of a command over a control connection may
+// hold: nothing tmux's parser gives a meaning to inside single quotes, and
+// the separators of Query's formats (\x1e, \x1f).
+var safeArg = regexp.MustCompile(`^[A-Za-z0-9_%@=:.,+#{}/|*\x1e\x1f-]+$`)
 
 // Command runs one tmux command over the connection and returns its
 // output. Arguments are limited to a safe character set (ids, numbers,
@@ -185,7 +188,8 @@ func (cc *Control) Commands(ctx context.Context, cmds ...[]string) ([]string, er
 		select {
 		case r := <-cc.reply:
 			if r.err != nil && failed == nil {
-				failed = fmt.Errorf("tmux %s: %s: %w", cmds[i][0], strings.TrimSpace(r.body), r.err)
+				// As a tmux process would have failed: its message, classified.
+				failed = &CmdError{Args: append([]string{"tmux"}, cmds[i]...), Stderr: r.body, ExitCode: 1, Err: classify(r.body)}
 			}
 			out = append(out, r.body)
 		case <-cc.done:

@@ -8,11 +8,14 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/mux"
 )
 
 // testServer starts a private tmux server with one session running argv and
@@ -77,7 +80,7 @@ func TestControlStreamsOutputAndRunsCommands(t *testing.T) {
 	assert.Equal(t, pane+"\n", out)
 
 	_, err = cc.Command(ctx, "list-panes", "-t", "=nope:")
-	assert.ErrorIs(t, err, ErrCommand)
+	assert.ErrorIs(t, err, mux.ErrNoSession, "classified as a tmux process's failure would be")
 
 	_, err = cc.Command(ctx, "send-keys", "-t", pane, "rm -rf /")
 	assert.ErrorIs(t, err, ErrCommand, "text with spaces never goes through control mode")
@@ -181,4 +184,85 @@ func TestSetOptionsOfAnyCount(t *testing.T) {
 	for _, o := range opts {
 		assert.Contains(t, string(out), o.Name+" "+o.Value+"\n")
 	}
+}
+
+// countingRunner is an ExecRunner that counts the tmux processes it ran.
+type countingRunner struct {
+	ExecRunner
+	n *atomic.Int32
+}
+
+func (r countingRunner) Run(ctx context.Context, argv []string, stdin []byte) ([]byte, error) {
+	r.n.Add(1)
+	return r.ExecRunner.Run(ctx, argv, stdin)
+}
+
+// TestQueriesOverControl: a client with Queries answers its queries over
+// the control connection, with no tmux process, exactly as a tmux process
+// answers them (values, screens, failures); commands that write still run
+// a process, and once the connection is gone the queries do too.
+func TestQueriesOverControl(t *testing.T) {
+	c := testServer(t, "cat")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cc, err := c.Control(ctx, "s", false)
+	require.NoError(t, err)
+	var ran atomic.Int32
+	q := New(c.Socket, countingRunner{ExecRunner: c.Runner.(ExecRunner), n: &ran})
+	q.Queries = cc
+
+	panes, err := c.ListPanes(ctx, "s")
+	require.NoError(t, err)
+	pane := panes[0].ID
+	text := "héllo 世界\t tab\n%end 1 2 0\n%error x\n'quoted' \"double\" #{pane_id} ; \\"
+	require.NoError(t, c.Paste(ctx, pane, []byte(text+"\n")))
+	for {
+		screen, err := c.Capture(ctx, pane, 0)
+		require.NoError(t, err)
+		if strings.Count(screen, "double") == 2 { // typed, and cat's echo
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+
+	byProcess, err := c.ListPanes(ctx, "s")
+	require.NoError(t, err)
+	overControl, err := q.ListPanes(ctx, "s")
+	require.NoError(t, err)
+	assert.Equal(t, byProcess, overControl)
+	p1, s1, err := c.Inspect(ctx, pane)
+	require.NoError(t, err)
+	p2, s2, err := q.Inspect(ctx, pane)
+	require.NoError(t, err)
+	assert.Equal(t, p1, p2)
+	assert.Equal(t, s1, s2)
+	assert.Contains(t, s2, "%end 1 2 0")
+	r1, err := c.Rows(ctx, pane, 100)
+	require.NoError(t, err)
+	r2, err := q.Rows(ctx, pane, 100)
+	require.NoError(t, err)
+	assert.Equal(t, r1, r2)
+	h1, err := c.Capture(ctx, pane, 100)
+	require.NoError(t, err)
+	h2, err := q.Capture(ctx, pane, 100)
+	require.NoError(t, err)
+	assert.Equal(t, h1, h2)
+	_, err = q.Pane(ctx, "%99")
+	assert.ErrorIs(t, err, mux.ErrNoPane)
+	_, err = q.ListPanes(ctx, "nope")
+	assert.ErrorIs(t, err, mux.ErrNoSession)
+	assert.Zero(t, ran.Load(), "no tmux process for a query")
+
+	require.NoError(t, q.Paste(ctx, pane, []byte("x")))
+	assert.Positive(t, ran.Load(), "a command that writes runs a process")
+	_, err = q.ListPanes(ctx, "s  with spaces")
+	assert.ErrorIs(t, err, mux.ErrNoSession)
+	n := ran.Load()
+	require.Greater(t, n, int32(1), "a session name that cannot travel over control runs a process")
+
+	require.NoError(t, cc.Close())
+	again, err := q.ListPanes(ctx, "s")
+	require.NoError(t, err)
+	assert.Equal(t, byProcess[0].ID, again[0].ID)
+	assert.Greater(t, ran.Load(), n, "once the connection is gone, a process answers")
 }

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/partyhq/party/core/mux"
@@ -73,11 +74,11 @@ func (c *Client) Pane(ctx context.Context, id string) (mux.Pane, error) {
 func (c *Client) reapZombies(rows [][]string) bool {
 	reaped := false
 	for _, r := range rows {
-		p := parsePane(r)
-		if p.Dead && p.DeadStatus != "" {
+		if r[8] == "1" && r[9] != "" { // pane_dead, pane_dead_status: tmux reaped it
 			continue
 		}
-		if server, err := strconv.Atoi(r[len(paneFields)-1]); err == nil && reapZombie(p.PID, server) {
+		pid, _ := strconv.Atoi(r[7])
+		if server, err := strconv.Atoi(r[len(paneFields)-1]); err == nil && reapZombie(pid, server) {
 			reaped = true
 		}
 	}
@@ -126,13 +127,44 @@ func currentCommand(tmuxValue string, pid int) string {
 	if err != nil || fg <= 0 {
 		return tmuxValue
 	}
+	key := commandKey{fg, tmuxValue}
+	commands.Lock()
+	name, ok := commands.names[key]
+	commands.Unlock()
+	if ok {
+		return name
+	}
 	cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(fg) + "/cmdline")
 	if err != nil {
 		return tmuxValue
 	}
 	argv0, _, _ := strings.Cut(string(cmdline), "\x00")
-	return commandName(tmuxValue, argv0)
+	name = commandName(tmuxValue, argv0)
+	commands.Lock()
+	if len(commands.names) >= maxCommands {
+		clear(commands.names)
+	}
+	commands.names[key] = name
+	commands.Unlock()
+	return name
 }
+
+// commands remembers what currentCommand made of a foreground process
+// that tmux named so, so that a scan of many panes reads the argv of each
+// once (a process's argv[0] stays; a pid taken again by another program is
+// named otherwise by tmux too).
+var commands = struct {
+	sync.Mutex
+	names map[commandKey]string
+}{names: map[commandKey]string{}}
+
+type commandKey struct {
+	pid       int
+	tmuxValue string
+}
+
+// maxCommands bounds commands: past it, it starts again.
+const maxCommands = 4096
 
 // commandName is the program name of argv0 when tmux's value is argv0 cut
 // at its first space, else tmux's value.

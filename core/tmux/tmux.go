@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -210,7 +211,13 @@ type Client struct {
 	// (new-session); tests use /dev/null.
 	Config string
 	Runner Runner
-	tok    string
+	// Queries, when set, answers the commands that only read (listings,
+	// display-message -p, capture-pane -p) over a control connection of
+	// the same server, with no tmux process each, while it lives and the
+	// arguments fit it (ours: ids, flags, formats); any other command, and
+	// a query once it has closed, runs a tmux process.
+	Queries *Control
+	tok     string
 }
 
 // New returns a client for socket using runner.
@@ -237,7 +244,53 @@ func (c *Client) RunStdin(ctx context.Context, stdin []byte, args ...string) ([]
 	if err := c.Socket.Check(); err != nil {
 		return nil, err
 	}
+	if cc := c.Queries; cc != nil && stdin == nil {
+		if cmds, ok := queries(args); ok {
+			out, err := cc.Commands(ctx, cmds...)
+			if !errors.Is(err, ErrControlClosed) {
+				return []byte(strings.Join(out, "")), err
+			}
+		}
+	}
 	return c.Runner.Run(ctx, c.Argv(args...), stdin)
+}
+
+// queries splits args at cmdSep into commands when every one of them only
+// reads and every argument can travel over a control connection.
+func queries(args []string) ([][]string, bool) {
+	var cmds [][]string
+	for start := 0; start <= len(args); {
+		end := slices.Index(args[start:], cmdSep)
+		if end < 0 {
+			end = len(args) - start
+		}
+		cmd := args[start : start+end]
+		if !readOnly(cmd) {
+			return nil, false
+		}
+		for _, a := range cmd {
+			if !safeArg.MatchString(a) {
+				return nil, false
+			}
+		}
+		cmds = append(cmds, cmd)
+		start += end + 1
+	}
+	return cmds, len(cmds) > 0
+}
+
+// readOnly says whether the tmux command args only reads.
+func readOnly(args []string) bool {
+	if len(args) == 0 {
+		return false
+	}
+	switch args[0] {
+	case "list-panes", "list-windows", "list-sessions":
+		return true
+	case "display-message", "capture-pane":
+		return slices.Contains(args[1:], "-p")
+	}
+	return false
 }
 
 // Argv is the full argv that runs the tmux command args on this server.
