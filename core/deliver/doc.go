@@ -25,4 +25,13 @@
 //     pasted when the box holds exactly that. A sender killed there
 //     (the supervisor) takes it back when it starts again (Reclaim): the
 //     text in the box is its own, never someone's draft.
+//
+// Its parts: the Request, the Deliverer and Send (deliver.go); the
+// outcomes and errors a delivery ends with (outcome.go); Sanitize
+// (sanitize.go); the look at the pane before the paste, step 2
+// (ready.go); the submission from the paste to its last key, step 4
+// (submit.go), with a completion menu over the text (menu.go), and its
+// confirmation, step 5 (confirm.go); taking a paste back, alone or off
+// the end of someone's draft, step 6 and Reclaim (takeback.go); texts
+// too long to paste and the pane locks' directory (spill.go).
 package deliver

@@ -44,6 +44,10 @@
 //	                                                description}
 //	GET|PATCH|DELETE /repos/O/R/milestones/N
 //
+// Requests are routed, refused and paginated in api.go, answered in
+// issues.go, comments.go, labels.go and milestones.go, in the JSON of
+// json.go; the repositories they change are model.go's.
+//
 // Lists are paginated like GitHub's (per_page, default 30, at most 100;
 // page; a Link header with rel="next" and rel="last"), so gh api
 // --paginate walks them. Labels an issue names that do not exist are
@@ -63,11 +67,11 @@
 // EditBeforeWrite does it just before the next write request is answered
 // (between a client's read and its write);
 // Issue, Comments, Labels and Milestones read the contents back for
-// oracles.
+// oracles (edit.go, contents.go).
 //
 // # Log
 //
 // Every request is logged to Options.LogPath as one JSON line: seq,
 // method, path (with its query), status, and body (the request's JSON, or
-// a string when it is not JSON). A rejected token is logged too.
+// a string when it is not JSON). A rejected token is logged too (log.go).
 package fakegithub

@@ -317,3 +317,37 @@ func TestIssueLabelsOneByOne(t *testing.T) {
 	ghJSON(t, s, "", &me, "api", "user")
 	assert.Equal(t, "octo", me.Login)
 }
+
+// TestALabelIsAddedOnce: every way of adding labels to an issue (create,
+// PATCH, POST and PUT .../labels, Edit's +label) skips one the issue has,
+// case aside, and creates the ones the repository lacks.
+func TestALabelIsAddedOnce(t *testing.T) {
+	s := start(t, Options{})
+	names := func() []string {
+		is, err := s.Issue("o/r", 1)
+		require.NoError(t, err)
+		return is.Labels
+	}
+	var is ghIssue
+	ghJSON(t, s, `{"title":"a","labels":["bug","Bug","ui"]}`, &is, "api", "-X", "POST", "repos/o/r/issues", "--input", "-")
+	assert.Equal(t, []string{"bug", "ui"}, names(), "create")
+
+	ghJSON(t, s, `{"labels":["ui","UI","new"]}`, &is, "api", "-X", "PATCH", "repos/o/r/issues/1", "--input", "-")
+	assert.Equal(t, []string{"ui", "new"}, names(), "PATCH replaces them")
+
+	var labels []struct{ Name string }
+	ghJSON(t, s, `{"labels":["NEW","more"]}`, &labels, "api", "-X", "POST", "repos/o/r/issues/1/labels", "--input", "-")
+	assert.Equal(t, []string{"ui", "new", "more"}, names(), "POST adds")
+
+	ghJSON(t, s, `["more","More","bug"]`, &labels, "api", "-X", "PUT", "repos/o/r/issues/1/labels", "--input", "-")
+	assert.Equal(t, []string{"more", "bug"}, names(), "PUT replaces them")
+
+	require.NoError(t, s.Edit("o/r", 1, "+label=BUG", "+label=fresh"))
+	assert.Equal(t, []string{"more", "bug", "fresh"}, names(), "Edit +label")
+
+	var repoLabels []string
+	for _, l := range s.Labels("o/r") {
+		repoLabels = append(repoLabels, l.Name)
+	}
+	assert.Equal(t, []string{"bug", "ui", "new", "more", "fresh"}, repoLabels, "each created once, as first named")
+}

@@ -11,9 +11,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -66,12 +66,6 @@ type Server struct {
 	// lateErrs are their failures, which Close returns.
 	pending  []pendingEdit
 	lateErrs []error
-}
-
-type pendingEdit struct {
-	repo    string
-	number  int
-	changes []string
 }
 
 // Start makes the CA, writes its PEM file and serves HTTPS in the
@@ -267,57 +261,6 @@ func (s *Server) repo(owner, name string) *repo {
 	return r
 }
 
-// LogEntry is one line of the request log.
-type LogEntry struct {
-	Seq    int             `json:"seq"`
-	Method string          `json:"method"`
-	Path   string          `json:"path"`
-	Status int             `json:"status"`
-	Body   json.RawMessage `json:"body,omitempty"`
-}
-
-// ReadLog reads a request log.
-func ReadLog(path string) ([]LogEntry, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	var out []LogEntry
-	for line := range strings.SplitSeq(strings.TrimSpace(string(b)), "\n") {
-		if line == "" {
-			continue
-		}
-		var e LogEntry
-		if err := json.Unmarshal([]byte(line), &e); err != nil {
-			return nil, fmt.Errorf("fakegithub log %s: %w", path, err)
-		}
-		out = append(out, e)
-	}
-	return out, nil
-}
-
-func (s *Server) logRequest(r *http.Request, body []byte, status int) {
-	if s.logFile == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.seq++
-	e := LogEntry{Seq: s.seq, Method: r.Method, Path: r.URL.RequestURI(), Status: status}
-	if len(body) > 0 {
-		if json.Valid(body) {
-			e.Body = json.RawMessage(body)
-		} else {
-			e.Body, _ = json.Marshal(string(body))
-		}
-	}
-	line, err := json.Marshal(e)
-	if err != nil {
-		return
-	}
-	_, _ = s.logFile.Write(append(line, '\n'))
-}
-
 // statusWriter remembers the status written.
 type statusWriter struct {
 	http.ResponseWriter
@@ -359,7 +302,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var seg []string
 	for p := range strings.SplitSeq(strings.Trim(rest, "/"), "/") {
-		u, err := pathUnescape(p)
+		u, err := url.PathUnescape(p)
 		if err != nil {
 			writeJSON(sw, http.StatusNotFound, apiError("Not Found"))
 			return
@@ -390,236 +333,4 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json; charset=utf-8")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
-}
-
-// Edit changes an issue as someone on github.com would, behind party's
-// back, and stamps its updated_at. Each change is KEY=VALUE:
-//
-//	title=T  body=B  state=open|closed  labels=a,b (replace; empty: none)
-//	+label=L  -label=L  milestone=N|TITLE|none  assignees=a,b  comment=TEXT
-//	mycomment=TEXT (a comment by the token's user, as party elsewhere with
-//	the same login writes; comment= is someone else's, "someone-on-github")
-//	deleted=true (the issue is gone: deleted or transferred, 404 from then on)
-func (s *Server) Edit(repoName string, number int, changes ...string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.edit(repoName, number, changes...)
-}
-
-// EditBeforeWrite is Edit done later: just before the next request that
-// writes (any method but GET) is answered, as a person's change landing
-// between party's read and its write. The issue must exist now; a failure
-// then is returned by Close.
-func (s *Server) EditBeforeWrite(repoName string, number int, changes ...string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, _, err := s.issueOf(repoName, number); err != nil {
-		return err
-	}
-	s.pending = append(s.pending, pendingEdit{repo: repoName, number: number, changes: changes})
-	return nil
-}
-
-// edit is Edit. s.mu is held.
-func (s *Server) edit(repoName string, number int, changes ...string) error {
-	r, is, err := s.issueOf(repoName, number)
-	if err != nil {
-		return err
-	}
-	if slices.Contains(changes, "deleted=true") {
-		delete(r.issues, number)
-		return nil
-	}
-	t := s.stamp()
-	for _, c := range changes {
-		k, v, ok := strings.Cut(c, "=")
-		if !ok {
-			return fmt.Errorf("fakegithub edit: %q is not KEY=VALUE", c)
-		}
-		switch k {
-		case "title":
-			is.Title = v
-		case "body":
-			is.Body = v
-		case "state":
-			if err := is.setState(v, "", t); err != nil {
-				return fmt.Errorf("fakegithub edit: %w", err)
-			}
-		case "labels":
-			is.Labels = nil
-			for l := range strings.SplitSeq(v, ",") {
-				if l = strings.TrimSpace(l); l != "" {
-					is.Labels = append(is.Labels, s.ensureLabel(r, l).Name)
-				}
-			}
-		case "+label":
-			if !is.hasLabel(v) {
-				is.Labels = append(is.Labels, s.ensureLabel(r, v).Name)
-			}
-		case "-label":
-			is.Labels = slices.DeleteFunc(is.Labels, func(l string) bool { return strings.EqualFold(l, v) })
-		case "milestone":
-			switch m := r.milestoneByTitle(v); {
-			case v == "none" || v == "":
-				is.Milestone = 0
-			case m != nil:
-				is.Milestone = m.Number
-			default:
-				n, ok := parseNumber(v)
-				if !ok || r.milestones[n] == nil {
-					return fmt.Errorf("fakegithub edit: no milestone %q in %s", v, repoName)
-				}
-				is.Milestone = n
-			}
-		case "assignees":
-			is.Assignees = nil
-			for a := range strings.SplitSeq(v, ",") {
-				if a = strings.TrimSpace(a); a != "" {
-					is.Assignees = append(is.Assignees, a)
-				}
-			}
-		case "comment":
-			r.comments = append(r.comments, &Comment{ID: s.newID(), NodeID: fmt.Sprintf("IC_fake%d", s.nextID),
-				Issue: is.Number, Body: v, User: "someone-on-github", Created: t, Updated: t})
-		case "mycomment":
-			r.comments = append(r.comments, &Comment{ID: s.newID(), NodeID: fmt.Sprintf("IC_fake%d", s.nextID),
-				Issue: is.Number, Body: v, User: s.opt.User, Created: t, Updated: t})
-		default:
-			return fmt.Errorf("fakegithub edit: unknown field %q (title, body, state, labels, +label, -label, milestone, assignees, comment, mycomment)", k)
-		}
-	}
-	is.Updated = t
-	return nil
-}
-
-// issueOf finds an issue. s.mu is held.
-func (s *Server) issueOf(repoName string, number int) (*repo, *Issue, error) {
-	owner, name, _ := strings.Cut(repoName, "/")
-	r := s.repo(owner, name)
-	if r == nil {
-		return nil, nil, fmt.Errorf("fakegithub: no repository %s", repoName)
-	}
-	is := r.issues[number]
-	if is == nil {
-		return nil, nil, fmt.Errorf("fakegithub: no issue %s#%d", repoName, number)
-	}
-	return r, is, nil
-}
-
-// Issue returns a copy of an issue.
-func (s *Server) Issue(repoName string, number int) (Issue, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	_, is, err := s.issueOf(repoName, number)
-	if err != nil {
-		return Issue{}, err
-	}
-	return is.clone(), nil
-}
-
-// Issues returns copies of a repository's issues, by number.
-func (s *Server) Issues(repoName string) []Issue {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	owner, name, _ := strings.Cut(repoName, "/")
-	r := s.repo(owner, name)
-	if r == nil {
-		return nil
-	}
-	var out []Issue
-	for _, is := range r.sortedIssues() {
-		out = append(out, is.clone())
-	}
-	return out
-}
-
-// Comments returns an issue's comments, oldest first.
-func (s *Server) Comments(repoName string, number int) []Comment {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	owner, name, _ := strings.Cut(repoName, "/")
-	r := s.repo(owner, name)
-	if r == nil {
-		return nil
-	}
-	var out []Comment
-	for _, c := range r.comments {
-		if c.Issue == number {
-			out = append(out, *c)
-		}
-	}
-	return out
-}
-
-// Labels returns a repository's labels, in creation order.
-func (s *Server) Labels(repoName string) []Label {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	owner, name, _ := strings.Cut(repoName, "/")
-	r := s.repo(owner, name)
-	if r == nil {
-		return nil
-	}
-	var out []Label
-	for _, l := range r.labels {
-		out = append(out, *l)
-	}
-	return out
-}
-
-// Milestones returns a repository's milestones, by number.
-func (s *Server) Milestones(repoName string) []Milestone {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	owner, name, _ := strings.Cut(repoName, "/")
-	r := s.repo(owner, name)
-	if r == nil {
-		return nil
-	}
-	var out []Milestone
-	for _, m := range r.sortedMilestones() {
-		out = append(out, *m)
-	}
-	return out
-}
-
-// Describe writes a repository's contents as stable text, for scenario
-// oracles: labels with their colors, milestones, then each issue with its
-// state, labels (sorted), milestone, assignees and comments.
-func (s *Server) Describe(repoName string) string {
-	var b strings.Builder
-	for _, l := range s.Labels(repoName) {
-		fmt.Fprintf(&b, "label %s %s\n", l.Name, l.Color)
-	}
-	miles := map[int]string{}
-	for _, m := range s.Milestones(repoName) {
-		miles[m.Number] = m.Title
-		fmt.Fprintf(&b, "milestone %d %s %q\n", m.Number, m.State, m.Title)
-	}
-	for _, is := range s.Issues(repoName) {
-		b.WriteString(DescribeIssue(is, miles, s.Comments(repoName, is.Number)))
-	}
-	return b.String()
-}
-
-// DescribeIssue writes one issue as Describe does.
-func DescribeIssue(is Issue, milestones map[int]string, comments []Comment) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "issue #%d %s %q\n", is.Number, is.State, is.Title)
-	labels := slices.Clone(is.Labels)
-	slices.Sort(labels)
-	fmt.Fprintf(&b, "  labels: %s\n", strings.Join(labels, " "))
-	if is.Milestone != 0 {
-		fmt.Fprintf(&b, "  milestone: %s\n", milestones[is.Milestone])
-	}
-	if len(is.Assignees) > 0 {
-		fmt.Fprintf(&b, "  assignees: %s\n", strings.Join(is.Assignees, " "))
-	}
-	if is.Body != "" {
-		fmt.Fprintf(&b, "  body: %q\n", is.Body)
-	}
-	for _, c := range comments {
-		fmt.Fprintf(&b, "  comment by %s: %s\n", c.User, c.Body)
-	}
-	return b.String()
 }

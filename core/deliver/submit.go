@@ -1,0 +1,363 @@
+package deliver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/observe"
+)
+
+// submission is one pasted text on its way in.
+type submission struct {
+	d      *Deliverer
+	req    Request
+	text   string // as pasted
+	events bool   // the agent announces submissions in the event log
+	mark   int64  // the event log's end before the paste
+	res    *Result
+}
+
+func (s *submission) run(ctx context.Context) error {
+	p, pane := s.req.Profile, s.req.Pane
+	blind := len(p.Prompts) == 0 || s.req.Force
+	pasted := s.d.Clock.Now()
+	_, seen, err := s.showing(ctx, pasted)
+	if err != nil {
+		return err
+	}
+	if wait := p.Settle - s.d.Clock.Now().Sub(pasted); wait > 0 {
+		if err := s.d.Clock.Sleep(ctx, wait); err != nil {
+			return err
+		}
+	}
+	if !blind && !seen {
+		over := ""
+		if st, err := s.look(ctx); err == nil && st.Menu {
+			over = ", a completion menu open over what it shows"
+		}
+		return fmt.Errorf("send to %s: pasted, but the text never showed whole in its input box%s; Enter not pressed; last screen:\n%s\n%w", pane, over, tail(s.res.Screen), ErrUnconfirmed)
+	}
+	window := s.d.confirm()
+	if p.Confirm > 0 {
+		window = p.Confirm
+	}
+	var (
+		keys     []string
+		st       observe.State
+		lastBusy bool   // the last press queued: the agent was busy, and idle at none before
+		idleKey  bool   // a key was pressed while the agent was idle
+		stopped  string // why no further key was pressed
+		inferred bool   // the last press took it for busy on signs off its screen
+	)
+	for attempt := 0; attempt <= s.d.retries(); attempt++ {
+		// The key follows the screen of the moment: a busy agent may have
+		// finished since the last look (codex ignores Tab when idle), or
+		// turned busy (its Enter would steer).
+		if st, err = s.look(ctx); err != nil {
+			return err
+		}
+		if attempt == 0 && s.events && s.d.Announcing != nil && !blind {
+			if st, err = s.hooksQuiet(ctx, st); err != nil {
+				return err
+			}
+		}
+		if attempt == 0 && !blind && !(st.HasInput && p.Holds(st.Input, s.text)) {
+			// Seen a moment ago: a capture can catch the agent
+			// between clearing and redrawing its box. Look again.
+			if st, _, err = s.showing(ctx, s.d.Clock.Now()); err != nil {
+				return err
+			}
+		}
+		if attempt == 0 && !blind && st.Menu {
+			if st, err = s.menuOver(ctx, st); err != nil {
+				return err
+			}
+		}
+		if attempt > 0 || !blind {
+			// Only into our own text, in an idle box with nothing over it.
+			if st, err = s.steady(ctx, st); err != nil {
+				return err
+			}
+			if !s.pressable(st) {
+				stopped = unpressed(p, st, s.text)
+				break
+			}
+		}
+		if attempt > 0 && s.d.Announcing != nil && s.d.Announcing(st.Pane) {
+			// A hook of the agent runs (the last Enter is being taken, or
+			// an earlier turn's hook ends): watch, pressing nothing, and
+			// look at the box afresh once it is over.
+			var ok bool
+			if st, ok, err = s.hooked(ctx, st, window); err != nil {
+				return err
+			} else if ok {
+				s.taken(lastBusy)
+				return nil
+			}
+			if s.d.Announcing(st.Pane) {
+				stopped = "a hook of the agent still ran"
+				break
+			}
+			if !s.pressable(st) {
+				stopped = unpressed(p, st, s.text)
+				break
+			}
+		}
+		busy := st.Busy
+		switch {
+		case busy:
+		case inferred:
+			// The queue key a busy sign off the screen asked for was
+			// not taken: the agent is idle (a rollout a crash left
+			// mid-turn says otherwise), and Enter submits.
+			inferred = false
+		case p.Queueing(st.Screen) || p.TurnStarting(st.Screen):
+			// Codex takes the next queued message as a turn ends, a
+			// moment before its screen or rollout says it works: the
+			// queue key then queues ours, Enter would steer that turn.
+			busy, inferred = true, true
+		case s.d.Working != nil && s.d.Working(p.Kind, st.Pane):
+			busy, inferred = true, true
+		}
+		if inferred {
+			st.Busy, s.res.WasBusy = true, true
+		}
+		// A turn that starts after a key pressed while the agent was
+		// idle is most likely that key's (codex records it in its rollout
+		// before a loaded machine draws it): a later key then finds the
+		// agent busy, but the text went as a submission, not queued.
+		if !busy {
+			idleKey = true
+		}
+		lastBusy = busy && !idleKey
+		key := "Enter"
+		if busy && p.QueueKey != "" {
+			key = p.QueueKey
+		}
+		if attempt == 0 {
+			s.d.step("check")
+		}
+		if err := s.d.Mux.SendKey(ctx, pane, key); err != nil {
+			return fmt.Errorf("send to %s: press %s: %w", pane, key, err)
+		}
+		if attempt == 0 {
+			s.d.step("enter")
+		}
+		s.res.Enters++
+		keys = append(keys, key)
+		var ok bool
+		st, ok, err = s.watch(ctx, st, window)
+		if err != nil {
+			return err
+		}
+		if ok {
+			s.taken(lastBusy)
+			return nil
+		}
+		if blind {
+			break // never a second Enter into what we cannot see
+		}
+		window *= 2
+	}
+	if len(keys) > 0 && !blind {
+		// The text left the box some other way, or the agent is slow to
+		// say so: watch once more, pressing nothing.
+		var ok bool
+		if st, ok, err = s.watch(ctx, st, window); err != nil {
+			return err
+		} else if ok {
+			s.taken(lastBusy)
+			return nil
+		}
+	}
+	s.res.Outcome = Unconfirmed
+	s.res.Screen = st.Screen
+	pressed := "nothing: " + unpressed(p, st, s.text)
+	if len(keys) > 0 {
+		pressed = strings.Join(keys, ", ")
+		if stopped != "" {
+			pressed += ", then no more keys: " + stopped
+		}
+	}
+	if !blind && st.Menu && st.HasInput && p.HoldsAll(st.Input, s.text) {
+		// Our text under a menu that came back after Enter: no Enter
+		// goes into it, and it is not left there to merge with the next.
+		return fmt.Errorf("send to %s: pressed %s; a completion menu is open over the text, %s; last screen:\n%s\n%w", pane, pressed, s.takeBack(ctx), tail(st.Screen), ErrUnconfirmed)
+	}
+	return fmt.Errorf("send to %s: pressed %s; last screen:\n%s\n%w", pane, pressed, tail(st.Screen), ErrUnconfirmed)
+}
+
+// taken records that the agent took the text: submitted, or queued when
+// it was busy.
+func (s *submission) taken(busy bool) {
+	s.res.Outcome = Submitted
+	if busy {
+		s.res.Outcome = Queued
+	}
+}
+
+// unpressed says why no key was pressed into a pasted text, from the last
+// state seen.
+func unpressed(p agent.Profile, st observe.State, text string) string {
+	switch {
+	case st.Dialog != "":
+		return fmt.Sprintf("%q is on screen over the text", st.Dialog)
+	case st.Menu:
+		return "a completion menu is open over the text"
+	case !st.HasInput:
+		return "the input box is not on screen"
+	case !p.Holds(st.Input, text):
+		return "the box no longer held the text"
+	}
+	return "the agent was not idle"
+}
+
+// showWindow is how long a paste may take to show in the input box: a
+// loaded machine and gemini's placeholder (drawn 0.5-1 s after a long
+// paste) take their time.
+const showWindow = 5 * time.Second
+
+// showing waits, up to showWindow after since, for the input box to show
+// the pasted text (or its placeholder), and returns the last state seen.
+func (s *submission) showing(ctx context.Context, since time.Time) (observe.State, bool, error) {
+	p := s.req.Profile
+	deadline := since.Add(showWindow)
+	for {
+		st, err := s.look(ctx)
+		if err != nil {
+			return st, false, err
+		}
+		if len(p.Prompts) == 0 || s.req.Force {
+			return st, false, nil
+		}
+		if st.HasInput && p.Holds(st.Input, s.text) {
+			return st, true, nil
+		}
+		if st.HasInput && typedBefore(p, st.Input, s.text) {
+			// Someone typed into the box between the last look and
+			// the paste: take ours back off its end, leave theirs.
+			if s.untangle(ctx, st) {
+				return st, false, fmt.Errorf("send to %s: someone typed into the input box as the text was pasted; the text was taken back, theirs left as it was: %w", s.req.Pane, ErrInputBusy)
+			}
+			return st, false, fmt.Errorf("send to %s: someone typed into the input box as the text was pasted, and the text could not be taken back; Enter not pressed: %w", s.req.Pane, ErrInputBusy)
+		}
+		if st.Dialog != "" {
+			return st, false, fmt.Errorf("send to %s: %q opened over the pasted text; Enter not pressed: %w", s.req.Pane, st.Dialog, ErrDialog)
+		}
+		// A completion menu over part of the text is not the end: gemini
+		// under load reads a paste in pieces and draws the menu of the
+		// first. The whole text is waited for; the menu is dealt with
+		// then (menuOver).
+
+		if !s.d.Clock.Now().Before(deadline) {
+			return st, false, nil
+		}
+		if err := s.d.Clock.Sleep(ctx, s.d.poll()); err != nil {
+			return st, false, err
+		}
+	}
+}
+
+// hookWait is how long an agent that runs its submit hook is watched for
+// the submission it announces, pressing nothing (Deliverer.Announcing).
+const hookWait = 10 * time.Second
+
+// hookQuiet is how long no hook of the agent must have run before the
+// first Enter, looked at every hookLook.
+const (
+	hookQuiet = 120 * time.Millisecond
+	hookLook  = 40 * time.Millisecond
+)
+
+// hooksQuiet waits, pressing nothing, while a turn of the agent ends
+// (at most hookWait), and looks at the pane afresh: until no hook of the
+// agent has run for hookQuiet, and no queued message waits for an agent
+// that is no longer busy. As a turn ends the real Claude runs its Stop
+// hook, then takes its queue (a UserPromptSubmit hook for each message):
+// an Enter read in between made it run that text at once and keep it
+// queued as well (the model got it two or three times), or drop another
+// queued text (never sent): real_claude_concurrent, 6 of 40 beside two
+// CPU hogs. An idle agent running no hook, with nothing queued, has no
+// turn ending: it is not waited for.
+func (s *submission) hooksQuiet(ctx context.Context, st observe.State) (observe.State, error) {
+	p := s.req.Profile
+	ending := func(st observe.State) bool { return !st.Busy && p.Queueing(st.Screen) }
+	if !st.Busy && !ending(st) && !s.d.Announcing(st.Pane) {
+		return st, nil
+	}
+	deadline := s.d.Clock.Now().Add(hookWait)
+	var quiet time.Time // since when no hook ran; zero while one runs
+	for {
+		now := s.d.Clock.Now()
+		switch {
+		case s.d.Announcing(st.Pane):
+			quiet = time.Time{}
+		case quiet.IsZero():
+			quiet = now
+		}
+		if !now.Before(deadline) {
+			return s.look(ctx)
+		}
+		if !quiet.IsZero() && now.Sub(quiet) >= hookQuiet {
+			next, err := s.look(ctx)
+			if err != nil || !ending(next) {
+				return next, err
+			}
+			st = next
+		}
+		if err := s.d.Clock.Sleep(ctx, hookLook); err != nil {
+			return st, err
+		}
+	}
+}
+
+// pressable reports whether st shows our text in the input box with no
+// dialog or menu over it: the only state a key goes into.
+func (s *submission) pressable(st observe.State) bool {
+	return st.Dialog == "" && !st.Menu && st.HasInput && s.req.Profile.Holds(st.Input, s.text)
+}
+
+// steadyLooks is how many more looks decide that a state no key may go
+// into is the agent's, not a redraw caught half way.
+const steadyLooks = 2
+
+// steady returns st when a key may go into it, else looks again up to
+// steadyLooks times: a capture can catch the agent mid-redraw (gemini
+// under load drew its box and footer twice over), and one such look
+// would end the retries with the text still in the box, never submitted.
+func (s *submission) steady(ctx context.Context, st observe.State) (observe.State, error) {
+	for range steadyLooks {
+		if s.pressable(st) {
+			return st, nil
+		}
+		if err := s.d.Clock.Sleep(ctx, s.d.poll()); err != nil {
+			return st, err
+		}
+		var err error
+		if st, err = s.look(ctx); err != nil {
+			return st, err
+		}
+	}
+	return st, nil
+}
+
+// look reads the pane once.
+func (s *submission) look(ctx context.Context) (observe.State, error) {
+	pane, screen, err := s.d.Mux.Inspect(ctx, s.req.Pane)
+	if err != nil {
+		return observe.State{}, fmt.Errorf("send to %s: %w", s.req.Pane, err)
+	}
+	st := observe.Read(s.req.Profile, pane, screen)
+	s.res.Screen = screen
+	return st, nil
+}
+
+// tail is the bottom of a screen, for errors: the input box and what is
+// just above it.
+func tail(screen string) string {
+	lines := strings.Split(strings.TrimRight(screen, "\n "), "\n")
+	return strings.Join(lines[max(0, len(lines)-15):], "\n")
+}
