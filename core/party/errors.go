@@ -6,6 +6,7 @@ import (
 	"os/exec"
 
 	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/iterm"
@@ -84,6 +85,7 @@ var codes = []struct {
 	{session.ErrExists, "SESSION_EXISTS", ExitError},
 	{session.ErrNoTeam, "NOT_FOUND", ExitNotFound},
 	{ErrNotifierRunning, "CONFLICT", ExitConflict},
+	{daemon.ErrRunning, "CONFLICT", ExitConflict},
 	{iterm.ErrViewTaken, "SESSION_EXISTS", ExitError},
 	{session.ErrUnresolved, "SESSION_UNRESOLVED", ExitUsage},
 	{session.ErrAgentMissing, "AGENT_MISSING", ExitUsage},

@@ -14,9 +14,9 @@ import (
 
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/mux"
-	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/supervise"
@@ -360,10 +360,10 @@ func SupervisorEvents(ctx context.Context, env *Env, follow bool, emit func(supe
 // SupervisorProc says whether the supervisor of a session runs, and why
 // not when it failed.
 type SupervisorProc struct {
-	review.Proc
-	// State is running, starting (its babysitter runs, it does not yet),
-	// restarting (its babysitter starts it again after a failure), failed
-	// (its babysitter gave up) or stopped.
+	daemon.Proc
+	// State is running, starting (its keeper runs, it does not yet),
+	// restarting (its keeper starts it again after a failure), failed
+	// (its keeper gave up) or stopped.
 	State  string `json:"state"`
 	Dir    string `json:"dir"`
 	Socket string `json:"socket"`
@@ -425,7 +425,7 @@ const apiAddrFile = "api.addr"
 func supervisorProc(env *Env, stateDir string) SupervisorProc {
 	sock, _ := apiSocket(env, stateDir)
 	dir := SupervisorDir(stateDir)
-	p := SupervisorProc{Proc: review.Running(dir), Dir: dir, Socket: sock, State: SupervisorStopped}
+	p := SupervisorProc{Proc: daemon.Running(dir), Dir: dir, Socket: sock, State: SupervisorStopped}
 	d, known := readDaemon(dir)
 	switch {
 	case p.Running:
@@ -437,10 +437,10 @@ func supervisorProc(env *Env, stateDir string) SupervisorProc {
 		p.State, p.Error, p.Since = SupervisorFailed, d.Error, d.At
 	case known && d.State == DaemonFailed:
 		p.State, p.Error, p.Since = SupervisorFailed, d.Error, d.At
-		if p.Supervised {
+		if p.Kept {
 			p.State = SupervisorRestarting
 		}
-	case p.Supervised:
+	case p.Kept:
 		p.State = SupervisorStarting
 	}
 	if b, err := os.ReadFile(filepath.Join(dir, apiAddrFile)); err == nil && p.Running {
@@ -460,11 +460,7 @@ func SupervisorStatus(ctx context.Context, env *Env) (SupervisorProc, error) {
 	return p, p.Down()
 }
 
-// SupervisorWindow is the hidden window of a session where the supervisor
-// runs.
-const SupervisorWindow = "party-supervise"
-
-// StartSupervisor runs "party supervise daemon" in a hidden window of the
+// StartSupervisor runs "party supervise keep" in a hidden window of the
 // session, so that it lives and dies with the session, and waits until it
 // serves or fails (startSupervisorIn); ErrRunning when it runs already.
 // It returns the supervisor's state with the error.
@@ -495,18 +491,18 @@ func startSupervisorIn(ctx context.Context, d session.Deps, name, stateDir strin
 	if err := state.MkdirPrivate(dir); err != nil {
 		return err
 	}
-	if p := review.Running(dir); p.Running || p.Supervised {
+	if daemon.Running(dir).Up() {
 		return fmt.Errorf("the supervisor of this session: %w", supervise.ErrRunning)
 	}
 	if err := os.Remove(filepath.Join(dir, daemonFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	argv := []string{d.Exe, "--session", name, "supervise", "daemon"}
+	argv := []string{d.Exe, "--session", name, "supervise", "keep"}
 	if opts.Listen != "" {
 		argv = append(argv, "--listen", opts.Listen)
 	}
 	started := time.Now()
-	if err := session.StartHidden(ctx, d, name, stateDir, SupervisorWindow, argv); err != nil {
+	if err := session.StartHidden(ctx, d, name, stateDir, daemon.SupervisorWindow, argv); err != nil {
 		return err
 	}
 	if err := awaitServing(ctx, d.Clock, dir); err != nil || opts.Listen == "" {
@@ -526,7 +522,7 @@ func awaitListener(ctx context.Context, clk clock.Clock, dir string, started tim
 			return nil
 		}
 		if !clk.Now().Before(deadline) {
-			return fmt.Errorf("the supervisor started but serves no TCP listener after %s (its log: %s)", listenWait, filepath.Join(dir, review.LogFile))
+			return fmt.Errorf("the supervisor started but serves no TCP listener after %s (its log: %s)", listenWait, filepath.Join(dir, daemon.LogFile))
 		}
 		if err := clk.Sleep(ctx, 20*time.Millisecond); err != nil {
 			return err
@@ -543,7 +539,7 @@ func StopSupervisor(ctx context.Context, env *Env) (SupervisorProc, error) {
 	if err != nil {
 		return SupervisorProc{}, err
 	}
-	if err := review.Stop(ctx, env.Clock, SupervisorDir(stateDir)); err != nil {
+	if err := daemon.Stop(ctx, env.Clock, SupervisorDir(stateDir)); err != nil {
 		return SupervisorProc{}, err
 	}
 	return supervisorProc(env, stateDir), nil
@@ -572,21 +568,21 @@ func KeepSupervisor(ctx context.Context, env *Env, stdout io.Writer, opts RunOpt
 	if opts.Listen != "" {
 		argv = append(argv, "--listen", opts.Listen)
 	}
-	s := &review.Supervisor{Dir: dir, Clock: env.Clock, Logf: review.Logger(env.Clock, env.Stderr, dir),
-		Start: review.Program(argv, env.Environ, stdout, env.Stderr), MaxCrashes: crashLimit, CrashWindow: crashWindow,
+	k := &daemon.Keeper{Dir: dir, Name: "supervisor", Clock: env.Clock, Logf: daemon.Logger(env.Clock, env.Stderr, dir),
+		Start: daemon.Program(argv, env.Environ, stdout, env.Stderr), MaxCrashes: crashLimit, CrashWindow: crashWindow,
 		GiveUp: func(err error) error { return gaveUp(env, dir, err) },
 		Served: func(pid int) bool {
 			d, ok := readDaemon(dir)
 			return ok && d.State == DaemonServing && d.PID == pid
 		}}
-	err = s.Run(ctx)
-	if errors.Is(err, review.ErrRunning) {
+	err = k.Run(ctx)
+	if errors.Is(err, daemon.ErrRunning) {
 		return fmt.Errorf("the supervisor of this session: %w", supervise.ErrRunning)
 	}
 	return err
 }
 
-// gaveUp records that the babysitter of the supervisor in dir gave up
+// gaveUp records that the keeper of the supervisor in dir gave up
 // after a crash loop (err), with the last run's reason, and returns that
 // reason.
 func gaveUp(env *Env, dir string, err error) error {
@@ -620,7 +616,7 @@ func RunSupervisor(ctx context.Context, env *Env, opts RunOptions) error {
 	dir := SupervisorDir(stateDir)
 	err = runSupervisor(ctx, env, opts, func(sock string) {
 		if werr := writeDaemon(dir, DaemonState{State: DaemonServing, PID: os.Getpid(), At: env.Clock.Now().UTC(), Socket: sock}); werr != nil {
-			review.Logger(env.Clock, env.Stderr, dir)("daemon file: %v", werr)
+			daemon.Logger(env.Clock, env.Stderr, dir)("daemon file: %v", werr)
 		}
 	})
 	if err != nil && ctx.Err() == nil && !errors.Is(err, supervise.ErrRunning) {
@@ -628,7 +624,7 @@ func RunSupervisor(ctx context.Context, env *Env, opts RunOptions) error {
 		if werr := writeDaemon(dir, d); werr != nil {
 			return fmt.Errorf("%w (and its state: %w)", err, werr)
 		}
-		review.Logger(env.Clock, env.Stderr, dir)("supervisor failed: %v", err)
+		daemon.Logger(env.Clock, env.Stderr, dir)("supervisor failed: %v", err)
 	}
 	return err
 }
@@ -646,15 +642,15 @@ func runSupervisor(ctx context.Context, env *Env, opts RunOptions, serving func(
 		return err
 	}
 	dir := SupervisorDir(s.StateDir)
-	release, err := state.Hold(ctx, env.Clock, filepath.Join(dir, review.CoordinatorLock))
-	if errors.Is(err, state.ErrHeld) {
+	release, err := daemon.Hold(ctx, env.Clock, dir)
+	if errors.Is(err, daemon.ErrRunning) {
 		return fmt.Errorf("the supervisor of this session: %w", supervise.ErrRunning)
 	}
 	if err != nil {
 		return err
 	}
 	defer release()
-	logf := review.Logger(env.Clock, env.Stderr, dir)
+	logf := daemon.Logger(env.Clock, env.Stderr, dir)
 	info, err := env.Tmux.SessionInfo(ctx, s.Session)
 	if err != nil {
 		return err

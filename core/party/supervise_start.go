@@ -10,14 +10,14 @@ import (
 	"time"
 
 	"github.com/partyhq/party/core/clock"
-	"github.com/partyhq/party/core/review"
+	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/state"
 )
 
 // How a supervisor's start ends, and how status says why it is down: the
 // supervisor process (party supervise run) writes its daemon file when it
 // serves its API, and when it fails, with the failure's code and message;
-// the babysitter (party supervise daemon) writes it when it gives up after
+// its keeper (party supervise keep) writes it when it gives up after
 // a crash loop. party supervise start (and party start --supervise) waits
 // until the file says serving or gave up.
 
@@ -28,15 +28,15 @@ const daemonFile = "daemon.json"
 const (
 	// DaemonServing: it serves its API.
 	DaemonServing = "serving"
-	// DaemonFailed: a run failed (Error); its babysitter starts it again.
+	// DaemonFailed: a run failed (Error); its keeper starts it again.
 	DaemonFailed = "failed"
-	// DaemonGaveUp: its babysitter gave up after a crash loop; Error is the
+	// DaemonGaveUp: its keeper gave up after a crash loop; Error is the
 	// last run's failure.
 	DaemonGaveUp = "gave_up"
 )
 
 // crashLimit runs that fail within crashWindow, none of them after it
-// served, make the babysitter give up.
+// served, make the keeper give up.
 const (
 	crashLimit  = 3
 	crashWindow = time.Minute
@@ -68,7 +68,7 @@ var ErrSupervisorFailed = errors.New("the supervisor failed")
 type SupervisorFailedError struct {
 	Code    string
 	Message string
-	GaveUp  bool // its babysitter gave up
+	GaveUp  bool // its keeper gave up
 	Log     string
 }
 
@@ -127,41 +127,41 @@ func writeDaemon(dir string, d DaemonState) error {
 // failure is d's error as a *SupervisorFailedError.
 func (d DaemonState) failure(dir string) *SupervisorFailedError {
 	e := &SupervisorFailedError{Code: "ERROR", Message: "no reason given", GaveUp: d.State == DaemonGaveUp,
-		Log: filepath.Join(dir, review.LogFile)}
+		Log: filepath.Join(dir, daemon.LogFile)}
 	if d.Error != nil {
 		e.Code, e.Message = d.Error.Code, d.Error.Message
 	}
 	return e
 }
 
-// awaitServing waits until the supervisor of dir serves (nil) or its babysitter gave up (*SupervisorFailedError), at most
+// awaitServing waits until the supervisor of dir serves (nil) or its keeper gave up (*SupervisorFailedError), at most
 // startWait. The start removed the file of an earlier run.
 func awaitServing(ctx context.Context, clk clock.Clock, dir string) error {
 	seen := false
 	for deadline := clk.Now().Add(startWait); ; {
 		if d, ok := readDaemon(dir); ok {
-			// Serving says the run of that pid: a run the babysitter
+			// Serving says the run of that pid: a run the keeper
 			// started anew holds the lock before it serves.
-			switch p := review.Running(dir); {
+			switch p := daemon.Running(dir); {
 			case d.State == DaemonServing && p.Running && p.PID == d.PID:
 				return nil
 			case d.State == DaemonGaveUp:
 				return d.failure(dir)
 			}
 		}
-		if p := review.Running(dir); p.Running || p.Supervised {
+		if daemon.Running(dir).Up() {
 			seen = true
 		} else if seen {
-			// It ran and both it and its babysitter are gone without a
+			// It ran and both it and its keeper are gone without a
 			// word of giving up: killed, or its window closed.
 			if d, ok := readDaemon(dir); ok && (d.State == DaemonFailed || d.State == DaemonGaveUp) {
 				return d.failure(dir)
 			}
-			return fmt.Errorf("%w: it and its babysitter exited (its log: %s)", ErrSupervisorFailed, filepath.Join(dir, review.LogFile))
+			return fmt.Errorf("%w: it and its keeper exited (its log: %s)", ErrSupervisorFailed, filepath.Join(dir, daemon.LogFile))
 		}
 		if !clk.Now().Before(deadline) {
 			return fmt.Errorf("the supervisor neither serves nor failed %s after the start (its log: %s): %w",
-				startWait, filepath.Join(dir, review.LogFile), context.DeadlineExceeded)
+				startWait, filepath.Join(dir, daemon.LogFile), context.DeadlineExceeded)
 		}
 		if err := clk.Sleep(ctx, 20*time.Millisecond); err != nil {
 			return err

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/partyhq/party/core/clock"
-	"github.com/partyhq/party/core/review"
+	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/state"
 )
 
@@ -37,7 +37,7 @@ func TestSupervisorProcStates(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		daemon    *DaemonState
-		babysit   bool // the babysitter's lock is held
+		kept      bool // the keeper's lock is held
 		wantState string
 		wantDown  bool
 	}{
@@ -46,7 +46,7 @@ func TestSupervisorProcStates(t *testing.T) {
 		{"a run failed, restarted", &DaemonState{State: DaemonFailed, Error: &ErrorInfo{Code: "STORE_CORRUPT", Message: "bad"}}, true, SupervisorRestarting, true},
 		{"a run failed, nothing restarts it", &DaemonState{State: DaemonFailed, Error: &ErrorInfo{Code: "STORE_CORRUPT", Message: "bad"}}, false, SupervisorFailed, true},
 		{"given up", &DaemonState{State: DaemonGaveUp, Error: &ErrorInfo{Code: "STORE_CORRUPT", Message: "bad"}}, false, SupervisorFailed, true},
-		{"babysitter before its first run", nil, true, SupervisorStarting, false},
+		{"keeper before its first run", nil, true, SupervisorStarting, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stateDir := t.TempDir()
@@ -55,8 +55,8 @@ func TestSupervisorProcStates(t *testing.T) {
 			if tc.daemon != nil {
 				require.NoError(t, writeDaemon(dir, *tc.daemon))
 			}
-			if tc.babysit {
-				release, err := state.Hold(context.Background(), clock.Real{}, filepath.Join(dir, review.SupervisorLock))
+			if tc.kept {
+				release, err := state.Hold(context.Background(), clock.Real{}, filepath.Join(dir, daemon.KeeperLock))
 				require.NoError(t, err)
 				defer release()
 			}
