@@ -16,6 +16,14 @@ import (
 // that crashed.
 const RestartDelay = 2 * time.Second
 
+// CrashLimit crashes within CrashWindow are the crash loop after which
+// the keepers that have a bound (the supervisor's, the notifier's) give
+// up (Keeper.MaxCrashes, Keeper.CrashWindow).
+const (
+	CrashLimit  = 3
+	CrashWindow = time.Minute
+)
+
 // Child is one run of a daemon's process, as its keeper sees it.
 type Child interface {
 	Pid() int

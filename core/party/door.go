@@ -82,7 +82,7 @@ func viaDoorOr[T any](ctx context.Context, env *Env, f func(*door) (T, error), r
 // as the door's caller.
 func fromRecords[T any](ctx context.Context, d *door, f func(*supervise.Ops, supervise.Caller) (T, error)) (T, error) {
 	var zero T
-	st, err := supervise.OpenRecords(filepath.Join(SupervisorDir(d.stateDir), supervise.StoreFile))
+	st, err := supervise.OpenRecords(filepath.Join(supervise.Dir(d.stateDir), supervise.StoreFile))
 	if errors.Is(err, supervise.ErrNotFound) {
 		return zero, fmt.Errorf("%w, and none ever ran in this session: %s", supervise.ErrNotRunning, howToStart)
 	}
@@ -104,11 +104,11 @@ const howToStart = "start it with party supervise start (or party start --superv
 // awaitSupervisor waits until the supervisor serves, when its keeper
 // runs; ErrNotRunning, with how to start it, when nothing runs it.
 func (d *door) awaitSupervisor(ctx context.Context) error {
-	dir := SupervisorDir(d.stateDir)
+	dir := supervise.Dir(d.stateDir)
 	if !daemon.Running(dir).Up() {
 		return fmt.Errorf("%w: %s", supervise.ErrNotRunning, howToStart)
 	}
-	if err := awaitServing(ctx, d.env.Clock, dir); err != nil {
+	if err := supervise.AwaitServing(ctx, d.env.Clock, dir); err != nil {
 		return err
 	}
 	return d.connect()

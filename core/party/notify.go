@@ -77,7 +77,7 @@ func startNotifierIn(ctx context.Context, d session.Deps, name, stateDir string)
 
 // KeepNotifier runs "party notify watch" of the session the Env picks
 // until it exits cleanly, restarting it when it crashes (daemon.Keeper),
-// and gives up after crashLimit crashes within crashWindow; the runs write
+// and gives up after daemon.CrashLimit crashes within daemon.CrashWindow; the runs write
 // to stdout and stderr.
 func KeepNotifier(ctx context.Context, env *Env, stdout io.Writer) error {
 	sc, err := session.OpenParty(ctx, env.Tmux, env.Pick())
@@ -94,7 +94,7 @@ func KeepNotifier(ctx context.Context, env *Env, stdout io.Writer) error {
 	}
 	k := &daemon.Keeper{Dir: dir, Name: "notifier", Clock: env.Clock, Logf: daemon.Logger(env.Clock, env.Stderr, dir),
 		Start:      daemon.Program([]string{exe, "--session", sc.Session, "notify", "watch"}, env.Environ, stdout, env.Stderr),
-		MaxCrashes: crashLimit, CrashWindow: crashWindow}
+		MaxCrashes: daemon.CrashLimit, CrashWindow: daemon.CrashWindow}
 	err = k.Run(ctx)
 	if errors.Is(err, daemon.ErrRunning) {
 		return fmt.Errorf("session %s: %w", sc.Session, ErrNotifierRunning)
