@@ -595,7 +595,7 @@ func supervisorParts(ctx context.Context, env *Env, logf func(string, ...any)) (
 	if err := supervise.CheckWorkspace(cfg.Supervise.Workspaces, rec.Cwd, ErrUsage); err != nil {
 		return parts, err
 	}
-	s.Ops.StopPane = stopPane(env)
+	s.Ops.StopPane = panes.StopPane(env.Tmux, env.Clock)
 	if parts.Socket, err = supervise.SocketPath(env.Getenv, s.StateDir); err != nil {
 		return parts, err
 	}
@@ -617,44 +617,11 @@ func supervisorParts(ctx context.Context, env *Env, logf func(string, ...any)) (
 		Classify:  func(err error) string { code, _ := Classify(err); return code }}
 	parts.Ops = s.Ops
 	parts.Loop = &supervise.Loop{Store: s.Store, Clock: env.Clock, Policy: s.Policy, Limits: s.Limits,
-		Effects: fx, Wake: w.C, Changed: watchPanes(ctx, env, s.Session, logf), Logf: logf, Redact: redact,
+		Effects: fx, Wake: w.C, Changed: panes.Watch(ctx, env.Tmux, s.Session, logf), Logf: logf, Redact: redact,
 		ScanEvery: cfg.Supervise.ScanEvery, StallAfter: cfg.Supervise.StallAfter, Keep: cfg.Supervise.Keep, Recovery: supervise.RecoveryPolicy{RestartAfter: cfg.Supervise.RestartAfter,
 			NotAgentGrace: cfg.Supervise.NotAgent, MaxRestarts: cfg.Supervise.MaxRestarts, RestartWindow: 15 * time.Minute,
 			StaleAfter: cfg.Supervise.StaleAfter}}
 	return parts, nil
-}
-
-// watchPanes is tmux telling of changes to the session's panes: a
-// control client subscribed to every pane's death (tmux checks it every
-// second) and told of windows and layouts that change. Nil when no
-// control client could attach: then the loop's scans alone see them.
-func watchPanes(ctx context.Context, env *Env, session string, logf func(string, ...any)) <-chan struct{} {
-	cc, err := env.Tmux.Control(ctx, session, false)
-	if err != nil {
-		logf("no tmux control client (%v): panes are looked at every scan only", err)
-		return nil
-	}
-	if _, err := cc.Command(ctx, "refresh-client", "-B", "party-panes:%*:#{pane_dead}-#{pane_pid}"); err != nil {
-		logf("tmux subscription: %v", err)
-	}
-	changed := make(chan struct{}, 1)
-	go func() { // ends with ctx or the control client
-		defer cc.Close()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-cc.Done():
-				return
-			case <-cc.Notifications():
-				select {
-				case changed <- struct{}{}:
-				default:
-				}
-			}
-		}
-	}()
-	return changed
 }
 
 // RuntimeStopOptions are the inputs of StopRuntime.
@@ -671,46 +638,4 @@ type RuntimeStopOptions struct {
 // TARGET_NOT_FOUND.
 func StopRuntime(ctx context.Context, env *Env, opts RuntimeStopOptions) (supervise.Runtime, error) {
 	return viaDoor(ctx, env, func(d *door) (supervise.Runtime, error) { return d.Stop(ctx, opts.Role, opts.Grace) })
-}
-
-// stopPane ends the agent of a stopping runtime (supervise.Ops.StopPane):
-// C-c, a second at half the grace, the pane killed once the agent exited
-// or after grace (zero: 5 s).
-func stopPane(env *Env) func(ctx context.Context, rt supervise.Runtime, grace time.Duration) (string, error) {
-	return func(ctx context.Context, rt supervise.Runtime, grace time.Duration) (string, error) {
-		if grace == 0 {
-			grace = 5 * time.Second
-		}
-		// The agents ask for a second C-c to quit when idle (Claude, Codex
-		// and Gemini alike): the second comes at half the grace.
-		how := "exited on C-c"
-		if err := env.Tmux.SendKey(ctx, rt.Pane, "C-c"); err == nil {
-			start := env.Clock.Now()
-			again := true
-			for {
-				p, err := env.Tmux.Pane(ctx, rt.Pane)
-				if err != nil || p.Dead || p.Role != rt.Role {
-					break
-				}
-				waited := env.Clock.Now().Sub(start)
-				if waited >= grace {
-					how = fmt.Sprintf("still running %s after C-c: pane killed", grace)
-					break
-				}
-				if again && waited >= min(grace/2, time.Second) {
-					again = false
-					_ = env.Tmux.SendKey(ctx, rt.Pane, "C-c")
-				}
-				if err := env.Clock.Sleep(ctx, 100*time.Millisecond); err != nil {
-					return how, err
-				}
-			}
-		}
-		if p, err := env.Tmux.Pane(ctx, rt.Pane); err == nil && p.Role == rt.Role {
-			if err := env.Tmux.KillPane(ctx, rt.Pane); err != nil {
-				return how, err
-			}
-		}
-		return how, nil
-	}
 }
