@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/mux"
@@ -157,8 +158,8 @@ func (sf *sessionFeed) changed(key string, paths ...string) bool {
 func (sf *sessionFeed) supervisor(ctx context.Context) (*Supervisor, bool) {
 	dir := sf.feed.SupervisorDir(sf.info.StateDir)
 	path := filepath.Join(dir, supervise.StoreFile)
-	running := review.Running(dir).Running
-	if !sf.changed("supervisor", path, path+"-wal", filepath.Join(dir, review.CoordinatorLock)) {
+	running := daemon.Running(dir).Running
+	if !sf.changed("supervisor", append([]string{path, path + "-wal"}, daemon.LockPaths(dir)...)...) {
 		return nil, false
 	}
 	// Through the supervisor's API while it runs; else its records as the
@@ -206,7 +207,7 @@ func (sf *sessionFeed) supervisor(ctx context.Context) (*Supervisor, bool) {
 // review reads the coordinator's state when it changed.
 func (sf *sessionFeed) review() (*Review, bool) {
 	dir := review.Dir(sf.info.StateDir)
-	if !sf.changed("review", filepath.Join(dir, review.StateFile), filepath.Join(dir, review.CoordinatorLock)) {
+	if !sf.changed("review", append([]string{filepath.Join(dir, review.StateFile)}, daemon.LockPaths(dir)...)...) {
 		return nil, false
 	}
 	s, err := review.Load(dir)
@@ -214,7 +215,7 @@ func (sf *sessionFeed) review() (*Review, bool) {
 		return nil, true
 	}
 	r := &Review{State: s.State.String(), Phase: string(s.Phase), Since: s.Since, Iteration: s.Iteration,
-		MaxIterations: s.MaxIterations, Reviews: s.Reviews, Note: s.Note, Running: review.Running(dir).Running}
+		MaxIterations: s.MaxIterations, Reviews: s.Reviews, Note: s.Note, Running: daemon.Running(dir).Running}
 	for _, k := range review.Kinds {
 		_, present := s.Evidence[k]
 		r.Evidence = append(r.Evidence, Evidence{Kind: string(k), Present: present, Fresh: s.Fresh(k)})

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/state"
 )
@@ -57,7 +58,7 @@ func (d *Demo) review(ctx context.Context) (*review.Status, error) {
 	dir := review.Dir(stateDir)
 	// Stopped before the server goes, so that it writes nothing into the
 	// demo's directory while that is removed.
-	defer func() { _ = review.Stop(context.WithoutCancel(ctx), d.Clock, dir) }()
+	defer func() { _ = daemon.Stop(context.WithoutCancel(ctx), d.Clock, dir) }()
 	panes, err := WaitAgents(ctx, d.Mux, d.Clock, ReviewSession)
 	if err != nil {
 		return nil, err
@@ -85,7 +86,7 @@ func (d *Demo) review(ctx context.Context) (*review.Status, error) {
 	}
 	fmt.Fprintf(d.Log, "   party status:\n")
 	var out strings.Builder
-	if err := review.Watch(ctx, d.Clock, dir, 0, func(s review.Status, p review.Proc, now time.Time) { review.WriteStatus(&out, s, p, now) }); err != nil {
+	if err := review.Watch(ctx, d.Clock, dir, 0, func(s review.Status, p daemon.Proc, now time.Time) { review.WriteStatus(&out, s, p, now) }); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(d.Log, "   | %s\n", strings.ReplaceAll(strings.TrimRight(out.String(), "\n"), "\n", "\n   | "))

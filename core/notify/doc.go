@@ -26,12 +26,13 @@
 // where it was and tells nothing twice (it may lose the one it was
 // telling).
 //
-// Notifier is the daemon (party notify watch) over one session: New
+// Notifier is the daemon (party notify watch, a core/daemon that its
+// keeper, party notify keep, restarts after a crash) over one session: New
 // builds it from the configuration (the gate's Policy, the Sinks), Load
 // resumes its saved Watch from its directory (Dir), Pass reads what the
 // sources have new, decides, saves and tells, and writes each decision
 // (Told) to LogFile; Run passes whenever it is woken and at least once a
 // second until its context ends. core/party opens the session, takes
-// LockFile and gives it the supervisor's API (AuditLog), the panes' roles
-// and the wake-ups.
+// the daemon's lock of Dir (daemon.Hold) and gives it the supervisor's API
+// (AuditLog), the panes' roles and the wake-ups.
 package notify

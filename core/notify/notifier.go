@@ -18,17 +18,16 @@ import (
 
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/supervise"
 )
 
-// The notifier's files in its directory (Dir).
+// The notifier's files in its directory (Dir), besides a daemon's
+// (daemon.LockFile, daemon.KeeperLock, daemon.LogFile).
 const (
-	// LockFile is held by the session's one notifier while it runs; it
-	// holds that process's pid.
-	LockFile  = "notify.lock"
 	stateFile = "state.json"
 	// LogFile lists, a JSON line each, every event the notifier decided
 	// on: the verdict and what each sink did.
@@ -48,11 +47,11 @@ type Status struct {
 
 // Running says whether the notifier of session, whose state dir is
 // stateDir, runs: whether its lock is held (a process that holds it is
-// alive), and by which pid.
+// alive), and by which pid (daemon.Running).
 func Running(session, stateDir string) Status {
 	dir := Dir(stateDir)
-	pid, held := state.Holder(filepath.Join(dir, LockFile))
-	return Status{Session: session, Running: held, PID: pid, Dir: dir}
+	p := daemon.Running(dir)
+	return Status{Session: session, Running: p.Running, PID: p.PID, Dir: dir}
 }
 
 // New is the notifier of session, whose state dir is stateDir, as cfg

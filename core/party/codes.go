@@ -75,7 +75,7 @@ var codeMeanings = map[string]string{
 	"NO_SUPERVISOR":       "the session's supervisor does not run",
 	"INTERRUPTED":         "interrupted (Ctrl-C, SIGTERM)",
 	"UNSAFE_RUNTIME_DIR":  "the runtime dir (sockets) is a symlink, not yours, or open to others",
-	"SUPERVISOR_FAILED":   "the supervisor could not start, or its babysitter gave up after a crash loop (`party supervise status` says why)",
+	"SUPERVISOR_FAILED":   "the supervisor could not start, or its keeper gave up after a crash loop (`party supervise status` says why)",
 	"ERROR":               "any other error",
 }
 

@@ -7,6 +7,7 @@ import (
 
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/session"
 )
@@ -36,7 +37,7 @@ type CoordinatorProcess struct {
 // was started in, and a dead agent is respawned as Start launched it.
 func (p CoordinatorProcess) Serve(ctx context.Context) error {
 	dir := review.Dir(p.StateDir)
-	logf := review.Logger(p.Clock, p.Log, dir)
+	logf := daemon.Logger(p.Clock, p.Log, dir)
 	r := p.Config
 	c := &review.Coordinator{Dir: dir, Clock: p.Clock, Logf: logf,
 		Config: review.Config{Implementer: r.Implementer, Reviewer: r.Reviewer, Base: r.Base,

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/launch"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/session"
@@ -43,10 +44,10 @@ func TestStartCoordinator(t *testing.T) {
 			// waiting for it after 5 s of the bubble's virtual time.
 			require.NoError(t, startCoordinator(context.Background(), d, "team", dir, 4))
 
-			assert.Equal(t, []string{"team " + session.CoordinatorWindow}, ft.windows)
-			spec, err := launch.Read(filepath.Join(dir, "launch", session.CoordinatorWindow+".json"))
+			assert.Equal(t, []string{"team " + daemon.CoordinatorWindow}, ft.windows)
+			spec, err := launch.Read(filepath.Join(dir, "launch", daemon.CoordinatorWindow+".json"))
 			require.NoError(t, err)
-			assert.Equal(t, []string{d.Exe, "--session", "team", "coordinator", "supervise"}, spec.Argv)
+			assert.Equal(t, []string{d.Exe, "--session", "team", "coordinator", "keep"}, spec.Argv)
 			assert.Equal(t, []string{"PARTY_SESSION=team", "PATH=/bin", "PARTY_X=1", "PARTY_STATE_DIR=" + dir}, spec.Env)
 			s, err := review.Load(review.Dir(dir))
 			require.NoError(t, err)
@@ -58,7 +59,7 @@ func TestStartCoordinator(t *testing.T) {
 		ft := &windowTmux{}
 		dir := t.TempDir()
 		require.NoError(t, state.MkdirPrivate(review.Dir(dir)))
-		release, err := state.Hold(context.Background(), clock.Real{}, filepath.Join(review.Dir(dir), review.CoordinatorLock))
+		release, err := state.Hold(context.Background(), clock.Real{}, filepath.Join(review.Dir(dir), daemon.LockFile))
 		require.NoError(t, err)
 		defer release()
 		err = startCoordinator(context.Background(), deps(ft), "team", dir, 3)

@@ -92,7 +92,7 @@ func dashFeed(env *Env) (dash.Feed, error) {
 		Tmux: env.Tmux, Clock: env.Clock, Getenv: env.Getenv,
 		Sessions:         func(ctx context.Context) ([]tmux.SessionInfo, error) { return dashSessions(ctx, env) },
 		Profile:          func(p mux.Pane) agent.Profile { return talk.Profile(cfg, p) },
-		SupervisorDir:    SupervisorDir,
+		SupervisorDir:    supervise.Dir,
 		SupervisorClient: func(stateDir string) (*supervise.Client, error) { return operatorClient(env, stateDir) },
 		Tasks:            func(ctx context.Context, cwd string) (task.Store, error) { return dashTasks(ctx, env, cwd) },
 	}, nil

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/partyhq/party/core/review"
+	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/supervise"
 )
 
@@ -48,7 +48,7 @@ func (d *door) connect() error {
 }
 
 // viaDoor runs f through the session's supervisor API. A call that finds
-// no supervisor while its babysitter is restarting it waits until it
+// no supervisor while its keeper is restarting it waits until it
 // serves (at most startWait) and is made once more: nothing of it reached
 // a supervisor (ErrNotRunning is a dial that failed), so nothing doubles.
 func viaDoor[T any](ctx context.Context, env *Env, f func(*door) (T, error)) (T, error) {
@@ -82,7 +82,7 @@ func viaDoorOr[T any](ctx context.Context, env *Env, f func(*door) (T, error), r
 // as the door's caller.
 func fromRecords[T any](ctx context.Context, d *door, f func(*supervise.Ops, supervise.Caller) (T, error)) (T, error) {
 	var zero T
-	st, err := supervise.OpenRecords(filepath.Join(SupervisorDir(d.stateDir), supervise.StoreFile))
+	st, err := supervise.OpenRecords(filepath.Join(supervise.Dir(d.stateDir), supervise.StoreFile))
 	if errors.Is(err, supervise.ErrNotFound) {
 		return zero, fmt.Errorf("%w, and none ever ran in this session: %s", supervise.ErrNotRunning, howToStart)
 	}
@@ -101,14 +101,14 @@ func fromRecords[T any](ctx context.Context, d *door, f func(*supervise.Ops, sup
 // howToStart says how to start a supervisor that does not run.
 const howToStart = "start it with party supervise start (or party start --supervise)"
 
-// awaitSupervisor waits until the supervisor serves, when its babysitter
+// awaitSupervisor waits until the supervisor serves, when its keeper
 // runs; ErrNotRunning, with how to start it, when nothing runs it.
 func (d *door) awaitSupervisor(ctx context.Context) error {
-	dir := SupervisorDir(d.stateDir)
-	if p := review.Running(dir); !p.Supervised && !p.Running {
+	dir := supervise.Dir(d.stateDir)
+	if !daemon.Running(dir).Up() {
 		return fmt.Errorf("%w: %s", supervise.ErrNotRunning, howToStart)
 	}
-	if err := awaitServing(ctx, d.env.Clock, dir); err != nil {
+	if err := supervise.AwaitServing(ctx, d.env.Clock, dir); err != nil {
 		return err
 	}
 	return d.connect()
@@ -116,7 +116,7 @@ func (d *door) awaitSupervisor(ctx context.Context) error {
 
 // longPoll calls f, which waits up to the time it is given for something
 // to happen, until it says done or timeout has passed. A supervisor that
-// went away meanwhile (killed, restarted by its babysitter) is waited for
+// went away meanwhile (killed, restarted by its keeper) is waited for
 // and asked again: what f waits for is kept in the store.
 func (d *door) longPoll(ctx context.Context, timeout time.Duration, f func(wait time.Duration) (done bool, err error)) error {
 	deadline := d.env.Clock.Now().Add(timeout)

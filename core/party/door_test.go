@@ -49,8 +49,8 @@ func newDoorRig(t *testing.T) doorRig {
 	// It serves on a socket of its own environment's runtime dir, not
 	// the commands': they take it from its daemon file.
 	sock := filepath.Join(run, "elsewhere.sock")
-	require.NoError(t, os.MkdirAll(SupervisorDir(stateDir), 0o700))
-	require.NoError(t, writeDaemon(SupervisorDir(stateDir), DaemonState{State: DaemonServing, PID: os.Getpid(), At: time.Now(), Socket: sock}))
+	require.NoError(t, os.MkdirAll(supervise.Dir(stateDir), 0o700))
+	require.NoError(t, supervise.WriteProc(supervise.Dir(stateDir), supervise.ProcState{State: supervise.ProcServing, PID: os.Getpid(), At: time.Now(), Socket: sock}))
 	ln, err := supervise.ListenUnix(sock)
 	require.NoError(t, err)
 	sctx, cancel := context.WithCancel(ctx)
@@ -110,7 +110,7 @@ func TestCommandsGoThroughTheDoor(t *testing.T) {
 	_, err = r.store.Runtime(ctx, "claude")
 	assert.ErrorIs(t, err, supervise.ErrNotFound, "deregistered by the supervisor")
 
-	_, err = os.Stat(filepath.Join(SupervisorDir(r.stateDir), supervise.StoreFile))
+	_, err = os.Stat(filepath.Join(supervise.Dir(r.stateDir), supervise.StoreFile))
 	assert.ErrorIs(t, err, os.ErrNotExist, "no command opened the session's store")
 }
 
@@ -237,7 +237,7 @@ func TestNoSupervisor(t *testing.T) {
 	_, err = TriggerList(ctx, env, TriggerListOptions{})
 	require.ErrorIs(t, err, supervise.ErrNotRunning, "no records either")
 
-	st, err := supervise.Open(filepath.Join(SupervisorDir(stateDir), supervise.StoreFile))
+	st, err := supervise.Open(filepath.Join(supervise.Dir(stateDir), supervise.StoreFile))
 	require.NoError(t, err)
 	ops := &supervise.Ops{Store: st, Clock: clock.Real{}, Policy: supervise.DefaultPolicy, Limits: supervise.DefaultLimits,
 		Managed: func(context.Context, string) (bool, error) { return true, nil }}

@@ -6,6 +6,7 @@ import (
 	"os/exec"
 
 	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/iterm"
@@ -84,6 +85,7 @@ var codes = []struct {
 	{session.ErrExists, "SESSION_EXISTS", ExitError},
 	{session.ErrNoTeam, "NOT_FOUND", ExitNotFound},
 	{ErrNotifierRunning, "CONFLICT", ExitConflict},
+	{daemon.ErrRunning, "CONFLICT", ExitConflict},
 	{iterm.ErrViewTaken, "SESSION_EXISTS", ExitError},
 	{session.ErrUnresolved, "SESSION_UNRESOLVED", ExitUsage},
 	{session.ErrAgentMissing, "AGENT_MISSING", ExitUsage},
@@ -131,7 +133,9 @@ var classExits = map[supervise.Class]int{
 }
 
 // Classify returns the stable code and the exit status of err: a failed
-// trigger's are its class's.
+// trigger's are its class's; a supervisor down for a reason
+// (*supervise.DownError) has that reason's code and status, when the
+// table has it.
 func Classify(err error) (string, int) {
 	var failed *supervise.FailedError
 	if errors.As(err, &failed) {
@@ -139,6 +143,14 @@ func Classify(err error) (string, int) {
 			return string(failed.Class), exit
 		}
 		return string(failed.Class), ExitError
+	}
+	var down *supervise.DownError
+	if errors.As(err, &down) {
+		for _, c := range codes {
+			if c.code == down.Code {
+				return c.code, c.exit
+			}
+		}
 	}
 	for _, c := range codes {
 		if errors.Is(err, c.err) {

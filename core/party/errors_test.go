@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
+	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/roles"
@@ -38,7 +39,7 @@ func TestExitCodes(t *testing.T) {
 		{fmt.Errorf("gh: %w: %w", exec.ErrNotFound, task.ErrUnavailable), "STORE_UNAVAILABLE", 1},
 		{fmt.Errorf("x: %w", &task.ConflictError{ID: "1"}), "CONFLICT", 5},
 		{fmt.Errorf("start: %w", review.ErrRunning), "CONFLICT", 5},
-		{fmt.Errorf("stop: %w", &review.StopTimeoutError{PID: 7}), "CONFLICT", 5},
+		{fmt.Errorf("stop: %w", &daemon.StopTimeoutError{PID: 7}), "CONFLICT", 5},
 		{fmt.Errorf("list sessions: %w", tmux.ErrSocket), "USAGE", 2},
 		{fmt.Errorf("relay role executor: %w", &deliver.NotAgentError{Pane: "%2", Kind: "shell", Why: "shell"}), "NOT_AN_AGENT", 2},
 		{context.Canceled, "INTERRUPTED", 130},

@@ -4,13 +4,10 @@ import (
 	"context"
 	"os"
 
+	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/iterm"
 	"github.com/partyhq/party/core/session"
 )
-
-// BackgroundWindows are the windows party runs its helpers in, which an
-// iTerm2 client must not open as tabs (iterm.View leaves them out).
-var BackgroundWindows = []string{session.CoordinatorWindow, session.SwitchboardWindow, SupervisorWindow, NotifyWindow, "party-record"}
 
 // AttachOptions are the inputs of Attach.
 type AttachOptions struct {
@@ -44,7 +41,7 @@ func PlanAttach(ctx context.Context, env *Env, opts AttachOptions) (AttachPlan, 
 	}
 	plan := AttachPlan{Session: name, Choice: iterm.Wanted(env.Getenv, opts.Raw, cfg.ITerm.ControlMode)}
 	if plan.Control {
-		if plan.View, err = iterm.View(ctx, env.Tmux, name, BackgroundWindows); err != nil {
+		if plan.View, err = iterm.View(ctx, env.Tmux, name, daemon.Background); err != nil {
 			return plan, err
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/partyhq/party/core/blocks"
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/dash"
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/launch"
@@ -145,7 +146,7 @@ type (
 	ReviewEventKind   = review.EventKind
 	ReviewPhase       = review.Phase
 	ReviewState       = review.Status
-	ReviewProc        = review.Proc
+	ReviewProc        = daemon.Proc
 	ReviewEvidenceRow = review.EvidenceRow
 )
 

@@ -5,18 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
+	"os"
 	"time"
 
+	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/notify"
 	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
 )
-
-// NotifyWindow is the hidden window of a session where its notifier (party
-// notify watch) runs.
-const NotifyWindow = "party-notify"
 
 // ErrNotifierRunning is a notifier started for a session that has one.
 var ErrNotifierRunning = errors.New("the notifier runs already")
@@ -55,34 +52,58 @@ func StartNotifier(ctx context.Context, env *Env) (NotifyStatus, error) {
 	return notify.Running(sc.Session, sc.Info.StateDir), nil
 }
 
-// startNotifierIn runs party notify watch in the session's hidden window
-// NotifyWindow and waits, up to 5 s, until it holds its lock.
+// startNotifierIn runs party notify keep (KeepNotifier) in the session's
+// hidden window daemon.NotifierWindow and waits, up to 5 s, until the
+// notifier holds its lock (daemon.Start).
 func startNotifierIn(ctx context.Context, d session.Deps, name, stateDir string) error {
 	dir := notify.Dir(stateDir)
 	if err := state.MkdirPrivate(dir); err != nil {
 		return err
 	}
-	lock := filepath.Join(dir, notify.LockFile)
-	if _, held := state.Holder(lock); held {
+	running, err := daemon.Start(ctx, d.Clock, dir, func() error {
+		return session.StartHidden(ctx, d, name, stateDir, daemon.NotifierWindow, []string{d.Exe, "--session", name, "notify", "keep"})
+	})
+	if errors.Is(err, daemon.ErrRunning) {
 		return fmt.Errorf("session %s: %w", name, ErrNotifierRunning)
 	}
-	if err := session.StartHidden(ctx, d, name, stateDir, NotifyWindow, []string{d.Exe, "--session", name, "notify", "watch"}); err != nil {
+	if err != nil {
 		return err
 	}
-	for i := 0; i < 250; i++ {
-		if _, held := state.Holder(lock); held {
-			return nil
-		}
-		if err := d.Clock.Sleep(ctx, 20*time.Millisecond); err != nil {
-			return err
-		}
+	if !running {
+		d.Warn(fmt.Sprintf("the notifier of %s has not started after 5s; see its window %s", name, daemon.NotifierWindow))
 	}
-	d.Warn(fmt.Sprintf("the notifier of %s has not started after 5s; see its window %s", name, NotifyWindow))
 	return nil
 }
 
+// KeepNotifier runs "party notify watch" of the session the Env picks
+// until it exits cleanly, restarting it when it crashes (daemon.Keeper),
+// and gives up after daemon.CrashLimit crashes within daemon.CrashWindow; the runs write
+// to stdout and stderr.
+func KeepNotifier(ctx context.Context, env *Env, stdout io.Writer) error {
+	sc, err := session.OpenParty(ctx, env.Tmux, env.Pick())
+	if err != nil {
+		return err
+	}
+	exe, err := env.Executable()
+	if err != nil {
+		return err
+	}
+	dir := notify.Dir(sc.Info.StateDir)
+	if err := state.MkdirPrivate(dir); err != nil {
+		return err
+	}
+	k := &daemon.Keeper{Dir: dir, Name: "notifier", Clock: env.Clock, Logf: daemon.Logger(env.Clock, env.Stderr, dir),
+		Start:      daemon.Program([]string{exe, "--session", sc.Session, "notify", "watch"}, env.Environ, stdout, env.Stderr),
+		MaxCrashes: daemon.CrashLimit, CrashWindow: daemon.CrashWindow}
+	err = k.Run(ctx)
+	if errors.Is(err, daemon.ErrRunning) {
+		return fmt.Errorf("session %s: %w", sc.Session, ErrNotifierRunning)
+	}
+	return err
+}
+
 // NotifyWatch is the notifier of the session the Env picks: it holds the
-// session's notifier lock (ErrNotifierRunning when another process does),
+// session's notifier lock (daemon.Hold; ErrNotifierRunning when another process does),
 // resumes from its saved state and, until ctx ends, reads the session's
 // sources whenever a hook wakes it and at least once a second, and tells
 // what passes the gate (notify.Notifier). Each decision is written to log
@@ -103,14 +124,17 @@ func NotifyWatch(ctx context.Context, env *Env, log io.Writer) error {
 	if err := state.MkdirPrivate(n.Dir); err != nil {
 		return err
 	}
-	release, err := state.Hold(ctx, env.Clock, filepath.Join(n.Dir, notify.LockFile))
-	if errors.Is(err, state.ErrHeld) {
+	release, err := daemon.Hold(ctx, env.Clock, n.Dir)
+	if errors.Is(err, daemon.ErrRunning) {
 		return fmt.Errorf("session %s: %w", sc.Session, ErrNotifierRunning)
 	}
 	if err != nil {
 		return err
 	}
 	defer release()
+	logf := daemon.Logger(env.Clock, env.Stderr, n.Dir)
+	logf("notifier started (pid %d), state dir %s", os.Getpid(), n.Dir)
+	defer logf("notifier stopped")
 	n.Since = env.Clock.Now().Add(-time.Minute) // what happened before it ran is history
 	n.Roles = func(ctx context.Context) map[string]string {
 		sc, err := session.Open(ctx, env.Tmux, session.Pick{Name: sc.Session, Getenv: env.Getenv})

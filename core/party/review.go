@@ -3,12 +3,14 @@ package party
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"time"
 
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/review"
@@ -94,7 +96,7 @@ type StatusOptions struct {
 
 // Status shows the review coordinator's status, its process and the time
 // with show: once, or with Watch every second (review.Watch).
-func Status(ctx context.Context, env *Env, opts StatusOptions, show func(review.Status, review.Proc, time.Time)) error {
+func Status(ctx context.Context, env *Env, opts StatusOptions, show func(review.Status, daemon.Proc, time.Time)) error {
 	dir, err := ReviewDir(ctx, env)
 	if err != nil {
 		return err
@@ -110,13 +112,13 @@ func Status(ctx context.Context, env *Env, opts StatusOptions, show func(review.
 // whether its process runs, and the state it saved.
 type Coordinator struct {
 	Dir    string
-	Proc   review.Proc
+	Proc   daemon.Proc
 	Status review.Status
 }
 
 // coordinatorIn reads the coordinator of the review directory dir.
 func coordinatorIn(dir string) (Coordinator, error) {
-	c := Coordinator{Dir: dir, Proc: review.Running(dir)}
+	c := Coordinator{Dir: dir, Proc: daemon.Running(dir)}
 	var err error
 	c.Status, err = review.Load(dir)
 	return c, err
@@ -143,14 +145,14 @@ func StartCoordinator(ctx context.Context, env *Env) (Coordinator, error) {
 	return coordinatorIn(review.Dir(sc.Info.StateDir))
 }
 
-// StopCoordinator stops the review coordinator (review.Stop), keeping its
+// StopCoordinator stops the review coordinator (daemon.Stop), keeping its
 // state, and returns it.
 func StopCoordinator(ctx context.Context, env *Env) (Coordinator, error) {
 	dir, err := ReviewDir(ctx, env)
 	if err != nil {
 		return Coordinator{}, err
 	}
-	if err := review.Stop(ctx, env.Clock, dir); err != nil {
+	if err := daemon.Stop(ctx, env.Clock, dir); err != nil {
 		return Coordinator{}, err
 	}
 	return coordinatorIn(dir)
@@ -205,10 +207,10 @@ func RunCoordinator(ctx context.Context, env *Env) error {
 	return p.Serve(ctx)
 }
 
-// SuperviseCoordinator runs "party coordinator run" of the session until
-// it exits cleanly, restarting it when it crashes (review.Supervisor); the
+// KeepCoordinator runs "party coordinator run" of the session until
+// it exits cleanly, restarting it when it crashes (daemon.Keeper); the
 // runs write to stdout and stderr.
-func SuperviseCoordinator(ctx context.Context, env *Env, stdout io.Writer) error {
+func KeepCoordinator(ctx context.Context, env *Env, stdout io.Writer) error {
 	dir, err := ReviewDir(ctx, env)
 	if err != nil {
 		return err
@@ -217,9 +219,13 @@ func SuperviseCoordinator(ctx context.Context, env *Env, stdout io.Writer) error
 	if err != nil {
 		return err
 	}
-	s := &review.Supervisor{Dir: dir, Clock: env.Clock, Logf: review.Logger(env.Clock, env.Stderr, dir),
-		Start: review.Program(coordinatorArgv(exe, env.Session), env.Environ, stdout, env.Stderr)}
-	return s.Run(ctx)
+	k := &daemon.Keeper{Dir: dir, Name: "coordinator", Clock: env.Clock, Logf: daemon.Logger(env.Clock, env.Stderr, dir),
+		Start: daemon.Program(coordinatorArgv(exe, env.Session), env.Environ, stdout, env.Stderr)}
+	err = k.Run(ctx)
+	if errors.Is(err, daemon.ErrRunning) {
+		return fmt.Errorf("%w: %w", review.ErrRunning, err)
+	}
+	return err
 }
 
 // coordinatorArgv is the command line of the coordinator process of
@@ -285,18 +291,18 @@ func allowReviewCommands(getenv func(string) string, root, stateDir string, pane
 }
 
 // startCoordinator initializes the review state of the session (if new)
-// and runs "party coordinator supervise" in its hidden window, so that the
+// and runs "party coordinator keep" in its hidden window, so that the
 // coordinator lives and dies with the session (review.Start: ErrRunning
 // when it runs already). It is session.Deps.Coordinator.
 func startCoordinator(ctx context.Context, d session.Deps, name, stateDir string, maxIterations int) error {
 	return review.Start(ctx, d.Clock, review.Dir(stateDir), maxIterations, func() error {
-		return session.StartHidden(ctx, d, name, stateDir, session.CoordinatorWindow, coordinatorSupervisorArgv(d.Exe, name))
+		return session.StartHidden(ctx, d, name, stateDir, daemon.CoordinatorWindow, coordinatorKeeperArgv(d.Exe, name))
 	})
 }
 
-// coordinatorSupervisorArgv is what the coordinator's window runs in
-// session name: party coordinator supervise, which runs the coordinator
+// coordinatorKeeperArgv is what the coordinator's window runs in
+// session name: party coordinator keep, which runs the coordinator
 // (coordinatorArgv) and restarts it after a crash.
-func coordinatorSupervisorArgv(exe, name string) []string {
-	return []string{exe, "--session", name, "coordinator", "supervise"}
+func coordinatorKeeperArgv(exe, name string) []string {
+	return []string{exe, "--session", name, "coordinator", "keep"}
 }

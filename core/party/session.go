@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/partyhq/party/core/review"
+	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/supervise"
 )
 
 // Start starts a session with the configuration of the working directory
@@ -98,7 +99,7 @@ func Stop(ctx context.Context, env *Env, name string) (string, error) {
 	// The supervisor first: it stops between two steps, its records kept,
 	// and takes its socket with it.
 	if info, err := env.Tmux.SessionInfo(ctx, name); err == nil && info.StateDir != "" {
-		if err := review.Stop(ctx, env.Clock, SupervisorDir(info.StateDir)); err != nil {
+		if err := daemon.Stop(ctx, env.Clock, supervise.Dir(info.StateDir)); err != nil {
 			env.Warnf("the supervisor of %s: %v", name, err)
 		}
 	}

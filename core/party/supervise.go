@@ -2,8 +2,6 @@ package party
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -12,41 +10,33 @@ import (
 	"strings"
 	"time"
 
-	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/mux"
-	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/supervise/panes"
 )
 
-// SupervisorDir is the supervisor's directory in a session's state dir:
-// its database, lock files and log.
-func SupervisorDir(stateDir string) string { return filepath.Join(stateDir, "supervise") }
+// ErrSupervisorFailed is a supervisor that could not start or gave up;
+// a *SupervisorFailedError carries its reason, and Classify gives it the
+// code and status of that reason.
+var ErrSupervisorFailed = supervise.ErrFailed
 
-// SupervisorSocket is the path of the supervisor's API socket for the
-// session whose state dir is stateDir: in the runtime dir, short enough
-// for a unix socket.
-func SupervisorSocket(getenv func(string) string, stateDir string) (string, error) {
-	base, err := state.RuntimeDir(getenv)
-	if err != nil {
-		return "", err
-	}
-	h := sha256.Sum256([]byte(stateDir))
-	return filepath.Join(base, "sv-"+hex.EncodeToString(h[:6])+".sock"), nil
-}
+// SupervisorFailedError is why a supervisor is down, as its process said
+// it (supervise.DownError).
+type SupervisorFailedError = supervise.DownError
 
 // apiSocket is the socket of the API of the supervisor of stateDir: the
 // one the serving supervisor recorded, else where this process's
-// environment puts it (SupervisorSocket).
+// environment puts it (supervise.SocketPath).
 func apiSocket(env *Env, stateDir string) (string, error) {
-	if d, ok := readDaemon(SupervisorDir(stateDir)); ok && d.State == DaemonServing && d.Socket != "" {
+	if d, ok := supervise.ReadProc(supervise.Dir(stateDir)); ok && d.State == supervise.ProcServing && d.Socket != "" {
 		return d.Socket, nil
 	}
-	return SupervisorSocket(env.Getenv, stateDir)
+	return supervise.SocketPath(env.Getenv, stateDir)
 }
 
 // supervisorScope is the session the supervisor commands act on: inside an
@@ -81,7 +71,7 @@ func recordedScope(ctx context.Context, env *Env, err error) (stateDir, name str
 	}
 	socket := env.Tmux.Socket.Resolve(env.Getenv)
 	hasStore := func(dir string) bool {
-		_, err := os.Stat(filepath.Join(SupervisorDir(dir), supervise.StoreFile))
+		_, err := os.Stat(filepath.Join(supervise.Dir(dir), supervise.StoreFile))
 		return err == nil
 	}
 	name = env.Session
@@ -143,7 +133,7 @@ func OpenSupervisor(ctx context.Context, env *Env) (*Supervisor, error) {
 	if err != nil {
 		return nil, err
 	}
-	dir := SupervisorDir(stateDir)
+	dir := supervise.Dir(stateDir)
 	if err := state.MkdirPrivate(dir); err != nil {
 		return nil, err
 	}
@@ -346,10 +336,10 @@ func SupervisorEvents(ctx context.Context, env *Env, follow bool, emit func(supe
 // SupervisorProc says whether the supervisor of a session runs, and why
 // not when it failed.
 type SupervisorProc struct {
-	review.Proc
-	// State is running, starting (its babysitter runs, it does not yet),
-	// restarting (its babysitter starts it again after a failure), failed
-	// (its babysitter gave up) or stopped.
+	daemon.Proc
+	// State is running, starting (its keeper runs, it does not yet),
+	// restarting (its keeper starts it again after a failure), failed
+	// (its keeper gave up) or stopped.
 	State  string `json:"state"`
 	Dir    string `json:"dir"`
 	Socket string `json:"socket"`
@@ -357,7 +347,7 @@ type SupervisorProc struct {
 	// --listen (its bearer token is in Dir, api.token).
 	TCP string `json:"tcp,omitempty"`
 	// Error is why it is down (restarting, failed): its last failure.
-	Error *ErrorInfo `json:"error,omitempty"`
+	Error *supervise.Failure `json:"error,omitempty"`
 	// Since is when it started serving or last failed.
 	Since time.Time `json:"since,omitzero"`
 }
@@ -398,38 +388,35 @@ func (p SupervisorProc) Down() error {
 	if p.State != SupervisorRestarting && p.State != SupervisorFailed {
 		return nil
 	}
-	d := DaemonState{State: DaemonFailed, Error: p.Error}
+	d := supervise.ProcState{State: supervise.ProcFailed, Error: p.Error}
 	if p.State == SupervisorFailed {
-		d.State = DaemonGaveUp
+		d.State = supervise.ProcGaveUp
 	}
-	return d.failure(p.Dir)
+	return d.Down(p.Dir)
 }
-
-// apiAddrFile holds the TCP address a running supervisor serves.
-const apiAddrFile = "api.addr"
 
 func supervisorProc(env *Env, stateDir string) SupervisorProc {
 	sock, _ := apiSocket(env, stateDir)
-	dir := SupervisorDir(stateDir)
-	p := SupervisorProc{Proc: review.Running(dir), Dir: dir, Socket: sock, State: SupervisorStopped}
-	d, known := readDaemon(dir)
+	dir := supervise.Dir(stateDir)
+	p := SupervisorProc{Proc: daemon.Running(dir), Dir: dir, Socket: sock, State: SupervisorStopped}
+	d, known := supervise.ReadProc(dir)
 	switch {
 	case p.Running:
 		p.State = SupervisorRunning
-		if known && d.State == DaemonServing {
+		if known && d.State == supervise.ProcServing {
 			p.Since = d.At
 		}
-	case known && d.State == DaemonGaveUp:
+	case known && d.State == supervise.ProcGaveUp:
 		p.State, p.Error, p.Since = SupervisorFailed, d.Error, d.At
-	case known && d.State == DaemonFailed:
+	case known && d.State == supervise.ProcFailed:
 		p.State, p.Error, p.Since = SupervisorFailed, d.Error, d.At
-		if p.Supervised {
+		if p.Kept {
 			p.State = SupervisorRestarting
 		}
-	case p.Supervised:
+	case p.Kept:
 		p.State = SupervisorStarting
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, apiAddrFile)); err == nil && p.Running {
+	if b, err := os.ReadFile(filepath.Join(dir, supervise.AddrFile)); err == nil && p.Running {
 		p.TCP = string(b)
 	}
 	return p
@@ -446,11 +433,7 @@ func SupervisorStatus(ctx context.Context, env *Env) (SupervisorProc, error) {
 	return p, p.Down()
 }
 
-// SupervisorWindow is the hidden window of a session where the supervisor
-// runs.
-const SupervisorWindow = "party-supervise"
-
-// StartSupervisor runs "party supervise daemon" in a hidden window of the
+// StartSupervisor runs "party supervise keep" in a hidden window of the
 // session, so that it lives and dies with the session, and waits until it
 // serves or fails (startSupervisorIn); ErrRunning when it runs already.
 // It returns the supervisor's state with the error.
@@ -477,51 +460,29 @@ func StartSupervisor(ctx context.Context, env *Env, opts RunOptions) (Supervisor
 // its TCP listener too) or fails: a supervisor that cannot start is its
 // reason (*SupervisorFailedError), never a start that says it started.
 func startSupervisorIn(ctx context.Context, d session.Deps, name, stateDir string, opts RunOptions) error {
-	dir := SupervisorDir(stateDir)
+	dir := supervise.Dir(stateDir)
 	if err := state.MkdirPrivate(dir); err != nil {
 		return err
 	}
-	if p := review.Running(dir); p.Running || p.Supervised {
+	if daemon.Running(dir).Up() {
 		return fmt.Errorf("the supervisor of this session: %w", supervise.ErrRunning)
 	}
-	if err := os.Remove(filepath.Join(dir, daemonFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
+	if err := os.Remove(filepath.Join(dir, supervise.ProcFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	argv := []string{d.Exe, "--session", name, "supervise", "daemon"}
+	argv := []string{d.Exe, "--session", name, "supervise", "keep"}
 	if opts.Listen != "" {
 		argv = append(argv, "--listen", opts.Listen)
 	}
 	started := time.Now()
-	if err := session.StartHidden(ctx, d, name, stateDir, SupervisorWindow, argv); err != nil {
+	if err := session.StartHidden(ctx, d, name, stateDir, daemon.SupervisorWindow, argv); err != nil {
 		return err
 	}
-	if err := awaitServing(ctx, d.Clock, dir); err != nil || opts.Listen == "" {
+	if err := supervise.AwaitServing(ctx, d.Clock, dir); err != nil || opts.Listen == "" {
 		return err
 	}
-	return awaitListener(ctx, d.Clock, dir, started)
+	return supervise.AwaitListener(ctx, d.Clock, dir, started)
 }
-
-// awaitListener waits until the supervisor started at started serves its
-// TCP listener (it writes api.addr once it does), so that the caller can
-// use it at once.
-func awaitListener(ctx context.Context, clk clock.Clock, dir string, started time.Time) error {
-	path := filepath.Join(dir, apiAddrFile)
-	for deadline := clk.Now().Add(listenWait); ; {
-		// A file from before the start is a killed supervisor's.
-		if fi, err := os.Stat(path); err == nil && !fi.ModTime().Before(started.Truncate(time.Second)) {
-			return nil
-		}
-		if !clk.Now().Before(deadline) {
-			return fmt.Errorf("the supervisor started but serves no TCP listener after %s (its log: %s)", listenWait, filepath.Join(dir, review.LogFile))
-		}
-		if err := clk.Sleep(ctx, 20*time.Millisecond); err != nil {
-			return err
-		}
-	}
-}
-
-// listenWait bounds awaitListener.
-const listenWait = 10 * time.Second
 
 // StopSupervisor stops the session's supervisor (its records stay).
 func StopSupervisor(ctx context.Context, env *Env) (SupervisorProc, error) {
@@ -529,15 +490,15 @@ func StopSupervisor(ctx context.Context, env *Env) (SupervisorProc, error) {
 	if err != nil {
 		return SupervisorProc{}, err
 	}
-	if err := review.Stop(ctx, env.Clock, SupervisorDir(stateDir)); err != nil {
+	if err := daemon.Stop(ctx, env.Clock, supervise.Dir(stateDir)); err != nil {
 		return SupervisorProc{}, err
 	}
 	return supervisorProc(env, stateDir), nil
 }
 
 // KeepSupervisor runs "party supervise run" of the session until it exits
-// cleanly, restarting it when it crashes; the runs write to stdout and
-// stderr.
+// cleanly, restarting it when it crashes (supervise.Process.Keep); the
+// runs write to stdout and stderr.
 func KeepSupervisor(ctx context.Context, env *Env, stdout io.Writer, opts RunOptions) error {
 	stateDir, name, err := supervisorScope(ctx, env)
 	if err != nil {
@@ -547,10 +508,6 @@ func KeepSupervisor(ctx context.Context, env *Env, stdout io.Writer, opts RunOpt
 	if err != nil {
 		return err
 	}
-	dir := SupervisorDir(stateDir)
-	if err := state.MkdirPrivate(dir); err != nil {
-		return err
-	}
 	argv := []string{exe, "supervise", "run"}
 	if name != "" {
 		argv = []string{exe, "--session", name, "supervise", "run"}
@@ -558,33 +515,8 @@ func KeepSupervisor(ctx context.Context, env *Env, stdout io.Writer, opts RunOpt
 	if opts.Listen != "" {
 		argv = append(argv, "--listen", opts.Listen)
 	}
-	s := &review.Supervisor{Dir: dir, Clock: env.Clock, Logf: review.Logger(env.Clock, env.Stderr, dir),
-		Start: review.Program(argv, env.Environ, stdout, env.Stderr), MaxCrashes: crashLimit, CrashWindow: crashWindow,
-		GiveUp: func(err error) error { return gaveUp(env, dir, err) },
-		Served: func(pid int) bool {
-			d, ok := readDaemon(dir)
-			return ok && d.State == DaemonServing && d.PID == pid
-		}}
-	err = s.Run(ctx)
-	if errors.Is(err, review.ErrRunning) {
-		return fmt.Errorf("the supervisor of this session: %w", supervise.ErrRunning)
-	}
-	return err
-}
-
-// gaveUp records that the babysitter of the supervisor in dir gave up
-// after a crash loop (err), with the last run's reason, and returns that
-// reason.
-func gaveUp(env *Env, dir string, err error) error {
-	d, ok := readDaemon(dir)
-	if !ok || d.State != DaemonFailed || d.Error == nil {
-		d = DaemonState{Error: &ErrorInfo{Code: "ERROR", Message: err.Error()}}
-	}
-	d.State, d.PID, d.At = DaemonGaveUp, os.Getpid(), env.Clock.Now().UTC()
-	if werr := writeDaemon(dir, d); werr != nil {
-		return fmt.Errorf("%w (and its state: %w)", err, werr)
-	}
-	return d.failure(dir)
+	p := &supervise.Process{Dir: supervise.Dir(stateDir), Clock: env.Clock, Stderr: env.Stderr}
+	return p.Keep(ctx, daemon.Program(argv, env.Environ, stdout, env.Stderr))
 }
 
 // RunOptions are the inputs of RunSupervisor.
@@ -594,198 +526,88 @@ type RunOptions struct {
 	Listen string
 }
 
-// RunSupervisor is the supervisor process of a session: it holds the
-// supervisor's lock, serves the API on its unix socket (and Listen), and
-// runs the loop until ctx ends. Its daemon file says when it serves, and
-// why it failed (not when another supervisor runs: that one's stays).
+// RunSupervisor is the supervisor process of a session
+// (supervise.Process.Run): it holds the supervisor's lock, serves the API
+// on its unix socket (and Listen), and runs the loop over the session's
+// panes (supervisorParts) until ctx ends.
 func RunSupervisor(ctx context.Context, env *Env, opts RunOptions) error {
 	stateDir, _, err := supervisorScope(ctx, env)
 	if err != nil {
 		return err
 	}
-	dir := SupervisorDir(stateDir)
-	err = runSupervisor(ctx, env, opts, func(sock string) {
-		if werr := writeDaemon(dir, DaemonState{State: DaemonServing, PID: os.Getpid(), At: env.Clock.Now().UTC(), Socket: sock}); werr != nil {
-			review.Logger(env.Clock, env.Stderr, dir)("daemon file: %v", werr)
-		}
+	p := &supervise.Process{Dir: supervise.Dir(stateDir), Clock: env.Clock, Stderr: env.Stderr, Listen: opts.Listen,
+		Classify: func(err error) string { code, _ := Classify(err); return code }}
+	return p.Run(ctx, func(ctx context.Context, logf func(string, ...any)) (supervise.Parts, error) {
+		return supervisorParts(ctx, env, logf)
 	})
-	if err != nil && ctx.Err() == nil && !errors.Is(err, supervise.ErrRunning) {
-		d := DaemonState{State: DaemonFailed, PID: os.Getpid(), At: env.Clock.Now().UTC(), Error: ErrorOf(err)}
-		if werr := writeDaemon(dir, d); werr != nil {
-			return fmt.Errorf("%w (and its state: %w)", err, werr)
-		}
-		review.Logger(env.Clock, env.Stderr, dir)("supervisor failed: %v", err)
-	}
-	return err
 }
 
-// runSupervisor is RunSupervisor; serving is called with the API's socket
-// once it serves.
-func runSupervisor(ctx context.Context, env *Env, opts RunOptions, serving func(socket string)) error {
+// supervisorParts are what the supervisor of the session runs: its store
+// and operations, and its loop over the session's panes (panes.Effects),
+// woken by the session's wake-ups and tmux's news of its panes.
+func supervisorParts(ctx context.Context, env *Env, logf func(string, ...any)) (parts supervise.Parts, err error) {
 	s, err := OpenSupervisor(ctx, env)
 	if err != nil {
-		return err
+		return parts, err
 	}
-	defer s.Close()
+	var closers []func()
+	parts.Close = func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	closers = append(closers, func() { _ = s.Close() })
+	defer func() {
+		if err != nil {
+			parts.Close()
+		}
+	}()
 	cfg, err := env.Config()
 	if err != nil {
-		return err
+		return parts, err
 	}
-	dir := SupervisorDir(s.StateDir)
-	release, err := state.Hold(ctx, env.Clock, filepath.Join(dir, review.CoordinatorLock))
-	if errors.Is(err, state.ErrHeld) {
-		return fmt.Errorf("the supervisor of this session: %w", supervise.ErrRunning)
-	}
-	if err != nil {
-		return err
-	}
-	defer release()
-	logf := review.Logger(env.Clock, env.Stderr, dir)
 	info, err := env.Tmux.SessionInfo(ctx, s.Session)
 	if err != nil {
-		return err
+		return parts, err
 	}
 	root, err := env.StateRoot()
 	if err != nil {
-		return err
+		return parts, err
 	}
 	rec, err := session.ReadRecord(s.StateDir)
 	if err != nil {
-		return err
+		return parts, err
 	}
-	if err := checkWorkspace(cfg.Supervise.Workspaces, rec.Cwd); err != nil {
-		return err
+	if err := supervise.CheckWorkspace(cfg.Supervise.Workspaces, rec.Cwd, ErrUsage); err != nil {
+		return parts, err
 	}
-	metrics := supervise.NewMetrics()
-	s.Ops.StopPane = stopPane(env)
-	srv := &supervise.Server{Service: s.Ops, Metrics: metrics, Logf: logf}
-	sock, err := SupervisorSocket(env.Getenv, s.StateDir)
-	if err != nil {
-		return err
-	}
-	ln, err := supervise.ListenUnix(sock)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	changed := watchPanes(ctx, env, s.Session, logf) // before anything serves: it sets env.Tmux.Queries
-	served := make(chan error, 2)
-	go func() { served <- srv.Serve(ctx, ln, false) }()
-	servers := 1
-	if opts.Listen != "" {
-		if srv.Token, err = apiToken(dir); err != nil {
-			return err
-		}
-		tl, err := supervise.ListenTCP(opts.Listen)
-		if err != nil {
-			return err
-		}
-		servers++
-		go func() { served <- srv.Serve(ctx, tl, true) }()
-		addrFile := filepath.Join(dir, apiAddrFile)
-		if err := state.WriteFile(addrFile, []byte(tl.Addr().String()), 0o600); err != nil {
-			return err
-		}
-		defer os.Remove(addrFile)
-		logf("supervisor API on %s (bearer token in %s)", tl.Addr(), filepath.Join(dir, "api.token"))
+	s.Ops.StopPane = panes.StopPane(env.Tmux, env.Clock)
+	if parts.Socket, err = supervise.SocketPath(env.Getenv, s.StateDir); err != nil {
+		return parts, err
 	}
 	w, err := state.ListenSession(env.Getenv, s.StateDir)
 	if err != nil {
-		return err
+		return parts, err
 	}
-	defer w.Close()
+	closers = append(closers, func() { _ = w.Close() })
 	redact, err := supervise.NewRedactor(cfg.Supervise.Redact)
 	if err != nil {
-		return err
+		return parts, err
 	}
 	exe, err := env.Executable()
 	if err != nil {
-		return err
+		return parts, err
 	}
 	fx := &panes.Effects{Tmux: env.Tmux, Clock: env.Clock, Getenv: env.Getenv, Exe: exe, Config: cfg, Info: info, Record: rec,
 		Deliverer: func(roles map[string]string) *deliver.Deliverer { return env.Deliverer(root, info, roles) },
 		Classify:  func(err error) string { code, _ := Classify(err); return code }}
-	loop := &supervise.Loop{Store: s.Store, Clock: env.Clock, Policy: s.Policy, Limits: s.Limits, Metrics: metrics,
-		Effects: fx, Wake: w.C, Changed: changed, Logf: logf, Redact: redact,
+	parts.Ops = s.Ops
+	parts.Loop = &supervise.Loop{Store: s.Store, Clock: env.Clock, Policy: s.Policy, Limits: s.Limits,
+		Effects: fx, Wake: w.C, Changed: panes.Watch(ctx, env.Tmux, s.Session, logf), Logf: logf, Redact: redact,
 		ScanEvery: cfg.Supervise.ScanEvery, StallAfter: cfg.Supervise.StallAfter, Keep: cfg.Supervise.Keep, Recovery: supervise.RecoveryPolicy{RestartAfter: cfg.Supervise.RestartAfter,
 			NotAgentGrace: cfg.Supervise.NotAgent, MaxRestarts: cfg.Supervise.MaxRestarts, RestartWindow: 15 * time.Minute,
 			StaleAfter: cfg.Supervise.StaleAfter}}
-	logf("supervisor started (pid %d), store %s, API %s", os.Getpid(), s.Store.Path(), sock)
-	serving(sock)
-	err = loop.Run(ctx)
-	cancel()
-	for i := 0; i < servers; i++ {
-		if err := <-served; err != nil {
-			logf("api: %v", err)
-		}
-	}
-	logf("supervisor stopped")
-	return err
-}
-
-// watchPanes is tmux telling of changes to the session's panes: a
-// control client subscribed to every pane's death (tmux checks it every
-// second) and told of windows and layouts that change, which also answers
-// env.Tmux's queries. Nil when no control client could attach: then the
-// loop's scans alone see them, and every query runs a tmux process.
-func watchPanes(ctx context.Context, env *Env, session string, logf func(string, ...any)) <-chan struct{} {
-	cc, err := env.Tmux.Control(ctx, session, false)
-	if err != nil {
-		logf("no tmux control client (%v): panes are looked at every scan only", err)
-		return nil
-	}
-	if _, err := cc.Command(ctx, "refresh-client", "-B", "party-panes:%*:#{pane_dead}-#{pane_pid}"); err != nil {
-		logf("tmux subscription: %v", err)
-	}
-	// The supervisor's scans, looks and waits ask tmux over it, not a
-	// tmux process each (issue 40: 10 display-messages a trigger).
-	env.Tmux.Queries = cc
-	changed := make(chan struct{}, 1)
-	go func() { // ends with ctx or the control client
-		defer cc.Close()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-cc.Done():
-				return
-			case <-cc.Notifications():
-				select {
-				case changed <- struct{}{}:
-				default:
-				}
-			}
-		}
-	}()
-	return changed
-}
-
-// checkWorkspace refuses a session outside the allowed workspaces.
-func checkWorkspace(allowed []string, cwd string) error {
-	if len(allowed) == 0 {
-		return nil
-	}
-	for _, d := range allowed {
-		if rel, err := filepath.Rel(d, cwd); err == nil && rel != ".." && !filepath.IsAbs(rel) && (rel == "." || !startsDotDot(rel)) {
-			return nil
-		}
-	}
-	return fmt.Errorf("%w: the session's directory %s is not under supervise.workspaces", ErrUsage, cwd)
-}
-
-func startsDotDot(rel string) bool {
-	return len(rel) >= 3 && rel[:3] == ".."+string(filepath.Separator)
-}
-
-// apiToken is the bearer token of the TCP API, made on first use (0600).
-func apiToken(dir string) (string, error) {
-	path := filepath.Join(dir, "api.token")
-	if b, err := os.ReadFile(path); err == nil && len(b) > 0 {
-		return string(b), nil
-	}
-	tok := session.NewToken()
-	return tok, state.WriteFile(path, []byte(tok), 0o600)
+	return parts, nil
 }
 
 // RuntimeStopOptions are the inputs of StopRuntime.
@@ -802,46 +624,4 @@ type RuntimeStopOptions struct {
 // TARGET_NOT_FOUND.
 func StopRuntime(ctx context.Context, env *Env, opts RuntimeStopOptions) (supervise.Runtime, error) {
 	return viaDoor(ctx, env, func(d *door) (supervise.Runtime, error) { return d.Stop(ctx, opts.Role, opts.Grace) })
-}
-
-// stopPane ends the agent of a stopping runtime (supervise.Ops.StopPane):
-// C-c, a second at half the grace, the pane killed once the agent exited
-// or after grace (zero: 5 s).
-func stopPane(env *Env) func(ctx context.Context, rt supervise.Runtime, grace time.Duration) (string, error) {
-	return func(ctx context.Context, rt supervise.Runtime, grace time.Duration) (string, error) {
-		if grace == 0 {
-			grace = 5 * time.Second
-		}
-		// The agents ask for a second C-c to quit when idle (Claude, Codex
-		// and Gemini alike): the second comes at half the grace.
-		how := "exited on C-c"
-		if err := env.Tmux.SendKey(ctx, rt.Pane, "C-c"); err == nil {
-			start := env.Clock.Now()
-			again := true
-			for {
-				p, err := env.Tmux.Pane(ctx, rt.Pane)
-				if err != nil || p.Dead || p.Role != rt.Role {
-					break
-				}
-				waited := env.Clock.Now().Sub(start)
-				if waited >= grace {
-					how = fmt.Sprintf("still running %s after C-c: pane killed", grace)
-					break
-				}
-				if again && waited >= min(grace/2, time.Second) {
-					again = false
-					_ = env.Tmux.SendKey(ctx, rt.Pane, "C-c")
-				}
-				if err := env.Clock.Sleep(ctx, 100*time.Millisecond); err != nil {
-					return how, err
-				}
-			}
-		}
-		if p, err := env.Tmux.Pane(ctx, rt.Pane); err == nil && p.Role == rt.Role {
-			if err := env.Tmux.KillPane(ctx, rt.Pane); err != nil {
-				return how, err
-			}
-		}
-		return how, nil
-	}
 }

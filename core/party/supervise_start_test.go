@@ -4,14 +4,14 @@ import (
 	"context"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/partyhq/party/core/clock"
-	"github.com/partyhq/party/core/review"
+	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/supervise"
 )
 
 func TestSupervisorFailedErrorIsItsCode(t *testing.T) {
@@ -36,27 +36,27 @@ func TestSupervisorFailedErrorIsItsCode(t *testing.T) {
 func TestSupervisorProcStates(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
-		daemon    *DaemonState
-		babysit   bool // the babysitter's lock is held
+		daemon    *supervise.ProcState
+		kept      bool // the keeper's lock is held
 		wantState string
 		wantDown  bool
 	}{
 		{"never started", nil, false, SupervisorStopped, false},
-		{"stopped after serving", &DaemonState{State: DaemonServing}, false, SupervisorStopped, false},
-		{"a run failed, restarted", &DaemonState{State: DaemonFailed, Error: &ErrorInfo{Code: "STORE_CORRUPT", Message: "bad"}}, true, SupervisorRestarting, true},
-		{"a run failed, nothing restarts it", &DaemonState{State: DaemonFailed, Error: &ErrorInfo{Code: "STORE_CORRUPT", Message: "bad"}}, false, SupervisorFailed, true},
-		{"given up", &DaemonState{State: DaemonGaveUp, Error: &ErrorInfo{Code: "STORE_CORRUPT", Message: "bad"}}, false, SupervisorFailed, true},
-		{"babysitter before its first run", nil, true, SupervisorStarting, false},
+		{"stopped after serving", &supervise.ProcState{State: supervise.ProcServing}, false, SupervisorStopped, false},
+		{"a run failed, restarted", &supervise.ProcState{State: supervise.ProcFailed, Error: &supervise.Failure{Code: "STORE_CORRUPT", Message: "bad"}}, true, SupervisorRestarting, true},
+		{"a run failed, nothing restarts it", &supervise.ProcState{State: supervise.ProcFailed, Error: &supervise.Failure{Code: "STORE_CORRUPT", Message: "bad"}}, false, SupervisorFailed, true},
+		{"given up", &supervise.ProcState{State: supervise.ProcGaveUp, Error: &supervise.Failure{Code: "STORE_CORRUPT", Message: "bad"}}, false, SupervisorFailed, true},
+		{"keeper before its first run", nil, true, SupervisorStarting, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			stateDir := t.TempDir()
-			dir := SupervisorDir(stateDir)
+			dir := supervise.Dir(stateDir)
 			require.NoError(t, state.MkdirPrivate(dir))
 			if tc.daemon != nil {
-				require.NoError(t, writeDaemon(dir, *tc.daemon))
+				require.NoError(t, supervise.WriteProc(dir, *tc.daemon))
 			}
-			if tc.babysit {
-				release, err := state.Hold(context.Background(), clock.Real{}, filepath.Join(dir, review.SupervisorLock))
+			if tc.kept {
+				release, err := state.Hold(context.Background(), clock.Real{}, filepath.Join(dir, daemon.KeeperLock))
 				require.NoError(t, err)
 				defer release()
 			}
@@ -72,14 +72,4 @@ func TestSupervisorProcStates(t *testing.T) {
 			}
 		})
 	}
-}
-
-func TestAwaitServingEndsWithTheGiveUp(t *testing.T) {
-	dir := t.TempDir()
-	require.NoError(t, writeDaemon(dir, DaemonState{State: DaemonGaveUp, At: time.Now(), Error: &ErrorInfo{Code: "STORE_CORRUPT", Message: "bad"}}))
-	err := awaitServing(context.Background(), clock.Real{}, dir)
-	var failed *SupervisorFailedError
-	require.ErrorAs(t, err, &failed)
-	assert.True(t, failed.GaveUp)
-	assert.Equal(t, "bad", failed.Message)
 }

@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"io"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/termsafe"
 )
 
@@ -61,13 +61,13 @@ func Label(st State, ph Phase) string {
 // Watch calls show with the status of dir, whether its coordinator runs
 // and the time: once when every is 0, else every interval until ctx ends
 // (which is no error). A status that cannot be read ends it.
-func Watch(ctx context.Context, clk clock.Clock, dir string, every time.Duration, show func(Status, Proc, time.Time)) error {
+func Watch(ctx context.Context, clk clock.Clock, dir string, every time.Duration, show func(Status, daemon.Proc, time.Time)) error {
 	for {
 		s, err := Load(dir)
 		if err != nil {
 			return err
 		}
-		show(s, Running(dir), clk.Now())
+		show(s, daemon.Running(dir), clk.Now())
 		if every == 0 {
 			return nil
 		}
@@ -80,21 +80,13 @@ func Watch(ctx context.Context, clk clock.Clock, dir string, every time.Duration
 	}
 }
 
-// Describe is "running (pid N)" when the coordinator runs, else stopped.
-func (p Proc) Describe(stopped string) string {
-	if p.Running {
-		return "running (pid " + strconv.Itoa(p.PID) + ")"
-	}
-	return stopped
-}
-
 var evidenceMarks = map[string]string{"fresh": "✓", "stale": "~", "missing": "✗"}
 
 // WriteStatus writes the status as party status shows it at now: state,
 // evidence, reviews, last edit, coordinator, and what it waits for. What
 // agents wrote into it (a note, a session id) is shown terminal-safe
 // (termsafe.Text).
-func WriteStatus(out io.Writer, s Status, proc Proc, now time.Time) {
+func WriteStatus(out io.Writer, s Status, proc daemon.Proc, now time.Time) {
 	var w strings.Builder
 	defer func() { _, _ = io.WriteString(out, termsafe.Text(w.String())) }()
 	fmt.Fprintf(&w, "State: %s for %s\n", Label(s.State, s.Phase), now.Sub(s.Since).Round(time.Second))

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/daemon"
 )
 
 func TestEvidenceRows(t *testing.T) {
@@ -53,7 +54,7 @@ func TestWriteStatus(t *testing.T) {
 	s.Note = "why"
 	s.Exchanges = []Exchange{{N: 2, Kind: "prompt"}, {N: 1, Kind: "dialogue", To: "planner"}}
 	var b strings.Builder
-	WriteStatus(&b, s, Proc{Running: true, PID: 42}, since.Add(90*time.Second))
+	WriteStatus(&b, s, daemon.Proc{Running: true, PID: 42}, since.Add(90*time.Second))
 	assert.Equal(t, `State: REVIEW for 1m30s
 Evidence: critic✓ minimizer✗ reviewer-ran✗ review-approved✗ tests-passed✗ checks-passed✗ security-scanned✗ pr-verified✗
 Reviews: 1/3 (2 in all) | last: #2 valid, 1 blocking of 3
@@ -61,7 +62,7 @@ Last edit: - | Session: - | Coordinator: running (pid 42)
 Note: why
 Waiting for: #1 dialogue to planner, #2 prompt to reviewer
 `, b.String())
-	assert.Equal(t, "not running", Proc{}.Describe("not running"))
+	assert.Equal(t, "not running", daemon.Proc{}.Describe("not running"))
 }
 
 func TestWatch(t *testing.T) {
@@ -69,7 +70,7 @@ func TestWatch(t *testing.T) {
 	require.NoError(t, Init(dir, time.Now().UTC(), 3))
 
 	var states []State
-	require.NoError(t, Watch(context.Background(), clock.Real{}, dir, 0, func(s Status, p Proc, _ time.Time) {
+	require.NoError(t, Watch(context.Background(), clock.Real{}, dir, 0, func(s Status, p daemon.Proc, _ time.Time) {
 		states = append(states, s.State)
 		assert.False(t, p.Running)
 	}))
@@ -78,7 +79,7 @@ func TestWatch(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		var at []time.Time
-		err := Watch(ctx, clock.Real{}, dir, time.Second, func(_ Status, _ Proc, now time.Time) {
+		err := Watch(ctx, clock.Real{}, dir, time.Second, func(_ Status, _ daemon.Proc, now time.Time) {
 			if at = append(at, now); len(at) == 3 {
 				cancel()
 			}
@@ -88,15 +89,6 @@ func TestWatch(t *testing.T) {
 		assert.Equal(t, time.Second, at[2].Sub(at[1]), "every interval")
 	})
 
-	err := Watch(context.Background(), clock.Real{}, t.TempDir(), time.Second, func(Status, Proc, time.Time) { t.Fatal("shown") })
+	err := Watch(context.Background(), clock.Real{}, t.TempDir(), time.Second, func(Status, daemon.Proc, time.Time) { t.Fatal("shown") })
 	assert.ErrorIs(t, err, ErrNoCoordinator)
-}
-
-func TestProgram(t *testing.T) {
-	var out strings.Builder
-	child, err := Program([]string{"sh", "-c", "echo $X"}, []string{"X=run", "PATH=/usr/bin:/bin"}, &out, &out)()
-	require.NoError(t, err)
-	assert.Positive(t, child.Pid())
-	require.NoError(t, child.Wait())
-	assert.Equal(t, "run\n", out.String())
 }

@@ -7,9 +7,9 @@
 // Coordinator is the effect loop around both (coordinator.go) that reads
 // signals, performs the actions (perform.go), turns files and deadlines
 // into events (watch.go) and recovers after a crash. PaneEffects are its
-// effects on a real session (git, delivery into panes, respawns); Serve,
-// Supervisor, Start and Stop run it as a process of its own that a
-// supervisor restarts after a crash; Submit is what the agents' commands
+// effects on a real session (git, delivery into panes, respawns); Serve
+// and Start run it as a process of its own, a core/daemon whose keeper
+// restarts it after a crash; Submit is what the agents' commands
 // use to signal it. The verdict is only ever the implementer's signal: the
 // coordinator acts alone only on mechanical facts (evidence present,
 // findings file present or late, iteration cap).

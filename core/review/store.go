@@ -18,14 +18,13 @@ import (
 	"github.com/partyhq/party/core/state"
 )
 
-// Files of a review directory (a session's state dir + "/review").
+// Files of a review directory (a session's state dir + "/review"); the
+// coordinator's lock, its keeper's and its log are a daemon's
+// (daemon.LockFile, daemon.KeeperLock, daemon.LogFile).
 const (
 	StateFile       = "state.json"
 	TransitionsFile = "transitions.log"
 	DialogueFile    = "dialogue.jsonl"
-	CoordinatorLock = "coordinator.lock" // held by the coordinator while it runs; holds its pid
-	SupervisorLock  = "supervisor.lock"  // held by its supervisor while it runs; holds its pid
-	LogFile         = "coordinator.log"
 	signalsDir      = "signals"
 	resultsDir      = "results"
 )

@@ -16,6 +16,7 @@ import (
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/launch"
@@ -140,7 +141,7 @@ type StartOptions struct {
 	Config config.Config
 	// Review initializes the review state before the agents start, then
 	// starts the coordinator (Deps.Coordinator). Dashboard adds a window
-	// running party dash (DashWindow).
+	// running party dash (daemon.DashWindow).
 	Review    bool
 	Dashboard bool
 	// Record is a directory to record every pane into, by party record in
@@ -522,11 +523,11 @@ func startRecorder(ctx context.Context, d Deps, session, stateDir, out string) e
 	if err != nil {
 		return err
 	}
-	spawn, err := Spawn(d.Exe, stateDir, "party-record", launch.Spec{Argv: []string{d.Exe, "--session", session, "record", "--out", abs}})
+	spawn, err := Spawn(d.Exe, stateDir, daemon.RecorderWindow, launch.Spec{Argv: []string{d.Exe, "--session", session, "record", "--out", abs}})
 	if err != nil {
 		return err
 	}
-	if _, err := d.Tmux.NewWindow(ctx, session, "party-record", spawn); err != nil {
+	if _, err := d.Tmux.NewWindow(ctx, session, daemon.RecorderWindow, spawn); err != nil {
 		return err
 	}
 	for i := 0; i < 250; i++ {
@@ -537,22 +538,18 @@ func startRecorder(ctx context.Context, d Deps, session, stateDir, out string) e
 			return err
 		}
 	}
-	d.warn("the recorder of %s has not started after 5s; see its window party-record", session)
+	d.warn("the recorder of %s has not started after 5s; see its window %s", session, daemon.RecorderWindow)
 	return nil
 }
-
-// DashWindow is the window of a session where party start --dashboard
-// runs party dash.
-const DashWindow = "party-dash"
 
 // startDashboard runs party dash for the session in a window of its own,
 // in the background (the agents' window stays current).
 func startDashboard(ctx context.Context, d Deps, session, stateDir, cwd string, env []string) error {
-	spawn, err := Spawn(d.Exe, stateDir, DashWindow, launch.Spec{Argv: []string{d.Exe, "--session", session, "dash"}, Env: env, Dir: cwd})
+	spawn, err := Spawn(d.Exe, stateDir, daemon.DashWindow, launch.Spec{Argv: []string{d.Exe, "--session", session, "dash"}, Env: env, Dir: cwd})
 	if err != nil {
 		return err
 	}
-	_, err = d.Tmux.NewWindow(ctx, session, DashWindow, spawn)
+	_, err = d.Tmux.NewWindow(ctx, session, daemon.DashWindow, spawn)
 	return err
 }
 

@@ -4,12 +4,9 @@ import (
 	"context"
 	"strconv"
 
+	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/launch"
 )
-
-// CoordinatorWindow is the hidden window of a session where the review
-// coordinator runs.
-const CoordinatorWindow = "party-coordinator"
 
 // StartHidden runs argv in a new window of the session named window, with
 // the panes' environment, so that it lives and dies with the session.
@@ -24,17 +21,13 @@ func StartHidden(ctx context.Context, d Deps, session, stateDir, window string, 
 	return err
 }
 
-// SwitchboardWindow is the window of a session where a detached
-// switchboard (party route --detach) runs.
-const SwitchboardWindow = "party-route"
-
 // StartSwitchboard runs "party route" with hopLimit in a new window of the
-// session and returns the window's pane.
+// session (daemon.SwitchboardWindow) and returns the window's pane.
 func StartSwitchboard(ctx context.Context, d Deps, session, stateDir string, hopLimit int) (string, error) {
-	spawn, err := Spawn(d.Exe, stateDir, SwitchboardWindow, launch.Spec{
+	spawn, err := Spawn(d.Exe, stateDir, daemon.SwitchboardWindow, launch.Spec{
 		Argv: []string{d.Exe, "--session", session, "route", "--hop-limit", strconv.Itoa(hopLimit)}})
 	if err != nil {
 		return "", err
 	}
-	return d.Tmux.NewWindow(ctx, session, SwitchboardWindow, spawn)
+	return d.Tmux.NewWindow(ctx, session, daemon.SwitchboardWindow, spawn)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/launch"
 )
 
@@ -74,8 +75,8 @@ func TestStartSwitchboard(t *testing.T) {
 	id, err := StartSwitchboard(context.Background(), d, "team", dir, 5)
 	require.NoError(t, err)
 	assert.Equal(t, "%0", id)
-	assert.Equal(t, []string{"new-window team " + SwitchboardWindow}, ft.calls)
-	spec, err := launch.Read(filepath.Join(dir, "launch", SwitchboardWindow+".json"))
+	assert.Equal(t, []string{"new-window team " + daemon.SwitchboardWindow}, ft.calls)
+	spec, err := launch.Read(filepath.Join(dir, "launch", daemon.SwitchboardWindow+".json"))
 	require.NoError(t, err)
 	assert.Equal(t, []string{d.Exe, "--session", "team", "route", "--hop-limit", "5"}, spec.Argv)
 }

@@ -17,4 +17,9 @@
 // (scan.go), the workers that deliver, wait and fall back (workers.go),
 // and the inbox (inbox.go); Server is the HTTP+JSON API on a unix socket
 // with Prometheus metrics (api.go, metrics.go), and Client its client.
+// Process is the supervisor as a process of its own, a core/daemon
+// (process.go): its directory (Dir) and API socket (SocketPath), Run,
+// which holds its lock, serves the API and runs the Loop it is given,
+// Keep, its keeper with the crash-loop bound, and the ProcFile in which a
+// run says it serves or why it failed (AwaitServing, DownError).
 package supervise

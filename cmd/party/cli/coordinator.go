@@ -14,12 +14,12 @@ func newCoordinatorCmd(f *Factory) *cobra.Command {
 		Short: "Start, stop or inspect the review coordinator",
 		Long: `The review coordinator moves work between the implementer (review.implementer)
 and the reviewer (review.reviewer). It runs in a hidden window of the session
-(party-coordinator) under a supervisor that restarts it 2 s after a crash.
+(party-coordinator) under a keeper that restarts it 2 s after a crash.
 Its state is in the session's state dir, under review/.`,
 	}
-	run, supervise := newCoordinatorRunCmd(f, nil), newCoordinatorSuperviseCmd(f, nil)
-	run.Hidden, supervise.Hidden = true, true
-	cmd.AddCommand(newCoordinatorStartCmd(f, nil), newCoordinatorStopCmd(f, nil), newCoordinatorStatusCmd(f, nil), run, supervise)
+	run, keep := newCoordinatorRunCmd(f, nil), newCoordinatorKeepCmd(f, nil)
+	run.Hidden, keep.Hidden = true, true
+	cmd.AddCommand(newCoordinatorStartCmd(f, nil), newCoordinatorStopCmd(f, nil), newCoordinatorStatusCmd(f, nil), run, keep)
 	return cmd
 }
 
@@ -73,15 +73,18 @@ func newCoordinatorRunCmd(f *Factory, runF func(context.Context, *CoordinatorRun
 		})
 }
 
-// CoordinatorSuperviseOptions are the inputs of party coordinator
-// supervise (none).
-type CoordinatorSuperviseOptions struct{}
+// CoordinatorKeepOptions are the inputs of party coordinator keep (none).
+type CoordinatorKeepOptions struct{}
 
-func newCoordinatorSuperviseCmd(f *Factory, runF func(context.Context, *CoordinatorSuperviseOptions) error) *cobra.Command {
-	return noArgsCmd(f, "supervise", "Run the coordinator and restart it when it crashes", &CoordinatorSuperviseOptions{}, runF,
-		func(ctx context.Context, f *Factory, _ *CoordinatorSuperviseOptions) error {
-			return party.SuperviseCoordinator(ctx, f.env(), f.IO.Out)
+// newCoordinatorKeepCmd is party coordinator keep; its old name,
+// supervise, stays an alias for one release.
+func newCoordinatorKeepCmd(f *Factory, runF func(context.Context, *CoordinatorKeepOptions) error) *cobra.Command {
+	c := noArgsCmd(f, "keep", "Run the coordinator and restart it when it crashes", &CoordinatorKeepOptions{}, runF,
+		func(ctx context.Context, f *Factory, _ *CoordinatorKeepOptions) error {
+			return party.KeepCoordinator(ctx, f.env(), f.IO.Out)
 		})
+	c.Aliases = []string{"supervise"}
+	return c
 }
 
 // printCoordinator returns err, else prints c after what the command did
@@ -94,7 +97,7 @@ func printCoordinator(f *Factory, err error, c party.Coordinator, did string) er
 	if did != "" {
 		did += ": "
 	}
-	return f.show(nil, map[string]any{"running": p.Running, "pid": p.PID, "supervisor_pid": p.Supervisor,
+	return f.show(nil, map[string]any{"running": p.Running, "pid": p.PID, "supervisor_pid": p.Keeper,
 		"state": s.State, "phase": s.Phase, "dir": c.Dir},
 		"%scoordinator %s, state %s", did, p.Describe("not running"), party.ReviewLabel(s.State, s.Phase))
 }

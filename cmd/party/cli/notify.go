@@ -17,7 +17,9 @@ bell, the terminal's own notification (OSC 9/777), a desktop notification and
 a webhook (notify.* keys). It runs in a hidden window of the session
 (party-notify), started by party start with notify.enabled or --notify, or
 by party notify start.`}
-	cmd.AddCommand(newNotifyTestCmd(f, nil), newNotifyStartCmd(f, nil), newNotifyWatchCmd(f, nil))
+	keep := newNotifyKeepCmd(f, nil)
+	keep.Hidden = true
+	cmd.AddCommand(newNotifyTestCmd(f, nil), newNotifyStartCmd(f, nil), newNotifyWatchCmd(f, nil), keep)
 	return cmd
 }
 
@@ -53,6 +55,16 @@ func newNotifyWatchCmd(f *Factory, runF func(context.Context, *NotifyWatchOption
 	return noArgsCmd(f, "watch", "Run the session's notifier in the foreground", &NotifyWatchOptions{}, runF,
 		func(ctx context.Context, f *Factory, _ *NotifyWatchOptions) error {
 			return party.NotifyWatch(ctx, f.env(), f.IO.Out)
+		})
+}
+
+// NotifyKeepOptions are the inputs of party notify keep (none).
+type NotifyKeepOptions struct{}
+
+func newNotifyKeepCmd(f *Factory, runF func(context.Context, *NotifyKeepOptions) error) *cobra.Command {
+	return noArgsCmd(f, "keep", "Run the notifier and restart it when it crashes", &NotifyKeepOptions{}, runF,
+		func(ctx context.Context, f *Factory, _ *NotifyKeepOptions) error {
+			return party.KeepNotifier(ctx, f.env(), f.IO.Out)
 		})
 }
 

@@ -269,10 +269,10 @@ their triggers (party trigger, party inbox, POST /v1/triggers). It runs in a
 hidden window of the session (party-supervise), restarted 2 s after a crash;
 its database, log and locks are in the session's state dir, under supervise/,
 and its API listens on a unix socket (0600) in the runtime dir.`}
-	start, daemon := newSuperviseStartCmd(f, nil), newSuperviseDaemonCmd(f, nil)
-	daemon.Hidden = true
+	start, keep := newSuperviseStartCmd(f, nil), newSuperviseKeepCmd(f, nil)
+	keep.Hidden = true
 	cmd.AddCommand(start, newSuperviseStopCmd(f, nil), newSuperviseStatusCmd(f, nil),
-		newSuperviseRunCmd(f, nil), daemon, newSuperviseEventsCmd(f, nil))
+		newSuperviseRunCmd(f, nil), keep, newSuperviseEventsCmd(f, nil))
 	return cmd
 }
 
@@ -346,12 +346,16 @@ func newSuperviseRunCmd(f *Factory, runF func(context.Context, *party.RunOptions
 		}), &opts.Listen)
 }
 
-func newSuperviseDaemonCmd(f *Factory, runF func(context.Context, *party.RunOptions) error) *cobra.Command {
+// newSuperviseKeepCmd is party supervise keep; its old name, daemon,
+// stays an alias for one release.
+func newSuperviseKeepCmd(f *Factory, runF func(context.Context, *party.RunOptions) error) *cobra.Command {
 	opts := &party.RunOptions{}
-	return listenFlag(noArgsCmd(f, "daemon", "Run the supervisor and restart it when it crashes", opts, runF,
+	c := listenFlag(noArgsCmd(f, "keep", "Run the supervisor and restart it when it crashes", opts, runF,
 		func(ctx context.Context, f *Factory, opts *party.RunOptions) error {
 			return party.KeepSupervisor(ctx, f.env(), f.IO.Out, *opts)
 		}), &opts.Listen)
+	c.Aliases = []string{"daemon"}
+	return c
 }
 
 // SuperviseEventsOptions are the inputs of party supervise events.
