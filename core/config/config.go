@@ -49,6 +49,7 @@ type Config struct {
 	PM         PM
 	ITerm      ITerm
 	Notify     Notify
+	Worktree   Worktree
 	// Sources says which layer set each key: default, or a file path.
 	Sources map[string]string
 	// Local is the repository's file (./.party/config.json) when there is
@@ -114,6 +115,16 @@ type PM struct {
 // ITerm configures how party attaches in iTerm2.
 type ITerm struct {
 	ControlMode bool // attach with tmux -CC in iTerm2 (false: a plain client)
+}
+
+// Worktree configures the worktrees party start --worktree makes
+// (core/worktree).
+type Worktree struct {
+	// Setup is a command run in each new worktree before its agent
+	// starts (dependencies, codegen); Copy are globs of the main tree's
+	// untracked files copied into it first (.env). Both trusted keys.
+	Setup string
+	Copy  []string
 }
 
 // Notify configures the notifications (core/notify).

@@ -204,6 +204,22 @@ var keys = []Key{
 	{Name: "notify.topic", def: "", kind: kString, Trusted: true, UserOnly: true,
 		get: func(c *Config, _ string) string { return c.Notify.Topic },
 		set: func(c *Config, _ string, v value) { c.Notify.Topic = v.s }},
+	{Name: "worktree.setup", def: "", kind: kString, Trusted: true, check: func(s string) error {
+		_, err := shellwords.SplitCommand(s)
+		return err
+	},
+		get: func(c *Config, _ string) string { return c.Worktree.Setup },
+		set: func(c *Config, _ string, v value) { c.Worktree.Setup = v.s }},
+	{Name: "worktree.copy", def: "", kind: kString, Trusted: true, check: func(s string) error {
+		for _, g := range roleList(s) {
+			if _, err := filepath.Match(g, ""); err != nil || filepath.IsAbs(g) || strings.HasPrefix(filepath.Clean(g), "..") {
+				return fmt.Errorf("%q: must be globs relative to the repository, separated by commas or spaces", g)
+			}
+		}
+		return nil
+	},
+		get: func(c *Config, _ string) string { return strings.Join(c.Worktree.Copy, ",") },
+		set: func(c *Config, _ string, v value) { c.Worktree.Copy = roleList(v.s) }},
 	{Name: "agents.*.command", kind: kString, Trusted: true, check: func(s string) error {
 		_, err := shellwords.SplitCommand(s)
 		return err

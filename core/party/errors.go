@@ -23,6 +23,7 @@ import (
 	"github.com/partyhq/party/core/tmux"
 	"github.com/partyhq/party/core/usage"
 	"github.com/partyhq/party/core/wait"
+	"github.com/partyhq/party/core/worktree"
 )
 
 // Exit codes, documented in docs/exit-codes.md (make docs writes it from
@@ -119,6 +120,16 @@ var codes = []struct {
 	{ErrTriggerTimeout, "TIMEOUT", ExitTimeout},
 	{state.ErrRuntimeDir, "UNSAFE_RUNTIME_DIR", ExitError},
 	{ErrSupervisorFailed, "SUPERVISOR_FAILED", ExitError},
+	{worktree.ErrNotRepo, "NOT_A_REPOSITORY", ExitUsage},
+	{worktree.ErrBare, "BARE_REPOSITORY", ExitUsage},
+	{worktree.ErrSubmodules, "SUBMODULES", ExitUsage},
+	{worktree.ErrNoBase, "BASE_NOT_FOUND", ExitNotFound},
+	{worktree.ErrTaken, "WORKTREE_TAKEN", ExitConflict},
+	{worktree.ErrDirty, "UNCOMMITTED_CHANGES", ExitConflict},
+	{worktree.ErrUnmerged, "UNMERGED", ExitConflict},
+	{worktree.ErrConflict, "CONFLICT", ExitConflict},
+	{worktree.ErrSetup, "WORKTREE_SETUP_FAILED", ExitError},
+	{session.ErrNoWorktree, "NO_WORKTREE", ExitNotFound},
 	{context.Canceled, "INTERRUPTED", ExitInterrupted},
 	{context.DeadlineExceeded, "TIMEOUT", ExitTimeout},
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/partyhq/party/core/task"
 	"github.com/partyhq/party/core/tmux"
 	"github.com/partyhq/party/core/wait"
+	"github.com/partyhq/party/core/worktree"
 )
 
 // The types of the lower packages that commands fill or print, named here
@@ -63,7 +64,14 @@ type (
 	DashModel = dash.Model
 	// Listed is one party session on the server (core/session).
 	Listed = session.Listed
+	// Tree is an agent's git worktree, MergeOptions how party merge merges
+	// it (core/worktree).
+	Tree         = worktree.Tree
+	MergeOptions = worktree.MergeOptions
 )
+
+// AllAgents in StartOptions.Worktree gives every agent pane a worktree.
+const AllAgents = session.AllAgents
 
 // ExecSpec is the hidden subcommand a pane runs to start its program
 // (core/launch).

@@ -30,6 +30,10 @@ type PaneSpec struct {
 	Argv  []string   `json:"argv"`
 	ID    string     `json:"pane"`
 	Hooks string     `json:"hooks,omitempty"` // how completion hooks are wired: claude-settings, codex-notify, gemini-settings
+	// Worktree is the pane's own git worktree (party start --worktree), on
+	// Branch; empty: the pane runs in the session's folder.
+	Worktree string `json:"worktree,omitempty"`
+	Branch   string `json:"branch,omitempty"`
 	// launch is Argv plus the arguments that wire the hooks.
 	launch []string
 }
@@ -143,6 +147,11 @@ func wireHooks(d Deps, dir, cwd string, panes []PaneSpec) error {
 				"-c", "allow_login_shell=false")
 			panes[i].Hooks = "codex-notify"
 		case agent.Gemini:
+			if p.Worktree != "" {
+				// Its settings would show in the agent's changes, and be merged.
+				warnNoHooks(d, p.Role, "party wires no Gemini hooks into a worktree")
+				continue
+			}
 			if !geminiWired {
 				var err error
 				if fallback, err = d.wireGemini(dir, cwd, p.Argv); err != nil {
@@ -216,4 +225,12 @@ func writeJSONFile(path string, v any) error {
 		return err
 	}
 	return state.WriteFile(path, b.Bytes(), 0o600)
+}
+
+// dir is the folder the pane runs in: its worktree, else cwd.
+func (p PaneSpec) dir(cwd string) string {
+	if p.Worktree != "" {
+		return p.Worktree
+	}
+	return cwd
 }

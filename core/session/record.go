@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/partyhq/party/core/worktree"
 )
 
 // RecordFile is the file in a session's state dir where Start records
@@ -36,6 +38,9 @@ type Record struct {
 	// (a fresh start over a stored team), the latest first: their
 	// transcripts are the agents', and kept.
 	Earlier []AgentSession `json:"earlier,omitempty"`
+	// Worktrees are the panes' own git worktrees (party start --worktree):
+	// kept by party stop, listed, diffed, merged and removed by role.
+	Worktrees []worktree.Tree `json:"worktrees,omitempty"`
 }
 
 // TeamOptions are what a team was started with besides its panes.

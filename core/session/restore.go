@@ -71,6 +71,9 @@ func restore(ctx context.Context, d Deps, opts StartOptions, rec Record, cwd str
 			d.warn("warning: %d processes of the team that died still run after SIGKILL", len(still))
 		}
 	}
+	if err := reopenWorktrees(ctx, rec, panes); err != nil {
+		return Result{}, err
+	}
 	agents := Agents(dir, rec, d.Getenv)
 	spawns, err := restoreSpawns(d, rec, cwd, panes, agents)
 	if err != nil {
@@ -105,7 +108,7 @@ func restoreSpawns(d Deps, rec Record, cwd string, panes []PaneSpec, agents []Ag
 	geminiWired := false
 	for i, p := range panes {
 		if len(p.Argv) == 0 {
-			spawns[i] = tmux.Spawn{Cwd: cwd, Env: rec.Launch[p.Role].Env}
+			spawns[i] = tmux.Spawn{Cwd: p.dir(cwd), Env: rec.Launch[p.Role].Env}
 			continue
 		}
 		if p.Agent == agent.Gemini && p.Hooks != "" && !geminiWired {

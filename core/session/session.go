@@ -161,6 +161,11 @@ type StartOptions struct {
 	// Notify asks for the session's notifier, which core/party starts
 	// once the session is up (session itself records it).
 	Notify bool `json:"-"`
+	// Worktree are the roles whose panes get a git worktree of their own
+	// (AllAgents: every agent pane), on a branch from Base (default: the
+	// commit checked out).
+	Worktree []string
+	Base     string
 }
 
 // Result is a started session, as party start --json prints it.
@@ -182,10 +187,15 @@ func (r Result) String() string {
 	for i, p := range r.Panes {
 		parts[i] = p.Role + "=" + p.ID
 	}
-	if !r.Restored {
-		return fmt.Sprintf("started %s: %s", r.Session, strings.Join(parts, " "))
+	out := fmt.Sprintf("started %s: %s", r.Session, strings.Join(parts, " "))
+	if r.Restored {
+		out = fmt.Sprintf("restored %s: %s", r.Session, strings.Join(parts, " "))
 	}
-	out := fmt.Sprintf("restored %s: %s", r.Session, strings.Join(parts, " "))
+	for _, p := range r.Panes {
+		if p.Worktree != "" {
+			out += fmt.Sprintf("\n  %s: worktree %s on %s", p.Role, p.Worktree, p.Branch)
+		}
+	}
 	for _, a := range r.Agents {
 		out += "\n  " + a.String()
 	}
@@ -284,6 +294,16 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 		}
 		panes[i].Argv = append([]string{exe}, p.Argv[1:]...)
 	}
+	trees, undoTrees, err := prepareWorktrees(ctx, d, opts, name, cwd, panes, old.Worktrees)
+	if err != nil {
+		return Result{}, err
+	}
+	started := false
+	defer func() {
+		if !started {
+			undoTrees()
+		}
+	}()
 	release, err := lockGemini(d, root, cwd, panes)
 	if err != nil {
 		return Result{}, err
@@ -309,7 +329,7 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 		penv := append(slices.Clone(env), "PARTY_ROLE="+p.Role)
 		if len(p.launch) == 0 {
 			// A shell: tmux's default shell (default-shell, default-command).
-			spawns[i] = tmux.Spawn{Cwd: cwd, Env: penv}
+			spawns[i] = tmux.Spawn{Cwd: p.dir(cwd), Env: penv}
 			continue
 		}
 		// Each agent proves who it is to the supervisor with a token of its
@@ -318,12 +338,12 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 		tokens[p.Role] = HashToken(token)
 		penv = append(penv, "PARTY_RUNTIME_TOKEN="+token)
 		// The program's words go through a spec file: tmux never parses them.
-		if spawns[i], err = Spawn(d.Exe, dir, p.Role, launch.Spec{Argv: p.launch, Env: penv, Dir: cwd}); err != nil {
+		if spawns[i], err = Spawn(d.Exe, dir, p.Role, launch.Spec{Argv: p.launch, Env: penv, Dir: p.dir(cwd)}); err != nil {
 			return Result{}, err
 		}
 	}
 	rec := Record{Result: Result{Session: name, StateDir: dir, Socket: d.SocketPath}, Created: d.Clock.Now().UTC(), Cwd: cwd,
-		Launch: map[string]PaneLaunch{}, Tokens: tokens, Specs: opts.Panes,
+		Launch: map[string]PaneLaunch{}, Tokens: tokens, Specs: opts.Panes, Worktrees: keepTrees(trees, old.Worktrees),
 		Team: TeamOptions{Layout: opts.Layout, Size: opts.Size, Dashboard: opts.Dashboard, Review: opts.Review,
 			Supervise: opts.Supervise, Notify: opts.Notify, Record: opts.Record}}
 	for i, p := range panes {
@@ -336,6 +356,7 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 	if err := buildTeam(ctx, d, &rec, panes, spawns, windows, w, h, release, opts.Config.Review.MaxIterations); err != nil {
 		return Result{}, err
 	}
+	started = true
 	return rec.Result, nil
 }
 

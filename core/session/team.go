@@ -16,6 +16,7 @@ import (
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/observe"
 	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/worktree"
 )
 
 // AgentSession is what a team knows of one agent's own session: its role
@@ -173,6 +174,8 @@ type Stored struct {
 	State   string         `json:"state"`
 	Agents  []AgentSession `json:"agents"`
 	Earlier []AgentSession `json:"earlier,omitempty"`
+	// Worktrees are the agents' own git worktrees (party start --worktree).
+	Worktrees []worktree.Tree `json:"worktrees,omitempty"`
 }
 
 // The States of a stored team.
@@ -226,7 +229,8 @@ func Teams(ctx context.Context, d Deps, cwd string) ([]Stored, error) {
 			live = false // no server: nothing is live
 		}
 		out = append(out, Stored{Name: rec.Session, StateDir: dir, Cwd: rec.Cwd, Created: rec.Created,
-			Stopped: rec.Stopped, Live: live, State: teamState(live, rec.Stopped), Agents: Agents(dir, rec, d.Getenv), Earlier: rec.Earlier})
+			Stopped: rec.Stopped, Live: live, State: teamState(live, rec.Stopped), Agents: Agents(dir, rec, d.Getenv), Earlier: rec.Earlier,
+			Worktrees: rec.Worktrees})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil

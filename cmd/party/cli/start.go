@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -33,8 +34,15 @@ team ended by party stop starts anew unless --restore; --fresh starts anew
 in any case.`,
 		Example: `  party start --pane planner=claude --pane executor=codex
   party start            # after a reboot: the team of this folder comes back
-  party start --session review --pane claude --pane codex --no-attach`,
-		Args: argsBetween(0, 0),
+  party start --session review --pane claude --pane codex --no-attach
+  party start --pane claude --pane codex --worktree   # a git worktree each
+  party start --pane impl=claude --pane reviewer=codex --worktree=impl --base main`,
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 && c.Flags().Changed("worktree") {
+				return fmt.Errorf("%w: unexpected %q: a role of --worktree is written --worktree=ROLE (alone, --worktree gives every agent one)", party.ErrUsage, args[0])
+			}
+			return argsBetween(0, 0)(c, args)
+		},
 		RunE: func(c *cobra.Command, _ []string) error {
 			opts.Name = f.Session
 			return run(c, f, opts, runF, startRun)
@@ -54,6 +62,9 @@ in any case.`,
 	fl.BoolVar(&opts.Raw, "raw", false, "attach a plain tmux client, also in iTerm2 (which gets tmux -CC otherwise)")
 	fl.BoolVar(&opts.Notify, "notify", false, "run the notifier (party notify) in a hidden window, as notify.enabled does")
 	fl.BoolVar(&opts.Fresh, "fresh", false, "start a new team where a team of this name died and would come back (its agents' sessions stay listed in party sessions)")
+	fl.StringArrayVar(&opts.Worktree, "worktree", nil, "give each agent pane (--worktree=ROLE: that role's) a git worktree of its own, on branch party/SESSION/ROLE; repeat for several roles")
+	fl.Lookup("worktree").NoOptDefVal = party.AllAgents
+	fl.StringVar(&opts.Base, "base", "", "the branch, tag or commit the worktrees start from (default: the one checked out)")
 	fl.BoolVar(&opts.Restore, "restore", false, "bring back a team that party stop ended, each agent resuming its own session")
 	return cmd
 }

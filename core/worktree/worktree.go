@@ -1,0 +1,311 @@
+package worktree
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/partyhq/party/core/usage"
+)
+
+// Repo is a git repository with a working tree: Root is the top of its
+// main worktree.
+type Repo struct {
+	Root string
+}
+
+// Tree is one role's worktree, as a team records it.
+type Tree struct {
+	Role   string `json:"role"`
+	Path   string `json:"path"`
+	Branch string `json:"branch"`
+	// Base is what the tree was made from, as given (a branch, a tag, a
+	// commit), BaseCommit the commit it named then. Changes and merges are
+	// counted against Base while it names a commit.
+	Base       string `json:"base"`
+	BaseCommit string `json:"base_commit"`
+}
+
+// Open is the repository of the folder dir. A folder outside any
+// repository is ErrNotRepo, a bare repository ErrBare, one with
+// submodules (a .gitmodules file) ErrSubmodules: git worktree add checks
+// none of their trees out.
+func Open(ctx context.Context, dir string) (Repo, error) {
+	out, err := git(ctx, dir, nil, "rev-parse", "--is-bare-repository", "--is-inside-work-tree")
+	if err != nil {
+		if exitCode(err) == 128 {
+			return Repo{}, fmt.Errorf("%s: %w", dir, ErrNotRepo)
+		}
+		return Repo{}, err
+	}
+	switch f := lines(out); {
+	case len(f) == 2 && f[0] == "true":
+		return Repo{}, fmt.Errorf("%s: %w: a worktree needs a repository with a working tree", dir, ErrBare)
+	case len(f) != 2 || f[1] != "true":
+		return Repo{}, fmt.Errorf("%s is not in a working tree: %w", dir, ErrNotRepo)
+	}
+	trees, err := list(ctx, dir)
+	if err != nil {
+		return Repo{}, err
+	}
+	if len(trees) == 0 {
+		return Repo{}, fmt.Errorf("%s: git lists no worktree: %w", dir, ErrNotRepo)
+	}
+	r := Repo{Root: trees[0].path}
+	if _, err := os.Lstat(filepath.Join(r.Root, ".gitmodules")); err == nil {
+		return Repo{}, fmt.Errorf("%s: %w: git worktree add would leave them empty in each agent's tree", r.Root, ErrSubmodules)
+	}
+	return r, nil
+}
+
+// Dir is where party keeps worktrees: $XDG_DATA_HOME/party/worktrees,
+// else ~/.local/share/party/worktrees.
+func Dir(getenv func(string) string) (string, error) {
+	if d := getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "party", "worktrees"), nil
+	}
+	home := getenv("HOME")
+	if home == "" {
+		return "", errors.New("worktree dir: neither XDG_DATA_HOME nor HOME is set")
+	}
+	return filepath.Join(home, ".local", "share", "party", "worktrees"), nil
+}
+
+// Path is the folder of a role's worktree of the repository: under dir
+// (Dir), a folder per repository (its name and a hash of its path, so
+// that two checkouts of one project never share one), then the session
+// and the role.
+func (r Repo) Path(dir, session, role string) string {
+	h := sha256.Sum256([]byte(r.Root))
+	return filepath.Join(dir, filepath.Base(r.Root)+"-"+hex.EncodeToString(h[:4]), session, role)
+}
+
+// Branch is the branch of a role's worktree: party/<session>/<role>.
+func Branch(session, role string) string { return "party/" + session + "/" + role }
+
+// Resolve is the commit that ref names, or ErrNoBase.
+func (r Repo) Resolve(ctx context.Context, ref string) (string, error) {
+	if ref == "" || strings.HasPrefix(ref, "-") {
+		return "", fmt.Errorf("%w: base %q is not a commit, branch or tag", usage.Err, ref)
+	}
+	out, err := git(ctx, r.Root, nil, "rev-parse", "--verify", "--quiet", ref+"^{commit}")
+	if err != nil {
+		if exitCode(err) == 1 || exitCode(err) == 128 {
+			return "", fmt.Errorf("base %q: %w in %s", ref, ErrNoBase, r.Root)
+		}
+		return "", err
+	}
+	return strings.TrimSpace(out), nil
+}
+
+// Head is the branch checked out in the main worktree ("" when its HEAD
+// is detached) and its commit ("" in a repository without one).
+func (r Repo) Head(ctx context.Context) (branch, commit string, err error) {
+	out, err := git(ctx, r.Root, nil, "symbolic-ref", "--quiet", "--short", "HEAD")
+	if err != nil && exitCode(err) != 1 {
+		return "", "", err
+	}
+	branch = strings.TrimSpace(out)
+	out, err = git(ctx, r.Root, nil, "rev-parse", "--verify", "--quiet", "HEAD^{commit}")
+	if err != nil && exitCode(err) != 1 {
+		return "", "", err
+	}
+	return branch, strings.TrimSpace(out), nil
+}
+
+// IsBranch says whether name is a local branch.
+func (r Repo) IsBranch(ctx context.Context, name string) (bool, error) {
+	_, err := git(ctx, r.Root, nil, "show-ref", "--verify", "--quiet", "refs/heads/"+name)
+	switch {
+	case err == nil:
+		return true, nil
+	case exitCode(err) == 1:
+		return false, nil
+	}
+	return false, err
+}
+
+// CheckBranch checks that name can be a branch.
+func (r Repo) CheckBranch(ctx context.Context, name string) error {
+	if _, err := git(ctx, r.Root, nil, "check-ref-format", "--branch", name); err != nil {
+		return fmt.Errorf("%w: %q cannot be a git branch name (a role or session with '..', '.lock' or the like)", usage.Err, name)
+	}
+	return nil
+}
+
+// Create makes t's worktree at t.Path on a new branch t.Branch from
+// t.BaseCommit. A worktree already there on that branch is this team's
+// from an earlier start and is kept (created false); when ours, a branch
+// of that name is the team's too and is checked out again. Anything else
+// in the way is ErrTaken.
+func (r Repo) Create(ctx context.Context, t Tree, ours bool) (created bool, err error) {
+	if err := r.CheckBranch(ctx, t.Branch); err != nil {
+		return false, err
+	}
+	trees, err := list(ctx, r.Root)
+	if err != nil {
+		return false, err
+	}
+	for _, w := range trees {
+		switch {
+		case w.path == t.Path && w.branch == t.Branch:
+			return false, nil
+		case w.path == t.Path:
+			return false, fmt.Errorf("worktree %s is there on %s, not %s: %w", t.Path, cmp.Or(w.branch, "a detached HEAD"), t.Branch, ErrTaken)
+		case w.branch == t.Branch:
+			return false, fmt.Errorf("branch %s is checked out in %s: %w", t.Branch, w.path, ErrTaken)
+		}
+	}
+	if _, err := os.Lstat(t.Path); err == nil {
+		return false, fmt.Errorf("folder %s is already there and is not this team's worktree: %w", t.Path, ErrTaken)
+	}
+	exists, err := r.IsBranch(ctx, t.Branch)
+	if err != nil {
+		return false, err
+	}
+	args := []string{"worktree", "add", "--quiet", "-b", t.Branch, t.Path, t.BaseCommit}
+	if exists {
+		if !ours {
+			return false, fmt.Errorf("branch %s exists and is not this team's (git branch -D %s, or another --session): %w", t.Branch, t.Branch, ErrTaken)
+		}
+		args = []string{"worktree", "add", "--quiet", t.Path, t.Branch}
+	}
+	if err := os.MkdirAll(filepath.Dir(t.Path), 0o755); err != nil {
+		return false, err
+	}
+	if _, err := git(ctx, r.Root, nil, args...); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// Remove takes t's worktree and branch away. Uncommitted work in it
+// (ErrDirty) or commits that its base does not have (ErrUnmerged) are
+// refused unless force.
+func (r Repo) Remove(ctx context.Context, t Tree, force bool) error {
+	_, statErr := os.Stat(t.Path)
+	live := statErr == nil
+	if !force {
+		if live {
+			dirty, err := dirty(ctx, t.Path, true)
+			if err != nil {
+				return err
+			}
+			if dirty {
+				return fmt.Errorf("%s's worktree %s has uncommitted changes (commit and merge them, or --force to drop them): %w", t.Role, t.Path, ErrDirty)
+			}
+		}
+		ahead, err := r.unmerged(ctx, t)
+		if err != nil {
+			return err
+		}
+		if ahead > 0 {
+			return fmt.Errorf("%s has %d commit(s) that %s does not (party merge %s, or --force to drop them): %w", t.Branch, ahead, t.Base, t.Role, ErrUnmerged)
+		}
+	}
+	if live {
+		args := []string{"worktree", "remove", t.Path}
+		if force {
+			args = []string{"worktree", "remove", "--force", "--force", t.Path}
+		}
+		if _, err := git(ctx, r.Root, nil, args...); err != nil {
+			return err
+		}
+	} else if _, err := git(ctx, r.Root, nil, "worktree", "prune"); err != nil {
+		return err
+	}
+	if ok, err := r.IsBranch(ctx, t.Branch); err != nil || !ok {
+		return err
+	}
+	_, err := git(ctx, r.Root, nil, "branch", "-D", "--quiet", t.Branch)
+	return err
+}
+
+// unmerged counts the commits of t's branch that its base does not have.
+func (r Repo) unmerged(ctx context.Context, t Tree) (int, error) {
+	ok, err := r.IsBranch(ctx, t.Branch)
+	if err != nil || !ok {
+		return 0, err
+	}
+	return count(ctx, r.Root, r.base(ctx, t)+".."+"refs/heads/"+t.Branch)
+}
+
+// base is what t's work is counted against: its base while that names a
+// commit, else the commit it named when the tree was made.
+func (r Repo) base(ctx context.Context, t Tree) string {
+	if c, err := r.Resolve(ctx, t.Base); err == nil {
+		return c
+	}
+	return t.BaseCommit
+}
+
+// Prune removes each of trees that holds no work (Remove without force),
+// keeps the others and says why, and lets git forget worktrees whose
+// folders are gone.
+func (r Repo) Prune(ctx context.Context, trees []Tree) (removed []Tree, kept map[string]error, err error) {
+	kept = map[string]error{}
+	for _, t := range trees {
+		switch err := r.Remove(ctx, t, false); {
+		case err == nil:
+			removed = append(removed, t)
+		case errors.Is(err, ErrDirty) || errors.Is(err, ErrUnmerged):
+			kept[t.Role] = err
+		default:
+			return removed, kept, err
+		}
+	}
+	_, err = git(ctx, r.Root, nil, "worktree", "prune")
+	return removed, kept, err
+}
+
+// entry is one worktree that git lists.
+type entry struct{ path, branch string }
+
+// list is the worktrees git knows of the repository of dir, the main one
+// first.
+func list(ctx context.Context, dir string) ([]entry, error) {
+	out, err := git(ctx, dir, nil, "worktree", "list", "--porcelain", "-z")
+	if err != nil {
+		return nil, err
+	}
+	var trees []entry
+	for _, f := range strings.Split(out, "\x00") {
+		switch k, v, _ := strings.Cut(f, " "); k {
+		case "worktree":
+			trees = append(trees, entry{path: v})
+		case "branch":
+			if len(trees) > 0 {
+				trees[len(trees)-1].branch = strings.TrimPrefix(v, "refs/heads/")
+			}
+		}
+	}
+	return trees, nil
+}
+
+// dirty says whether the tree at dir has uncommitted changes; untracked
+// says whether new files count.
+func dirty(ctx context.Context, dir string, untracked bool) (bool, error) {
+	mode := "--untracked-files=no"
+	if untracked {
+		mode = "--untracked-files=normal"
+	}
+	out, err := git(ctx, dir, nil, "status", "--porcelain", mode)
+	return strings.TrimSpace(out) != "", err
+}
+
+// count is the number of commits in a revision range.
+func count(ctx context.Context, dir, rng string) (int, error) {
+	out, err := git(ctx, dir, nil, "rev-list", "--count", rng)
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	_, err = fmt.Sscan(strings.TrimSpace(out), &n)
+	return n, err
+}
