@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -147,6 +148,13 @@ func (r Repo) CheckBranch(ctx context.Context, name string) error {
 func (r Repo) Create(ctx context.Context, t Tree, ours bool) (created bool, err error) {
 	if err := r.CheckBranch(ctx, t.Branch); err != nil {
 		return false, err
+	}
+	if _, err := os.Lstat(t.Path); errors.Is(err, fs.ErrNotExist) {
+		// A tree whose folder was removed by hand stays registered, and
+		// its branch checked out there, until git prunes it.
+		if _, err := git(ctx, r.Root, nil, "worktree", "prune"); err != nil {
+			return false, err
+		}
 	}
 	trees, err := list(ctx, r.Root)
 	if err != nil {

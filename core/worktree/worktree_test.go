@@ -123,6 +123,13 @@ func TestCreate(t *testing.T) {
 		require.NoError(t, err, "the team's own branch is checked out again")
 		assert.True(t, created)
 	})
+	t.Run("folder removed by hand", func(t *testing.T) {
+		require.NoError(t, os.RemoveAll(tr.Path))
+		created, err := r.Create(ctx, tr, true)
+		require.NoError(t, err, "made again from its branch")
+		assert.True(t, created)
+		assert.FileExists(t, filepath.Join(tr.Path, "a.txt"))
+	})
 	t.Run("bad branch", func(t *testing.T) {
 		other := tr
 		other.Branch, other.Path = "party/s/a..b", filepath.Join(t.TempDir(), "x")
