@@ -33,12 +33,19 @@ type CoordinatorProcess struct {
 }
 
 // Serve runs the coordinator of the session's review directory until ctx
-// ends (review.Coordinator.Serve): git runs in the directory the session
-// was started in, and a dead agent is respawned as Start launched it.
+// ends (review.Coordinator.Serve): git runs in the implementer's folder
+// (its worktree, whose base is the review's default, else the session's),
+// and a dead agent is respawned as Start launched it.
 func (p CoordinatorProcess) Serve(ctx context.Context) error {
 	dir := review.Dir(p.StateDir)
 	logf := daemon.Logger(p.Clock, p.Log, dir)
 	r := p.Config
+	if rec, err := session.ReadRecord(p.StateDir); err == nil {
+		// An implementer in a worktree: its branch against the tree's base.
+		if base, ok := rec.BaseOf(r.Implementer); ok {
+			r.Base = base
+		}
+	}
 	c := &review.Coordinator{Dir: dir, Clock: p.Clock, Logf: logf,
 		Config: review.Config{Implementer: r.Implementer, Reviewer: r.Reviewer, Base: r.Base,
 			FindingsTimeout: r.FindingsTimeout, HealthInterval: r.HealthInterval,
@@ -52,7 +59,7 @@ func (p CoordinatorProcess) Serve(ctx context.Context) error {
 		for role, l := range rec.Launch {
 			launches[role] = review.Launch(l)
 		}
-		return &review.PaneEffects{Session: p.Session, Cwd: rec.Cwd, Launch: launches, Panes: p.Panes, Logf: logf,
+		return &review.PaneEffects{Session: p.Session, Cwd: rec.DirOf(r.Implementer), Launch: launches, Panes: p.Panes, Logf: logf,
 			Deliver: p.Deliver}, nil
 	})
 }

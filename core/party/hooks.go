@@ -45,8 +45,8 @@ func InstallHooks(env *Env, user, dryRun bool) (hook.Installed, error) {
 // (hook.Record); out gets what the agent reads back.
 func Hook(ctx context.Context, env *Env, in io.Reader, out io.Writer, agent string, payload []byte) error {
 	return hook.Record(ctx, hook.Deps{Getenv: env.Getenv, Clock: env.Clock, Tmux: env.Tmux, In: in, Out: out,
-		Review: review.Hooks{Cwd: func(stateDir string) (string, error) {
+		Review: review.Hooks{Cwd: func(stateDir, role string) (string, error) {
 			rec, err := session.ReadRecord(stateDir)
-			return rec.Cwd, err
+			return rec.DirOf(role), err
 		}}}, agent, payload)
 }

@@ -8,10 +8,11 @@ import (
 )
 
 // Hooks is what a session's review makes of its agents' hook events
-// (hook.Review). Cwd is the working directory of the session whose state
-// dir is given, to tell code edits from others.
+// (hook.Review). Cwd is the folder that role works in, in the session
+// whose state dir is given (its worktree, else the session's), to tell
+// code edits from others.
 type Hooks struct {
-	Cwd func(stateDir string) (string, error)
+	Cwd func(stateDir, role string) (string, error)
 }
 
 // Gate returns the gate's denial of the Bash command cmd in the session
@@ -34,7 +35,7 @@ func (h Hooks) Signal(stateDir string, ev hook.Event) error {
 	var sig Event
 	switch {
 	case ev.Kind == hook.ToolUsed && editTools[ev.Tool]:
-		cwd, err := h.Cwd(stateDir)
+		cwd, err := h.Cwd(stateDir, ev.Role)
 		if err != nil || !CodeEdit(ev.File, cwd) {
 			return err
 		}

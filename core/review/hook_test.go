@@ -14,7 +14,7 @@ import (
 func TestHooks(t *testing.T) {
 	stateDir := t.TempDir()
 	repo := filepath.Join(t.TempDir(), "repo")
-	h := Hooks{Cwd: func(string) (string, error) { return repo, nil }}
+	h := Hooks{Cwd: func(string, string) (string, error) { return repo, nil }}
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	edit := hook.Event{Time: at, Kind: hook.ToolUsed, Tool: "Edit", File: filepath.Join(repo, "cache.go")}
 

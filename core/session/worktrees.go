@@ -134,6 +134,26 @@ func baseOf(ctx context.Context, repo worktree.Repo, given string) (base, commit
 	return branch, commit, nil
 }
 
+// DirOf is the folder role's pane runs in: its worktree, else the
+// team's folder.
+func (rec Record) DirOf(role string) string {
+	for _, p := range rec.Panes {
+		if p.Role == role && p.Worktree != "" {
+			return p.Worktree
+		}
+	}
+	return rec.Cwd
+}
+
+// BaseOf is the base of role's worktree when its pane runs in one.
+func (rec Record) BaseOf(role string) (string, bool) {
+	if rec.DirOf(role) == rec.Cwd {
+		return "", false
+	}
+	t, err := rec.TreeOf(role)
+	return t.Base, err == nil
+}
+
 // TreeOf is the worktree of role in rec.
 func (rec Record) TreeOf(role string) (worktree.Tree, error) {
 	for _, t := range rec.Worktrees {
