@@ -34,6 +34,10 @@ type sessionFeed struct {
 	// taskLog is the audit log of the team's file store: a change there
 	// is read on the next slow look; a GitHub store every tasksPoll.
 	taskLog string
+	// branches are the worktree branches of the panes that run in one,
+	// by pane id, read from the team's record for the panes of paneIDs.
+	branches map[string]string
+	paneIDs  string
 }
 
 func (f Feed) session(info tmux.SessionInfo) *sessionFeed {
@@ -81,7 +85,33 @@ func (sf *sessionFeed) panes(panes []mux.Pane) PanesSeen {
 		}
 		ev.Panes = append(ev.Panes, Pane{ID: p.ID, Role: p.Role, Kind: kind, Dead: p.Dead, DeadStatus: p.DeadStatus})
 	}
+	sf.readBranches(ev.Panes)
+	for i, p := range ev.Panes {
+		ev.Panes[i].Branch = sf.branches[p.ID]
+	}
 	return ev
+}
+
+// readBranches reads the worktree branches of the team's panes from its
+// record when the panes are not those it was read for.
+func (sf *sessionFeed) readBranches(panes []Pane) {
+	var ids strings.Builder
+	for _, p := range panes {
+		ids.WriteString(p.ID + " ")
+	}
+	if ids.String() == sf.paneIDs {
+		return
+	}
+	sf.paneIDs, sf.branches = ids.String(), map[string]string{}
+	rec, err := session.ReadRecord(sf.info.StateDir)
+	if err != nil {
+		return
+	}
+	for _, p := range rec.Panes {
+		if p.Branch != "" {
+			sf.branches[p.ID] = p.Branch
+		}
+	}
 }
 
 // hooks are the events logged since the last read.

@@ -70,6 +70,8 @@ type Agent struct {
 	Kind  string `json:"kind"` // claude, codex, gemini, generic, shell
 	Pane  string `json:"pane"`
 	State State  `json:"state"`
+	// Branch is its git worktree's branch, when it runs in one.
+	Branch string `json:"branch,omitempty"`
 	// Since is when the agent entered State (busy: when its turn began).
 	Since time.Time `json:"since,omitzero"`
 	// Reason is what a permission or dialog asks, why a turn failed, or

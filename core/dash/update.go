@@ -19,6 +19,7 @@ type Pane struct {
 	ID, Role, Kind string
 	Dead           bool
 	DeadStatus     string
+	Branch         string // its git worktree's branch, when it runs in one
 }
 
 // PanesSeen is the list of a session's panes: agents appear (starting),
@@ -186,6 +187,7 @@ func panesSeen(old []Agent, panes []Pane, at time.Time) []Agent {
 			// Respawned in the same pane.
 			a = Agent{Role: p.Role, Kind: p.Kind, Pane: p.ID, State: Starting, Since: at}
 		}
+		a.Branch = p.Branch
 		out = append(out, a)
 	}
 	return out

@@ -208,6 +208,7 @@ func detailLines(a Agent, width int) []string {
 		add(a.State.String()+":", a.Reason)
 	}
 	add("last answer:", a.Answer)
+	add("worktree branch:", a.Branch)
 	return out
 }
 

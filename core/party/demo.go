@@ -72,7 +72,7 @@ func (p demoParty) Panes(ctx context.Context, w io.Writer, session string) error
 	if err != nil {
 		return err
 	}
-	return WriteTable(w, PaneHeader(), Rows(panes))
+	return WriteTable(w, PaneHeader(panes), Rows(panes))
 }
 
 func (p demoParty) Send(ctx context.Context, session, role, text string) (json.RawMessage, error) {

@@ -14,7 +14,7 @@ import (
 func TestWriteTable(t *testing.T) {
 	var out bytes.Buffer
 	rows := Rows([]session.PaneRow{{Role: "planner", Pane: "%0", Agent: "claude", PID: 7, Command: "claude"}, {Pane: "%12", Dead: true, Command: "bash"}})
-	require.NoError(t, WriteTable(&out, PaneHeader(), rows))
+	require.NoError(t, WriteTable(&out, PaneHeader(nil), rows))
 	assert.Equal(t, "ROLE     PANE  AGENT   PID  DEAD  COMMAND\n"+
 		"planner  %0    claude  7    -     claude\n"+
 		"-        %12   -       0    dead  bash\n", out.String())

@@ -45,16 +45,22 @@ func Start(ctx context.Context, env *Env, opts session.StartOptions) (session.Re
 }
 
 // PaneHeader is the header of the table of Panes (party panes).
-func PaneHeader() []string { return []string{"ROLE", "PANE", "AGENT", "PID", "DEAD", "COMMAND"} }
+func PaneHeader(rows []session.PaneRow) []string { return session.PaneHeader(rows) }
 
 // Panes are the panes of the session the Env picks, as party panes lists
-// them.
+// them: with the worktree and branch of those that run in one.
 func Panes(ctx context.Context, env *Env) ([]session.PaneRow, error) {
 	sc, err := env.Open(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return sc.Rows(), nil
+	rows := sc.Rows()
+	if sc.Info.StateDir != "" {
+		if rec, err := session.ReadRecord(sc.Info.StateDir); err == nil {
+			rows = session.WithWorktrees(rows, rec)
+		}
+	}
+	return rows, nil
 }
 
 // CheckOptions are the inputs of Check.

@@ -190,6 +190,13 @@ type PaneRow struct {
 	Command string `json:"command"`
 	Window  int    `json:"window"`
 	Index   int    `json:"index"`
+	// Worktree and Branch are the pane's own git worktree (party start
+	// --worktree), when it runs in one.
+	Worktree string `json:"worktree,omitempty"`
+	Branch   string `json:"branch,omitempty"`
+	// branches says the table has a BRANCH column (a pane of the team
+	// runs in a worktree).
+	branches bool
 }
 
 // Row is the pane as party panes prints it; "-" stands for an empty
@@ -202,7 +209,37 @@ func (r PaneRow) Row() []string {
 			dead += "(" + r.Status + ")"
 		}
 	}
-	return []string{dash(r.Role), r.Pane, dash(r.Agent), strconv.Itoa(r.PID), dead, r.Command}
+	row := []string{dash(r.Role), r.Pane, dash(r.Agent), strconv.Itoa(r.PID), dead, r.Command}
+	if r.branches {
+		row = append(row, dash(r.Branch))
+	}
+	return row
+}
+
+// WithWorktrees adds to rows the worktree and branch of each pane that
+// runs in one, as rec records them, and a BRANCH column when any does.
+func WithWorktrees(rows []PaneRow, rec Record) []PaneRow {
+	has := false
+	for i, r := range rows {
+		for _, p := range rec.Panes {
+			if p.ID == r.Pane && p.Role == r.Role && p.Worktree != "" {
+				rows[i].Worktree, rows[i].Branch, has = p.Worktree, p.Branch, true
+			}
+		}
+	}
+	for i := range rows {
+		rows[i].branches = has
+	}
+	return rows
+}
+
+// PaneHeader is the header of party panes' table of rows.
+func PaneHeader(rows []PaneRow) []string {
+	h := []string{"ROLE", "PANE", "AGENT", "PID", "DEAD", "COMMAND"}
+	if len(rows) > 0 && rows[0].branches {
+		h = append(h, "BRANCH")
+	}
+	return h
 }
 
 func dash(s string) string {

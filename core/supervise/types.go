@@ -41,7 +41,7 @@ const (
 type Runtime struct {
 	ID        string `json:"runtime_id"`   // stable across restarts of the pane: session/role
 	Role      string `json:"role"`         // its role
-	Workspace string `json:"workspace_id"` // the session's working directory
+	Workspace string `json:"workspace_id"` // the folder its agent works in: its worktree, else the session's
 	Agent     string `json:"agent"`        // claude, codex, gemini or generic
 	// AgentSession is the agent's own session id (Claude session_id,
 	// Codex thread id, Gemini session_id), learnt from its events.

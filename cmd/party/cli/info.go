@@ -62,7 +62,7 @@ func newPanesCmd(f *Factory, runF func(context.Context, *PanesOptions) error) *c
 
 func panesRun(ctx context.Context, f *Factory, _ *PanesOptions) error {
 	panes, err := party.Panes(ctx, f.env())
-	return showRows(f, err, nil, panes, party.PaneHeader()...)
+	return showRows(f, err, nil, panes, party.PaneHeader(panes)...)
 }
 
 // ResolveOptions are the inputs of party resolve.

@@ -79,7 +79,7 @@ func (e *Effects) Scan(ctx context.Context) ([]supervise.Seen, error) {
 		if p.Dead {
 			status = supervise.Offline
 		}
-		rt := supervise.Runtime{ID: e.Info.Name + "/" + p.Role, Role: p.Role, Workspace: e.Record.Cwd,
+		rt := supervise.Runtime{ID: e.Info.Name + "/" + p.Role, Role: p.Role, Workspace: e.Record.DirOf(p.Role),
 			Agent: p.Agent, Session: e.Info.Name, Window: p.WindowID, Pane: p.ID,
 			Target: targetOf(e.Info.Name, p, perWindow[p.WindowID] == 1), PID: p.PID, Status: status, TokenHash: hash, AgentSession: e.sessionOf(p)}
 		out = append(out, supervise.Seen{Runtime: rt, RunsAgent: !p.Dead && talk.Profile(e.Config, p).Runs(p.CurrentCommand)})
