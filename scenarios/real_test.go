@@ -89,12 +89,16 @@ func cmdFakeModel(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 // cmdRealAgent seeds the named real agents into the scenario's HOME for
-// $WORK and $FAKEMODEL_URL, adds the environment they need, and puts the
+// $WORK (and each -trust DIR, which must exist) and $FAKEMODEL_URL, adds the environment they need, and puts the
 // pinned agents' bin directory first on PATH, so `party start --pane
 // claude` runs the real claude rather than the mock.
 func cmdRealAgent(ts *testscript.TestScript, neg bool, args []string) {
+	var trust []string
+	for len(args) >= 2 && args[0] == "-trust" {
+		trust, args = append(trust, ts.MkAbs(args[1])), args[2:]
+	}
 	if neg || len(args) == 0 {
-		ts.Fatalf("usage: realagent claude|codex|gemini...")
+		ts.Fatalf("usage: realagent [-trust DIR]... claude|codex|gemini...")
 	}
 	url := ts.Getenv("FAKEMODEL_URL")
 	if url == "" {
@@ -109,7 +113,7 @@ func cmdRealAgent(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("realagent: %v", err)
 		}
 		env, err := realagent.Seed(realagent.SeedOptions{
-			Kind: kind, Home: ts.Getenv("HOME"), ModelURL: url, WorkDir: ts.Getenv("WORK"),
+			Kind: kind, Home: ts.Getenv("HOME"), ModelURL: url, WorkDir: ts.Getenv("WORK"), Trust: trust,
 		})
 		ts.Check(err)
 		for _, kv := range env {

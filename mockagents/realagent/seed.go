@@ -16,6 +16,9 @@ type SeedOptions struct {
 	Home     string // the agent's HOME: a directory the test owns
 	ModelURL string // the fake model's base URL, http://127.0.0.1:PORT
 	WorkDir  string // the directory the agent runs in; Seed trusts it
+	// Trust are more directories Seed trusts (a repository whose linked
+	// worktrees codex runs in: it asks about the repository's root).
+	Trust []string
 }
 
 // The fake credentials. Any string works against the fake model; Claude
@@ -58,6 +61,13 @@ func Seed(o SeedOptions) ([]string, error) {
 	dirs, err := workDirs(o.WorkDir)
 	if err != nil {
 		return nil, err
+	}
+	for _, d := range o.Trust {
+		more, err := workDirs(d)
+		if err != nil {
+			return nil, err
+		}
+		dirs = append(dirs, more...)
 	}
 	url := strings.TrimRight(o.ModelURL, "/")
 	switch o.Kind {
