@@ -75,6 +75,14 @@ bench-supervise: tmux agents ## the supervisor's cost as its history and fleet g
 	mv docs/results/bench-supervise.txt.new docs/results/bench-supervise.txt
 	cat docs/results/bench-supervise.txt
 
+.PHONY: bench-worktree
+bench-worktree: tmux agents ## party start --worktree on 10,000 files next to a plain start, and party diff --json; kept in docs/results/bench-worktree.txt
+	@mkdir -p docs/results
+	{ echo "# make bench-worktree at $$(git rev-parse --short HEAD), $$(date -u +%FT%TZ), $$(nproc) cores, $$(git --version)"; \
+	  $(GO) test -run '^$$' -bench '^BenchmarkWorktree$$' -benchtime 1x -count 1 ./scenarios; } > docs/results/bench-worktree.txt.new
+	mv docs/results/bench-worktree.txt.new docs/results/bench-worktree.txt
+	cat docs/results/bench-worktree.txt
+
 .PHONY: soak
 soak: tmux agents ## run scenarios N times each, beside CPU hogs with HOGS=1, under -race with RACE=1: make soak SOAK='real_gemini_literal' N=10 HOGS=1
 	@test -n "$(SOAK)" || { echo "make soak: name the scenarios, e.g. make soak SOAK='real_gemini_literal real_gemini_send' N=10 HOGS=1"; exit 2; }

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/shellwords"
@@ -80,35 +81,55 @@ func prepareWorktrees(ctx context.Context, d Deps, opts StartOptions, name, cwd 
 	if err != nil {
 		return nil, undo, fmt.Errorf("worktree.setup: %w", err)
 	}
-	var made []worktree.Tree
+	trees = make([]worktree.Tree, len(roles))
+	for i, role := range roles {
+		trees[i] = worktree.Tree{Role: role, Path: repo.Path(dir, name, role), Branch: worktree.Branch(name, role), Base: base, BaseCommit: commit}
+		if k := slices.IndexFunc(earlier, func(e worktree.Tree) bool { return e.Branch == trees[i].Branch }); k >= 0 {
+			trees[i] = earlier[k] // this team's from an earlier start: its base stays
+		}
+	}
+	// One git worktree add at a time; then each tree is checked out and
+	// readied at once: a large checkout is mostly the kernel's time,
+	// which the cores share.
+	created, errs := make([]bool, len(trees)), make([]error, len(trees))
+	for i, t := range trees {
+		ours := slices.ContainsFunc(earlier, func(e worktree.Tree) bool { return e.Branch == t.Branch })
+		if created[i], errs[i] = repo.Create(ctx, t, ours); errs[i] != nil {
+			errs[i] = fmt.Errorf("--worktree %s: %w", t.Role, errs[i])
+			break
+		}
+	}
+	var wg sync.WaitGroup
+	for i, t := range trees {
+		if !created[i] || errors.Join(errs...) != nil {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if errs[i] = repo.Checkout(ctx, t); errs[i] != nil {
+				return
+			}
+			env := []string{"PARTY_SESSION=" + name, "PARTY_ROLE=" + t.Role, "PARTY_WORKTREE=" + t.Path, "PARTY_BASE=" + t.Base}
+			errs[i] = repo.Setup(ctx, t, opts.Config.Worktree.Copy, setup, env)
+		}()
+	}
+	wg.Wait()
 	undo = func() {
-		for _, t := range made {
-			if err := repo.Remove(context.WithoutCancel(ctx), t, true); err != nil {
-				d.warn("warning: remove the worktree of %s: %v", t.Role, err)
+		for i, t := range trees {
+			if created[i] {
+				if err := repo.Remove(context.WithoutCancel(ctx), t, true); err != nil {
+					d.warn("warning: remove the worktree of %s: %v", t.Role, err)
+				}
 			}
 		}
 	}
-	for _, role := range roles {
-		t := worktree.Tree{Role: role, Path: repo.Path(dir, name, role), Branch: worktree.Branch(name, role), Base: base, BaseCommit: commit}
-		k := slices.IndexFunc(earlier, func(e worktree.Tree) bool { return e.Branch == t.Branch })
-		if k >= 0 {
-			t = earlier[k] // this team's from an earlier start: its base stays
-		}
-		created, err := repo.Create(ctx, t, k >= 0)
-		if err != nil {
-			undo()
-			return nil, func() {}, fmt.Errorf("--worktree %s: %w", role, err)
-		}
-		if created {
-			made = append(made, t)
-			env := []string{"PARTY_SESSION=" + name, "PARTY_ROLE=" + role, "PARTY_WORKTREE=" + t.Path, "PARTY_BASE=" + t.Base}
-			if err := repo.Setup(ctx, t, opts.Config.Worktree.Copy, setup, env); err != nil {
-				undo()
-				return nil, func() {}, err
-			}
-		}
-		trees = append(trees, t)
-		i := slices.IndexFunc(panes, func(p PaneSpec) bool { return p.Role == role })
+	if err := errors.Join(errs...); err != nil {
+		undo()
+		return nil, func() {}, err
+	}
+	for _, t := range trees {
+		i := slices.IndexFunc(panes, func(p PaneSpec) bool { return p.Role == t.Role })
 		panes[i].Worktree, panes[i].Branch = t.Path, t.Branch
 	}
 	return trees, undo, nil
@@ -203,6 +224,9 @@ func reopenWorktrees(ctx context.Context, rec Record, panes []PaneSpec) error {
 			return fmt.Errorf("bring back %s's worktree: %w", p.Role, err)
 		}
 		if _, err := repo.Create(ctx, t, true); err != nil {
+			return fmt.Errorf("bring back %s's worktree: %w", p.Role, err)
+		}
+		if err := repo.Checkout(ctx, t); err != nil {
 			return fmt.Errorf("bring back %s's worktree: %w", p.Role, err)
 		}
 	}

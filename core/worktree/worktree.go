@@ -141,7 +141,7 @@ func (r Repo) CheckBranch(ctx context.Context, name string) error {
 }
 
 // Create makes t's worktree at t.Path on a new branch t.Branch from
-// t.BaseCommit. A worktree already there on that branch is this team's
+// t.BaseCommit, its files not yet checked out (Checkout). A worktree already there on that branch is this team's
 // from an earlier start and is kept (created false); when ours, a branch
 // of that name is the team's too and is checked out again. Anything else
 // in the way is ErrTaken.
@@ -177,20 +177,37 @@ func (r Repo) Create(ctx context.Context, t Tree, ours bool) (created bool, err 
 	if err != nil {
 		return false, err
 	}
-	args := []string{"worktree", "add", "--quiet", "-b", t.Branch, t.Path, t.BaseCommit}
+	// The files come with Checkout: one git worktree add at a time
+	// (concurrent ones read each other's half-made records), the slow
+	// part side by side.
+	args := []string{"worktree", "add", "--quiet", "--no-checkout", "-b", t.Branch, t.Path, t.BaseCommit}
 	if exists {
 		if !ours {
 			return false, fmt.Errorf("branch %s exists and is not this team's (git branch -D %s, or another --session): %w", t.Branch, t.Branch, ErrTaken)
 		}
-		args = []string{"worktree", "add", "--quiet", t.Path, t.Branch}
+		args = []string{"worktree", "add", "--quiet", "--no-checkout", t.Path, t.Branch}
 	}
 	if err := os.MkdirAll(filepath.Dir(t.Path), 0o755); err != nil {
 		return false, err
 	}
 	if _, err := git(ctx, r.Root, nil, args...); err != nil {
+		if !exists {
+			if made, _ := r.IsBranch(ctx, t.Branch); made {
+				_, _ = git(ctx, r.Root, nil, "branch", "-D", "--quiet", t.Branch)
+			}
+		}
 		return false, err
 	}
 	return true, nil
+}
+
+// Checkout fills the tree Create made with its branch's files (git reset
+// --hard: git's post-checkout hook does not run; worktree.setup is the
+// place for what it would do). Trees of one repository may be checked
+// out at once.
+func (r Repo) Checkout(ctx context.Context, t Tree) error {
+	_, err := git(ctx, t.Path, nil, "reset", "--hard", "--quiet")
+	return err
 }
 
 // Remove takes t's worktree and branch away. Uncommitted work in it

@@ -53,6 +53,7 @@ func newTree(t *testing.T, r Repo, role string) Tree {
 	created, err := r.Create(ctx, tr, false)
 	require.NoError(t, err)
 	require.True(t, created)
+	require.NoError(t, r.Checkout(ctx, tr))
 	return tr
 }
 
@@ -128,6 +129,7 @@ func TestCreate(t *testing.T) {
 		created, err := r.Create(ctx, tr, true)
 		require.NoError(t, err, "made again from its branch")
 		assert.True(t, created)
+		require.NoError(t, r.Checkout(ctx, tr))
 		assert.FileExists(t, filepath.Join(tr.Path, "a.txt"))
 	})
 	t.Run("bad branch", func(t *testing.T) {
