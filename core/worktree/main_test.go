@@ -15,7 +15,9 @@ func TestMain(m *testing.M) {
 		"GIT_COMMITTER_NAME": "Party Test", "GIT_COMMITTER_EMAIL": "test@party.invalid",
 		"GIT_CONFIG_NOSYSTEM": "1",
 	} {
-		os.Setenv(k, v)
+		if err := os.Setenv(k, v); err != nil {
+			panic(err)
+		}
 	}
 	os.Exit(testhome.Main(m))
 }
