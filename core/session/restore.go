@@ -41,6 +41,10 @@ func restore(ctx context.Context, d Deps, opts StartOptions, rec Record, cwd str
 		return Result{}, fmt.Errorf("%w: team %q was started with --layout %s, not %s: give the same (or none) to bring it back, or --fresh",
 			usage.Err, name, layoutOf(rec.Team.Layout), opts.Layout)
 	}
+	if len(opts.Worktree) > 0 && !slices.ContainsFunc(rec.Panes, func(p PaneSpec) bool { return p.Worktree != "" }) {
+		return Result{}, fmt.Errorf("%w: team %q was started without worktrees and comes back as it was: --fresh starts it anew with --worktree",
+			usage.Err, name)
+	}
 	if rec.Cwd != cwd {
 		return Result{}, fmt.Errorf("%w: team %q was started in %s, not %s: start it there, name another team (--session), or --fresh",
 			usage.Err, name, rec.Cwd, cwd)
