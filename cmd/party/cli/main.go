@@ -203,7 +203,7 @@ messages to agents by role.`,
 		newRuntimeCmd(f),
 		newDashCmd(f, nil),
 		newAttachCmd(f, nil), newITermCmd(f, nil), newNotifyCmd(f),
-		newDiffCmd(f, nil), newMergeCmd(f, nil), newWorktreeCmd(f),
+		newDiffCmd(f, nil), newMergeCmd(f, nil), newWorktreeCmd(f), newUsageCmd(f, nil),
 	)
 	requireSubcommands(root)
 	// A group's usage lists its commands, not "party pm task [flags]" as

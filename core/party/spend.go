@@ -1,0 +1,114 @@
+package party
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/hook"
+	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/spend"
+	"github.com/partyhq/party/core/state"
+)
+
+// UsageOptions are the inputs of Usage (party usage).
+type UsageOptions struct {
+	By    string // a spend.Groups entry; "" is role
+	Since string // a duration back from now or an RFC 3339 time
+	All   bool   // every folder's teams, not only this one's
+}
+
+// UsageSum is one row of party usage.
+type UsageSum = spend.Sum
+
+// UsageGroups are the ways party usage groups (--by).
+var UsageGroups = spend.Groups
+
+// Usage sums what the agents of the teams party keeps here (every
+// folder's with All) spent, read from their own records: each team's
+// ledger (spend.Ledger) reads what was added since the last time. An
+// agent whose records carry no usage is listed as unknown under --by
+// role.
+func Usage(ctx context.Context, env *Env, opts UsageOptions) ([]UsageSum, error) {
+	by := opts.By
+	if by == "" {
+		by = "role"
+	}
+	var since time.Time
+	if opts.Since != "" {
+		var err error
+		if since, err = sinceTime(env.Clock.Now(), opts.Since); err != nil {
+			return nil, err
+		}
+	}
+	teams, err := Teams(ctx, env, opts.All)
+	if err != nil {
+		return nil, err
+	}
+	var all []spend.Response
+	var unread []string // roles whose agents keep no usage party reads
+	for _, t := range teams {
+		rec, err := session.ReadRecord(t.StateDir)
+		if err != nil {
+			continue
+		}
+		rs, err := teamResponses(env, t.StateDir, rec)
+		if err != nil {
+			return nil, fmt.Errorf("usage of %s: %w", t.Name, err)
+		}
+		for i := range rs {
+			rs[i].Team = t.Name
+		}
+		all = append(all, rs...)
+		for _, p := range rec.Panes {
+			if len(p.Argv) > 0 && !slices.Contains([]agent.Kind{agent.Claude, agent.Codex, agent.Gemini, agent.Shell}, p.Agent) {
+				unread = append(unread, t.Name+"/"+p.Role)
+			}
+		}
+	}
+	sums, err := spend.Totals(all, by, since)
+	if err != nil || by != "role" {
+		return sums, err
+	}
+	for _, key := range unread {
+		sums = append(sums, spend.Sum{Key: key, Unknown: true})
+	}
+	return sums, nil
+}
+
+// UsageRow is s as party usage prints it.
+func UsageRow(s UsageSum) []string {
+	if s.Unknown {
+		return []string{s.Key, "-", "unknown", "unknown", "unknown", "unknown", "unknown", "unknown"}
+	}
+	n := func(v int64) string { return strconv.FormatInt(v, 10) }
+	return []string{s.Key, strconv.Itoa(s.Responses), n(s.Input), n(s.Output), n(s.CacheRead), n(s.CacheWrite), n(s.Reasoning), n(s.Total)}
+}
+
+// UsageHeader is the header of party usage's table.
+func UsageHeader(by string) []string {
+	if by == "" {
+		by = "role"
+	}
+	return []string{strings.ToUpper(by), "RESPONSES", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "REASONING", "TOTAL"}
+}
+
+// teamResponses scans the records of the team in stateDir into its
+// ledger (spend.Ledger), then reads the ledger.
+func teamResponses(env *Env, stateDir string, rec session.Record) ([]spend.Response, error) {
+	roles := map[string]string{}
+	for _, p := range rec.Panes {
+		roles[p.ID] = p.Role
+	}
+	l := spend.Ledger{Dir: filepath.Join(stateDir, "spend"), Events: filepath.Join(stateDir, state.EventLog),
+		CodexHome: hook.CodexHome(env.Getenv), Roles: roles}
+	if err := l.Scan(); err != nil {
+		return nil, err
+	}
+	return l.Responses()
+}

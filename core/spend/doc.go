@@ -1,0 +1,23 @@
+// Package spend says what the agents spent: the tokens of each model
+// response, read from the agents' own records — Claude Code's transcript,
+// Codex's rollout, Gemini CLI's chat file — never estimated.
+//
+// The parts:
+//   - Parse turns one line of an agent's record into a Response, when the
+//     line carries usage (Claude's assistant entries, Codex's
+//     token_usage_record, Gemini's "gemini" records); a File keeps what a
+//     line needs of the lines before it (Codex's model).
+//   - Ledger is a team's ledger in its state dir: the responses read so
+//     far (responses.jsonl, appended) and how far each record file was
+//     read (offsets.json). Scan reads only what was appended to each file
+//     since, and starts a file again when the agent rewrote it.
+//   - Sum groups responses by role, session, model or day, each response
+//     counted once (Claude repeats a response's usage on each of its
+//     content blocks).
+//
+// Token kinds are normalized across agents: Input is the input not read
+// from a cache (Codex and Gemini count the cached part inside their
+// input; Claude outside it), CacheRead and CacheWrite the cached input,
+// Output the output, Reasoning the output spent thinking where the agent
+// records it apart (Codex, Gemini; Claude counts it in Output).
+package spend

@@ -1,0 +1,218 @@
+package spend
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/usage"
+)
+
+// Lines as the pinned agents wrote them against the fake model (Claude Code
+// 2.1.197, Codex 0.169.0, Gemini CLI 0.61.0), trimmed of fields party
+// does not read.
+const (
+	claudeLine = `{"parentUuid":"4","isSidechain":false,"message":{"content":[{"text":"hi back","type":"text"}],"id":"msg_1","model":"claude-opus-4-8","role":"assistant","stop_reason":"end_turn","stop_sequence":null,"type":"message","usage":{"input_tokens":12,"cache_creation_input_tokens":3,"cache_read_input_tokens":5,"output_tokens":7,"server_tool_use":{"web_search_requests":0,"web_fetch_requests":0},"service_tier":"standard"}},"type":"assistant","uuid":"9b","timestamp":"2026-11-29T07:29:01.651Z","sessionId":"s-claude","version":"2.1.197"}`
+	claudeUser = `{"type":"user","message":{"role":"user","content":"hello there"},"timestamp":"2026-11-29T07:29:01.400Z","sessionId":"s-claude"}`
+	claudeErr  = `{"type":"assistant","message":{"id":"msg_e","model":"<synthetic>","role":"assistant","usage":{"input_tokens":0,"output_tokens":0}},"timestamp":"2026-11-29T07:29:02Z","sessionId":"s-claude"}`
+	codexCtx   = `{"timestamp":"2026-11-29T07:29:16.647Z","ordinal":5,"type":"turn_context","payload":{"turn_id":"t1","cwd":"/w","model":"gpt-5.9-codex","approval_policy":"on-request"}}`
+	codexUsage = `{"timestamp":"2026-11-29T07:29:01.523Z","ordinal":11,"type":"token_usage_record","payload":{"thread_id":"th1","turn_id":"t1","session_id":"th1","root_turn_id":"t1","response_id":"resp_1","usage":{"input_tokens":100,"cached_input_tokens":40,"cache_write_input_tokens":0,"output_tokens":30,"reasoning_output_tokens":10,"total_tokens":130},"turn_token_usage":{"input_tokens":100,"cached_input_tokens":40,"cache_write_input_tokens":0,"output_tokens":30,"reasoning_output_tokens":10,"total_tokens":130},"thread_token_usage":{"input_tokens":100,"cached_input_tokens":40,"cache_write_input_tokens":0,"output_tokens":30,"reasoning_output_tokens":10,"total_tokens":130}}}`
+	codexCount = `{"timestamp":"2026-11-29T07:29:01.523Z","ordinal":12,"type":"event_msg","payload":{"type":"token_count","info":{"total_token_usage":{"input_tokens":100,"cached_input_tokens":40,"output_tokens":30,"reasoning_output_tokens":10,"total_tokens":130},"last_token_usage":{"input_tokens":100,"cached_input_tokens":40,"output_tokens":30,"reasoning_output_tokens":10,"total_tokens":130}}}}`
+	geminiHead = `{"sessionId":"s-gemini","projectHash":"3a","startTime":"2026-11-29T07:29:17.046Z","lastUpdated":"2026-11-29T07:29:17.046Z","kind":"main"}`
+	geminiUser = `{"id":"u1","timestamp":"2026-11-29T07:29:18.379Z","type":"user","content":[{"text":"hello there"}]}`
+	geminiLine = `{"id":"g1","timestamp":"2026-11-29T07:29:18.448Z","type":"gemini","content":"hi back","thoughts":[],"tokens":{"input":50,"output":9,"cached":20,"thoughts":4,"tool":2,"total":65},"model":"gemini-3.8-flash"}`
+	geminiSet  = `{"$set":{"lastUpdated":"2026-11-29T07:29:18.448Z"}}`
+)
+
+func at(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+func TestParse(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		kind  agent.Kind
+		lines []string
+		want  []Response
+	}{
+		{"claude", agent.Claude, []string{claudeUser, claudeLine, claudeErr, "not json"}, []Response{{
+			Time: at("2026-11-29T07:29:01.651Z"), Agent: agent.Claude, Session: "s-claude", ID: "msg_1", Model: "claude-opus-4-8",
+			Tokens: Tokens{Input: 12, Output: 7, CacheRead: 5, CacheWrite: 3}}}},
+		{"codex", agent.Codex, []string{codexCtx, codexUsage, codexCount}, []Response{{
+			Time: at("2026-11-29T07:29:01.523Z"), Agent: agent.Codex, Session: "th1", ID: "resp_1", Model: "gpt-5.9-codex",
+			Tokens: Tokens{Input: 60, Output: 20, CacheRead: 40, Reasoning: 10}}}},
+		{"gemini", agent.Gemini, []string{geminiHead, geminiUser, geminiLine, geminiSet}, []Response{{
+			Time: at("2026-11-29T07:29:18.448Z"), Agent: agent.Gemini, Session: "s-gemini", ID: "g1", Model: "gemini-3.8-flash",
+			Tokens: Tokens{Input: 32, Output: 9, CacheRead: 20, Reasoning: 4}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := File{Agent: tc.kind}
+			var got []Response
+			for _, l := range tc.lines {
+				if r, ok := f.Parse([]byte(l)); ok {
+					got = append(got, r)
+				}
+			}
+			assert.Equal(t, tc.want, got)
+		})
+	}
+	// The totals the agents record are kept: Codex 130, Gemini 65.
+	f := File{Agent: agent.Codex}
+	f.Parse([]byte(codexCtx))
+	r, _ := f.Parse([]byte(codexUsage))
+	assert.Equal(t, int64(130), r.Total())
+	g := File{Agent: agent.Gemini}
+	r, _ = g.Parse([]byte(geminiLine))
+	assert.Equal(t, int64(65), r.Total())
+}
+
+// team is a state dir with an event log naming a claude transcript, a
+// gemini chat and a codex thread whose rollout is under the codex home.
+type team struct {
+	ledger                  Ledger
+	claude, gemini, rollout string
+}
+
+func newTeam(t *testing.T) team {
+	dir := t.TempDir()
+	tm := team{
+		ledger:  Ledger{Dir: filepath.Join(dir, "state", "spend"), Events: filepath.Join(dir, "state", "events.jsonl"), CodexHome: filepath.Join(dir, "codex")},
+		claude:  filepath.Join(dir, "claude.jsonl"),
+		gemini:  filepath.Join(dir, "gemini.jsonl"),
+		rollout: filepath.Join(dir, "codex", "sessions", "2026", "11", "29", "rollout-2026-11-29T07-29-01-th1.jsonl"),
+	}
+	require.NoError(t, os.MkdirAll(filepath.Dir(tm.rollout), 0o755))
+	require.NoError(t, os.MkdirAll(filepath.Dir(tm.ledger.Events), 0o755))
+	events := []map[string]string{
+		{"role": "impl", "agent": "claude", "kind": "turn_done", "agent_session": "s-claude", "transcript": tm.claude},
+		{"role": "rev", "agent": "codex", "kind": "turn_done", "agent_session": "th1"},
+		{"role": "g", "agent": "gemini", "kind": "turn_done", "agent_session": "s-gemini", "transcript": tm.gemini},
+	}
+	for _, ev := range events {
+		b, _ := json.Marshal(ev)
+		appendLines(t, tm.ledger.Events, string(b))
+	}
+	return tm
+}
+
+func appendLines(t *testing.T, path string, lines ...string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	require.NoError(t, err)
+	for _, l := range lines {
+		_, err = f.WriteString(l + "\n")
+		require.NoError(t, err)
+	}
+	require.NoError(t, f.Close())
+}
+
+func sum(t *testing.T, l Ledger, by string) map[string]Tokens {
+	t.Helper()
+	rs, err := l.Responses()
+	require.NoError(t, err)
+	s, err := Totals(rs, by, time.Time{})
+	require.NoError(t, err)
+	out := map[string]Tokens{}
+	for _, x := range s {
+		out[x.Key] = x.Tokens
+	}
+	return out
+}
+
+func TestLedgerReadsOnlyWhatWasAdded(t *testing.T) {
+	tm := newTeam(t)
+	appendLines(t, tm.claude, claudeUser, claudeLine)
+	appendLines(t, tm.gemini, geminiHead, geminiUser, geminiLine)
+	require.NoError(t, tm.ledger.Scan())
+	got := sum(t, tm.ledger, "role")
+	assert.Equal(t, Tokens{Input: 12, Output: 7, CacheRead: 5, CacheWrite: 3}, got["/impl"])
+	assert.Equal(t, Tokens{Input: 32, Output: 9, CacheRead: 20, Reasoning: 4}, got["/g"])
+	assert.NotContains(t, got, "/rev", "codex's rollout does not exist yet")
+
+	// Codex's rollout appears; claude repeats msg_1 for its second content
+	// block (counted once) and writes half a line of the next message.
+	appendLines(t, tm.rollout, codexCtx, codexUsage, codexCount)
+	appendLines(t, tm.claude, claudeLine)
+	f, err := os.OpenFile(tm.claude, os.O_WRONLY|os.O_APPEND, 0o644)
+	require.NoError(t, err)
+	second := strings.ReplaceAll(claudeLine, "msg_1", "msg_2")
+	_, err = f.WriteString(second[:40])
+	require.NoError(t, err)
+	require.NoError(t, tm.ledger.Scan())
+	got = sum(t, tm.ledger, "role")
+	assert.Equal(t, Tokens{Input: 12, Output: 7, CacheRead: 5, CacheWrite: 3}, got["/impl"], "msg_1 once; msg_2 not whole yet")
+	assert.Equal(t, Tokens{Input: 60, Output: 20, CacheRead: 40, Reasoning: 10}, got["/rev"])
+
+	_, err = f.WriteString(second[40:] + "\n")
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.NoError(t, tm.ledger.Scan())
+	assert.Equal(t, Tokens{Input: 24, Output: 14, CacheRead: 10, CacheWrite: 6}, sum(t, tm.ledger, "role")["/impl"])
+
+	// Scanning again reads nothing new; the ledger holds each line once.
+	before, err := os.ReadFile(filepath.Join(tm.ledger.Dir, responsesFile))
+	require.NoError(t, err)
+	require.NoError(t, tm.ledger.Scan())
+	after, err := os.ReadFile(filepath.Join(tm.ledger.Dir, responsesFile))
+	require.NoError(t, err)
+	assert.Equal(t, before, after)
+	assert.Equal(t, 5, strings.Count(string(after), "\n"), "claude's repeated msg_1 is kept as read, counted once")
+}
+
+func TestLedgerRewrittenRecord(t *testing.T) {
+	tm := newTeam(t)
+	long := strings.Repeat(claudeUser+"\n", 3) + claudeLine
+	appendLines(t, tm.claude, long)
+	require.NoError(t, tm.ledger.Scan())
+	// The agent rewrites its transcript (compacted): shorter, msg_1 kept
+	// and a new msg_3.
+	third := strings.ReplaceAll(claudeLine, "msg_1", "msg_3")
+	require.NoError(t, os.WriteFile(tm.claude, []byte(claudeLine+"\n"+third+"\n"), 0o644))
+	require.NoError(t, tm.ledger.Scan())
+	assert.Equal(t, Tokens{Input: 24, Output: 14, CacheRead: 10, CacheWrite: 6}, sum(t, tm.ledger, "role")["/impl"], "msg_1 once, msg_3 once")
+
+	// Rewritten to the same length but other content: read again too.
+	fourth := strings.ReplaceAll(strings.ReplaceAll(claudeLine, "msg_1", "msg_4"), `"sessionId":"s-claude"`, `"sessionId":"s-clauda"`)
+	require.NoError(t, os.WriteFile(tm.claude, []byte(fourth+"\n"+third+"\n"), 0o644))
+	require.NoError(t, tm.ledger.Scan())
+	assert.Equal(t, Tokens{Input: 36, Output: 21, CacheRead: 15, CacheWrite: 9}, sum(t, tm.ledger, "role")["/impl"])
+}
+
+func TestLedgerSurvivesABrokenLedger(t *testing.T) {
+	tm := newTeam(t)
+	appendLines(t, tm.claude, claudeLine)
+	require.NoError(t, tm.ledger.Scan())
+	require.NoError(t, os.WriteFile(filepath.Join(tm.ledger.Dir, offsetsFile), []byte("{half"), 0o600))
+	appendLines(t, filepath.Join(tm.ledger.Dir, responsesFile), "garbage")
+	require.NoError(t, tm.ledger.Scan(), "offsets that cannot be read: everything read again")
+	assert.Equal(t, Tokens{Input: 12, Output: 7, CacheRead: 5, CacheWrite: 3}, sum(t, tm.ledger, "role")["/impl"], "and counted once")
+}
+
+func TestTotals(t *testing.T) {
+	rs := []Response{
+		{Time: at("2026-11-28T10:00:00Z"), Team: "a", Role: "x", Agent: agent.Claude, Model: "m1", Tokens: Tokens{Input: 1, Output: 1}},
+		{Time: at("2026-11-29T10:00:00Z"), Team: "a", Role: "y", Agent: agent.Codex, Model: "m2", Tokens: Tokens{Input: 5}},
+		{Time: at("2026-11-29T11:00:00Z"), Team: "b", Role: "x", Agent: agent.Gemini, Tokens: Tokens{Output: 2}},
+	}
+	got, err := Totals(rs, "model", time.Time{})
+	require.NoError(t, err)
+	assert.Equal(t, []Sum{{Key: "m2", Responses: 1, Tokens: Tokens{Input: 5}, Total: 5},
+		{Key: "m1", Responses: 1, Tokens: Tokens{Input: 1, Output: 1}, Total: 2},
+		{Key: "unknown", Responses: 1, Tokens: Tokens{Output: 2}, Total: 2}}, got)
+	got, err = Totals(rs, "team", at("2026-11-29T00:00:00Z"))
+	require.NoError(t, err)
+	assert.Equal(t, []Sum{{Key: "a", Responses: 1, Tokens: Tokens{Input: 5}, Total: 5}, {Key: "b", Responses: 1, Tokens: Tokens{Output: 2}, Total: 2}}, got)
+	_, err = Totals(rs, "colour", time.Time{})
+	assert.ErrorIs(t, err, usage.Err)
+}
