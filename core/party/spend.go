@@ -14,6 +14,7 @@ import (
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/spend"
 	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/talk"
 )
 
 // UsageOptions are the inputs of Usage (party usage).
@@ -111,4 +112,46 @@ func teamResponses(env *Env, stateDir string, rec session.Record) ([]spend.Respo
 		return nil, err
 	}
 	return l.Responses()
+}
+
+// TurnUsage is what one turn spent: its responses, their tokens and the
+// models that gave them.
+type TurnUsage struct {
+	Responses int      `json:"responses"`
+	Models    []string `json:"models,omitempty"`
+	spend.Tokens
+}
+
+// turnUsage fills in each answered turn's usage: the responses of its
+// role recorded since the turn had the agent to itself. A team without a
+// record, or an agent whose records carry none, gets none.
+func turnUsage(env *Env, stateDir string, results []talk.Result, out []TalkOutcome) {
+	rec, err := session.ReadRecord(stateDir)
+	if err != nil {
+		return
+	}
+	rs, err := teamResponses(env, stateDir, rec)
+	if err != nil {
+		env.Warnf("the turns' usage: %v", err)
+		return
+	}
+	for i, r := range results {
+		if r.Err != nil || r.Answer == nil {
+			continue
+		}
+		var u TurnUsage
+		for _, resp := range rs {
+			if resp.Role != r.Role || resp.Time.Before(r.Turn.Truncate(time.Millisecond)) {
+				continue
+			}
+			u.Responses++
+			u.Tokens.Add(resp.Tokens)
+			if resp.Model != "" && !slices.Contains(u.Models, resp.Model) {
+				u.Models = append(u.Models, resp.Model)
+			}
+		}
+		if u.Responses > 0 {
+			out[i].Usage = &u
+		}
+	}
 }

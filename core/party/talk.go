@@ -68,6 +68,9 @@ func Talk(ctx context.Context, env *Env, opts TalkOptions) ([]TalkOutcome, error
 		out[i] = TalkOutcome{Role: r.Role, Pane: r.Pane, Outcome: r.Outcome, Answer: r.Answer, Via: r.Via,
 			MS: r.Elapsed.Milliseconds(), Error: ErrorOf(r.Err), Err: r.Err}
 	}
+	if opts.Wait {
+		turnUsage(env, info.StateDir, results, out)
+	}
 	return out, nil
 }
 
@@ -80,7 +83,10 @@ type TalkOutcome struct {
 	Answer  *string         `json:"answer,omitempty"` // with Wait, when it came
 	Via     string          `json:"via,omitempty"`
 	MS      int64           `json:"ms"`
-	Error   *ErrorInfo      `json:"error,omitempty"`
+	// Usage is what the answered turn spent, from the agent's own records
+	// (party usage's reading), when they carry it.
+	Usage *TurnUsage `json:"usage,omitempty"`
+	Error *ErrorInfo `json:"error,omitempty"`
 	Err     error           `json:"-"`
 }
 

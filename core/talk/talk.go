@@ -86,6 +86,9 @@ type Result struct {
 	Outcome deliver.Outcome
 	Answer  *string // the answer of a waiting talk
 	Via     string  // what told the answer: hook, transcript, marker, screen…
+	// Turn is when the talk had the agent to itself (after any talk queued
+	// before it): the responses of its turn come after.
+	Turn    time.Time
 	Elapsed time.Duration
 	Err     error
 }
@@ -202,6 +205,7 @@ func (t *talker) exchange(ctx context.Context, p mux.Pane, out *Result) (wait.Re
 		return wait.Result{}, err
 	}
 	defer unlock()
+	out.Turn = t.d.Clock.Now()
 
 	text, spec, err := t.d.NewSpec(p, text, t.opts.Marker)
 	if err != nil {
