@@ -11,6 +11,7 @@ import (
 
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/hook"
+	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/spend"
 	"github.com/partyhq/party/core/state"
@@ -122,36 +123,65 @@ type TurnUsage struct {
 	spend.Tokens
 }
 
+// usageLag bounds how long turnUsage waits for an agent's record of a
+// turn that already ended: Claude Code writes its transcript a moment
+// after its Stop hook (100-150 ms measured on 2.1.197).
+const usageLag = 3 * time.Second
+
 // turnUsage fills in each answered turn's usage: the responses of its
-// role recorded since the turn had the agent to itself. A team without a
-// record, or an agent whose records carry none, gets none.
-func turnUsage(env *Env, stateDir string, results []talk.Result, out []TalkOutcome) {
+// role recorded since the turn had the agent to itself, waiting up to
+// usageLag for agents that keep usage (claude, codex, gemini) whose record
+// does not show the turn yet. A team without a record, or an agent whose
+// records carry none, gets none.
+func turnUsage(ctx context.Context, env *Env, stateDir string, targets []mux.Pane, results []talk.Result, out []TalkOutcome) {
 	rec, err := session.ReadRecord(stateDir)
 	if err != nil {
 		return
 	}
-	rs, err := teamResponses(env, stateDir, rec)
-	if err != nil {
-		env.Warnf("the turns' usage: %v", err)
-		return
-	}
-	for i, r := range results {
-		if r.Err != nil || r.Answer == nil {
-			continue
+	deadline := env.Clock.Now().Add(usageLag)
+	for {
+		rs, err := teamResponses(env, stateDir, rec)
+		if err != nil {
+			env.Warnf("the turns' usage: %v", err)
+			return
 		}
-		var u TurnUsage
-		for _, resp := range rs {
-			if resp.Role != r.Role || resp.Time.Before(r.Turn.Truncate(time.Millisecond)) {
+		missing := false
+		for i, r := range results {
+			if r.Err != nil || r.Answer == nil {
 				continue
 			}
-			u.Responses++
-			u.Tokens.Add(resp.Tokens)
-			if resp.Model != "" && !slices.Contains(u.Models, resp.Model) {
-				u.Models = append(u.Models, resp.Model)
+			if out[i].Usage = usageSince(rs, r.Role, r.Turn); out[i].Usage == nil && keepsUsage(agent.Kind(targets[i].Agent)) {
+				missing = true
 			}
 		}
-		if u.Responses > 0 {
-			out[i].Usage = &u
+		if !missing || !env.Clock.Now().Before(deadline) || env.Clock.Sleep(ctx, 100*time.Millisecond) != nil {
+			return
 		}
 	}
+}
+
+// keepsUsage says whether agents of kind record their usage where
+// party reads it.
+func keepsUsage(kind agent.Kind) bool {
+	return kind == agent.Claude || kind == agent.Codex || kind == agent.Gemini
+}
+
+// usageSince is the usage of role's responses at or after turn, nil
+// without any.
+func usageSince(rs []spend.Response, role string, turn time.Time) *TurnUsage {
+	var u TurnUsage
+	for _, resp := range rs {
+		if resp.Role != role || resp.Time.Before(turn.Truncate(time.Millisecond)) {
+			continue
+		}
+		u.Responses++
+		u.Tokens.Add(resp.Tokens)
+		if resp.Model != "" && !slices.Contains(u.Models, resp.Model) {
+			u.Models = append(u.Models, resp.Model)
+		}
+	}
+	if u.Responses == 0 {
+		return nil
+	}
+	return &u
 }

@@ -24,6 +24,9 @@ type TalkOptions struct {
 	Marker     bool          // a nonce marker even where hooks are wired
 	NoQueue    bool          // fail with talk.ErrBusy rather than queue behind another talk
 	Clear      bool          // empty an input box holding someone else's text
+	// Usage gives each answered turn its usage (TalkOutcome.Usage), which
+	// may wait a moment for the agent's record of it.
+	Usage bool
 }
 
 // Talk delivers opts.Text to the agents of opts.Role and, with opts.Wait,
@@ -68,8 +71,8 @@ func Talk(ctx context.Context, env *Env, opts TalkOptions) ([]TalkOutcome, error
 		out[i] = TalkOutcome{Role: r.Role, Pane: r.Pane, Outcome: r.Outcome, Answer: r.Answer, Via: r.Via,
 			MS: r.Elapsed.Milliseconds(), Error: ErrorOf(r.Err), Err: r.Err}
 	}
-	if opts.Wait {
-		turnUsage(env, info.StateDir, results, out)
+	if opts.Wait && opts.Usage {
+		turnUsage(ctx, env, info.StateDir, targets, results, out)
 	}
 	return out, nil
 }

@@ -45,6 +45,7 @@ func talkRun(ctx context.Context, f *Factory, opts *party.TalkOptions) error {
 	if o.Text, err = messageText(f, o.Text); err != nil {
 		return err
 	}
+	o.Usage = f.JSON // the turn's usage is in the JSON only
 	out, err := party.Talk(ctx, f.env(), o)
 	if err != nil {
 		return err
