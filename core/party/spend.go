@@ -2,9 +2,7 @@ package party
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,17 +23,17 @@ type UsageOptions struct {
 	All   bool   // every folder's teams, not only this one's
 }
 
-// UsageSum is one row of party usage.
-type UsageSum = spend.Sum
+// UsageSum is one row of party usage; TurnUsage what a turn spent.
+type (
+	UsageSum  = spend.Sum
+	TurnUsage = spend.Turn
+)
 
 // UsageGroups are the ways party usage groups (--by).
 var UsageGroups = spend.Groups
 
 // Usage sums what the agents of the teams party keeps here (every
-// folder's with All) spent, read from their own records: each team's
-// ledger (spend.Ledger) reads what was added since the last time. An
-// agent whose records carry no usage is listed as unknown under --by
-// role.
+// folder's with All) spent, from their own records (spend.Usage).
 func Usage(ctx context.Context, env *Env, opts UsageOptions) ([]UsageSum, error) {
 	by := opts.By
 	if by == "" {
@@ -48,39 +46,25 @@ func Usage(ctx context.Context, env *Env, opts UsageOptions) ([]UsageSum, error)
 			return nil, err
 		}
 	}
-	teams, err := Teams(ctx, env, opts.All)
+	stored, err := Teams(ctx, env, opts.All)
 	if err != nil {
 		return nil, err
 	}
-	var all []spend.Response
-	var unread []string // roles whose agents keep no usage party reads
-	for _, t := range teams {
+	var teams []spend.Team
+	for _, t := range stored {
 		rec, err := session.ReadRecord(t.StateDir)
 		if err != nil {
 			continue
 		}
-		rs, err := teamResponses(env, t.StateDir, rec)
-		if err != nil {
-			return nil, fmt.Errorf("usage of %s: %w", t.Name, err)
-		}
-		for i := range rs {
-			rs[i].Team = t.Name
-		}
-		all = append(all, rs...)
+		team := spend.Team{Name: t.Name, Ledger: ledgerOf(env, t.StateDir, rec)}
 		for _, p := range rec.Panes {
-			if len(p.Argv) > 0 && !slices.Contains([]agent.Kind{agent.Claude, agent.Codex, agent.Gemini, agent.Shell}, p.Agent) {
-				unread = append(unread, t.Name+"/"+p.Role)
+			if len(p.Argv) > 0 && p.Agent != agent.Shell && !spend.Keeps(p.Agent) {
+				team.Unread = append(team.Unread, p.Role)
 			}
 		}
+		teams = append(teams, team)
 	}
-	sums, err := spend.Totals(all, by, since)
-	if err != nil || by != "role" {
-		return sums, err
-	}
-	for _, key := range unread {
-		sums = append(sums, spend.Sum{Key: key, Unknown: true})
-	}
-	return sums, nil
+	return spend.Usage(teams, by, since)
 }
 
 // UsageRow is s as party usage prints it.
@@ -100,27 +84,14 @@ func UsageHeader(by string) []string {
 	return []string{strings.ToUpper(by), "RESPONSES", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "REASONING", "TOTAL"}
 }
 
-// teamResponses scans the records of the team in stateDir into its
-// ledger (spend.Ledger), then reads the ledger.
-func teamResponses(env *Env, stateDir string, rec session.Record) ([]spend.Response, error) {
+// ledgerOf is the spend ledger of the team in stateDir.
+func ledgerOf(env *Env, stateDir string, rec session.Record) spend.Ledger {
 	roles := map[string]string{}
 	for _, p := range rec.Panes {
 		roles[p.ID] = p.Role
 	}
-	l := spend.Ledger{Dir: filepath.Join(stateDir, "spend"), Events: filepath.Join(stateDir, state.EventLog),
+	return spend.Ledger{Dir: filepath.Join(stateDir, "spend"), Events: filepath.Join(stateDir, state.EventLog),
 		CodexHome: hook.CodexHome(env.Getenv), Roles: roles}
-	if err := l.Scan(); err != nil {
-		return nil, err
-	}
-	return l.Responses()
-}
-
-// TurnUsage is what one turn spent: its responses, their tokens and the
-// models that gave them.
-type TurnUsage struct {
-	Responses int      `json:"responses"`
-	Models    []string `json:"models,omitempty"`
-	spend.Tokens
 }
 
 // usageLag bounds how long turnUsage waits for an agent's record of a
@@ -128,60 +99,34 @@ type TurnUsage struct {
 // after its Stop hook (100-150 ms measured on 2.1.197).
 const usageLag = 3 * time.Second
 
-// turnUsage fills in each answered turn's usage: the responses of its
-// role recorded since the turn had the agent to itself, waiting up to
-// usageLag for agents that keep usage (claude, codex, gemini) whose record
-// does not show the turn yet. A team without a record, or an agent whose
-// records carry none, gets none.
+// turnUsage fills in each answered turn's usage (spend.TurnOf), waiting
+// up to usageLag for agents that keep usage whose record does not show
+// the turn yet.
 func turnUsage(ctx context.Context, env *Env, stateDir string, targets []mux.Pane, results []talk.Result, out []TalkOutcome) {
 	rec, err := session.ReadRecord(stateDir)
 	if err != nil {
 		return
 	}
-	deadline := env.Clock.Now().Add(usageLag)
-	for {
-		rs, err := teamResponses(env, stateDir, rec)
+	l := ledgerOf(env, stateDir, rec)
+	for deadline := env.Clock.Now().Add(usageLag); ; {
+		err := l.Scan()
+		var rs []spend.Response
+		if err == nil {
+			rs, err = l.Responses()
+		}
 		if err != nil {
 			env.Warnf("the turns' usage: %v", err)
 			return
 		}
 		missing := false
 		for i, r := range results {
-			if r.Err != nil || r.Answer == nil {
-				continue
-			}
-			if out[i].Usage = usageSince(rs, r.Role, r.Turn); out[i].Usage == nil && keepsUsage(agent.Kind(targets[i].Agent)) {
-				missing = true
+			if r.Err == nil && r.Answer != nil {
+				out[i].Usage = spend.TurnOf(rs, r.Role, r.Turn)
+				missing = missing || (out[i].Usage == nil && spend.Keeps(agent.Kind(targets[i].Agent)))
 			}
 		}
 		if !missing || !env.Clock.Now().Before(deadline) || env.Clock.Sleep(ctx, 100*time.Millisecond) != nil {
 			return
 		}
 	}
-}
-
-// keepsUsage says whether agents of kind record their usage where
-// party reads it.
-func keepsUsage(kind agent.Kind) bool {
-	return kind == agent.Claude || kind == agent.Codex || kind == agent.Gemini
-}
-
-// usageSince is the usage of role's responses at or after turn, nil
-// without any.
-func usageSince(rs []spend.Response, role string, turn time.Time) *TurnUsage {
-	var u TurnUsage
-	for _, resp := range rs {
-		if resp.Role != role || resp.Time.Before(turn.Truncate(time.Millisecond)) {
-			continue
-		}
-		u.Responses++
-		u.Tokens.Add(resp.Tokens)
-		if resp.Model != "" && !slices.Contains(u.Models, resp.Model) {
-			u.Models = append(u.Models, resp.Model)
-		}
-	}
-	if u.Responses == 0 {
-		return nil
-	}
-	return &u
 }

@@ -2,180 +2,77 @@ package party
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"os/exec"
-	"slices"
 
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/worktree"
 )
 
-// worktreeOf is the record of the team the Env picks for a worktree
-// command (session.WorktreeTeam), the repository and role's worktree.
-func worktreeOf(ctx context.Context, env *Env, role string) (session.Record, worktree.Repo, worktree.Tree, error) {
-	rec, err := worktreeTeam(ctx, env)
-	if err != nil {
-		return rec, worktree.Repo{}, worktree.Tree{}, err
-	}
-	t, err := rec.TreeOf(role)
-	if err != nil {
-		return rec, worktree.Repo{}, t, err
-	}
-	repo, err := worktree.Open(ctx, rec.Cwd)
-	return rec, repo, t, err
-}
+// WorktreeStatus is a team's worktree as party worktree list shows it.
+type WorktreeStatus = session.WorktreeStatus
 
-func worktreeTeam(ctx context.Context, env *Env) (session.Record, error) {
+// worktreeScope is the session deps and the team a worktree command acts
+// on: --session (or PARTY_SESSION), else the one with worktrees here.
+func worktreeScope(env *Env) (session.Deps, session.WorktreeScope, error) {
 	d, err := env.SessionDeps()
 	if err != nil {
-		return session.Record{}, err
+		return d, session.WorktreeScope{}, err
 	}
 	cwd, err := env.Getwd()
-	if err != nil {
-		return session.Record{}, err
-	}
-	return session.WorktreeTeam(ctx, d, env.Session, cwd)
+	return d, session.WorktreeScope{Name: env.Session, Cwd: cwd}, err
 }
 
-// Diff says what role's agent changed in its worktree against its base
-// (party diff --json).
+// Diff says what role's agent changed in its worktree (party diff --json).
 func Diff(ctx context.Context, env *Env, role string) (worktree.Changes, error) {
-	_, repo, t, err := worktreeOf(ctx, env, role)
+	d, sc, err := worktreeScope(env)
 	if err != nil {
 		return worktree.Changes{}, err
 	}
-	return repo.Changes(ctx, t)
+	return sc.Diff(ctx, d, role)
 }
 
-// DiffCmd is the git command that shows role's changes (party diff), for
-// the caller to run with its terminal; done cleans up after it.
+// DiffCmd is the git command that shows role's changes (party diff).
 func DiffCmd(ctx context.Context, env *Env, role string, stat bool) (*exec.Cmd, func(), error) {
-	_, repo, t, err := worktreeOf(ctx, env, role)
+	d, sc, err := worktreeScope(env)
 	if err != nil {
 		return nil, nil, err
 	}
-	return repo.ShowCmd(ctx, t, stat)
+	return sc.DiffCmd(ctx, d, role, stat)
 }
 
-// Merge merges role's branch into its base in the main worktree (party
-// merge).
+// Merge merges role's branch into its base (party merge).
 func Merge(ctx context.Context, env *Env, role string, opts worktree.MergeOptions) (worktree.Merged, error) {
-	_, repo, t, err := worktreeOf(ctx, env, role)
+	d, sc, err := worktreeScope(env)
 	if err != nil {
 		return worktree.Merged{}, err
 	}
-	return repo.Merge(ctx, t, opts)
+	return sc.Merge(ctx, d, role, opts)
 }
 
-// WorktreeStatus is a team's worktree with what it holds, as party
-// worktree list shows it.
-type WorktreeStatus struct {
-	worktree.Tree
-	Ahead int    `json:"commits_ahead"`
-	Dirty bool   `json:"dirty"`
-	Error string `json:"error,omitempty"` // why the rest is unknown (its folder gone)
-}
-
-// Row is the worktree as party worktree list prints it.
-func (w WorktreeStatus) Row() []string {
-	state := fmt.Sprintf("%d ahead", w.Ahead)
-	if w.Dirty {
-		state += ", uncommitted changes"
-	}
-	if w.Error != "" {
-		state = w.Error
-	}
-	return []string{w.Role, w.Branch, w.Base, state, w.Path}
-}
-
-// Worktrees are the worktrees of the team the Env picks; none where no
-// team has any.
+// Worktrees are the team's worktrees (party worktree list).
 func Worktrees(ctx context.Context, env *Env) ([]WorktreeStatus, error) {
-	rec, err := worktreeTeam(ctx, env)
-	if errors.Is(err, session.ErrNoWorktree) {
-		return nil, nil
-	}
+	d, sc, err := worktreeScope(env)
 	if err != nil {
 		return nil, err
 	}
-	repo, err := worktree.Open(ctx, rec.Cwd)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]WorktreeStatus, len(rec.Worktrees))
-	for i, t := range rec.Worktrees {
-		out[i].Tree = t
-		c, err := repo.Changes(ctx, t)
-		if err != nil {
-			out[i].Error = err.Error()
-			continue
-		}
-		out[i].Ahead, out[i].Dirty = c.Ahead, c.Dirty
-	}
-	return out, nil
+	return sc.Worktrees(ctx, d)
 }
 
-// RemoveWorktree removes role's worktree and branch (worktree.Repo.Remove)
-// and takes it out of the team's record. A live team's agent may not
-// lose the folder it runs in, unless force.
+// RemoveWorktree removes role's worktree and branch (party worktree remove).
 func RemoveWorktree(ctx context.Context, env *Env, role string, force bool) (worktree.Tree, error) {
-	rec, repo, t, err := worktreeOf(ctx, env, role)
+	d, sc, err := worktreeScope(env)
 	if err != nil {
-		return t, err
+		return worktree.Tree{}, err
 	}
-	if !force && slices.ContainsFunc(rec.Panes, func(p session.PaneSpec) bool { return p.Role == role && p.Worktree != "" }) {
-		if live, _ := env.Tmux.HasSession(ctx, rec.Session); live {
-			return t, fmt.Errorf("%s's agent runs in %s (party stop %s first, or --force): %w", role, t.Path, rec.Session, worktree.ErrTaken)
-		}
-	}
-	if err := repo.Remove(ctx, t, force); err != nil {
-		return t, err
-	}
-	return t, forgetTrees(rec, []worktree.Tree{t})
+	return sc.RemoveWorktree(ctx, d, role, force)
 }
 
-// PruneWorktrees removes the team's worktrees that hold no work: nothing
-// uncommitted, nothing unmerged, and no live agent in them; kept says why
-// each other stays.
-func PruneWorktrees(ctx context.Context, env *Env) (removed []worktree.Tree, kept map[string]string, err error) {
-	rec, err := worktreeTeam(ctx, env)
+// PruneWorktrees removes the team's worktrees that hold no work (party
+// worktree prune).
+func PruneWorktrees(ctx context.Context, env *Env) ([]worktree.Tree, map[string]string, error) {
+	d, sc, err := worktreeScope(env)
 	if err != nil {
 		return nil, nil, err
 	}
-	repo, err := worktree.Open(ctx, rec.Cwd)
-	if err != nil {
-		return nil, nil, err
-	}
-	kept = map[string]string{}
-	trees := rec.Worktrees
-	if live, _ := env.Tmux.HasSession(ctx, rec.Session); live {
-		trees = nil
-		for _, t := range rec.Worktrees {
-			if slices.ContainsFunc(rec.Panes, func(p session.PaneSpec) bool { return p.Role == t.Role && p.Worktree != "" }) {
-				kept[t.Role] = "its agent runs in it"
-				continue
-			}
-			trees = append(trees, t)
-		}
-	}
-	removed, why, err := repo.Prune(ctx, trees)
-	for role, e := range why {
-		kept[role] = e.Error()
-	}
-	if ferr := forgetTrees(rec, removed); err == nil {
-		err = ferr
-	}
-	return removed, kept, err
-}
-
-// forgetTrees takes gone out of rec's worktrees and writes it.
-func forgetTrees(rec session.Record, gone []worktree.Tree) error {
-	if len(gone) == 0 {
-		return nil
-	}
-	rec.Worktrees = slices.DeleteFunc(rec.Worktrees, func(t worktree.Tree) bool {
-		return slices.ContainsFunc(gone, func(g worktree.Tree) bool { return g.Branch == t.Branch })
-	})
-	return session.WriteRecord(rec.StateDir, rec)
+	return sc.PruneWorktrees(ctx, d)
 }

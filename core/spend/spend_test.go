@@ -216,3 +216,26 @@ func TestTotals(t *testing.T) {
 	_, err = Totals(rs, "colour", time.Time{})
 	assert.ErrorIs(t, err, usage.Err)
 }
+
+func TestUsageAndTurnOf(t *testing.T) {
+	tm := newTeam(t)
+	appendLines(t, tm.claude, claudeLine)
+	appendLines(t, tm.gemini, geminiHead, geminiLine)
+	sums, err := Usage([]Team{{Name: "a", Ledger: tm.ledger, Unread: []string{"bot"}}}, "role", time.Time{})
+	require.NoError(t, err)
+	require.Len(t, sums, 3)
+	assert.Equal(t, "a/g", sums[0].Key)
+	assert.Equal(t, "a/impl", sums[1].Key)
+	assert.Equal(t, Sum{Key: "a/bot", Unknown: true}, sums[2], "a program without usage is unknown, not 0")
+	sums, err = Usage([]Team{{Name: "a", Ledger: tm.ledger, Unread: []string{"bot"}}}, "model", time.Time{})
+	require.NoError(t, err)
+	assert.Len(t, sums, 2, "unknown roles only by role")
+
+	rs, err := tm.ledger.Responses()
+	require.NoError(t, err)
+	turn := TurnOf(rs, "impl", at("2026-11-29T07:29:01.600Z"))
+	require.NotNil(t, turn)
+	assert.Equal(t, &Turn{Responses: 1, Models: []string{"claude-opus-4-8"}, Tokens: Tokens{Input: 12, Output: 7, CacheRead: 5, CacheWrite: 3}}, turn)
+	assert.Nil(t, TurnOf(rs, "impl", at("2026-11-29T07:29:02Z")), "a turn that began after the response")
+	assert.Nil(t, TurnOf(rs, "nobody", time.Time{}))
+}

@@ -2,10 +2,12 @@ package spend
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/usage"
 )
 
@@ -79,4 +81,77 @@ func orUnknown(s string) string {
 		return "unknown"
 	}
 	return s
+}
+
+// Team is one team whose spending Usage sums: its name, its ledger, and
+// its roles whose agents keep no usage party reads (listed as unknown).
+type Team struct {
+	Name   string
+	Ledger Ledger
+	Unread []string
+}
+
+// Usage scans each team's ledger and sums its responses by group since
+// since; by role, the unread roles follow as unknown.
+func Usage(teams []Team, by string, since time.Time) ([]Sum, error) {
+	var all []Response
+	var unread []string
+	for _, t := range teams {
+		if err := t.Ledger.Scan(); err != nil {
+			return nil, fmt.Errorf("usage of %s: %w", t.Name, err)
+		}
+		rs, err := t.Ledger.Responses()
+		if err != nil {
+			return nil, fmt.Errorf("usage of %s: %w", t.Name, err)
+		}
+		for i := range rs {
+			rs[i].Team = t.Name
+		}
+		all = append(all, rs...)
+		for _, role := range t.Unread {
+			unread = append(unread, t.Name+"/"+role)
+		}
+	}
+	sums, err := Totals(all, by, since)
+	if err != nil || by != "role" {
+		return sums, err
+	}
+	for _, key := range unread {
+		sums = append(sums, Sum{Key: key, Unknown: true})
+	}
+	return sums, nil
+}
+
+// Turn is what one turn spent: its responses, their tokens and the
+// models that gave them.
+type Turn struct {
+	Responses int      `json:"responses"`
+	Models    []string `json:"models,omitempty"`
+	Tokens
+}
+
+// TurnOf is the spending of role's responses at or after start (a turn
+// that began then), nil without any.
+func TurnOf(rs []Response, role string, start time.Time) *Turn {
+	var u Turn
+	for _, r := range rs {
+		if r.Role != role || r.Time.Before(start.Truncate(time.Millisecond)) {
+			continue
+		}
+		u.Responses++
+		u.Tokens.Add(r.Tokens)
+		if r.Model != "" && !slices.Contains(u.Models, r.Model) {
+			u.Models = append(u.Models, r.Model)
+		}
+	}
+	if u.Responses == 0 {
+		return nil
+	}
+	return &u
+}
+
+// Keeps says whether agents of kind record their usage where Ledger reads
+// it.
+func Keeps(kind agent.Kind) bool {
+	return kind == agent.Claude || kind == agent.Codex || kind == agent.Gemini
 }
