@@ -90,7 +90,7 @@ type TalkOutcome struct {
 	// (party usage's reading), when they carry it.
 	Usage *TurnUsage `json:"usage,omitempty"`
 	Error *ErrorInfo `json:"error,omitempty"`
-	Err     error           `json:"-"`
+	Err   error      `json:"-"`
 }
 
 // roleNames are the roles of panes, in their order.
