@@ -50,6 +50,8 @@ type Config struct {
 	ITerm      ITerm
 	Notify     Notify
 	Worktree   Worktree
+	// Prices are the prices of models, by model name (price.MODEL.*).
+	Prices map[string]Price
 	// Sources says which layer set each key: default, or a file path.
 	Sources map[string]string
 	// Local is the repository's file (./.party/config.json) when there is
@@ -117,6 +119,12 @@ type ITerm struct {
 	ControlMode bool // attach with tmux -CC in iTerm2 (false: a plain client)
 }
 
+// Price is what a model's tokens cost, in USD for a million tokens of
+// each kind (party usage; reasoning is priced as output).
+type Price struct {
+	Input, Output, CacheRead, CacheWrite float64
+}
+
 // Worktree configures the worktrees party start --worktree makes
 // (core/worktree).
 type Worktree struct {
@@ -155,10 +163,10 @@ func (w Warning) String() string {
 // Defaults returns the built-in configuration: every key's default from
 // the table of keys.
 func Defaults() Config {
-	c := Config{Agents: map[string]Agent{}, Sources: map[string]string{}}
+	c := Config{Agents: map[string]Agent{}, Prices: map[string]Price{}, Sources: map[string]string{}}
 	for _, k := range keys {
-		if strings.HasPrefix(k.Name, "agents.") {
-			continue
+		if strings.Contains(k.Name, ".*.") {
+			continue // a named section's: no default
 		}
 		v, err := k.parseText(k.Name, k.def)
 		if err != nil {
@@ -299,7 +307,7 @@ func (c *Config) apply(path string, b []byte, trusted bool) ([]Warning, error) {
 			c.Ignored = append(c.Ignored, dotted)
 			return nil
 		}
-		if name != "" {
+		if name != "" && strings.HasPrefix(k.Name, "agents.") {
 			if _, ok := c.Agents[name]; !ok {
 				c.Agents[name] = Agent{}
 			}

@@ -338,3 +338,30 @@ func TestConcurrentSetsKeepEveryKey(t *testing.T) {
 		assert.Contains(t, string(b), fmt.Sprintf(`"r%d"`, i))
 	}
 }
+
+func TestPricesByModelNamesWithDots(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.json")
+	require.NoError(t, Set(path, "price.gemini-3.8-flash.input", "0.3"))
+	require.NoError(t, Set(path, "price.gemini-3.8-flash.output", "2.5"))
+	require.NoError(t, Set(path, "price.claude-opus-4-8.cacheRead", "1.5"))
+	b, err := os.ReadFile(path)
+	require.NoError(t, err)
+	assert.JSONEq(t, `{"price":{"gemini-3.8-flash":{"input":0.3,"output":2.5},"claude-opus-4-8":{"cacheRead":1.5}}}`, string(b))
+
+	c := Defaults()
+	_, err = c.apply(path, b, true)
+	require.NoError(t, err)
+	assert.Equal(t, map[string]Price{"gemini-3.8-flash": {Input: 0.3, Output: 2.5}, "claude-opus-4-8": {CacheRead: 1.5}}, c.Prices)
+	v, err := c.Get("price.gemini-3.8-flash.output")
+	require.NoError(t, err)
+	assert.Equal(t, "2.5", v)
+	assert.Equal(t, "0.3", c.Flat()["price.gemini-3.8-flash.input"])
+
+	for _, bad := range []string{"-1", "cheap", "NaN", "100001"} {
+		assert.ErrorIs(t, Set(path, "price.m.input", bad), ErrInvalid, bad)
+	}
+	_, err = c.apply(path, []byte(`{"price":{"m":{"output":"2"}}}`), true)
+	assert.ErrorContains(t, err, "must be number, not string")
+	assert.ErrorIs(t, err, ErrInvalid)
+}

@@ -24,8 +24,9 @@ func TestDefaultsFromTheTable(t *testing.T) {
 	assert.Equal(t, Review{Implementer: "claude", Reviewer: "codex", Base: "main", MaxIterations: 3,
 		FindingsTimeout: 900 * time.Second, HealthInterval: 30 * time.Second, AllowCommands: true}, c.Review)
 	assert.Empty(t, c.Agents)
+	assert.Empty(t, c.Prices, "party ships no prices")
 	for _, k := range keys {
-		if !strings.HasPrefix(k.Name, "agents.") {
+		if !strings.Contains(k.Name, ".*.") {
 			assert.Equal(t, "default", c.Sources[k.Name], k.Name)
 		}
 	}
@@ -75,8 +76,8 @@ func checkKeyTable(t *testing.T, doc, table string, seen map[string]bool) {
 			}
 			seen[k.Name] = true
 			assert.Equal(t, k.Trusted, strings.TrimSpace(cells[3]) == "✓", "%s %s: trusted", doc, m[1])
-			if strings.HasPrefix(k.Name, "agents.") {
-				continue // the profile's, or the zero value
+			if strings.Contains(k.Name, ".*.") {
+				continue // the profile's, none, or the zero value
 			}
 			def := ""
 			if i < len(defs) {

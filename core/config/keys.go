@@ -28,10 +28,11 @@ const (
 	kInt
 	kBool
 	kDuration
+	kNumber // a float, bounded by max (0: none) and never negative
 )
 
 func (k kind) String() string {
-	return [...]string{"string", "int", "bool", "duration"}[k]
+	return [...]string{"string", "int", "bool", "duration", "number"}[k]
 }
 
 // Key is one configuration key. The table of keys is the one place that
@@ -68,6 +69,7 @@ type value struct {
 	n int64
 	b bool
 	d time.Duration
+	f float64
 }
 
 func notBlank(what string) func(string) error {
@@ -220,6 +222,10 @@ var keys = []Key{
 	},
 		get: func(c *Config, _ string) string { return strings.Join(c.Worktree.Copy, ",") },
 		set: func(c *Config, _ string, v value) { c.Worktree.Copy = roleList(v.s) }},
+	priceKey("input", func(p *Price) *float64 { return &p.Input }),
+	priceKey("output", func(p *Price) *float64 { return &p.Output }),
+	priceKey("cacheRead", func(p *Price) *float64 { return &p.CacheRead }),
+	priceKey("cacheWrite", func(p *Price) *float64 { return &p.CacheWrite }),
 	{Name: "agents.*.command", kind: kString, Trusted: true, check: func(s string) error {
 		_, err := shellwords.SplitCommand(s)
 		return err
@@ -327,12 +333,27 @@ func wild(at, pattern []string) []string {
 	return out
 }
 
-// lookup returns the key of a dotted name and, for agent keys, the agent
-// name.
+// named are the sections whose keys are by a name: "agents.NAME.KEY",
+// "price.NAME.KEY".
+var named = map[string]bool{"agents": true, "price": true}
+
+// members are the members of a dotted key as a config file nests them: a
+// named section's name is one member, dots and all.
+func members(dotted string) []string {
+	parts := strings.Split(dotted, ".")
+	if len(parts) > 3 && named[parts[0]] {
+		return []string{parts[0], strings.Join(parts[1:len(parts)-1], "."), parts[len(parts)-1]}
+	}
+	return parts
+}
+
+// lookup returns the key of a dotted name and, for the keys of a named
+// section, the name.
 func lookup(dotted string) (Key, string, error) {
 	pattern, agentName := dotted, ""
-	if parts := strings.Split(dotted, "."); len(parts) == 3 && parts[0] == "agents" && parts[1] != "" {
-		pattern, agentName = "agents.*."+parts[2], parts[1]
+	if parts := strings.Split(dotted, "."); len(parts) >= 3 && named[parts[0]] {
+		// The name between may hold dots: a model's (price.gemini-2.5-pro.input).
+		pattern, agentName = parts[0]+".*."+parts[len(parts)-1], strings.Join(parts[1:len(parts)-1], ".")
 	}
 	for _, k := range keys {
 		if k.Name == pattern {
@@ -365,6 +386,12 @@ func (k Key) parseText(name, s string) (value, error) {
 			return v, fmt.Errorf("%s: %w", name, err)
 		}
 		v.d = d
+	case kNumber:
+		f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil {
+			return v, fmt.Errorf("%s must be a number, got %q: %w", name, s, ErrInvalid)
+		}
+		v.f = f
 	default:
 		v.s = s
 	}
@@ -385,6 +412,8 @@ func (k Key) parseJSON(name string, raw json.RawMessage) (value, error) {
 		var d Duration
 		err = json.Unmarshal(raw, &d)
 		v.d = time.Duration(d)
+	case kNumber:
+		err = json.Unmarshal(raw, &v.f)
 	default:
 		err = json.Unmarshal(raw, &v.s)
 	}
@@ -412,6 +441,10 @@ func (k Key) validate(name string, v value) error {
 		if int64(v.d) < k.min || (k.max > 0 && int64(v.d) > k.max) {
 			return bad("must be from %s to %s, got %s", time.Duration(k.min), time.Duration(k.max), v.d)
 		}
+	case kNumber:
+		if v.f < 0 || v.f != v.f || (k.max > 0 && v.f > float64(k.max)) {
+			return bad("must be from 0 to %d, got %v", k.max, v.f)
+		}
 	case kString:
 		if len(k.enum) > 0 && !contains(k.enum, v.s) {
 			return bad("must be %s, got %q", strings.Join(k.enum, " or "), v.s)
@@ -432,6 +465,8 @@ func (k Key) jsonValue(text string, v value) any {
 		return v.n
 	case kBool:
 		return v.b
+	case kNumber:
+		return v.f
 	}
 	return text // strings, and durations as the user wrote them
 }
@@ -471,12 +506,17 @@ func (c Config) Get(key string) (string, error) {
 func (c Config) Flat() map[string]string {
 	m := map[string]string{}
 	for _, k := range keys {
-		if !strings.HasPrefix(k.Name, "agents.*.") {
+		switch {
+		case strings.HasPrefix(k.Name, "agents.*."):
+			for name := range c.Agents {
+				m[strings.Replace(k.Name, "*", name, 1)] = k.get(&c, name)
+			}
+		case strings.HasPrefix(k.Name, "price.*."):
+			for name := range c.Prices {
+				m[strings.Replace(k.Name, "*", name, 1)] = k.get(&c, name)
+			}
+		default:
 			m[k.Name] = k.get(&c, "")
-			continue
-		}
-		for name := range c.Agents {
-			m[strings.Replace(k.Name, "*", name, 1)] = k.get(&c, name)
 		}
 	}
 	return m
@@ -526,7 +566,7 @@ func (c Config) Settings() []Setting {
 // atomically. The value is checked as Load checks it, so Set never writes
 // what Load would refuse.
 func Set(path, key, text string) error {
-	k, name, err := lookup(key)
+	k, _, err := lookup(key)
 	if err != nil {
 		return err
 	}
@@ -534,7 +574,6 @@ func Set(path, key, text string) error {
 	if err != nil {
 		return err
 	}
-	_ = name
 	doc := map[string]any{}
 	b, err := readFile(path)
 	switch {
@@ -546,7 +585,7 @@ func Set(path, key, text string) error {
 			return positioned(path, b, err)
 		}
 	}
-	parts := strings.Split(key, ".")
+	parts := members(key)
 	m := doc
 	for _, p := range parts[:len(parts)-1] {
 		sub, ok := m[p].(map[string]any)
@@ -588,4 +627,25 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// priceKey is the key price.*.name: USD for a million tokens of a kind,
+// held at *field of the model's price.
+func priceKey(name string, field func(*Price) *float64) Key {
+	return Key{Name: "price.*." + name, kind: kNumber, max: 100000,
+		get: func(c *Config, model string) string {
+			p, ok := c.Prices[model]
+			if !ok {
+				return ""
+			}
+			return strconv.FormatFloat(*field(&p), 'f', -1, 64)
+		},
+		set: func(c *Config, model string, v value) {
+			if c.Prices == nil {
+				c.Prices = map[string]Price{}
+			}
+			p := c.Prices[model]
+			*field(&p) = v.f
+			c.Prices[model] = p
+		}}
 }

@@ -2,6 +2,7 @@ package party
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -64,16 +65,25 @@ func Usage(ctx context.Context, env *Env, opts UsageOptions) ([]UsageSum, error)
 		}
 		teams = append(teams, team)
 	}
-	return spend.Usage(teams, by, since)
+	cfg, err := env.Config()
+	if err != nil {
+		return nil, err
+	}
+	return spend.Usage(teams, by, since, cfg.Prices)
 }
 
-// UsageRow is s as party usage prints it.
+// UsageRow is s as party usage prints it: the cost in USD, or "no price"
+// when a model of its responses has none.
 func UsageRow(s UsageSum) []string {
 	if s.Unknown {
-		return []string{s.Key, "-", "unknown", "unknown", "unknown", "unknown", "unknown", "unknown"}
+		return []string{s.Key, "-", "unknown", "unknown", "unknown", "unknown", "unknown", "unknown", "unknown"}
 	}
 	n := func(v int64) string { return strconv.FormatInt(v, 10) }
-	return []string{s.Key, strconv.Itoa(s.Responses), n(s.Input), n(s.Output), n(s.CacheRead), n(s.CacheWrite), n(s.Reasoning), n(s.Total)}
+	cost := "no price"
+	if s.Cost != nil {
+		cost = fmt.Sprintf("%.4f", *s.Cost)
+	}
+	return []string{s.Key, strconv.Itoa(s.Responses), n(s.Input), n(s.Output), n(s.CacheRead), n(s.CacheWrite), n(s.Reasoning), n(s.Total), cost}
 }
 
 // UsageHeader is the header of party usage's table.
@@ -81,7 +91,7 @@ func UsageHeader(by string) []string {
 	if by == "" {
 		by = "role"
 	}
-	return []string{strings.ToUpper(by), "RESPONSES", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "REASONING", "TOTAL"}
+	return []string{strings.ToUpper(by), "RESPONSES", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "REASONING", "TOTAL", "COST USD"}
 }
 
 // ledgerOf is the spend ledger of the team in stateDir.

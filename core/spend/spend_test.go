@@ -121,7 +121,7 @@ func sum(t *testing.T, l Ledger, by string) map[string]Tokens {
 	t.Helper()
 	rs, err := l.Responses()
 	require.NoError(t, err)
-	s, err := Totals(rs, by, time.Time{})
+	s, err := Totals(rs, by, time.Time{}, nil)
 	require.NoError(t, err)
 	out := map[string]Tokens{}
 	for _, x := range s {
@@ -205,15 +205,15 @@ func TestTotals(t *testing.T) {
 		{Time: at("2026-11-29T10:00:00Z"), Team: "a", Role: "y", Agent: agent.Codex, Model: "m2", Tokens: Tokens{Input: 5}},
 		{Time: at("2026-11-29T11:00:00Z"), Team: "b", Role: "x", Agent: agent.Gemini, Tokens: Tokens{Output: 2}},
 	}
-	got, err := Totals(rs, "model", time.Time{})
+	got, err := Totals(rs, "model", time.Time{}, nil)
 	require.NoError(t, err)
-	assert.Equal(t, []Sum{{Key: "m2", Responses: 1, Tokens: Tokens{Input: 5}, Total: 5},
-		{Key: "m1", Responses: 1, Tokens: Tokens{Input: 1, Output: 1}, Total: 2},
-		{Key: "unknown", Responses: 1, Tokens: Tokens{Output: 2}, Total: 2}}, got)
-	got, err = Totals(rs, "team", at("2026-11-29T00:00:00Z"))
+	assert.Equal(t, []Sum{{Key: "m2", Responses: 1, Tokens: Tokens{Input: 5}, Total: 5, NoPrice: []string{"m2"}},
+		{Key: "m1", Responses: 1, Tokens: Tokens{Input: 1, Output: 1}, Total: 2, NoPrice: []string{"m1"}},
+		{Key: "unknown", Responses: 1, Tokens: Tokens{Output: 2}, Total: 2, NoPrice: []string{"unknown"}}}, got)
+	got, err = Totals(rs, "team", at("2026-11-29T00:00:00Z"), nil)
 	require.NoError(t, err)
-	assert.Equal(t, []Sum{{Key: "a", Responses: 1, Tokens: Tokens{Input: 5}, Total: 5}, {Key: "b", Responses: 1, Tokens: Tokens{Output: 2}, Total: 2}}, got)
-	_, err = Totals(rs, "colour", time.Time{})
+	assert.Equal(t, []string{"a", "b"}, []string{got[0].Key, got[1].Key})
+	_, err = Totals(rs, "colour", time.Time{}, nil)
 	assert.ErrorIs(t, err, usage.Err)
 }
 
@@ -221,13 +221,13 @@ func TestUsageAndTurnOf(t *testing.T) {
 	tm := newTeam(t)
 	appendLines(t, tm.claude, claudeLine)
 	appendLines(t, tm.gemini, geminiHead, geminiLine)
-	sums, err := Usage([]Team{{Name: "a", Ledger: tm.ledger, Unread: []string{"bot"}}}, "role", time.Time{})
+	sums, err := Usage([]Team{{Name: "a", Ledger: tm.ledger, Unread: []string{"bot"}}}, "role", time.Time{}, nil)
 	require.NoError(t, err)
 	require.Len(t, sums, 3)
 	assert.Equal(t, "a/g", sums[0].Key)
 	assert.Equal(t, "a/impl", sums[1].Key)
 	assert.Equal(t, Sum{Key: "a/bot", Unknown: true}, sums[2], "a program without usage is unknown, not 0")
-	sums, err = Usage([]Team{{Name: "a", Ledger: tm.ledger, Unread: []string{"bot"}}}, "model", time.Time{})
+	sums, err = Usage([]Team{{Name: "a", Ledger: tm.ledger, Unread: []string{"bot"}}}, "model", time.Time{}, nil)
 	require.NoError(t, err)
 	assert.Len(t, sums, 2, "unknown roles only by role")
 
@@ -238,4 +238,21 @@ func TestUsageAndTurnOf(t *testing.T) {
 	assert.Equal(t, &Turn{Responses: 1, Models: []string{"claude-opus-4-8"}, Tokens: Tokens{Input: 12, Output: 7, CacheRead: 5, CacheWrite: 3}}, turn)
 	assert.Nil(t, TurnOf(rs, "impl", at("2026-11-29T07:29:02Z")), "a turn that began after the response")
 	assert.Nil(t, TurnOf(rs, "nobody", time.Time{}))
+}
+
+func TestCost(t *testing.T) {
+	rs := []Response{
+		{Role: "x", Model: "m1", Tokens: Tokens{Input: 1_000_000, Output: 500_000, Reasoning: 500_000, CacheRead: 2_000_000, CacheWrite: 1_000_000}},
+		{Role: "x", Model: "m1", Tokens: Tokens{Input: 1_000_000}},
+		{Role: "y", Model: "m1", Tokens: Tokens{Input: 1_000_000}},
+		{Role: "y", Model: "m9", Tokens: Tokens{Input: 1_000_000}},
+	}
+	prices := Prices{"m1": {Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}}
+	got, err := Totals(rs, "role", time.Time{}, prices)
+	require.NoError(t, err)
+	require.Len(t, got, 2)
+	require.NotNil(t, got[0].Cost)
+	assert.InDelta(t, 3+15+0.6+3.75+3, *got[0].Cost, 1e-9, "reasoning priced as output")
+	assert.Nil(t, got[1].Cost, "a model without a price: no cost, never a guess")
+	assert.Equal(t, []string{"m9"}, got[1].NoPrice)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/usage"
 )
 
@@ -17,19 +18,33 @@ type Sum struct {
 	Responses int    `json:"responses"`
 	Tokens
 	Total int64 `json:"total"`
+	// Cost is what the responses cost in USD, by the price of each one's
+	// model; none when a model of them has no price (NoPrice lists them):
+	// never a guess.
+	Cost    *float64 `json:"cost_usd,omitempty"`
+	NoPrice []string `json:"no_price,omitempty"`
 	// Unknown says the agent's records carry no usage party reads (a
 	// program that is not claude, codex or gemini): its tokens are not
 	// known, not 0.
 	Unknown bool `json:"unknown,omitempty"`
 }
 
+// Prices are the prices of models by name (price.MODEL.*).
+type Prices map[string]config.Price
+
+// cost is what t cost at p, in USD: reasoning is priced as output.
+func cost(t Tokens, p config.Price) float64 {
+	return (float64(t.Input)*p.Input + float64(t.Output+t.Reasoning)*p.Output +
+		float64(t.CacheRead)*p.CacheRead + float64(t.CacheWrite)*p.CacheWrite) / 1e6
+}
+
 // Groups are the ways Totals groups responses.
 var Groups = []string{"role", "team", "model", "agent", "day"}
 
 // Totals sums rs by group (one of Groups) over the responses at or after
-// since (zero: all), the largest first; the day is the local date of the
-// response.
-func Totals(rs []Response, by string, since time.Time) ([]Sum, error) {
+// since (zero: all), the largest first, with their cost at prices; the
+// day is the local date of the response.
+func Totals(rs []Response, by string, since time.Time, prices Prices) ([]Sum, error) {
 	key, err := keyOf(by)
 	if err != nil {
 		return nil, err
@@ -50,6 +65,23 @@ func Totals(rs []Response, by string, since time.Time) ([]Sum, error) {
 		out[i].Responses++
 		out[i].Tokens.Add(r.Tokens)
 		out[i].Total = out[i].Tokens.Total()
+		p, ok := prices[r.Model]
+		switch {
+		case !ok:
+			if m := orUnknown(r.Model); !slices.Contains(out[i].NoPrice, m) {
+				out[i].NoPrice = append(out[i].NoPrice, m)
+			}
+		case out[i].Cost == nil:
+			c := cost(r.Tokens, p)
+			out[i].Cost = &c
+		default:
+			*out[i].Cost += cost(r.Tokens, p)
+		}
+	}
+	for i := range out {
+		if len(out[i].NoPrice) > 0 {
+			out[i].Cost = nil
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {
 		if by == "day" {
@@ -93,7 +125,7 @@ type Team struct {
 
 // Usage scans each team's ledger and sums its responses by group since
 // since; by role, the unread roles follow as unknown.
-func Usage(teams []Team, by string, since time.Time) ([]Sum, error) {
+func Usage(teams []Team, by string, since time.Time, prices Prices) ([]Sum, error) {
 	var all []Response
 	var unread []string
 	for _, t := range teams {
@@ -112,7 +144,7 @@ func Usage(teams []Team, by string, since time.Time) ([]Sum, error) {
 			unread = append(unread, t.Name+"/"+role)
 		}
 	}
-	sums, err := Totals(all, by, since)
+	sums, err := Totals(all, by, since, prices)
 	if err != nil || by != "role" {
 		return sums, err
 	}
