@@ -299,13 +299,28 @@ func (c *claude) beginTurn(msgs []string, user bool, resume func()) bool {
 // sent writes the prompts to the transcript: once the hooks are done.
 func (c *claude) sent(msgs []string) { c.transcript.prompts(msgs, c.promptID()) }
 
-func (c *claude) said(text string) { c.transcript.assistant(text) }
+func (c *claude) said(text string) { c.transcript.text(text) }
+
+// responded writes the response's entries to the transcript.
+func (c *claude) responded(r modelResponse) { c.transcript.response(r) }
+
+// toolDone writes the tool's result to the transcript.
+func (c *claude) toolDone(out string, err error, deny string) {
+	switch {
+	case deny != "":
+		c.transcript.toolResult("PreToolUse hook denied this tool: "+deny, true)
+	case err != nil:
+		c.transcript.toolResult(strings.TrimRight(out+"\n"+err.Error(), "\n"), true)
+	default:
+		c.transcript.toolResult(out, false)
+	}
+}
 
 // toolRunner runs claude's PreToolUse hooks (which may deny the tool),
 // then the tool, then the PostToolUse hooks with its result. The runner
 // runs off the loop.
 func (c *claude) toolRunner(name string, input map[string]any) func(do func() (string, error)) (string, string, error) {
-	useID, promptID := "toolu_"+strings.ReplaceAll(newUUID(), "-", "")[:24], c.promptID()
+	useID, promptID := c.transcript.tool, c.promptID() // the tool_use its response just wrote
 	hooks := c.e.hooks
 	return func(do func() (string, error)) (string, string, error) {
 		deny := hooks.claudeTool("PreToolUse", name, map[string]any{"tool_input": input, "tool_use_id": useID, "prompt_id": promptID})
@@ -330,22 +345,22 @@ func (c *claude) toolRunner(name string, input map[string]any) func(do func() (s
 // the dialog is still open, the permission Notification.
 func (c *claude) permission(cmd string) {
 	e := c.e
-	gen, promptID := e.gen, c.promptID()
-	input := map[string]any{"command": cmd, "description": "Run " + firstWord(cmd)}
+	gen, promptID, useID := e.gen, c.promptID(), c.transcript.tool
+	input := permissionInput(cmd)
 	go func() {
 		deny := e.hooks.claudeTool("PreToolUse", "Bash", map[string]any{"tool_input": input, "prompt_id": promptID,
-			"tool_use_id": "toolu_" + strings.ReplaceAll(newUUID(), "-", "")[:24]})
+			"tool_use_id": useID})
 		e.events <- func() {
 			if e.gen != gen {
 				return
 			}
 			if deny != "" {
+				c.toolDone("", nil, deny)
 				e.addHistory(e.toolLines("Bash("+cmd+")", "", nil, deny)...)
 				e.next()
 				return
 			}
 			e.openPermission(cmd)
-			c.transcript.toolUse("Bash", input)
 			d := e.dialog
 			e.hooks.claudeEvent("PermissionRequest", map[string]any{"tool_name": "Bash", "tool_input": input,
 				"permission_suggestions": []map[string]any{{"type": "addRules", "behavior": "allow", "destination": "localSettings",
@@ -362,6 +377,7 @@ func (c *claude) permission(cmd string) {
 func (c *claude) answered(allowed bool, _ string) {
 	if allowed {
 		c.e.addHistory("  ⎿  (No content)", "")
+		c.transcript.toolResult("(No content)", false)
 		return
 	}
 	c.e.addHistory("  ⎿  Interrupted · What should Claude do instead?", "")

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/partyhq/party/mockagents/script"
 )
 
 // codex is Codex CLI: its screen on the alternate screen, the paste-burst
@@ -239,12 +241,24 @@ func (c *codex) interpret(text string) bool {
 	return true
 }
 
+// beginTurn records the turn in the rollout, its turn_context with the
+// model of its first response (a usage step's model=, else the mock's).
 func (c *codex) beginTurn(msgs []string, user bool, _ func()) bool {
 	if user {
 		c.inputs = append(c.inputs, msgs...)
-		c.rollout.turnStarted(msgs)
+		steps, _ := c.e.opt.Script.Plan(c.e.prompt)
+		c.rollout.turnStarted(msgs, script.ResponseUsage(steps).Model)
 	}
 	return false
+}
+
+func (c *codex) responded(r modelResponse) { c.rollout.response(r) }
+
+func (c *codex) toolDone(out string, err error, deny string) {
+	if err != nil {
+		out = strings.TrimRight(out+"\n"+err.Error(), "\n")
+	}
+	c.rollout.toolOutput(out)
 }
 
 func (c *codex) steered(text string) {
@@ -258,7 +272,6 @@ func (c *codex) permissionDialog(cmd string, d *dialog) {
 	d.items = []string{"Yes, proceed (y)", "Yes, and don't ask again for commands that start with `" + cmd + "` (p)", "No, and tell Codex what to do differently (esc)"}
 	d.keys = map[rune]int{'y': 0, 'p': 1}
 	d.after = []string{"", "  Press enter to confirm or esc to cancel"}
-	c.rollout.askPermission(cmd)
 }
 
 func (c *codex) answered(allowed bool, cmd string) {

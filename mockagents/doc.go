@@ -11,7 +11,7 @@
 // for it, is its persona type's: claude (claude.go: Stop-hook progress,
 // prompt ids, the session transcript), codex (codex.go: the paste burst,
 // the thread, the rollout), gemini (gemini.go: the slow start, shell
-// mode, the boxes) and generic (persona.go, which also holds the persona
+// mode, the boxes; geminichat.go: the chat file) and generic (persona.go, which also holds the persona
 // interface and the defaults the others start from). The script language
 // is package mockagents/script, the log format mockagents/mocklog.
 //
@@ -239,12 +239,17 @@
 // $HOME/.claude/projects/<cwd with / as ->/<session_id>.jsonl (the
 // payloads' transcript_path), from the first prompt on, with the records
 // party reads: a user entry per prompt (the messages of a queued batch
-// share one promptId), an assistant entry per say, the tool_use of a
-// permission, the API error message (isApiErrorMessage) of fail, the
-// refused tool_result ("The user doesn't want to proceed with this tool
-// use. …", is_error) followed by "[Request interrupted by user for tool
-// use]", "[Request interrupted by user]" on an Esc once the answer began
-// (none before the first token, as in the real one), and a system
+// share one promptId); per model response (see Token usage) an assistant
+// entry per content block, written when the response ends: a text block
+// per say, then the tool_use of the write, run or permission that ended
+// it, every one with the response's message.id, stop_reason and usage
+// (so a reader must count a message id once); the tool's tool_result;
+// the API error message (isApiErrorMessage) of fail, the refused
+// tool_result ("The user doesn't want to proceed with this tool use. …",
+// is_error) followed by "[Request interrupted by user for tool use]",
+// "[Request interrupted by user]" on an Esc once the answer began (none
+// before the first token, as in the real one; the text said so far goes
+// first, as one "<synthetic>" entry with no usage), and a system
 // turn_duration when a turn ends.
 // Codex runs the program of -c notify=[...] with the turn's JSON as its
 // last argument: type agent-turn-complete, thread-id and turn-id (UUIDs),
@@ -252,10 +257,53 @@
 // thread so far), last-assistant-message; none after an error, a refused
 // approval or an interrupt. Codex also writes its rollout transcript as
 // 0.169 does (rollout.go): $CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl,
-// made at the first prompt and held open, with session_meta, task_started,
-// item_completed UserMessage, task_complete (last_agent_message, or error
-// after fail), turn_aborted (Esc, a refused approval) and the approval's
-// function_call (sandbox_permissions "require_escalated") and its output.
+// made at the first prompt and held open, each record with its ordinal
+// (0, 1, … in the file), with session_meta, task_started, turn_context
+// (the turn's model), item_completed UserMessage, per model response its
+// item_completed AgentMessage, the tool call that ended it (the approval's
+// function_call with sandbox_permissions "require_escalated", a run's
+// exec_command, a write's apply_patch) and its output, a
+// token_usage_record and an event_msg token_count (see Token usage), then
+// task_complete (last_agent_message, or error after fail) or turn_aborted
+// (Esc, a refused approval).
+// Gemini writes its chat file as 0.61 does (geminichat.go, the hooks'
+// transcript_path): ~/.gemini/tmp/<working directory's name as a
+// slug>/chats/session-<start, to the minute>-<first 8 of the session
+// id>.jsonl, the session's metadata first, then a user record per prompt
+// and a "gemini" record per model response, each followed by a $set of
+// lastUpdated; a response that called a tool is written again, the same
+// id, with its toolCalls once the tool is done, then the result as a user
+// record.
+//
+// # Token usage
+//
+// The model answers a turn in responses: one up to each tool call (write,
+// run, permission) and one after the last. Each carries token usage,
+// recorded in the real agent's shape: by default 12 input tokens and, as
+// output, a quarter of the bytes of what it said (at least 1), the rest 0;
+// a usage step sets it for the response it is in, wherever in it (the
+// fake model reads the same step). The counts are as the model's API
+// reports them (docs of mockagents/fakemodel) and go into the fields the
+// agent has:
+//
+//	claude  message.usage {input_tokens, cache_creation_input_tokens
+//	        (cache_write), cache_read_input_tokens, output_tokens,
+//	        server_tool_use, service_tier, cache_creation, inference_geo,
+//	        iterations, speed}, message.model (claude-mock); no reasoning
+//	codex   token_usage_record {thread_id, turn_id, session_id,
+//	        root_turn_id, response_id, usage, turn_token_usage,
+//	        thread_token_usage}, then event_msg token_count {info
+//	        {total_token_usage, last_token_usage,
+//	        last_usage_includes_reasoning, model_context_window},
+//	        rate_limits} (after a tool call: once its output is in), each
+//	        usage {input_tokens, cached_input_tokens (cache_read),
+//	        cache_write_input_tokens, output_tokens,
+//	        reasoning_output_tokens, total_tokens = input + output}; the
+//	        model in turn_context (gpt-mock), written again when a
+//	        response's model differs
+//	gemini  tokens {input, output, cached (cache_read), thoughts
+//	        (reasoning), tool (0), total = input + output + thoughts},
+//	        model (gemini-mock); no cache-write count
 //
 // # Replay
 //
@@ -283,6 +331,10 @@
 //	  write PATH TEXT      write a file (relative to the working directory)
 //	  permission CMD       ask permission to run CMD; No ends the turn
 //	  fail TYPE            end the turn with an API error (claude: StopFailure)
+//	  usage KEY=N ...      the token usage of the model response this step is
+//	                       in (see Token usage): input, output, cache_read,
+//	                       cache_write, reasoning, each optional, and
+//	                       model=NAME
 //	  crash N              exit with status N at once
 //	  hang                 stay busy forever
 //	  freeze               end the turn, then hang as a wedged process does:

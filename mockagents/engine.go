@@ -160,6 +160,7 @@ type engine struct {
 	groups     []string
 	step       int
 	answer     []string
+	resp       response // the model response the steps are making
 	tokens     int
 	firstToken bool
 

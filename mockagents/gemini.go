@@ -2,16 +2,12 @@ package mockagents
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/partyhq/party/core/hook"
 )
 
 // gemini is Gemini CLI: its boxes, its slow start (the prompt is up while
@@ -20,9 +16,10 @@ import (
 // AfterAgent, Notification).
 type gemini struct {
 	base
-	shellMode bool      // shell mode (a leading ! while initializing)
-	help      bool      // the shortcuts help is open (a ? read while initializing)
-	lastEsc   time.Time // Esc Esc clears the input
+	chat      *geminiChat // the session's chat file (geminichat.go)
+	shellMode bool        // shell mode (a leading ! while initializing)
+	help      bool        // the shortcuts help is open (a ? read while initializing)
+	lastEsc   time.Time   // Esc Esc clears the input
 }
 
 func (g *gemini) banner() []string {
@@ -327,6 +324,19 @@ func (g *gemini) beginTurn(_ []string, user bool, resume func()) bool {
 	return user && g.e.hooks.gemini("BeforeAgent", map[string]any{"prompt": g.e.prompt}, resume)
 }
 
+// sent records the prompt in the chat file.
+func (g *gemini) sent(msgs []string) { g.chat.user(msgs) }
+
+// responded records the model's response in the chat file.
+func (g *gemini) responded(r modelResponse) { g.chat.response(r) }
+
+func (g *gemini) toolDone(out string, err error, deny string) {
+	if err != nil {
+		out = strings.TrimRight(out+"\n"+err.Error(), "\n")
+	}
+	g.chat.toolResult(out)
+}
+
 func (g *gemini) permissionDialog(cmd string, d *dialog) {
 	d.title = append(append([]string{"? Shell  " + cmd}, box(min(g.e.w, 80)-4, cmd)...), "Allow execution of [Shell]?", "")
 	d.items = []string{"Allow once", "Allow for this session", "No, suggest changes (esc)"}
@@ -336,7 +346,9 @@ func (g *gemini) permissionDialog(cmd string, d *dialog) {
 func (g *gemini) answered(allowed bool, _ string) {
 	if !allowed {
 		g.e.addHistory("ℹ Request cancelled.", "")
+		return
 	}
+	g.chat.toolResult("(empty)")
 }
 
 // noResponse is AfterAgent after a failed or cancelled request.
@@ -362,7 +374,6 @@ func (g *gemini) interrupt() {
 func (g *gemini) endTurn(answer string) bool {
 	e := g.e
 	e.trace("after-agent")
-	writeGeminiChat(e.hooks.session, e.prompt, answer)
 	gen := e.gen
 	return e.hooks.gemini("AfterAgent", map[string]any{"prompt": e.prompt, "prompt_response": answer, "stop_hook_active": false}, func() {
 		e.events <- func() {
@@ -439,35 +450,5 @@ func (g *gemini) command(name string) {
 		e.addHistory("")
 	default:
 		e.addHistory("ℹ /"+name+" (not modelled by the mock)", "")
-	}
-}
-
-// geminiChatPath is where the mock gemini keeps session's chat, which its
-// hooks name as transcript_path.
-func geminiChatPath(session string) string {
-	return filepath.Join(hook.GeminiHome(os.Getenv), ".gemini", "tmp", "mock", "chats", "session-"+session+".json")
-}
-
-// writeGeminiChat appends a turn to the session's chat as Gemini CLI
-// 0.61 records it, one JSON object a line: the user's prompt, then the
-// model's text (a failed turn has none).
-func writeGeminiChat(session, prompt, answer string) {
-	path := geminiChatPath(session)
-	if os.MkdirAll(filepath.Dir(path), 0o700) != nil {
-		return
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
-	if err != nil {
-		return
-	}
-	defer f.Close()
-	now := time.Now().UTC().Format("2006-01-02T15:04:05.000Z")
-	lines := []map[string]any{{"id": newUUID(), "timestamp": now, "type": "user", "content": []map[string]string{{"text": prompt}}}}
-	if answer != "" {
-		lines = append(lines, map[string]any{"id": newUUID(), "timestamp": now, "type": "gemini", "content": answer})
-	}
-	for _, l := range lines {
-		b, _ := json.Marshal(l)
-		_, _ = f.Write(append(b, '\n'))
 	}
 }

@@ -59,7 +59,9 @@ type persona interface {
 	sent(msgs []string)                                     // the user's messages went to the model (after those hooks)
 	steered(text string)                                    // a message added to the running turn
 	said(text string)                                       // the model said text
+	responded(r modelResponse)                              // a model response ended (before its tool runs, or before endTurn)
 	toolRunner(name string, input map[string]any) func(do func() (string, error)) (out, deny string, err error)
+	toolDone(out string, err error, deny string) // a write or run tool is done (deny: a hook stopped it)
 	permission(cmd string)
 	permissionDialog(cmd string, d *dialog)
 	answered(allowed bool, cmd string) // the permission dialog was answered
@@ -81,7 +83,7 @@ func newPersona(e *engine) persona {
 	case "codex":
 		return newCodex(b)
 	case "gemini":
-		return &gemini{base: b}
+		return &gemini{base: b, chat: newGeminiChat(e.hooks.session)}
 	}
 	return &generic{base: b}
 }
@@ -176,6 +178,8 @@ func (b base) beginTurn([]string, bool, func()) bool { return false }
 func (b base) sent([]string)                         {}
 func (b base) steered(string)                        {}
 func (b base) said(string)                           {}
+func (b base) responded(modelResponse)               {}
+func (b base) toolDone(string, error, string)        {}
 
 func (b base) toolRunner(string, map[string]any) func(do func() (string, error)) (string, string, error) {
 	return func(do func() (string, error)) (string, string, error) {

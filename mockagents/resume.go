@@ -73,8 +73,10 @@ func past(opt Options) []pastTurn {
 		return nil
 	}
 	var out []pastTurn
+	seen := map[string]bool{} // gemini writes a response again with its tool calls
 	for _, line := range bytes.Split(b, []byte("\n")) {
 		var r struct {
+			ID      string          `json:"id"`
 			Type    string          `json:"type"`
 			Content json.RawMessage `json:"content"`
 			Message struct {
@@ -101,7 +103,8 @@ func past(opt Options) []pastTurn {
 			if t := textOf(r.Payload.Item.Content); t != "" {
 				out = append(out, pastTurn{user: r.Payload.Item.Type == "UserMessage", text: t})
 			}
-		case opt.Persona == "gemini" && (r.Type == "user" || r.Type == "gemini"):
+		case opt.Persona == "gemini" && (r.Type == "user" || r.Type == "gemini") && !seen[r.ID]:
+			seen[r.ID] = true
 			if t := textOf(r.Content); t != "" {
 				out = append(out, pastTurn{user: r.Type == "user", text: t})
 			}

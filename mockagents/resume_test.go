@@ -32,20 +32,25 @@ func TestResumeRefusesWhatItKeepsNothingOf(t *testing.T) {
 	}
 
 	// Kept: no refusal, and the conversation comes back.
-	writeGeminiChat(id, "first question", "first answer")
+	chat := newGeminiChat(id)
+	chat.user([]string{"first question"})
+	chat.response(modelResponse{text: "first answer", tool: &toolCall{name: "Bash", input: permissionInput("ls")}})
+	chat.toolResult("README.md")
 	msg, _ := refusal(Options{Persona: "gemini", Resume: id})
 	assert.Empty(t, msg)
 	assert.Equal(t, []pastTurn{{user: true, text: "first question"}, {text: "first answer"}}, past(Options{Persona: "gemini", Resume: id}))
 
 	tr := newTranscript(id)
 	tr.prompts([]string{"claude question"}, "p1")
-	tr.assistant("claude answer")
+	tr.text("claude answer")
+	tr.response(modelResponse{text: "claude answer"})
 	msg, _ = refusal(Options{Persona: "claude", Resume: id})
 	assert.Empty(t, msg)
 	assert.Equal(t, []pastTurn{{user: true, text: "claude question"}, {text: "claude answer"}}, past(Options{Persona: "claude", Resume: id}))
 
 	r := newRollout(id)
-	r.turnStarted([]string{"codex question"})
+	r.turnStarted([]string{"codex question"}, "")
+	r.response(modelResponse{text: "codex answer"})
 	r.completed("codex answer", "")
 	require.NoError(t, r.f.Close())
 	msg, _ = refusal(Options{Persona: "codex", Resume: id})

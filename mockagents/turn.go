@@ -18,6 +18,32 @@ import (
 // Turns: the script runs a turn step by step (think, say, write, run,
 // permission, fail, …); the persona says how it starts (hooks, ids), what
 // it shows, and how it ends (Stop hooks, notify, AfterAgent, summary).
+//
+// The model answers a turn in responses: one up to each tool call (write,
+// run, permission) and one after the last. The persona records each with
+// its usage (responded), as its real agent does: the usage steps of the
+// response, wherever in it (script.ResponseUsage), else the defaults.
+
+// response is the model response the running turn's steps are making.
+type response struct {
+	texts []string     // what it said (its say steps)
+	usage script.Usage // its usage steps, merged
+}
+
+// toolCall is the tool call that ends a model response.
+type toolCall struct {
+	name       string         // Bash or Write, as Claude names them
+	input      map[string]any // the tool's input (Bash: command, Write: file_path and content)
+	permission bool           // the permission step: the agent asks before it runs it
+}
+
+// modelResponse is a finished model response, as a persona records it.
+type modelResponse struct {
+	text   string        // what it said, its say steps joined by newlines
+	tokens script.Tokens // its usage
+	model  string        // the model a usage step named; "" for the persona's own
+	tool   *toolCall     // the tool call that ended it; nil when it ended the turn
+}
 
 // startTurn sends messages to the model as one turn. Claude runs its
 // UserPromptSubmit hooks first, one per message, while the screen goes on;
@@ -72,7 +98,17 @@ func (e *engine) turn(msgs []string, user bool, arrived func()) {
 func (e *engine) plan() {
 	e.steps, e.groups = e.opt.Script.Plan(e.prompt)
 	e.step = 0
+	e.resp = response{usage: script.ResponseUsage(e.steps)}
 	e.next()
+}
+
+// respond ends the model response the steps were making, tool being the
+// tool call that ends it (nil: the turn's end); the steps after it make
+// the next one.
+func (e *engine) respond(tool *toolCall) {
+	text := strings.Join(e.resp.texts, "\n")
+	e.p.responded(modelResponse{text: text, tokens: e.resp.usage.Tokens(text), model: e.resp.usage.Model, tool: tool})
+	e.resp = response{usage: script.ResponseUsage(e.steps[e.step:])}
 }
 
 // steer is codex's Enter while busy: the model request in flight is
@@ -98,6 +134,7 @@ func (e *engine) next() {
 		case "say":
 			text := script.Expand(st.Arg, e.groups)
 			e.answer = append(e.answer, text)
+			e.resp.texts = append(e.resp.texts, text)
 			e.tokens += max(1, utf8.RuneCountInString(text)/4)
 			e.firstToken = true
 			e.addHistory(e.answerLines(text)...)
@@ -118,10 +155,14 @@ func (e *engine) next() {
 					e.draw()
 				}
 			}
+		case "usage":
+			// Counted by script.ResponseUsage when the response began.
 		case "write":
 			path, text := st.WriteArgs(e.groups)
 			abs, _ := filepath.Abs(path)
-			e.tool("Write", map[string]any{"file_path": abs, "content": text}, "Write("+path+")", func() (string, error) {
+			input := map[string]any{"file_path": abs, "content": text}
+			e.respond(&toolCall{name: "Write", input: input})
+			e.tool("Write", input, "Write("+path+")", func() (string, error) {
 				if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
 					return "", err
 				}
@@ -130,13 +171,17 @@ func (e *engine) next() {
 			return
 		case "run":
 			cmd := script.Expand(st.Arg, e.groups)
-			e.tool("Bash", map[string]any{"command": cmd}, "Bash("+cmd+")", func() (string, error) {
+			input := map[string]any{"command": cmd}
+			e.respond(&toolCall{name: "Bash", input: input})
+			e.tool("Bash", input, "Bash("+cmd+")", func() (string, error) {
 				out, err := exec.Command("sh", "-c", cmd).CombinedOutput()
 				return string(out), err
 			})
 			return
 		case "permission":
-			e.p.permission(script.Expand(st.Arg, e.groups))
+			cmd := script.Expand(st.Arg, e.groups)
+			e.respond(&toolCall{name: "Bash", input: permissionInput(cmd), permission: true})
+			e.p.permission(cmd)
 			return
 		case "fail":
 			e.fail(st.Arg)
@@ -195,6 +240,7 @@ func (e *engine) tool(name string, input map[string]any, call string, do func() 
 			if e.gen != gen {
 				return
 			}
+			e.p.toolDone(out, err, deny)
 			e.addHistory(e.toolLines(call, out, err, deny)...)
 			e.next()
 		}
@@ -229,6 +275,12 @@ func (e *engine) toolLines(call, out string, err error, deny string) []string {
 		}
 	}
 	return lines
+}
+
+// permissionInput is the input of the shell tool call that asks
+// permission to run cmd.
+func permissionInput(cmd string) map[string]any {
+	return map[string]any{"command": cmd, "description": "Run " + firstWord(cmd)}
 }
 
 // openPermission opens the permission dialog for cmd. Choosing No ends
@@ -272,6 +324,7 @@ func (e *engine) interrupt() {
 // busy line says so while they run), codex's notify, gemini's
 // AfterAgent; then what was queued is sent.
 func (e *engine) endTurn() {
+	e.respond(nil)
 	if e.p.endTurn(strings.Join(e.answer, "\n")) {
 		return // finish comes when the hooks are done
 	}

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
+
+	"github.com/partyhq/party/mockagents/script"
 )
 
 // anthropic is the Messages API as Claude Code uses it.
@@ -78,11 +80,12 @@ func (anthropic) decode(body []byte, r *http.Request) (request, error) {
 	return req, nil
 }
 
-func (anthropic) sideAnswer(w http.ResponseWriter, req request, body []byte) {
+func (anthropic) sideAnswer(w http.ResponseWriter, req request, body []byte) answer {
 	text := `{"title": "Fake model session"}`
-	a := anthropic{}.open(w, req)
+	a := anthropic{}.open(w, req, script.Usage{})
 	_ = a.text(text)
 	_ = a.end()
+	return a
 }
 
 func (anthropic) errorStatus(w http.ResponseWriter, status int, msg string) {
@@ -100,14 +103,20 @@ func (anthropic) errorStatus(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, map[string]any{"type": "error", "error": map[string]any{"type": kind, "message": msg}})
 }
 
-func (anthropic) open(w http.ResponseWriter, req request) answer {
-	a := &anthropicAnswer{w: w, stream: req.stream, model: req.model, id: "msg_fake" + randomHex(6)}
+func (anthropic) open(w http.ResponseWriter, req request, u script.Usage) answer {
+	a := &anthropicAnswer{w: w, stream: req.stream, model: req.model, id: "msg_fake" + randomHex(6), u: u}
+	if u.Model != "" {
+		a.model = u.Model
+	}
 	if a.stream {
+		// As the real API: the input counts at the start, the output's
+		// with the end (message_delta).
+		start := a.wireUsage()
+		start["output_tokens"] = 1
 		sseHeaders(w)
 		_ = sse(w, "message_start", map[string]any{"type": "message_start", "message": map[string]any{
 			"id": a.id, "type": "message", "role": "assistant", "model": a.model, "content": []any{},
-			"stop_reason": nil, "stop_sequence": nil,
-			"usage": map[string]any{"input_tokens": 12, "output_tokens": 1},
+			"stop_reason": nil, "stop_sequence": nil, "usage": start,
 		}})
 	}
 	return a
@@ -117,6 +126,7 @@ type anthropicAnswer struct {
 	w       http.ResponseWriter
 	stream  bool
 	model   string
+	u       script.Usage
 	id      string
 	index   int
 	inText  bool
@@ -180,8 +190,22 @@ func (a *anthropicAnswer) end() error {
 	return a.finish("end_turn")
 }
 
+// usage: the Messages API has no count of reasoning (thinking is output).
+func (a *anthropicAnswer) usage() (script.Tokens, string) {
+	t := a.u.Tokens(a.out.String())
+	t.Reasoning = 0
+	return t, a.model
+}
+
+// wireUsage is the answer's usage in the Messages API's fields.
+func (a *anthropicAnswer) wireUsage() map[string]any {
+	t, _ := a.usage()
+	return map[string]any{"input_tokens": t.Input, "cache_creation_input_tokens": t.CacheWrite,
+		"cache_read_input_tokens": t.CacheRead, "output_tokens": t.Output}
+}
+
 func (a *anthropicAnswer) finish(reason string) error {
-	usage := map[string]any{"input_tokens": 12, "output_tokens": max(1, a.out.Len()/4)}
+	usage := a.wireUsage()
 	if !a.stream {
 		writeJSON(a.w, http.StatusOK, map[string]any{"id": a.id, "type": "message", "role": "assistant", "model": a.model,
 			"content": a.content, "stop_reason": reason, "stop_sequence": nil, "usage": usage})

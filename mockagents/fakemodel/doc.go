@@ -36,6 +36,35 @@
 // connection. With no script, or when no rule matches, the answer is a
 // short line quoting the prompt, plus the marker when asked for one.
 //
+// # Token usage
+//
+// Every answer that ends (normally, or asking for a tool) carries token
+// usage in its API's fields: by default 12 input tokens and, as output, a
+// quarter of the answer text's bytes (at least 1). A usage step (usage
+// input=N output=N cache_read=N cache_write=N reasoning=N model=NAME,
+// each optional) sets them for the answer it is in, wherever in it; the
+// steps after a tool call are the next answer, with its own. The counts
+// go on the wire as they are, into the fields the API has:
+//
+//	Anthropic usage       input_tokens, cache_read_input_tokens,
+//	                      cache_creation_input_tokens (cache_write) in
+//	                      message_start and message_delta, output_tokens
+//	                      in message_delta (1 in message_start); no
+//	                      reasoning field
+//	OpenAI usage          input_tokens, input_tokens_details.cached_tokens
+//	                      (cache_read), .cache_write_tokens, output_tokens,
+//	                      output_tokens_details.reasoning_tokens,
+//	                      total_tokens = input + output (the API counts
+//	                      cached input in input, reasoning in output)
+//	Gemini usageMetadata  promptTokenCount (input), cachedContentTokenCount
+//	                      (cache_read), candidatesTokenCount (output),
+//	                      thoughtsTokenCount (reasoning), totalTokenCount
+//	                      = input + output + reasoning; no cache-write field
+//
+// model names the answer's model (Anthropic message.model, OpenAI
+// response.model, Gemini modelVersion); without it, the model the request
+// asked for.
+//
 // Side requests are answered at once and never matched: Claude's title
 // request, Codex's title thread, Gemini's router and next-speaker
 // classifiers (any request that asks for JSON output).
@@ -55,6 +84,14 @@
 // queued, and the turn's remaining steps run first, then for each text the
 // steps of the rule it matches, in the same answer, as a model that heeds
 // the notes would.
+//
+// With UsageLogPath, every answer that carried usage is also logged there,
+// one JSON line each (UsageEntry): agent, the request's seq and mode (side
+// marks a side request's answer), model and usage {input, output,
+// cache_read, cache_write, reasoning}, the counts the wire carried (those
+// the API has no field for are 0). A failed, hung or crashed answer
+// carried none and is not logged. ConversationUsage sums what an agent's
+// conversation got: every answer but the side requests'.
 //
 // The script file is read again whenever it changes, so a scenario changes
 // the behaviour by rewriting it (or with PUT /fakemodel/script).

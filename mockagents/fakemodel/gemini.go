@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/partyhq/party/mockagents/script"
 )
 
 // gemini is the Gemini API as Gemini CLI uses it.
@@ -56,14 +58,15 @@ func (gemini) decode(body []byte, r *http.Request) (request, error) {
 	return req, nil
 }
 
-func (gemini) sideAnswer(w http.ResponseWriter, req request, body []byte) {
+func (gemini) sideAnswer(w http.ResponseWriter, req request, body []byte) answer {
 	// Answer every classifier at once, in the shape its schema asks for.
 	var schema map[string]any
 	_ = json.Unmarshal(req.schema, &schema)
 	b, _ := json.Marshal(fillSchema(schema))
-	a := gemini{}.open(w, req)
+	a := gemini{}.open(w, req, script.Usage{})
 	_ = a.text(string(b))
 	_ = a.end()
+	return a
 }
 
 func (gemini) errorStatus(w http.ResponseWriter, status int, msg string) {
@@ -79,8 +82,11 @@ func (gemini) errorStatus(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, map[string]any{"error": map[string]any{"code": status, "message": msg, "status": state}})
 }
 
-func (gemini) open(w http.ResponseWriter, req request) answer {
-	a := &geminiAnswer{w: w, stream: req.stream, model: req.model}
+func (gemini) open(w http.ResponseWriter, req request, u script.Usage) answer {
+	a := &geminiAnswer{w: w, stream: req.stream, model: req.model, u: u}
+	if u.Model != "" {
+		a.model = u.Model
+	}
 	if a.stream {
 		sseHeaders(w)
 	}
@@ -91,7 +97,31 @@ type geminiAnswer struct {
 	w      http.ResponseWriter
 	stream bool
 	model  string
+	u      script.Usage
 	all    strings.Builder
+}
+
+// usage: the Gemini API counts the cached input in promptTokenCount and
+// has no count of what was written to the cache.
+func (a *geminiAnswer) usage() (script.Tokens, string) {
+	t := a.u.Tokens(a.all.String())
+	t.CacheWrite = 0
+	return t, a.model
+}
+
+// usageMetadata is the usage so far in the Gemini API's fields; the
+// total counts the thoughts, which candidatesTokenCount does not.
+func (a *geminiAnswer) usageMetadata() map[string]any {
+	t, _ := a.usage()
+	m := map[string]any{"promptTokenCount": t.Input, "candidatesTokenCount": t.Output,
+		"totalTokenCount": t.Input + t.Output + t.Reasoning}
+	if t.CacheRead > 0 {
+		m["cachedContentTokenCount"] = t.CacheRead
+	}
+	if t.Reasoning > 0 {
+		m["thoughtsTokenCount"] = t.Reasoning
+	}
+	return m
 }
 
 func (a *geminiAnswer) chunk(parts []any, finish string) error {
@@ -99,8 +129,7 @@ func (a *geminiAnswer) chunk(parts []any, finish string) error {
 	if finish != "" {
 		cand["finishReason"] = finish
 	}
-	resp := map[string]any{"candidates": []any{cand}, "modelVersion": a.model,
-		"usageMetadata": map[string]any{"promptTokenCount": 12, "candidatesTokenCount": max(1, a.all.Len()/4), "totalTokenCount": 12 + max(1, a.all.Len()/4)}}
+	resp := map[string]any{"candidates": []any{cand}, "modelVersion": a.model, "usageMetadata": a.usageMetadata()}
 	if !a.stream {
 		writeJSON(a.w, http.StatusOK, resp)
 		return nil

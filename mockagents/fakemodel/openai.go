@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/partyhq/party/mockagents/script"
 )
 
 // openai is the Responses API as Codex CLI uses it.
@@ -76,19 +78,23 @@ func isCodexContext(text string) bool {
 	return false
 }
 
-func (openai) sideAnswer(w http.ResponseWriter, req request, body []byte) {
+func (openai) sideAnswer(w http.ResponseWriter, req request, body []byte) answer {
 	req.stream = true
-	a := openai{}.open(w, req)
+	a := openai{}.open(w, req, script.Usage{})
 	_ = a.text(`{"title": "Fake model task"}`)
 	_ = a.end()
+	return a
 }
 
 func (openai) errorStatus(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, map[string]any{"error": map[string]any{"message": msg, "type": "server_error", "code": nil}})
 }
 
-func (openai) open(w http.ResponseWriter, req request) answer {
-	a := &openaiAnswer{w: w, model: req.model, id: "resp_" + randomHex(8), msgID: "msg_" + randomHex(8)}
+func (openai) open(w http.ResponseWriter, req request, u script.Usage) answer {
+	a := &openaiAnswer{w: w, model: req.model, u: u, id: "resp_" + randomHex(8), msgID: "msg_" + randomHex(8)}
+	if u.Model != "" {
+		a.model = u.Model
+	}
 	sseHeaders(w)
 	_ = a.event("response.created", map[string]any{"response": a.response("in_progress", []any{})})
 	return a
@@ -97,6 +103,7 @@ func (openai) open(w http.ResponseWriter, req request) answer {
 type openaiAnswer struct {
 	w      http.ResponseWriter
 	model  string
+	u      script.Usage
 	id     string
 	msgID  string
 	seq    int
@@ -116,11 +123,20 @@ func (a *openaiAnswer) response(status string, output []any) map[string]any {
 	r := map[string]any{"id": a.id, "object": "response", "created_at": time.Now().Unix(), "status": status,
 		"model": a.model, "output": output}
 	if status == "completed" {
-		r["usage"] = map[string]any{"input_tokens": 12, "input_tokens_details": map[string]any{"cached_tokens": 0},
-			"output_tokens": max(1, a.out.Len()/4), "output_tokens_details": map[string]any{"reasoning_tokens": 0},
-			"total_tokens": 12 + max(1, a.out.Len()/4)}
+		t, _ := a.usage()
+		r["usage"] = map[string]any{"input_tokens": t.Input,
+			"input_tokens_details":  map[string]any{"cached_tokens": t.CacheRead, "cache_write_tokens": t.CacheWrite},
+			"output_tokens":         t.Output,
+			"output_tokens_details": map[string]any{"reasoning_tokens": t.Reasoning},
+			"total_tokens":          t.Input + t.Output}
 	}
 	return r
+}
+
+// usage: the Responses API counts the cached input in input_tokens and
+// the reasoning in output_tokens, and totals the two.
+func (a *openaiAnswer) usage() (script.Tokens, string) {
+	return a.u.Tokens(a.out.String()), a.model
 }
 
 func (a *openaiAnswer) text(s string) error {

@@ -29,6 +29,9 @@ type Options struct {
 	ScriptPath string
 	// LogPath receives one JSON line per request (see the package doc).
 	LogPath string
+	// UsageLogPath, when set, receives one JSON line per answer that
+	// carried token usage (UsageEntry): what each request got.
+	UsageLogPath string
 	// DumpDir, when set, receives every request body as a file, for
 	// studying what an agent sends.
 	DumpDir string
@@ -156,12 +159,13 @@ func (r request) prompt() string { return strings.Join(r.texts, "\n\n") }
 type api interface {
 	// decode reads a request body.
 	decode(body []byte, r *http.Request) (request, error)
-	// sideAnswer is the complete answer to a side request.
-	sideAnswer(w http.ResponseWriter, req request, body []byte)
+	// sideAnswer writes the complete answer to a side request.
+	sideAnswer(w http.ResponseWriter, req request, body []byte) answer
 	// errorStatus writes an HTTP error answer in the API's shape.
 	errorStatus(w http.ResponseWriter, status int, msg string)
-	// stream starts an answer; its methods write the pieces.
-	open(w http.ResponseWriter, req request) answer
+	// open starts an answer carrying usage u; its methods write the
+	// pieces.
+	open(w http.ResponseWriter, req request, u script.Usage) answer
 }
 
 // answer writes one model answer, streaming or not.
@@ -170,6 +174,9 @@ type answer interface {
 	tool(id, cmd string) error // ask for the shell tool; ends the answer
 	end() error                // a normal end of the answer
 	fail(kind string) error    // an error event mid-stream
+	// usage is the token usage and the model the answer carries (at its
+	// end: the counts its wire format has, the others 0).
+	usage() (script.Tokens, string)
 }
 
 // fileWriter is an answer that can ask for the agent's own file-writing
@@ -230,9 +237,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, a api, body []byt
 		return
 	}
 	req.texts = s.newTexts(req.agent, req.texts)
-	seq := s.record(req, body)
+	seq, mode := s.record(req, body)
 	if req.side != "" {
-		a.sideAnswer(w, req, body)
+		s.returned(req.agent, seq, mode, a.sideAnswer(w, req, body))
 		return
 	}
 	sc, err := s.loadScript()
@@ -271,7 +278,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, a api, body []byt
 			steps, groups = plan(sc, prompt)
 		}
 	}
-	t := &turn{s: s, w: w, a: a, req: req, seq: seq, prompt: prompt, groups: groups, ctx: r.Context()}
+	t := &turn{s: s, w: w, a: a, req: req, seq: seq, mode: mode, prompt: prompt, groups: groups, ctx: r.Context(),
+		usage: script.ResponseUsage(steps)}
 	defer func() {
 		// Also when the step crashed the connection (a panic).
 		s.answered(req.agent, req.texts, t.answered)
@@ -339,9 +347,11 @@ type turn struct {
 	a      api
 	req    request
 	seq    int
+	mode   string // the request's mode in the log
 	prompt string
 	groups []string
 	ctx    context.Context
+	usage  script.Usage // the usage steps of the answer (script.ResponseUsage)
 
 	ans      answer // nil until the first byte
 	wrote    int    // text pieces written
@@ -350,7 +360,7 @@ type turn struct {
 
 func (t *turn) begin() answer {
 	if t.ans == nil {
-		t.ans = t.a.open(t.w, t.req)
+		t.ans = t.a.open(t.w, t.req, t.usage)
 	}
 	return t.ans
 }
@@ -387,6 +397,7 @@ func (t *turn) run(steps []script.Step) {
 			id := randomHex(8)
 			t.s.addPending(t.req.agent, id, resume{steps: steps[i+1:], groups: t.groups, prompt: t.prompt})
 			t.answered = t.begin().tool(id, script.Expand(st.Arg, t.groups)) == nil
+			t.logUsage(t.answered)
 			return
 		case "fail":
 			if n, perr := strconv.Atoi(st.Arg); perr == nil && n >= 100 && n <= 599 && t.ans == nil {
@@ -424,7 +435,7 @@ func (t *turn) run(steps []script.Step) {
 			}
 			id := randomHex(8)
 			t.s.addPending(t.req.agent, id, resume{steps: steps[i+1:], groups: t.groups, prompt: t.prompt})
-			_ = fw.write(id, path, text)
+			t.logUsage(fw.write(id, path, text) == nil)
 			return
 		}
 		if err != nil {
@@ -432,6 +443,14 @@ func (t *turn) run(steps []script.Step) {
 		}
 	}
 	t.answered = t.begin().end() == nil
+	t.logUsage(t.answered)
+}
+
+// logUsage logs the usage the answer carried when it ended well (ok).
+func (t *turn) logUsage(ok bool) {
+	if ok {
+		t.s.returned(t.req.agent, t.seq, t.mode, t.ans)
+	}
 }
 
 // regroupKind is the fake model's own step between a turn's steps and
@@ -449,8 +468,9 @@ func regroup(groups []string, prompt string) script.Step {
 	return script.Step{Kind: regroupKind, Arg: string(b)}
 }
 
-// record logs req and returns its request number.
-func (s *Server) record(req request, body []byte) int {
+// record logs req and returns its request number and its mode in the
+// log.
+func (s *Server) record(req request, body []byte) (int, string) {
 	s.mu.Lock()
 	s.seq++
 	seq := s.seq
@@ -477,7 +497,7 @@ func (s *Server) record(req request, body []byte) int {
 	for _, text := range req.queued {
 		_ = mocklog.Append(s.opt.LogPath, mocklog.Entry{Agent: req.agent, Seq: seq, Mode: "queued", Text: text, Time: now})
 	}
-	return seq
+	return seq, mode
 }
 
 // addPending keeps the rest of a turn until its tool's result comes back.

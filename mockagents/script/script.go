@@ -13,11 +13,12 @@ import (
 
 // Step is one action of a rule.
 type Step struct {
-	Kind string // think, say, echo, flood, marker, write, run, permission, fail, crash, hang, freeze
-	Arg  string
-	Dur  time.Duration
-	Code int
-	Size int64 // flood
+	Kind  string // think, say, echo, flood, marker, write, run, permission, fail, crash, hang, freeze, usage
+	Arg   string
+	Dur   time.Duration
+	Code  int
+	Size  int64  // flood
+	Usage *Usage // usage
 }
 
 // Rule answers the prompts it matches.
@@ -116,6 +117,12 @@ func Parse(name, text string) (*Script, error) {
 			if arg == "" {
 				return nil, fail(argCol, "%s needs an argument", word)
 			}
+		case "usage":
+			u, off, err := parseUsage(arg)
+			if err != nil {
+				return nil, fail(argCol+off, "%v", err)
+			}
+			st.Usage = u
 		case "echo", "marker", "hang", "freeze":
 		default:
 			return nil, fail(col, "unknown step %q", word)
