@@ -68,8 +68,12 @@ func realOf(ts *testscript.TestScript) *realState {
 // by SCRIPTFILE (read again when it changes) and logging to
 // $PARTY_MOCK_LOG, and sets $FAKEMODEL_URL.
 func cmdFakeModel(ts *testscript.TestScript, neg bool, args []string) {
+	if !neg && len(args) == 2 && args[0] == "usage" {
+		fakeModelUsage(ts, args[1])
+		return
+	}
 	if neg || len(args) < 1 || len(args) > 2 || args[0] != "start" {
-		ts.Fatalf("usage: fakemodel start [SCRIPTFILE]")
+		ts.Fatalf("usage: fakemodel start [SCRIPTFILE] | fakemodel usage AGENT")
 	}
 	r := realOf(ts)
 	if r.model != nil {
@@ -78,7 +82,8 @@ func cmdFakeModel(ts *testscript.TestScript, neg bool, args []string) {
 	// $FAKEMODEL_DUMP, when set, keeps every request body: a scenario
 	// that checks what a request carried (a resumed session's earlier
 	// turns) reads them there.
-	opt := fakemodel.Options{LogPath: ts.Getenv("PARTY_MOCK_LOG"), DumpDir: ts.Getenv("FAKEMODEL_DUMP")}
+	opt := fakemodel.Options{LogPath: ts.Getenv("PARTY_MOCK_LOG"), DumpDir: ts.Getenv("FAKEMODEL_DUMP"),
+		UsageLogPath: ts.Getenv("PARTY_MOCK_LOG") + ".usage"}
 	if len(args) == 2 {
 		opt.ScriptPath = ts.MkAbs(args[1])
 	}
@@ -86,6 +91,24 @@ func cmdFakeModel(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	r.model = srv
 	ts.Setenv("FAKEMODEL_URL", srv.URL())
+}
+
+// fakeModelUsage prints the usage the fake model returned to agent's
+// conversation requests (side requests left out), summed, as its API
+// counted it: "input=N output=N cache_read=N cache_write=N reasoning=N
+// responses=N".
+func fakeModelUsage(ts *testscript.TestScript, agent string) {
+	entries, err := fakemodel.ReadUsage(ts.Getenv("PARTY_MOCK_LOG") + ".usage")
+	ts.Check(err)
+	n := 0
+	for _, e := range entries {
+		if e.Agent == agent && e.Mode != "side" {
+			n++
+		}
+	}
+	u := fakemodel.ConversationUsage(entries, agent)
+	fmt.Fprintf(ts.Stdout(), "input=%d output=%d cache_read=%d cache_write=%d reasoning=%d responses=%d\n",
+		u.Input, u.Output, u.CacheRead, u.CacheWrite, u.Reasoning, n)
 }
 
 // cmdRealAgent seeds the named real agents into the scenario's HOME for

@@ -59,7 +59,7 @@ func Usage(ctx context.Context, env *Env, opts UsageOptions) ([]UsageSum, error)
 		}
 		team := spend.Team{Name: t.Name, Ledger: ledgerOf(env, t.StateDir, rec)}
 		for _, p := range rec.Panes {
-			if len(p.Argv) > 0 && p.Agent != agent.Shell && !spend.Keeps(p.Agent) {
+			if len(p.Argv) > 0 && p.Agent != agent.Shell && !readable(p.Agent, p.Hooks) {
 				team.Unread = append(team.Unread, p.Role)
 			}
 		}
@@ -104,6 +104,13 @@ func ledgerOf(env *Env, stateDir string, rec session.Record) spend.Ledger {
 		CodexHome: hook.CodexHome(env.Getenv), Roles: roles}
 }
 
+// readable says whether party finds the usage of an agent of kind whose
+// hooks are wired as hooks says: Gemini's chat file is named only by its
+// hooks' events (a gemini pane on the marker has none).
+func readable(kind agent.Kind, hooks string) bool {
+	return spend.Keeps(kind) && (kind != agent.Gemini || hooks != "")
+}
+
 // usageLag bounds how long turnUsage waits for an agent's record of a
 // turn that already ended: Claude Code writes its transcript a moment
 // after its Stop hook (100-150 ms measured on 2.1.197).
@@ -132,7 +139,7 @@ func turnUsage(ctx context.Context, env *Env, stateDir string, targets []mux.Pan
 		for i, r := range results {
 			if r.Err == nil && r.Answer != nil {
 				out[i].Usage = spend.TurnOf(rs, r.Role, r.Turn)
-				missing = missing || (out[i].Usage == nil && spend.Keeps(agent.Kind(targets[i].Agent)))
+				missing = missing || (out[i].Usage == nil && readable(agent.Kind(targets[i].Agent), targets[i].Hooks))
 			}
 		}
 		if !missing || !env.Clock.Now().Before(deadline) || env.Clock.Sleep(ctx, 100*time.Millisecond) != nil {
