@@ -79,6 +79,9 @@ func (f Feed) Snapshot(ctx context.Context, sessions []tmux.SessionInfo) (Model,
 			}
 		}
 		evs = append(evs, TasksSeen{Session: info.Name, Tasks: sf.tasks(ctx)})
+		if u, changed := sf.usage(); changed {
+			evs = append(evs, u)
+		}
 		m = Apply(m, f.Clock.Now(), evs...)
 	}
 	return m, nil

@@ -3,6 +3,7 @@ package dash
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/partyhq/party/core/observe"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/spend"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/task"
@@ -38,6 +40,8 @@ type sessionFeed struct {
 	// by pane id, read from the team's record for the panes of paneIDs.
 	branches map[string]string
 	paneIDs  string
+	// tokens are what each role spent, as last read.
+	tokens map[string]int64
 }
 
 func (f Feed) session(info tmux.SessionInfo) *sessionFeed {
@@ -234,6 +238,38 @@ func (sf *sessionFeed) supervisor(ctx context.Context) (*Supervisor, bool) {
 	return sv, true
 }
 
+// usage reads what each role spent from the session's spend ledger
+// (core/spend), which reads only what the agents' records gained since;
+// changed says it differs from the last reading.
+func (sf *sessionFeed) usage() (UsageSeen, bool) {
+	ev := UsageSeen{Session: sf.info.Name, Tokens: map[string]int64{}}
+	rec, err := session.ReadRecord(sf.info.StateDir)
+	if err != nil {
+		return ev, false
+	}
+	roles := map[string]string{}
+	for _, p := range rec.Panes {
+		roles[p.ID] = p.Role
+	}
+	l := spend.Ledger{Dir: filepath.Join(sf.info.StateDir, "spend"), Events: filepath.Join(sf.info.StateDir, state.EventLog),
+		CodexHome: hook.CodexHome(sf.feed.Getenv), Roles: roles}
+	if l.Scan() != nil {
+		return ev, false
+	}
+	rs, err := l.Responses()
+	if err != nil {
+		return ev, false
+	}
+	for _, r := range rs {
+		ev.Tokens[r.Role] += r.Total()
+	}
+	if maps.Equal(ev.Tokens, sf.tokens) {
+		return ev, false
+	}
+	sf.tokens = ev.Tokens
+	return ev, true
+}
+
 // review reads the coordinator's state when it changed.
 func (sf *sessionFeed) review() (*Review, bool) {
 	dir := review.Dir(sf.info.StateDir)
@@ -285,6 +321,9 @@ func (sf *sessionFeed) tasks(ctx context.Context) *Tasks {
 func (sf *sessionFeed) records(ctx context.Context, events chan<- Event) {
 	if sv, changed := sf.supervisor(ctx); changed {
 		send(ctx, events, SupervisorSeen{Session: sf.info.Name, Supervisor: sv})
+	}
+	if u, changed := sf.usage(); changed {
+		send(ctx, events, u)
 	}
 	if r, changed := sf.review(); changed {
 		send(ctx, events, ReviewSeen{Session: sf.info.Name, Review: r})

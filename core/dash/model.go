@@ -72,6 +72,9 @@ type Agent struct {
 	State State  `json:"state"`
 	// Branch is its git worktree's branch, when it runs in one.
 	Branch string `json:"branch,omitempty"`
+	// Tokens are what its role spent in the session, from the agent's own
+	// records (0: none recorded, or an agent that keeps none).
+	Tokens int64 `json:"tokens,omitempty"`
 	// Since is when the agent entered State (busy: when its turn began).
 	Since time.Time `json:"since,omitzero"`
 	// Reason is what a permission or dialog asks, why a turn failed, or

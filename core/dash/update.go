@@ -78,6 +78,14 @@ type TasksSeen struct {
 	Tasks   *Tasks
 }
 
+// UsageSeen is what each role of a session spent, in tokens, from the
+// agents' own records (core/spend).
+type UsageSeen struct {
+	Session string
+	Tokens  map[string]int64 // by role
+}
+
+func (UsageSeen) event()      {}
 func (Tick) event()           {}
 func (PanesSeen) event()      {}
 func (SessionGone) event()    {}
@@ -137,6 +145,12 @@ func Update(m Model, ev Event) Model {
 	case TasksSeen:
 		if s := m.existing(ev.Session); s != nil {
 			s.Tasks = ev.Tasks
+		}
+	case UsageSeen:
+		if s := m.existing(ev.Session); s != nil {
+			for i := range s.Agents {
+				s.Agents[i].Tokens = ev.Tokens[s.Agents[i].Role]
+			}
 		}
 	}
 	return m

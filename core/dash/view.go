@@ -2,6 +2,7 @@ package dash
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -112,7 +113,13 @@ func Render(m Model, ui UI) string {
 	for si := range m.Sessions {
 		s := &m.Sessions[si]
 		body = append(body, "", titleStyle.Render(safe(s.Name)))
-		body = append(body, headStyle.Render("  "+pad("ROLE", roleW)+"  "+pad("KIND", kindW)+"  "+pad("STATE", stateW)+"  Q  DOING"))
+		// A column of tokens once an agent of the session has spent some.
+		spent := slices.ContainsFunc(s.Agents, func(a Agent) bool { return a.Tokens > 0 })
+		tokensHead := ""
+		if spent {
+			tokensHead = pad("TOKENS", tokensW) + "  "
+		}
+		body = append(body, headStyle.Render("  "+pad("ROLE", roleW)+"  "+pad("KIND", kindW)+"  "+pad("STATE", stateW)+"  Q  "+tokensHead+"DOING"))
 		for ai := range s.Agents {
 			a := &s.Agents[ai]
 			if idx >= len(refs) || refs[idx].Session != s.Name || refs[idx].Pane != a.Pane {
@@ -125,6 +132,9 @@ func Render(m Model, ui UI) string {
 			st := stateStyles[a.State].Render(pad(stateText(*a, m.Now), stateW))
 			left := "  " + pad(safe(a.Role), roleW) + "  " + pad(safe(a.Kind), kindW) + "  "
 			rest := "  " + pad(queued, 1) + "  "
+			if spent {
+				rest += pad(tokens(a.Tokens), tokensW) + "  "
+			}
 			used := ansi.StringWidth(left) + stateW + ansi.StringWidth(rest)
 			line := left + st + rest + ansi.Truncate(safe(detail(*a)), max(width-used, 0), "…")
 			if idx == ui.Selected {
@@ -209,6 +219,9 @@ func detailLines(a Agent, width int) []string {
 	}
 	add("last answer:", a.Answer)
 	add("worktree branch:", a.Branch)
+	if a.Tokens > 0 {
+		add("tokens spent:", strconv.FormatInt(a.Tokens, 10))
+	}
 	return out
 }
 
@@ -351,4 +364,20 @@ func Plain(m Model) string {
 	lines := strings.Split(ansi.Strip(Render(m, UI{Width: 120, Selected: -1})), "\n")
 	// The key line is for the live view.
 	return strings.TrimRight(strings.Join(lines[:len(lines)-1], "\n"), "\n")
+}
+
+// tokensW is the width of the TOKENS column.
+const tokensW = 6
+
+// tokens is n short: 950, 12.3k, 4.5M; "-" for none.
+func tokens(n int64) string {
+	switch {
+	case n <= 0:
+		return "-"
+	case n < 1000:
+		return strconv.FormatInt(n, 10)
+	case n < 1_000_000:
+		return strconv.FormatFloat(float64(n)/1e3, 'f', 1, 64) + "k"
+	}
+	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + "M"
 }

@@ -234,3 +234,20 @@ func TestRenderScrollsToTheSelection(t *testing.T) {
 	assert.Contains(t, got, "▸ old ")
 	assert.NotContains(t, got, "  claude   claude  busy", "the first rows scrolled away")
 }
+
+func TestTokensColumn(t *testing.T) {
+	m := fakeModel()
+	plain := ansi.Strip(Render(m, UI{Width: 120, Height: 40}))
+	assert.NotContains(t, plain, "TOKENS", "no column while no agent spent any")
+
+	m = Update(m, UsageSeen{Session: "api", Tokens: map[string]int64{"claude": 12345, "codex": 999, "nobody": 5}})
+	require.Equal(t, int64(12345), m.Sessions[0].Agents[0].Tokens)
+	require.Equal(t, int64(0), m.Sessions[0].Agents[2].Tokens, "gemini spent nothing recorded")
+	plain = ansi.Strip(Render(m, UI{Width: 120, Height: 40}))
+	assert.Regexp(t, `ROLE +KIND +STATE +Q +TOKENS +DOING`, plain)
+	assert.Regexp(t, `claude +claude +busy.* 2 +12\.3k +`, plain)
+	assert.Regexp(t, `codex +codex +permission.* - +999 +`, plain)
+	assert.Regexp(t, `gemini +gemini +failed.* - +- +`, plain)
+	assert.Contains(t, plain, "tokens spent: 12345", "the selected agent's line")
+	assert.Equal(t, "4.5M", tokens(4_500_000))
+}
