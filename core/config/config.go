@@ -120,10 +120,26 @@ type ITerm struct {
 }
 
 // Price is what a model's tokens cost, in USD for a million tokens of
-// each kind (party usage; reasoning is priced as output).
+// each kind (party usage; reasoning is priced as output); Set says which
+// kinds were given a price (a kind without one is not free).
 type Price struct {
 	Input, Output, CacheRead, CacheWrite float64
+	Set                                  PriceKind
 }
+
+// PriceKind is a kind of tokens a price is set for, as bits.
+type PriceKind uint8
+
+// The kinds of tokens with a price.
+const (
+	PriceInput PriceKind = 1 << iota
+	PriceOutput
+	PriceCacheRead
+	PriceCacheWrite
+)
+
+// Has says whether p sets a price for kind.
+func (p Price) Has(kind PriceKind) bool { return p.Set&kind != 0 }
 
 // Worktree configures the worktrees party start --worktree makes
 // (core/worktree).

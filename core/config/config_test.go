@@ -352,7 +352,11 @@ func TestPricesByModelNamesWithDots(t *testing.T) {
 	c := Defaults()
 	_, err = c.apply(path, b, true)
 	require.NoError(t, err)
-	assert.Equal(t, map[string]Price{"gemini-3.8-flash": {Input: 0.3, Output: 2.5}, "claude-opus-4-8": {CacheRead: 1.5}}, c.Prices)
+	assert.Equal(t, map[string]Price{"gemini-3.8-flash": {Input: 0.3, Output: 2.5, Set: PriceInput | PriceOutput},
+		"claude-opus-4-8": {CacheRead: 1.5, Set: PriceCacheRead}}, c.Prices)
+	assert.Equal(t, "", c.Flat()["price.gemini-3.8-flash.cacheRead"], "a kind without a price is none, not 0")
+	assert.ErrorIs(t, Set(path, "price..input", "1"), ErrUnknownKey, "a name of nothing")
+	assert.ErrorIs(t, Set(path, "agents..command", "x"), ErrUnknownKey)
 	v, err := c.Get("price.gemini-3.8-flash.output")
 	require.NoError(t, err)
 	assert.Equal(t, "2.5", v)

@@ -222,10 +222,10 @@ var keys = []Key{
 	},
 		get: func(c *Config, _ string) string { return strings.Join(c.Worktree.Copy, ",") },
 		set: func(c *Config, _ string, v value) { c.Worktree.Copy = roleList(v.s) }},
-	priceKey("input", func(p *Price) *float64 { return &p.Input }),
-	priceKey("output", func(p *Price) *float64 { return &p.Output }),
-	priceKey("cacheRead", func(p *Price) *float64 { return &p.CacheRead }),
-	priceKey("cacheWrite", func(p *Price) *float64 { return &p.CacheWrite }),
+	priceKey("input", PriceInput, func(p *Price) *float64 { return &p.Input }),
+	priceKey("output", PriceOutput, func(p *Price) *float64 { return &p.Output }),
+	priceKey("cacheRead", PriceCacheRead, func(p *Price) *float64 { return &p.CacheRead }),
+	priceKey("cacheWrite", PriceCacheWrite, func(p *Price) *float64 { return &p.CacheWrite }),
 	{Name: "agents.*.command", kind: kString, Trusted: true, check: func(s string) error {
 		_, err := shellwords.SplitCommand(s)
 		return err
@@ -353,7 +353,9 @@ func lookup(dotted string) (Key, string, error) {
 	pattern, agentName := dotted, ""
 	if parts := strings.Split(dotted, "."); len(parts) >= 3 && named[parts[0]] {
 		// The name between may hold dots: a model's (price.gemini-2.5-pro.input).
-		pattern, agentName = parts[0]+".*."+parts[len(parts)-1], strings.Join(parts[1:len(parts)-1], ".")
+		if name := strings.Join(parts[1:len(parts)-1], "."); name != "" {
+			pattern, agentName = parts[0]+".*."+parts[len(parts)-1], name
+		}
 	}
 	for _, k := range keys {
 		if k.Name == pattern {
@@ -631,11 +633,11 @@ func splitList(s string) []string {
 
 // priceKey is the key price.*.name: USD for a million tokens of a kind,
 // held at *field of the model's price.
-func priceKey(name string, field func(*Price) *float64) Key {
+func priceKey(name string, kind PriceKind, field func(*Price) *float64) Key {
 	return Key{Name: "price.*." + name, kind: kNumber, max: 100000,
 		get: func(c *Config, model string) string {
 			p, ok := c.Prices[model]
-			if !ok {
+			if !ok || !p.Has(kind) {
 				return ""
 			}
 			return strconv.FormatFloat(*field(&p), 'f', -1, 64)
@@ -646,6 +648,7 @@ func priceKey(name string, field func(*Price) *float64) Key {
 			}
 			p := c.Prices[model]
 			*field(&p) = v.f
+			p.Set |= kind
 			c.Prices[model] = p
 		}}
 }

@@ -120,6 +120,7 @@ var codes = []struct {
 	{ErrTriggerTimeout, "TIMEOUT", ExitTimeout},
 	{state.ErrRuntimeDir, "UNSAFE_RUNTIME_DIR", ExitError},
 	{ErrSupervisorFailed, "SUPERVISOR_FAILED", ExitError},
+	{worktree.ErrGitMissing, "GIT_MISSING", ExitError},
 	{worktree.ErrNotRepo, "NOT_A_REPOSITORY", ExitUsage},
 	{worktree.ErrBare, "BARE_REPOSITORY", ExitUsage},
 	{worktree.ErrSubmodules, "SUBMODULES", ExitUsage},

@@ -118,7 +118,7 @@ const usageLag = 3 * time.Second
 
 // turnUsage fills in each answered turn's usage (spend.TurnOf), waiting
 // up to usageLag for agents that keep usage whose record does not show
-// the turn yet.
+// the turn's end yet (a last response that asked for no tool).
 func turnUsage(ctx context.Context, env *Env, stateDir string, targets []mux.Pane, results []talk.Result, out []TalkOutcome) {
 	rec, err := session.ReadRecord(stateDir)
 	if err != nil {
@@ -139,7 +139,8 @@ func turnUsage(ctx context.Context, env *Env, stateDir string, targets []mux.Pan
 		for i, r := range results {
 			if r.Err == nil && r.Answer != nil {
 				out[i].Usage = spend.TurnOf(rs, r.Role, r.Turn)
-				missing = missing || (out[i].Usage == nil && readable(agent.Kind(targets[i].Agent), targets[i].Hooks))
+				whole := out[i].Usage != nil && out[i].Usage.Ended
+				missing = missing || (!whole && readable(agent.Kind(targets[i].Agent), targets[i].Hooks))
 			}
 		}
 		if !missing || !env.Clock.Now().Before(deadline) || env.Clock.Sleep(ctx, 100*time.Millisecond) != nil {

@@ -91,17 +91,18 @@ func prepareWorktrees(ctx context.Context, d Deps, opts StartOptions, name, cwd 
 	// One git worktree add at a time; then each tree is checked out and
 	// readied at once: a large checkout is mostly the kernel's time,
 	// which the cores share.
-	created, errs := make([]bool, len(trees)), make([]error, len(trees))
+	made, errs := make([]worktree.Made, len(trees)), make([]error, len(trees))
+	failed := false
 	for i, t := range trees {
 		ours := slices.ContainsFunc(earlier, func(e worktree.Tree) bool { return e.Branch == t.Branch })
-		if created[i], errs[i] = repo.Create(ctx, t, ours); errs[i] != nil {
-			errs[i] = fmt.Errorf("--worktree %s: %w", t.Role, errs[i])
+		if made[i], errs[i] = repo.Create(ctx, t, ours); errs[i] != nil {
+			errs[i], failed = fmt.Errorf("--worktree %s: %w", t.Role, errs[i]), true
 			break
 		}
 	}
 	var wg sync.WaitGroup
 	for i, t := range trees {
-		if !created[i] || errors.Join(errs...) != nil {
+		if !made[i].Tree || failed {
 			continue
 		}
 		wg.Add(1)
@@ -116,11 +117,10 @@ func prepareWorktrees(ctx context.Context, d Deps, opts StartOptions, name, cwd 
 	}
 	wg.Wait()
 	undo = func() {
+		// What this start made, and no more: a branch the team had stays.
 		for i, t := range trees {
-			if created[i] {
-				if err := repo.Remove(context.WithoutCancel(ctx), t, true); err != nil {
-					d.warn("warning: remove the worktree of %s: %v", t.Role, err)
-				}
+			if err := repo.Undo(context.WithoutCancel(ctx), t, made[i]); err != nil {
+				d.warn("warning: remove the worktree of %s: %v", t.Role, err)
 			}
 		}
 	}
@@ -223,8 +223,12 @@ func reopenWorktrees(ctx context.Context, rec Record, panes []PaneSpec) error {
 		if err != nil {
 			return fmt.Errorf("bring back %s's worktree: %w", p.Role, err)
 		}
-		if _, err := repo.Create(ctx, t, true); err != nil {
+		made, err := repo.Create(ctx, t, true)
+		if err != nil {
 			return fmt.Errorf("bring back %s's worktree: %w", p.Role, err)
+		}
+		if !made.Tree {
+			continue
 		}
 		if err := repo.Checkout(ctx, t); err != nil {
 			return fmt.Errorf("bring back %s's worktree: %w", p.Role, err)

@@ -252,9 +252,17 @@ func (l Ledger) append(rs []Response) error {
 			return err
 		}
 	}
-	f, err := os.OpenFile(filepath.Join(l.Dir, responsesFile), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(filepath.Join(l.Dir, responsesFile), os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
+	}
+	// A write cut short (a full disk, a crash) left half a line: end it,
+	// so the next line is read whole.
+	if st, err := f.Stat(); err == nil && st.Size() > 0 {
+		last := make([]byte, 1)
+		if _, err := f.ReadAt(last, st.Size()-1); err == nil && last[0] != '\n' {
+			b = *bytes.NewBuffer(append([]byte{'\n'}, b.Bytes()...))
+		}
 	}
 	if _, err := f.Write(b.Bytes()); err != nil {
 		f.Close()
@@ -283,6 +291,14 @@ func (l Ledger) Responses() ([]Response, error) {
 		agent       agent.Kind
 		session, id string
 	}
+	keyOf := func(r Response) key {
+		if r.Agent == agent.Claude {
+			// A message id is Claude's alone: a forked or copied session
+			// repeats its messages under another session id.
+			return key{agent: r.Agent, id: r.ID}
+		}
+		return key{r.Agent, r.Session, r.ID}
+	}
 	at := map[key]int{}
 	var out []Response
 	r := bufio.NewReader(f)
@@ -295,7 +311,7 @@ func (l Ledger) Responses() ([]Response, error) {
 		if json.Unmarshal(line, &resp) != nil {
 			continue
 		}
-		k := key{resp.Agent, resp.Session, resp.ID}
+		k := keyOf(resp)
 		if i, ok := at[k]; ok {
 			if resp.Total() > out[i].Total() {
 				out[i] = resp

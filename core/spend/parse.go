@@ -44,6 +44,10 @@ type Response struct {
 	Session string `json:"session_id"`
 	ID      string `json:"id"`
 	Model   string `json:"model,omitempty"`
+	// More says the response asked for a tool: the turn goes on after it
+	// (Claude's stop_reason tool_use; the others record a turn's
+	// responses before its end).
+	More bool `json:"more,omitempty"`
 	Tokens
 }
 
@@ -77,8 +81,9 @@ func parseClaude(line []byte) (Response, bool) {
 		Timestamp time.Time `json:"timestamp"`
 		SessionID string    `json:"sessionId"`
 		Message   struct {
-			ID    string `json:"id"`
-			Model string `json:"model"`
+			ID         string `json:"id"`
+			Model      string `json:"model"`
+			StopReason string `json:"stop_reason"`
 			Usage *struct {
 				Input      int64 `json:"input_tokens"`
 				CacheWrite int64 `json:"cache_creation_input_tokens"`
@@ -93,7 +98,7 @@ func parseClaude(line []byte) (Response, bool) {
 	}
 	u := e.Message.Usage
 	return Response{Time: e.Timestamp, Agent: agent.Claude, Session: e.SessionID, ID: e.Message.ID, Model: e.Message.Model,
-		Tokens: Tokens{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite}}, true
+		More: e.Message.StopReason == "tool_use", Tokens: Tokens{Input: u.Input, Output: u.Output, CacheRead: u.CacheRead, CacheWrite: u.CacheWrite}}, true
 }
 
 func (f *File) parseCodex(line []byte) (Response, bool) {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/usage"
 )
 
@@ -235,7 +236,7 @@ func TestUsageAndTurnOf(t *testing.T) {
 	require.NoError(t, err)
 	turn := TurnOf(rs, "impl", at("2026-11-29T07:29:01.600Z"))
 	require.NotNil(t, turn)
-	assert.Equal(t, &Turn{Responses: 1, Models: []string{"claude-opus-4-8"}, Tokens: Tokens{Input: 12, Output: 7, CacheRead: 5, CacheWrite: 3}}, turn)
+	assert.Equal(t, &Turn{Responses: 1, Models: []string{"claude-opus-4-8"}, Tokens: Tokens{Input: 12, Output: 7, CacheRead: 5, CacheWrite: 3}, Ended: true}, turn)
 	assert.Nil(t, TurnOf(rs, "impl", at("2026-11-29T07:29:02Z")), "a turn that began after the response")
 	assert.Nil(t, TurnOf(rs, "nobody", time.Time{}))
 }
@@ -247,7 +248,8 @@ func TestCost(t *testing.T) {
 		{Role: "y", Model: "m1", Tokens: Tokens{Input: 1_000_000}},
 		{Role: "y", Model: "m9", Tokens: Tokens{Input: 1_000_000}},
 	}
-	prices := Prices{"m1": {Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75}}
+	all := config.PriceInput | config.PriceOutput | config.PriceCacheRead | config.PriceCacheWrite
+	prices := Prices{"m1": {Input: 3, Output: 15, CacheRead: 0.3, CacheWrite: 3.75, Set: all}}
 	got, err := Totals(rs, "role", time.Time{}, prices)
 	require.NoError(t, err)
 	require.Len(t, got, 2)
@@ -255,4 +257,58 @@ func TestCost(t *testing.T) {
 	assert.InDelta(t, 3+15+0.6+3.75+3, *got[0].Cost, 1e-9, "reasoning priced as output")
 	assert.Nil(t, got[1].Cost, "a model without a price: no cost, never a guess")
 	assert.Equal(t, []string{"m9"}, got[1].NoPrice)
+
+	// Only input priced: a response with output has no price, one without
+	// output does.
+	prices = Prices{"m1": {Input: 3, Set: config.PriceInput}}
+	got, err = Totals(rs[:2], "role", time.Time{}, prices)
+	require.NoError(t, err)
+	assert.Nil(t, got[0].Cost, "output tokens of a model whose output has no price")
+	got, err = Totals(rs[1:2], "role", time.Time{}, prices)
+	require.NoError(t, err)
+	require.NotNil(t, got[0].Cost)
+	assert.InDelta(t, 3.0, *got[0].Cost, 1e-9)
+}
+
+func TestClaudeMessageCountedOnceAcrossSessions(t *testing.T) {
+	tm := newTeam(t)
+	forked := strings.ReplaceAll(claudeLine, `"sessionId":"s-claude"`, `"sessionId":"s-fork"`)
+	appendLines(t, tm.claude, claudeLine, forked)
+	require.NoError(t, tm.ledger.Scan())
+	rs, err := tm.ledger.Responses()
+	require.NoError(t, err)
+	assert.Len(t, rs, 1, "a forked session repeats the message under another session id")
+}
+
+func TestTornLedgerLine(t *testing.T) {
+	tm := newTeam(t)
+	appendLines(t, tm.claude, claudeLine)
+	require.NoError(t, tm.ledger.Scan())
+	// A write cut short, and offsets not saved: the next scan reads the
+	// claude line again, and must not glue it to the fragment.
+	f, err := os.OpenFile(filepath.Join(tm.ledger.Dir, responsesFile), os.O_WRONLY|os.O_APPEND, 0o600)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"time":"2026-11-29T07:29:03Z","role":"impl","agent":"claude","session_id":"s-claude","id":"msg_9","inp`)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	require.NoError(t, os.Remove(filepath.Join(tm.ledger.Dir, offsetsFile)))
+	require.NoError(t, tm.ledger.Scan())
+	assert.Equal(t, Tokens{Input: 12, Output: 7, CacheRead: 5, CacheWrite: 3}, sum(t, tm.ledger, "role")["/impl"])
+}
+
+func TestTurnEnded(t *testing.T) {
+	tool := strings.ReplaceAll(strings.ReplaceAll(claudeLine, `"stop_reason":"end_turn"`, `"stop_reason":"tool_use"`), "msg_1", "msg_0")
+	tool = strings.ReplaceAll(tool, "07:29:01.651Z", "07:29:01.500Z")
+	f := File{Agent: agent.Claude}
+	r0, ok := f.Parse([]byte(tool))
+	require.True(t, ok)
+	assert.True(t, r0.More)
+	r1, _ := f.Parse([]byte(claudeLine))
+	r0.Role, r1.Role = "x", "x"
+	turn := TurnOf([]Response{r0}, "x", time.Time{})
+	require.NotNil(t, turn)
+	assert.False(t, turn.Ended, "the tool's response only: the turn's end is not written yet")
+	turn = TurnOf([]Response{r0, r1}, "x", time.Time{})
+	assert.True(t, turn.Ended)
+	assert.Equal(t, 2, turn.Responses)
 }

@@ -32,10 +32,27 @@ type Sum struct {
 // Prices are the prices of models by name (price.MODEL.*).
 type Prices map[string]config.Price
 
-// cost is what t cost at p, in USD: reasoning is priced as output.
-func cost(t Tokens, p config.Price) float64 {
-	return (float64(t.Input)*p.Input + float64(t.Output+t.Reasoning)*p.Output +
-		float64(t.CacheRead)*p.CacheRead + float64(t.CacheWrite)*p.CacheWrite) / 1e6
+// cost is what t cost at p, in USD: reasoning is priced as output. ok
+// is false when t has tokens of a kind p sets no price for: no partial
+// sum.
+func cost(t Tokens, p config.Price) (usd float64, ok bool) {
+	for _, k := range []struct {
+		n    int64
+		kind config.PriceKind
+		usd  float64
+	}{
+		{t.Input, config.PriceInput, p.Input}, {t.Output + t.Reasoning, config.PriceOutput, p.Output},
+		{t.CacheRead, config.PriceCacheRead, p.CacheRead}, {t.CacheWrite, config.PriceCacheWrite, p.CacheWrite},
+	} {
+		if k.n == 0 {
+			continue
+		}
+		if !p.Has(k.kind) {
+			return 0, false
+		}
+		usd += float64(k.n) * k.usd
+	}
+	return usd / 1e6, true
 }
 
 // Groups are the ways Totals groups responses.
@@ -65,17 +82,16 @@ func Totals(rs []Response, by string, since time.Time, prices Prices) ([]Sum, er
 		out[i].Responses++
 		out[i].Tokens.Add(r.Tokens)
 		out[i].Total = out[i].Tokens.Total()
-		p, ok := prices[r.Model]
+		c, ok := cost(r.Tokens, prices[r.Model])
 		switch {
 		case !ok:
 			if m := orUnknown(r.Model); !slices.Contains(out[i].NoPrice, m) {
 				out[i].NoPrice = append(out[i].NoPrice, m)
 			}
 		case out[i].Cost == nil:
-			c := cost(r.Tokens, p)
 			out[i].Cost = &c
 		default:
-			*out[i].Cost += cost(r.Tokens, p)
+			*out[i].Cost += c
 		}
 	}
 	for i := range out {
@@ -160,15 +176,23 @@ type Turn struct {
 	Responses int      `json:"responses"`
 	Models    []string `json:"models,omitempty"`
 	Tokens
+	// Ended says its last response asked for no tool: the turn's record
+	// is whole (Claude writes a turn's last response after its Stop
+	// hook).
+	Ended bool `json:"-"`
 }
 
 // TurnOf is the spending of role's responses at or after start (a turn
 // that began then), nil without any.
 func TurnOf(rs []Response, role string, start time.Time) *Turn {
 	var u Turn
+	var last time.Time
 	for _, r := range rs {
 		if r.Role != role || r.Time.Before(start.Truncate(time.Millisecond)) {
 			continue
+		}
+		if !r.Time.Before(last) {
+			last, u.Ended = r.Time, !r.More
 		}
 		u.Responses++
 		u.Tokens.Add(r.Tokens)

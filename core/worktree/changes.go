@@ -40,6 +40,9 @@ type FileChange struct {
 // Changes says what t's agent changed against its base.
 func (r Repo) Changes(ctx context.Context, t Tree) (Changes, error) {
 	c := Changes{Role: t.Role, Path: t.Path, Branch: t.Branch, Base: t.Base, Files: []FileChange{}}
+	if err := onBranch(ctx, t); err != nil {
+		return c, err
+	}
 	cmd, done, err := r.diff(ctx, t, &c, "--numstat", "-z", "--no-renames")
 	if err != nil {
 		return c, err
@@ -78,6 +81,9 @@ func (r Repo) Changes(ctx context.Context, t Tree) (Changes, error) {
 // its own stdout: on a terminal git pages with the user's pager and
 // colors. done removes what the command needs once it has run.
 func (r Repo) ShowCmd(ctx context.Context, t Tree, stat bool) (cmd *exec.Cmd, done func(), err error) {
+	if err := onBranch(ctx, t); err != nil {
+		return nil, nil, err
+	}
 	args := []string{}
 	if stat {
 		args = append(args, "--stat")

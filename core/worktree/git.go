@@ -32,6 +32,8 @@ var (
 	ErrConflict = errors.New("merge conflict")
 	// ErrSetup is a worktree.setup command that failed (*SetupError).
 	ErrSetup = errors.New("worktree setup failed")
+	// ErrGitMissing is git not found on PATH.
+	ErrGitMissing = errors.New("git is not installed")
 )
 
 // GitError is a git command that failed: its arguments, exit status and
@@ -77,6 +79,9 @@ func git(ctx context.Context, dir string, env []string, args ...string) (string,
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
+		if errors.Is(err, exec.ErrNotFound) {
+			return "", fmt.Errorf("git %s: %w (party's worktrees need git 2.38 or later on PATH)", args[0], ErrGitMissing)
+		}
 		ge := &GitError{Args: args, Stderr: errb.String(), Err: err, ExitCode: -1}
 		var ee *exec.ExitError
 		if errors.As(err, &ee) {

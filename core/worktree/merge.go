@@ -60,6 +60,9 @@ func (r Repo) Merge(ctx context.Context, t Tree, opts MergeOptions) (Merged, err
 	} else if d {
 		return m, fmt.Errorf("the main worktree %s has uncommitted changes (commit or stash them first): %w", r.Root, ErrDirty)
 	}
+	if err := onBranch(ctx, t); err != nil {
+		return m, err
+	}
 	if opts.Commit != "" {
 		if err := commitAll(ctx, t.Path, opts.Commit); err != nil {
 			return m, err
@@ -71,7 +74,13 @@ func (r Repo) Merge(ctx context.Context, t Tree, opts MergeOptions) (Merged, err
 		return m, fmt.Errorf("%s's worktree %s has uncommitted changes (party merge %s --commit -m MSG commits them first): %w",
 			t.Role, t.Path, t.Role, ErrDirty)
 	}
-	if m.Commits, err = count(ctx, r.Root, "HEAD..refs/heads/"+t.Branch); err != nil || m.Commits == 0 {
+	if m.Commits, err = count(ctx, r.Root, "HEAD..refs/heads/"+t.Branch); err == nil && m.Commits > 0 {
+		var same bool
+		if same, err = r.mergesNothing(ctx, "HEAD", "refs/heads/"+t.Branch); same {
+			m.Commits = 0 // its work is in already: a squashed merge
+		}
+	}
+	if err != nil || m.Commits == 0 {
 		m.Head, _ = revParse(ctx, r.Root, "HEAD")
 		return m, err
 	}

@@ -53,7 +53,9 @@ func (r Repo) Setup(ctx context.Context, t Tree, globs []string, command []strin
 }
 
 // copyGlob copies the regular files of the main worktree that glob
-// matches into the tree at dst, keeping their paths and modes.
+// matches into the tree at dst, keeping their paths and modes. The copy
+// stays inside dst (os.Root): a symbolic link in the tree cannot lead it
+// out.
 func (r Repo) copyGlob(glob, dst string) error {
 	if filepath.IsAbs(glob) {
 		return fmt.Errorf("must be relative to the repository")
@@ -62,6 +64,11 @@ func (r Repo) copyGlob(glob, dst string) error {
 	if err != nil {
 		return err
 	}
+	root, err := os.OpenRoot(dst)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
 	for _, src := range matches {
 		rel, err := filepath.Rel(r.Root, src)
 		if err != nil || rel == ".git" || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || strings.HasPrefix(rel, ".git"+string(filepath.Separator)) {
@@ -71,19 +78,19 @@ func (r Repo) copyGlob(glob, dst string) error {
 		if err != nil || !st.Mode().IsRegular() {
 			continue
 		}
-		to := filepath.Join(dst, rel)
-		if _, err := os.Lstat(to); err == nil {
+		if _, err := root.Lstat(rel); err == nil {
 			continue
 		}
-		if err := copyFile(src, to, st.Mode().Perm()); err != nil {
+		if err := copyFile(root, src, rel, st.Mode().Perm()); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func copyFile(src, dst string, perm os.FileMode) error {
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+// copyFile copies the file src to rel in root.
+func copyFile(root *os.Root, src, rel string, perm os.FileMode) error {
+	if err := root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
 		return err
 	}
 	in, err := os.Open(src)
@@ -91,7 +98,7 @@ func copyFile(src, dst string, perm os.FileMode) error {
 		return err
 	}
 	defer in.Close()
-	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	out, err := root.OpenFile(rel, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err
 	}

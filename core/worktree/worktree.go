@@ -66,16 +66,32 @@ func Open(ctx context.Context, dir string) (Repo, error) {
 }
 
 // Dir is where party keeps worktrees: $XDG_DATA_HOME/party/worktrees,
-// else ~/.local/share/party/worktrees.
+// else ~/.local/share/party/worktrees, its symbolic links resolved.
 func Dir(getenv func(string) string) (string, error) {
+	dir := ""
 	if d := getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "party", "worktrees"), nil
-	}
-	home := getenv("HOME")
-	if home == "" {
+		dir = filepath.Join(d, "party", "worktrees")
+	} else if home := getenv("HOME"); home != "" {
+		dir = filepath.Join(home, ".local", "share", "party", "worktrees")
+	} else {
 		return "", errors.New("worktree dir: neither XDG_DATA_HOME nor HOME is set")
 	}
-	return filepath.Join(home, ".local", "share", "party", "worktrees"), nil
+	return realPath(dir), nil
+}
+
+// realPath is dir with the symbolic links of its existing part resolved,
+// as git records a worktree's folder.
+func realPath(dir string) string {
+	rest := ""
+	for d := dir; ; d = filepath.Dir(d) {
+		if real, err := filepath.EvalSymlinks(d); err == nil {
+			return filepath.Join(real, rest)
+		}
+		if filepath.Dir(d) == d {
+			return dir
+		}
+		rest = filepath.Join(filepath.Base(d), rest)
+	}
 }
 
 // Path is the folder of a role's worktree of the repository: under dir
@@ -140,42 +156,45 @@ func (r Repo) CheckBranch(ctx context.Context, name string) error {
 	return nil
 }
 
+// Made says what Create made: the worktree, and its branch too (a
+// branch that was there, the team's, is not Create's to take away).
+type Made struct{ Tree, Branch bool }
+
 // Create makes t's worktree at t.Path on a new branch t.Branch from
-// t.BaseCommit, its files not yet checked out (Checkout). A worktree already there on that branch is this team's
-// from an earlier start and is kept (created false); when ours, a branch
-// of that name is the team's too and is checked out again. Anything else
-// in the way is ErrTaken.
-func (r Repo) Create(ctx context.Context, t Tree, ours bool) (created bool, err error) {
+// t.BaseCommit, its files not yet checked out (Checkout). A worktree
+// already there on that branch is this team's from an earlier start and
+// is kept (nothing made); when ours, a branch of that name is the team's
+// too and is checked out again, also where git still records a tree
+// whose folder was removed by hand. Anything else in the way is ErrTaken.
+func (r Repo) Create(ctx context.Context, t Tree, ours bool) (Made, error) {
 	if err := r.CheckBranch(ctx, t.Branch); err != nil {
-		return false, err
-	}
-	if _, err := os.Lstat(t.Path); errors.Is(err, fs.ErrNotExist) {
-		// A tree whose folder was removed by hand stays registered, and
-		// its branch checked out there, until git prunes it.
-		if _, err := git(ctx, r.Root, nil, "worktree", "prune"); err != nil {
-			return false, err
-		}
+		return Made{}, err
 	}
 	trees, err := list(ctx, r.Root)
 	if err != nil {
-		return false, err
+		return Made{}, err
 	}
+	_, statErr := os.Lstat(t.Path)
+	gone := errors.Is(statErr, fs.ErrNotExist)
+	force := false // the tree git records at t.Path has no folder any more
 	for _, w := range trees {
 		switch {
-		case w.path == t.Path && w.branch == t.Branch:
-			return false, nil
+		case w.path == t.Path && w.branch == t.Branch && !gone:
+			return Made{}, nil
+		case w.path == t.Path && w.branch == t.Branch && ours:
+			force = true
 		case w.path == t.Path:
-			return false, fmt.Errorf("worktree %s is there on %s, not %s: %w", t.Path, cmp.Or(w.branch, "a detached HEAD"), t.Branch, ErrTaken)
+			return Made{}, fmt.Errorf("worktree %s is there on %s, not %s: %w", t.Path, cmp.Or(w.branch, "a detached HEAD"), t.Branch, ErrTaken)
 		case w.branch == t.Branch:
-			return false, fmt.Errorf("branch %s is checked out in %s: %w", t.Branch, w.path, ErrTaken)
+			return Made{}, fmt.Errorf("branch %s is checked out in %s: %w", t.Branch, w.path, ErrTaken)
 		}
 	}
-	if _, err := os.Lstat(t.Path); err == nil {
-		return false, fmt.Errorf("folder %s is already there and is not this team's worktree: %w", t.Path, ErrTaken)
+	if !gone {
+		return Made{}, fmt.Errorf("folder %s is already there and is not this team's worktree: %w", t.Path, ErrTaken)
 	}
 	exists, err := r.IsBranch(ctx, t.Branch)
 	if err != nil {
-		return false, err
+		return Made{}, err
 	}
 	// The files come with Checkout: one git worktree add at a time
 	// (concurrent ones read each other's half-made records), the slow
@@ -183,12 +202,17 @@ func (r Repo) Create(ctx context.Context, t Tree, ours bool) (created bool, err 
 	args := []string{"worktree", "add", "--quiet", "--no-checkout", "-b", t.Branch, t.Path, t.BaseCommit}
 	if exists {
 		if !ours {
-			return false, fmt.Errorf("branch %s exists and is not this team's (git branch -D %s, or another --session): %w", t.Branch, t.Branch, ErrTaken)
+			return Made{}, fmt.Errorf("branch %s exists and is not this team's (git branch -D %s, or another --session): %w", t.Branch, t.Branch, ErrTaken)
 		}
 		args = []string{"worktree", "add", "--quiet", "--no-checkout", t.Path, t.Branch}
+		if force {
+			// git's own safeguard against a path it records without its
+			// folder, for this tree only: never a prune of every tree.
+			args = []string{"worktree", "add", "--quiet", "--no-checkout", "--force", t.Path, t.Branch}
+		}
 	}
 	if err := os.MkdirAll(filepath.Dir(t.Path), 0o755); err != nil {
-		return false, err
+		return Made{}, err
 	}
 	if _, err := git(ctx, r.Root, nil, args...); err != nil {
 		if !exists {
@@ -196,9 +220,22 @@ func (r Repo) Create(ctx context.Context, t Tree, ours bool) (created bool, err 
 				_, _ = git(ctx, r.Root, nil, "branch", "-D", "--quiet", t.Branch)
 			}
 		}
-		return false, err
+		return Made{}, err
 	}
-	return true, nil
+	return Made{Tree: true, Branch: !exists}, nil
+}
+
+// Undo takes away what Create made of t: the worktree, and the branch
+// only when Create made it.
+func (r Repo) Undo(ctx context.Context, t Tree, m Made) error {
+	if m.Branch {
+		return r.Remove(ctx, t, true)
+	}
+	if !m.Tree {
+		return nil
+	}
+	_, err := git(ctx, r.Root, nil, "worktree", "remove", "--force", "--force", t.Path)
+	return err
 }
 
 // Checkout fills the tree Create made with its branch's files (git reset
@@ -218,6 +255,9 @@ func (r Repo) Remove(ctx context.Context, t Tree, force bool) error {
 	live := statErr == nil
 	if !force {
 		if live {
+			if err := onBranch(ctx, t); err != nil {
+				return err
+			}
 			dirty, err := dirty(ctx, t.Path, true)
 			if err != nil {
 				return err
@@ -252,13 +292,52 @@ func (r Repo) Remove(ctx context.Context, t Tree, force bool) error {
 	return err
 }
 
-// unmerged counts the commits of t's branch that its base does not have.
+// unmerged counts the commits of t's branch that its base does not have,
+// none when merging them would change nothing (a squashed merge).
 func (r Repo) unmerged(ctx context.Context, t Tree) (int, error) {
 	ok, err := r.IsBranch(ctx, t.Branch)
 	if err != nil || !ok {
 		return 0, err
 	}
-	return count(ctx, r.Root, r.base(ctx, t)+".."+"refs/heads/"+t.Branch)
+	base := r.base(ctx, t)
+	n, err := count(ctx, r.Root, base+"..refs/heads/"+t.Branch)
+	if err != nil || n == 0 {
+		return n, err
+	}
+	if same, err := r.mergesNothing(ctx, base, "refs/heads/"+t.Branch); err != nil || same {
+		return 0, err
+	}
+	return n, nil
+}
+
+// mergesNothing says whether merging branch into base would leave base's
+// files as they are: its work is in base already, squashed or picked.
+func (r Repo) mergesNothing(ctx context.Context, base, branch string) (bool, error) {
+	out, err := git(ctx, r.Root, nil, "merge-tree", "--write-tree", "--no-messages", base, branch)
+	if exitCode(err) == 1 {
+		return false, nil // it conflicts: there is work to merge
+	}
+	if err != nil {
+		return false, err
+	}
+	tree, err := revParse(ctx, r.Root, base+"^{tree}")
+	f := lines(out)
+	return err == nil && len(f) > 0 && f[0] == tree, err
+}
+
+// onBranch checks that t's worktree has its branch checked out: its work
+// on another branch or a detached HEAD is on no branch party merges,
+// counts or keeps.
+func onBranch(ctx context.Context, t Tree) error {
+	out, err := git(ctx, t.Path, nil, "symbolic-ref", "--quiet", "--short", "HEAD")
+	if err != nil && exitCode(err) != 1 {
+		return err
+	}
+	if head := strings.TrimSpace(out); head != t.Branch {
+		return fmt.Errorf("%s's worktree %s is on %s, not its branch %s (git -C %s switch %s, or --force): %w",
+			t.Role, t.Path, orDetached(head), t.Branch, t.Path, t.Branch, ErrTaken)
+	}
+	return nil
 }
 
 // base is what t's work is counted against: its base while that names a
@@ -279,7 +358,7 @@ func (r Repo) Prune(ctx context.Context, trees []Tree) (removed []Tree, kept map
 		switch err := r.Remove(ctx, t, false); {
 		case err == nil:
 			removed = append(removed, t)
-		case errors.Is(err, ErrDirty) || errors.Is(err, ErrUnmerged):
+		case errors.Is(err, ErrDirty) || errors.Is(err, ErrUnmerged) || errors.Is(err, ErrTaken):
 			kept[t.Role] = err
 		default:
 			return removed, kept, err

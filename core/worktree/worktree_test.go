@@ -50,9 +50,9 @@ func newTree(t *testing.T, r Repo, role string) Tree {
 	base, err := r.Resolve(ctx, "main")
 	require.NoError(t, err)
 	tr := Tree{Role: role, Path: r.Path(filepath.Join(filepath.Dir(r.Root), "trees"), "s", role), Branch: Branch("s", role), Base: "main", BaseCommit: base}
-	created, err := r.Create(ctx, tr, false)
+	made, err := r.Create(ctx, tr, false)
 	require.NoError(t, err)
-	require.True(t, created)
+	require.Equal(t, Made{Tree: true, Branch: true}, made)
 	require.NoError(t, r.Checkout(ctx, tr))
 	return tr
 }
@@ -97,9 +97,9 @@ func TestCreate(t *testing.T) {
 	assert.Contains(t, run(t, dir, "worktree", "list"), tr.Path)
 	assert.False(t, strings.HasPrefix(tr.Path, dir+string(filepath.Separator)), "outside the repository's tree")
 
-	created, err := r.Create(ctx, tr, false)
+	made, err := r.Create(ctx, tr, false)
 	require.NoError(t, err, "the same tree again is kept")
-	assert.False(t, created)
+	assert.Equal(t, Made{}, made)
 
 	t.Run("path taken", func(t *testing.T) {
 		other := tr
@@ -120,17 +120,26 @@ func TestCreate(t *testing.T) {
 		_, err := r.Create(ctx, other, false)
 		assert.ErrorIs(t, err, ErrTaken)
 		assert.NoDirExists(t, other.Path, "nothing left behind")
-		created, err := r.Create(ctx, other, true)
+		made, err := r.Create(ctx, other, true)
 		require.NoError(t, err, "the team's own branch is checked out again")
-		assert.True(t, created)
+		assert.Equal(t, Made{Tree: true}, made)
+		require.NoError(t, r.Undo(ctx, other, made))
+		assert.NoDirExists(t, other.Path)
+		assert.Contains(t, run(t, dir, "branch", "--list"), "party/s/codex", "undo keeps a branch Create did not make")
 	})
 	t.Run("folder removed by hand", func(t *testing.T) {
+		// Another tree of the user's whose folder is gone too (a drive not
+		// mounted): its record is not Create's to prune.
+		mine := filepath.Join(t.TempDir(), "mine")
+		run(t, dir, "worktree", "add", "-q", "-b", "mine", mine)
+		require.NoError(t, os.RemoveAll(mine))
 		require.NoError(t, os.RemoveAll(tr.Path))
-		created, err := r.Create(ctx, tr, true)
+		made, err := r.Create(ctx, tr, true)
 		require.NoError(t, err, "made again from its branch")
-		assert.True(t, created)
+		assert.Equal(t, Made{Tree: true}, made)
 		require.NoError(t, r.Checkout(ctx, tr))
 		assert.FileExists(t, filepath.Join(tr.Path, "a.txt"))
+		assert.Contains(t, run(t, dir, "worktree", "list"), mine, "the user's tree stays recorded")
 	})
 	t.Run("bad branch", func(t *testing.T) {
 		other := tr
@@ -138,6 +147,62 @@ func TestCreate(t *testing.T) {
 		_, err := r.Create(ctx, other, false)
 		assert.ErrorIs(t, err, usage.Err)
 	})
+}
+
+func TestSymlinkedDataDir(t *testing.T) {
+	ctx := context.Background()
+	r, _ := newRepo(t)
+	real := t.TempDir()
+	link := filepath.Join(t.TempDir(), "link")
+	require.NoError(t, os.Symlink(real, link))
+	dir, err := Dir(func(k string) string { return map[string]string{"XDG_DATA_HOME": link}[k] })
+	require.NoError(t, err)
+	realDir, err := filepath.EvalSymlinks(real)
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(realDir, "party", "worktrees"), dir)
+	base, err := r.Resolve(ctx, "main")
+	require.NoError(t, err)
+	tr := Tree{Role: "claude", Path: r.Path(dir, "s", "claude"), Branch: Branch("s", "claude"), Base: "main", BaseCommit: base}
+	_, err = r.Create(ctx, tr, false)
+	require.NoError(t, err)
+	made, err := r.Create(ctx, tr, true)
+	require.NoError(t, err, "a second start finds the tree git recorded")
+	assert.Equal(t, Made{}, made)
+}
+
+func TestOffItsBranch(t *testing.T) {
+	ctx := context.Background()
+	r, _ := newRepo(t)
+	tr := newTree(t, r, "claude")
+	run(t, tr.Path, "checkout", "-q", "--detach")
+	write(t, filepath.Join(tr.Path, "a.txt"), "detached work\n")
+	run(t, tr.Path, "commit", "-q", "-am", "detached")
+	_, err := r.Changes(ctx, tr)
+	assert.ErrorIs(t, err, ErrTaken)
+	_, err = r.Merge(ctx, tr, MergeOptions{})
+	assert.ErrorIs(t, err, ErrTaken)
+	assert.ErrorIs(t, r.Remove(ctx, tr, false), ErrTaken)
+	removed, kept, err := r.Prune(ctx, []Tree{tr})
+	require.NoError(t, err)
+	assert.Empty(t, removed)
+	assert.ErrorIs(t, kept["claude"], ErrTaken, "kept, not pruned with its detached commit")
+	assert.DirExists(t, tr.Path)
+}
+
+func TestSquashedIsMerged(t *testing.T) {
+	ctx := context.Background()
+	r, dir, a, _ := mergeSetup(t)
+	m, err := r.Merge(ctx, a, MergeOptions{Squash: true})
+	require.NoError(t, err)
+	assert.Equal(t, 1, m.Commits)
+	m, err = r.Merge(ctx, a, MergeOptions{})
+	require.NoError(t, err, "merging again after a squash")
+	assert.Equal(t, 0, m.Commits, "its work is in already")
+	removed, kept, err := r.Prune(ctx, []Tree{a})
+	require.NoError(t, err)
+	assert.Empty(t, kept)
+	assert.Equal(t, []Tree{a}, removed)
+	assert.NotContains(t, run(t, dir, "branch", "--list"), "party/s/claude")
 }
 
 func TestResolve(t *testing.T) {
@@ -310,6 +375,14 @@ func TestSetup(t *testing.T) {
 	assert.True(t, strings.HasSuffix(se.Tail, "line 30"))
 
 	assert.Error(t, r.Setup(ctx, tr, []string{"../*"}, nil, nil), "a glob outside the repository")
+
+	// A symbolic link in the tree that points out of it does not take the
+	// copy there.
+	out := t.TempDir()
+	require.NoError(t, os.Symlink(out, filepath.Join(tr.Path, "sub")))
+	write(t, filepath.Join(dir, "sub", "secret.env"), "S=1\n")
+	assert.Error(t, r.Setup(ctx, tr, []string{"sub/*.env"}, nil, nil))
+	assert.NoFileExists(t, filepath.Join(out, "secret.env"))
 	assert.Error(t, r.Setup(ctx, tr, []string{".git/config"}, nil, nil))
 	assert.True(t, errors.Is(r.Setup(ctx, tr, nil, []string{"/nonexistent/setup"}, nil), ErrSetup))
 }
