@@ -84,7 +84,7 @@ func parseClaude(line []byte) (Response, bool) {
 			ID         string `json:"id"`
 			Model      string `json:"model"`
 			StopReason string `json:"stop_reason"`
-			Usage *struct {
+			Usage      *struct {
 				Input      int64 `json:"input_tokens"`
 				CacheWrite int64 `json:"cache_creation_input_tokens"`
 				CacheRead  int64 `json:"cache_read_input_tokens"`
