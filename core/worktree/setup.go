@@ -68,7 +68,7 @@ func (r Repo) copyGlob(glob, dst string) error {
 	if err != nil {
 		return err
 	}
-	defer root.Close()
+	defer func() { _ = root.Close() }() // read-only use: nothing to lose on close
 	for _, src := range matches {
 		rel, err := filepath.Rel(r.Root, src)
 		if err != nil || rel == ".git" || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || strings.HasPrefix(rel, ".git"+string(filepath.Separator)) {
