@@ -52,6 +52,7 @@ type Config struct {
 	Worktree   Worktree
 	// Prices are the prices of models, by model name (price.MODEL.*).
 	Prices map[string]Price
+	Budget Budget
 	// Sources says which layer set each key: default, or a file path.
 	Sources map[string]string
 	// Local is the repository's file (./.party/config.json) when there is
@@ -117,6 +118,14 @@ type PM struct {
 // ITerm configures how party attaches in iTerm2.
 type ITerm struct {
 	ControlMode bool // attach with tmux -CC in iTerm2 (false: a plain client)
+}
+
+// Budget bounds what a team's agents spend (0: no bound): each role's
+// total in the team, the team's total, and the team's total of the day
+// (local time), in tokens and in USD. Trusted keys.
+type Budget struct {
+	RoleTokens, SessionTokens, DayTokens int64
+	RoleUSD, SessionUSD, DayUSD          float64
 }
 
 // Price is what a model's tokens cost, in USD for a million tokens of

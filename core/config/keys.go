@@ -222,6 +222,12 @@ var keys = []Key{
 	},
 		get: func(c *Config, _ string) string { return strings.Join(c.Worktree.Copy, ",") },
 		set: func(c *Config, _ string, v value) { c.Worktree.Copy = roleList(v.s) }},
+	budgetTokens("budget.roleTokens", func(b *Budget) *int64 { return &b.RoleTokens }),
+	budgetTokens("budget.sessionTokens", func(b *Budget) *int64 { return &b.SessionTokens }),
+	budgetTokens("budget.dayTokens", func(b *Budget) *int64 { return &b.DayTokens }),
+	budgetUSD("budget.roleUSD", func(b *Budget) *float64 { return &b.RoleUSD }),
+	budgetUSD("budget.sessionUSD", func(b *Budget) *float64 { return &b.SessionUSD }),
+	budgetUSD("budget.dayUSD", func(b *Budget) *float64 { return &b.DayUSD }),
 	priceKey("input", PriceInput, func(p *Price) *float64 { return &p.Input }),
 	priceKey("output", PriceOutput, func(p *Price) *float64 { return &p.Output }),
 	priceKey("cacheRead", PriceCacheRead, func(p *Price) *float64 { return &p.CacheRead }),
@@ -651,4 +657,18 @@ func priceKey(name string, kind PriceKind, field func(*Price) *float64) Key {
 			p.Set |= kind
 			c.Prices[model] = p
 		}}
+}
+
+// budgetTokens is a budget of tokens, 0 for none.
+func budgetTokens(name string, field func(*Budget) *int64) Key {
+	return Key{Name: name, def: "0", kind: kInt, min: 0, max: 1 << 50, Trusted: true,
+		get: func(c *Config, _ string) string { return strconv.FormatInt(*field(&c.Budget), 10) },
+		set: func(c *Config, _ string, v value) { *field(&c.Budget) = v.n }}
+}
+
+// budgetUSD is a budget in USD, 0 for none.
+func budgetUSD(name string, field func(*Budget) *float64) Key {
+	return Key{Name: name, def: "0", kind: kNumber, max: 1 << 30, Trusted: true,
+		get: func(c *Config, _ string) string { return strconv.FormatFloat(*field(&c.Budget), 'f', -1, 64) },
+		set: func(c *Config, _ string, v value) { *field(&c.Budget) = v.f }}
 }

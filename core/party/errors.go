@@ -38,6 +38,7 @@ const (
 	ExitUnconfirmed = 6 // delivered but the submission was not seen
 	ExitInputBusy   = 7 // the agent's input box holds someone else's text
 	ExitFallback    = 8 // the supervisor cannot trigger that pane: fall back to party send/talk
+	ExitBudget      = 9 // the agent's budget is spent: --force --why to go on
 	ExitInterrupted = 130
 )
 
@@ -120,6 +121,7 @@ var codes = []struct {
 	{ErrTriggerTimeout, "TIMEOUT", ExitTimeout},
 	{state.ErrRuntimeDir, "UNSAFE_RUNTIME_DIR", ExitError},
 	{ErrSupervisorFailed, "SUPERVISOR_FAILED", ExitError},
+	{ErrBudget, "BUDGET_EXCEEDED", ExitBudget},
 	{worktree.ErrGitMissing, "GIT_MISSING", ExitError},
 	{worktree.ErrNotRepo, "NOT_A_REPOSITORY", ExitUsage},
 	{worktree.ErrBare, "BARE_REPOSITORY", ExitUsage},

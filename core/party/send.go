@@ -14,6 +14,9 @@ type SendRequest struct {
 	Force bool // send even with a menu or dialog on screen
 	Raw   bool // send a command on purpose: no literal rule
 	Clear bool // empty the input box of someone else's text first
+	// Why, with Force, sends to an agent whose budget is spent, and is
+	// logged with the override.
+	Why string
 }
 
 // Sent is what Send did, as party send --json prints it: the role, the
@@ -40,6 +43,9 @@ func Send(ctx context.Context, env *Env, req SendRequest) (s Sent, err error) {
 	s.Session, s.Pane = t.Session, t.Pane.ID
 	root, err := env.StateRoot()
 	if err != nil {
+		return s, err
+	}
+	if err := checkBudget(env, t.Session, session.StateDir(root, t.Info), req.Role, req.Force, req.Why); err != nil {
 		return s, err
 	}
 	text, err := deliver.Spill(session.StateDir(root, t.Info), req.Text)

@@ -2,6 +2,7 @@ package party
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/session"
@@ -33,9 +35,18 @@ type (
 // UsageGroups are the ways party usage groups (--by).
 var UsageGroups = spend.Groups
 
+// UsageReport is what party usage prints: the sums, and each budget set
+// with what was spent against it.
+type UsageReport struct {
+	Usage   []UsageSum    `json:"usage"`
+	Budgets []spend.Limit `json:"budgets"`
+}
+
 // Usage sums what the agents of the teams party keeps here (every
-// folder's with All) spent, from their own records (spend.Usage).
-func Usage(ctx context.Context, env *Env, opts UsageOptions) ([]UsageSum, error) {
+// folder's with All) spent, from their own records (spend.Usage), and
+// says where each team stands against its budgets (budget.*).
+func Usage(ctx context.Context, env *Env, opts UsageOptions) (UsageReport, error) {
+	rep := UsageReport{Usage: []UsageSum{}, Budgets: []spend.Limit{}}
 	by := opts.By
 	if by == "" {
 		by = "role"
@@ -44,12 +55,16 @@ func Usage(ctx context.Context, env *Env, opts UsageOptions) ([]UsageSum, error)
 	if opts.Since != "" {
 		var err error
 		if since, err = sinceTime(env.Clock.Now(), opts.Since); err != nil {
-			return nil, err
+			return rep, err
 		}
+	}
+	cfg, err := env.Config()
+	if err != nil {
+		return rep, err
 	}
 	stored, err := Teams(ctx, env, opts.All)
 	if err != nil {
-		return nil, err
+		return rep, err
 	}
 	var teams []spend.Team
 	for _, t := range stored {
@@ -65,11 +80,85 @@ func Usage(ctx context.Context, env *Env, opts UsageOptions) ([]UsageSum, error)
 		}
 		teams = append(teams, team)
 	}
-	cfg, err := env.Config()
+	sums, err := spend.Usage(teams, by, since, cfg.Prices)
 	if err != nil {
-		return nil, err
+		return rep, err
 	}
-	return spend.Usage(teams, by, since, cfg.Prices)
+	if sums != nil {
+		rep.Usage = sums
+	}
+	for i, t := range teams {
+		rec, _ := session.ReadRecord(stored[i].StateDir)
+		rs, err := t.Ledger.Responses()
+		if err != nil {
+			return rep, err
+		}
+		rep.Budgets = append(rep.Budgets, spend.Budgets(rs, t.Name, agentRoles(rec), cfg.Budget, cfg.Prices, env.Clock.Now())...)
+	}
+	return rep, nil
+}
+
+// agentRoles are the roles of rec's panes that run a program.
+func agentRoles(rec session.Record) []string {
+	var out []string
+	for _, p := range rec.Panes {
+		if len(p.Argv) > 0 && p.Agent != agent.Shell {
+			out = append(out, p.Role)
+		}
+	}
+	return out
+}
+
+// BudgetRow is l as party usage prints it.
+func BudgetRow(l spend.Limit) []string {
+	pct := "-"
+	if l.Limit > 0 {
+		pct = fmt.Sprintf("%.0f%%", 100*l.Spent/l.Limit)
+	}
+	f := func(v float64) string {
+		if l.Unit == "usd" {
+			return fmt.Sprintf("%.4f", v)
+		}
+		return fmt.Sprintf("%.0f", v)
+	}
+	return []string{l.Key, l.Scope, f(l.Spent), f(l.Limit), f(l.Left), pct}
+}
+
+// BudgetHeader is the header of party usage's table of budgets.
+func BudgetHeader() []string { return []string{"BUDGET", "FOR", "SPENT", "LIMIT", "LEFT", "USED"} }
+
+// ErrBudget is a send or talk to an agent whose budget is spent.
+var ErrBudget = errors.New("budget reached")
+
+// checkBudget refuses role of the team in stateDir (named team) when a
+// budget that bounds it is spent, unless force with why: then the
+// override goes to the team's event log.
+func checkBudget(env *Env, team, stateDir, role string, force bool, why string) error {
+	cfg, err := env.Config()
+	if err != nil || cfg.Budget == (config.Budget{}) {
+		return err
+	}
+	rec, err := session.ReadRecord(stateDir)
+	if err != nil {
+		return nil // a session party did not start: no team, no budget
+	}
+	l := ledgerOf(env, stateDir, rec)
+	if err := l.Scan(); err != nil {
+		return err
+	}
+	rs, err := l.Responses()
+	if err != nil {
+		return err
+	}
+	limit, reached := spend.Reached(spend.Budgets(rs, team, agentRoles(rec), cfg.Budget, cfg.Prices, env.Clock.Now()), role)
+	switch {
+	case !reached:
+		return nil
+	case !force || strings.TrimSpace(why) == "":
+		return fmt.Errorf("%s: %s (--force --why TEXT sends all the same, and says so in the event log): %w", role, limit, ErrBudget)
+	}
+	return state.AppendEvent(filepath.Join(stateDir, state.EventLog), hook.Event{Time: env.Clock.Now().UTC(), Role: role,
+		Agent: "party", Kind: "budget_override", Message: limit.String() + ": " + why})
 }
 
 // UsageRow is s as party usage prints it: the cost in USD, or "no price"

@@ -27,6 +27,10 @@ type TalkOptions struct {
 	// Usage gives each answered turn its usage (TalkOutcome.Usage), which
 	// may wait a moment for the agent's record of it.
 	Usage bool
+	// Force with Why talks to an agent whose budget is spent; the
+	// override is logged.
+	Force bool
+	Why   string
 }
 
 // Talk delivers opts.Text to the agents of opts.Role and, with opts.Wait,
@@ -50,6 +54,11 @@ func Talk(ctx context.Context, env *Env, opts TalkOptions) ([]TalkOutcome, error
 		return nil, err
 	}
 	info.StateDir = session.StateDir(root, info)
+	for _, p := range targets {
+		if err := checkBudget(env, info.Name, info.StateDir, p.Role, opts.Force, opts.Why); err != nil {
+			return nil, err
+		}
+	}
 	deps := talk.Deps{Mux: env.Tmux, Clock: env.Clock, Getenv: env.Getenv, Config: cfg, StateDir: info.StateDir,
 		LockDir: deliver.LockDir(root, info.SocketPath), Deliverer: env.Deliverer(root, info, roles.ByPane(targets)),
 		Watch: func(ctx context.Context, output bool) (talk.Wakes, error) {

@@ -312,3 +312,31 @@ func TestTurnEnded(t *testing.T) {
 	assert.True(t, turn.Ended)
 	assert.Equal(t, 2, turn.Responses)
 }
+
+func TestBudgets(t *testing.T) {
+	now := at("2026-11-29T12:00:00Z")
+	rs := []Response{
+		{Time: at("2026-11-28T12:00:00Z"), Role: "x", Model: "m", Tokens: Tokens{Input: 600}},
+		{Time: at("2026-11-29T11:00:00Z"), Role: "x", Model: "m", Tokens: Tokens{Input: 300, Output: 100}},
+		{Time: at("2026-11-29T11:30:00Z"), Role: "y", Model: "n", Tokens: Tokens{Input: 50}},
+	}
+	prices := Prices{"m": {Input: 1000, Output: 1000, Set: config.PriceInput | config.PriceOutput}}
+	b := config.Budget{RoleTokens: 1000, SessionTokens: 2000, DayTokens: 400, RoleUSD: 2}
+	got := Budgets(rs, "t", []string{"x", "y"}, b, prices, now)
+	today := now.Local().Format(time.DateOnly)
+	assert.Equal(t, []Limit{
+		{Key: "budget.roleTokens", Scope: "t/x", Role: "x", Unit: "tokens", Limit: 1000, Spent: 1000, Left: 0},
+		{Key: "budget.roleUSD", Scope: "t/x", Role: "x", Unit: "usd", Limit: 2, Spent: 1, Left: 1},
+		{Key: "budget.roleTokens", Scope: "t/y", Role: "y", Unit: "tokens", Limit: 1000, Spent: 50, Left: 950},
+		{Key: "budget.roleUSD", Scope: "t/y", Role: "y", Unit: "usd", Limit: 2, Spent: 0, Left: 2},
+		{Key: "budget.sessionTokens", Scope: "t", Unit: "tokens", Limit: 2000, Spent: 1050, Left: 950},
+		{Key: "budget.dayTokens", Scope: "t " + today, Unit: "tokens", Limit: 400, Spent: 450, Left: -50},
+	}, got)
+	l, ok := Reached(got, "x")
+	require.True(t, ok)
+	assert.Equal(t, "t/x spent 1000 of its 1000 tokens (budget.roleTokens)", l.String())
+	l, ok = Reached(got, "y")
+	require.True(t, ok, "the day's budget bounds every role")
+	assert.Equal(t, "budget.dayTokens", l.Key)
+	assert.Empty(t, Budgets(rs, "t", []string{"x"}, config.Budget{}, prices, now), "no budget set")
+}

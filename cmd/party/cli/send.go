@@ -15,7 +15,9 @@ func newSendCmd(f *Factory, runF func(context.Context, *party.SendRequest) error
 and confirm the agent took it: submitted, queued (busy), unconfirmed (exit
 6). A leading '!' or '/' is made plain text or refused (exit 2) unless
 --raw. Someone else's text in the box exits 7 unless --clear; a dead pane
-or one not running its agent exits 3; a menu or dialog exits 1 unless --force.`,
+or one not running its agent exits 3; a menu or dialog exits 1 unless --force.
+An agent whose budget is spent (budget.*) exits 9 unless --force --why TEXT,
+which the team's event log keeps.`,
 		Example: `  party send claude 'Review the diff in /tmp/x.patch'
   git diff | party send codex -
   party send codex -- '-n is not a flag here'
@@ -26,7 +28,8 @@ or one not running its agent exits 3; a menu or dialog exits 1 unless --force.`,
 			return run(c, f, opts, runF, sendRun)
 		},
 	}
-	cmd.Flags().BoolVar(&opts.Force, "force", false, "send even when a menu or dialog is on screen")
+	cmd.Flags().BoolVar(&opts.Force, "force", false, "send even when a menu or dialog is on screen, or (with --why) when the agent's budget is spent")
+	cmd.Flags().StringVar(&opts.Why, "why", "", "with --force: why the agent's spent budget is overridden (kept in the event log)")
 	cmd.Flags().BoolVar(&opts.Raw, "raw", false, "send the text as the agent reads it: a leading / or ! is its command")
 	cmd.Flags().BoolVar(&opts.Clear, "clear", false, "empty the input box first when it holds someone else's text")
 	return cmd

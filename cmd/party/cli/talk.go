@@ -17,7 +17,8 @@ func newTalkCmd(f *Factory, runF func(context.Context, *party.TalkOptions) error
 with --wait print the answer, known from the agent's hooks or else from a
 nonce marker (--marker forces it). A timeout exits 4 with the last screen,
 a dying pane 3, Ctrl-C 130. A second talk to a busy agent waits its turn,
-or with --no-queue exits 5.`,
+or with --no-queue exits 5. An agent whose budget is spent (budget.*) exits
+9 unless --force --why TEXT, which the team's event log keeps.`,
 		Example: `  party talk codex 'Run the tests' --wait --timeout 5m
   party talk all 'Summarize your work so far' --wait --json`,
 		Args: argsBetween(2, 2),
@@ -34,6 +35,8 @@ or with --no-queue exits 5.`,
 	fl.BoolVar(&opts.Marker, "marker", false, "detect completion with a nonce marker even when hooks are wired")
 	fl.BoolVar(&opts.NoQueue, "no-queue", false, "fail at once (exit 5) when another talk is waiting on the agent")
 	fl.BoolVar(&opts.Clear, "clear", false, "empty the input box first when it holds someone else's text")
+	fl.BoolVar(&opts.Force, "force", false, "with --why: talk to an agent whose budget is spent")
+	fl.StringVar(&opts.Why, "why", "", "with --force: why the agent's spent budget is overridden (kept in the event log)")
 	return cmd
 }
 

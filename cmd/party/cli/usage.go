@@ -20,7 +20,11 @@ is the input not read from a cache; cache read and cache write are the
 cached input; reasoning is the output spent thinking where the agent
 records it apart (Codex, Gemini). An agent whose records carry no usage
 party reads is listed as unknown, never 0. Each team keeps a ledger in its
-state dir, so a second run reads only what the agents wrote since.`,
+state dir, so a second run reads only what the agents wrote since. With
+budgets set (budget.*), a second table says what each one bounds, what
+was spent against it and what is left; at a budget's limit party send and
+party talk to the agents it bounds refuse (exit 9, BUDGET_EXCEEDED) unless
+--force --why TEXT.`,
 		Example: `  party usage
   party usage --by model --since 24h
   party usage --by day --all --json`,
@@ -34,14 +38,28 @@ state dir, so a second run reads only what the agents wrote since.`,
 }
 
 func usageRun(ctx context.Context, f *Factory, opts *party.UsageOptions) error {
-	sums, err := party.Usage(ctx, f.env(), *opts)
-	if err == nil && len(sums) == 0 && !f.JSON {
+	rep, err := party.Usage(ctx, f.env(), *opts)
+	if err != nil || f.JSON {
+		return f.show(err, rep, "")
+	}
+	if len(rep.Usage) == 0 {
 		fmt.Fprintln(f.IO.ErrOut, "no usage recorded here yet (party usage --all: every folder's teams)")
+	} else {
+		rows := make([][]string, len(rep.Usage))
+		for i, s := range rep.Usage {
+			rows[i] = party.UsageRow(s)
+		}
+		if err := party.WriteTable(f.IO.Out, party.UsageHeader(opts.By), rows); err != nil {
+			return err
+		}
+	}
+	if len(rep.Budgets) == 0 {
 		return nil
 	}
-	rows := make([][]string, len(sums))
-	for i, s := range sums {
-		rows[i] = party.UsageRow(s)
+	rows := make([][]string, len(rep.Budgets))
+	for i, l := range rep.Budgets {
+		rows[i] = party.BudgetRow(l)
 	}
-	return f.showTable(err, nonNil(sums), party.UsageHeader(opts.By), rows)
+	fmt.Fprintln(f.IO.Out)
+	return party.WriteTable(f.IO.Out, party.BudgetHeader(), rows)
 }
