@@ -240,18 +240,24 @@ func Teams(ctx context.Context, d Deps, cwd string) ([]Stored, error) {
 // record, the supervisor's store, the logs) and party's Gemini hooks in
 // its folder, so that no party start brings it back, and returns the dir.
 // Its agents' own transcripts are theirs, and kept. A live team is
-// refused: party stop first.
+// refused: party stop first; so is one with worktrees, which hold its
+// agents' work (party worktree remove or prune first).
 func Forget(ctx context.Context, d Deps, name string) (string, error) {
 	root, err := state.Root(d.Getenv)
 	if err != nil {
 		return "", err
 	}
 	dir := state.SessionDir(root, d.SocketPath, name)
-	if _, err := ReadRecord(dir); err != nil {
+	rec, err := ReadRecord(dir)
+	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", fmt.Errorf("%w: %q on %s (party sessions lists them)", ErrNoTeam, name, d.Server)
 		}
 		return "", err
+	}
+	if len(rec.Worktrees) > 0 {
+		return "", fmt.Errorf("team %q has worktrees holding its agents' work (party --session %s worktree remove ROLE, or prune, first): %w",
+			name, name, worktree.ErrTaken)
 	}
 	if live, err := d.Tmux.HasSession(ctx, name); err == nil && live {
 		return "", fmt.Errorf("team %q runs (party stop %s first): %w", name, name, ErrExists)
