@@ -86,6 +86,7 @@ func (l *Loop) logf(format string, args ...any) {
 func (l *Loop) Run(ctx context.Context) error {
 	l.results = make(chan result, 64)
 	l.workers = map[string]*worker{}
+	l.Store.keepReads() // the daemon's Store: nothing else writes its database
 	if l.ScanEvery == 0 {
 		l.ScanEvery = 5 * time.Second
 	}

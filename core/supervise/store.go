@@ -41,9 +41,21 @@ type Store struct {
 	// on each other here rather than in SQLite's sleeping busy handler.
 	wmu sync.Mutex
 	// cmu guards changed, closed and replaced by each commit of this
-	// Store: what a long-polling reader of the API waits on.
+	// Store: what a long-polling reader of the API waits on; gen, which
+	// counts the commits; and runtimes.
 	cmu     sync.Mutex
 	changed chan struct{}
+	gen     uint64
+	// runtimes is the last list Runtimes read, kept until the next commit
+	// when keep is set (keepReads: the Store of a running Loop). Only the
+	// daemon writes the database, through the Store its loop and API
+	// share, so nothing else can change what it read (the API is the one
+	// door); a Store of another kind keeps nothing.
+	keep     bool
+	runtimes struct {
+		gen  uint64
+		list []Runtime // nil: none kept
+	}
 }
 
 // Changed is closed at the next commit of this Store (not another
@@ -57,10 +69,19 @@ func (s *Store) Changed() <-chan struct{} {
 	return s.changed
 }
 
-// committed wakes the waiters of Changed.
+// keepReads makes s keep what it read until its next commit: s is the
+// one writer of its database (the Store of a running Loop).
+func (s *Store) keepReads() {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	s.keep = true
+}
+
+// committed counts a commit and wakes the waiters of Changed.
 func (s *Store) committed() {
 	s.cmu.Lock()
 	defer s.cmu.Unlock()
+	s.gen++
 	if s.changed != nil {
 		close(s.changed)
 		s.changed = nil

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -59,18 +60,82 @@ func (s *Store) PutRuntime(ctx context.Context, r Runtime) error {
 	})
 }
 
-// Runtimes are the recorded runtimes, by role.
+// Runtimes are the recorded runtimes, by role. The daemon's Store reads
+// them once between two of its commits (Store.runtimes): its loop asks
+// several times a pass.
 func (s *Store) Runtimes(ctx context.Context) ([]Runtime, error) {
+	if rs, ok := s.keptRuntimes(); ok {
+		return rs, nil
+	}
+	s.cmu.Lock()
+	gen, keep := s.gen, s.keep // gen before the read: a commit meanwhile makes what it read old at once
+	s.cmu.Unlock()
 	rows, err := s.db.QueryContext(ctx, `SELECT `+runtimeCols+` FROM runtimes ORDER BY role`)
 	if err != nil {
 		return nil, s.fail("runtimes", err)
 	}
 	rs, err := collect(rows, scanRuntime)
-	return rs, s.fail("runtimes", err)
+	if err != nil {
+		return nil, s.fail("runtimes", err)
+	}
+	if keep {
+		s.cmu.Lock()
+		s.runtimes.gen, s.runtimes.list = gen, cloneRuntimes(rs)
+		s.cmu.Unlock()
+	}
+	return rs, nil
+}
+
+// keptRuntimes are the runtimes Runtimes read since the last commit, a
+// copy of each, when it kept them.
+func (s *Store) keptRuntimes() ([]Runtime, bool) {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	if !s.kept() {
+		return nil, false
+	}
+	return cloneRuntimes(s.runtimes.list), true
+}
+
+// keptRuntime is role's runtime from what Runtimes kept: found false when
+// there is no such runtime, kept false when nothing is kept.
+func (s *Store) keptRuntime(role string) (r Runtime, found, kept bool) {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	if !s.kept() {
+		return Runtime{}, false, false
+	}
+	i := slices.IndexFunc(s.runtimes.list, func(r Runtime) bool { return r.Role == role })
+	if i < 0 {
+		return Runtime{}, false, true
+	}
+	return cloneRuntimes(s.runtimes.list[i : i+1])[0], true, true
+}
+
+// kept says whether s.runtimes holds the runtimes as they are: read
+// since the last commit. The caller holds cmu.
+func (s *Store) kept() bool {
+	return s.keep && s.runtimes.list != nil && s.runtimes.gen == s.gen
+}
+
+// cloneRuntimes copies rs, down to the slices a runtime holds: a caller
+// may change what it was given.
+func cloneRuntimes(rs []Runtime) []Runtime {
+	out := slices.Clone(rs)
+	for i := range out {
+		out[i].Recovery.Restarts = slices.Clone(out[i].Recovery.Restarts)
+	}
+	return out
 }
 
 // Runtime is the runtime of role (ErrNotFound).
 func (s *Store) Runtime(ctx context.Context, role string) (Runtime, error) {
+	if r, found, kept := s.keptRuntime(role); kept {
+		if !found {
+			return Runtime{}, fmt.Errorf("runtime %q: %w", role, ErrNotFound)
+		}
+		return r, nil
+	}
 	r, err := scanRuntime(s.db.QueryRowContext(ctx, `SELECT `+runtimeCols+` FROM runtimes WHERE role = ?`, role))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Runtime{}, fmt.Errorf("runtime %q: %w", role, ErrNotFound)

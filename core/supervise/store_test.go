@@ -210,6 +210,62 @@ func TestRuntimesRoundTrip(t *testing.T) {
 	require.NoError(t, s.DeleteRuntime(ctx, "renamed/coder"), "deleting again is no error")
 }
 
+// TestRuntimesKeptUntilTheNextCommit: the Store of a running loop reads
+// the runtimes once between two commits of its own, and hands out
+// copies; any other Store reads them each time (another one may write).
+func TestRuntimesKeptUntilTheNextCommit(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	s.keepReads()
+	rt := Runtime{ID: "s/claude", Role: "claude", Status: Ready, Recovery: Recovery{Restarts: []time.Time{at(1).UTC()}}}
+	require.NoError(t, s.PutRuntime(ctx, rt))
+
+	got, err := s.Runtimes(ctx)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	got[0].Status, got[0].Recovery.Restarts[0] = Offline, at(2)
+	again, err := s.Runtimes(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []Runtime{rt}, again, "a caller's change to what it got is its own")
+	one, err := s.Runtime(ctx, "claude")
+	require.NoError(t, err)
+	assert.Equal(t, rt, one)
+	_, err = s.Runtime(ctx, "codex")
+	assert.ErrorIs(t, err, ErrNotFound)
+
+	for _, write := range []struct {
+		name string
+		do   func() error
+		want func(r *Runtime)
+	}{
+		{"put", func() error { r := rt; r.Status = Triggering; return s.PutRuntime(ctx, r) }, func(r *Runtime) { r.Status = Triggering }},
+		{"heartbeat", func() error { return s.Heartbeat(ctx, "claude", "idle", at(3)) }, func(r *Runtime) { r.LastHeartbeat, r.Heartbeat = at(3).UTC(), "idle" }},
+		{"liveness", func() error { return s.SetLiveness(ctx, "claude", Liveness{Screen: "x"}) }, func(r *Runtime) { r.Recovery.Live.Screen = "x" }},
+	} {
+		require.NoError(t, write.do(), write.name)
+		write.want(&rt)
+		all, err := s.Runtimes(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, []Runtime{rt}, all, "after a %s", write.name)
+		one, err := s.Runtime(ctx, "claude")
+		require.NoError(t, err)
+		assert.Equal(t, rt, one, "after a %s", write.name)
+	}
+	require.NoError(t, s.DeleteRuntime(ctx, rt.ID))
+	_, err = s.Runtime(ctx, "claude")
+	assert.ErrorIs(t, err, ErrNotFound, "after a delete")
+
+	other, err := Open(s.Path())
+	require.NoError(t, err)
+	defer other.Close()
+	_, err = other.Runtimes(ctx)
+	require.NoError(t, err)
+	require.NoError(t, s.PutRuntime(ctx, rt))
+	all, err := other.Runtimes(ctx)
+	require.NoError(t, err)
+	assert.Len(t, all, 1, "a Store that keeps nothing sees another's write")
+}
+
 func TestRuntimeByToken(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
