@@ -266,3 +266,36 @@ func TestQueriesOverControl(t *testing.T) {
 	assert.Equal(t, byProcess[0].ID, again[0].ID)
 	assert.Greater(t, ran.Load(), n, "once the connection is gone, a process answers")
 }
+
+// TestListPanesAsIs: the listing as tmux names it holds ListPanes' panes
+// (a program whose path has no space is named alike), with when its
+// window last printed, which moves as the pane prints, detached.
+func TestListPanesAsIs(t *testing.T) {
+	c := testServer(t, "cat")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	panes, err := c.ListPanes(ctx, "s")
+	require.NoError(t, err)
+	asIs, err := c.ListPanesAsIs(ctx, "s")
+	require.NoError(t, err)
+	require.Len(t, asIs, len(panes))
+	assert.Equal(t, panes[0], asIs[0].Pane)
+	first := asIs[0].Activity
+	assert.Positive(t, first)
+
+	for time.Now().Unix() <= first { // the next second: activity counts whole ones
+		time.Sleep(50 * time.Millisecond)
+	}
+	require.NoError(t, c.Paste(ctx, panes[0].ID, []byte("x\n")))
+	for {
+		asIs, err = c.ListPanesAsIs(ctx, "s")
+		require.NoError(t, err)
+		if asIs[0].Activity > first {
+			break
+		}
+		require.NoError(t, ctx.Err(), "activity still %d, was %d", asIs[0].Activity, first)
+		time.Sleep(50 * time.Millisecond)
+	}
+	_, err = c.ListPanesAsIs(ctx, "nope")
+	assert.ErrorIs(t, err, mux.ErrNoSession)
+}
