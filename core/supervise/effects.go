@@ -48,6 +48,16 @@ type Effects interface {
 	Reclaim(ctx context.Context, rt Runtime, t Trigger) (Sighting, error)
 }
 
+// PanesMarker is what Effects may have besides (as Pulser): a cheap
+// look that says whether a Scan could find anything new, so that the loop
+// scans between tmux's notifications only when it could.
+type PanesMarker interface {
+	// PanesMark is a text that stays the same as long as Scan would find
+	// what it found when the text was last what it is; ok false when it
+	// cannot tell (a Scan can).
+	PanesMark(ctx context.Context) (mark string, ok bool)
+}
+
 // Seen is a runtime as a scan found it.
 type Seen struct {
 	Runtime

@@ -46,8 +46,17 @@ type Loop struct {
 	wg       sync.WaitGroup
 	lastScan time.Time
 	// scanDue is when a runtime next needs a look of its own (its restart
-	// is due); zero when none does.
+	// is due, its grace for not running its agent ends); zero when none
+	// does.
 	scanDue time.Time
+	// scanNow says tmux told of a change of the panes: the next scan
+	// reads them through. lastFull is when one last did, panesMark the
+	// panes' mark before it (PanesMarker; "" when none was told or that
+	// scan failed) and storeGen the store's generation before it (scan).
+	scanNow   bool
+	lastFull  time.Time
+	panesMark string
+	storeGen  uint64
 	// inboxMark is the inbox's mark when it was last read through.
 	inboxMark string
 	// pruneDue is when the records are next pruned (prune.go).
@@ -127,7 +136,7 @@ func (l *Loop) Run(ctx context.Context) error {
 			return nil
 		case <-l.Wake:
 		case <-l.Changed:
-			l.lastScan = time.Time{} // look at the runtimes now
+			l.lastScan, l.scanNow = time.Time{}, true // look at the runtimes now
 		case r := <-l.results:
 			l.done(ctx, r)
 		case <-tick:
@@ -195,6 +204,10 @@ func (l *Loop) pass(ctx context.Context) error {
 		if err := l.scan(ctx); err != nil {
 			l.logf("scan: %v", err)
 		}
+	}
+	if l.Clock.Now().Sub(l.lastPulse) >= l.StallAfter/pulsesPerStall {
+		l.lastPulse = l.Clock.Now()
+		l.watchStalls(ctx, l.now())
 	}
 	if err := l.inbox(ctx); err != nil {
 		l.logf("inbox: %v", err)

@@ -77,6 +77,14 @@ func (s *Store) keepReads() {
 	s.keep = true
 }
 
+// generation counts the commits of s: a read of s is as good as new
+// while it stays the same.
+func (s *Store) generation() uint64 {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	return s.gen
+}
+
 // committed counts a commit and wakes the waiters of Changed.
 func (s *Store) committed() {
 	s.cmu.Lock()
