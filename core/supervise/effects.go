@@ -58,6 +58,15 @@ type PanesMarker interface {
 	PanesMark(ctx context.Context) (mark string, ok bool)
 }
 
+// AuditArchive is what Effects may have besides: a place where the audit
+// events that last (Lasting) outlive the store's retention (Loop.Keep).
+type AuditArchive interface {
+	// Archive keeps evs, audit rows a prune is about to delete, each once:
+	// those a prune that then deleted nothing gave it before are not kept
+	// twice. kept is called once the rows are deleted.
+	Archive(ctx context.Context, evs []AuditEvent) (kept func(), err error)
+}
+
 // Seen is a runtime as a scan found it.
 type Seen struct {
 	Runtime

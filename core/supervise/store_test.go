@@ -1033,7 +1033,7 @@ func TestPruneTakesTheOldClosedOnly(t *testing.T) {
 		return out
 	}
 
-	n, err := s.Prune(ctx, at(30), 1)
+	n, err := s.Prune(ctx, at(30), 1, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 2, n, "a batch of one of each: a trigger and an audit row")
 	assert.Equal(t, []string{"old-failed", "old-open", "new-done"}, ids(), "the oldest closed one went first")
@@ -1041,7 +1041,7 @@ func TestPruneTakesTheOldClosedOnly(t *testing.T) {
 	require.NoError(t, s.db.QueryRowContext(ctx, `SELECT count(*) FROM transitions WHERE trigger_id = 'old-done'`).Scan(&left))
 	assert.Zero(t, left, "with its transitions")
 
-	n, err = s.Prune(ctx, at(30), 100)
+	n, err = s.Prune(ctx, at(30), 100, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 	assert.Equal(t, []string{"old-open", "new-done"}, ids(), "an open trigger stays however old")
@@ -1050,7 +1050,7 @@ func TestPruneTakesTheOldClosedOnly(t *testing.T) {
 	require.Len(t, evs, 1)
 	assert.Equal(t, "new-done", evs[0].Trigger, "the recent audit row stays")
 
-	n, err = s.Prune(ctx, at(30), 100)
+	n, err = s.Prune(ctx, at(30), 100, nil)
 	require.NoError(t, err)
 	assert.Zero(t, n, "nothing old is left")
 	_, _, err = s.AddTrigger(ctx, Trigger{ID: "old-done", Role: "b", Thread: "th", Text: "again", Status: Queued, Created: at(50), Updated: at(50)})

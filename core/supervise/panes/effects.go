@@ -61,6 +61,10 @@ type Effects struct {
 	commands map[string]string
 	watching bool
 	exits    exits
+	// archived is the end of the event log when the rows of Archive's
+	// last lines were deleted: a line before it is of a row gone for
+	// good, which no prune gives again (archive.go).
+	archived int64
 	// pulse is where Pulses read the event log up to, and what they last
 	// found of each pane (pulse.go).
 	pulse struct {
