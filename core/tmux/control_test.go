@@ -115,8 +115,8 @@ func TestControlMissingSession(t *testing.T) {
 }
 
 func TestUnescapeOutput(t *testing.T) {
-	assert.Equal(t, []byte("a\r\n\x1b[0m\\b"), unescapeOutput(`a\015\012\033[0m\134b`))
-	assert.Equal(t, []byte(`\9x`), unescapeOutput(`\9x`), "not an escape")
+	assert.Equal(t, []byte("a\r\n\x1b[0m\\b"), unescapeOutput([]byte(`a\015\012\033[0m\134b`)))
+	assert.Equal(t, []byte(`\9x`), unescapeOutput([]byte(`\9x`)), "not an escape")
 }
 
 func TestControlRepliesEndOnTheirOwnGuard(t *testing.T) {
