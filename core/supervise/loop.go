@@ -3,6 +3,7 @@ package supervise
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -185,13 +186,15 @@ func (l *Loop) reclaim(ctx context.Context, rt Runtime, t Trigger) {
 
 func (l *Loop) now() time.Time { return l.Clock.Now().UTC() }
 
+// runtimes are the recorded runtimes by role, each the caller's.
 func (l *Loop) runtimes(ctx context.Context) (map[string]Runtime, error) {
-	list, err := l.Store.Runtimes(ctx)
+	list, err := l.Store.sharedRuntimes(ctx)
 	if err != nil {
 		return nil, err
 	}
 	m := make(map[string]Runtime, len(list))
 	for _, rt := range list {
+		rt.Recovery.Restarts = slices.Clone(rt.Recovery.Restarts)
 		m[rt.Role] = rt
 	}
 	return m, nil
@@ -218,7 +221,7 @@ func (l *Loop) pass(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rts, err := l.runtimes(ctx)
+	all, err := l.Store.sharedRuntimes(ctx) // read only: an idle pass copies none
 	if err != nil {
 		return err
 	}
@@ -228,17 +231,20 @@ func (l *Loop) pass(ctx context.Context) error {
 			continue
 		}
 		active[t.Role] = t
-		rt, ok := rts[t.Role]
-		if !ok {
+		i := slices.IndexFunc(all, func(rt Runtime) bool { return rt.Role == t.Role })
+		if i < 0 {
 			l.apply(ctx, t, Event{Kind: EvProbed, At: l.now(), Class: TargetNotFound, Err: "its runtime is gone"})
 			continue
 		}
+		rt := all[i]
+		rt.Recovery.Restarts = slices.Clone(rt.Recovery.Restarts)
 		if waitsForRestart(rt, t) {
 			continue
 		}
 		l.move(ctx, rt, t)
 	}
-	for role, rt := range rts {
+	for _, rt := range all {
+		role := rt.Role
 		status, busy, last := rt.Status, false, rt.LastTrigger
 		switch {
 		case rt.Status == Offline || rt.Status == Starting || rt.Status == Failed || rt.Status == Stopping:
@@ -581,7 +587,7 @@ const ackPoll = time.Second
 // for its ack.
 func (l *Loop) nextDue(ctx context.Context) (time.Time, bool) {
 	open, err := l.Store.Triggers(ctx, TriggerFilter{Open: true})
-	if err != nil {
+	if err != nil || len(open) == 0 {
 		return time.Time{}, false
 	}
 	rts, err := l.runtimes(ctx)

@@ -60,15 +60,15 @@ func (s *Store) PutRuntime(ctx context.Context, r Runtime) error {
 	})
 }
 
-// Runtimes are the recorded runtimes, by role. The daemon's Store reads
-// them once between two of its commits (Store.runtimes): its loop asks
-// several times a pass.
+// Runtimes are the recorded runtimes, by role. The Store of a running
+// loop reads them once between two of its commits (Store.reads).
 func (s *Store) Runtimes(ctx context.Context) ([]Runtime, error) {
-	if rs, ok := s.keptRuntimes(); ok {
-		return rs, nil
-	}
 	s.cmu.Lock()
-	gen, keep := s.gen, s.keep // gen before the read: a commit meanwhile makes what it read old at once
+	if r, ok := s.kept(); ok && r.runtimes != nil {
+		defer s.cmu.Unlock()
+		return cloneRuntimes(r.runtimes), nil
+	}
+	gen := s.gen
 	s.cmu.Unlock()
 	rows, err := s.db.QueryContext(ctx, `SELECT `+runtimeCols+` FROM runtimes ORDER BY role`)
 	if err != nil {
@@ -78,44 +78,39 @@ func (s *Store) Runtimes(ctx context.Context) ([]Runtime, error) {
 	if err != nil {
 		return nil, s.fail("runtimes", err)
 	}
-	if keep {
-		s.cmu.Lock()
-		s.runtimes.gen, s.runtimes.list = gen, cloneRuntimes(rs)
-		s.cmu.Unlock()
-	}
+	s.keepRead(gen, func(r *reads) { r.runtimes = cloneRuntimes(rs) })
 	return rs, nil
 }
 
-// keptRuntimes are the runtimes Runtimes read since the last commit, a
-// copy of each, when it kept them.
-func (s *Store) keptRuntimes() ([]Runtime, bool) {
+// sharedRuntimes is Runtimes without a copy for the caller when the
+// Store kept them: the caller reads it, and copies what it keeps (a
+// runtime's slices with it). What a Store keeps is never changed, only
+// replaced.
+func (s *Store) sharedRuntimes(ctx context.Context) ([]Runtime, error) {
 	s.cmu.Lock()
-	defer s.cmu.Unlock()
-	if !s.kept() {
-		return nil, false
+	if r, ok := s.kept(); ok && r.runtimes != nil {
+		rs := r.runtimes
+		s.cmu.Unlock()
+		return rs, nil
 	}
-	return cloneRuntimes(s.runtimes.list), true
+	s.cmu.Unlock()
+	return s.Runtimes(ctx)
 }
 
 // keptRuntime is role's runtime from what Runtimes kept: found false when
 // there is no such runtime, kept false when nothing is kept.
-func (s *Store) keptRuntime(role string) (r Runtime, found, kept bool) {
+func (s *Store) keptRuntime(role string) (rt Runtime, found, kept bool) {
 	s.cmu.Lock()
 	defer s.cmu.Unlock()
-	if !s.kept() {
+	r, ok := s.kept()
+	if !ok || r.runtimes == nil {
 		return Runtime{}, false, false
 	}
-	i := slices.IndexFunc(s.runtimes.list, func(r Runtime) bool { return r.Role == role })
+	i := slices.IndexFunc(r.runtimes, func(rt Runtime) bool { return rt.Role == role })
 	if i < 0 {
 		return Runtime{}, false, true
 	}
-	return cloneRuntimes(s.runtimes.list[i : i+1])[0], true, true
-}
-
-// kept says whether s.runtimes holds the runtimes as they are: read
-// since the last commit. The caller holds cmu.
-func (s *Store) kept() bool {
-	return s.keep && s.runtimes.list != nil && s.runtimes.gen == s.gen
+	return cloneRuntimes(r.runtimes[i : i+1])[0], true, true
 }
 
 // cloneRuntimes copies rs, down to the slices a runtime holds: a caller

@@ -210,13 +210,26 @@ func TestRuntimesRoundTrip(t *testing.T) {
 	require.NoError(t, s.DeleteRuntime(ctx, "renamed/coder"), "deleting again is no error")
 }
 
-// TestRuntimesKeptUntilTheNextCommit: the Store of a running loop reads
-// the runtimes once between two commits of its own, and hands out
-// copies; any other Store reads them each time (another one may write).
-func TestRuntimesKeptUntilTheNextCommit(t *testing.T) {
+// TestReadsKeptUntilTheNextCommit: the Store of a running loop reads the
+// runtimes, the inbox's mark and that no trigger is open once between two
+// commits of its own, and hands out copies; any other Store reads them
+// each time (another one may write).
+func TestReadsKeptUntilTheNextCommit(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
 	s.keepReads()
+	open, err := s.Triggers(ctx, TriggerFilter{Open: true})
+	require.NoError(t, err)
+	assert.Empty(t, open)
+	open, err = s.Triggers(ctx, TriggerFilter{Open: true})
+	require.NoError(t, err)
+	assert.Empty(t, open, "none open, kept")
+	_, _, err = s.AddTrigger(ctx, Trigger{ID: "t1", Role: "claude", Thread: "th", Text: "go", Status: Queued, Created: at(0), Updated: at(0)})
+	require.NoError(t, err)
+	open, err = s.Triggers(ctx, TriggerFilter{Open: true})
+	require.NoError(t, err)
+	assert.Len(t, open, 1, "one opened since")
+
 	rt := Runtime{ID: "s/claude", Role: "claude", Status: Ready, Recovery: Recovery{Restarts: []time.Time{at(1).UTC()}}}
 	require.NoError(t, s.PutRuntime(ctx, rt))
 
@@ -250,6 +263,9 @@ func TestRuntimesKeptUntilTheNextCommit(t *testing.T) {
 		one, err := s.Runtime(ctx, "claude")
 		require.NoError(t, err)
 		assert.Equal(t, rt, one, "after a %s", write.name)
+		shared, err := s.sharedRuntimes(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, []Runtime{rt}, shared, "after a %s", write.name)
 	}
 	require.NoError(t, s.DeleteRuntime(ctx, rt.ID))
 	_, err = s.Runtime(ctx, "claude")
@@ -968,8 +984,17 @@ func BenchmarkStoreHistory(b *testing.B) {
 // runtime, a message, a cursor, a trigger opened or closed; it stays while
 // nothing of them changes (a pass then reads no inbox).
 func TestInboxMarkMovesWithWhatTheInboxFollows(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		t.Run(fmt.Sprintf("kept=%v", keep), func(t *testing.T) { testInboxMark(t, keep) })
+	}
+}
+
+func testInboxMark(t *testing.T, keep bool) {
 	ctx := context.Background()
 	s := openStore(t)
+	if keep {
+		s.keepReads()
+	}
 	last := ""
 	moved := func(step string) {
 		t.Helper()

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -61,6 +61,7 @@ type Effects struct {
 	commands map[string]string
 	watching bool
 	exits    exits
+	markSeed maphash.Seed
 	// archived is the end of the event log when the rows of Archive's
 	// last lines were deleted: a line before it is of a row gone for
 	// good, which no prune gives again (archive.go).
@@ -141,8 +142,11 @@ func (e *Effects) PanesMark(ctx context.Context) (string, bool) {
 	if !e.watching {
 		return "", false
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "ended %d, sessions %d\n", e.exits.count(), e.learnt)
+	if e.markSeed == (maphash.Seed{}) {
+		e.markSeed = maphash.MakeSeed()
+	}
+	var h maphash.Hash // of the panes as Scan reads them: a digest that no window name can forge (a seed of its own)
+	h.SetSeed(e.markSeed)
 	for _, lp := range panes {
 		p := lp.Pane
 		if e.isRuntime(p) && !p.Dead {
@@ -155,13 +159,20 @@ func (e *Effects) PanesMark(ctx context.Context) (string, bool) {
 		}
 		// What Scan reads of a pane (not its screen's state, nor its
 		// window's activity).
-		for _, v := range []string{p.ID, p.WindowID, strconv.Itoa(p.WindowIndex), strconv.Itoa(p.Index), p.WindowName,
-			p.Role, p.Agent, strconv.Itoa(p.PID), strconv.FormatBool(p.Dead), p.CurrentCommand} {
-			b.WriteString(strconv.Quote(v))
-		}
-		b.WriteByte('\n')
+		maphash.WriteComparable(&h, scanned{p.ID, p.WindowID, p.WindowIndex, p.Index, p.WindowName, p.Role, p.Agent, p.PID, p.Dead, p.CurrentCommand})
 	}
-	return b.String(), true
+	return fmt.Sprintf("%d panes %x, %d ended, %d sessions", len(panes), h.Sum64(), e.exits.count(), e.learnt), true
+}
+
+// scanned is what Scan reads of a pane.
+type scanned struct {
+	id, window         string
+	windowIndex, index int
+	windowName         string
+	role, agent        string
+	pid                int
+	dead               bool
+	command            string
 }
 
 // Restart starts rt's agent again from its launch spec with a new token,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"fmt"
 	"path/filepath"
 	"strings"
 
@@ -21,8 +20,8 @@ var _ supervise.Pulser = (*Effects)(nil)
 // look is what Pulses last found of a pane: the pane as the listing
 // before the look showed it, and the pulse.
 type look struct {
-	pane  string // the pane in the listing before the look, every field
-	still bool   // its window had printed nothing in the second of the listing
+	pane  tmux.ListedPane // the pane in the listing before the look
+	still bool            // its window had printed nothing in the second of the listing
 	pulse supervise.Pulse
 }
 
@@ -57,8 +56,7 @@ func (e *Effects) Pulses(ctx context.Context, rts []supervise.Runtime) map[strin
 	out := make(map[string]supervise.Pulse, len(rts))
 	for _, rt := range rts {
 		lp, listed := listing[rt.Pane]
-		row := fmt.Sprintf("%#v", lp) // every field, quoted
-		if last, ok := e.pulse.looks[rt.Pane]; ok && listed && lp.Role == rt.Role && last.still && last.pane == row {
+		if last, ok := e.pulse.looks[rt.Pane]; ok && listed && lp.Role == rt.Role && last.still && last.pane == lp {
 			p := last.pulse
 			p.Event = evented[rt.Pane]
 			looks[rt.Pane], out[rt.Role] = last, p
@@ -82,7 +80,7 @@ func (e *Effects) Pulses(ctx context.Context, rts []supervise.Runtime) map[strin
 		pulse := supervise.Pulse{Seen: true, Busy: profile.IsBusy(screen), Screen: hex.EncodeToString(h.Sum(nil)[:12]), Event: evented[rt.Pane]}
 		out[rt.Role] = pulse
 		if listed {
-			looks[rt.Pane] = look{pane: row, still: lp.Activity < second, pulse: pulse}
+			looks[rt.Pane] = look{pane: lp, still: lp.Activity < second, pulse: pulse}
 		}
 	}
 	e.pulse.looks = looks
