@@ -299,3 +299,15 @@ func TestListPanesAsIs(t *testing.T) {
 	_, err = c.ListPanesAsIs(ctx, "nope")
 	assert.ErrorIs(t, err, mux.ErrNoSession)
 }
+
+// TestSafeArg: what may go over a control connection is ids, flags,
+// numbers and formats with Query's separators: never a quote, a
+// semicolon, a dollar, a tilde, a space or another control byte.
+func TestSafeArg(t *testing.T) {
+	for _, a := range []string{"%12", "-t", "=s:", "#{pane_id}\x1fab12\x1f#{pane_pid}\x1eab12\x1e", "@party_role", "a,b.c+d/e|f*g", "-S", "-100"} {
+		assert.True(t, safeArg(a), "%q", a)
+	}
+	for _, a := range []string{"", "it's", `"x"`, "a;b", "$HOME", "~", "a b", "\t", "\n", "é", "\x00", "a\x1b"} {
+		assert.False(t, safeArg(a), "%q", a)
+	}
+}

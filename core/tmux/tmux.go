@@ -297,7 +297,7 @@ func queries(args []string) ([][]string, bool) {
 			return nil, false
 		}
 		for _, a := range cmd {
-			if !safeArg.MatchString(a) {
+			if !safeArg(a) {
 				return nil, false
 			}
 		}
