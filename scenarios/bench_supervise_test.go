@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/mockagents/mocklog"
 
@@ -89,11 +91,11 @@ func BenchmarkSupervisorIdle(b *testing.B) {
 			pid := s.supervisorPID(b)
 			s.waitReady(b, n)
 			time.Sleep(3 * time.Second) // settled
-			before, _ := treeTicks(b, pid)
+			before, _ := cpuTime(b, pid)
 			start := time.Now()
 			time.Sleep(30 * time.Second)
-			after, rss := treeTicks(b, pid)
-			cpu := ticksTime(after - before)
+			after, rss := cpuTime(b, pid)
+			cpu := after - before
 			b.ReportMetric(float64(cpu)/float64(time.Since(start))*100, "cpu-%-of-core")
 			b.ReportMetric(cpu.Seconds()*float64(time.Minute)/float64(time.Since(start)), "cpu-s-per-min")
 			b.ReportMetric(float64(rss)/(1<<20), "rss-MB")
@@ -154,6 +156,36 @@ func treeTicks(b *testing.B, pid int) (int64, int64) {
 	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
 	var t int64
 	for _, i := range []int{11, 12, 13, 14} { // utime, stime, cutime, cstime
+		n, _ := strconv.ParseInt(f[i], 10, 64)
+		t += n
+	}
+	rss, _ := strconv.ParseInt(f[21], 10, 64)
+	return t, rss * int64(os.Getpagesize())
+}
+
+// cpuTime is the CPU time process pid used, to the nanosecond (its
+// process CPU clock: all its threads'), with that of the children it
+// waited for (the tmux commands it ran, in clock ticks), and its resident
+// memory. At a few milliseconds a minute, ticks alone measure nothing.
+func cpuTime(b *testing.B, pid int) (time.Duration, int64) {
+	children, rss := childTicks(b, pid)
+	var ts unix.Timespec
+	if err := unix.ClockGettime(int32((^pid)<<3|2), &ts); err != nil { // MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED)
+		b.Fatalf("the CPU clock of %d: %v", pid, err)
+	}
+	return time.Duration(ts.Nano()) + ticksTime(children), rss
+}
+
+// childTicks are the clock ticks of the children process pid waited for,
+// and its resident memory.
+func childTicks(b *testing.B, pid int) (int64, int64) {
+	stat, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+	var t int64
+	for _, i := range []int{13, 14} { // cutime, cstime
 		n, _ := strconv.ParseInt(f[i], 10, 64)
 		t += n
 	}

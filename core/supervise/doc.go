@@ -15,7 +15,8 @@
 // (effects.go; core/supervise/panes has those of tmux panes): the pass
 // over the open triggers (loop.go), the scan that reconciles the runtimes
 // (scan.go), the workers that deliver, wait and fall back (workers.go),
-// and the inbox (inbox.go); Server is the HTTP+JSON API on a unix socket
+// the inbox (inbox.go), the watch for stalls (stall.go) and retention
+// (prune.go); Server is the HTTP+JSON API on a unix socket
 // with Prometheus metrics (api.go, metrics.go), and Client its client.
 // Process is the supervisor as a process of its own, a core/daemon
 // (process.go): its directory (Dir) and API socket (SocketPath), Run,

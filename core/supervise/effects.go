@@ -48,6 +48,25 @@ type Effects interface {
 	Reclaim(ctx context.Context, rt Runtime, t Trigger) (Sighting, error)
 }
 
+// PanesMarker is what Effects may have besides (as Pulser): a cheap
+// look that says whether a Scan could find anything new, so that the loop
+// scans between tmux's notifications only when it could.
+type PanesMarker interface {
+	// PanesMark is a text that stays the same as long as Scan would find
+	// what it found when the text was last what it is; ok false when it
+	// cannot tell (a Scan can).
+	PanesMark(ctx context.Context) (mark string, ok bool)
+}
+
+// AuditArchive is what Effects may have besides: a place where the audit
+// events that last (Lasting) outlive the store's retention (Loop.Keep).
+type AuditArchive interface {
+	// Archive keeps evs, audit rows a prune is about to delete, each once:
+	// those a prune that then deleted nothing gave it before are not kept
+	// twice. kept is called once the rows are deleted.
+	Archive(ctx context.Context, evs []AuditEvent) (kept func(), err error)
+}
+
 // Seen is a runtime as a scan found it.
 type Seen struct {
 	Runtime

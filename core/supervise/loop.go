@@ -3,6 +3,7 @@ package supervise
 import (
 	"context"
 	"errors"
+	"slices"
 	"sync"
 	"time"
 
@@ -46,8 +47,17 @@ type Loop struct {
 	wg       sync.WaitGroup
 	lastScan time.Time
 	// scanDue is when a runtime next needs a look of its own (its restart
-	// is due); zero when none does.
+	// is due, its grace for not running its agent ends); zero when none
+	// does.
 	scanDue time.Time
+	// scanNow says tmux told of a change of the panes: the next scan
+	// reads them through. lastFull is when one last did, panesMark the
+	// panes' mark before it (PanesMarker; "" when none was told or that
+	// scan failed) and storeGen the store's generation before it (scan).
+	scanNow   bool
+	lastFull  time.Time
+	panesMark string
+	storeGen  uint64
 	// inboxMark is the inbox's mark when it was last read through.
 	inboxMark string
 	// pruneDue is when the records are next pruned (prune.go).
@@ -86,6 +96,7 @@ func (l *Loop) logf(format string, args ...any) {
 func (l *Loop) Run(ctx context.Context) error {
 	l.results = make(chan result, 64)
 	l.workers = map[string]*worker{}
+	l.Store.keepReads() // the daemon's Store: nothing else writes its database
 	if l.ScanEvery == 0 {
 		l.ScanEvery = 5 * time.Second
 	}
@@ -126,7 +137,7 @@ func (l *Loop) Run(ctx context.Context) error {
 			return nil
 		case <-l.Wake:
 		case <-l.Changed:
-			l.lastScan = time.Time{} // look at the runtimes now
+			l.lastScan, l.scanNow = time.Time{}, true // look at the runtimes now
 		case r := <-l.results:
 			l.done(ctx, r)
 		case <-tick:
@@ -175,13 +186,15 @@ func (l *Loop) reclaim(ctx context.Context, rt Runtime, t Trigger) {
 
 func (l *Loop) now() time.Time { return l.Clock.Now().UTC() }
 
+// runtimes are the recorded runtimes by role, each the caller's.
 func (l *Loop) runtimes(ctx context.Context) (map[string]Runtime, error) {
-	list, err := l.Store.Runtimes(ctx)
+	list, err := l.Store.sharedRuntimes(ctx)
 	if err != nil {
 		return nil, err
 	}
 	m := make(map[string]Runtime, len(list))
 	for _, rt := range list {
+		rt.Recovery.Restarts = slices.Clone(rt.Recovery.Restarts)
 		m[rt.Role] = rt
 	}
 	return m, nil
@@ -195,6 +208,10 @@ func (l *Loop) pass(ctx context.Context) error {
 			l.logf("scan: %v", err)
 		}
 	}
+	if l.Clock.Now().Sub(l.lastPulse) >= l.StallAfter/pulsesPerStall {
+		l.lastPulse = l.Clock.Now()
+		l.watchStalls(ctx, l.now())
+	}
 	if err := l.inbox(ctx); err != nil {
 		l.logf("inbox: %v", err)
 	}
@@ -204,7 +221,7 @@ func (l *Loop) pass(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rts, err := l.runtimes(ctx)
+	all, err := l.Store.sharedRuntimes(ctx) // read only: an idle pass copies none
 	if err != nil {
 		return err
 	}
@@ -214,17 +231,20 @@ func (l *Loop) pass(ctx context.Context) error {
 			continue
 		}
 		active[t.Role] = t
-		rt, ok := rts[t.Role]
-		if !ok {
+		i := slices.IndexFunc(all, func(rt Runtime) bool { return rt.Role == t.Role })
+		if i < 0 {
 			l.apply(ctx, t, Event{Kind: EvProbed, At: l.now(), Class: TargetNotFound, Err: "its runtime is gone"})
 			continue
 		}
+		rt := all[i]
+		rt.Recovery.Restarts = slices.Clone(rt.Recovery.Restarts)
 		if waitsForRestart(rt, t) {
 			continue
 		}
 		l.move(ctx, rt, t)
 	}
-	for role, rt := range rts {
+	for _, rt := range all {
+		role := rt.Role
 		status, busy, last := rt.Status, false, rt.LastTrigger
 		switch {
 		case rt.Status == Offline || rt.Status == Starting || rt.Status == Failed || rt.Status == Stopping:
@@ -567,7 +587,7 @@ const ackPoll = time.Second
 // for its ack.
 func (l *Loop) nextDue(ctx context.Context) (time.Time, bool) {
 	open, err := l.Store.Triggers(ctx, TriggerFilter{Open: true})
-	if err != nil {
+	if err != nil || len(open) == 0 {
 		return time.Time{}, false
 	}
 	rts, err := l.runtimes(ctx)

@@ -6,10 +6,34 @@ import (
 	"time"
 )
 
+// fullScanEvery is how often the runtimes are scanned through at the
+// least, whatever the panes' mark says.
+const fullScanEvery = time.Minute
+
 // scan registers the runtimes tmux shows, and reconciles every known one
 // with what tmux shows of it: offline, back, drifted, restarted, failed.
-func (l *Loop) scan(ctx context.Context) error {
+// It reads tmux and the records through only when something it reads may
+// have changed since it last did: tmux told of a change (scanNow), a
+// runtime's look is due (scanDue), the panes' mark (PanesMarker) or the
+// store moved, or fullScanEvery passed; an idle session's scan is one
+// listing of its panes.
+func (l *Loop) scan(ctx context.Context) (err error) {
 	l.lastScan = l.Clock.Now()
+	gen := l.Store.generation()
+	mark, marked := "", false
+	if m, ok := l.Effects.(PanesMarker); ok {
+		mark, marked = m.PanesMark(ctx)
+	}
+	if marked && !l.scanNow && mark == l.panesMark && gen == l.storeGen && l.lastScan.Sub(l.lastFull) < fullScanEvery &&
+		(l.scanDue.IsZero() || l.now().Before(l.scanDue)) {
+		return nil
+	}
+	l.scanNow, l.lastFull, l.panesMark = false, l.lastScan, ""
+	defer func() {
+		if err == nil && marked { // a scan that failed is done again
+			l.panesMark, l.storeGen = mark, gen
+		}
+	}()
 	// The records first, then tmux: a runtime stopped in between (its
 	// pane killed, then its record deleted) is then known and stopping,
 	// not registered again from a pane tmux showed before the kill.
@@ -24,12 +48,18 @@ func (l *Loop) scan(ctx context.Context) error {
 	now := l.now()
 	l.scanDue = time.Time{}
 	defer func() {
-		// An offline runtime is looked at again when its restart is due.
+		// An offline runtime is looked at again when its restart is due,
+		// one that runs something else than its agent when its grace ends.
 		for _, rt := range known { // as this scan left them
-			if rt.Status != Offline {
+			var due time.Time
+			switch {
+			case rt.Status == Offline:
+				due = rt.Recovery.OfflineSince.Add(l.Recovery.RestartAfter)
+			case rt.Status != Failed && rt.Status != Stopping && !rt.Recovery.NotAgentSince.IsZero():
+				due = rt.Recovery.NotAgentSince.Add(l.Recovery.NotAgentGrace)
+			default:
 				continue
 			}
-			due := rt.Recovery.OfflineSince.Add(l.Recovery.RestartAfter)
 			if l.scanDue.IsZero() || due.Before(l.scanDue) {
 				l.scanDue = due
 			}
@@ -117,10 +147,6 @@ func (l *Loop) scan(ctx context.Context) error {
 		if next.Status != rt.Status {
 			l.Metrics.RuntimeStatus(role, next.Workspace, string(next.Status))
 		}
-	}
-	if l.Clock.Now().Sub(l.lastPulse) >= l.StallAfter/pulsesPerStall {
-		l.lastPulse = l.Clock.Now()
-		l.watchStalls(ctx, now)
 	}
 	return nil
 }

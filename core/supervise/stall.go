@@ -192,14 +192,17 @@ func (l *Loop) watchStalls(ctx context.Context, at time.Time) {
 // stallsOver hands the trigger waiting behind the turn of each stalled
 // runtime to the fallback (StallsOver), one at a time.
 func (l *Loop) stallsOver(ctx context.Context) {
-	rts, err := l.runtimes(ctx)
+	rts, err := l.Store.sharedRuntimes(ctx)
 	if err != nil {
 		return
 	}
-	for role, rt := range rts {
-		if !IsStalled(rt) {
-			continue
+	var stalled []string
+	for _, rt := range rts {
+		if IsStalled(rt) {
+			stalled = append(stalled, rt.Role)
 		}
+	}
+	for _, role := range stalled {
 		open, err := l.Store.Triggers(ctx, TriggerFilter{Open: true, Role: role})
 		if err != nil {
 			l.logf("runtime %s: %v", role, err)

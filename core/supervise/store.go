@@ -41,9 +41,48 @@ type Store struct {
 	// on each other here rather than in SQLite's sleeping busy handler.
 	wmu sync.Mutex
 	// cmu guards changed, closed and replaced by each commit of this
-	// Store: what a long-polling reader of the API waits on.
+	// Store: what a long-polling reader of the API waits on; gen, which
+	// counts the commits; keep and reads.
 	cmu     sync.Mutex
 	changed chan struct{}
+	gen     uint64
+	// reads is what the Store read since its last commit, kept until the
+	// next one when keep is set (keepReads: the Store of a running Loop,
+	// which asks the same several times a pass). Only the daemon writes
+	// the database, through the Store its loop and API share, so nothing
+	// else can change what it read (the API is the one door); a Store of
+	// another kind keeps nothing.
+	keep  bool
+	reads reads
+}
+
+// reads are what a Store read at its generation gen (Store.reads).
+type reads struct {
+	gen       uint64
+	runtimes  []Runtime // nil: not read
+	inboxMark string
+	marked    bool // inboxMark was read
+	noneOpen  bool // Triggers found no open trigger
+}
+
+// kept is what s read at its current generation, if it keeps its reads.
+// The caller holds cmu.
+func (s *Store) kept() (*reads, bool) {
+	return &s.reads, s.keep && s.reads.gen == s.gen
+}
+
+// keepRead keeps, with f, what s read at generation gen, unless a commit
+// came since (what it read may be old).
+func (s *Store) keepRead(gen uint64, f func(r *reads)) {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	if !s.keep || gen != s.gen {
+		return
+	}
+	if s.reads.gen != gen {
+		s.reads = reads{gen: gen}
+	}
+	f(&s.reads)
 }
 
 // Changed is closed at the next commit of this Store (not another
@@ -57,10 +96,27 @@ func (s *Store) Changed() <-chan struct{} {
 	return s.changed
 }
 
-// committed wakes the waiters of Changed.
+// keepReads makes s keep what it read until its next commit: s is the
+// one writer of its database (the Store of a running Loop).
+func (s *Store) keepReads() {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	s.keep = true
+}
+
+// generation counts the commits of s: a read of s is as good as new
+// while it stays the same. Take it before the read.
+func (s *Store) generation() uint64 {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	return s.gen
+}
+
+// committed counts a commit and wakes the waiters of Changed.
 func (s *Store) committed() {
 	s.cmu.Lock()
 	defer s.cmu.Unlock()
+	s.gen++
 	if s.changed != nil {
 		close(s.changed)
 		s.changed = nil

@@ -10,8 +10,10 @@ import (
 // triggers last updated before before (with their transitions) and the
 // audit rows older than that, in one transaction; it returns how many
 // rows it deleted. Open triggers, threads, messages and cursors stay. A
-// trigger's id is free again once it is pruned.
-func (s *Store) Prune(ctx context.Context, before time.Time, limit int) (int, error) {
+// trigger's id is free again once it is pruned. keep, when set, is given
+// the audit rows first, in the transaction: when it fails, nothing is
+// deleted.
+func (s *Store) Prune(ctx context.Context, before time.Time, limit int, keep func([]AuditEvent) error) (int, error) {
 	n := 0
 	err := s.write(ctx, "prune", func(tx *sql.Tx) error {
 		cut := fmtTime(before)
@@ -24,7 +26,22 @@ func (s *Store) Prune(ctx context.Context, before time.Time, limit int) (int, er
 			return err
 		}
 		triggers, _ := res.RowsAffected()
-		res, err = tx.ExecContext(ctx, `DELETE FROM audit WHERE seq IN (SELECT seq FROM audit WHERE at < ? ORDER BY at LIMIT ?)`, cut, limit)
+		oldAudit := `SELECT seq FROM audit WHERE at < ? ORDER BY at, seq LIMIT ?`
+		if keep != nil {
+			rows, err := tx.QueryContext(ctx, `SELECT seq, at, kind, trigger_id, role, thread, result, detail
+				FROM audit WHERE seq IN (`+oldAudit+`) ORDER BY seq`, cut, limit)
+			if err != nil {
+				return err
+			}
+			evs, err := collect(rows, scanAudit)
+			if err != nil {
+				return err
+			}
+			if err := keep(evs); err != nil {
+				return err
+			}
+		}
+		res, err = tx.ExecContext(ctx, `DELETE FROM audit WHERE seq IN (`+oldAudit+`)`, cut, limit)
 		if err != nil {
 			return err
 		}
@@ -64,10 +81,12 @@ func (s *Store) Events(ctx context.Context, afterSeq int64, limit int) ([]AuditE
 	if err != nil {
 		return nil, s.fail("events", err)
 	}
-	evs, err := collect(rows, func(row scanner) (AuditEvent, error) {
-		var e AuditEvent
-		err := row.Scan(&e.Seq, timeCol{&e.At}, &e.Kind, &e.Trigger, &e.Role, &e.Thread, &e.Result, &e.Detail)
-		return e, err
-	})
+	evs, err := collect(rows, scanAudit)
 	return evs, s.fail("events", err)
+}
+
+func scanAudit(row scanner) (AuditEvent, error) {
+	var e AuditEvent
+	err := row.Scan(&e.Seq, timeCol{&e.At}, &e.Kind, &e.Trigger, &e.Role, &e.Thread, &e.Result, &e.Detail)
+	return e, err
 }

@@ -116,15 +116,27 @@ func (s *Store) Unread(ctx context.Context, role, thread string) ([]Message, err
 // InboxMark changes whenever what the inbox's triggers follow from
 // changes: the runtimes, the last message, the cursors (which only move
 // forward), the open triggers. Each part is read from a small table or an
-// index: it costs what is open, not what is stored.
+// index: it costs what is open, not what is stored. The Store of a
+// running loop reads it once between two of its commits (Store.reads).
 func (s *Store) InboxMark(ctx context.Context) (string, error) {
+	s.cmu.Lock()
+	if r, ok := s.kept(); ok && r.marked {
+		defer s.cmu.Unlock()
+		return r.inboxMark, nil
+	}
+	gen := s.gen
+	s.cmu.Unlock()
 	var mark string
 	err := s.db.QueryRowContext(ctx, `SELECT
 		(SELECT coalesce(group_concat(role, ','), '') FROM runtimes) || '|' ||
 		(SELECT coalesce(max(seq), 0) FROM messages) || '|' ||
 		(SELECT count(*) || ':' || coalesce(sum(seq), 0) FROM cursors) || '|' ||
 		(SELECT coalesce(group_concat(seq, ','), '') FROM (SELECT seq FROM triggers WHERE `+openTerm+` ORDER BY seq))`).Scan(&mark)
-	return mark, s.fail("the inbox's mark", err)
+	if err != nil {
+		return "", s.fail("the inbox's mark", err)
+	}
+	s.keepRead(gen, func(r *reads) { r.inboxMark, r.marked = mark, true })
+	return mark, nil
 }
 
 // Cursor is how far a role has read a thread.

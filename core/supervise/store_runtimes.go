@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -59,18 +60,77 @@ func (s *Store) PutRuntime(ctx context.Context, r Runtime) error {
 	})
 }
 
-// Runtimes are the recorded runtimes, by role.
+// Runtimes are the recorded runtimes, by role. The Store of a running
+// loop reads them once between two of its commits (Store.reads).
 func (s *Store) Runtimes(ctx context.Context) ([]Runtime, error) {
+	s.cmu.Lock()
+	if r, ok := s.kept(); ok && r.runtimes != nil {
+		defer s.cmu.Unlock()
+		return cloneRuntimes(r.runtimes), nil
+	}
+	gen := s.gen
+	s.cmu.Unlock()
 	rows, err := s.db.QueryContext(ctx, `SELECT `+runtimeCols+` FROM runtimes ORDER BY role`)
 	if err != nil {
 		return nil, s.fail("runtimes", err)
 	}
 	rs, err := collect(rows, scanRuntime)
-	return rs, s.fail("runtimes", err)
+	if err != nil {
+		return nil, s.fail("runtimes", err)
+	}
+	s.keepRead(gen, func(r *reads) { r.runtimes = cloneRuntimes(rs) })
+	return rs, nil
+}
+
+// sharedRuntimes is Runtimes without a copy for the caller when the
+// Store kept them: the caller reads it, and copies what it keeps (a
+// runtime's slices with it). What a Store keeps is never changed, only
+// replaced.
+func (s *Store) sharedRuntimes(ctx context.Context) ([]Runtime, error) {
+	s.cmu.Lock()
+	if r, ok := s.kept(); ok && r.runtimes != nil {
+		rs := r.runtimes
+		s.cmu.Unlock()
+		return rs, nil
+	}
+	s.cmu.Unlock()
+	return s.Runtimes(ctx)
+}
+
+// keptRuntime is role's runtime from what Runtimes kept: found false when
+// there is no such runtime, kept false when nothing is kept.
+func (s *Store) keptRuntime(role string) (rt Runtime, found, kept bool) {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	r, ok := s.kept()
+	if !ok || r.runtimes == nil {
+		return Runtime{}, false, false
+	}
+	i := slices.IndexFunc(r.runtimes, func(rt Runtime) bool { return rt.Role == role })
+	if i < 0 {
+		return Runtime{}, false, true
+	}
+	return cloneRuntimes(r.runtimes[i : i+1])[0], true, true
+}
+
+// cloneRuntimes copies rs, down to the slices a runtime holds: a caller
+// may change what it was given.
+func cloneRuntimes(rs []Runtime) []Runtime {
+	out := slices.Clone(rs)
+	for i := range out {
+		out[i].Recovery.Restarts = slices.Clone(out[i].Recovery.Restarts)
+	}
+	return out
 }
 
 // Runtime is the runtime of role (ErrNotFound).
 func (s *Store) Runtime(ctx context.Context, role string) (Runtime, error) {
+	if r, found, kept := s.keptRuntime(role); kept {
+		if !found {
+			return Runtime{}, fmt.Errorf("runtime %q: %w", role, ErrNotFound)
+		}
+		return r, nil
+	}
 	r, err := scanRuntime(s.db.QueryRowContext(ctx, `SELECT `+runtimeCols+` FROM runtimes WHERE role = ?`, role))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Runtime{}, fmt.Errorf("runtime %q: %w", role, ErrNotFound)

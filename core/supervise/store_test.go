@@ -210,6 +210,78 @@ func TestRuntimesRoundTrip(t *testing.T) {
 	require.NoError(t, s.DeleteRuntime(ctx, "renamed/coder"), "deleting again is no error")
 }
 
+// TestReadsKeptUntilTheNextCommit: the Store of a running loop reads the
+// runtimes, the inbox's mark and that no trigger is open once between two
+// commits of its own, and hands out copies; any other Store reads them
+// each time (another one may write).
+func TestReadsKeptUntilTheNextCommit(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t)
+	s.keepReads()
+	open, err := s.Triggers(ctx, TriggerFilter{Open: true})
+	require.NoError(t, err)
+	assert.Empty(t, open)
+	open, err = s.Triggers(ctx, TriggerFilter{Open: true})
+	require.NoError(t, err)
+	assert.Empty(t, open, "none open, kept")
+	_, _, err = s.AddTrigger(ctx, Trigger{ID: "t1", Role: "claude", Thread: "th", Text: "go", Status: Queued, Created: at(0), Updated: at(0)})
+	require.NoError(t, err)
+	open, err = s.Triggers(ctx, TriggerFilter{Open: true})
+	require.NoError(t, err)
+	assert.Len(t, open, 1, "one opened since")
+
+	rt := Runtime{ID: "s/claude", Role: "claude", Status: Ready, Recovery: Recovery{Restarts: []time.Time{at(1).UTC()}}}
+	require.NoError(t, s.PutRuntime(ctx, rt))
+
+	got, err := s.Runtimes(ctx)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	got[0].Status, got[0].Recovery.Restarts[0] = Offline, at(2)
+	again, err := s.Runtimes(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, []Runtime{rt}, again, "a caller's change to what it got is its own")
+	one, err := s.Runtime(ctx, "claude")
+	require.NoError(t, err)
+	assert.Equal(t, rt, one)
+	_, err = s.Runtime(ctx, "codex")
+	assert.ErrorIs(t, err, ErrNotFound)
+
+	for _, write := range []struct {
+		name string
+		do   func() error
+		want func(r *Runtime)
+	}{
+		{"put", func() error { r := rt; r.Status = Triggering; return s.PutRuntime(ctx, r) }, func(r *Runtime) { r.Status = Triggering }},
+		{"heartbeat", func() error { return s.Heartbeat(ctx, "claude", "idle", at(3)) }, func(r *Runtime) { r.LastHeartbeat, r.Heartbeat = at(3).UTC(), "idle" }},
+		{"liveness", func() error { return s.SetLiveness(ctx, "claude", Liveness{Screen: "x"}) }, func(r *Runtime) { r.Recovery.Live.Screen = "x" }},
+	} {
+		require.NoError(t, write.do(), write.name)
+		write.want(&rt)
+		all, err := s.Runtimes(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, []Runtime{rt}, all, "after a %s", write.name)
+		one, err := s.Runtime(ctx, "claude")
+		require.NoError(t, err)
+		assert.Equal(t, rt, one, "after a %s", write.name)
+		shared, err := s.sharedRuntimes(ctx)
+		require.NoError(t, err)
+		assert.Equal(t, []Runtime{rt}, shared, "after a %s", write.name)
+	}
+	require.NoError(t, s.DeleteRuntime(ctx, rt.ID))
+	_, err = s.Runtime(ctx, "claude")
+	assert.ErrorIs(t, err, ErrNotFound, "after a delete")
+
+	other, err := Open(s.Path())
+	require.NoError(t, err)
+	defer other.Close()
+	_, err = other.Runtimes(ctx)
+	require.NoError(t, err)
+	require.NoError(t, s.PutRuntime(ctx, rt))
+	all, err := other.Runtimes(ctx)
+	require.NoError(t, err)
+	assert.Len(t, all, 1, "a Store that keeps nothing sees another's write")
+}
+
 func TestRuntimeByToken(t *testing.T) {
 	ctx := context.Background()
 	s := openStore(t)
@@ -912,8 +984,17 @@ func BenchmarkStoreHistory(b *testing.B) {
 // runtime, a message, a cursor, a trigger opened or closed; it stays while
 // nothing of them changes (a pass then reads no inbox).
 func TestInboxMarkMovesWithWhatTheInboxFollows(t *testing.T) {
+	for _, keep := range []bool{false, true} {
+		t.Run(fmt.Sprintf("kept=%v", keep), func(t *testing.T) { testInboxMark(t, keep) })
+	}
+}
+
+func testInboxMark(t *testing.T, keep bool) {
 	ctx := context.Background()
 	s := openStore(t)
+	if keep {
+		s.keepReads()
+	}
 	last := ""
 	moved := func(step string) {
 		t.Helper()
@@ -977,7 +1058,7 @@ func TestPruneTakesTheOldClosedOnly(t *testing.T) {
 		return out
 	}
 
-	n, err := s.Prune(ctx, at(30), 1)
+	n, err := s.Prune(ctx, at(30), 1, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 2, n, "a batch of one of each: a trigger and an audit row")
 	assert.Equal(t, []string{"old-failed", "old-open", "new-done"}, ids(), "the oldest closed one went first")
@@ -985,7 +1066,7 @@ func TestPruneTakesTheOldClosedOnly(t *testing.T) {
 	require.NoError(t, s.db.QueryRowContext(ctx, `SELECT count(*) FROM transitions WHERE trigger_id = 'old-done'`).Scan(&left))
 	assert.Zero(t, left, "with its transitions")
 
-	n, err = s.Prune(ctx, at(30), 100)
+	n, err = s.Prune(ctx, at(30), 100, nil)
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 	assert.Equal(t, []string{"old-open", "new-done"}, ids(), "an open trigger stays however old")
@@ -994,7 +1075,7 @@ func TestPruneTakesTheOldClosedOnly(t *testing.T) {
 	require.Len(t, evs, 1)
 	assert.Equal(t, "new-done", evs[0].Trigger, "the recent audit row stays")
 
-	n, err = s.Prune(ctx, at(30), 100)
+	n, err = s.Prune(ctx, at(30), 100, nil)
 	require.NoError(t, err)
 	assert.Zero(t, n, "nothing old is left")
 	_, _, err = s.AddTrigger(ctx, Trigger{ID: "old-done", Role: "b", Thread: "th", Text: "again", Status: Queued, Created: at(50), Updated: at(50)})

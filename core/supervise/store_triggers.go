@@ -143,6 +143,17 @@ func (s *Store) Trigger(ctx context.Context, id string) (Trigger, error) {
 
 // Triggers are the triggers f selects, oldest first.
 func (s *Store) Triggers(ctx context.Context, f TriggerFilter) ([]Trigger, error) {
+	// The loop asks for the open ones several times a pass: the Store of
+	// a running loop keeps, until its next commit, that there are none
+	// (Store.reads).
+	allOpen := f == TriggerFilter{Open: true}
+	s.cmu.Lock()
+	if r, ok := s.kept(); ok && allOpen && r.noneOpen {
+		s.cmu.Unlock()
+		return []Trigger{}, nil
+	}
+	gen := s.gen
+	s.cmu.Unlock()
 	q, args := triggersQuery(f)
 	rows, err := s.db.QueryContext(ctx, q, args...)
 	if err != nil {
@@ -151,6 +162,9 @@ func (s *Store) Triggers(ctx context.Context, f TriggerFilter) ([]Trigger, error
 	ts, err := collect(rows, scanTrigger)
 	if err != nil {
 		return nil, s.fail("triggers", err)
+	}
+	if allOpen && len(ts) == 0 {
+		s.keepRead(gen, func(r *reads) { r.noneOpen = true })
 	}
 	if f.Before != "" && len(ts) == 0 {
 		if _, err := s.Trigger(ctx, f.Before); err != nil {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -139,10 +138,26 @@ func (cc *Control) Err() error {
 	return cc.err
 }
 
-// safeArg is what an argument of a command over a control connection may
-// hold: nothing tmux's parser gives a meaning to inside single quotes, and
-// the separators of Query's formats (\x1e, \x1f).
-var safeArg = regexp.MustCompile(`^[A-Za-z0-9_%@=:.,+#{}/|*\x1e\x1f-]+$`)
+// safeArg says whether a is what an argument of a command over a control
+// connection may be: one or more of the bytes of safeBytes, nothing
+// tmux's parser gives a meaning to inside single quotes, and the
+// separators of Query's formats (\x1e, \x1f). (A table, not a regexp:
+// every query's formats go through it.)
+func safeArg(a string) bool {
+	for i := 0; i < len(a); i++ {
+		if !safeBytes[a[i]] {
+			return false
+		}
+	}
+	return a != ""
+}
+
+var safeBytes = func() (t [256]bool) {
+	for _, c := range []byte("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_%@=:.,+#{}/|*\x1e\x1f-") {
+		t[c] = true
+	}
+	return t
+}()
 
 // Command runs one tmux command over the connection and returns its
 // output. Arguments are limited to a safe character set (ids, numbers,
@@ -162,7 +177,7 @@ func (cc *Control) Commands(ctx context.Context, cmds ...[]string) ([]string, er
 	var lines strings.Builder
 	for _, args := range cmds {
 		for i, a := range args {
-			if !safeArg.MatchString(a) {
+			if !safeArg(a) {
 				return nil, fmt.Errorf("control command argument %q: %w", a, ErrCommand)
 			}
 			if i > 0 {
@@ -243,17 +258,19 @@ func (cc *Control) read(r io.Reader, first chan<- error) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 16<<20)
 	var (
-		guard    string // the TIME NUMBER FLAGS of the open reply; "" outside one
-		body     strings.Builder
+		guard []byte // the TIME NUMBER FLAGS of the open reply; nil outside one
+		// body gathers a reply's lines; its bytes are kept for the next
+		// one (up to keepBody), and each reply is one string of its size.
+		body     bytes.Buffer
 		attached bool
 	)
 	for sc.Scan() {
-		line := sc.Text()
-		if guard != "" {
-			end, isEnd := strings.CutPrefix(line, "%end ")
-			failed, isError := strings.CutPrefix(line, "%error ")
-			if (isEnd && end == guard) || (isError && failed == guard) {
-				guard = ""
+		line := sc.Bytes() // valid until the next Scan
+		if guard != nil {
+			end, isEnd := bytes.CutPrefix(line, []byte("%end "))
+			failed, isError := bytes.CutPrefix(line, []byte("%error "))
+			if (isEnd && bytes.Equal(end, guard)) || (isError && bytes.Equal(failed, guard)) {
+				guard = nil
 				var err error
 				if isError {
 					err = ErrCommand
@@ -264,25 +281,28 @@ func (cc *Control) read(r io.Reader, first chan<- error) {
 					continue
 				}
 				cc.reply <- controlReply{body: body.String(), err: err}
+				if body.Cap() > keepBody {
+					body = bytes.Buffer{}
+				}
 				continue
 			}
-			body.WriteString(line)
+			body.Write(line)
 			body.WriteByte('\n')
 			continue
 		}
 		switch {
-		case strings.HasPrefix(line, "%begin "):
-			guard = strings.TrimPrefix(line, "%begin ")
+		case bytes.HasPrefix(line, []byte("%begin ")):
+			guard = bytes.Clone(line[len("%begin "):])
 			body.Reset()
-		case strings.HasPrefix(line, "%output "):
+		case bytes.HasPrefix(line, []byte("%output ")):
 			rest := line[len("%output "):]
-			pane, data, _ := strings.Cut(rest, " ")
-			cc.output <- Output{Pane: pane, Data: unescapeOutput(data)}
-		case strings.HasPrefix(line, "%exit"):
-			cc.err = errors.New(strings.TrimSpace(strings.TrimPrefix(line, "%exit")))
-		case strings.HasPrefix(line, "%"):
+			pane, data, _ := bytes.Cut(rest, []byte(" "))
+			cc.output <- Output{Pane: string(pane), Data: unescapeOutput(data)}
+		case bytes.HasPrefix(line, []byte("%exit")):
+			cc.err = errors.New(strings.TrimSpace(string(line[len("%exit"):])))
+		case bytes.HasPrefix(line, []byte("%")):
 			select { // a notification nobody reads is dropped, never blocks
-			case cc.notify <- line:
+			case cc.notify <- string(line):
 			default:
 			}
 		}
@@ -295,9 +315,13 @@ func (cc *Control) read(r io.Reader, first chan<- error) {
 	}
 }
 
+// keepBody bounds the buffer a control client keeps for its next reply:
+// a long capture's is let go.
+const keepBody = 1 << 20
+
 // unescapeOutput decodes %output data: tmux writes bytes below 0x20 and
 // the backslash as \ooo octal escapes.
-func unescapeOutput(s string) []byte {
+func unescapeOutput(s []byte) []byte {
 	out := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
 		if s[i] == '\\' && i+3 < len(s) && isOctal(s[i+1]) && isOctal(s[i+2]) && isOctal(s[i+3]) {

@@ -115,8 +115,8 @@ func TestControlMissingSession(t *testing.T) {
 }
 
 func TestUnescapeOutput(t *testing.T) {
-	assert.Equal(t, []byte("a\r\n\x1b[0m\\b"), unescapeOutput(`a\015\012\033[0m\134b`))
-	assert.Equal(t, []byte(`\9x`), unescapeOutput(`\9x`), "not an escape")
+	assert.Equal(t, []byte("a\r\n\x1b[0m\\b"), unescapeOutput([]byte(`a\015\012\033[0m\134b`)))
+	assert.Equal(t, []byte(`\9x`), unescapeOutput([]byte(`\9x`)), "not an escape")
 }
 
 func TestControlRepliesEndOnTheirOwnGuard(t *testing.T) {
@@ -265,4 +265,49 @@ func TestQueriesOverControl(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, byProcess[0].ID, again[0].ID)
 	assert.Greater(t, ran.Load(), n, "once the connection is gone, a process answers")
+}
+
+// TestListPanesAsIs: the listing as tmux names it holds ListPanes' panes
+// (a program whose path has no space is named alike), with when its
+// window last printed, which moves as the pane prints, detached.
+func TestListPanesAsIs(t *testing.T) {
+	c := testServer(t, "cat")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	panes, err := c.ListPanes(ctx, "s")
+	require.NoError(t, err)
+	asIs, err := c.ListPanesAsIs(ctx, "s")
+	require.NoError(t, err)
+	require.Len(t, asIs, len(panes))
+	assert.Equal(t, panes[0], asIs[0].Pane)
+	first := asIs[0].Activity
+	assert.Positive(t, first)
+
+	for time.Now().Unix() <= first { // the next second: activity counts whole ones
+		time.Sleep(50 * time.Millisecond)
+	}
+	require.NoError(t, c.Paste(ctx, panes[0].ID, []byte("x\n")))
+	for {
+		asIs, err = c.ListPanesAsIs(ctx, "s")
+		require.NoError(t, err)
+		if asIs[0].Activity > first {
+			break
+		}
+		require.NoError(t, ctx.Err(), "activity still %d, was %d", asIs[0].Activity, first)
+		time.Sleep(50 * time.Millisecond)
+	}
+	_, err = c.ListPanesAsIs(ctx, "nope")
+	assert.ErrorIs(t, err, mux.ErrNoSession)
+}
+
+// TestSafeArg: what may go over a control connection is ids, flags,
+// numbers and formats with Query's separators: never a quote, a
+// semicolon, a dollar, a tilde, a space or another control byte.
+func TestSafeArg(t *testing.T) {
+	for _, a := range []string{"%12", "-t", "=s:", "#{pane_id}\x1fab12\x1f#{pane_pid}\x1eab12\x1e", "@party_role", "a,b.c+d/e|f*g", "-S", "-100"} {
+		assert.True(t, safeArg(a), "%q", a)
+	}
+	for _, a := range []string{"", "it's", `"x"`, "a;b", "$HOME", "~", "a b", "\t", "\n", "é", "\x00", "a\x1b"} {
+		assert.False(t, safeArg(a), "%q", a)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -23,12 +24,21 @@ var paneFields = []string{
 	"#{@party_hooks}", "#{window_name}", "#{pid}", // the server's pid last (reapZombies)
 }
 
+// parsePane is the pane of row, its command named as its process names
+// it (currentCommand).
 func parsePane(row []string) mux.Pane {
+	p := parsePaneAsIs(row)
+	p.CurrentCommand = currentCommand(p.CurrentCommand, p.PID)
+	return p
+}
+
+// parsePaneAsIs is the pane of row as tmux names it.
+func parsePaneAsIs(row []string) mux.Pane {
 	n := func(s string) int { v, _ := strconv.Atoi(s); return v }
 	return mux.Pane{
 		ID: row[0], Session: row[1], WindowID: row[2], WindowIndex: n(row[3]), Index: n(row[4]),
 		Role: row[5], Agent: row[6], PID: n(row[7]), Dead: row[8] == "1", DeadStatus: row[9],
-		CurrentCommand: currentCommand(row[10], n(row[7])), InMode: row[11] == "1", AltScreen: row[12] == "1",
+		CurrentCommand: row[10], InMode: row[11] == "1", AltScreen: row[12] == "1",
 		Width: n(row[13]), Height: n(row[14]), Hooks: row[15], WindowName: row[16],
 	}
 }
@@ -48,6 +58,34 @@ func (c *Client) ListPanes(ctx context.Context, session string) ([]mux.Pane, err
 	panes := make([]mux.Pane, len(rows))
 	for i, r := range rows {
 		panes[i] = parsePane(r)
+	}
+	return panes, nil
+}
+
+// ListedPane is a pane as tmux names it in a listing (ListPanesAsIs), and
+// when its window last printed.
+type ListedPane struct {
+	mux.Pane
+	// Activity is the window's window_activity: the second (Unix time)
+	// of the last output of any of its panes, detached or not.
+	Activity int64
+}
+
+// ListPanesAsIs lists every pane of session as tmux names them, in window,
+// then pane order: ListPanes without what it reads from /proc. Its
+// CurrentCommand is tmux's (cut at a space of the program's path), and a
+// pane whose process is a zombie the server did not reap (tmux #4559)
+// shows alive. One query, for those who look often and compare.
+func (c *Client) ListPanesAsIs(ctx context.Context, session string) ([]ListedPane, error) {
+	fields := append(slices.Clone(paneFields), "#{window_activity}")
+	rows, err := c.Query(ctx, fields, "list-panes", "-s", "-t", exactSession(session))
+	if err != nil {
+		return nil, fmt.Errorf("list panes of %q: %w", session, err)
+	}
+	panes := make([]ListedPane, len(rows))
+	for i, r := range rows {
+		activity, _ := strconv.ParseInt(r[len(paneFields)], 10, 64)
+		panes[i] = ListedPane{Pane: parsePaneAsIs(r), Activity: activity}
 	}
 	return panes, nil
 }

@@ -244,15 +244,43 @@ func (c *Client) RunStdin(ctx context.Context, stdin []byte, args ...string) ([]
 	if err := c.Socket.Check(); err != nil {
 		return nil, err
 	}
-	if cc := c.Queries; cc != nil && stdin == nil {
-		if cmds, ok := queries(args); ok {
-			out, err := cc.Commands(ctx, cmds...)
-			if !errors.Is(err, ErrControlClosed) {
-				return []byte(strings.Join(out, "")), err
-			}
+	if stdin == nil {
+		if out, ok, err := c.query(ctx, args); ok {
+			return []byte(out), err
 		}
 	}
 	return c.Runner.Run(ctx, c.Argv(args...), stdin)
+}
+
+// runText is Run for a caller that wants the output as text: a query's
+// over the control connection is its reply, not a copy.
+func (c *Client) runText(ctx context.Context, args ...string) (string, error) {
+	if err := c.Socket.Check(); err != nil {
+		return "", err
+	}
+	if out, ok, err := c.query(ctx, args); ok {
+		return out, err
+	}
+	out, err := c.Runner.Run(ctx, c.Argv(args...), nil)
+	return string(out), err
+}
+
+// query runs args over the control connection (Queries) when they only
+// read and fit it; ok false when they ran nowhere.
+func (c *Client) query(ctx context.Context, args []string) (out string, ok bool, err error) {
+	cc := c.Queries
+	if cc == nil {
+		return "", false, nil
+	}
+	cmds, fits := queries(args)
+	if !fits {
+		return "", false, nil
+	}
+	outs, err := cc.Commands(ctx, cmds...)
+	if errors.Is(err, ErrControlClosed) {
+		return "", false, nil
+	}
+	return strings.Join(outs, ""), true, err
 }
 
 // queries splits args at cmdSep into commands when every one of them only
@@ -269,7 +297,7 @@ func queries(args []string) ([][]string, bool) {
 			return nil, false
 		}
 		for _, a := range cmd {
-			if !safeArg.MatchString(a) {
+			if !safeArg(a) {
 				return nil, false
 			}
 		}
@@ -340,7 +368,7 @@ func (c *Client) Query(ctx context.Context, fields []string, args ...string) ([]
 	} else {
 		args = append(args, "-F", format)
 	}
-	out, err := c.Run(ctx, args...)
+	out, err := c.runText(ctx, args...)
 	// A query only reads, so a connection the server dropped mid-command
 	// is asked again: a live server answers, a dead one says so.
 	for try := 1; err != nil && try <= 3 && lostServer(err); try++ {
@@ -349,13 +377,13 @@ func (c *Client) Query(ctx context.Context, fields []string, args ...string) ([]
 			return nil, err
 		case <-time.After(time.Duration(try) * 50 * time.Millisecond):
 		}
-		out, err = c.Run(ctx, args...)
+		out, err = c.runText(ctx, args...)
 	}
 	if err != nil {
 		return nil, err
 	}
 	var rows [][]string
-	for _, rec := range strings.Split(string(out), rsep) {
+	for _, rec := range strings.Split(out, rsep) {
 		rec = strings.TrimPrefix(rec, "\n")
 		if rec == "" {
 			continue
