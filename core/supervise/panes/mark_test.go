@@ -48,6 +48,14 @@ func markServer(t *testing.T, argv ...string) (func(args ...string) string, *Eff
 	return run, fx
 }
 
+// runs waits until pane runs program (tmux's name of it): a pane's
+// program is tmux's own process for a moment after it starts.
+func runs(t *testing.T, run func(...string) string, pane, program string) {
+	t.Helper()
+	require.Eventually(t, func() bool { return run("display-message", "-p", "-t", pane, "#{pane_current_command}") == program },
+		5*time.Second, 20*time.Millisecond, "%s runs %s", pane, program)
+}
+
 // tag makes pane a runtime's: its role and agent.
 func tag(run func(...string) string, pane, role, agent string) {
 	run("set-option", "-p", "-t", pane, "@party_role", role)
@@ -63,6 +71,7 @@ func TestPanesMark(t *testing.T) {
 	run, fx := markServer(t, "sleep", "1000")
 	pane := run("display-message", "-p", "-t", "s:0.0", "#{pane_id}")
 	tag(run, pane, "claude", "claude")
+	runs(t, run, pane, "sleep")
 
 	_, ok := fx.PanesMark(ctx)
 	assert.False(t, ok, "before a Scan: its processes are not watched")
@@ -89,6 +98,7 @@ func TestPanesMark(t *testing.T) {
 	assert.NotEqual(t, m2, m3, "a new pane")
 	codex := run("display-message", "-p", "-t", "s:codex.0", "#{pane_id}")
 	tag(run, codex, "codex", "codex")
+	runs(t, run, codex, "sleep")
 	_, ok = fx.PanesMark(ctx)
 	assert.False(t, ok, "a runtime the last Scan did not find")
 	_, err = fx.Scan(ctx)
@@ -106,14 +116,14 @@ func TestPanesMark(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, os.Symlink(sleep, filepath.Join(bin, "sleep")))
 	run("respawn-pane", "-k", "-t", pane, filepath.Join(bin, "sleep"), "1000")
-	require.Eventually(t, func() bool { return run("display-message", "-p", "-t", pane, "#{pane_current_command}") == "my" },
-		5*time.Second, 20*time.Millisecond, "the program started")
+	runs(t, run, pane, "my")
 	_, err = fx.Scan(ctx)
 	require.NoError(t, err)
 	_, ok = fx.PanesMark(ctx)
 	assert.False(t, ok, "tmux names the program %q, its process %q", "my", "sleep")
 
 	run("respawn-pane", "-k", "-t", pane, "sleep", "1000")
+	runs(t, run, pane, "sleep")
 	_, err = fx.Scan(ctx)
 	require.NoError(t, err)
 	m4, ok := fx.PanesMark(ctx)
@@ -152,6 +162,7 @@ func TestPulsesLookAgainOnlyAtWhatPrinted(t *testing.T) {
 	run, fx := markServer(t, "cat")
 	pane := run("display-message", "-p", "-t", "s:0.0", "#{pane_id}")
 	tag(run, pane, "claude", "claude")
+	runs(t, run, pane, "cat")
 	captures := &inspections{}
 	fx.Tmux.Runner = captures
 	rts := []supervise.Runtime{{Role: "claude", Agent: "claude", Pane: pane, Status: supervise.Ready}}
