@@ -274,8 +274,17 @@ func TestListPanesAsIs(t *testing.T) {
 	c := testServer(t, "cat")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	panes, err := c.ListPanes(ctx, "s")
-	require.NoError(t, err)
+	var panes []mux.Pane
+	for { // cat, once the pane's env has exec'd it
+		var err error
+		panes, err = c.ListPanes(ctx, "s")
+		require.NoError(t, err)
+		if panes[0].CurrentCommand == "cat" {
+			break
+		}
+		require.NoError(t, ctx.Err(), "the pane runs %q", panes[0].CurrentCommand)
+		time.Sleep(20 * time.Millisecond)
+	}
 	asIs, err := c.ListPanesAsIs(ctx, "s")
 	require.NoError(t, err)
 	require.Len(t, asIs, len(panes))

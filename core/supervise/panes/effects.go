@@ -100,16 +100,23 @@ func (e *Effects) Scan(ctx context.Context) ([]supervise.Seen, error) {
 			continue
 		}
 		status := supervise.Ready
+		runs := !p.Dead && talk.Profile(e.Config, p).Runs(p.CurrentCommand)
 		if p.Dead {
 			status = supervise.Offline
 		} else {
 			live = append(live, p.PID)
+		}
+		if runs {
+			// Kept for PanesMark. A pane that runs something else is
+			// scanned through each time: its program may be one that has
+			// not yet taken the terminal (tmux names it from its command
+			// line then, and so does ListPanes).
 			e.commands[p.ID] = p.CurrentCommand
 		}
 		rt := supervise.Runtime{ID: e.Info.Name + "/" + p.Role, Role: p.Role, Workspace: e.Record.DirOf(p.Role),
 			Agent: p.Agent, Session: e.Info.Name, Window: p.WindowID, Pane: p.ID,
 			Target: targetOf(e.Info.Name, p, perWindow[p.WindowID] == 1), PID: p.PID, Status: status, TokenHash: hash, AgentSession: e.sessionOf(p)}
-		out = append(out, supervise.Seen{Runtime: rt, RunsAgent: !p.Dead && talk.Profile(e.Config, p).Runs(p.CurrentCommand)})
+		out = append(out, supervise.Seen{Runtime: rt, RunsAgent: runs})
 	}
 	e.watching = e.exits.watch(ctx, live)
 	return out, nil
@@ -127,9 +134,10 @@ var _ supervise.PanesMarker = (*Effects)(nil)
 // as tmux names them (no /proc read), with the count of the runtimes'
 // processes that ended and of the sessions learnt from the event log:
 // what Scan reads. It cannot tell (ok false) while a runtime's process is
-// not watched for its end, while a runtime's pane runs a program whose
-// name tmux gives otherwise than its process (a path with a space: Scan
-// reads /proc), or while a Codex's session is unknown (Scan looks for its
+// not watched for its end, while a runtime's pane runs something else
+// than its agent as the last Scan saw it, or a program whose name tmux
+// gives otherwise than its process (a path with a space: Scan reads
+// /proc), or while a Codex's session is unknown (Scan looks for its
 // rollout).
 func (e *Effects) PanesMark(ctx context.Context) (string, bool) {
 	panes, err := e.Tmux.ListPanesAsIs(ctx, e.Info.Name)

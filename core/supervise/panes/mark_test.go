@@ -2,11 +2,15 @@ package panes
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -32,7 +36,9 @@ func markServer(t *testing.T, argv ...string) (func(args ...string) string, *Eff
 		t.Skip("-short: needs a real tmux server")
 	}
 	dir := t.TempDir()
-	sock := "party-mark-" + filepath.Base(dir)
+	// A name of its own: one a server was killed on moments ago may not
+	// serve again at once (docs/tmux.md §4).
+	sock := fmt.Sprintf("party-mark-%d-%d", os.Getpid(), rand.Int64())
 	run := func(args ...string) string {
 		t.Helper()
 		out, err := exec.Command("tmux", append([]string{"-L", sock, "-f", os.DevNull}, args...)...).CombinedOutput()
@@ -48,27 +54,55 @@ func markServer(t *testing.T, argv ...string) (func(args ...string) string, *Eff
 	return run, fx
 }
 
+// runs waits until pane runs program (tmux's name of it): a pane's
+// program is tmux's own process for a moment after it starts.
+func runs(t *testing.T, run func(...string) string, pane, program string) {
+	t.Helper()
+	require.Eventually(t, func() bool { return run("display-message", "-p", "-t", pane, "#{pane_current_command}") == program },
+		5*time.Second, 20*time.Millisecond, "%s runs %s", pane, program)
+}
+
 // tag makes pane a runtime's: its role and agent.
 func tag(run func(...string) string, pane, role, agent string) {
 	run("set-option", "-p", "-t", pane, "@party_role", role)
 	run("set-option", "-p", "-t", pane, "@party_agent", agent)
 }
 
+// agentBin is a directory of programs named as the agents (claude,
+// codex), each sleep, so that a pane runs its agent as tmux names it.
+func agentBin(t *testing.T, name string) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.Mkdir(bin, 0o700))
+	sleep, err := exec.LookPath("sleep")
+	require.NoError(t, err)
+	for _, agent := range []string{"claude", "codex"} {
+		require.NoError(t, os.Symlink(sleep, filepath.Join(bin, agent)))
+	}
+	return bin
+}
+
 // TestPanesMark: the panes' mark moves with what Scan reads (the panes,
 // the end of a runtime's process, a session learnt from the events) and
-// with nothing else; it cannot tell before a Scan, for a program tmux
-// names otherwise than its process, or for a Codex of unknown session.
+// with nothing else; it cannot tell before a Scan, for a pane that runs
+// something else than its agent, for a program tmux names otherwise than
+// its process, or for a Codex of unknown session.
 func TestPanesMark(t *testing.T) {
 	ctx := t.Context()
-	run, fx := markServer(t, "sleep", "1000")
+	bin := agentBin(t, "bin")
+	run, fx := markServer(t, filepath.Join(bin, "claude"), "1000")
 	pane := run("display-message", "-p", "-t", "s:0.0", "#{pane_id}")
 	tag(run, pane, "claude", "claude")
+	runs(t, run, pane, "claude")
+	scan := func() {
+		t.Helper()
+		_, err := fx.Scan(ctx)
+		require.NoError(t, err)
+	}
 
 	_, ok := fx.PanesMark(ctx)
 	assert.False(t, ok, "before a Scan: its processes are not watched")
-	seen, err := fx.Scan(ctx)
-	require.NoError(t, err)
-	require.Len(t, seen, 1)
+	scan()
 	m1, ok := fx.PanesMark(ctx)
 	require.True(t, ok)
 	m, _ := fx.PanesMark(ctx)
@@ -83,43 +117,47 @@ func TestPanesMark(t *testing.T) {
 	require.True(t, ok)
 	assert.NotEqual(t, m1, m2, "a session learnt")
 
-	run("new-window", "-t", "s:", "-n", "codex", "sleep", "1000")
+	run("new-window", "-t", "s:", "-n", "codex", filepath.Join(bin, "codex"), "1000")
 	m3, ok := fx.PanesMark(ctx)
 	require.True(t, ok, "a pane of no runtime yet")
 	assert.NotEqual(t, m2, m3, "a new pane")
 	codex := run("display-message", "-p", "-t", "s:codex.0", "#{pane_id}")
 	tag(run, codex, "codex", "codex")
+	runs(t, run, codex, "codex")
 	_, ok = fx.PanesMark(ctx)
 	assert.False(t, ok, "a runtime the last Scan did not find")
-	_, err = fx.Scan(ctx)
-	require.NoError(t, err)
+	scan()
 	_, ok = fx.PanesMark(ctx)
 	assert.False(t, ok, "a Codex whose session is unknown: Scan looks for it")
 	run("kill-pane", "-t", codex)
-	_, err = fx.Scan(ctx)
-	require.NoError(t, err)
-
-	// A program in a path with a space: tmux names it by the path's cut.
-	bin := filepath.Join(t.TempDir(), "my bin")
-	require.NoError(t, os.Mkdir(bin, 0o700))
-	sleep, err := exec.LookPath("sleep")
-	require.NoError(t, err)
-	require.NoError(t, os.Symlink(sleep, filepath.Join(bin, "sleep")))
-	run("respawn-pane", "-k", "-t", pane, filepath.Join(bin, "sleep"), "1000")
-	require.Eventually(t, func() bool { return run("display-message", "-p", "-t", pane, "#{pane_current_command}") == "my" },
-		5*time.Second, 20*time.Millisecond, "the program started")
-	_, err = fx.Scan(ctx)
-	require.NoError(t, err)
+	scan()
 	_, ok = fx.PanesMark(ctx)
-	assert.False(t, ok, "tmux names the program %q, its process %q", "my", "sleep")
+	assert.True(t, ok)
 
 	run("respawn-pane", "-k", "-t", pane, "sleep", "1000")
-	_, err = fx.Scan(ctx)
-	require.NoError(t, err)
+	runs(t, run, pane, "sleep")
+	scan()
+	_, ok = fx.PanesMark(ctx)
+	assert.False(t, ok, "claude's pane runs sleep")
+
+	// A program in a path with a space: tmux names it by the path's cut,
+	// and by its command line before it took the terminal.
+	spaced := agentBin(t, "my bin")
+	run("respawn-pane", "-k", "-t", pane, filepath.Join(spaced, "claude"), "1000")
+	require.Eventually(t, func() bool {
+		scan()
+		_, ok := fx.PanesMark(ctx)
+		return !ok && fx.commands[pane] == "claude"
+	}, 5*time.Second, 20*time.Millisecond, "tmux names the program %q, its process %q", "my", "claude")
+
+	run("respawn-pane", "-k", "-t", pane, filepath.Join(bin, "claude"), "1000")
+	runs(t, run, pane, "claude")
+	scan()
 	m4, ok := fx.PanesMark(ctx)
 	require.True(t, ok)
-	pid := run("display-message", "-p", "-t", pane, "#{pane_pid}")
-	run("run-shell", "kill -9 "+pid)
+	pid, err := strconv.Atoi(run("display-message", "-p", "-t", pane, "#{pane_pid}"))
+	require.NoError(t, err)
+	require.NoError(t, syscall.Kill(pid, syscall.SIGKILL))
 	require.Eventually(t, func() bool {
 		m, ok := fx.PanesMark(ctx)
 		return ok && m != m4
@@ -152,6 +190,7 @@ func TestPulsesLookAgainOnlyAtWhatPrinted(t *testing.T) {
 	run, fx := markServer(t, "cat")
 	pane := run("display-message", "-p", "-t", "s:0.0", "#{pane_id}")
 	tag(run, pane, "claude", "claude")
+	runs(t, run, pane, "cat")
 	captures := &inspections{}
 	fx.Tmux.Runner = captures
 	rts := []supervise.Runtime{{Role: "claude", Agent: "claude", Pane: pane, Status: supervise.Ready}}
