@@ -247,12 +247,7 @@ func (sf *sessionFeed) usage() (UsageSeen, bool) {
 	if err != nil {
 		return ev, false
 	}
-	roles := map[string]string{}
-	for _, p := range rec.Panes {
-		roles[p.ID] = p.Role
-	}
-	l := spend.Ledger{Dir: filepath.Join(sf.info.StateDir, "spend"), Events: filepath.Join(sf.info.StateDir, state.EventLog),
-		CodexHome: hook.CodexHome(sf.feed.Getenv), Roles: roles}
+	l := spend.TeamLedger(sf.info.StateDir, hook.CodexHome(sf.feed.Getenv), rec.PaneRoles())
 	if l.Scan() != nil {
 		return ev, false
 	}

@@ -67,6 +67,7 @@ func Usage(ctx context.Context, env *Env, opts UsageOptions) (UsageReport, error
 		return rep, err
 	}
 	var teams []spend.Team
+	var roles [][]string // each team's agent roles, for its budgets
 	for _, t := range stored {
 		rec, err := session.ReadRecord(t.StateDir)
 		if err != nil {
@@ -79,6 +80,7 @@ func Usage(ctx context.Context, env *Env, opts UsageOptions) (UsageReport, error
 			}
 		}
 		teams = append(teams, team)
+		roles = append(roles, agentRoles(rec))
 	}
 	sums, err := spend.Usage(teams, by, since, cfg.Prices)
 	if err != nil {
@@ -88,12 +90,11 @@ func Usage(ctx context.Context, env *Env, opts UsageOptions) (UsageReport, error
 		rep.Usage = sums
 	}
 	for i, t := range teams {
-		rec, _ := session.ReadRecord(stored[i].StateDir)
 		rs, err := t.Ledger.Responses()
 		if err != nil {
 			return rep, err
 		}
-		rep.Budgets = append(rep.Budgets, spend.Budgets(rs, t.Name, agentRoles(rec), cfg.Budget, cfg.Prices, env.Clock.Now())...)
+		rep.Budgets = append(rep.Budgets, spend.Budgets(rs, t.Name, roles[i], cfg.Budget, cfg.Prices, env.Clock.Now())...)
 	}
 	return rep, nil
 }
@@ -185,12 +186,7 @@ func UsageHeader(by string) []string {
 
 // ledgerOf is the spend ledger of the team in stateDir.
 func ledgerOf(env *Env, stateDir string, rec session.Record) spend.Ledger {
-	roles := map[string]string{}
-	for _, p := range rec.Panes {
-		roles[p.ID] = p.Role
-	}
-	return spend.Ledger{Dir: filepath.Join(stateDir, "spend"), Events: filepath.Join(stateDir, state.EventLog),
-		CodexHome: hook.CodexHome(env.Getenv), Roles: roles}
+	return spend.TeamLedger(stateDir, hook.CodexHome(env.Getenv), rec.PaneRoles())
 }
 
 // readable says whether party finds the usage of an agent of kind whose

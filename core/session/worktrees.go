@@ -155,6 +155,15 @@ func baseOf(ctx context.Context, repo worktree.Repo, given string) (base, commit
 	return branch, commit, nil
 }
 
+// PaneRoles are the roles of rec's panes, by pane id.
+func (rec Record) PaneRoles() map[string]string {
+	roles := map[string]string{}
+	for _, p := range rec.Panes {
+		roles[p.ID] = p.Role
+	}
+	return roles
+}
+
 // DirOf is the folder role's pane runs in: its worktree, else the
 // team's folder.
 func (rec Record) DirOf(role string) string {

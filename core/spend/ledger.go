@@ -35,6 +35,14 @@ type Ledger struct {
 	Roles map[string]string
 }
 
+// TeamLedger is the ledger of the team whose state dir is stateDir: in
+// its spend folder, learning from its event log; roles names the role of
+// each pane id.
+func TeamLedger(stateDir, codexHome string, roles map[string]string) Ledger {
+	return Ledger{Dir: filepath.Join(stateDir, "spend"), Events: filepath.Join(stateDir, state.EventLog),
+		CodexHome: codexHome, Roles: roles}
+}
+
 // The ledger's files.
 const (
 	responsesFile = "responses.jsonl"
