@@ -110,8 +110,8 @@ func TestRecordSessionInSim(t *testing.T) {
 	var started []any
 	s := &record.Session{Mux: m, Clock: clock, Getenv: func(k string) string { return env[k] }, Name: "s", StateDir: stateDir,
 		Panes: panes, Out: out, Redactor: redactor,
-		Output: func(context.Context) (<-chan tmux.Output, func() error, error) {
-			return output, func() error { detached = true; return nil }, nil
+		Output: func(context.Context) (record.Stream, error) {
+			return record.Stream{Output: output, Close: func() error { detached = true; return nil }}, nil
 		},
 		Started: func(dir string, n int) {
 			_, held := state.Holder(filepath.Join(stateDir, record.LockFile))
@@ -136,4 +136,55 @@ func TestRecordSessionInSim(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `hello\r\n`)
 	assert.Equal(t, filepath.Join("recordings", "s-20260102-150405"), record.DefaultOut("s", time.Date(2026, 1, 2, 15, 4, 5, 0, time.UTC)))
+}
+
+// What a pane printed before party delivered an input is written before
+// the input, even when both wait for the recorder at once: the output
+// already queued, and the output still on its way (Sync brings it).
+func TestRecorderOutputBeforeInputInSim(t *testing.T) {
+	clock := sim.NewClock()
+	m := sim.NewMux(clock)
+	m.Add("s", "worker", sim.NewAgent("claude"))
+	panes, err := m.ListPanes(context.Background(), "s")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	events := filepath.Join(dir, "events.jsonl")
+	rec := &record.Recorder{Mux: m, Clock: clock, Session: "s", Panes: panes, Out: filepath.Join(dir, "rec"), Events: events}
+	require.NoError(t, record.MkdirPrivate(rec.Out))
+	require.NoError(t, rec.Start(context.Background()))
+
+	output, wake := make(chan tmux.Output, 8), make(chan struct{}, 1)
+	output <- tmux.Output{Pane: "%0", Data: []byte("queued> ")}
+	require.NoError(t, state.AppendEvent(events, map[string]any{"kind": "input", "pane": "%0", "text": "typed by party"}))
+	wake <- struct{}{}
+	// The first round trip brings output that was on its way; a second
+	// one starts only once the first was caught up.
+	calls := make(chan int, 8)
+	n := 0
+	sync := func(context.Context) error {
+		if n++; n == 1 {
+			output <- tmux.Output{Pane: "%0", Data: []byte("in flight> ")}
+		}
+		calls <- n
+		return nil
+	}
+	ran := make(chan error, 1)
+	go func() { ran <- rec.Run(context.Background(), record.Sources{Output: output, Wake: wake, Sync: sync}) }()
+	for <-calls < 2 {
+		wake <- struct{}{}
+	}
+	close(output)
+	require.NoError(t, <-ran)
+	require.NoError(t, rec.Close())
+
+	fh, err := os.Open(filepath.Join(rec.Out, "worker.cast"))
+	require.NoError(t, err)
+	defer fh.Close()
+	_, evs, err := record.Read(fh)
+	require.NoError(t, err)
+	var kinds []string
+	for _, e := range evs[1:] {
+		kinds = append(kinds, e.Kind+" "+e.Data)
+	}
+	assert.Equal(t, []string{"o queued> in flight> ", "i typed by party"}, kinds)
 }

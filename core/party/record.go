@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/partyhq/party/core/record"
-	"github.com/partyhq/party/core/tmux"
 )
 
 // RecordOptions are the inputs of Record.
@@ -30,12 +29,12 @@ func Record(ctx context.Context, env *Env, opts RecordOptions) (string, error) {
 	}
 	s := &record.Session{Mux: env.Tmux, Clock: env.Clock, Getenv: env.Getenv, Name: sc.Session, StateDir: sc.Info.StateDir,
 		Panes: sc.Panes, Out: opts.Out, Redactor: redactor,
-		Output: func(ctx context.Context) (<-chan tmux.Output, func() error, error) {
+		Output: func(ctx context.Context) (record.Stream, error) {
 			cc, err := env.Tmux.Control(ctx, sc.Session, true)
 			if err != nil {
-				return nil, nil, err
+				return record.Stream{}, err
 			}
-			return cc.Output(), cc.Close, nil
+			return record.Stream{Output: cc.Output(), Sync: cc.Sync, Close: cc.Close}, nil
 		},
 		Started: func(out string, n int) {
 			env.Warnf("recording %d panes of %s into %s (Ctrl-C stops)", n, sc.Session, out)

@@ -58,8 +58,12 @@ func NewRedactor(patterns []string) (*Redactor, error) {
 	return r, nil
 }
 
-// Redact returns s with every match replaced.
+// Redact returns s with every match replaced; a nil Redactor redacts
+// nothing.
 func (r *Redactor) Redact(s string) string {
+	if r == nil {
+		return s
+	}
 	for _, re := range r.res {
 		s = re.ReplaceAllString(s, "[REDACTED]")
 	}
@@ -136,17 +140,24 @@ func (c *Cast) emit(t time.Time, kind string, n int) error {
 	return c.event(t, kind, text)
 }
 
-// Input records text party delivered to the pane at t.
+// Input records text party delivered to the pane at t. The output held
+// back goes first: it was printed before (a prompt with no line end).
 func (c *Cast) Input(t time.Time, text string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.emit(c.last, "o", len(c.pending)); err != nil {
+		return err
+	}
 	return c.event(t, "i", text)
 }
 
-// Resize records a new pane size.
+// Resize records a new pane size, after the output held back.
 func (c *Cast) Resize(t time.Time, w, h int) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if err := c.emit(c.last, "o", len(c.pending)); err != nil {
+		return err
+	}
 	return c.event(t, "r", fmt.Sprintf("%dx%d", w, h))
 }
 

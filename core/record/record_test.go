@@ -89,3 +89,28 @@ func TestRecordingFilesArePrivate(t *testing.T) {
 	_, err = Create(link)
 	assert.Error(t, err, "a symlink is not followed")
 }
+
+// A prompt printed without a line end is held back (it may be a secret's
+// start), but it was printed before the input that answers it: the cast
+// has it first, so a replay shows the prompt before it waits for input.
+func TestCastHeldBackOutputBeforeInput(t *testing.T) {
+	var buf bytes.Buffer
+	start := time.Unix(1700000000, 0)
+	c, err := NewCast(&buf, Header{Width: 80, Height: 24}, start, nil)
+	require.NoError(t, err)
+	require.NoError(t, c.Output(start.Add(time.Second), []byte("mock agent ready\r\nmock> ")))
+	require.NoError(t, c.Input(start.Add(2*time.Second), "do it"))
+	require.NoError(t, c.Output(start.Add(3*time.Second), []byte("working")))
+	require.NoError(t, c.Resize(start.Add(4*time.Second), 100, 30))
+	require.NoError(t, c.Flush())
+
+	_, events, err := Read(&buf)
+	require.NoError(t, err)
+	assert.Equal(t, []Event{
+		{Time: 1, Kind: "o", Data: "mock agent ready\r\n"},
+		{Time: 1, Kind: "o", Data: "mock> "},
+		{Time: 2, Kind: "i", Data: "do it"},
+		{Time: 3, Kind: "o", Data: "working"},
+		{Time: 4, Kind: "r", Data: "100x30"},
+	}, events)
+}

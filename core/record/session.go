@@ -24,6 +24,16 @@ func DefaultOut(session string, t time.Time) string {
 	return filepath.Join("recordings", session+"-"+t.Format("20060102-150405"))
 }
 
+// Stream is what a session's panes print, attached.
+type Stream struct {
+	Output <-chan tmux.Output
+	// Sync returns once what the panes printed before it was called is on
+	// Output; nil when the stream has no way to tell.
+	Sync func(ctx context.Context) error
+	// Close detaches.
+	Close func() error
+}
+
 // Session records the panes of a party session (party record).
 type Session struct {
 	Mux   mux.Multiplexer
@@ -37,8 +47,8 @@ type Session struct {
 	Out      string // the directory of the casts; "" is DefaultOut
 	Redactor *Redactor
 	// Output attaches to what the session's panes print (tmux control
-	// mode); its close func detaches.
-	Output func(ctx context.Context) (<-chan tmux.Output, func() error, error)
+	// mode).
+	Output func(ctx context.Context) (Stream, error)
 	// Started, when set, is told where the casts go and how many panes are
 	// recorded once recording has begun.
 	Started func(out string, panes int)
@@ -55,11 +65,11 @@ func (s *Session) Run(ctx context.Context) (out string, rerr error) {
 	if err := MkdirPrivate(out); err != nil {
 		return out, err
 	}
-	output, detach, err := s.Output(ctx)
+	stream, err := s.Output(ctx)
 	if err != nil {
 		return out, err
 	}
-	defer func() { _ = detach() }()
+	defer func() { _ = stream.Close() }()
 	var panes []mux.Pane
 	for _, p := range s.Panes {
 		if p.ID != s.Getenv("TMUX_PANE") {
@@ -89,7 +99,7 @@ func (s *Session) Run(ctx context.Context) (out string, rerr error) {
 	}
 	tctx, stop := context.WithCancel(ctx)
 	defer stop()
-	return out, rec.Run(ctx, Sources{Output: output, Wake: waker.C, Tick: ticks(tctx, s.Clock, tickEvery)})
+	return out, rec.Run(ctx, Sources{Output: stream.Output, Wake: waker.C, Tick: ticks(tctx, s.Clock, tickEvery), Sync: stream.Sync})
 }
 
 // ticks sends the time every d of clk until ctx ends; its goroutine exits
