@@ -142,3 +142,73 @@ func TestSupervisorStaleSessionStartsFresh(t *testing.T) {
 		})
 	}
 }
+
+// countingFx is dyingFx that counts the supervisor's scans and whose
+// headless resume answers once released.
+type countingFx struct {
+	*dyingFx
+	scans   int
+	release chan struct{}
+}
+
+func (f *countingFx) Resume(ctx context.Context, _ supervise.Runtime, t supervise.Trigger) supervise.ResumeReport {
+	select {
+	case <-f.release:
+		return supervise.ResumeReport{Answer: "resumed answer to " + t.ID, Reached: true}
+	case <-ctx.Done():
+		return supervise.ResumeReport{Err: ctx.Err()}
+	}
+}
+
+func (f *countingFx) Scan(ctx context.Context) ([]supervise.Seen, error) {
+	f.smu.Lock()
+	f.scans++
+	f.smu.Unlock()
+	return f.dyingFx.Scan(ctx)
+}
+
+func (f *countingFx) scanned() int {
+	f.smu.Lock()
+	defer f.smu.Unlock()
+	return f.scans
+}
+
+// TestSupervisorIdlesWhileTheFallbackHoldsAnOfflineRuntime: a runtime
+// whose trigger the headless fallback holds is not restarted while it
+// runs, though its pane died and its restart time passed; the loop waits
+// for the fallback instead of looking again at once, over and over (it
+// spun, a scan a millisecond), and restarts it once the fallback is done.
+func TestSupervisorIdlesWhileTheFallbackHoldsAnOfflineRuntime(t *testing.T) {
+	ctx := context.Background()
+	clk := NewClock()
+	store := openStore(t)
+	fx := &countingFx{dyingFx: &dyingFx{agentFx: &agentFx{clock: clk, seen: map[string]int{}, resumed: map[string]int{}}}, release: make(chan struct{})}
+	fx.busy = func(time.Time) bool { return true } // an operator stays: the fallback takes the trigger
+	submit(t, store, clk, "a1")
+	lctx, cancel := context.WithCancel(ctx)
+	l := &supervise.Loop{Store: store, Clock: clk, Policy: supervise.DefaultPolicy, Limits: supervise.DefaultLimits,
+		Recovery: supervise.DefaultRecoveryPolicy, Effects: fx, Wake: make(chan struct{}), ScanEvery: time.Second}
+	done := make(chan error, 1)
+	go func() { done <- l.Run(lctx) }()
+	defer func() {
+		cancel()
+		require.NoError(t, <-done)
+	}()
+	require.Eventually(t, func() bool {
+		tr, err := store.Trigger(ctx, "a1")
+		return err == nil && tr.Status == supervise.TFallbackResume
+	}, 10*time.Second, time.Millisecond)
+
+	fx.die()
+	from, before := clk.Now(), fx.scanned()
+	require.Eventually(t, func() bool { return clk.Now().Sub(from) > 2*time.Minute || fx.scanned()-before > 1000 },
+		10*time.Second, time.Millisecond)
+	assert.LessOrEqual(t, fx.scanned()-before, 130, "about one scan a second (ScanEvery) for 2 minutes")
+	assert.Empty(t, fx.restarted(), "the fallback holds the runtime: no restart")
+
+	close(fx.release) // the resumed session answers
+	require.Eventually(t, func() bool { return len(fx.restarted()) == 1 }, 10*time.Second, time.Millisecond, "restarted once the fallback is done")
+	tr, err := store.Trigger(ctx, "a1")
+	require.NoError(t, err)
+	assert.Equal(t, supervise.Completed, tr.Status)
+}

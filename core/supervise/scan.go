@@ -47,12 +47,19 @@ func (l *Loop) scan(ctx context.Context) (err error) {
 	}
 	now := l.now()
 	l.scanDue = time.Time{}
+	// A runtime whose trigger is being resumed or spawned for is the
+	// fallback's: no restart races it.
+	held := map[string]bool{}
 	defer func() {
-		// An offline runtime is looked at again when its restart is due,
-		// one that runs something else than its agent when its grace ends.
+		// An offline runtime is looked at again when its restart is due
+		// (one the fallback holds when the fallback reports: its restart
+		// time may be long past), one that runs something else than its
+		// agent when its grace ends.
 		for _, rt := range known { // as this scan left them
 			var due time.Time
 			switch {
+			case rt.Status == Offline && held[rt.Role]:
+				continue
 			case rt.Status == Offline:
 				due = rt.Recovery.OfflineSince.Add(l.Recovery.RestartAfter)
 			case rt.Status != Failed && rt.Status != Stopping && !rt.Recovery.NotAgentSince.IsZero():
@@ -65,9 +72,6 @@ func (l *Loop) scan(ctx context.Context) (err error) {
 			}
 		}
 	}()
-	// A runtime whose trigger is being resumed or spawned for is the
-	// fallback's: no restart races it.
-	held := map[string]bool{}
 	if open, err := l.Store.Triggers(ctx, TriggerFilter{Open: true}); err == nil {
 		for _, t := range open {
 			if t.Status == TFallbackResume || t.Status == TSpawnRecovery {
