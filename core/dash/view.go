@@ -245,8 +245,11 @@ func sessionLines(s Session, now time.Time, width int) []string {
 		}
 		line(fmt.Sprintf("  supervisor: %s · %d runtime%s · %d open trigger%s · %d failed", run, len(sv.Runtimes), plural(len(sv.Runtimes)), open, plural(open), failed))
 		for _, r := range sv.Runtimes {
-			if r.Status == "stalled" {
+			switch r.Status {
+			case "stalled":
 				line("    " + safe(r.Role) + "  stalled " + Duration(now.Sub(r.StalledSince)) + "  busy, no sign of life")
+			case "over_budget":
+				line("    " + safe(r.Role) + "  over budget: its triggers are held")
 			}
 		}
 		for _, t := range sv.Triggers {

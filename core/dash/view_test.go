@@ -251,3 +251,12 @@ func TestTokensColumn(t *testing.T) {
 	assert.Contains(t, plain, "tokens spent: 12345", "the selected agent's line")
 	assert.Equal(t, "4.5M", tokens(4_500_000))
 }
+
+// A runtime whose triggers are held for a spent budget says so under its
+// session's supervisor line.
+func TestRenderOverBudget(t *testing.T) {
+	m := fakeModel()
+	m.Sessions[0].Supervisor.Runtimes[0].Status = "over_budget"
+	assert.Contains(t, frame(m, UI{}), "    claude  over budget: its triggers are held")
+	assert.NotContains(t, frame(fakeModel(), UI{}), "over budget")
+}

@@ -2,20 +2,16 @@ package party
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/partyhq/party/core/agent"
-	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/spend"
-	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/talk"
 )
 
@@ -127,40 +123,6 @@ func BudgetRow(l spend.Limit) []string {
 
 // BudgetHeader is the header of party usage's table of budgets.
 func BudgetHeader() []string { return []string{"BUDGET", "FOR", "SPENT", "LIMIT", "LEFT", "USED"} }
-
-// ErrBudget is a send or talk to an agent whose budget is spent.
-var ErrBudget = errors.New("budget reached")
-
-// checkBudget refuses role of the team in stateDir (named team) when a
-// budget that bounds it is spent, unless force with why: then the
-// override goes to the team's event log.
-func checkBudget(env *Env, team, stateDir, role string, force bool, why string) error {
-	cfg, err := env.Config()
-	if err != nil || cfg.Budget == (config.Budget{}) {
-		return err
-	}
-	rec, err := session.ReadRecord(stateDir)
-	if err != nil {
-		return nil // a session party did not start: no team, no budget
-	}
-	l := ledgerOf(env, stateDir, rec)
-	if err := l.Scan(); err != nil {
-		return err
-	}
-	rs, err := l.Responses()
-	if err != nil {
-		return err
-	}
-	limit, reached := spend.Reached(spend.Budgets(rs, team, agentRoles(rec), cfg.Budget, cfg.Prices, env.Clock.Now()), role)
-	switch {
-	case !reached:
-		return nil
-	case !force || strings.TrimSpace(why) == "":
-		return fmt.Errorf("%s: %s (--force --why TEXT sends all the same, and says so in the event log): %w", role, limit, ErrBudget)
-	}
-	return state.AppendEvent(filepath.Join(stateDir, state.EventLog), hook.Event{Time: env.Clock.Now().UTC(), Role: role,
-		Agent: "party", Kind: "budget_override", Message: limit.String() + ": " + why})
-}
 
 // UsageRow is s as party usage prints it: the cost in USD, or "no price"
 // when a model of its responses has none.

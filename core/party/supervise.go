@@ -600,7 +600,8 @@ func supervisorParts(ctx context.Context, env *Env, logf func(string, ...any)) (
 	}
 	fx := &panes.Effects{Tmux: env.Tmux, Clock: env.Clock, Getenv: env.Getenv, Exe: exe, Config: cfg, Info: info, Record: rec,
 		Deliverer: func(roles map[string]string) *deliver.Deliverer { return env.Deliverer(root, info, roles) },
-		Classify:  func(err error) string { code, _ := Classify(err); return code }}
+		Classify:  func(err error) string { code, _ := Classify(err); return code },
+		Budget:    supervisedBudget(env, s.Session, s.StateDir, rec.Cwd, logf)}
 	parts.Ops = s.Ops
 	parts.Loop = &supervise.Loop{Store: s.Store, Clock: env.Clock, Policy: s.Policy, Limits: s.Limits,
 		Effects: fx, Wake: w.C, Changed: panes.Watch(ctx, env.Tmux, s.Session, logf), Logf: logf, Redact: redact,

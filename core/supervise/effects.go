@@ -58,6 +58,14 @@ type PanesMarker interface {
 	PanesMark(ctx context.Context) (mark string, ok bool)
 }
 
+// Budgeter is what Effects may have besides: the team's budgets, looked
+// at before each delivery.
+type Budgeter interface {
+	// OverBudget says which spent budget bounds rt ("" when none does): it
+	// takes no new trigger but the operator's forced ones.
+	OverBudget(ctx context.Context, rt Runtime) string
+}
+
 // AuditArchive is what Effects may have besides: a place where the audit
 // events that last (Lasting) outlive the store's retention (Loop.Keep).
 type AuditArchive interface {

@@ -201,7 +201,8 @@ func (l *Loop) runtimes(ctx context.Context) (map[string]Runtime, error) {
 }
 
 // pass looks at every open trigger once: the oldest of each runtime
-// moves, the others wait their turn.
+// moves, the others wait their turn (an operator's forced trigger goes
+// before those held for a spent budget: ahead).
 func (l *Loop) pass(ctx context.Context) error {
 	if l.Clock.Now().Sub(l.lastScan) >= l.ScanEvery || (!l.scanDue.IsZero() && !l.now().Before(l.scanDue)) {
 		if err := l.scan(ctx); err != nil {
@@ -226,7 +227,7 @@ func (l *Loop) pass(ctx context.Context) error {
 		return err
 	}
 	active := map[string]Trigger{}
-	for _, t := range open {
+	for _, t := range ahead(open) {
 		if _, ok := active[t.Role]; ok {
 			continue
 		}
@@ -458,6 +459,33 @@ func (l *Loop) apply(ctx context.Context, t Trigger, ev Event) Trigger {
 	return next
 }
 
+// ahead is open, oldest first, with the forced triggers of a runtime that
+// has one held for a spent budget moved before the others (until they are
+// done): the operator's override does not wait for a budget.
+func ahead(open []Trigger) []Trigger {
+	held := map[string]bool{}
+	for _, t := range open {
+		if t.Status == TDeferred && t.Class == BudgetExceeded {
+			held[t.Role] = true
+		}
+	}
+	if len(held) == 0 {
+		return open
+	}
+	out := make([]Trigger, 0, len(open))
+	for _, t := range open {
+		if held[t.Role] && t.Force {
+			out = append(out, t)
+		}
+	}
+	for _, t := range open {
+		if !held[t.Role] || !t.Force {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // probeEvent is the EvProbed of a look at rt for t.
 func (l *Loop) probeEvent(ctx context.Context, rt Runtime, t Trigger) Event {
 	now := l.now()
@@ -466,6 +494,11 @@ func (l *Loop) probeEvent(ctx context.Context, rt Runtime, t Trigger) Event {
 	}
 	if until, why, err := rateLimit(ctx, l.Store, l.Limits, now, rt.Role, t.Thread); err == nil && !until.IsZero() {
 		return Event{Kind: EvProbed, At: now, Class: RateLimited, Until: until, Err: why}
+	}
+	if b, ok := l.Effects.(Budgeter); ok {
+		if why := b.OverBudget(ctx, rt); why != "" {
+			return Event{Kind: EvProbed, At: now, Class: BudgetExceeded, Err: why}
+		}
 	}
 	p := l.Effects.Probe(ctx, rt)
 	return Event{Kind: EvProbed, At: now, Class: p.Class, Err: p.Why, Held: p.Held}

@@ -73,3 +73,30 @@ func TestTakeOverWaitsForTheCancelledWait(t *testing.T) {
 		assert.Same(t, await, l.workers["t1"])
 	})
 }
+
+func TestAhead(t *testing.T) {
+	held := Trigger{ID: "h", Role: "a", Status: TDeferred, Class: BudgetExceeded}
+	busy := Trigger{ID: "b", Role: "b", Status: TDeferred, Class: OperatorBusy}
+	forcedA := Trigger{ID: "fa", Role: "a", Status: Queued, Force: true}
+	sendingA := Trigger{ID: "sa", Role: "a", Status: Delivered, Force: true}
+	forcedB := Trigger{ID: "fb", Role: "b", Status: Queued, Force: true}
+	plainA := Trigger{ID: "pa", Role: "a", Status: Queued}
+	ids := func(ts []Trigger) (out []string) {
+		for _, t := range ts {
+			out = append(out, t.ID)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		open []Trigger
+		want []string
+	}{
+		{"nothing held: oldest first", []Trigger{busy, forcedB}, []string{"b", "fb"}},
+		{"a forced one goes before the held", []Trigger{held, plainA, forcedA}, []string{"fa", "h", "pa"}},
+		{"and stays ahead while it is delivered", []Trigger{held, sendingA}, []string{"sa", "h"}},
+		{"only for the held runtime", []Trigger{held, busy, forcedB, forcedA}, []string{"fa", "h", "b", "fb"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, ids(ahead(tc.open))) })
+	}
+}

@@ -108,11 +108,14 @@ func IsStalled(rt Runtime) bool { return !rt.Recovery.Live.StalledAt.IsZero() }
 // WaitsBehindTurn says whether t waits behind its agent's running turn:
 // not yet delivered (queued, deferred), or delivered into the agent's
 // queue and not yet taken (no ack window open). Such a trigger of a
-// stalled runtime takes the fallback (EvStalled).
+// stalled runtime takes the fallback (EvStalled); one held for a spent
+// budget waits for the budget, not the turn.
 func WaitsBehindTurn(t Trigger) bool {
 	switch t.Status {
-	case Queued, TDeferred:
+	case Queued:
 		return true
+	case TDeferred:
+		return t.Class != BudgetExceeded
 	case Delivered:
 		return t.AckBy.IsZero()
 	}

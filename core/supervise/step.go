@@ -50,8 +50,8 @@ const (
 	// EvQueued: the trigger was recorded.
 	EvQueued EventKind = "queued"
 	// EvProbed: the loop looked at the runtime. Class is empty when the
-	// trigger may go; OperatorBusy or RateLimited (until Until) when it
-	// must wait; TargetNotFound, PaneDead or FallbackRequired when it
+	// trigger may go; OperatorBusy, RateLimited (until Until) or
+	// BudgetExceeded when it must wait; TargetNotFound, PaneDead or FallbackRequired when it
 	// cannot be delivered.
 	EvProbed EventKind = "probed"
 	// EvSent: the delivery ended with Outcome (submitted, queued,
@@ -387,6 +387,22 @@ func (t *Trigger) probed(p Policy, ev Event) ([]Action, error) {
 		}
 		return nil, nil
 
+	case BudgetExceeded:
+		if t.Force { // the operator's override: the budget is theirs
+			t.Status, t.Class, t.Error, t.NextAt = TTriggering, "", "", time.Time{}
+			t.Attempts++
+			return []Action{audit(AuditOverride, string(BudgetExceeded), ev.Err), {Kind: ActSend}}, nil
+		}
+		// Held, never failed for it: no deferral timeout, a look every
+		// DeferRecheck until a budget lets it go (a new day, a limit
+		// raised).
+		first := t.Status != TDeferred || t.Class != BudgetExceeded
+		t.Status, t.Class, t.Error, t.NextAt = TDeferred, BudgetExceeded, ev.Err, ev.At.Add(p.DeferRecheck)
+		if first {
+			return []Action{audit(AuditDeferred, string(BudgetExceeded), ev.Err)}, nil
+		}
+		return nil, nil
+
 	case TargetNotFound, PaneDead, FallbackRequired, RegistryDrift, ThreadBlocked:
 		return []Action{t.fail(ev.At, ev.Class, ev.Err)}, nil
 	}
@@ -602,6 +618,9 @@ func RuntimeStatusOf(t Trigger) RuntimeStatus {
 	case TRetrying:
 		return Retrying
 	case TDeferred:
+		if t.Class == BudgetExceeded {
+			return OverBudget
+		}
 		return Deferred
 	case TFallbackResume:
 		return FallbackResume

@@ -121,6 +121,22 @@ func TestPhaseTable(t *testing.T) {
 			then: func(t *testing.T, got Trigger) { assert.Equal(t, ThreadBlocked, got.Class) }},
 		{name: "the rate limit lifted", from: trig(TDeferred, func(t *Trigger) { t.Class, t.NextAt = RateLimited, after(30*time.Second) }),
 			ev: Event{Kind: EvProbed, At: after(30 * time.Second)}, want: TTriggering, acts: []string{"send"}},
+		{name: "a spent budget holds it, audited once", from: trig(Queued),
+			ev: Event{Kind: EvProbed, At: t0, Class: BudgetExceeded, Err: "s/a spent 120 of its 100 tokens"}, want: TDeferred,
+			acts: []string{"audit:trigger_deferred"}, then: func(t *testing.T, got Trigger) {
+				assert.Equal(t, BudgetExceeded, got.Class)
+				assert.Equal(t, after(p.DeferRecheck), got.NextAt)
+			}},
+		{name: "still spent: held on, past any deferral limit, not audited again",
+			from: trig(TDeferred, func(t *Trigger) { t.Class, t.NextAt = BudgetExceeded, after(time.Hour) }),
+			ev:   Event{Kind: EvProbed, At: after(time.Hour), Class: BudgetExceeded}, want: TDeferred,
+			then: func(t *testing.T, got Trigger) { assert.Equal(t, after(time.Hour+p.DeferRecheck), got.NextAt) }},
+		{name: "a held trigger ticks into a look when due", from: trig(TDeferred, func(t *Trigger) { t.Class, t.NextAt = BudgetExceeded, after(30*time.Second) }),
+			ev: Event{Kind: EvTick, At: after(30 * time.Second)}, want: TDeferred, acts: []string{"probe"}},
+		{name: "a budget that lets it go (a new day, a limit raised): sent", from: trig(TDeferred, func(t *Trigger) { t.Class, t.NextAt = BudgetExceeded, after(30*time.Second) }),
+			ev: Event{Kind: EvProbed, At: after(30 * time.Second)}, want: TTriggering, acts: []string{"send"}},
+		{name: "the operator's forced trigger goes past a spent budget, audited", from: trig(Queued, func(t *Trigger) { t.Force = true }),
+			ev: Event{Kind: EvProbed, At: t0, Class: BudgetExceeded, Err: "spent"}, want: TTriggering, acts: []string{"audit:override", "send"}},
 		{name: "submitted opens the ack window and awaits the answer", from: trig(TTriggering),
 			ev:   Event{Kind: EvSent, At: t0, Outcome: "submitted", Turn: &TurnRecord{Pane: "%1"}},
 			want: Delivered, acts: []string{"audit:trigger_sent", "await"},
@@ -401,7 +417,7 @@ func TestDeferredAroundAnOperator(t *testing.T) {
 // completed and failed are final, and every failure has a class.
 func TestRandomWalks(t *testing.T) {
 	p := DefaultPolicy
-	classes := []Class{"", "", "", OperatorBusy, RateLimited, PaneDead, SendKeysError, TargetNotFound}
+	classes := []Class{"", "", "", OperatorBusy, RateLimited, BudgetExceeded, PaneDead, SendKeysError, TargetNotFound}
 	outcomes := []string{"submitted", "queued", "unconfirmed"}
 	sources := []string{AckCursor, AckHeartbeat, AckEvent, AckLine}
 	kindsOf := []EventKind{EvProbed, EvSent, EvSendFailed, EvAgentIdle, EvAck, EvAnswer, EvTurnError, EvTick, EvTick, EvTick, EvRestart,

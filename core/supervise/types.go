@@ -35,6 +35,9 @@ const (
 	// (no screen change, no event) for supervise.stallAfter: the triggers
 	// waiting behind its turn take the fallback.
 	Stalled RuntimeStatus = "stalled"
+	// OverBudget is a runtime whose next trigger is held because a budget
+	// that bounds it is spent (BudgetExceeded).
+	OverBudget RuntimeStatus = "over_budget"
 )
 
 // Runtime is an agent pane party started, as the supervisor records it.
@@ -109,8 +112,8 @@ func ParseTriggerStatus(s string) (TriggerStatus, error) {
 	return "", fmt.Errorf("unknown trigger status %q (queued, deferred, triggering, delivered, retrying, acked, fallback_resume, spawn_recovery, completed, failed): %w", s, ErrBadInput)
 }
 
-// Class is why a trigger failed (or, for OperatorBusy and RateLimited,
-// why it waits).
+// Class is why a trigger failed (or, for OperatorBusy, RateLimited and
+// BudgetExceeded, why it waits).
 type Class string
 
 // The failure classes of the supervisor spec.
@@ -128,6 +131,10 @@ const (
 	// AgentStalled: the trigger waited behind the turn of an agent that
 	// stalled; it takes the fallback as after ACK_TIMEOUT.
 	AgentStalled Class = "AGENT_STALLED"
+	// BudgetExceeded: a budget that bounds the runtime is spent; its new
+	// triggers are held (deferred) until one lets them go (a new day, a
+	// limit raised) or the operator forces one.
+	BudgetExceeded Class = "BUDGET_EXCEEDED"
 	// TurnFailed is a turn that took the trigger and ended in the agent's
 	// error (the wait's TURN_FAILED): the class of a completed trigger.
 	TurnFailed Class = "TURN_FAILED"

@@ -45,6 +45,10 @@ type Effects struct {
 	Deliverer func(roles map[string]string) *deliver.Deliverer
 	// Classify is the error code (supervise.Class) of a failed wait.
 	Classify func(error) string
+	// Budget says which spent budget bounds role ("" when none does, or
+	// Budget is nil): the team's usage against its budgets as they are
+	// configured now.
+	Budget func(ctx context.Context, role string) string
 
 	// mu guards what the loop's scans and the restarts of its workers
 	// (Spawn) share: sessions, logRead, learnt, Record.Tokens, commands
@@ -271,6 +275,16 @@ func (e *Effects) pane(ctx context.Context, rt supervise.Runtime) (mux.Pane, err
 		err = fmt.Errorf("pane %s holds role %q now, not %q: %w", rt.Pane, p.Role, rt.Role, mux.ErrNoPane)
 	}
 	return p, err
+}
+
+var _ supervise.Budgeter = (*Effects)(nil)
+
+// OverBudget says which spent budget bounds rt (Budget).
+func (e *Effects) OverBudget(ctx context.Context, rt supervise.Runtime) string {
+	if e.Budget == nil {
+		return ""
+	}
+	return e.Budget(ctx, rt.Role)
 }
 
 // Probe says whether an operator is busy in rt's pane: text of theirs in
