@@ -12,6 +12,7 @@ import (
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/spend"
 	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/supervise"
 )
 
 // ErrBudget is a send or talk to an agent whose budget is spent.
@@ -73,5 +74,34 @@ func supervisedBudget(env *Env, team, stateDir, cwd string, logf func(string, ..
 			return ""
 		}
 		return limit.String()
+	}
+}
+
+// supervisedUsage is what the agents of the team in stateDir (started in
+// cwd) spent, for the supervisor's /metrics: read from the team's ledger
+// (what the records gained since the last read) at each scrape, priced
+// at the configuration as it is then.
+func supervisedUsage(env *Env, stateDir, cwd string, logf func(string, ...any)) func() []supervise.UsageSample {
+	return func() []supervise.UsageSample {
+		rec, err := session.ReadRecord(stateDir)
+		if err != nil {
+			return nil
+		}
+		l := ledgerOf(env, stateDir, rec)
+		if err := l.Scan(); err != nil {
+			logf("usage for /metrics: %v", err)
+		}
+		rs, err := l.Responses()
+		if err != nil {
+			logf("usage for /metrics: %v", err)
+			return nil
+		}
+		cfg, _, _ := config.Load(env.Getenv, cwd)
+		var out []supervise.UsageSample
+		for _, c := range spend.Counters(rs, cfg.Prices) {
+			out = append(out, supervise.UsageSample{Role: c.Role, Agent: string(c.Agent), Model: c.Model, Cost: c.Cost,
+				Tokens: map[string]int64{"input": c.Input, "output": c.Output, "cache_read": c.CacheRead, "cache_write": c.CacheWrite, "reasoning": c.Reasoning}})
+		}
+		return out
 	}
 }

@@ -603,6 +603,7 @@ func supervisorParts(ctx context.Context, env *Env, logf func(string, ...any)) (
 		Classify:  func(err error) string { code, _ := Classify(err); return code },
 		Budget:    supervisedBudget(env, s.Session, s.StateDir, rec.Cwd, logf)}
 	parts.Ops = s.Ops
+	parts.Usage = supervisedUsage(env, s.StateDir, rec.Cwd, logf)
 	parts.Loop = &supervise.Loop{Store: s.Store, Clock: env.Clock, Policy: s.Policy, Limits: s.Limits,
 		Effects: fx, Wake: w.C, Changed: panes.Watch(ctx, env.Tmux, s.Session, logf), Logf: logf, Redact: redact,
 		ScanEvery: cfg.Supervise.ScanEvery, StallAfter: cfg.Supervise.StallAfter, Keep: cfg.Supervise.Keep, Recovery: supervise.RecoveryPolicy{RestartAfter: cfg.Supervise.RestartAfter,

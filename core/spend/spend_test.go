@@ -270,6 +270,24 @@ func TestCost(t *testing.T) {
 	assert.InDelta(t, 3.0, *got[0].Cost, 1e-9)
 }
 
+func TestCounters(t *testing.T) {
+	rs := []Response{
+		{Role: "x", Agent: agent.Claude, Model: "m1", Tokens: Tokens{Input: 1_000_000, Output: 1_000_000}},
+		{Role: "y", Agent: agent.Codex, Model: "m2", Tokens: Tokens{Input: 5, Reasoning: 2}},
+		{Role: "x", Agent: agent.Claude, Model: "m1", Tokens: Tokens{Input: 1_000_000, CacheRead: 7}},
+		{Role: "x", Agent: agent.Claude, Tokens: Tokens{Output: 3}},
+	}
+	prices := Prices{"m1": {Input: 3, Output: 15, CacheRead: 0.3, Set: config.PriceInput | config.PriceOutput | config.PriceCacheRead}}
+	got := Counters(rs, prices)
+	require.Len(t, got, 3)
+	assert.Equal(t, Counter{Role: "x", Agent: agent.Claude, Model: "m1", Tokens: Tokens{Input: 2_000_000, Output: 1_000_000, CacheRead: 7}, Cost: got[0].Cost}, got[0])
+	require.NotNil(t, got[0].Cost)
+	assert.InDelta(t, 6+15+7*0.3/1e6, *got[0].Cost, 1e-9)
+	assert.Equal(t, Counter{Role: "y", Agent: agent.Codex, Model: "m2", Tokens: Tokens{Input: 5, Reasoning: 2}}, got[1], "no price: no cost")
+	assert.Equal(t, "unknown", got[2].Model)
+	assert.Nil(t, got[2].Cost)
+}
+
 func TestClaudeMessageCountedOnceAcrossSessions(t *testing.T) {
 	tm := newTeam(t)
 	forked := strings.ReplaceAll(claudeLine, `"sessionId":"s-claude"`, `"sessionId":"s-fork"`)

@@ -211,3 +211,48 @@ func TurnOf(rs []Response, role string, start time.Time) *Turn {
 func Keeps(kind agent.Kind) bool {
 	return kind == agent.Claude || kind == agent.Codex || kind == agent.Gemini
 }
+
+// Counter is what one role's agent spent on one model: the usage
+// counters of the supervisor's /metrics.
+type Counter struct {
+	Role  string
+	Agent agent.Kind
+	Model string
+	Tokens
+	// Cost is in USD; nil when the model has no price for a kind of
+	// token it used.
+	Cost *float64
+}
+
+// Counters sums rs by role, agent and model, in the order they first
+// come, with their cost at prices.
+func Counters(rs []Response, prices Prices) []Counter {
+	type key struct {
+		role  string
+		agent agent.Kind
+		model string
+	}
+	at := map[key]int{}
+	var out []Counter
+	priced := []bool{}
+	for _, r := range rs {
+		k := key{r.Role, r.Agent, orUnknown(r.Model)}
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, Counter{Role: k.role, Agent: k.agent, Model: k.model, Cost: new(float64)})
+			priced = append(priced, true)
+		}
+		out[i].Tokens.Add(r.Tokens)
+		c, ok := cost(r.Tokens, prices[r.Model])
+		priced[i] = priced[i] && ok
+		*out[i].Cost += c
+	}
+	for i := range out {
+		if !priced[i] {
+			out[i].Cost = nil
+		}
+	}
+	return out
+}

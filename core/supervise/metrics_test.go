@@ -120,3 +120,26 @@ func histogramSum(t *testing.T, m *Metrics, name string) float64 {
 	t.Fatalf("no %s", name)
 	return 0
 }
+
+func TestUsageCounters(t *testing.T) {
+	m := NewMetrics()
+	usd := 1.25
+	samples := []UsageSample{
+		{Role: "impl", Agent: "claude", Model: "m1", Tokens: map[string]int64{"input": 1000, "output": 300}, Cost: &usd},
+		{Role: "rev", Agent: "codex", Model: "m2", Tokens: map[string]int64{"reasoning": 40}},
+	}
+	m.CountUsage(func() []UsageSample { return samples })
+	require.NoError(t, testutil.GatherAndCompare(m.Registry, strings.NewReader(`
+# HELP tmux_agent_cost_usd_total What the agents' models cost in USD at price.MODEL.* (models with a price for every kind of token they used).
+# TYPE tmux_agent_cost_usd_total counter
+tmux_agent_cost_usd_total{agent="impl",agent_kind="claude",model="m1"} 1.25
+# HELP tmux_agent_tokens_total Tokens the agents' models used, from the agents' own records, by kind.
+# TYPE tmux_agent_tokens_total counter
+tmux_agent_tokens_total{agent="impl",agent_kind="claude",kind="input",model="m1"} 1000
+tmux_agent_tokens_total{agent="impl",agent_kind="claude",kind="output",model="m1"} 300
+tmux_agent_tokens_total{agent="rev",agent_kind="codex",kind="reasoning",model="m2"} 40
+`), "tmux_agent_tokens_total", "tmux_agent_cost_usd_total"))
+	problems, err := testutil.GatherAndLint(m.Registry)
+	require.NoError(t, err)
+	assert.Empty(t, problems)
+}

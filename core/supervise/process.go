@@ -231,6 +231,8 @@ type Parts struct {
 	Loop   *Loop
 	Socket string
 	Close  func()
+	// Usage, when set, is what the team's agents spent, for /metrics.
+	Usage func() []UsageSample
 }
 
 // Run is the supervisor process: it holds the daemon's lock of Dir
@@ -272,6 +274,9 @@ func (p *Process) run(ctx context.Context, logf func(string, ...any), build func
 	}
 	defer parts.Close()
 	metrics := NewMetrics()
+	if parts.Usage != nil {
+		metrics.CountUsage(parts.Usage)
+	}
 	parts.Loop.Metrics = metrics
 	srv := &Server{Service: parts.Ops, Metrics: metrics, Logf: logf}
 	ln, err := ListenUnix(parts.Socket)
