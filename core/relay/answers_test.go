@@ -34,3 +34,26 @@ func TestAnswersTitleThreadIsNotTheTurn(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, a.ended)
 }
+
+// Gemini's turn on the primer, ending after the task's text went in (its
+// AfterAgent names the turn's prompt), is not the end of the task's
+// turn either.
+func TestAnswersAnotherGeminiTurnIsNotTheTurn(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "events.jsonl")
+	primer := `{"pane":"%1","agent":"gemini","kind":"turn-complete","prompts":["You are the EXECUTER in a planner/executor pair. … Reply \"ready\"."],"answer":"ready"}` + "\n"
+	stop := `{"pane":"%1","agent":"claude","kind":"turn-complete","answer":"no block"}` + "\n"
+	require.NoError(t, os.WriteFile(path, []byte(primer), 0o600))
+	a := &answers{path: path, pane: "%1"}
+	b, err := a.find([]string{"tk-1-result"})
+	require.NoError(t, err)
+	assert.Nil(t, b)
+	assert.False(t, a.ended, "the primer's turn")
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString(stop)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	_, err = a.find([]string{"tk-1-result"})
+	require.NoError(t, err)
+	assert.True(t, a.ended, "a turn that names no prompt counts")
+}

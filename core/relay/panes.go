@@ -348,10 +348,13 @@ func (a *answers) find(ids []string) (*blocks.Block, error) {
 		if b := wanted(found, ids, nil); b != nil {
 			return b, nil
 		}
-		// Codex's title thread reports a turn of its own, late under
-		// load, quoting the thread's first prompt: not the end of the
-		// turn that was asked for a block.
-		if ev.Agent != string(agent.Codex) || len(ev.Prompts) == 0 || mentions(ev.Prompts, ids) {
+		// A turn whose prompt does not name the block is another turn,
+		// not the end of the one asked for it: Codex's title thread,
+		// late under load, quoting the thread's first prompt; Gemini's
+		// turn on the primer that ended after the task's text went in
+		// (seen under load). A turn that says no prompt (Claude's Stop)
+		// counts.
+		if len(ev.Prompts) == 0 || mentions(ev.Prompts, ids) {
 			a.ended = true
 		}
 	}
