@@ -62,7 +62,9 @@ func (f *fakeOps) AddTask(_ context.Context, t task.NewTask) (task.Task, error) 
 func (f *fakeOps) UpdateTask(_ context.Context, c TaskChange) (task.Task, error) {
 	return task.Task{ID: c.ID}, f.err
 }
-func (f *fakeOps) Task(_ context.Context, id string) (task.Task, error) { return task.Task{ID: id}, f.err }
+func (f *fakeOps) Task(_ context.Context, id string) (task.Task, error) {
+	return task.Task{ID: id}, f.err
+}
 func (f *fakeOps) Code(err error) string {
 	switch {
 	case errors.Is(err, errFake):
