@@ -29,7 +29,8 @@ import (
 // PARTY_RUNTIME_TOKEN, -token-value T with T; without either the server
 // has none (the operator). -progress asks for progress and prints each
 // notification to stderr ("progress N: MESSAGE"); -cancel-on-int cancels
-// the call on SIGINT (the server is told, notifications/cancelled).
+// the call on SIGINT (the server is told, notifications/cancelled);
+// -pidfile FILE writes party mcp's pid into FILE.
 //
 // One call prints its structured result (indented JSON) on stdout and
 // exits 0; a tool error prints its text on stderr and exits 1; a protocol
@@ -43,6 +44,7 @@ func mcpcallMain() int {
 	cancelOnInt := fl.Bool("cancel-on-int", false, "cancel the call on SIGINT")
 	list := fl.Bool("list", false, "list the tools")
 	script := fl.String("script", "", "a file of steps")
+	pidFile := fl.String("pidfile", "", "write party mcp's pid into this file")
 	if err := fl.Parse(os.Args[1:]); err != nil {
 		return 2
 	}
@@ -75,6 +77,12 @@ func mcpcallMain() int {
 		return 2
 	}
 	defer cs.Close()
+	if *pidFile != "" {
+		if err := os.WriteFile(*pidFile, []byte(fmt.Sprintln(cmd.Process.Pid)), 0o644); err != nil {
+			fmt.Fprintln(os.Stderr, "mcpcall:", err)
+			return 2
+		}
+	}
 
 	if *list {
 		res, err := cs.ListTools(ctx, nil)
