@@ -21,9 +21,12 @@ import (
 //	mcpcall [flags] TOOL [JSON]   one call
 //	mcpcall [flags] -list         the tools, with their schemas
 //	mcpcall [flags] -script FILE  one session, a line of FILE a step:
-//	                              "call TOOL [JSON]" or "run ARGV…" (a
-//	                              program run between two calls, argv split
-//	                              on spaces, no shell)
+//	                              "call TOOL [JSON]"; "start TOOL [JSON]",
+//	                              a call made while the next steps run, and
+//	                              "wait", which waits for the calls started
+//	                              and prints them in the order they were;
+//	                              or "run ARGV…" (a program run between
+//	                              two calls, argv split on spaces, no shell)
 //
 // Flags: -token FILE runs party mcp with FILE's content as
 // PARTY_RUNTIME_TOKEN, -token-value T with T; without either the server
@@ -145,9 +148,21 @@ func runScript(ctx context.Context, cs *sdk.ClientSession, file string, progress
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	n := 0
+	var started []chan string
+	outcome := func(n int, tool, args string) string {
+		res, err := call(ctx, cs, tool, args, progress)
+		switch {
+		case err != nil:
+			return fmt.Sprintf("== %d %s protocol error\n%v\n", n, tool, err)
+		case res.IsError:
+			return fmt.Sprintf("== %d %s error\n%s\n", n, tool, text(res))
+		}
+		return fmt.Sprintf("== %d %s ok\n%s\n", n, tool, structured(res))
+	}
 	for sc.Scan() {
 		line := strings.TrimSpace(sc.Text())
 		verb, rest, _ := strings.Cut(line, " ")
+		tool, args, _ := strings.Cut(rest, " ")
 		switch verb {
 		case "", "#":
 		case "run":
@@ -160,16 +175,17 @@ func runScript(ctx context.Context, cs *sdk.ClientSession, file string, progress
 			}
 		case "call":
 			n++
-			tool, args, _ := strings.Cut(rest, " ")
-			res, err := call(ctx, cs, tool, strings.TrimSpace(args), progress)
-			switch {
-			case err != nil:
-				fmt.Printf("== %d %s protocol error\n%v\n", n, tool, err)
-			case res.IsError:
-				fmt.Printf("== %d %s error\n%s\n", n, tool, text(res))
-			default:
-				fmt.Printf("== %d %s ok\n%s\n", n, tool, structured(res))
+			fmt.Print(outcome(n, tool, strings.TrimSpace(args)))
+		case "start":
+			n++
+			done := make(chan string, 1)
+			started = append(started, done)
+			go func(n int) { done <- outcome(n, tool, strings.TrimSpace(args)) }(n)
+		case "wait":
+			for _, done := range started {
+				fmt.Print(<-done)
 			}
+			started = nil
 		default:
 			fmt.Fprintf(os.Stderr, "mcpcall: %s: unknown step %q\n", file, line)
 			return 2
