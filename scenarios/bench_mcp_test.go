@@ -44,7 +44,7 @@ func BenchmarkMCPInboxRead(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer cs.Close()
+	defer func() { _ = cs.Close() }()
 
 	// fill puts 10 messages to claude into a thread of their own.
 	fill := func(thread string) {

@@ -79,7 +79,7 @@ func mcpcallMain() int {
 		fmt.Fprintln(os.Stderr, "mcpcall: connect:", err)
 		return 2
 	}
-	defer cs.Close()
+	defer func() { _ = cs.Close() }()
 	if *pidFile != "" {
 		if err := os.WriteFile(*pidFile, []byte(fmt.Sprintln(cmd.Process.Pid)), 0o644); err != nil {
 			fmt.Fprintln(os.Stderr, "mcpcall:", err)

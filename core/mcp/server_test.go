@@ -215,7 +215,7 @@ func TestTalkProgressCancelAndDisconnect(t *testing.T) {
 	}()
 	<-ops2.talkStart
 	require.NoError(t, clientOut.Close())
-	<-served
+	require.NoError(t, <-served, "the server ends as its client goes")
 	_ = clientIn.Close()
 	assert.True(t, ops2.talkEnded.Load(), "Serve returned before the talk the client's going cancelled had ended")
 }
