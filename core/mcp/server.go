@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"sync"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,9 +31,6 @@ type Server struct {
 	ops   Ops
 	clock clock.Clock
 	srv   *sdk.Server
-	// calls counts the tool calls in flight: Serve returns once they
-	// have ended.
-	calls sync.WaitGroup
 }
 
 // NewServer is a server of party's tools over ops.
@@ -60,12 +56,12 @@ func NewServer(ops Ops, opts Options) *Server {
 var Tools = []string{"inbox_read", "inbox_send", "inbox_list", "heartbeat", "trigger", "trigger_status", "runtimes", "talk",
 	"task_list", "task_add", "task_update", "task_show"}
 
-// Serve serves one client on t until it goes (or ctx ends), then waits
-// for the calls in flight, which its going cancelled, to end.
+// Serve serves one client on t until it goes (or ctx ends). The calls in
+// flight then are cancelled, and Serve returns once they have ended: the
+// SDK's connection is done only when no call is left
+// (TestTalkProgressCancelAndDisconnect holds it to that).
 func (s *Server) Serve(ctx context.Context, t sdk.Transport) error {
-	err := s.srv.Run(ctx, t)
-	s.calls.Wait()
-	return err
+	return s.srv.Run(ctx, t)
 }
 
 // add registers the tool name, whose handler h returns a typed result or
@@ -73,8 +69,6 @@ func (s *Server) Serve(ctx context.Context, t sdk.Transport) error {
 func add[In, Out any](s *Server, srv *sdk.Server, name, description string, h func(context.Context, *sdk.CallToolRequest, In) (Out, error)) {
 	sdk.AddTool(srv, &sdk.Tool{Name: name, Description: description},
 		func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
-			s.calls.Add(1)
-			defer s.calls.Done()
 			out, err := h(ctx, req, in)
 			if err != nil {
 				var zero Out
