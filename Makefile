@@ -83,6 +83,14 @@ bench-worktree: tmux agents ## party start --worktree on 10,000 files next to a 
 	mv docs/results/bench-worktree.txt.new docs/results/bench-worktree.txt
 	cat docs/results/bench-worktree.txt
 
+.PHONY: bench-mcp
+bench-mcp: tmux agents ## an inbox_read tool call through a connected party mcp next to party inbox read run as a process (10 messages); kept in docs/results/bench-mcp.txt
+	@mkdir -p docs/results
+	{ echo "# make bench-mcp at $$(git rev-parse --short HEAD), $$(date -u +%FT%TZ), $$(nproc) cores, $$(tmux -V)"; \
+	  $(GO) test -run '^$$' -bench '^BenchmarkMCPInboxRead$$' -benchtime 50x -count 1 ./scenarios; } > docs/results/bench-mcp.txt.new
+	mv docs/results/bench-mcp.txt.new docs/results/bench-mcp.txt
+	cat docs/results/bench-mcp.txt
+
 .PHONY: soak
 soak: tmux agents ## run scenarios N times each, beside CPU hogs with HOGS=1, under -race with RACE=1: make soak SOAK='real_gemini_literal' N=10 HOGS=1
 	@test -n "$(SOAK)" || { echo "make soak: name the scenarios, e.g. make soak SOAK='real_gemini_literal real_gemini_send' N=10 HOGS=1"; exit 2; }

@@ -60,6 +60,16 @@
 //	                             $WORK and $FAKEMODEL_URL, add their environment, and put the
 //	                             pinned agents (make agents) first on PATH
 //
+// and these programs, besides party and the mock agents:
+//
+//	mcpcall [-token FILE|-token-value T] [-progress] [-cancel-on-int] [-pidfile FILE]
+//	        TOOL [JSON] | -list | -script FILE
+//	                             an MCP client (the official SDK's, over stdio) running
+//	                             party mcp: one tool call (its structured result on stdout,
+//	                             a tool error on stderr and exit 1), the tools with their
+//	                             schemas, or one session of steps (call, start, wait, run);
+//	                             see mcpcallMain
+//
 // mocklog reads the mock agents' log and the fake model's alike, and
 // counts only submissions: the fake model's side requests (mode side:
 // titles, routers) and tool-result continuations (mode continue) are

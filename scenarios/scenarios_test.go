@@ -40,6 +40,7 @@ func TestMain(m *testing.M) {
 		"codex":     mock,
 		"gemini":    mock,
 		"mockagent": mock,
+		"mcpcall":   func() { os.Exit(mcpcallMain()) },
 	}
 	testscript.Main(m, commands)
 }

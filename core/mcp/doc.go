@@ -1,0 +1,29 @@
+// Package mcp is party as a Model Context Protocol server (party mcp): an
+// agent holds party's operations as tools of its own instead of typing
+// party commands into its shell.
+//
+// Its parts:
+//
+//   - Ops (ops.go): the narrow interface of party's operations the tools
+//     call — the supervisor's inbox, triggers, runtimes and heartbeat,
+//     talk, the team's tasks — and the error code of a failure. core/party
+//     implements it (core/party/mcp.go) over the supervisor's API client,
+//     as the caller the process was started as: the runtime of its
+//     runtime token, else the operator. No tool takes an identity in its
+//     arguments.
+//   - the tools (tools.go): each one's arguments and typed result, whose
+//     JSON schemas the SDK derives from the Go types, and the handler
+//     that calls Ops.
+//   - the server (server.go): NewServer registers the tools on the
+//     official Go SDK's server; Serve runs it on a transport (stdio for
+//     party mcp) until the client goes, and returns only once every call
+//     in flight has ended (a talk cancelled by the client's going is
+//     taken back before the process exits).
+//   - errors: a failure is a tool error (isError) whose text is party's
+//     --json error, {"error":{"code":…,"message":…}}, with the code of the
+//     one error table (Ops.Code); arguments that fail a tool's schema are
+//     USAGE. An unknown tool is the protocol's own error (invalid params).
+//   - progress (progress.go): a long call (talk, trigger with wait) whose
+//     client gave a progress token gets a notification when it starts
+//     waiting and every ProgressEvery after, until it ends.
+package mcp
