@@ -54,7 +54,7 @@ func TriggerList(ctx context.Context, env *Env, opts TriggerListOptions) (Trigge
 	if opts.Limit > 0 {
 		f.Limit = opts.Limit + 1 // one more says whether there are more
 	}
-	ts, err := viaDoorOr(ctx, env, func(d *door) ([]supervise.Trigger, error) { return d.Triggers(ctx, f) },
+	ts, err := viaDoorOr(ctx, env, func(d *supervise.Door) ([]supervise.Trigger, error) { return d.Triggers(ctx, f) },
 		func(o *supervise.Ops, c supervise.Caller) ([]supervise.Trigger, error) { return o.Triggers(ctx, c, f) })
 	if err != nil {
 		return TriggerPage{}, err
