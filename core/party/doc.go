@@ -22,9 +22,9 @@
 //     is core/notify's Notifier), the dashboard (dash.go: core/dash's
 //     feed filled in, its actions), iTerm2
 //     (iterm.go), the demo (demo.go), trust (trust.go);
-//   - the wiring core/session takes from it: Gemini's settings
-//     (gemini_hooks.go) and the coordinator's hidden window
-//     (startCoordinator);
+//   - the wiring core/session takes from it (SessionDeps): Gemini's
+//     settings (core/hook's GeminiWiring filled in) and the
+//     coordinator's hidden window (startCoordinator);
 //   - the one error table: each error's code and exit status (errors.go,
 //     codes.go), and the fields an error adds to --json (JSONFielder);
 //   - printing helpers the CLI shares (print.go), and the types and
