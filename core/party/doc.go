@@ -16,7 +16,7 @@
 //     switchboard (relay.go, route.go), the agents registry (agents.go),
 //     the agents' hooks (hooks.go), the event log (log.go), recordings
 //     (record.go), the review coordinator and the agents' instructions
-//     (review.go; the process in coordinator_process.go), the
+//     (review.go; the process is core/review's SessionProcess), the
 //     supervisor (supervise*.go), pm
 //     (pm*.go), the notifier's start and watch (notify.go; the daemon
 //     is core/notify's Notifier), the dashboard (dash.go: core/dash's

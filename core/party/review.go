@@ -3,7 +3,6 @@ package party
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"path/filepath"
 	"time"
@@ -18,6 +17,10 @@ import (
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/task"
 )
+
+// coordinatorPoll is how often the coordinator looks for findings and
+// answers (signals wake it at once).
+const coordinatorPoll = 100 * time.Millisecond
 
 // ReviewDir is the review directory of the session: inside an agent's
 // pane $PARTY_STATE_DIR's, unless Session names another; else that of the
@@ -167,7 +170,7 @@ func CoordinatorOf(ctx context.Context, env *Env) (Coordinator, error) {
 	return coordinatorIn(dir)
 }
 
-// RunCoordinator is the coordinator process (CoordinatorProcess):
+// RunCoordinator is the coordinator process (review.SessionProcess):
 // it serves the session's review until ctx ends, typing into the panes of
 // the roles through the delivery protocol; its log goes to stderr. Its
 // notices reach only panes that run claude, codex or gemini (or a role
@@ -187,8 +190,22 @@ func RunCoordinator(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
-	p := CoordinatorProcess{Clock: env.Clock, Getenv: env.Getenv, Session: sc.Session, StateDir: sc.Info.StateDir,
-		Config: cfg.Review, Panes: env.Tmux, Log: env.Stderr,
+	r, stateDir := cfg.Review, sc.Info.StateDir
+	p := review.SessionProcess{Clock: env.Clock, Getenv: env.Getenv, Session: sc.Session, StateDir: stateDir, Panes: env.Tmux, Log: env.Stderr,
+		Config: review.Config{Implementer: r.Implementer, Reviewer: r.Reviewer, Base: r.Base, FindingsTimeout: r.FindingsTimeout,
+			HealthInterval: r.HealthInterval, Poll: coordinatorPoll, MarkerDir: r.MarkerDir, MaxIterations: r.MaxIterations},
+		Team: func(role string) (review.Team, error) {
+			rec, err := session.ReadRecord(stateDir)
+			if err != nil {
+				return review.Team{}, err
+			}
+			t := review.Team{Cwd: rec.DirOf(role), Launch: map[string]review.Launch{}}
+			t.Base, t.HasBase = rec.BaseOf(role)
+			for name, l := range rec.Launch {
+				t.Launch[name] = review.Launch(l)
+			}
+			return t, nil
+		},
 		Deliver: func(ctx context.Context, role, line string) (string, deliver.Result, error) {
 			t, err := env.Resolve(ctx, role)
 			if err != nil {
@@ -208,7 +225,7 @@ func RunCoordinator(ctx context.Context, env *Env) error {
 }
 
 // KeepCoordinator runs "party coordinator run" of the session until
-// it exits cleanly, restarting it when it crashes (daemon.Keeper); the
+// it exits cleanly, restarting it when it crashes (review.Keep); the
 // runs write to stdout and stderr.
 func KeepCoordinator(ctx context.Context, env *Env, stdout io.Writer) error {
 	dir, err := ReviewDir(ctx, env)
@@ -219,13 +236,7 @@ func KeepCoordinator(ctx context.Context, env *Env, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	k := &daemon.Keeper{Dir: dir, Name: "coordinator", Clock: env.Clock, Logf: daemon.Logger(env.Clock, env.Stderr, dir),
-		Start: daemon.Program(coordinatorArgv(exe, env.Session), env.Environ, stdout, env.Stderr)}
-	err = k.Run(ctx)
-	if errors.Is(err, daemon.ErrRunning) {
-		return fmt.Errorf("%w: %w", review.ErrRunning, err)
-	}
-	return err
+	return review.Keep(ctx, env.Clock, dir, env.Stderr, daemon.Program(coordinatorArgv(exe, env.Session), env.Environ, stdout, env.Stderr))
 }
 
 // coordinatorArgv is the command line of the coordinator process of
