@@ -1,4 +1,4 @@
-package party
+package session
 
 import (
 	"context"
@@ -7,17 +7,16 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/task"
 	"github.com/partyhq/party/core/tmux"
 )
 
-// teamSession returns the party session of the team linked from cwd on
+// Linked returns the party session of the team linked from cwd on
 // tc's server: the one started in the linked directory or below it, where
 // no other link is nearer (the working directory its session record
 // holds). None, or more than one, is an error wrapping
-// session.ErrUnresolved.
-func teamSession(ctx context.Context, tc *tmux.Client, cwd string) (string, error) {
+// ErrUnresolved. party pm jump switches to it.
+func Linked(ctx context.Context, tc *tmux.Client, cwd string) (string, error) {
 	link, err := task.FindLink(cwd)
 	if err != nil {
 		return "", err
@@ -35,11 +34,11 @@ func teamSession(ctx context.Context, tc *tmux.Client, cwd string) (string, erro
 	found := sessionsIn(link.Dir, dirs)
 	switch len(found) {
 	case 0:
-		return "", fmt.Errorf("no party session on %s runs in %s; start one there with 'party start': %w", tc.Socket, link.Dir, session.ErrUnresolved)
+		return "", fmt.Errorf("no party session on %s runs in %s; start one there with 'party start': %w", tc.Socket, link.Dir, ErrUnresolved)
 	case 1:
 		return found[0], nil
 	}
-	return "", fmt.Errorf("%d party sessions run in %s (%s); pick one with --session: %w", len(found), link.Dir, strings.Join(found, ", "), session.ErrUnresolved)
+	return "", fmt.Errorf("%d party sessions run in %s (%s); pick one with --session: %w", len(found), link.Dir, strings.Join(found, ", "), ErrUnresolved)
 }
 
 // sessionsIn returns the party sessions, given as name -> state dir, that
@@ -49,7 +48,7 @@ func sessionsIn(dir string, stateDirs map[string]string) []string {
 	dir = filepath.Clean(dir)
 	var out []string
 	for name, sd := range stateDirs {
-		rec, err := session.ReadRecord(sd)
+		rec, err := ReadRecord(sd)
 		if err != nil || rec.Cwd == "" {
 			continue
 		}
