@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/partyhq/party/core/daemon"
@@ -63,47 +62,6 @@ func recordedScope(ctx context.Context, env *Env, err error) (stateDir, name str
 		live, err := env.Tmux.HasSession(ctx, name)
 		return err == nil && live
 	})
-}
-
-// Supervisor is an open supervisor store with its operations; Close it.
-type Supervisor struct {
-	*supervise.Ops
-	StateDir string
-	Session  string
-}
-
-// Close closes the store.
-func (s *Supervisor) Close() error { return s.Store.Close() }
-
-// OpenSupervisor opens the supervisor's store of the session (made on
-// first use) and its operations.
-func OpenSupervisor(ctx context.Context, env *Env) (*Supervisor, error) {
-	stateDir, name, err := supervisorScope(ctx, env)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := env.Config()
-	if err != nil {
-		return nil, err
-	}
-	dir := supervise.Dir(stateDir)
-	if err := state.MkdirPrivate(dir); err != nil {
-		return nil, err
-	}
-	st, err := supervise.Open(filepath.Join(dir, supervise.StoreFile))
-	if err != nil {
-		return nil, err
-	}
-	ops := &supervise.Ops{Store: st, Clock: env.Clock, Policy: supervise.PolicyOf(cfg.Supervise), Limits: supervise.LimitsOf(cfg.Supervise),
-		Wake: func() { state.WakeSession(env.Getenv, stateDir) },
-		Managed: func(ctx context.Context, role string) (bool, error) {
-			if _, err := env.Resolve(ctx, role); err != nil {
-				return false, fmt.Errorf("%w: %w", supervise.ErrNotFound, err)
-			}
-			rec, err := session.ReadRecord(stateDir)
-			return err == nil && rec.Tokens[role] != "", nil
-		}}
-	return &Supervisor{Ops: ops, StateDir: stateDir, Session: name}, nil
 }
 
 // TriggerOptions are the inputs of Trigger.
@@ -337,9 +295,25 @@ func RunSupervisor(ctx context.Context, env *Env, opts RunOptions) error {
 // and operations, and its loop over the session's panes (panes.Effects),
 // woken by the session's wake-ups and tmux's news of its panes.
 func supervisorParts(ctx context.Context, env *Env, logf func(string, ...any)) (parts supervise.Parts, err error) {
-	s, err := OpenSupervisor(ctx, env)
+	stateDir, name, err := supervisorScope(ctx, env)
 	if err != nil {
 		return parts, err
+	}
+	cfg, err := env.Config()
+	if err != nil {
+		return parts, err
+	}
+	ops, err := supervise.OpenOps(stateDir, env.Clock, cfg.Supervise)
+	if err != nil {
+		return parts, err
+	}
+	ops.Wake = func() { state.WakeSession(env.Getenv, stateDir) }
+	ops.Managed = func(ctx context.Context, role string) (bool, error) {
+		if _, err := env.Resolve(ctx, role); err != nil {
+			return false, fmt.Errorf("%w: %w", supervise.ErrNotFound, err)
+		}
+		rec, err := session.ReadRecord(stateDir)
+		return err == nil && rec.Tokens[role] != "", nil
 	}
 	var closers []func()
 	parts.Close = func() {
@@ -347,17 +321,13 @@ func supervisorParts(ctx context.Context, env *Env, logf func(string, ...any)) (
 			closers[i]()
 		}
 	}
-	closers = append(closers, func() { _ = s.Close() })
+	closers = append(closers, func() { _ = ops.Store.Close() })
 	defer func() {
 		if err != nil {
 			parts.Close()
 		}
 	}()
-	cfg, err := env.Config()
-	if err != nil {
-		return parts, err
-	}
-	info, err := env.Tmux.SessionInfo(ctx, s.Session)
+	info, err := env.Tmux.SessionInfo(ctx, name)
 	if err != nil {
 		return parts, err
 	}
@@ -365,18 +335,18 @@ func supervisorParts(ctx context.Context, env *Env, logf func(string, ...any)) (
 	if err != nil {
 		return parts, err
 	}
-	rec, err := session.ReadRecord(s.StateDir)
+	rec, err := session.ReadRecord(stateDir)
 	if err != nil {
 		return parts, err
 	}
 	if err := supervise.CheckWorkspace(cfg.Supervise.Workspaces, rec.Cwd, ErrUsage); err != nil {
 		return parts, err
 	}
-	s.Ops.StopPane = panes.StopPane(env.Tmux, env.Clock)
-	if parts.Socket, err = supervise.SocketPath(env.Getenv, s.StateDir); err != nil {
+	ops.StopPane = panes.StopPane(env.Tmux, env.Clock)
+	if parts.Socket, err = supervise.SocketPath(env.Getenv, stateDir); err != nil {
 		return parts, err
 	}
-	w, err := state.ListenSession(env.Getenv, s.StateDir)
+	w, err := state.ListenSession(env.Getenv, stateDir)
 	if err != nil {
 		return parts, err
 	}
@@ -392,9 +362,9 @@ func supervisorParts(ctx context.Context, env *Env, logf func(string, ...any)) (
 	fx := &panes.Effects{Tmux: env.Tmux, Clock: env.Clock, Getenv: env.Getenv, Exe: exe, Config: cfg, Info: info, Record: rec,
 		Deliverer: func(roles map[string]string) *deliver.Deliverer { return env.Deliverer(root, info, roles) },
 		Classify:  func(err error) string { code, _ := Classify(err); return code }}
-	parts.Ops = s.Ops
-	parts.Loop = &supervise.Loop{Store: s.Store, Clock: env.Clock, Policy: s.Policy, Limits: s.Limits,
-		Effects: fx, Wake: w.C, Changed: panes.Watch(ctx, env.Tmux, s.Session, logf), Logf: logf, Redact: redact,
+	parts.Ops = ops
+	parts.Loop = &supervise.Loop{Store: ops.Store, Clock: env.Clock, Policy: ops.Policy, Limits: ops.Limits,
+		Effects: fx, Wake: w.C, Changed: panes.Watch(ctx, env.Tmux, name, logf), Logf: logf, Redact: redact,
 		ScanEvery: cfg.Supervise.ScanEvery, StallAfter: cfg.Supervise.StallAfter, Keep: cfg.Supervise.Keep,
 		Recovery: supervise.RecoveryOf(cfg.Supervise)}
 	return parts, nil

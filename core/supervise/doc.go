@@ -30,5 +30,6 @@
 // run says it serves or why it failed (AwaitServing, DownError); Start
 // starts it and waits until it serves, and Status says whether it runs
 // (status.go); PolicyOf, LimitsOf and RecoveryOf read its numbers from
-// the configuration (settings.go).
+// the configuration, and OpenOps opens its store and operations under
+// them (settings.go).
 package supervise

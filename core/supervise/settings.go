@@ -1,7 +1,11 @@
 package supervise
 
 import (
+	"path/filepath"
 	"time"
+
+	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/state"
 
 	"github.com/partyhq/party/core/config"
 )
@@ -22,4 +26,20 @@ func LimitsOf(c config.Supervise) Limits {
 func RecoveryOf(c config.Supervise) RecoveryPolicy {
 	return RecoveryPolicy{RestartAfter: c.RestartAfter, NotAgentGrace: c.NotAgent, MaxRestarts: c.MaxRestarts,
 		RestartWindow: 15 * time.Minute, StaleAfter: c.StaleAfter}
+}
+
+// OpenOps opens the store of the supervisor of the session whose state
+// dir is stateDir (made on first use, with its directory) and its
+// operations under c's policy and limits; Wake, Managed and StopPane are
+// the caller's to set, and the store its to close.
+func OpenOps(stateDir string, clk clock.Clock, c config.Supervise) (*Ops, error) {
+	dir := Dir(stateDir)
+	if err := state.MkdirPrivate(dir); err != nil {
+		return nil, err
+	}
+	st, err := Open(filepath.Join(dir, StoreFile))
+	if err != nil {
+		return nil, err
+	}
+	return &Ops{Store: st, Clock: clk, Policy: PolicyOf(c), Limits: LimitsOf(c)}, nil
 }
