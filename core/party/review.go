@@ -2,7 +2,6 @@ package party
 
 import (
 	"context"
-	"errors"
 	"io"
 	"path/filepath"
 	"time"
@@ -174,9 +173,8 @@ func CoordinatorOf(ctx context.Context, env *Env) (Coordinator, error) {
 // it serves the session's review until ctx ends, typing into the panes of
 // the roles through the delivery protocol; its log goes to stderr. Its
 // notices reach only panes that run claude, codex or gemini (or a role
-// route.allowRoles opts in): one refused is logged in the event log as
-// review.refused-shell or review.refused-program and retried as a pane
-// that could not take it.
+// route.allowRoles opts in): one refused is logged and retried
+// (review.SessionProcess).
 func RunCoordinator(ctx context.Context, env *Env) error {
 	cfg, err := env.Config()
 	if err != nil {
@@ -214,11 +212,6 @@ func RunCoordinator(ctx context.Context, env *Env) error {
 			d := env.Deliverer(root, t.Info, map[string]string{t.Pane.ID: role})
 			res, err := d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: cfg.Tune(role, t.Profile), Text: line,
 				AgentsOnly: !cfg.AllowsRole(role)})
-			var refused *deliver.NotAgentError
-			if errors.As(err, &refused) {
-				_ = state.AppendEvent(filepath.Join(sc.Info.StateDir, state.EventLog), map[string]any{"time": env.Clock.Now().UTC(),
-					"kind": "review.refused-" + refused.Why, "role": role, "pane": refused.Pane, "agent": string(refused.Kind), "text": line})
-			}
 			return t.Pane.ID, res, err
 		}}
 	return p.Serve(ctx)
@@ -262,7 +255,7 @@ func Instructions(agent string) (string, bool) {
 // prepareReview makes the review state of a session started with review
 // before its agents start (their first hooks, SessionStart, already reach
 // the coordinator) and, when cfg allows it, lets its agents run the loop's
-// commands. It is session.Deps.PrepareReview.
+// commands (review.AllowCommands). It is session.Deps.PrepareReview.
 func prepareReview(d session.Deps, stateDir, root string, panes []session.PaneSpec, cfg config.Review) error {
 	if err := review.Init(review.Dir(stateDir), d.Clock.Now().UTC(), cfg.MaxIterations); err != nil {
 		return err
@@ -270,35 +263,20 @@ func prepareReview(d session.Deps, stateDir, root string, panes []session.PaneSp
 	if !cfg.AllowCommands {
 		return nil
 	}
-	return allowReviewCommands(d.Getenv, root, stateDir, panes)
-}
-
-// allowReviewCommands lets the agents of a review session run the loop's
-// commands (party review, evidence, ask) without a permission dialog:
-// the rules go into party's settings file for claude and into files party
-// owns among Codex's rules and Gemini's policies (review.AllowClaude,
-// review.AllowCodex, review.AllowGemini).
-func allowReviewCommands(getenv func(string) string, root, stateDir string, panes []session.PaneSpec) error {
-	codexDone, geminiDone := false, false
+	// The rules go into party's settings file for claude, and into files
+	// party owns among Codex's rules and Gemini's policies.
+	var claude, codex, gemini string
 	for _, p := range panes {
 		switch {
 		case p.Hooks == "claude-settings":
-			if err := review.AllowClaude(filepath.Join(stateDir, "claude-settings.json")); err != nil {
-				return err
-			}
-		case p.Agent == agent.Codex && !codexDone:
-			if _, err := review.AllowCodex(root, hook.CodexHome(getenv)); err != nil {
-				return err
-			}
-			codexDone = true
-		case p.Agent == agent.Gemini && !geminiDone:
-			if _, err := review.AllowGemini(root, hook.GeminiHome(getenv)); err != nil {
-				return err
-			}
-			geminiDone = true
+			claude = filepath.Join(stateDir, "claude-settings.json")
+		case p.Agent == agent.Codex:
+			codex = hook.CodexHome(d.Getenv)
+		case p.Agent == agent.Gemini:
+			gemini = hook.GeminiHome(d.Getenv)
 		}
 	}
-	return nil
+	return review.AllowCommands(root, claude, codex, gemini)
 }
 
 // startCoordinator initializes the review state of the session (if new)

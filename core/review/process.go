@@ -11,6 +11,7 @@ import (
 
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/daemon"
+	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/state"
 )
 
@@ -106,7 +107,11 @@ type SessionProcess struct {
 	Team func(implementer string) (Team, error)
 	// Panes lists and respawns the session's panes (*tmux.Client).
 	Panes Panes
-	// Deliver types a line into a role's pane.
+	// Deliver types a line into a role's pane; a line it refuses for a
+	// pane that runs no agent (deliver.NotAgentError) is logged in the
+	// session's event log as review.refused-shell or
+	// review.refused-program, and retried as a pane that could not take
+	// it.
 	Deliver DeliverFunc
 	// Log gets the coordinator's log lines (they also go to its log file).
 	Log io.Writer
@@ -130,8 +135,19 @@ func (p SessionProcess) Serve(ctx context.Context) error {
 		if err != nil {
 			return nil, err
 		}
-		return &PaneEffects{Session: p.Session, Cwd: t.Cwd, Launch: t.Launch, Panes: p.Panes, Logf: logf, Deliver: p.Deliver}, nil
+		return &PaneEffects{Session: p.Session, Cwd: t.Cwd, Launch: t.Launch, Panes: p.Panes, Logf: logf, Deliver: p.deliver}, nil
 	})
+}
+
+// deliver is Deliver, a refused line logged in the event log.
+func (p SessionProcess) deliver(ctx context.Context, role, line string) (string, deliver.Result, error) {
+	pane, res, err := p.Deliver(ctx, role, line)
+	var refused *deliver.NotAgentError
+	if errors.As(err, &refused) {
+		_ = state.AppendEvent(filepath.Join(p.StateDir, state.EventLog), map[string]any{"time": p.Clock.Now().UTC(),
+			"kind": "review.refused-" + refused.Why, "role": role, "pane": refused.Pane, "agent": string(refused.Kind), "text": line})
+	}
+	return pane, res, err
 }
 
 // Keep runs the coordinator with start until it exits cleanly,
