@@ -17,11 +17,13 @@
 //     the agents' hooks (hooks.go), the event log (log.go), recordings
 //     (record.go), the review coordinator and the agents' instructions
 //     (review.go; the process is core/review's SessionProcess), the
-//     supervisor (supervise*.go), pm
+//     supervisor's commands (supervise.go, trigger_list.go; each reaches
+//     the daemon through core/supervise's Door, door.go), pm
 //     (pm*.go), the notifier's start and watch (notify.go; the daemon
 //     is core/notify's Notifier), the dashboard (dash.go: core/dash's
 //     feed filled in, its actions), iTerm2
-//     (iterm.go), the demo (demo.go), trust (trust.go);
+//     (iterm.go), the demo (demo.go), trust (trust.go), usage and
+//     budgets (spend.go), worktrees (worktree.go);
 //   - the wiring core/session takes from it (SessionDeps): Gemini's
 //     settings (core/hook's GeminiWiring filled in) and the
 //     coordinator's hidden window (startCoordinator);
