@@ -6,9 +6,7 @@ import (
 	"strings"
 
 	"github.com/partyhq/party/core/session"
-	"github.com/partyhq/party/core/shellwords"
 	"github.com/partyhq/party/core/task"
-	"github.com/partyhq/party/core/tmux"
 )
 
 // PMOptions are what every party pm operation takes besides its own
@@ -134,22 +132,8 @@ func PMInit(ctx context.Context, env *Env, opts PMInitOptions) (task.InitResult,
 	return task.Init(ctx, task.InitOptions{Root: root, Dir: cwd, Name: opts.Name, Team: opts.Team, Actor: actor, Clock: env.Clock})
 }
 
-// Jump is what PMJump did.
-type Jump struct {
-	// Attach is the command line that attaches a terminal to Session.
-	Attach   string `json:"attach"`
-	Session  string `json:"session"`
-	Switched bool   `json:"switched"`
-}
-
-// Text is what party pm jump prints: "switched to SESSION", else the
-// attach command.
-func (j Jump) Text() string {
-	if j.Switched {
-		return "switched to " + j.Session
-	}
-	return j.Attach
-}
+// Jump is what PMJump did (session.Jump).
+type Jump = session.Jump
 
 // PMJump switches the tmux client to the party session started in the
 // team's directory (session.Linked), or to env.Session when one is
@@ -170,13 +154,8 @@ func PMJump(ctx context.Context, env *Env, actor string) (Jump, error) {
 			return Jump{}, err
 		}
 	}
-	target := tmux.SessionTarget(name)
-	j := Jump{Session: name, Attach: shellwords.Join(env.Tmux.Argv("attach-session", "-t", target))}
-	if env.Getenv("TMUX") != "" {
-		if _, err := env.Tmux.Run(ctx, "switch-client", "-t", target); err == nil {
-			j.Switched = true
-			return j, nil
-		}
+	j, refused := session.SwitchTo(ctx, env.Tmux, name, env.Getenv("TMUX") != "")
+	if refused {
 		env.Warnf("this client is another tmux server's; attach to %s with the command below", name)
 	}
 	return j, nil

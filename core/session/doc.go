@@ -12,7 +12,8 @@
 //     respawning a dead pane as start launched it (respawn.go);
 //   - scope (scope.go): the session a command acts on, its roles and
 //     their panes; attaching the terminal to it (attach.go); the session
-//     of the team linked from a folder (Linked, linked.go); the party
+//     of the team linked from a folder (Linked, linked.go) and switching
+//     the client to it (SwitchTo); the party
 //     sessions of a server (PartyInfos).
 //
 // It takes every dependency from Deps and reads no environment and prints

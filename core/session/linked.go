@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/partyhq/party/core/shellwords"
 	"github.com/partyhq/party/core/task"
 	"github.com/partyhq/party/core/tmux"
 )
@@ -58,4 +59,38 @@ func sessionsIn(dir string, stateDirs map[string]string) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// Jump is what SwitchTo did.
+type Jump struct {
+	// Attach is the command line that attaches a terminal to Session.
+	Attach   string `json:"attach"`
+	Session  string `json:"session"`
+	Switched bool   `json:"switched"`
+}
+
+// Text is what party pm jump prints: "switched to SESSION", else the
+// attach command.
+func (j Jump) Text() string {
+	if j.Switched {
+		return "switched to " + j.Session
+	}
+	return j.Attach
+}
+
+// SwitchTo switches the tmux client this process runs in (inTmux) to
+// session name of tc's server. Outside tmux, or when that client is
+// another server's (refused), it switches nothing: Attach is then the
+// command to run.
+func SwitchTo(ctx context.Context, tc *tmux.Client, name string, inTmux bool) (j Jump, refused bool) {
+	target := tmux.SessionTarget(name)
+	j = Jump{Session: name, Attach: shellwords.Join(tc.Argv("attach-session", "-t", target))}
+	if !inTmux {
+		return j, false
+	}
+	if _, err := tc.Run(ctx, "switch-client", "-t", target); err != nil {
+		return j, true
+	}
+	j.Switched = true
+	return j, false
 }
