@@ -22,7 +22,8 @@
 // socket it serves on now (APISocket), a call made again once a
 // restarting supervisor serves (Call), the records a stopped one left
 // read instead (CallOr, RecordedSession), long polls across restarts,
-// a trigger's end (AwaitEnd) and the audit trail (AuditTrail).
+// a trigger's end (AwaitEnd), a page of the triggers (ListTriggers)
+// and the audit trail (AuditTrail).
 // Process is the supervisor as a process of its own, a core/daemon
 // (process.go): its directory (Dir) and API socket (SocketPath), Run,
 // which holds its lock, serves the API and runs the Loop it is given,

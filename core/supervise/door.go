@@ -208,6 +208,31 @@ func (d *Door) AwaitEnd(ctx context.Context, t Trigger, timeout time.Duration) (
 	return t, nil
 }
 
+// TriggerPage is a page of the trigger list: the newest triggers that a
+// filter selects, oldest first, and whether earlier ones were left out.
+type TriggerPage struct {
+	Triggers []Trigger
+	More     bool
+}
+
+// ListTriggers is the page of the newest limit (0: all) triggers f
+// selects, through the door, or from the records of a supervisor that
+// no longer runs (CallOr).
+func ListTriggers(ctx context.Context, d *Door, f TriggerFilter, limit int) (TriggerPage, error) {
+	if limit > 0 {
+		f.Limit = limit + 1 // one more says whether there are more
+	}
+	ts, err := CallOr(ctx, d, func(d *Door) ([]Trigger, error) { return d.Triggers(ctx, f) },
+		func(o *Ops, c Caller) ([]Trigger, error) { return o.Triggers(ctx, c, f) })
+	if err != nil {
+		return TriggerPage{}, err
+	}
+	if limit > 0 && len(ts) > limit {
+		return TriggerPage{Triggers: ts[1:], More: true}, nil
+	}
+	return TriggerPage{Triggers: ts}, nil
+}
+
 // eventsPage is how many audit events a call asks for at once.
 const eventsPage = 1000
 
