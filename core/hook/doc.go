@@ -6,5 +6,6 @@
 // is reported to the session's waiters and noted for later ones
 // (Unheard, unheard.go). It also builds the
 // launch arguments and settings (InstallClaude) that wire those hooks to
-// "party hook".
+// "party hook", and puts them into a folder's Gemini settings and takes
+// them out again when the session stops (GeminiWiring, gemini_wire.go).
 package hook

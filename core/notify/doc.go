@@ -32,7 +32,9 @@
 // resumes its saved Watch from its directory (Dir), Pass reads what the
 // sources have new, decides, saves and tells, and writes each decision
 // (Told) to LogFile; Run passes whenever it is woken and at least once a
-// second until its context ends. core/party opens the session, takes
-// the daemon's lock of Dir (daemon.Hold) and gives it the supervisor's API
-// (AuditLog), the panes' roles and the wake-ups.
+// second until its context ends; Serve runs it as its daemon: the lock of
+// Dir (daemon.Hold), its log, the supervisor's API as its AuditLog and
+// the session's wake-ups. Start and Keep start it and keep it
+// (daemon.go). core/party opens the session and gives it the panes'
+// roles and the commands its window and its keeper run.
 package notify

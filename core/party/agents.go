@@ -2,11 +2,9 @@ package party
 
 import (
 	"context"
-	"os"
 
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/registry"
-	"github.com/partyhq/party/core/state"
 )
 
 // Agents is the registry of the agents of the working directory, the
@@ -20,43 +18,22 @@ func Agents(env *Env) (*registry.Registry, error) {
 }
 
 // editAgents loads the registry, changes it and saves it, still trusted
-// when it was: the change is the user's.
+// when it was: the change is the user's (registry.Edit). A registry that
+// came with the repository stays untrusted, which stderr says.
 func editAgents(env *Env, change func(*registry.Registry) error) (*registry.Registry, error) {
 	wd, err := env.Getwd()
 	if err != nil {
 		return nil, err
 	}
-	// Two edits at once must not lose one: the registry is read, changed
-	// and written under its lock.
 	root, err := env.StateRoot()
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := state.LockFile(root, registry.Path(wd))
-	if err != nil {
-		return nil, err
+	r, untrusted, err := registry.Edit(root, registry.Path(wd), config.TrustStoreFor(env.Getenv), env.Clock.Now(), change)
+	if untrusted {
+		env.Warnf("%s is not trusted: the change is saved, but its names are ignored until you read it and run 'party config trust'", r.Path)
 	}
-	defer unlock()
-	r, err := registry.Load(registry.Path(wd))
-	if err != nil {
-		return nil, err
-	}
-	if err := change(r); err != nil {
-		return nil, err
-	}
-	trust := config.TrustStoreFor(env.Getenv)
-	if err := r.Save(trust, env.Clock.Now()); err != nil {
-		return nil, err
-	}
-	// A registry that came with the repository stays untrusted through an
-	// edit (the rest of it is not the user's yet): the edit is kept, but
-	// its names, the new one too, are ignored until the user trusts it.
-	if b, err := os.ReadFile(r.Path); err == nil {
-		if trusted, err := trust.Trusted(r.Path, b); err == nil && !trusted {
-			env.Warnf("%s is not trusted: the change is saved, but its names are ignored until you read it and run 'party config trust'", r.Path)
-		}
-	}
-	return r, nil
+	return r, err
 }
 
 // InitAgents writes the registry of the working directory, empty when

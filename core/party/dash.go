@@ -2,7 +2,6 @@ package party
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -98,30 +97,10 @@ func dashFeed(env *Env) (dash.Feed, error) {
 	}, nil
 }
 
-// dashSessions are the party sessions the dashboard shows.
+// dashSessions are the party sessions the dashboard shows: the one
+// --session names, else all of the server's (session.PartyInfos).
 func dashSessions(ctx context.Context, env *Env) ([]tmux.SessionInfo, error) {
-	if env.Session != "" {
-		info, err := env.Tmux.SessionInfo(ctx, env.Session)
-		if err != nil {
-			return nil, err
-		}
-		if info.StateDir == "" {
-			return nil, fmt.Errorf("session %s was not started by party (it has no state dir): %w", info.Name, session.ErrUnresolved)
-		}
-		return []tmux.SessionInfo{info}, nil
-	}
-	list, err := env.Tmux.ListSessions(ctx)
-	if err != nil {
-		return nil, err
-	}
-	sock := env.Tmux.Socket.Resolve(env.Getenv)
-	var out []tmux.SessionInfo
-	for _, s := range list {
-		if s.StateDir != "" {
-			out = append(out, tmux.SessionInfo{Name: s.Name, StateDir: s.StateDir, SocketPath: sock})
-		}
-	}
-	return out, nil
+	return session.PartyInfos(ctx, env.Tmux, env.Session, env.Tmux.Socket.Resolve(env.Getenv))
 }
 
 // dashTasks opens the store of the team linked from cwd, with the

@@ -16,15 +16,17 @@
 //     switchboard (relay.go, route.go), the agents registry (agents.go),
 //     the agents' hooks (hooks.go), the event log (log.go), recordings
 //     (record.go), the review coordinator and the agents' instructions
-//     (review.go; the process in coordinator_process.go), the
-//     supervisor (supervise*.go), pm
+//     (review.go; the process is core/review's SessionProcess), the
+//     supervisor's commands (supervise.go, trigger_list.go; each reaches
+//     the daemon through core/supervise's Door, door.go), pm
 //     (pm*.go), the notifier's start and watch (notify.go; the daemon
 //     is core/notify's Notifier), the dashboard (dash.go: core/dash's
 //     feed filled in, its actions), iTerm2
-//     (iterm.go), the demo (demo.go), trust (trust.go);
-//   - the wiring core/session takes from it: Gemini's settings
-//     (gemini_hooks.go) and the coordinator's hidden window
-//     (startCoordinator);
+//     (iterm.go), the demo (demo.go), trust (trust.go), usage and
+//     budgets (spend.go), worktrees (worktree.go);
+//   - the wiring core/session takes from it (SessionDeps): Gemini's
+//     settings (core/hook's GeminiWiring filled in) and the
+//     coordinator's hidden window (startCoordinator);
 //   - the one error table: each error's code and exit status (errors.go,
 //     codes.go), and the fields an error adds to --json (JSONFielder);
 //   - printing helpers the CLI shares (print.go), and the types and

@@ -10,6 +10,7 @@ import (
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/iterm"
 	"github.com/partyhq/party/core/registry"
 	"github.com/partyhq/party/core/session"
@@ -165,19 +166,20 @@ func (e *Env) SessionDeps() (session.Deps, error) {
 	if err != nil {
 		return session.Deps{}, err
 	}
+	warn := func(msg string) { e.Warnf("%s", msg) }
+	live := func(ctx context.Context, socket, name string) bool {
+		c := *e.Tmux
+		c.Socket = tmux.Socket{Path: socket}
+		ok, err := c.HasSession(ctx, name)
+		return err == nil && ok
+	}
 	return session.Deps{
 		Tmux: e.Tmux, Server: e.Tmux.Socket.String(), SocketPath: e.Tmux.Socket.Resolve(e.Getenv),
 		Getenv: e.Getenv, Environ: e.Environ, Getwd: e.Getwd, Clock: e.Clock, Exe: exe,
-		Warn: func(msg string) { e.Warnf("%s", msg) },
-		Live: func(ctx context.Context, socket, name string) bool {
-			c := *e.Tmux
-			c.Socket = tmux.Socket{Path: socket}
-			ok, err := c.HasSession(ctx, name)
-			return err == nil && ok
-		},
+		Warn: warn, Live: live,
 		Unlink:        func(ctx context.Context, name string) error { return iterm.DropView(ctx, e.Tmux, name) },
 		PrepareReview: prepareReview,
 		Coordinator:   startCoordinator,
-		Gemini:        geminiHooks{},
+		Gemini:        hook.GeminiWiring{Exe: exe, Getenv: e.Getenv, Live: live, Warn: warn},
 	}, nil
 }

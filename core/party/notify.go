@@ -2,21 +2,17 @@ package party
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"os"
-	"time"
 
 	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/notify"
 	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/session"
-	"github.com/partyhq/party/core/state"
 )
 
 // ErrNotifierRunning is a notifier started for a session that has one.
-var ErrNotifierRunning = errors.New("the notifier runs already")
+var ErrNotifierRunning = notify.ErrRunning
 
 // NotifyTest tells a test notification through every sink switched on,
 // to the session the Env picks when there is one, and says what each
@@ -54,25 +50,15 @@ func StartNotifier(ctx context.Context, env *Env) (NotifyStatus, error) {
 
 // startNotifierIn runs party notify keep (KeepNotifier) in the session's
 // hidden window daemon.NotifierWindow and waits, up to 5 s, until the
-// notifier holds its lock (daemon.Start).
+// notifier holds its lock (notify.Start).
 func startNotifierIn(ctx context.Context, d session.Deps, name, stateDir string) error {
-	dir := notify.Dir(stateDir)
-	if err := state.MkdirPrivate(dir); err != nil {
-		return err
-	}
-	running, err := daemon.Start(ctx, d.Clock, dir, func() error {
+	running, err := notify.Start(ctx, d.Clock, name, stateDir, func() error {
 		return session.StartHidden(ctx, d, name, stateDir, daemon.NotifierWindow, []string{d.Exe, "--session", name, "notify", "keep"})
 	})
-	if errors.Is(err, daemon.ErrRunning) {
-		return fmt.Errorf("session %s: %w", name, ErrNotifierRunning)
-	}
-	if err != nil {
-		return err
-	}
-	if !running {
+	if err == nil && !running {
 		d.Warn(fmt.Sprintf("the notifier of %s has not started after 5s; see its window %s", name, daemon.NotifierWindow))
 	}
-	return nil
+	return err
 }
 
 // KeepNotifier runs "party notify watch" of the session the Env picks
@@ -88,26 +74,16 @@ func KeepNotifier(ctx context.Context, env *Env, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	dir := notify.Dir(sc.Info.StateDir)
-	if err := state.MkdirPrivate(dir); err != nil {
-		return err
-	}
-	k := &daemon.Keeper{Dir: dir, Name: "notifier", Clock: env.Clock, Logf: daemon.Logger(env.Clock, env.Stderr, dir),
-		Start:      daemon.Program([]string{exe, "--session", sc.Session, "notify", "watch"}, env.Environ, stdout, env.Stderr),
-		MaxCrashes: daemon.CrashLimit, CrashWindow: daemon.CrashWindow}
-	err = k.Run(ctx)
-	if errors.Is(err, daemon.ErrRunning) {
-		return fmt.Errorf("session %s: %w", sc.Session, ErrNotifierRunning)
-	}
-	return err
+	return notify.Keep(ctx, env.Clock, sc.Session, sc.Info.StateDir, env.Stderr,
+		daemon.Program([]string{exe, "--session", sc.Session, "notify", "watch"}, env.Environ, stdout, env.Stderr))
 }
 
-// NotifyWatch is the notifier of the session the Env picks: it holds the
-// session's notifier lock (daemon.Hold; ErrNotifierRunning when another process does),
-// resumes from its saved state and, until ctx ends, reads the session's
-// sources whenever a hook wakes it and at least once a second, and tells
-// what passes the gate (notify.Notifier). Each decision is written to log
-// as a line.
+// NotifyWatch is the notifier of the session the Env picks
+// (notify.Notifier.Serve): it holds the session's notifier lock
+// (ErrNotifierRunning when another process does), resumes from its saved
+// state and, until ctx ends, reads the session's sources whenever a hook
+// wakes it and at least once a second, and tells what passes the gate.
+// Each decision is written to log as a line.
 func NotifyWatch(ctx context.Context, env *Env, log io.Writer) error {
 	sc, err := session.OpenParty(ctx, env.Tmux, env.Pick())
 	if err != nil {
@@ -121,21 +97,6 @@ func NotifyWatch(ctx context.Context, env *Env, log io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := state.MkdirPrivate(n.Dir); err != nil {
-		return err
-	}
-	release, err := daemon.Hold(ctx, env.Clock, n.Dir)
-	if errors.Is(err, daemon.ErrRunning) {
-		return fmt.Errorf("session %s: %w", sc.Session, ErrNotifierRunning)
-	}
-	if err != nil {
-		return err
-	}
-	defer release()
-	logf := daemon.Logger(env.Clock, env.Stderr, n.Dir)
-	logf("notifier started (pid %d), state dir %s", os.Getpid(), n.Dir)
-	defer logf("notifier stopped")
-	n.Since = env.Clock.Now().Add(-time.Minute) // what happened before it ran is history
 	n.Roles = func(ctx context.Context) map[string]string {
 		sc, err := session.Open(ctx, env.Tmux, session.Pick{Name: sc.Session, Getenv: env.Getenv})
 		if err != nil {
@@ -143,16 +104,5 @@ func NotifyWatch(ctx context.Context, env *Env, log io.Writer) error {
 		}
 		return roles.ByPane(sc.Panes)
 	}
-	api, err := operatorClient(env, sc.Info.StateDir)
-	if err != nil {
-		return err
-	}
-	defer api.HTTP.CloseIdleConnections()
-	n.Audit = api
-	waiter, err := state.ListenSession(env.Getenv, sc.Info.StateDir)
-	if err != nil {
-		return err
-	}
-	defer waiter.Close()
-	return n.Run(ctx, env.Clock, waiter.C, log, func(err error) { env.Warnf("notify: %v", err) })
+	return n.Serve(ctx, env.Clock, env.Getenv, env.Stderr, log, func(err error) { env.Warnf("notify: %v", err) })
 }

@@ -2,15 +2,11 @@ package party
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"path/filepath"
 	"strings"
 
-	"github.com/partyhq/party/core/shellwords"
-	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/task"
-	"github.com/partyhq/party/core/tmux"
 )
 
 // PMOptions are what every party pm operation takes besides its own
@@ -77,37 +73,9 @@ func OpenPM(ctx context.Context, env *Env, opts PMOptions) (*PM, error) {
 	return &PM{Store: st, Actor: actor, env: env}, nil
 }
 
-// TaskUpdate is a change of task ID as party pm task update takes it: a
-// status word ("": unchanged), and the assignee and milestone when given
-// (given empty: cleared).
-type TaskUpdate struct {
-	ID, Status, Assignee, Milestone string
-	AssigneeGiven, MilestoneGiven   bool
-	// Force applies the change over one made on GitHub meanwhile.
-	Force bool
-}
-
-// Change is the store's change of u; changing nothing is a usage error.
-func (u TaskUpdate) Change() (task.Change, error) {
-	c := task.Change{Force: u.Force}
-	if u.Status != "" {
-		s, err := task.ParseStatus(u.Status)
-		if err != nil {
-			return c, err
-		}
-		c.Status = &s
-	}
-	if u.AssigneeGiven {
-		c.Assignee = &u.Assignee
-	}
-	if u.MilestoneGiven {
-		c.Milestone = &u.Milestone
-	}
-	if c.Status == nil && c.Assignee == nil && c.Milestone == nil {
-		return c, fmt.Errorf("%w: nothing to change: give --status, --assignee or --milestone", ErrUsage)
-	}
-	return c, nil
-}
+// TaskUpdate is a change of task ID as party pm task update takes it
+// (task.Update).
+type TaskUpdate = task.Update
 
 // Update applies u. A change forced over one made on GitHub since party
 // last wrote the issue is a warning on stderr that lists what it
@@ -125,47 +93,18 @@ func (p *PM) Update(ctx context.Context, u TaskUpdate) (task.Task, error) {
 }
 
 // EditDoc opens task id's document in the user's editor on term
-// (task.Edit) and, when it changed, saves it and says so on stderr.
+// (task.EditDoc) and, when it saved it, says so on stderr. An edit that
+// could not be saved over a change made meanwhile is kept in the state
+// root's pm/unsaved.
 func (p *PM) EditDoc(ctx context.Context, id string, term task.Terminal) error {
-	text, err := p.Store.Doc(ctx, id)
-	if err != nil {
-		return err
+	saved, err := task.EditDoc(ctx, p.Store, p.Actor, id, p.env.Getenv, term, p.env.Clock, func() (string, error) {
+		root, err := p.env.StateRoot()
+		return filepath.Join(root, "pm", "unsaved"), err
+	})
+	if saved {
+		p.env.Warnf("task %s: document saved", id)
 	}
-	edited, err := task.Edit(p.env.Getenv, term, text)
-	if err != nil || edited == text {
-		return err
-	}
-	// Saved only over the document the editor opened: a change made
-	// meanwhile (pm doc --set, another editor) is never overwritten, and
-	// the editor's text is kept where the message says.
-	err = p.Store.SetDocFrom(ctx, p.Actor, id, text, edited)
-	if errors.Is(err, task.ErrConflict) {
-		kept, kerr := p.keepDoc(id, edited)
-		if kerr != nil {
-			return fmt.Errorf("%w; your text could not be kept (%v): it is lost", err, kerr)
-		}
-		return fmt.Errorf("%w, so your text was not saved over it; it is in %s (party pm doc %s --print shows the new one)", err, kept, id)
-	}
-	if err != nil {
-		return err
-	}
-	p.env.Warnf("task %s: document saved", id)
-	return nil
-}
-
-// keepDoc writes text, an edit of task id's document that could not be
-// saved, to a file of its own under the state root and returns its path.
-func (p *PM) keepDoc(id, text string) (string, error) {
-	root, err := p.env.StateRoot()
-	if err != nil {
-		return "", err
-	}
-	dir := filepath.Join(root, "pm", "unsaved")
-	if err := state.MkdirPrivate(dir); err != nil {
-		return "", err
-	}
-	path := filepath.Join(dir, fmt.Sprintf("task-%s-%s.md", id, p.env.Clock.Now().UTC().Format("20060102T150405.000")))
-	return path, state.WriteFile(path, []byte(text), 0o600)
+	return err
 }
 
 // PMInitOptions are the inputs of PMInit.
@@ -193,25 +132,11 @@ func PMInit(ctx context.Context, env *Env, opts PMInitOptions) (task.InitResult,
 	return task.Init(ctx, task.InitOptions{Root: root, Dir: cwd, Name: opts.Name, Team: opts.Team, Actor: actor, Clock: env.Clock})
 }
 
-// Jump is what PMJump did.
-type Jump struct {
-	// Attach is the command line that attaches a terminal to Session.
-	Attach   string `json:"attach"`
-	Session  string `json:"session"`
-	Switched bool   `json:"switched"`
-}
-
-// Text is what party pm jump prints: "switched to SESSION", else the
-// attach command.
-func (j Jump) Text() string {
-	if j.Switched {
-		return "switched to " + j.Session
-	}
-	return j.Attach
-}
+// Jump is what PMJump did (session.Jump).
+type Jump = session.Jump
 
 // PMJump switches the tmux client to the party session started in the
-// team's directory (teamSession), or to env.Session when one is
+// team's directory (session.Linked), or to env.Session when one is
 // named. Outside tmux, or when the client is another server's, it
 // switches nothing (said on stderr in the second case): Attach is then
 // the command to run. actor is checked as every pm command checks it.
@@ -225,17 +150,12 @@ func PMJump(ctx context.Context, env *Env, actor string) (Jump, error) {
 		if err != nil {
 			return Jump{}, err
 		}
-		if name, err = teamSession(ctx, env.Tmux, cwd); err != nil {
+		if name, err = session.Linked(ctx, env.Tmux, cwd); err != nil {
 			return Jump{}, err
 		}
 	}
-	target := tmux.SessionTarget(name)
-	j := Jump{Session: name, Attach: shellwords.Join(env.Tmux.Argv("attach-session", "-t", target))}
-	if env.Getenv("TMUX") != "" {
-		if _, err := env.Tmux.Run(ctx, "switch-client", "-t", target); err == nil {
-			j.Switched = true
-			return j, nil
-		}
+	j, refused := session.SwitchTo(ctx, env.Tmux, name, env.Getenv("TMUX") != "")
+	if refused {
 		env.Warnf("this client is another tmux server's; attach to %s with the command below", name)
 	}
 	return j, nil

@@ -14,7 +14,6 @@ import (
 
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/task"
-	"github.com/partyhq/party/core/usage"
 )
 
 // pmEnv is an Env in dir with the process's environment and overrides.
@@ -47,36 +46,6 @@ func TestPMActor(t *testing.T) {
 	_, err = PMActor(e, "")
 	assert.ErrorIs(t, err, task.ErrInvalid, "a bad $PARTY_ROLE too")
 }
-
-func TestTaskUpdateChange(t *testing.T) {
-	empty, done := "", task.Done
-	tests := []struct {
-		name string
-		u    TaskUpdate
-		want task.Change
-		err  error
-	}{
-		{"status", TaskUpdate{Status: "done", Force: true}, task.Change{Status: &done, Force: true}, nil},
-		{"an assignee given empty clears it", TaskUpdate{AssigneeGiven: true}, task.Change{Assignee: &empty}, nil},
-		{"a milestone given", TaskUpdate{Milestone: "M2", MilestoneGiven: true}, task.Change{Milestone: strp("M2")}, nil},
-		{"an assignee not given is no change", TaskUpdate{Assignee: "codex"}, task.Change{}, usage.Err},
-		{"nothing", TaskUpdate{Force: true}, task.Change{}, usage.Err},
-		{"a bad status", TaskUpdate{Status: "finished"}, task.Change{}, task.ErrInvalid},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := tt.u.Change()
-			if tt.err != nil {
-				assert.ErrorIs(t, err, tt.err)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
-		})
-	}
-}
-
-func strp(s string) *string { return &s }
 
 // forcedStore is a store whose Update was forced over changes on GitHub.
 type forcedStore struct {

@@ -76,7 +76,7 @@ func Relay(ctx context.Context, env *Env, opts RelayOptions) (id, report string,
 		report, err = job.Run(ctx, task)
 	}
 	if err != nil {
-		if retriable(job.Steps, task.ID, err) {
+		if job.Steps.Retriable(task.ID, err) {
 			env.Warnf("relay task %s stopped; 'party relay --retry %s' re-sends its last step", task.ID, task.ID)
 		}
 		return task.ID, "", err
@@ -96,15 +96,4 @@ func relayTask(opts RelayOptions, cfg config.Config, nonce string) relay.Task {
 		t.Executor = cfg.Executor
 	}
 	return t
-}
-
-// retriable says whether task id, stopped by err, can be retried: a stall
-// or an interrupt stopped it and its last step is saved.
-func retriable(steps relay.Steps, id string, err error) bool {
-	var stall *relay.StallError
-	if !errors.As(err, &stall) && !errors.Is(err, context.Canceled) {
-		return false
-	}
-	_, lost := steps.Load(id)
-	return lost == nil
 }

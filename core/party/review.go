@@ -2,8 +2,6 @@ package party
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"path/filepath"
 	"time"
@@ -18,6 +16,10 @@ import (
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/task"
 )
+
+// coordinatorPoll is how often the coordinator looks for findings and
+// answers (signals wake it at once).
+const coordinatorPoll = 100 * time.Millisecond
 
 // ReviewDir is the review directory of the session: inside an agent's
 // pane $PARTY_STATE_DIR's, unless Session names another; else that of the
@@ -167,13 +169,12 @@ func CoordinatorOf(ctx context.Context, env *Env) (Coordinator, error) {
 	return coordinatorIn(dir)
 }
 
-// RunCoordinator is the coordinator process (CoordinatorProcess):
+// RunCoordinator is the coordinator process (review.SessionProcess):
 // it serves the session's review until ctx ends, typing into the panes of
 // the roles through the delivery protocol; its log goes to stderr. Its
 // notices reach only panes that run claude, codex or gemini (or a role
-// route.allowRoles opts in): one refused is logged in the event log as
-// review.refused-shell or review.refused-program and retried as a pane
-// that could not take it.
+// route.allowRoles opts in): one refused is logged and retried
+// (review.SessionProcess).
 func RunCoordinator(ctx context.Context, env *Env) error {
 	cfg, err := env.Config()
 	if err != nil {
@@ -187,8 +188,22 @@ func RunCoordinator(ctx context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
-	p := CoordinatorProcess{Clock: env.Clock, Getenv: env.Getenv, Session: sc.Session, StateDir: sc.Info.StateDir,
-		Config: cfg.Review, Panes: env.Tmux, Log: env.Stderr,
+	r, stateDir := cfg.Review, sc.Info.StateDir
+	p := review.SessionProcess{Clock: env.Clock, Getenv: env.Getenv, Session: sc.Session, StateDir: stateDir, Panes: env.Tmux, Log: env.Stderr,
+		Config: review.Config{Implementer: r.Implementer, Reviewer: r.Reviewer, Base: r.Base, FindingsTimeout: r.FindingsTimeout,
+			HealthInterval: r.HealthInterval, Poll: coordinatorPoll, MarkerDir: r.MarkerDir, MaxIterations: r.MaxIterations},
+		Team: func(role string) (review.Team, error) {
+			rec, err := session.ReadRecord(stateDir)
+			if err != nil {
+				return review.Team{}, err
+			}
+			t := review.Team{Cwd: rec.DirOf(role), Launch: map[string]review.Launch{}}
+			t.Base, t.HasBase = rec.BaseOf(role)
+			for name, l := range rec.Launch {
+				t.Launch[name] = review.Launch(l)
+			}
+			return t, nil
+		},
 		Deliver: func(ctx context.Context, role, line string) (string, deliver.Result, error) {
 			t, err := env.Resolve(ctx, role)
 			if err != nil {
@@ -197,18 +212,13 @@ func RunCoordinator(ctx context.Context, env *Env) error {
 			d := env.Deliverer(root, t.Info, map[string]string{t.Pane.ID: role})
 			res, err := d.Send(ctx, deliver.Request{Pane: t.Pane.ID, Profile: cfg.Tune(role, t.Profile), Text: line,
 				AgentsOnly: !cfg.AllowsRole(role)})
-			var refused *deliver.NotAgentError
-			if errors.As(err, &refused) {
-				_ = state.AppendEvent(filepath.Join(sc.Info.StateDir, state.EventLog), map[string]any{"time": env.Clock.Now().UTC(),
-					"kind": "review.refused-" + refused.Why, "role": role, "pane": refused.Pane, "agent": string(refused.Kind), "text": line})
-			}
 			return t.Pane.ID, res, err
 		}}
 	return p.Serve(ctx)
 }
 
 // KeepCoordinator runs "party coordinator run" of the session until
-// it exits cleanly, restarting it when it crashes (daemon.Keeper); the
+// it exits cleanly, restarting it when it crashes (review.Keep); the
 // runs write to stdout and stderr.
 func KeepCoordinator(ctx context.Context, env *Env, stdout io.Writer) error {
 	dir, err := ReviewDir(ctx, env)
@@ -219,13 +229,7 @@ func KeepCoordinator(ctx context.Context, env *Env, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	k := &daemon.Keeper{Dir: dir, Name: "coordinator", Clock: env.Clock, Logf: daemon.Logger(env.Clock, env.Stderr, dir),
-		Start: daemon.Program(coordinatorArgv(exe, env.Session), env.Environ, stdout, env.Stderr)}
-	err = k.Run(ctx)
-	if errors.Is(err, daemon.ErrRunning) {
-		return fmt.Errorf("%w: %w", review.ErrRunning, err)
-	}
-	return err
+	return review.Keep(ctx, env.Clock, dir, env.Stderr, daemon.Program(coordinatorArgv(exe, env.Session), env.Environ, stdout, env.Stderr))
 }
 
 // coordinatorArgv is the command line of the coordinator process of
@@ -251,7 +255,7 @@ func Instructions(agent string) (string, bool) {
 // prepareReview makes the review state of a session started with review
 // before its agents start (their first hooks, SessionStart, already reach
 // the coordinator) and, when cfg allows it, lets its agents run the loop's
-// commands. It is session.Deps.PrepareReview.
+// commands (review.AllowCommands). It is session.Deps.PrepareReview.
 func prepareReview(d session.Deps, stateDir, root string, panes []session.PaneSpec, cfg config.Review) error {
 	if err := review.Init(review.Dir(stateDir), d.Clock.Now().UTC(), cfg.MaxIterations); err != nil {
 		return err
@@ -259,35 +263,20 @@ func prepareReview(d session.Deps, stateDir, root string, panes []session.PaneSp
 	if !cfg.AllowCommands {
 		return nil
 	}
-	return allowReviewCommands(d.Getenv, root, stateDir, panes)
-}
-
-// allowReviewCommands lets the agents of a review session run the loop's
-// commands (party review, evidence, ask) without a permission dialog:
-// the rules go into party's settings file for claude and into files party
-// owns among Codex's rules and Gemini's policies (review.AllowClaude,
-// review.AllowCodex, review.AllowGemini).
-func allowReviewCommands(getenv func(string) string, root, stateDir string, panes []session.PaneSpec) error {
-	codexDone, geminiDone := false, false
+	// The rules go into party's settings file for claude, and into files
+	// party owns among Codex's rules and Gemini's policies.
+	var claude, codex, gemini string
 	for _, p := range panes {
 		switch {
 		case p.Hooks == "claude-settings":
-			if err := review.AllowClaude(filepath.Join(stateDir, "claude-settings.json")); err != nil {
-				return err
-			}
-		case p.Agent == agent.Codex && !codexDone:
-			if _, err := review.AllowCodex(root, hook.CodexHome(getenv)); err != nil {
-				return err
-			}
-			codexDone = true
-		case p.Agent == agent.Gemini && !geminiDone:
-			if _, err := review.AllowGemini(root, hook.GeminiHome(getenv)); err != nil {
-				return err
-			}
-			geminiDone = true
+			claude = filepath.Join(stateDir, "claude-settings.json")
+		case p.Agent == agent.Codex:
+			codex = hook.CodexHome(d.Getenv)
+		case p.Agent == agent.Gemini:
+			gemini = hook.GeminiHome(d.Getenv)
 		}
 	}
-	return nil
+	return review.AllowCommands(root, claude, codex, gemini)
 }
 
 // startCoordinator initializes the review state of the session (if new)

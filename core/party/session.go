@@ -3,7 +3,6 @@ package party
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/session"
@@ -189,13 +188,5 @@ func RestoreUnit(env *Env, kind string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	var keep []string
-	for _, kv := range env.Environ {
-		k, _, _ := strings.Cut(kv, "=")
-		switch {
-		case k == "PATH" || k == "XDG_STATE_HOME" || k == "TMUX_TMPDIR" || strings.HasPrefix(k, "PARTY_"):
-			keep = append(keep, kv)
-		}
-	}
-	return session.Unit(kind, exe, keep)
+	return session.Unit(kind, exe, session.UnitEnv(env.Environ))
 }

@@ -2,16 +2,16 @@ package party
 
 import (
 	"context"
-	"fmt"
-	"strconv"
-	"strings"
+	"path/filepath"
 	"time"
 
 	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/spend"
+	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/talk"
 )
 
@@ -71,7 +71,7 @@ func Usage(ctx context.Context, env *Env, opts UsageOptions) (UsageReport, error
 		}
 		team := spend.Team{Name: t.Name, Ledger: ledgerOf(env, t.StateDir, rec)}
 		for _, p := range rec.Panes {
-			if len(p.Argv) > 0 && p.Agent != agent.Shell && !readable(p.Agent, p.Hooks) {
+			if len(p.Argv) > 0 && p.Agent != agent.Shell && !spend.Readable(p.Agent, p.Hooks) {
 				team.Unread = append(team.Unread, p.Role)
 			}
 		}
@@ -106,44 +106,33 @@ func agentRoles(rec session.Record) []string {
 	return out
 }
 
-// BudgetRow is l as party usage prints it.
-func BudgetRow(l spend.Limit) []string {
-	pct := "-"
-	if l.Limit > 0 {
-		pct = fmt.Sprintf("%.0f%%", 100*l.Spent/l.Limit)
-	}
-	f := func(v float64) string {
-		if l.Unit == "usd" {
-			return fmt.Sprintf("%.4f", v)
-		}
-		return fmt.Sprintf("%.0f", v)
-	}
-	return []string{l.Key, l.Scope, f(l.Spent), f(l.Limit), f(l.Left), pct}
-}
+// UsageRow and BudgetRow are a sum and a budget as party usage prints
+// them, under UsageHeader and BudgetHeader.
+var (
+	UsageRow     = spend.Sum.Row
+	UsageHeader  = spend.Header
+	BudgetRow    = spend.Limit.Row
+	BudgetHeader = spend.LimitHeader
+)
 
-// BudgetHeader is the header of party usage's table of budgets.
-func BudgetHeader() []string { return []string{"BUDGET", "FOR", "SPENT", "LIMIT", "LEFT", "USED"} }
+// ErrBudget is a send or talk to an agent whose budget is spent.
+var ErrBudget = spend.ErrBudget
 
-// UsageRow is s as party usage prints it: the cost in USD, or "no price"
-// when a model of its responses has none.
-func UsageRow(s UsageSum) []string {
-	if s.Unknown {
-		return []string{s.Key, "-", "unknown", "unknown", "unknown", "unknown", "unknown", "unknown", "unknown"}
+// checkBudget refuses role of the team in stateDir (named team) when a
+// budget that bounds it is spent, unless force with why: then the
+// override goes to the team's event log (spend.Guard).
+func checkBudget(env *Env, team, stateDir, role string, force bool, why string) error {
+	cfg, err := env.Config()
+	if err != nil || cfg.Budget == (config.Budget{}) {
+		return err
 	}
-	n := func(v int64) string { return strconv.FormatInt(v, 10) }
-	cost := "no price"
-	if s.Cost != nil {
-		cost = fmt.Sprintf("%.4f", *s.Cost)
+	rec, err := session.ReadRecord(stateDir)
+	if err != nil {
+		return nil // a session party did not start: no team, no budget
 	}
-	return []string{s.Key, strconv.Itoa(s.Responses), n(s.Input), n(s.Output), n(s.CacheRead), n(s.CacheWrite), n(s.Reasoning), n(s.Total), cost}
-}
-
-// UsageHeader is the header of party usage's table.
-func UsageHeader(by string) []string {
-	if by == "" {
-		by = "role"
-	}
-	return []string{strings.ToUpper(by), "RESPONSES", "INPUT", "OUTPUT", "CACHE READ", "CACHE WRITE", "REASONING", "TOTAL", "COST USD"}
+	g := spend.Guard{Team: team, Ledger: ledgerOf(env, stateDir, rec), Roles: agentRoles(rec), Budget: cfg.Budget,
+		Prices: cfg.Prices, Clock: env.Clock, EventLog: filepath.Join(stateDir, state.EventLog)}
+	return g.Check(role, force, why)
 }
 
 // ledgerOf is the spend ledger of the team in stateDir.
@@ -151,47 +140,25 @@ func ledgerOf(env *Env, stateDir string, rec session.Record) spend.Ledger {
 	return spend.TeamLedger(stateDir, hook.CodexHome(env.Getenv), rec.PaneRoles())
 }
 
-// readable says whether party finds the usage of an agent of kind whose
-// hooks are wired as hooks says: Gemini's chat file is named only by its
-// hooks' events (a gemini pane on the marker has none).
-func readable(kind agent.Kind, hooks string) bool {
-	return spend.Keeps(kind) && (kind != agent.Gemini || hooks != "")
-}
-
-// usageLag bounds how long turnUsage waits for an agent's record of a
-// turn that already ended: Claude Code writes its transcript a moment
-// after its Stop hook (100-150 ms measured on 2.1.197).
-const usageLag = 3 * time.Second
-
-// turnUsage fills in each answered turn's usage (spend.TurnOf), waiting
-// up to usageLag for agents that keep usage whose record does not show
-// the turn's end yet (a last response that asked for no tool).
+// turnUsage fills in each answered turn's usage (spend.AwaitTurns); a
+// record it cannot read is a warning.
 func turnUsage(ctx context.Context, env *Env, stateDir string, targets []mux.Pane, results []talk.Result, out []TalkOutcome) {
 	rec, err := session.ReadRecord(stateDir)
 	if err != nil {
 		return
 	}
-	l := ledgerOf(env, stateDir, rec)
-	for deadline := env.Clock.Now().Add(usageLag); ; {
-		err := l.Scan()
-		var rs []spend.Response
-		if err == nil {
-			rs, err = l.Responses()
+	wants := make([]spend.TurnWant, len(results))
+	for i, r := range results {
+		wants[i] = spend.TurnWant{Role: r.Role, Start: r.Turn, Answered: r.Err == nil && r.Answer != nil,
+			Readable: spend.Readable(agent.Kind(targets[i].Agent), targets[i].Hooks)}
+	}
+	turns, err := spend.AwaitTurns(ctx, env.Clock, ledgerOf(env, stateDir, rec), wants)
+	for i, w := range wants {
+		if w.Answered {
+			out[i].Usage = turns[i]
 		}
-		if err != nil {
-			env.Warnf("the turns' usage: %v", err)
-			return
-		}
-		missing := false
-		for i, r := range results {
-			if r.Err == nil && r.Answer != nil {
-				out[i].Usage = spend.TurnOf(rs, r.Role, r.Turn)
-				whole := out[i].Usage != nil && out[i].Usage.Ended
-				missing = missing || (!whole && readable(agent.Kind(targets[i].Agent), targets[i].Hooks))
-			}
-		}
-		if !missing || !env.Clock.Now().Before(deadline) || env.Clock.Sleep(ctx, 100*time.Millisecond) != nil {
-			return
-		}
+	}
+	if err != nil {
+		env.Warnf("the turns' usage: %v", err)
 	}
 }

@@ -5,12 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 	"time"
 
-	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/mux"
@@ -28,16 +24,6 @@ var ErrSupervisorFailed = supervise.ErrFailed
 // SupervisorFailedError is why a supervisor is down, as its process said
 // it (supervise.DownError).
 type SupervisorFailedError = supervise.DownError
-
-// apiSocket is the socket of the API of the supervisor of stateDir: the
-// one the serving supervisor recorded, else where this process's
-// environment puts it (supervise.SocketPath).
-func apiSocket(env *Env, stateDir string) (string, error) {
-	if d, ok := supervise.ReadProc(supervise.Dir(stateDir)); ok && d.State == supervise.ProcServing && d.Socket != "" {
-		return d.Socket, nil
-	}
-	return supervise.SocketPath(env.Getenv, stateDir)
-}
 
 // supervisorScope is the session the supervisor commands act on: inside an
 // agent's pane $PARTY_STATE_DIR's (unless Session names another), else the
@@ -57,10 +43,9 @@ func supervisorScope(ctx context.Context, env *Env) (stateDir, name string, err 
 }
 
 // recordedScope is the session whose tmux server or session is gone (err
-// says so), found by its supervisor's store: the one named (--session,
-// $PARTY_SESSION), else the one session of this server that has a store
-// and is not live. Its records (triggers, runtimes, events) are read from
-// the store while tmux cannot say where the session is.
+// says so), found by its supervisor's store (supervise.RecordedSession):
+// the one named (--session, $PARTY_SESSION), else the one session of this
+// server that has a store and is not live.
 func recordedScope(ctx context.Context, env *Env, err error) (stateDir, name string, ok bool) {
 	if !errors.Is(err, mux.ErrNoServer) && !errors.Is(err, mux.ErrNoSession) && !errors.Is(err, session.ErrUnresolved) {
 		return "", "", false
@@ -69,88 +54,14 @@ func recordedScope(ctx context.Context, env *Env, err error) (stateDir, name str
 	if rerr != nil {
 		return "", "", false
 	}
-	socket := env.Tmux.Socket.Resolve(env.Getenv)
-	hasStore := func(dir string) bool {
-		_, err := os.Stat(filepath.Join(supervise.Dir(dir), supervise.StoreFile))
-		return err == nil
-	}
 	name = env.Session
 	if name == "" {
 		name = env.Getenv("PARTY_SESSION")
 	}
-	if name != "" {
-		dir := state.SessionDir(root, socket, name)
-		return dir, name, hasStore(dir)
-	}
-	dirs, _ := filepath.Glob(filepath.Join(root, "sessions", "*-*"))
-	var found []string
-	for _, d := range dirs {
-		base := filepath.Base(d)
-		n := base[:strings.LastIndex(base, "-")]
-		if state.SessionDir(root, socket, n) == d && hasStore(d) {
-			found, name = append(found, d), n
-		}
-	}
-	if len(found) != 1 {
-		return "", "", false
-	}
-	if live, err := env.Tmux.HasSession(ctx, name); err == nil && live {
-		return "", "", false // a session of its own picks it, not its store
-	}
-	return found[0], name, true
-}
-
-// policyOf and limitsOf are the supervisor's numbers from the config.
-func policyOf(c config.Supervise) supervise.Policy {
-	return supervise.Policy{AckTimeout: c.AckTimeout, Retries: c.Retries, Backoff: c.Backoff,
-		QuietWindow: c.QuietWindow, DeferRecheck: c.DeferRecheck, MaxDefer: c.MaxDefer,
-		FallbackTries: c.FallbackTries, Spawn: c.Spawn}
-}
-
-func limitsOf(c config.Supervise) supervise.Limits {
-	return supervise.Limits{MaxText: c.MaxText, PerRuntime: c.PerRuntime, PerThread: c.PerThread, Window: c.RateWindow,
-		MaxTurns: c.MaxTurns, SameAnswers: c.SameAnswers}
-}
-
-// Supervisor is an open supervisor store with its operations; Close it.
-type Supervisor struct {
-	*supervise.Ops
-	StateDir string
-	Session  string
-}
-
-// Close closes the store.
-func (s *Supervisor) Close() error { return s.Store.Close() }
-
-// OpenSupervisor opens the supervisor's store of the session (made on
-// first use) and its operations.
-func OpenSupervisor(ctx context.Context, env *Env) (*Supervisor, error) {
-	stateDir, name, err := supervisorScope(ctx, env)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := env.Config()
-	if err != nil {
-		return nil, err
-	}
-	dir := supervise.Dir(stateDir)
-	if err := state.MkdirPrivate(dir); err != nil {
-		return nil, err
-	}
-	st, err := supervise.Open(filepath.Join(dir, supervise.StoreFile))
-	if err != nil {
-		return nil, err
-	}
-	ops := &supervise.Ops{Store: st, Clock: env.Clock, Policy: policyOf(cfg.Supervise), Limits: limitsOf(cfg.Supervise),
-		Wake: func() { state.WakeSession(env.Getenv, stateDir) },
-		Managed: func(ctx context.Context, role string) (bool, error) {
-			if _, err := env.Resolve(ctx, role); err != nil {
-				return false, fmt.Errorf("%w: %w", supervise.ErrNotFound, err)
-			}
-			rec, err := session.ReadRecord(stateDir)
-			return err == nil && rec.Tokens[role] != "", nil
-		}}
-	return &Supervisor{Ops: ops, StateDir: stateDir, Session: name}, nil
+	return supervise.RecordedSession(root, env.Tmux.Socket.Resolve(env.Getenv), name, func(name string) bool {
+		live, err := env.Tmux.HasSession(ctx, name)
+		return err == nil && live
+	})
 }
 
 // TriggerOptions are the inputs of Trigger.
@@ -174,19 +85,9 @@ type TriggerResult struct {
 // *supervise.FailedError when it failed.
 func Trigger(ctx context.Context, env *Env, opts TriggerOptions) (TriggerResult, error) {
 	// The submission and the wait are two calls: a wait that finds the
-	// supervisor gone is never answered by submitting again (without an
-	// id, that would be a second trigger).
-	res, err := viaDoor(ctx, env, func(d *door) (TriggerResult, error) {
-		t, created, err := d.Submit(ctx, opts.TriggerRequest)
-		if errors.Is(err, supervise.ErrNoAnswer) && opts.ID != "" {
-			// The supervisor died on the submission: whether it recorded
-			// it is unknown, and the id makes asking again safe (the
-			// next one finds it, or records it, once).
-			if werr := d.awaitSupervisor(ctx); werr != nil {
-				return TriggerResult{}, err
-			}
-			t, created, err = d.Submit(ctx, opts.TriggerRequest)
-		}
+	// supervisor gone is never answered by submitting again.
+	res, err := viaDoor(ctx, env, func(d *supervise.Door) (TriggerResult, error) {
+		t, created, err := d.SubmitOnce(ctx, opts.TriggerRequest)
 		return TriggerResult{Trigger: t, Created: created}, err
 	})
 	if err != nil || !opts.Wait {
@@ -200,69 +101,44 @@ func Trigger(ctx context.Context, env *Env, opts TriggerOptions) (TriggerResult,
 		}
 		timeout = cfg.Supervise.TurnTimeout
 	}
-	res.Trigger, err = viaDoor(ctx, env, func(d *door) (supervise.Trigger, error) {
-		return awaitTrigger(ctx, d, res.Trigger, timeout)
+	res.Trigger, err = viaDoor(ctx, env, func(d *supervise.Door) (supervise.Trigger, error) {
+		return d.AwaitEnd(ctx, res.Trigger, timeout)
 	})
 	return res, err
 }
 
 // ErrTriggerTimeout is a trigger --wait that ran out of time while the
 // trigger was still open.
-var ErrTriggerTimeout = errors.New("trigger still open")
-
-// awaitTrigger waits until trigger t is over, told by the supervisor's
-// API the moment it is (a long poll, not a poll of the store).
-func awaitTrigger(ctx context.Context, d *door, t supervise.Trigger, timeout time.Duration) (supervise.Trigger, error) {
-	err := d.longPoll(ctx, timeout, func(wait time.Duration) (bool, error) {
-		got, err := d.AwaitTrigger(ctx, t.ID, wait)
-		if err == nil {
-			t = got
-		}
-		return err == nil && !t.Status.Open(), err
-	})
-	switch {
-	case err != nil:
-		return t, err
-	case t.Status == supervise.TFailed:
-		return t, &supervise.FailedError{ID: t.ID, Class: t.Class, Msg: t.Error}
-	case t.Status == supervise.Completed && t.Answer == nil && t.Error != "":
-		// Acked, but its turn ended without an answer (TURN_FAILED,
-		// ANSWER_CUT, PERMISSION_PROMPT): --wait has none to print.
-		return t, &supervise.FailedError{ID: t.ID, Class: t.Class, Msg: t.Error}
-	case t.Status.Open():
-		return t, fmt.Errorf("trigger %s is %s after %s: %w", t.ID, t.Status, timeout, ErrTriggerTimeout)
-	}
-	return t, nil
-}
+var ErrTriggerTimeout = supervise.ErrTimeout
 
 // TriggerShow is the recorded trigger id.
 func TriggerShow(ctx context.Context, env *Env, id string) (supervise.Trigger, error) {
-	return viaDoorOr(ctx, env, func(d *door) (supervise.Trigger, error) { return d.Client.Trigger(ctx, id) },
+	return viaDoorOr(ctx, env, func(d *supervise.Door) (supervise.Trigger, error) { return d.Client.Trigger(ctx, id) },
 		func(o *supervise.Ops, c supervise.Caller) (supervise.Trigger, error) { return o.Trigger(ctx, c, id) })
 }
 
 // TriggerUnblock lets an auto-blocked thread go on.
 func TriggerUnblock(ctx context.Context, env *Env, thread string) (supervise.Thread, error) {
-	return viaDoor(ctx, env, func(d *door) (supervise.Thread, error) { return d.Unblock(ctx, thread) })
+	return viaDoor(ctx, env, func(d *supervise.Door) (supervise.Thread, error) { return d.Unblock(ctx, thread) })
 }
 
 // Runtimes are the session's runtimes as the supervisor last recorded
 // them.
 func Runtimes(ctx context.Context, env *Env) ([]supervise.Runtime, error) {
-	return viaDoorOr(ctx, env, func(d *door) ([]supervise.Runtime, error) { return d.Client.Runtimes(ctx) },
+	return viaDoorOr(ctx, env, func(d *supervise.Door) ([]supervise.Runtime, error) { return d.Client.Runtimes(ctx) },
 		func(o *supervise.Ops, c supervise.Caller) ([]supervise.Runtime, error) { return o.Runtimes(ctx, c) })
 }
 
 // InboxSend puts a message into a role's inbox; from inside a pane it is
 // from that runtime.
 func InboxSend(ctx context.Context, env *Env, req supervise.MessageRequest) (supervise.Message, error) {
-	return viaDoor(ctx, env, func(d *door) (supervise.Message, error) { return d.Send(ctx, req) })
+	return viaDoor(ctx, env, func(d *supervise.Door) (supervise.Message, error) { return d.Send(ctx, req) })
 }
 
 // InboxRead returns the calling runtime's unread messages (of thread, or
 // all) and moves its read cursors past them.
 func InboxRead(ctx context.Context, env *Env, thread string) ([]supervise.Message, error) {
-	return viaDoor(ctx, env, func(d *door) ([]supervise.Message, error) { return d.Read(ctx, thread) })
+	return viaDoor(ctx, env, func(d *supervise.Door) ([]supervise.Message, error) { return d.Read(ctx, thread) })
 }
 
 // InboxList lists the messages of a thread.
@@ -270,7 +146,7 @@ func InboxList(ctx context.Context, env *Env, thread string) ([]supervise.Messag
 	if thread == "" {
 		thread = supervise.DefaultThread
 	}
-	return viaDoorOr(ctx, env, func(d *door) ([]supervise.Message, error) { return d.Messages(ctx, thread) },
+	return viaDoorOr(ctx, env, func(d *supervise.Door) ([]supervise.Message, error) { return d.Messages(ctx, thread) },
 		func(o *supervise.Ops, c supervise.Caller) ([]supervise.Message, error) {
 			return o.Messages(ctx, c, thread)
 		})
@@ -278,7 +154,7 @@ func InboxList(ctx context.Context, env *Env, thread string) ([]supervise.Messag
 
 // Heartbeat records that the calling runtime is alive.
 func Heartbeat(ctx context.Context, env *Env, status string) error {
-	_, err := viaDoor(ctx, env, func(d *door) (struct{}, error) { return struct{}{}, d.Client.Heartbeat(ctx, status) })
+	_, err := viaDoor(ctx, env, func(d *supervise.Door) (struct{}, error) { return struct{}{}, d.Client.Heartbeat(ctx, status) })
 	return err
 }
 
@@ -287,139 +163,28 @@ func Heartbeat(ctx context.Context, env *Env, status string) error {
 // recorded. Once, while no supervisor runs, it shows what the last one
 // recorded.
 func SupervisorEvents(ctx context.Context, env *Env, follow bool, emit func(supervise.AuditEvent)) error {
-	var after int64 // kept across a call made again
-	page := func(evs []supervise.AuditEvent) bool {
-		for _, e := range evs {
-			emit(e)
-			after = e.Seq
-		}
-		return len(evs) < 1000
+	d, err := openDoor(ctx, env)
+	if err != nil {
+		return err
 	}
-	var records func(*supervise.Ops, supervise.Caller) (struct{}, error)
-	if !follow {
-		records = func(o *supervise.Ops, c supervise.Caller) (struct{}, error) {
-			for {
-				evs, err := o.Events(ctx, c, after, 1000)
-				if err != nil || page(evs) {
-					return struct{}{}, err
-				}
-			}
-		}
-	}
-	_, err := viaDoorOr(ctx, env, func(d *door) (struct{}, error) {
-		for {
-			if !follow {
-				evs, err := d.Events(ctx, after, 1000, 0)
-				if err != nil || page(evs) {
-					return struct{}{}, err
-				}
-				continue
-			}
-			var evs []supervise.AuditEvent
-			err := d.longPoll(ctx, supervise.MaxWait, func(wait time.Duration) (bool, error) {
-				var err error
-				evs, err = d.Events(ctx, after, 1000, wait)
-				return err == nil && len(evs) > 0, err
-			})
-			if ctx.Err() != nil {
-				return struct{}{}, nil
-			}
-			if err != nil {
-				return struct{}{}, err
-			}
-			page(evs)
-		}
-	}, records)
-	return err
+	return supervise.AuditTrail(ctx, d, follow, emit)
 }
 
 // SupervisorProc says whether the supervisor of a session runs, and why
-// not when it failed.
-type SupervisorProc struct {
-	daemon.Proc
-	// State is running, starting (its keeper runs, it does not yet),
-	// restarting (its keeper starts it again after a failure), failed
-	// (its keeper gave up) or stopped.
-	State  string `json:"state"`
-	Dir    string `json:"dir"`
-	Socket string `json:"socket"`
-	// TCP is the loopback address it also serves, when started with
-	// --listen (its bearer token is in Dir, api.token).
-	TCP string `json:"tcp,omitempty"`
-	// Error is why it is down (restarting, failed): its last failure.
-	Error *supervise.Failure `json:"error,omitempty"`
-	// Since is when it started serving or last failed.
-	Since time.Time `json:"since,omitzero"`
-}
+// not when it failed (supervise.Status).
+type SupervisorProc = supervise.Status
 
 // The states of SupervisorProc.
 const (
-	SupervisorRunning    = "running"
-	SupervisorStarting   = "starting"
-	SupervisorRestarting = "restarting"
-	SupervisorFailed     = "failed"
-	SupervisorStopped    = "stopped"
+	SupervisorRunning    = supervise.StatusRunning
+	SupervisorStarting   = supervise.StatusStarting
+	SupervisorRestarting = supervise.StatusRestarting
+	SupervisorFailed     = supervise.StatusFailed
+	SupervisorStopped    = supervise.StatusStopped
 )
 
-// Describe says the supervisor's state in words, with its reason when it
-// is down for one.
-func (p SupervisorProc) Describe() string {
-	switch p.State {
-	case SupervisorRunning:
-		return p.Proc.Describe("")
-	case SupervisorRestarting, SupervisorFailed:
-		why := ""
-		if p.Error != nil {
-			why = ": " + p.Error.Code + ": " + p.Error.Message
-		}
-		if p.State == SupervisorFailed {
-			return "failed (given up after a crash loop)" + why
-		}
-		return "restarting after a failure" + why
-	case SupervisorStarting:
-		return "starting"
-	}
-	return "not running"
-}
-
-// Down is why the supervisor is down after a failure (restarting or
-// failed), as its error; nil when it runs or was stopped.
-func (p SupervisorProc) Down() error {
-	if p.State != SupervisorRestarting && p.State != SupervisorFailed {
-		return nil
-	}
-	d := supervise.ProcState{State: supervise.ProcFailed, Error: p.Error}
-	if p.State == SupervisorFailed {
-		d.State = supervise.ProcGaveUp
-	}
-	return d.Down(p.Dir)
-}
-
 func supervisorProc(env *Env, stateDir string) SupervisorProc {
-	sock, _ := apiSocket(env, stateDir)
-	dir := supervise.Dir(stateDir)
-	p := SupervisorProc{Proc: daemon.Running(dir), Dir: dir, Socket: sock, State: SupervisorStopped}
-	d, known := supervise.ReadProc(dir)
-	switch {
-	case p.Running:
-		p.State = SupervisorRunning
-		if known && d.State == supervise.ProcServing {
-			p.Since = d.At
-		}
-	case known && d.State == supervise.ProcGaveUp:
-		p.State, p.Error, p.Since = SupervisorFailed, d.Error, d.At
-	case known && d.State == supervise.ProcFailed:
-		p.State, p.Error, p.Since = SupervisorFailed, d.Error, d.At
-		if p.Kept {
-			p.State = SupervisorRestarting
-		}
-	case p.Kept:
-		p.State = SupervisorStarting
-	}
-	if b, err := os.ReadFile(filepath.Join(dir, supervise.AddrFile)); err == nil && p.Running {
-		p.TCP = string(b)
-	}
-	return p
+	return supervise.StatusOf(env.Getenv, stateDir)
 }
 
 // SupervisorStatus says whether the session's supervisor runs; when it is
@@ -456,32 +221,16 @@ func StartSupervisor(ctx context.Context, env *Env, opts RunOptions) (Supervisor
 }
 
 // startSupervisorIn starts the supervisor of the session name whose state
-// dir is stateDir, and waits until it serves (and, with Listen, serves
-// its TCP listener too) or fails: a supervisor that cannot start is its
-// reason (*SupervisorFailedError), never a start that says it started.
+// dir is stateDir in its hidden window and waits until it serves or
+// fails (supervise.Start).
 func startSupervisorIn(ctx context.Context, d session.Deps, name, stateDir string, opts RunOptions) error {
-	dir := supervise.Dir(stateDir)
-	if err := state.MkdirPrivate(dir); err != nil {
-		return err
-	}
-	if daemon.Running(dir).Up() {
-		return fmt.Errorf("the supervisor of this session: %w", supervise.ErrRunning)
-	}
-	if err := os.Remove(filepath.Join(dir, supervise.ProcFile)); err != nil && !errors.Is(err, os.ErrNotExist) {
-		return err
-	}
 	argv := []string{d.Exe, "--session", name, "supervise", "keep"}
 	if opts.Listen != "" {
 		argv = append(argv, "--listen", opts.Listen)
 	}
-	started := time.Now()
-	if err := session.StartHidden(ctx, d, name, stateDir, daemon.SupervisorWindow, argv); err != nil {
-		return err
-	}
-	if err := supervise.AwaitServing(ctx, d.Clock, dir); err != nil || opts.Listen == "" {
-		return err
-	}
-	return supervise.AwaitListener(ctx, d.Clock, dir, started)
+	return supervise.Start(ctx, d.Clock, stateDir, opts.Listen, func() error {
+		return session.StartHidden(ctx, d, name, stateDir, daemon.SupervisorWindow, argv)
+	})
 }
 
 // StopSupervisor stops the session's supervisor (its records stay).
@@ -546,9 +295,25 @@ func RunSupervisor(ctx context.Context, env *Env, opts RunOptions) error {
 // and operations, and its loop over the session's panes (panes.Effects),
 // woken by the session's wake-ups and tmux's news of its panes.
 func supervisorParts(ctx context.Context, env *Env, logf func(string, ...any)) (parts supervise.Parts, err error) {
-	s, err := OpenSupervisor(ctx, env)
+	stateDir, name, err := supervisorScope(ctx, env)
 	if err != nil {
 		return parts, err
+	}
+	cfg, err := env.Config()
+	if err != nil {
+		return parts, err
+	}
+	ops, err := supervise.OpenOps(stateDir, env.Clock, cfg.Supervise)
+	if err != nil {
+		return parts, err
+	}
+	ops.Wake = func() { state.WakeSession(env.Getenv, stateDir) }
+	ops.Managed = func(ctx context.Context, role string) (bool, error) {
+		if _, err := env.Resolve(ctx, role); err != nil {
+			return false, fmt.Errorf("%w: %w", supervise.ErrNotFound, err)
+		}
+		rec, err := session.ReadRecord(stateDir)
+		return err == nil && rec.Tokens[role] != "", nil
 	}
 	var closers []func()
 	parts.Close = func() {
@@ -556,17 +321,13 @@ func supervisorParts(ctx context.Context, env *Env, logf func(string, ...any)) (
 			closers[i]()
 		}
 	}
-	closers = append(closers, func() { _ = s.Close() })
+	closers = append(closers, func() { _ = ops.Store.Close() })
 	defer func() {
 		if err != nil {
 			parts.Close()
 		}
 	}()
-	cfg, err := env.Config()
-	if err != nil {
-		return parts, err
-	}
-	info, err := env.Tmux.SessionInfo(ctx, s.Session)
+	info, err := env.Tmux.SessionInfo(ctx, name)
 	if err != nil {
 		return parts, err
 	}
@@ -574,18 +335,18 @@ func supervisorParts(ctx context.Context, env *Env, logf func(string, ...any)) (
 	if err != nil {
 		return parts, err
 	}
-	rec, err := session.ReadRecord(s.StateDir)
+	rec, err := session.ReadRecord(stateDir)
 	if err != nil {
 		return parts, err
 	}
 	if err := supervise.CheckWorkspace(cfg.Supervise.Workspaces, rec.Cwd, ErrUsage); err != nil {
 		return parts, err
 	}
-	s.Ops.StopPane = panes.StopPane(env.Tmux, env.Clock)
-	if parts.Socket, err = supervise.SocketPath(env.Getenv, s.StateDir); err != nil {
+	ops.StopPane = panes.StopPane(env.Tmux, env.Clock)
+	if parts.Socket, err = supervise.SocketPath(env.Getenv, stateDir); err != nil {
 		return parts, err
 	}
-	w, err := state.ListenSession(env.Getenv, s.StateDir)
+	w, err := state.ListenSession(env.Getenv, stateDir)
 	if err != nil {
 		return parts, err
 	}
@@ -601,14 +362,13 @@ func supervisorParts(ctx context.Context, env *Env, logf func(string, ...any)) (
 	fx := &panes.Effects{Tmux: env.Tmux, Clock: env.Clock, Getenv: env.Getenv, Exe: exe, Config: cfg, Info: info, Record: rec,
 		Deliverer: func(roles map[string]string) *deliver.Deliverer { return env.Deliverer(root, info, roles) },
 		Classify:  func(err error) string { code, _ := Classify(err); return code },
-		Budget:    supervisedBudget(env, s.Session, s.StateDir, rec.Cwd, logf)}
-	parts.Ops = s.Ops
-	parts.Usage = supervisedUsage(env, s.StateDir, rec.Cwd, logf)
-	parts.Loop = &supervise.Loop{Store: s.Store, Clock: env.Clock, Policy: s.Policy, Limits: s.Limits,
-		Effects: fx, Wake: w.C, Changed: panes.Watch(ctx, env.Tmux, s.Session, logf), Logf: logf, Redact: redact,
-		ScanEvery: cfg.Supervise.ScanEvery, StallAfter: cfg.Supervise.StallAfter, Keep: cfg.Supervise.Keep, Recovery: supervise.RecoveryPolicy{RestartAfter: cfg.Supervise.RestartAfter,
-			NotAgentGrace: cfg.Supervise.NotAgent, MaxRestarts: cfg.Supervise.MaxRestarts, RestartWindow: 15 * time.Minute,
-			StaleAfter: cfg.Supervise.StaleAfter}}
+		Budget:    supervisedBudget(env, name, stateDir, rec.Cwd, logf)}
+	parts.Ops = ops
+	parts.Usage = supervisedUsage(env, stateDir, rec.Cwd, logf)
+	parts.Loop = &supervise.Loop{Store: ops.Store, Clock: env.Clock, Policy: ops.Policy, Limits: ops.Limits,
+		Effects: fx, Wake: w.C, Changed: panes.Watch(ctx, env.Tmux, name, logf), Logf: logf, Redact: redact,
+		ScanEvery: cfg.Supervise.ScanEvery, StallAfter: cfg.Supervise.StallAfter, Keep: cfg.Supervise.Keep,
+		Recovery: supervise.RecoveryOf(cfg.Supervise)}
 	return parts, nil
 }
 
@@ -625,5 +385,5 @@ type RuntimeStopOptions struct {
 // the runtime deregistered, with an event. Its open triggers fail
 // TARGET_NOT_FOUND.
 func StopRuntime(ctx context.Context, env *Env, opts RuntimeStopOptions) (supervise.Runtime, error) {
-	return viaDoor(ctx, env, func(d *door) (supervise.Runtime, error) { return d.Stop(ctx, opts.Role, opts.Grace) })
+	return viaDoor(ctx, env, func(d *supervise.Door) (supervise.Runtime, error) { return d.Stop(ctx, opts.Role, opts.Grace) })
 }

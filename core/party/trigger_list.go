@@ -24,12 +24,8 @@ type TriggerListOptions struct {
 // screen.
 const DefaultTriggerLimit = 50
 
-// TriggerPage is a page of the trigger list: the newest triggers that the
-// options select, oldest first, and whether earlier ones were left out.
-type TriggerPage struct {
-	Triggers []supervise.Trigger
-	More     bool
-}
+// TriggerPage is a page of the trigger list (supervise.TriggerPage).
+type TriggerPage = supervise.TriggerPage
 
 // TriggerList lists the recorded triggers that opts select.
 func TriggerList(ctx context.Context, env *Env, opts TriggerListOptions) (TriggerPage, error) {
@@ -51,18 +47,11 @@ func TriggerList(ctx context.Context, env *Env, opts TriggerListOptions) (Trigge
 		}
 		f.Since = t
 	}
-	if opts.Limit > 0 {
-		f.Limit = opts.Limit + 1 // one more says whether there are more
-	}
-	ts, err := viaDoorOr(ctx, env, func(d *door) ([]supervise.Trigger, error) { return d.Triggers(ctx, f) },
-		func(o *supervise.Ops, c supervise.Caller) ([]supervise.Trigger, error) { return o.Triggers(ctx, c, f) })
+	d, err := openDoor(ctx, env)
 	if err != nil {
 		return TriggerPage{}, err
 	}
-	if opts.Limit > 0 && len(ts) > opts.Limit {
-		return TriggerPage{Triggers: ts[1:], More: true}, nil
-	}
-	return TriggerPage{Triggers: ts}, nil
+	return supervise.ListTriggers(ctx, d, f, opts.Limit)
 }
 
 // sinceTime is the time --since names: a duration back from now, or an

@@ -79,6 +79,35 @@ func (r *Registry) Save(store config.TrustStore, now time.Time) error {
 	})
 }
 
+// Edit loads the registry at path, changes it with change and saves it
+// (Save), all under its lock (state.LockFile under party's state root):
+// two edits at once lose neither. untrusted says the file is not trusted
+// after the edit: one that came with the repository stays untrusted (the
+// rest of it is not the user's yet), so its names, the new one too, are
+// ignored until the user trusts it.
+func Edit(root, path string, store config.TrustStore, now time.Time, change func(*Registry) error) (r *Registry, untrusted bool, err error) {
+	unlock, err := state.LockFile(root, path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer unlock()
+	if r, err = Load(path); err != nil {
+		return nil, false, err
+	}
+	if err := change(r); err != nil {
+		return nil, false, err
+	}
+	if err := r.Save(store, now); err != nil {
+		return nil, false, err
+	}
+	if b, err := os.ReadFile(r.Path); err == nil {
+		if trusted, err := store.Trusted(r.Path, b); err == nil && !trusted {
+			return r, true, nil
+		}
+	}
+	return r, false, nil
+}
+
 // Rows are the registered agents by name, as party agents list prints
 // them: name, pane, agent ("-" for none), remark.
 func (r *Registry) Rows() [][]string {

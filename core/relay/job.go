@@ -50,6 +50,17 @@ func (st Steps) Save(s Step) error {
 	return state.WriteFile(st.path(s.Task.ID), append(b, '\n'), 0o600)
 }
 
+// Retriable says whether task id, stopped by err, can be retried: a
+// stall or an interrupt stopped it and its last step is saved.
+func (st Steps) Retriable(id string, err error) bool {
+	var stall *StallError
+	if !errors.As(err, &stall) && !errors.Is(err, context.Canceled) {
+		return false
+	}
+	_, lost := st.Load(id)
+	return lost == nil
+}
+
 // Load reads the step of task id; Latest is the task saved last.
 func (st Steps) Load(id string) (Step, error) {
 	var s Step

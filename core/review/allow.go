@@ -31,6 +31,30 @@ const CodexRules = `# Written by party start --review: the review loop's command
 prefix_rule(pattern=["party", ["review", "evidence", "ask"]], decision="allow")
 `
 
+// AllowCommands lets the agents of a review session run the loop's
+// commands without a permission dialog: claude's through its settings
+// file claudeSettings (AllowClaude), Codex's through CodexRulesFile under
+// codexHome (AllowCodex), Gemini's through its policy under geminiHome
+// (AllowGemini); an empty one is an agent the session does not run.
+func AllowCommands(root, claudeSettings, codexHome, geminiHome string) error {
+	if claudeSettings != "" {
+		if err := AllowClaude(claudeSettings); err != nil {
+			return err
+		}
+	}
+	if codexHome != "" {
+		if _, err := AllowCodex(root, codexHome); err != nil {
+			return err
+		}
+	}
+	if geminiHome != "" {
+		if _, err := AllowGemini(root, geminiHome); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // AllowClaude adds ClaudeAllow to the permissions.allow of the settings
 // file at path, which party wrote for the session's claude panes
 // (--settings): party's own file, so the user's settings are untouched.

@@ -9,7 +9,10 @@
 // into events (watch.go) and recovers after a crash. PaneEffects are its
 // effects on a real session (git, delivery into panes, respawns); Serve
 // and Start run it as a process of its own, a core/daemon whose keeper
-// restarts it after a crash; Submit is what the agents' commands
+// (Keep) restarts it after a crash, and SessionProcess is that process
+// over a session, its record read through Team, a line refused for a
+// pane that runs no agent logged (process.go); AllowCommands lets the
+// agents run the loop's commands without a dialog (allow.go); Submit is what the agents' commands
 // use to signal it. The verdict is only ever the implementer's signal: the
 // coordinator acts alone only on mechanical facts (evidence present,
 // findings file present or late, iteration cap).

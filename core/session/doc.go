@@ -11,7 +11,10 @@
 //   - layout: a pane per role in one window, or a window per role, and
 //     respawning a dead pane as start launched it (respawn.go);
 //   - scope (scope.go): the session a command acts on, its roles and
-//     their panes; attaching the terminal to it (attach.go).
+//     their panes; attaching the terminal to it (attach.go); the session
+//     of the team linked from a folder (Linked, linked.go) and switching
+//     the client to it (SwitchTo); the party
+//     sessions of a server (PartyInfos).
 //
 // It takes every dependency from Deps and reads no environment and prints
 // nothing; what other packages do at start and stop (Gemini's hook

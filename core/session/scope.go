@@ -277,3 +277,29 @@ func StateDir(root string, info tmux.SessionInfo) string {
 	}
 	return state.SessionDir(root, info.SocketPath, info.Name)
 }
+
+// PartyInfos are the party sessions (those with a state dir) of tc's
+// server, whose socket's path is socket: the one named name, else all.
+func PartyInfos(ctx context.Context, tc *tmux.Client, name, socket string) ([]tmux.SessionInfo, error) {
+	if name != "" {
+		info, err := tc.SessionInfo(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		if info.StateDir == "" {
+			return nil, fmt.Errorf("session %s was not started by party (it has no state dir): %w", info.Name, ErrUnresolved)
+		}
+		return []tmux.SessionInfo{info}, nil
+	}
+	list, err := tc.ListSessions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []tmux.SessionInfo
+	for _, s := range list {
+		if s.StateDir != "" {
+			out = append(out, tmux.SessionInfo{Name: s.Name, StateDir: s.StateDir, SocketPath: socket})
+		}
+	}
+	return out, nil
+}

@@ -78,7 +78,7 @@ type Deps struct {
 	PrepareReview func(d Deps, stateDir, root string, panes []PaneSpec, cfg config.Review) error
 	Coordinator   func(ctx context.Context, d Deps, session, stateDir string, maxIterations int) error
 	// Gemini wires party's hooks into a folder's Gemini settings (core/party
-	// provides it); nil wires none: Gemini panes keep the marker.
+	// fills in hook.GeminiWiring); nil wires none: Gemini panes keep the marker.
 	Gemini GeminiHooks
 }
 
@@ -89,9 +89,9 @@ type GeminiHooks interface {
 	// Wire adds the hooks for a pane running argv in cwd; fallback says
 	// why the pane must read party's marker instead (an untrusted folder,
 	// settings that cannot be merged).
-	Wire(d Deps, stateDir, cwd string, argv []string) (fallback string, err error)
+	Wire(stateDir, cwd string, argv []string) (fallback string, err error)
 	// Unwire takes out what Wire added for the session in stateDir.
-	Unwire(ctx context.Context, d Deps, stateDir string) error
+	Unwire(ctx context.Context, stateDir string) error
 	// SettingsPath is the settings file of the folder dir: Start holds
 	// its lock (state.LockFile) from Wire until the session is live.
 	SettingsPath(dir string) string
@@ -102,7 +102,7 @@ func (d Deps) wireGemini(stateDir, cwd string, argv []string) (string, error) {
 	if d.Gemini == nil {
 		return "party wires no Gemini hooks here", nil
 	}
-	return d.Gemini.Wire(d, stateDir, cwd, argv)
+	return d.Gemini.Wire(stateDir, cwd, argv)
 }
 
 // unwireGemini is d.Gemini.Unwire, or nothing without it.
@@ -110,7 +110,7 @@ func (d Deps) unwireGemini(ctx context.Context, stateDir string) error {
 	if d.Gemini == nil {
 		return nil
 	}
-	return d.Gemini.Unwire(ctx, d, stateDir)
+	return d.Gemini.Unwire(ctx, stateDir)
 }
 
 // kill kills session name, unlinked first (Deps.Unlink).

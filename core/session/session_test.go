@@ -448,8 +448,8 @@ func (quickClock) Sleep(ctx context.Context, _ time.Duration) error {
 // untrustedGemini is Deps.Gemini for a folder Gemini does not trust.
 type untrustedGemini struct{}
 
-func (untrustedGemini) Wire(Deps, string, string, []string) (string, error) {
+func (untrustedGemini) Wire(string, string, []string) (string, error) {
 	return "Gemini runs no hooks in a folder it does not trust", nil
 }
-func (untrustedGemini) Unwire(context.Context, Deps, string) error { return nil }
-func (untrustedGemini) SettingsPath(dir string) string             { return filepath.Join(dir, "settings") }
+func (untrustedGemini) Unwire(context.Context, string) error { return nil }
+func (untrustedGemini) SettingsPath(dir string) string       { return filepath.Join(dir, "settings") }

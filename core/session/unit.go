@@ -17,6 +17,20 @@ const UnitName = "party-restore"
 // every folder whose server died comes back.
 func RestoreArgv(exe string) []string { return []string{exe, "sessions", "restore", "--all"} }
 
+// UnitEnv are the variables of environ (KEY=VALUE) a Unit sets: PATH (the
+// agents' programs), party's own variables, and the XDG and tmux folders
+// party finds its state and server by.
+func UnitEnv(environ []string) []string {
+	var keep []string
+	for _, kv := range environ {
+		k, _, _ := strings.Cut(kv, "=")
+		if k == "PATH" || k == "XDG_STATE_HOME" || k == "TMUX_TMPDIR" || strings.HasPrefix(k, "PARTY_") {
+			keep = append(keep, kv)
+		}
+	}
+	return keep
+}
+
 // Unit is the user service of kind (systemd or launchd) that runs
 // RestoreArgv(exe) once at login, with env (KEY=VALUE: PATH, so that the
 // agents' programs are found, and party's own variables) set.

@@ -13,7 +13,13 @@
 //     since, and starts a file again when the agent rewrote it.
 //   - Sum groups responses by role, session, model or day, each response
 //     counted once (Claude repeats a response's usage on each of its
-//     content blocks).
+//     content blocks); TurnOf is what one turn spent, and AwaitTurns
+//     waits for the records of turns that just ended.
+//   - Budgets says where a team stands against budget.*, and Guard
+//     refuses a send to a role whose budget is spent (ErrBudget) unless
+//     overridden, said in the event log (budget.go, report.go).
+//   - Row and Header are a sum and a budget as party usage prints them
+//     (report.go).
 //
 // Token kinds are normalized across agents: Input is the input not read
 // from a cache (Codex and Gemini count the cached part inside their

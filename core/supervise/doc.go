@@ -17,10 +17,20 @@
 // (scan.go), the workers that deliver, wait and fall back (workers.go),
 // the inbox (inbox.go), the watch for stalls (stall.go) and retention
 // (prune.go); Server is the HTTP+JSON API on a unix socket
-// with Prometheus metrics (api.go, metrics.go), and Client its client.
+// with Prometheus metrics (api.go, metrics.go), and Client its client;
+// Door is how every command reaches it (door.go): the client on the
+// socket it serves on now (APISocket), a call made again once a
+// restarting supervisor serves (Call), the records a stopped one left
+// read instead (CallOr, RecordedSession), long polls across restarts,
+// a trigger's end (AwaitEnd), a page of the triggers (ListTriggers)
+// and the audit trail (AuditTrail).
 // Process is the supervisor as a process of its own, a core/daemon
 // (process.go): its directory (Dir) and API socket (SocketPath), Run,
 // which holds its lock, serves the API and runs the Loop it is given,
 // Keep, its keeper with the crash-loop bound, and the ProcFile in which a
-// run says it serves or why it failed (AwaitServing, DownError).
+// run says it serves or why it failed (AwaitServing, DownError); Start
+// starts it and waits until it serves, and Status says whether it runs
+// (status.go); PolicyOf, LimitsOf and RecoveryOf read its numbers from
+// the configuration, and OpenOps opens its store and operations under
+// them (settings.go).
 package supervise

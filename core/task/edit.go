@@ -1,13 +1,17 @@
 package task
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 
+	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/shellwords"
+	"github.com/partyhq/party/core/state"
 )
 
 // Terminal is the user's terminal an editor runs on.
@@ -51,4 +55,45 @@ func Edit(getenv func(string) string, term Terminal, text string) (string, error
 	}
 	b, err := os.ReadFile(path)
 	return string(b), err
+}
+
+// EditDoc opens task id's document of st in the user's editor on term
+// (Edit) and, when it changed, saves it as actor; saved says it did. It
+// is saved only over the document the editor opened: a change made
+// meanwhile (pm doc --set, another editor) is never overwritten, and the
+// editor's text is kept in a file of its own in the directory unsaved
+// gives, which the error names.
+func EditDoc(ctx context.Context, st Store, actor, id string, getenv func(string) string, term Terminal, clk clock.Clock, unsaved func() (string, error)) (saved bool, err error) {
+	text, err := st.Doc(ctx, id)
+	if err != nil {
+		return false, err
+	}
+	edited, err := Edit(getenv, term, text)
+	if err != nil || edited == text {
+		return false, err
+	}
+	err = st.SetDocFrom(ctx, actor, id, text, edited)
+	if errors.Is(err, ErrConflict) {
+		kept, kerr := keepDoc(unsaved, clk, id, edited)
+		if kerr != nil {
+			return false, fmt.Errorf("%w; your text could not be kept (%v): it is lost", err, kerr)
+		}
+		return false, fmt.Errorf("%w, so your text was not saved over it; it is in %s (party pm doc %s --print shows the new one)", err, kept, id)
+	}
+	return err == nil, err
+}
+
+// keepDoc writes text, an edit of task id's document that could not be
+// saved, to a file of its own in the directory unsaved gives and returns
+// its path.
+func keepDoc(unsaved func() (string, error), clk clock.Clock, id, text string) (string, error) {
+	dir, err := unsaved()
+	if err != nil {
+		return "", err
+	}
+	if err := state.MkdirPrivate(dir); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, fmt.Sprintf("task-%s-%s.md", id, clk.Now().UTC().Format("20060102T150405.000")))
+	return path, state.WriteFile(path, []byte(text), 0o600)
 }

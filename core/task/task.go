@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/partyhq/party/core/termsafe"
+	"github.com/partyhq/party/core/usage"
 )
 
 // Status is a task's state.
@@ -199,6 +200,38 @@ type Change struct {
 	Assignee  *string
 	Milestone *string
 	Force     bool
+}
+
+// Update is a change of task ID as party pm task update takes it: a
+// status word ("": unchanged), and the assignee and milestone when given
+// (given empty: cleared).
+type Update struct {
+	ID, Status, Assignee, Milestone string
+	AssigneeGiven, MilestoneGiven   bool
+	// Force applies the change over one made on GitHub meanwhile.
+	Force bool
+}
+
+// Change is the store's change of u; changing nothing is a usage error.
+func (u Update) Change() (Change, error) {
+	c := Change{Force: u.Force}
+	if u.Status != "" {
+		s, err := ParseStatus(u.Status)
+		if err != nil {
+			return c, err
+		}
+		c.Status = &s
+	}
+	if u.AssigneeGiven {
+		c.Assignee = &u.Assignee
+	}
+	if u.MilestoneGiven {
+		c.Milestone = &u.Milestone
+	}
+	if c.Status == nil && c.Assignee == nil && c.Milestone == nil {
+		return c, fmt.Errorf("%w: nothing to change: give --status, --assignee or --milestone", usage.Err)
+	}
+	return c, nil
 }
 
 // Check checks a change as every store does: a known status, an assignee

@@ -1,4 +1,4 @@
-package party
+package hook
 
 import (
 	"bytes"
@@ -11,8 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/partyhq/party/core/hook"
-	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
 )
 
@@ -29,17 +27,26 @@ type geminiHooksRecord struct {
 // geminiHooksFile is the record's name in a session's state dir.
 const geminiHooksFile = "gemini-hooks.json"
 
+// GeminiWiring wires party's hooks into a folder's Gemini settings (it
+// is core/session's session.GeminiHooks): Gemini has no flag for a
+// settings file, so they go into the folder's .gemini/settings.json and
+// come out again when the session stops.
+type GeminiWiring struct {
+	// Exe is the party binary the hooks run.
+	Exe    string
+	Getenv func(string) string
+	// Live says whether the session name of the tmux server at socket
+	// runs; nil: none does.
+	Live func(ctx context.Context, socket, name string) bool
+	// Warn gets what Unwire kept; nil drops it.
+	Warn func(string)
+}
+
 // SettingsPath is the project settings file of Gemini in dir.
-func (geminiHooks) SettingsPath(dir string) string { return geminiSettingsPath(dir) }
+func (GeminiWiring) SettingsPath(dir string) string { return geminiSettingsPath(dir) }
 
 // geminiSettingsPath is the project settings file of Gemini in dir.
 func geminiSettingsPath(dir string) string { return filepath.Join(dir, ".gemini", "settings.json") }
-
-// geminiHooks wires party's hooks into a folder's Gemini settings for
-// core/session (session.GeminiHooks): Gemini has no flag for a settings
-// file, so they go into the folder's .gemini/settings.json and come out
-// again when the session stops.
-type geminiHooks struct{}
 
 // Wire puts party's Gemini hooks (BeforeAgent, AfterAgent,
 // Notification running "party hook gemini") in cwd's .gemini/settings.json,
@@ -47,20 +54,20 @@ type geminiHooks struct{}
 // holds the settings' lock (state.LockFile; Start does). It returns
 // why the pane must fall back to the marker instead: Gemini does not trust
 // the folder (it then runs no hooks), or the settings cannot be merged.
-func (geminiHooks) Wire(d session.Deps, stateDir, cwd string, argv []string) (fallback string, err error) {
+func (g GeminiWiring) Wire(stateDir, cwd string, argv []string) (fallback string, err error) {
 	if !slices.Contains(argv, "--skip-trust") {
-		if ok, why := hook.GeminiTrust(cwd, d.Getenv); !ok {
+		if ok, why := GeminiTrust(cwd, g.Getenv); !ok {
 			return fmt.Sprintf("Gemini runs no hooks in a folder it does not trust, and it does not trust %s: %s", cwd, why), nil
 		}
 	}
-	command := hook.ShellQuote(d.Exe) + " hook gemini"
+	command := ShellQuote(g.Exe) + " hook gemini"
 	path := geminiSettingsPath(cwd)
 	old, err := os.ReadFile(path)
 	exists := err == nil
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Sprintf("cannot read %s: %v", path, err), nil
 	}
-	merged, changed, err := hook.MergeGeminiSettings(old, command)
+	merged, changed, err := MergeGeminiSettings(old, command)
 	if err != nil {
 		return fmt.Sprintf("cannot add party's hooks to %s: %v", path, err), nil
 	}
@@ -69,7 +76,7 @@ func (geminiHooks) Wire(d session.Deps, stateDir, cwd string, argv []string) (fa
 		rec.Created, rec.DirMade = prev.Created, prev.DirMade // a --replace keeps what the first start made
 	}
 	if changed {
-		if err := hook.CheckSettingsFile(path); err != nil {
+		if err := CheckSettingsFile(path); err != nil {
 			return fmt.Sprintf("cannot add party's hooks: %v", err), nil
 		}
 		if _, err := os.Stat(filepath.Dir(path)); errors.Is(err, fs.ErrNotExist) {
@@ -106,8 +113,8 @@ func readGeminiHooksRecord(stateDir string) (geminiHooksRecord, error) {
 // session in stateDir wrote them to, unless another live party session
 // wrote the same file: its Gemini still needs them when it restarts. A
 // file party created and that holds nothing else is removed, with the
-// .gemini directory party made. It reports what it kept through d.Warn.
-func (geminiHooks) Unwire(ctx context.Context, d session.Deps, stateDir string) error {
+// .gemini directory party made. It reports what it kept through Warn.
+func (g GeminiWiring) Unwire(ctx context.Context, stateDir string) error {
 	rec, err := readGeminiHooksRecord(stateDir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -118,7 +125,7 @@ func (geminiHooks) Unwire(ctx context.Context, d session.Deps, stateDir string) 
 	// Under the settings' lock: a party start in the folder holds it
 	// until its session is live (Start), so it is either seen below or
 	// adds its hooks again after.
-	root, err := state.Root(d.Getenv)
+	root, err := state.Root(g.Getenv)
 	if err != nil {
 		return err
 	}
@@ -127,9 +134,9 @@ func (geminiHooks) Unwire(ctx context.Context, d session.Deps, stateDir string) 
 		return err
 	}
 	defer unlock()
-	if other := geminiHooksUser(ctx, d, stateDir, rec.Path); other != "" {
-		if d.Warn != nil {
-			d.Warn(fmt.Sprintf("kept party's Gemini hooks in %s: session %s uses them", rec.Path, other))
+	if other := g.user(ctx, stateDir, rec.Path); other != "" {
+		if g.Warn != nil {
+			g.Warn(fmt.Sprintf("kept party's Gemini hooks in %s: session %s uses them", rec.Path, other))
 		}
 		return os.Remove(filepath.Join(stateDir, geminiHooksFile))
 	}
@@ -140,7 +147,7 @@ func (geminiHooks) Unwire(ctx context.Context, d session.Deps, stateDir string) 
 	case err != nil:
 		return err
 	}
-	out, changed, empty, err := hook.RemoveGeminiSettings(old, rec.Command)
+	out, changed, empty, err := RemoveGeminiSettings(old, rec.Command)
 	if err != nil {
 		return fmt.Errorf("remove party's Gemini hooks from %s: %w", rec.Path, err)
 	}
@@ -160,10 +167,10 @@ func (geminiHooks) Unwire(ctx context.Context, d session.Deps, stateDir string) 
 	return os.Remove(filepath.Join(stateDir, geminiHooksFile))
 }
 
-// geminiHooksUser names another party session that is still running and
+// user names another party session that is still running and
 // recorded Gemini hooks in path, or returns "".
-func geminiHooksUser(ctx context.Context, d session.Deps, stateDir, path string) string {
-	if d.Live == nil {
+func (g GeminiWiring) user(ctx context.Context, stateDir, path string) string {
+	if g.Live == nil {
 		return ""
 	}
 	recs, _ := filepath.Glob(filepath.Join(filepath.Dir(stateDir), "*", geminiHooksFile))
@@ -183,7 +190,7 @@ func geminiHooksUser(ctx context.Context, d session.Deps, stateDir, path string)
 		if err != nil || json.Unmarshal(b, &s) != nil || s.Socket == "" {
 			continue
 		}
-		if d.Live(ctx, s.Socket, s.Session) {
+		if g.Live(ctx, s.Socket, s.Session) {
 			return s.Session
 		}
 	}
