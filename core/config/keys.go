@@ -252,7 +252,7 @@ var keys = []Key{
 // NotifyKinds are the notifications notify.events switches (core/notify's
 // Kinds, which a test holds equal); NotifySinks the ways of telling them.
 var (
-	NotifyKinds = []string{"permission", "dialog", "failed", "discussion", "trigger", "done", "stalled"}
+	NotifyKinds = []string{"permission", "dialog", "failed", "discussion", "trigger", "done", "stalled", "budget"}
 	NotifySinks = []string{"tmux", "terminal", "desktop", "webhook"}
 )
 

@@ -20,11 +20,12 @@ const (
 	Trigger    Kind = "trigger"    // a supervisor trigger failed, waited past its limit, or a thread was blocked
 	Done       Kind = "done"       // a long turn finished
 	Stalled    Kind = "stalled"    // a supervised agent is busy with no sign of life (supervise.stallAfter)
+	Budget     Kind = "budget"     // a budget (budget.*) is 80% spent, or spent
 	Test       Kind = "test"       // party notify test
 )
 
 // Kinds are the kinds a user can switch, in order.
-var Kinds = []Kind{Permission, Dialog, Failed, Discussion, Trigger, Done, Stalled}
+var Kinds = []Kind{Permission, Dialog, Failed, Discussion, Trigger, Done, Stalled, Budget}
 
 // ParseKinds reads a list of kinds ("permission,failed", commas or
 // spaces); "all" is every kind, "none" or "" none.

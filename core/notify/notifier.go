@@ -119,12 +119,25 @@ type Notifier struct {
 	Roles                  func(context.Context) map[string]string
 	// Audit is the supervisor's audit trail.
 	Audit AuditLog
+	// Budgets, when set, are the team's budgets as they stand: looked at
+	// when a turn ended, and at each pass for budgetLag after it (an
+	// agent records a turn's usage a moment after its end: Claude Code's
+	// transcript).
+	Budgets func() []BudgetUse
 	// Since: a notifier with no saved state tells nothing older (what
 	// happened before it ran is history), but reads it for the turns.
 	Since time.Time
 
 	w Watch
+	// clock is Run's; budgetsUntil is when the budgets stop being looked
+	// at after the last turn end.
+	clock        clock.Clock
+	budgetsUntil time.Time
 }
+
+// budgetLag is how long after a turn's end the budgets are looked at
+// again at each pass.
+const budgetLag = 3 * time.Second
 
 // Load reads the saved state; with none, it starts at the beginning of
 // the sources and tells what is newer than Since.
@@ -164,12 +177,30 @@ type Told struct {
 // state and then tells what passed the gate. It returns what it decided.
 func (n *Notifier) Pass(ctx context.Context) ([]Told, error) {
 	var evs []Event
+	var ended time.Time // when the last turn read ended: the agents spent more
 	if err := n.readEvents(func(ev hook.Event) {
 		var out []Event
 		n.w, out = n.w.Hook(n.Session, ev, n.LongTurn)
 		evs = append(evs, out...)
+		if ev.Kind == hook.TurnComplete || ev.Kind == hook.TurnFailed {
+			ended = ev.Time
+		}
 	}); err != nil {
 		return nil, err
+	}
+	if n.Budgets != nil {
+		if n.clock != nil && !ended.IsZero() {
+			n.budgetsUntil = n.clock.Now().Add(budgetLag)
+		}
+		if !ended.IsZero() || (n.clock != nil && n.clock.Now().Before(n.budgetsUntil)) {
+			at := ended
+			if n.clock != nil {
+				at = n.clock.Now().UTC()
+			}
+			var out []Event
+			n.w, out = n.w.Budget(n.Session, n.Budgets(), at)
+			evs = append(evs, out...)
+		}
 	}
 	if st, err := review.Load(review.Dir(n.StateDir)); err == nil {
 		var out []Event
@@ -272,6 +303,7 @@ func (n *Notifier) Run(ctx context.Context, clk clock.Clock, wake <-chan struct{
 	if err := n.Load(); err != nil {
 		return err
 	}
+	n.clock = clk
 	for {
 		decided, err := n.Pass(ctx)
 		for _, d := range decided {

@@ -24,6 +24,59 @@ type Watch struct {
 	// many tool calls it made (a permission prompt is one per call).
 	Turns map[string]Turn `json:"turns,omitempty"`
 	Gate  Gate            `json:"gate"`
+	// Budgets are the budgets told of, "KEY|SCOPE", and the share of
+	// them (80 or 100) last told: each is told once at each.
+	Budgets map[string]int `json:"budgets,omitempty"`
+}
+
+// BudgetUse is one budget of the team and how much of it is spent.
+type BudgetUse struct {
+	Key, Scope string
+	Role       string // a role's budget's role
+	Used       float64
+	Text       string // what was spent of what limit, in words
+}
+
+// budgetWarn is the share of a budget spent that is told first.
+const budgetWarn = 0.8
+
+// Budget makes the events of the team's budgets as they stand at now:
+// one when a budget passes 80%, one when it is spent (the supervisor
+// then holds the triggers of the agents it bounds), each once; a budget
+// that went back under 80% (a limit raised, a new day's budget) is told
+// again when it passes it again.
+func (w Watch) Budget(session string, uses []BudgetUse, now time.Time) (Watch, []Event) {
+	told := map[string]int{}
+	for k, v := range w.Budgets {
+		told[k] = v
+	}
+	w.Budgets = told
+	var out []Event
+	for _, u := range uses {
+		key := u.Key + "|" + u.Scope
+		share := 0
+		switch {
+		case u.Used >= 1:
+			share = 100
+		case u.Used >= budgetWarn:
+			share = 80
+		}
+		if share == 0 {
+			delete(told, key)
+			continue
+		}
+		if told[key] >= share {
+			continue
+		}
+		told[key] = share
+		e := Event{Kind: Budget, Session: session, Role: u.Role, At: now, Body: clip(u.Text),
+			Key: "budget|" + key + "|" + strconv.Itoa(share), Title: fmt.Sprintf("%s: %d%% of %s spent", u.Scope, int(u.Used*100), u.Key)}
+		if share == 100 {
+			e.Title = fmt.Sprintf("%s: %s spent; its agents' triggers are held", u.Scope, u.Key)
+		}
+		out = append(out, e)
+	}
+	return w, out
 }
 
 // Turn is a running turn of a pane.

@@ -136,3 +136,35 @@ func TestWatchReview(t *testing.T) {
 	_, out = w.ReviewState("s", review.Status{State: review.NeedsDiscussion, Since: t0.Add(2 * time.Minute), Note: "3 reviews"})
 	assert.Empty(t, out, "seen once")
 }
+
+func TestWatchBudget(t *testing.T) {
+	at := time.Date(2026, 1, 2, 3, 0, 0, 0, time.UTC)
+	use := func(used float64) []BudgetUse {
+		return []BudgetUse{{Key: "budget.roleTokens", Scope: "t/claude", Role: "claude", Used: used, Text: "t/claude spent …"}}
+	}
+	titles := func(evs []Event) (out []string) {
+		for _, e := range evs {
+			out = append(out, e.Title)
+		}
+		return out
+	}
+	var w Watch
+	w, out := w.Budget("t", use(0.5), at)
+	assert.Empty(t, out, "half spent: nothing")
+	w, out = w.Budget("t", use(0.85), at)
+	require.Len(t, out, 1)
+	assert.Equal(t, Event{Kind: Budget, Session: "t", Role: "claude", At: at, Key: "budget|budget.roleTokens|t/claude|80",
+		Title: "t/claude: 85% of budget.roleTokens spent", Body: "t/claude spent …"}, out[0])
+	w, out = w.Budget("t", use(0.9), at)
+	assert.Empty(t, out, "80% is told once")
+	w, out = w.Budget("t", use(1.1), at)
+	assert.Equal(t, []string{"t/claude: budget.roleTokens spent; its agents' triggers are held"}, titles(out))
+	w, out = w.Budget("t", use(1.3), at)
+	assert.Empty(t, out, "spent is told once")
+	w, out = w.Budget("t", use(0.1), at) // a limit raised
+	assert.Empty(t, out)
+	_, out = w.Budget("t", use(0.95), at)
+	assert.Equal(t, []string{"t/claude: 95% of budget.roleTokens spent"}, titles(out), "passed again: told again")
+	_, out = w.Budget("t", []BudgetUse{{Key: "budget.dayUSD", Scope: "t 2026-01-02", Used: 1}, {Key: "budget.sessionTokens", Scope: "t", Used: 0.8}}, at)
+	assert.Len(t, out, 2, "each budget on its own")
+}

@@ -2,28 +2,40 @@ package party
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/notify"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/spend"
 	"github.com/partyhq/party/core/supervise"
 )
+
+// teamGuard is the budgets of the team in stateDir (named team, started
+// in cwd) with the configuration as it is now: ok false when the team
+// has none (or its record cannot be read: a session party did not start).
+func teamGuard(env *Env, team, stateDir, cwd string) (spend.Guard, bool) {
+	cfg, _, err := config.Load(env.Getenv, cwd)
+	if err != nil || cfg.Budget == (config.Budget{}) {
+		return spend.Guard{}, false
+	}
+	rec, err := session.ReadRecord(stateDir)
+	if err != nil {
+		return spend.Guard{}, false
+	}
+	return spend.Guard{Team: team, Ledger: ledgerOf(env, stateDir, rec), Roles: agentRoles(rec), Budget: cfg.Budget,
+		Prices: cfg.Prices, Clock: env.Clock}, true
+}
 
 // supervisedBudget is the supervisor's look at the budgets of the team in
 // stateDir (started in cwd) before a delivery to role: the configuration
 // is read each time, so a limit raised lets held triggers go.
 func supervisedBudget(env *Env, team, stateDir, cwd string, logf func(string, ...any)) func(context.Context, string) string {
 	return func(_ context.Context, role string) string {
-		cfg, _, err := config.Load(env.Getenv, cwd)
-		if err != nil || cfg.Budget == (config.Budget{}) {
+		g, ok := teamGuard(env, team, stateDir, cwd)
+		if !ok {
 			return ""
 		}
-		rec, err := session.ReadRecord(stateDir)
-		if err != nil {
-			return "" // a session party did not start: no team, no budget
-		}
-		g := spend.Guard{Team: team, Ledger: ledgerOf(env, stateDir, rec), Roles: agentRoles(rec), Budget: cfg.Budget,
-			Prices: cfg.Prices, Clock: env.Clock}
 		limit, reached, err := g.Spent(role)
 		if err != nil {
 			logf("budget of %s: %v", role, err)
@@ -33,6 +45,27 @@ func supervisedBudget(env *Env, team, stateDir, cwd string, logf func(string, ..
 			return ""
 		}
 		return limit.String()
+	}
+}
+
+// notifiedBudgets are the budgets of the team in stateDir (started in cwd)
+// as the notifier tells of them.
+func notifiedBudgets(env *Env, team, stateDir, cwd string, warn func(error)) func() []notify.BudgetUse {
+	return func() []notify.BudgetUse {
+		g, ok := teamGuard(env, team, stateDir, cwd)
+		if !ok {
+			return nil
+		}
+		limits, err := g.Limits()
+		if err != nil {
+			warn(fmt.Errorf("budgets: %w", err))
+			return nil
+		}
+		out := make([]notify.BudgetUse, 0, len(limits))
+		for _, l := range limits {
+			out = append(out, notify.BudgetUse{Key: l.Key, Scope: l.Scope, Role: l.Role, Used: l.Spent / l.Limit, Text: l.String()})
+		}
+		return out
 	}
 }
 

@@ -104,5 +104,9 @@ func NotifyWatch(ctx context.Context, env *Env, log io.Writer) error {
 		}
 		return roles.ByPane(sc.Panes)
 	}
-	return n.Serve(ctx, env.Clock, env.Getenv, env.Stderr, log, func(err error) { env.Warnf("notify: %v", err) })
+	warn := func(err error) { env.Warnf("notify: %v", err) }
+	if rec, err := session.ReadRecord(sc.Info.StateDir); err == nil {
+		n.Budgets = notifiedBudgets(env, sc.Session, sc.Info.StateDir, rec.Cwd, warn)
+	}
+	return n.Serve(ctx, env.Clock, env.Getenv, env.Stderr, log, warn)
 }

@@ -78,17 +78,27 @@ type Guard struct {
 	EventLog string
 }
 
-// Spent is the first budget that bounds role and is spent (reached
-// false: none), from what the agents recorded by now.
-func (g Guard) Spent(role string) (limit Limit, reached bool, err error) {
+// Limits are the team's budgets and what was spent against them, from
+// what the agents recorded by now.
+func (g Guard) Limits() ([]Limit, error) {
 	if err := g.Ledger.Scan(); err != nil {
-		return Limit{}, false, err
+		return nil, err
 	}
 	rs, err := g.Ledger.Responses()
 	if err != nil {
+		return nil, err
+	}
+	return Budgets(rs, g.Team, g.Roles, g.Budget, g.Prices, g.Clock.Now()), nil
+}
+
+// Spent is the first budget that bounds role and is spent (reached
+// false: none).
+func (g Guard) Spent(role string) (limit Limit, reached bool, err error) {
+	limits, err := g.Limits()
+	if err != nil {
 		return Limit{}, false, err
 	}
-	limit, reached = Reached(Budgets(rs, g.Team, g.Roles, g.Budget, g.Prices, g.Clock.Now()), role)
+	limit, reached = Reached(limits, role)
 	return limit, reached, nil
 }
 
