@@ -23,9 +23,10 @@ func (openai) decode(body []byte, r *http.Request) (request, error) {
 		Stream       bool   `json:"stream"`
 		Instructions string `json:"instructions"`
 		Input        []struct {
-			Type    string `json:"type"`
-			Role    string `json:"role"`
-			CallID  string `json:"call_id"`
+			Type    string          `json:"type"`
+			Role    string          `json:"role"`
+			CallID  string          `json:"call_id"`
+			Output  json.RawMessage `json:"output"`
 			Content []struct {
 				Type string `json:"type"`
 				Text string `json:"text"`
@@ -45,7 +46,7 @@ func (openai) decode(body []byte, r *http.Request) (request, error) {
 	for i := len(m.Input) - 1; i >= 0; i-- {
 		it := m.Input[i]
 		if it.Type == "function_call_output" || it.Type == "custom_tool_call_output" {
-			req.toolID = it.CallID
+			req.toolID, req.toolResult = it.CallID, openaiOutput(it.Output)
 		}
 		if it.Type == "message" && it.Role == "user" {
 			var texts []string
@@ -166,11 +167,36 @@ func (a *openaiAnswer) closeText() {
 }
 
 func (a *openaiAnswer) tool(id, cmd string) error {
-	a.closeText()
-	args, _ := json.Marshal(map[string]any{"cmd": cmd, "sandbox_permissions": "require_escalated",
+	return a.call(id, "exec_command", map[string]any{"cmd": cmd, "sandbox_permissions": "require_escalated",
 		"justification": "The fake model asks to run " + cmd})
+}
+
+// openaiOutput is a function_call_output's output as text: a string, or
+// the texts of its content items, joined.
+func openaiOutput(out json.RawMessage) string {
+	var s string
+	if json.Unmarshal(out, &s) == nil {
+		return s
+	}
+	var items []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(out, &items) != nil {
+		return string(out)
+	}
+	var texts []string
+	for _, it := range items {
+		texts = append(texts, it.Text)
+	}
+	return strings.Join(texts, "\n")
+}
+
+func (a *openaiAnswer) call(id, name string, input map[string]any) error {
+	a.closeText()
+	args, _ := json.Marshal(input)
 	item := map[string]any{"id": "fc_" + id, "type": "function_call", "status": "completed", "call_id": "call_" + id,
-		"name": "exec_command", "arguments": string(args)}
+		"name": name, "arguments": string(args)}
 	_ = a.event("response.output_item.added", map[string]any{"output_index": len(a.items), "item": item})
 	_ = a.event("response.output_item.done", map[string]any{"output_index": len(a.items), "item": item})
 	a.items = append(a.items, item)
