@@ -147,6 +147,8 @@ type request struct {
 	// toolResult is that result's content as the agent sent it (its
 	// text, or its JSON).
 	toolResult string
+	// namespaces are the tool namespaces the request offers (OpenAI).
+	namespaces []string
 	stream     bool
 	model      string
 	schema     json.RawMessage // the JSON schema a side request asks for

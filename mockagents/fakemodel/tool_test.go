@@ -64,6 +64,18 @@ func TestToolStepOpenAI(t *testing.T) {
 	require.Len(t, entries, 3)
 	assert.Equal(t, "tool_result", entries[2].Mode)
 	assert.Equal(t, `mcp__party__inbox_read {"messages":[]}`, entries[2].Text)
+
+	// Codex offers an MCP server's tools as a namespace: the call names it.
+	body := codexBody(userMsg("read again"))
+	body["tools"] = []any{map[string]any{"type": "namespace", "name": "mcp__party", "tools": []any{}}}
+	call = nil
+	for _, e := range events(t, post(t, s.URL()+"/v1/responses", body).Body) {
+		if it, ok := e["item"].(map[string]any); ok && e["type"] == "response.output_item.done" && it["type"] == "function_call" {
+			call = it
+		}
+	}
+	require.NotNil(t, call)
+	assert.Equal(t, []any{"mcp__party", "inbox_read"}, []any{call["namespace"], call["name"]})
 }
 
 func TestToolStepGemini(t *testing.T) {
