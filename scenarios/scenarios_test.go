@@ -481,7 +481,7 @@ func agentChange(ts *testscript.TestScript, change, text string) string {
 func submissions(entries []mocklog.Entry) []mocklog.Entry {
 	out := entries[:0:0]
 	for _, e := range entries {
-		if e.Mode != "side" && e.Mode != "continue" {
+		if e.Mode != "side" && e.Mode != "continue" && e.Mode != "tool_result" {
 			out = append(out, e)
 		}
 	}

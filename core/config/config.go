@@ -48,6 +48,7 @@ type Config struct {
 	Supervise  Supervise
 	PM         PM
 	ITerm      ITerm
+	MCP        MCP
 	Notify     Notify
 	Worktree   Worktree
 	// Prices are the prices of models, by model name (price.MODEL.*).
@@ -113,6 +114,13 @@ type Supervise struct {
 type PM struct {
 	Storage string `json:"storage"` // fs | github
 	Repo    string `json:"repo"`    // owner/name of the github store
+}
+
+// MCP says whether party start registers party's MCP server (party mcp)
+// with the agents it launches, and whether their tools ask first.
+type MCP struct {
+	Enabled bool // register it (mcp.enabled)
+	Prompt  bool // the agent asks before each of its tool calls (mcp.prompt; false: allowed)
 }
 
 // ITerm configures how party attaches in iTerm2.

@@ -312,6 +312,9 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 	if err := wireHooks(d, dir, cwd, panes); err != nil {
 		return Result{}, err
 	}
+	if err := wireMCP(d, dir, panes, opts.Config.MCP); err != nil {
+		return Result{}, err
+	}
 	if opts.Review {
 		// Before the agents start: their first hooks (SessionStart) already
 		// reach the coordinator.

@@ -70,7 +70,7 @@ func (anthropic) decode(body []byte, r *http.Request) (request, error) {
 			}
 			req.texts = append(req.texts, b.Text)
 		case "tool_result":
-			req.toolID = b.ToolUseID
+			req.toolID, req.toolResult = b.ToolUseID, toolResultText(b.Content)
 		}
 	}
 	// Side requests (the session title) ask for JSON output; turns never do.
@@ -163,6 +163,30 @@ func (a *anthropicAnswer) closeText() {
 
 func (a *anthropicAnswer) tool(id, cmd string) error {
 	return a.toolUse(id, "Bash", map[string]any{"command": cmd, "description": "Run " + cmd})
+}
+
+func (a *anthropicAnswer) call(id, name string, input map[string]any) error {
+	return a.toolUse(id, name, input)
+}
+
+// toolResultText is the text of a tool_result's content: a string, or
+// the texts of its blocks, joined.
+func toolResultText(content json.RawMessage) string {
+	var s string
+	if json.Unmarshal(content, &s) == nil {
+		return s
+	}
+	var blocks []anthropicBlock
+	if json.Unmarshal(content, &blocks) != nil {
+		return string(content)
+	}
+	var texts []string
+	for _, b := range blocks {
+		if b.Type == "text" {
+			texts = append(texts, b.Text)
+		}
+	}
+	return strings.Join(texts, "\n")
 }
 
 // write asks for Claude's Write tool: path (absolute) gets text.

@@ -20,8 +20,9 @@ func (gemini) decode(body []byte, r *http.Request) (request, error) {
 				Text             *string `json:"text"`
 				Thought          bool    `json:"thought"`
 				FunctionResponse *struct {
-					ID   string `json:"id"`
-					Name string `json:"name"`
+					ID       string          `json:"id"`
+					Name     string          `json:"name"`
+					Response json.RawMessage `json:"response"`
 				} `json:"functionResponse"`
 			} `json:"parts"`
 		} `json:"contents"`
@@ -41,7 +42,7 @@ func (gemini) decode(body []byte, r *http.Request) (request, error) {
 		for _, p := range m.Contents[n-1].Parts {
 			switch {
 			case p.FunctionResponse != nil:
-				req.toolID = p.FunctionResponse.ID
+				req.toolID, req.toolResult = p.FunctionResponse.ID, string(p.FunctionResponse.Response)
 				if req.toolID == "" {
 					req.toolID = "gemini"
 				}
@@ -146,8 +147,11 @@ func (a *geminiAnswer) text(s string) error {
 }
 
 func (a *geminiAnswer) tool(id, cmd string) error {
-	call := map[string]any{"functionCall": map[string]any{"id": id, "name": "run_shell_command",
-		"args": map[string]any{"command": cmd, "description": "The fake model asks to run " + cmd}}}
+	return a.call(id, "run_shell_command", map[string]any{"command": cmd, "description": "The fake model asks to run " + cmd})
+}
+
+func (a *geminiAnswer) call(id, name string, input map[string]any) error {
+	call := map[string]any{"functionCall": map[string]any{"id": id, "name": name, "args": input}}
 	if !a.stream {
 		return a.chunk(append(a.final(), call), "STOP")
 	}

@@ -23,9 +23,10 @@ func (openai) decode(body []byte, r *http.Request) (request, error) {
 		Stream       bool   `json:"stream"`
 		Instructions string `json:"instructions"`
 		Input        []struct {
-			Type    string `json:"type"`
-			Role    string `json:"role"`
-			CallID  string `json:"call_id"`
+			Type    string          `json:"type"`
+			Role    string          `json:"role"`
+			CallID  string          `json:"call_id"`
+			Output  json.RawMessage `json:"output"`
 			Content []struct {
 				Type string `json:"type"`
 				Text string `json:"text"`
@@ -34,18 +35,27 @@ func (openai) decode(body []byte, r *http.Request) (request, error) {
 		Text struct {
 			Format json.RawMessage `json:"format"`
 		} `json:"text"`
+		Tools []struct {
+			Type string `json:"type"`
+			Name string `json:"name"`
+		} `json:"tools"`
 	}
 	if err := json.Unmarshal(body, &m); err != nil {
 		return request{}, fmt.Errorf("responses request: %w", err)
 	}
 	req := request{agent: "codex", stream: m.Stream, model: m.Model}
+	for _, t := range m.Tools {
+		if t.Type == "namespace" {
+			req.namespaces = append(req.namespaces, t.Name)
+		}
+	}
 	// The new input is the last user message, when nothing of the model's
 	// follows it. (An interrupted turn's message stays in the history
 	// before it; a steered turn's first message was sent before.)
 	for i := len(m.Input) - 1; i >= 0; i-- {
 		it := m.Input[i]
 		if it.Type == "function_call_output" || it.Type == "custom_tool_call_output" {
-			req.toolID = it.CallID
+			req.toolID, req.toolResult = it.CallID, openaiOutput(it.Output)
 		}
 		if it.Type == "message" && it.Role == "user" {
 			var texts []string
@@ -91,7 +101,7 @@ func (openai) errorStatus(w http.ResponseWriter, status int, msg string) {
 }
 
 func (openai) open(w http.ResponseWriter, req request, u script.Usage) answer {
-	a := &openaiAnswer{w: w, model: req.model, u: u, id: "resp_" + randomHex(8), msgID: "msg_" + randomHex(8)}
+	a := &openaiAnswer{w: w, model: req.model, u: u, id: "resp_" + randomHex(8), msgID: "msg_" + randomHex(8), namespaces: req.namespaces}
 	if u.Model != "" {
 		a.model = u.Model
 	}
@@ -110,6 +120,9 @@ type openaiAnswer struct {
 	inText bool
 	out    strings.Builder
 	items  []any
+	// namespaces are the request's tool namespaces (Codex offers an MCP
+	// server's tools as the namespace mcp__SERVER).
+	namespaces []string
 }
 
 func (a *openaiAnswer) event(kind string, fields map[string]any) error {
@@ -166,11 +179,43 @@ func (a *openaiAnswer) closeText() {
 }
 
 func (a *openaiAnswer) tool(id, cmd string) error {
-	a.closeText()
-	args, _ := json.Marshal(map[string]any{"cmd": cmd, "sandbox_permissions": "require_escalated",
+	return a.call(id, "exec_command", map[string]any{"cmd": cmd, "sandbox_permissions": "require_escalated",
 		"justification": "The fake model asks to run " + cmd})
+}
+
+// openaiOutput is a function_call_output's output as text: a string, or
+// the texts of its content items, joined.
+func openaiOutput(out json.RawMessage) string {
+	var s string
+	if json.Unmarshal(out, &s) == nil {
+		return s
+	}
+	var items []struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(out, &items) != nil {
+		return string(out)
+	}
+	var texts []string
+	for _, it := range items {
+		texts = append(texts, it.Text)
+	}
+	return strings.Join(texts, "\n")
+}
+
+func (a *openaiAnswer) call(id, name string, input map[string]any) error {
+	a.closeText()
+	args, _ := json.Marshal(input)
 	item := map[string]any{"id": "fc_" + id, "type": "function_call", "status": "completed", "call_id": "call_" + id,
-		"name": "exec_command", "arguments": string(args)}
+		"name": name, "arguments": string(args)}
+	// A tool of a namespace the request offered (NAMESPACE__TOOL) is
+	// called as that namespace's tool, as the Responses API does.
+	for _, ns := range a.namespaces {
+		if fn, ok := strings.CutPrefix(name, ns+"__"); ok {
+			item["namespace"], item["name"] = ns, fn
+		}
+	}
 	_ = a.event("response.output_item.added", map[string]any{"output_index": len(a.items), "item": item})
 	_ = a.event("response.output_item.done", map[string]any{"output_index": len(a.items), "item": item})
 	a.items = append(a.items, item)

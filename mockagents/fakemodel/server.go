@@ -66,6 +66,8 @@ type resume struct {
 	steps  []script.Step
 	groups []string
 	prompt string
+	// tool names the tool a tool step called: its result is logged.
+	tool string
 }
 
 // Start listens and serves in the background until Close.
@@ -142,10 +144,15 @@ type request struct {
 	texts  []string // the user's new texts, in order
 	side   string   // why it is a side request, "" for a turn
 	toolID string   // the tool call whose result this request carries
-	stream bool
-	model  string
-	schema json.RawMessage // the JSON schema a side request asks for
-	cwd    string          // the agent's working directory, when its request says it (Claude)
+	// toolResult is that result's content as the agent sent it (its
+	// text, or its JSON).
+	toolResult string
+	// namespaces are the tool namespaces the request offers (OpenAI).
+	namespaces []string
+	stream     bool
+	model      string
+	schema     json.RawMessage // the JSON schema a side request asks for
+	cwd        string          // the agent's working directory, when its request says it (Claude)
 	// queued are texts the user typed while a tool of the turn ran, which
 	// the request brings with the tool's result (Claude's mid-turn note):
 	// the turn goes on, then answers them.
@@ -172,8 +179,11 @@ type api interface {
 type answer interface {
 	text(s string) error
 	tool(id, cmd string) error // ask for the shell tool; ends the answer
-	end() error                // a normal end of the answer
-	fail(kind string) error    // an error event mid-stream
+	// call asks for the tool name with the arguments input; ends the
+	// answer.
+	call(id, name string, input map[string]any) error
+	end() error             // a normal end of the answer
+	fail(kind string) error // an error event mid-stream
 	// usage is the token usage and the model the answer carries (at its
 	// end: the counts its wire format has, the others 0).
 	usage() (script.Tokens, string)
@@ -256,6 +266,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, a api, body []byt
 		// that turn is over and the new text is answered.
 		if rs, ok := s.takePending(req.agent, req.toolID); ok && len(req.texts) == 0 {
 			steps, groups, prompt = rs.steps, rs.groups, rs.prompt
+			if rs.tool != "" {
+				_ = mocklog.Append(s.opt.LogPath, mocklog.Entry{Agent: req.agent, Seq: seq, Mode: "tool_result",
+					Text: rs.tool + " " + req.toolResult, Time: time.Now().UTC()})
+			}
 			// Then each text typed meanwhile, as its own prompt.
 			steps = slices.Clone(steps)
 			for _, q := range req.queued {
@@ -397,6 +411,13 @@ func (t *turn) run(steps []script.Step) {
 			id := randomHex(8)
 			t.s.addPending(t.req.agent, id, resume{steps: steps[i+1:], groups: t.groups, prompt: t.prompt})
 			t.answered = t.begin().tool(id, script.Expand(st.Arg, t.groups)) == nil
+			t.logUsage(t.answered)
+			return
+		case "tool":
+			id := randomHex(8)
+			name, input := st.ToolArgs(t.groups)
+			t.s.addPending(t.req.agent, id, resume{steps: steps[i+1:], groups: t.groups, prompt: t.prompt, tool: name})
+			t.answered = t.begin().call(id, name, input) == nil
 			t.logUsage(t.answered)
 			return
 		case "fail":

@@ -1,6 +1,7 @@
 package script
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"regexp"
@@ -108,6 +109,17 @@ func Parse(name, text string) (*Script, error) {
 		case "write":
 			if p, _, _ := strings.Cut(arg, " "); p == "" {
 				return nil, fail(argCol, "write needs PATH and TEXT")
+			}
+		case "tool":
+			name, in, _ := strings.Cut(arg, " ")
+			if name == "" {
+				return nil, fail(argCol, "tool needs a NAME")
+			}
+			if in = strings.TrimSpace(in); in != "" {
+				var m map[string]any
+				if err := json.Unmarshal([]byte(in), &m); err != nil {
+					return nil, fail(argCol+len(name)+1, "tool %s: arguments are not a JSON object: %v", name, err)
+				}
 			}
 		case "run":
 			if arg == "" {
@@ -260,6 +272,18 @@ func MarkerNonce(prompt string) (string, bool) {
 		return "", false
 	}
 	return m[1], true
+}
+
+// ToolArgs is the tool name and the JSON object of arguments of a tool
+// step ({} when it gives none), with $0..$9 replaced by the rule's groups
+// in the arguments.
+func (s Step) ToolArgs(groups []string) (name string, input map[string]any) {
+	name, in, _ := strings.Cut(s.Arg, " ")
+	input = map[string]any{}
+	if in = strings.TrimSpace(in); in != "" {
+		_ = json.Unmarshal([]byte(Expand(in, groups)), &input)
+	}
+	return name, input
 }
 
 // WriteArgs is the path and the text of a write step, with the text's

@@ -65,13 +65,13 @@ func (u Usage) Merge(v Usage) Usage {
 }
 
 // EndsResponse says whether st ends the model response it is in: a tool
-// call (permission, run, write; the steps after it are the next
+// call (permission, run, write, tool; the steps after it are the next
 // response, once the tool's result is back), or a step after which the
 // response never ends normally (fail, crash, hang) or the turn ends
 // (freeze).
 func (st Step) EndsResponse() bool {
 	switch st.Kind {
-	case "permission", "run", "write", "fail", "crash", "hang", "freeze":
+	case "permission", "run", "write", "tool", "fail", "crash", "hang", "freeze":
 		return true
 	}
 	return false
