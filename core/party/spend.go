@@ -12,6 +12,7 @@ import (
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/spend"
 	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/talk"
 )
 
@@ -161,4 +162,33 @@ func turnUsage(ctx context.Context, env *Env, stateDir string, targets []mux.Pan
 	if err != nil {
 		env.Warnf("the turns' usage: %v", err)
 	}
+}
+
+// triggerUsage is what the turn an answered trigger started spent: its
+// agent's responses since its delivery began (spend.AwaitTurns); nil
+// when the session's records cannot tell.
+func triggerUsage(ctx context.Context, env *Env, t supervise.Trigger) *spend.Turn {
+	stateDir, _, err := supervisorScope(ctx, env)
+	if err != nil {
+		return nil
+	}
+	rec, err := session.ReadRecord(stateDir)
+	if err != nil {
+		return nil
+	}
+	start := t.DeliveredAt
+	if t.Turn != nil && !t.Turn.Since.IsZero() {
+		start = t.Turn.Since // just before the send
+	}
+	want := spend.TurnWant{Role: t.Role, Start: start, Answered: true}
+	for _, p := range rec.Panes {
+		if p.Role == t.Role {
+			want.Readable = spend.Readable(p.Agent, p.Hooks)
+		}
+	}
+	turns, err := spend.AwaitTurns(ctx, env.Clock, ledgerOf(env, stateDir, rec), []spend.TurnWant{want})
+	if err != nil {
+		env.Warnf("the trigger's usage: %v", err)
+	}
+	return turns[0]
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/spend"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/supervise/panes"
@@ -78,6 +79,9 @@ type TriggerOptions struct {
 type TriggerResult struct {
 	supervise.Trigger
 	Created bool `json:"created"`
+	// Usage is what the turn the trigger started spent, once --wait saw
+	// it answered (its agent's records, as party usage reads them).
+	Usage *spend.Turn `json:"usage,omitempty"`
 }
 
 // Trigger records a trigger for a runtime through the supervisor's API;
@@ -104,6 +108,9 @@ func Trigger(ctx context.Context, env *Env, opts TriggerOptions) (TriggerResult,
 	res.Trigger, err = viaDoor(ctx, env, func(d *supervise.Door) (supervise.Trigger, error) {
 		return d.AwaitEnd(ctx, res.Trigger, timeout)
 	})
+	if err == nil && res.Answer != nil {
+		res.Usage = triggerUsage(ctx, env, res.Trigger)
+	}
 	return res, err
 }
 
