@@ -62,7 +62,7 @@ short: ## run the unit and sim tests only (go test -short), in seconds
 
 .PHONY: bench
 bench: tmux agents ## measure delivery against real tmux, the mock agents and the real ones
-	$(GO) test -run '^$$' -bench . -skip 'Real|Accept' -benchtime 50x -count 1 ./...
+	$(GO) test -run '^$$' -bench . -skip 'Real|Accept|UsageHistory' -benchtime 50x -count 1 ./...
 	$(GO) test -run '^$$' -bench Real -benchtime 20x -count 1 ./scenarios
 
 .PHONY: bench-supervise
@@ -82,6 +82,14 @@ bench-worktree: tmux agents ## party start --worktree on 10,000 files next to a 
 	  $(GO) test -run '^$$' -bench '^BenchmarkWorktree$$' -benchtime 1x -count 1 ./scenarios; } > docs/results/bench-worktree.txt.new
 	mv docs/results/bench-worktree.txt.new docs/results/bench-worktree.txt
 	cat docs/results/bench-worktree.txt
+
+.PHONY: bench-usage
+bench-usage: tmux ## party usage --all over 200 teams with 1 GB of claude transcripts: the first run and a second after one more response; kept in docs/results/bench-usage.txt
+	@mkdir -p docs/results
+	{ echo "# make bench-usage at $$(git rev-parse --short HEAD), $$(date -u +%FT%TZ), $$(nproc) cores"; \
+	  $(GO) test -run '^$$' -bench '^BenchmarkUsageHistory$$' -benchtime 3x -count 1 -timeout 30m ./scenarios; } > docs/results/bench-usage.txt.new
+	mv docs/results/bench-usage.txt.new docs/results/bench-usage.txt
+	cat docs/results/bench-usage.txt
 
 .PHONY: bench-mcp
 bench-mcp: tmux agents ## an inbox_read tool call through a connected party mcp next to party inbox read run as a process (10 messages); kept in docs/results/bench-mcp.txt

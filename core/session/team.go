@@ -16,6 +16,7 @@ import (
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/observe"
 	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/tmux"
 	"github.com/partyhq/party/core/worktree"
 )
 
@@ -213,6 +214,7 @@ func Teams(ctx context.Context, d Deps, cwd string) ([]Stored, error) {
 	if err != nil {
 		return nil, err
 	}
+	live := liveSessions(ctx, d.Tmux)
 	var out []Stored
 	for _, e := range dirs {
 		dir := filepath.Join(root, "sessions", e.Name())
@@ -224,16 +226,34 @@ func Teams(ctx context.Context, d Deps, cwd string) ([]Stored, error) {
 		if state.SessionDir(root, d.SocketPath, rec.Session) != dir {
 			continue
 		}
-		live, err := d.Tmux.HasSession(ctx, rec.Session)
-		if err != nil {
-			live = false // no server: nothing is live
-		}
+		live := live(rec.Session)
 		out = append(out, Stored{Name: rec.Session, StateDir: dir, Cwd: rec.Cwd, Created: rec.Created,
 			Stopped: rec.Stopped, Live: live, State: teamState(live, rec.Stopped), Agents: Agents(dir, rec, d.Getenv), Earlier: rec.Earlier,
 			Worktrees: rec.Worktrees})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
+}
+
+// liveSessions says which sessions the server has: from one listing when
+// tc can list them (a tmux process a team cost 2 s over 200 teams),
+// else asked one by one. No server: nothing is live.
+func liveSessions(ctx context.Context, tc Tmux) func(name string) bool {
+	if l, ok := tc.(interface {
+		ListSessions(ctx context.Context) ([]tmux.Session, error)
+	}); ok {
+		if list, err := l.ListSessions(ctx); err == nil {
+			names := map[string]bool{}
+			for _, s := range list {
+				names[s.Name] = true
+			}
+			return func(name string) bool { return names[name] }
+		}
+	}
+	return func(name string) bool {
+		live, err := tc.HasSession(ctx, name)
+		return err == nil && live
+	}
 }
 
 // Forget drops team name on the server d works on: its state dir (the

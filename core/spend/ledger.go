@@ -85,6 +85,10 @@ func (l Ledger) Scan() error {
 	if err != nil {
 		return err
 	}
+	was, err := json.Marshal(off)
+	if err != nil {
+		return err
+	}
 	l.learn(&off)
 	var found []Response
 	paths := make([]string, 0, len(off.Files))
@@ -103,8 +107,8 @@ func (l Ledger) Scan() error {
 		return err
 	}
 	b, err := json.Marshal(off)
-	if err != nil {
-		return err
+	if err != nil || bytes.Equal(b, was) {
+		return err // nothing read: nothing to save (a write is a sync)
 	}
 	// After the responses: a crash between the two reads them again, and
 	// Responses keeps one of each.
