@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 
@@ -88,4 +89,34 @@ func writeSettings(path string, old []byte, exists bool, merged []byte, now time
 		return "", err
 	}
 	return backup, state.WriteFile(target, merged, fi.Mode().Perm())
+}
+
+// AllowClaude adds rules to the permissions.allow of the Claude Code
+// settings file at path (one party wrote for a session's claude panes,
+// --settings: the user's settings are untouched), each once.
+func AllowClaude(path string, rules ...string) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	var cfg map[string]any
+	if err := json.Unmarshal(b, &cfg); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	perms, _ := cfg["permissions"].(map[string]any)
+	if perms == nil {
+		perms = map[string]any{}
+	}
+	allow, _ := perms["allow"].([]any)
+	for _, rule := range rules {
+		if !slices.Contains(allow, any(rule)) {
+			allow = append(allow, rule)
+		}
+	}
+	perms["allow"], cfg["permissions"] = allow, perms
+	out, err := json.MarshalIndent(cfg, "", "  ")
+	if err != nil {
+		return err
+	}
+	return state.WriteFile(path, append(out, '\n'), 0o600)
 }

@@ -1,12 +1,11 @@
 package review
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 
+	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/state"
 )
 
@@ -59,31 +58,10 @@ func AllowCommands(root, claudeSettings, codexHome, geminiHome string) error {
 // file at path, which party wrote for the session's claude panes
 // (--settings): party's own file, so the user's settings are untouched.
 func AllowClaude(path string) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
+	if err := hook.AllowClaude(path, ClaudeAllow...); err != nil {
 		return fmt.Errorf("allow the review commands: %w", err)
 	}
-	var cfg map[string]any
-	if err := json.Unmarshal(b, &cfg); err != nil {
-		return fmt.Errorf("allow the review commands: %s: %w", path, err)
-	}
-	perms, _ := cfg["permissions"].(map[string]any)
-	if perms == nil {
-		perms = map[string]any{}
-	}
-	allow, _ := perms["allow"].([]any)
-	for _, rule := range ClaudeAllow {
-		if !slices.Contains(allow, any(rule)) {
-			allow = append(allow, rule)
-		}
-	}
-	perms["allow"] = allow
-	cfg["permissions"] = perms
-	out, err := json.MarshalIndent(cfg, "", "  ")
-	if err != nil {
-		return err
-	}
-	return state.WriteFile(path, append(out, '\n'), 0o600)
+	return nil
 }
 
 // AllowCodex writes CodexRules into $CODEX_HOME/rules (codexHome) and

@@ -2,14 +2,12 @@ package session
 
 import (
 	"encoding/json"
-	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/config"
-	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/hook"
 )
 
 // MCPServerName is the name party's MCP server (party mcp) has in each
@@ -48,7 +46,7 @@ func wireMCP(d Deps, dir string, panes []PaneSpec, cfg config.MCP) error {
 				return err
 			}
 			if !cfg.Prompt {
-				if err := allowClaude(filepath.Join(dir, "claude-settings.json"), "mcp__"+MCPServerName); err != nil {
+				if err := hook.AllowClaude(filepath.Join(dir, "claude-settings.json"), "mcp__"+MCPServerName); err != nil {
 					return err
 				}
 			}
@@ -78,31 +76,4 @@ func CodexMCPArgs(exe string, prompt bool) []string {
 func tomlValue(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
-}
-
-// allowClaude adds rule to the permissions.allow of the Claude settings
-// file at path, which party wrote for the session (--settings).
-func allowClaude(path, rule string) error {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	var cfg map[string]any
-	if err := json.Unmarshal(b, &cfg); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	perms, _ := cfg["permissions"].(map[string]any)
-	if perms == nil {
-		perms = map[string]any{}
-	}
-	allow, _ := perms["allow"].([]any)
-	if !slices.Contains(allow, any(rule)) {
-		allow = append(allow, rule)
-	}
-	perms["allow"], cfg["permissions"] = allow, perms
-	out, err := json.MarshalIndent(cfg, "", "  ")
-	if err != nil {
-		return err
-	}
-	return state.WriteFile(path, append(out, '\n'), 0o600)
 }
