@@ -134,6 +134,33 @@ type ITerm struct {
 type Budget struct {
 	RoleTokens, SessionTokens, DayTokens int64
 	RoleUSD, SessionUSD, DayUSD          float64
+	// Roles are the budgets of roles by name (roleBudget.ROLE.*): each
+	// set one takes the place of RoleTokens or RoleUSD for its role.
+	Roles map[string]RoleBudget
+}
+
+// RoleBudget is one role's own budget; 0 is the team's (budget.role*).
+type RoleBudget struct {
+	Tokens int64
+	USD    float64
+}
+
+// None says no budget is set.
+func (b Budget) None() bool {
+	return b.RoleTokens == 0 && b.SessionTokens == 0 && b.DayTokens == 0 && b.RoleUSD == 0 && b.SessionUSD == 0 &&
+		b.DayUSD == 0 && len(b.Roles) == 0
+}
+
+// Of is the budget of role: its own where set, else the team's.
+func (b Budget) Of(role string) RoleBudget {
+	r := b.Roles[role]
+	if r.Tokens == 0 {
+		r.Tokens = b.RoleTokens
+	}
+	if r.USD == 0 {
+		r.USD = b.RoleUSD
+	}
+	return r
 }
 
 // Price is what a model's tokens cost, in USD for a million tokens of

@@ -234,6 +234,22 @@ var keys = []Key{
 	budgetUSD("budget.roleUSD", func(b *Budget) *float64 { return &b.RoleUSD }),
 	budgetUSD("budget.sessionUSD", func(b *Budget) *float64 { return &b.SessionUSD }),
 	budgetUSD("budget.dayUSD", func(b *Budget) *float64 { return &b.DayUSD }),
+	{Name: "roleBudget.*.tokens", kind: kInt, min: 0, max: 1 << 50, Trusted: true,
+		get: func(c *Config, role string) string {
+			if r, ok := c.Budget.Roles[role]; ok && r.Tokens > 0 {
+				return strconv.FormatInt(r.Tokens, 10)
+			}
+			return ""
+		},
+		set: func(c *Config, role string, v value) { setRoleBudget(c, role, func(r *RoleBudget) { r.Tokens = v.n }) }},
+	{Name: "roleBudget.*.usd", kind: kNumber, max: 1e9, Trusted: true,
+		get: func(c *Config, role string) string {
+			if r, ok := c.Budget.Roles[role]; ok && r.USD > 0 {
+				return strconv.FormatFloat(r.USD, 'f', -1, 64)
+			}
+			return ""
+		},
+		set: func(c *Config, role string, v value) { setRoleBudget(c, role, func(r *RoleBudget) { r.USD = v.f }) }},
 	priceKey("input", PriceInput, func(p *Price) *float64 { return &p.Input }),
 	priceKey("output", PriceOutput, func(p *Price) *float64 { return &p.Output }),
 	priceKey("cacheRead", PriceCacheRead, func(p *Price) *float64 { return &p.CacheRead }),
@@ -346,8 +362,8 @@ func wild(at, pattern []string) []string {
 }
 
 // named are the sections whose keys are by a name: "agents.NAME.KEY",
-// "price.NAME.KEY".
-var named = map[string]bool{"agents": true, "price": true}
+// "price.NAME.KEY", "roleBudget.ROLE.KEY".
+var named = map[string]bool{"agents": true, "price": true, "roleBudget": true}
 
 // members are the members of a dotted key as a config file nests them: a
 // named section's name is one member, dots and all.
@@ -529,6 +545,10 @@ func (c Config) Flat() map[string]string {
 			for name := range c.Prices {
 				m[strings.Replace(k.Name, "*", name, 1)] = k.get(&c, name)
 			}
+		case strings.HasPrefix(k.Name, "roleBudget.*."):
+			for name := range c.Budget.Roles {
+				m[strings.Replace(k.Name, "*", name, 1)] = k.get(&c, name)
+			}
 		default:
 			m[k.Name] = k.get(&c, "")
 		}
@@ -663,6 +683,16 @@ func priceKey(name string, kind PriceKind, field func(*Price) *float64) Key {
 			p.Set |= kind
 			c.Prices[model] = p
 		}}
+}
+
+// setRoleBudget changes role's own budget by f.
+func setRoleBudget(c *Config, role string, f func(*RoleBudget)) {
+	if c.Budget.Roles == nil {
+		c.Budget.Roles = map[string]RoleBudget{}
+	}
+	r := c.Budget.Roles[role]
+	f(&r)
+	c.Budget.Roles[role] = r
 }
 
 // budgetTokens is a budget of tokens, 0 for none.

@@ -16,7 +16,7 @@ import (
 // has none (or its record cannot be read: a session party did not start).
 func teamGuard(env *Env, team, stateDir, cwd string) (spend.Guard, bool) {
 	cfg, _, err := config.Load(env.Getenv, cwd)
-	if err != nil || cfg.Budget == (config.Budget{}) {
+	if err != nil || cfg.Budget.None() {
 		return spend.Guard{}, false
 	}
 	rec, err := session.ReadRecord(stateDir)

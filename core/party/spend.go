@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/partyhq/party/core/agent"
-	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/session"
@@ -124,7 +123,7 @@ var ErrBudget = spend.ErrBudget
 // override goes to the team's event log (spend.Guard).
 func checkBudget(env *Env, team, stateDir, role string, force bool, why string) error {
 	cfg, err := env.Config()
-	if err != nil || cfg.Budget == (config.Budget{}) {
+	if err != nil || cfg.Budget.None() {
 		return err
 	}
 	rec, err := session.ReadRecord(stateDir)

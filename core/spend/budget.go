@@ -70,9 +70,16 @@ func Budgets(rs []Response, team string, roles []string, b config.Budget, prices
 		}
 	}
 	for _, role := range roles {
-		s := byRole[role]
-		limit("budget.roleTokens", team+"/"+role, role, "tokens", float64(b.RoleTokens), s.tokens)
-		limit("budget.roleUSD", team+"/"+role, role, "usd", b.RoleUSD, s.usd)
+		s, own, rb := byRole[role], b.Roles[role], b.Of(role)
+		tokensKey, usdKey := "budget.roleTokens", "budget.roleUSD"
+		if own.Tokens > 0 {
+			tokensKey = "roleBudget." + role + ".tokens"
+		}
+		if own.USD > 0 {
+			usdKey = "roleBudget." + role + ".usd"
+		}
+		limit(tokensKey, team+"/"+role, role, "tokens", float64(rb.Tokens), s.tokens)
+		limit(usdKey, team+"/"+role, role, "usd", rb.USD, s.usd)
 	}
 	limit("budget.sessionTokens", team, "", "tokens", float64(b.SessionTokens), all.tokens)
 	limit("budget.sessionUSD", team, "", "usd", b.SessionUSD, all.usd)

@@ -357,4 +357,19 @@ func TestBudgets(t *testing.T) {
 	require.True(t, ok, "the day's budget bounds every role")
 	assert.Equal(t, "budget.dayTokens", l.Key)
 	assert.Empty(t, Budgets(rs, "t", []string{"x"}, config.Budget{}, prices, now), "no budget set")
+
+	// A role's own budget takes the team's place for it; another role
+	// keeps the team's; a role with its own and no team's has one.
+	b = config.Budget{RoleTokens: 1000, Roles: map[string]config.RoleBudget{"x": {Tokens: 5000}, "z": {USD: 3}}}
+	got = Budgets(rs, "t", []string{"x", "y", "z"}, b, prices, now)
+	assert.Equal(t, []Limit{
+		{Key: "roleBudget.x.tokens", Scope: "t/x", Role: "x", Unit: "tokens", Limit: 5000, Spent: 1000, Left: 4000},
+		{Key: "budget.roleTokens", Scope: "t/y", Role: "y", Unit: "tokens", Limit: 1000, Spent: 50, Left: 950},
+		{Key: "budget.roleTokens", Scope: "t/z", Role: "z", Unit: "tokens", Limit: 1000, Spent: 0, Left: 1000},
+		{Key: "roleBudget.z.usd", Scope: "t/z", Role: "z", Unit: "usd", Limit: 3, Spent: 0, Left: 3},
+	}, got)
+	_, ok = Reached(got, "x")
+	assert.False(t, ok, "x's own budget is larger than the team's")
+	assert.False(t, b.None())
+	assert.True(t, config.Budget{}.None())
 }
