@@ -140,7 +140,7 @@ func TestRecordSessionInSim(t *testing.T) {
 
 // What a pane printed before party delivered an input is written before
 // the input, even when both wait for the recorder at once: the output
-// already queued, and the output still on its way (Sync brings it).
+// already queued is taken before the event log is read.
 func TestRecorderOutputBeforeInputInSim(t *testing.T) {
 	clock := sim.NewClock()
 	m := sim.NewMux(clock)
@@ -155,24 +155,15 @@ func TestRecorderOutputBeforeInputInSim(t *testing.T) {
 
 	output, wake := make(chan tmux.Output, 8), make(chan struct{}, 1)
 	output <- tmux.Output{Pane: "%0", Data: []byte("queued> ")}
+	output <- tmux.Output{Pane: "%0", Data: []byte("in flight> ")}
 	require.NoError(t, state.AppendEvent(events, map[string]any{"kind": "input", "pane": "%0", "text": "typed by party"}))
 	wake <- struct{}{}
-	// The first round trip brings output that was on its way; a second
-	// one starts only once the first was caught up.
-	calls := make(chan int, 8)
-	n := 0
-	sync := func(context.Context) error {
-		if n++; n == 1 {
-			output <- tmux.Output{Pane: "%0", Data: []byte("in flight> ")}
-		}
-		calls <- n
-		return nil
-	}
 	ran := make(chan error, 1)
-	go func() { ran <- rec.Run(context.Background(), record.Sources{Output: output, Wake: wake, Sync: sync}) }()
-	for <-calls < 2 {
-		wake <- struct{}{}
-	}
+	// Run takes the wake or an output first; either way the input is
+	// written after both outputs. A second wake is taken only once the
+	// first was handled.
+	go func() { ran <- rec.Run(context.Background(), record.Sources{Output: output, Wake: wake}) }()
+	wake <- struct{}{}
 	close(output)
 	require.NoError(t, <-ran)
 	require.NoError(t, rec.Close())

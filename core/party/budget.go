@@ -12,19 +12,13 @@ import (
 )
 
 // teamGuard is the budgets of the team in stateDir (named team, started
-// in cwd) with the configuration as it is now: ok false when the team
-// has none (or its record cannot be read: a session party did not start).
+// in cwd) with the configuration as it is now (guardOf).
 func teamGuard(env *Env, team, stateDir, cwd string) (spend.Guard, bool) {
 	cfg, _, err := config.Load(env.Getenv, cwd)
-	if err != nil || cfg.Budget.None() {
-		return spend.Guard{}, false
-	}
-	rec, err := session.ReadRecord(stateDir)
 	if err != nil {
 		return spend.Guard{}, false
 	}
-	return spend.Guard{Team: team, Ledger: ledgerOf(env, stateDir, rec), Roles: agentRoles(rec), Budget: cfg.Budget,
-		Prices: cfg.Prices, Clock: env.Clock}, true
+	return guardOf(env, cfg, team, stateDir)
 }
 
 // supervisedBudget is the supervisor's look at the budgets of the team in

@@ -34,7 +34,7 @@ func Record(ctx context.Context, env *Env, opts RecordOptions) (string, error) {
 			if err != nil {
 				return record.Stream{}, err
 			}
-			return record.Stream{Output: cc.Output(), Sync: cc.Sync, Close: cc.Close}, nil
+			return record.Stream{Output: cc.Output(), Close: cc.Close}, nil
 		},
 		Started: func(out string, n int) {
 			env.Warnf("recording %d panes of %s into %s (Ctrl-C stops)", n, sc.Session, out)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/session"
@@ -123,16 +124,29 @@ var ErrBudget = spend.ErrBudget
 // override goes to the team's event log (spend.Guard).
 func checkBudget(env *Env, team, stateDir, role string, force bool, why string) error {
 	cfg, err := env.Config()
-	if err != nil || cfg.Budget.None() {
+	if err != nil {
 		return err
+	}
+	g, ok := guardOf(env, cfg, team, stateDir)
+	if !ok {
+		return nil
+	}
+	return g.Check(role, force, why)
+}
+
+// guardOf is cfg's budgets of the team in stateDir (named team): ok false
+// when cfg sets none or the team has no record (a session party did not
+// start: no team, no budget).
+func guardOf(env *Env, cfg config.Config, team, stateDir string) (spend.Guard, bool) {
+	if cfg.Budget.None() {
+		return spend.Guard{}, false
 	}
 	rec, err := session.ReadRecord(stateDir)
 	if err != nil {
-		return nil // a session party did not start: no team, no budget
+		return spend.Guard{}, false
 	}
-	g := spend.Guard{Team: team, Ledger: ledgerOf(env, stateDir, rec), Roles: agentRoles(rec), Budget: cfg.Budget,
-		Prices: cfg.Prices, Clock: env.Clock, EventLog: filepath.Join(stateDir, state.EventLog)}
-	return g.Check(role, force, why)
+	return spend.Guard{Team: team, Ledger: ledgerOf(env, stateDir, rec), Roles: agentRoles(rec), Budget: cfg.Budget,
+		Prices: cfg.Prices, Clock: env.Clock, EventLog: filepath.Join(stateDir, state.EventLog)}, true
 }
 
 // ledgerOf is the spend ledger of the team in stateDir.
@@ -163,14 +177,10 @@ func turnUsage(ctx context.Context, env *Env, stateDir string, targets []mux.Pan
 	}
 }
 
-// triggerUsage is what the turn an answered trigger started spent: its
-// agent's responses since its delivery began (spend.AwaitTurns); nil
-// when the session's records cannot tell.
-func triggerUsage(ctx context.Context, env *Env, t supervise.Trigger) *spend.Turn {
-	stateDir, _, err := supervisorScope(ctx, env)
-	if err != nil {
-		return nil
-	}
+// triggerUsage is what the turn an answered trigger of the team in
+// stateDir started spent: its agent's responses since its delivery began
+// (spend.AwaitTurns); nil when the session's records cannot tell.
+func triggerUsage(ctx context.Context, env *Env, stateDir string, t supervise.Trigger) *spend.Turn {
 	rec, err := session.ReadRecord(stateDir)
 	if err != nil {
 		return nil

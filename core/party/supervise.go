@@ -105,11 +105,13 @@ func Trigger(ctx context.Context, env *Env, opts TriggerOptions) (TriggerResult,
 		}
 		timeout = cfg.Supervise.TurnTimeout
 	}
+	var stateDir string
 	res.Trigger, err = viaDoor(ctx, env, func(d *supervise.Door) (supervise.Trigger, error) {
+		stateDir = d.StateDir
 		return d.AwaitEnd(ctx, res.Trigger, timeout)
 	})
 	if err == nil && res.Answer != nil {
-		res.Usage = triggerUsage(ctx, env, res.Trigger)
+		res.Usage = triggerUsage(ctx, env, stateDir, res.Trigger)
 	}
 	return res, err
 }

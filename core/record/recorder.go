@@ -43,10 +43,6 @@ type Sources struct {
 	// Tick is the safety net: the event log and pane sizes are re-read on
 	// every tick.
 	Tick <-chan time.Time
-	// Sync, when set, returns once what the panes printed before it was
-	// called is on Output (a round trip over the same connection): an input
-	// is written after the output that came before it.
-	Sync func(ctx context.Context) error
 }
 
 // Start creates the casts and writes into each what its pane shows now.
@@ -86,17 +82,11 @@ func (r *Recorder) Recording() int { return len(r.casts) }
 
 // Run records until the output ends (the session ended) or ctx ends, then
 // copies the event log beside the casts. Start must have been called.
-//
 // What a pane printed before party delivered an input is written before
-// that input: on a wake or a tick the output already on its way is taken
-// first (after a Sync round trip, when there is one), then the event log.
+// that input: on a wake or a tick the output already waiting is taken
+// first, then the event log.
 func (r *Recorder) Run(ctx context.Context, src Sources) error {
-	var (
-		synced chan struct{} // non-nil while a Sync round trip runs
-		again  bool          // woken meanwhile: another round trip after it
-	)
 	for {
-		woken, catchUp := false, false
 		select {
 		case o, ok := <-src.Output:
 			if !ok {
@@ -105,27 +95,12 @@ func (r *Recorder) Run(ctx context.Context, src Sources) error {
 			if err := r.output(o); err != nil {
 				return err
 			}
+			continue
 		case <-src.Wake: // an input was logged
-			woken = true
 		case <-src.Tick:
-			woken = true
-		case <-synced:
-			synced, catchUp = nil, true
 		case <-ctx.Done():
 			r.side(context.WithoutCancel(ctx))
 			return r.finish()
-		}
-		switch {
-		case !woken:
-		case src.Sync == nil:
-			catchUp = true
-		case synced != nil:
-			again = true
-		default:
-			synced = r.sync(ctx, src.Sync)
-		}
-		if !catchUp {
-			continue
 		}
 		ended, err := r.drain(src.Output)
 		if err != nil {
@@ -135,20 +110,7 @@ func (r *Recorder) Run(ctx context.Context, src Sources) error {
 		if ended {
 			return r.finish()
 		}
-		if again {
-			synced, again = r.sync(ctx, src.Sync), false
-		}
 	}
-}
-
-// sync runs a round trip and returns the channel closed when it is done.
-func (r *Recorder) sync(ctx context.Context, sync func(context.Context) error) chan struct{} {
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = sync(ctx) // a failed round trip: what came so far is taken
-	}()
-	return done
 }
 
 // drain writes the output waiting on the channel (what its sender put in

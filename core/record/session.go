@@ -27,9 +27,6 @@ func DefaultOut(session string, t time.Time) string {
 // Stream is what a session's panes print, attached.
 type Stream struct {
 	Output <-chan tmux.Output
-	// Sync returns once what the panes printed before it was called is on
-	// Output; nil when the stream has no way to tell.
-	Sync func(ctx context.Context) error
 	// Close detaches.
 	Close func() error
 }
@@ -99,7 +96,7 @@ func (s *Session) Run(ctx context.Context) (out string, rerr error) {
 	}
 	tctx, stop := context.WithCancel(ctx)
 	defer stop()
-	return out, rec.Run(ctx, Sources{Output: stream.Output, Wake: waker.C, Tick: ticks(tctx, s.Clock, tickEvery), Sync: stream.Sync})
+	return out, rec.Run(ctx, Sources{Output: stream.Output, Wake: waker.C, Tick: ticks(tctx, s.Clock, tickEvery)})
 }
 
 // ticks sends the time every d of clk until ctx ends; its goroutine exits

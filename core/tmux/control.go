@@ -227,15 +227,6 @@ func (cc *Control) Commands(ctx context.Context, cmds ...[]string) ([]string, er
 	return out, failed
 }
 
-// Sync returns once the %output of everything tmux had read from the
-// panes when it ran Sync's command is on Output: tmux writes a control client's pane output,
-// notifications and replies in the order they were made, so the reply to
-// a no-op command comes after them.
-func (cc *Control) Sync(ctx context.Context) error {
-	_, err := cc.Command(ctx, "display-message", "-p", "sync")
-	return err
-}
-
 // Capture returns the screen of pane over the control connection, wrapped
 // lines joined and trailing spaces removed, like Client.Capture.
 func (cc *Control) Capture(ctx context.Context, pane string) (string, error) {
