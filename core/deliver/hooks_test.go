@@ -88,6 +88,47 @@ func TestNoEnterBehindTextTypedWhileTheSubmitHookRuns(t *testing.T) {
 	assert.Equal(t, "operator draft", a.Input(), "the operator's text stays in the box, not submitted")
 }
 
+// typeBeforeEnter is a pane where someone types text just before the
+// first Enter reaches the agent: after the sender's last look.
+type typeBeforeEnter struct {
+	*sim.Mux
+	agent *sim.Agent
+	text  string
+}
+
+func (m *typeBeforeEnter) SendKey(ctx context.Context, id, key string) error {
+	if key == "Enter" && m.text != "" {
+		m.agent.Type(m.text)
+		m.text = ""
+	}
+	return m.Mux.SendKey(ctx, id, key)
+}
+
+// Keys typed into the box between the sender's last look and its Enter go
+// with the text (the agent reads them before the Enter): the delivery
+// finds them after its text in the prompt the agent announced, says so,
+// and types them back into the emptied box, where the operator left them.
+func TestKeysTypedBeforeEnterAreGivenBack(t *testing.T) {
+	clock := sim.NewClock()
+	m := sim.NewMux(clock)
+	events := filepath.Join(t.TempDir(), "events.jsonl")
+	a := sim.NewAgent("claude")
+	p := m.Add("s", "claude", a)
+	p.Info.Hooks = "claude"
+	a.Announce(events, p.Info.ID)
+	d := &deliver.Deliverer{Mux: &typeBeforeEnter{Mux: m, agent: a, text: "operator"}, Clock: clock, Locker: &sim.Locker{},
+		Events: observe.Events{Path: events}, Announcing: func(mux.Pane) bool { return a.Hooking() }}
+	text := "[BRIDGE_TRIGGER id=acc-9 thread=t]\njob 9\n[/BRIDGE_TRIGGER]"
+	res, err := d.Send(context.Background(), deliver.Request{Pane: p.Info.ID, Profile: agent.Lookup(agent.Claude), Text: text})
+	require.NoError(t, err)
+	assert.Equal(t, deliver.Submitted, res.Outcome)
+	require.Len(t, a.Submissions, 1, "submissions: %+v", a.Submissions)
+	assert.Equal(t, text+"operator", a.Submissions[0].Text)
+	assert.Equal(t, "operator", res.TypedAfter)
+	assert.True(t, res.GivenBack)
+	assert.Equal(t, "operator", a.Input(), "the operator's keys are back in the box")
+}
+
 // enterClock records when the first Enter was pressed.
 type enterClock struct {
 	*sim.Mux

@@ -64,12 +64,17 @@ func CheckAgentText(pane string, kind agent.Kind) error {
 
 // Result reports a delivery.
 type Result struct {
-	Outcome  Outcome       `json:"outcome"`
-	Pane     string        `json:"pane"`
-	Bytes    int           `json:"bytes"`
-	Enters   int           `json:"enters"` // Enter (or Tab) presses
-	WasBusy  bool          `json:"busy"`
-	Via      string        `json:"confirmed_by,omitempty"` // event, screen
-	Screen   string        `json:"-"`                      // last screen seen, for errors
-	Duration time.Duration `json:"-"`
+	Outcome Outcome `json:"outcome"`
+	Pane    string  `json:"pane"`
+	Bytes   int     `json:"bytes"`
+	Enters  int     `json:"enters"` // Enter (or Tab) presses
+	WasBusy bool    `json:"busy"`
+	Via     string  `json:"confirmed_by,omitempty"` // event, screen
+	// TypedAfter is what someone typed into the input box between the
+	// last look and Enter, which the agent took with the text; GivenBack
+	// says it was typed back into the emptied box.
+	TypedAfter string        `json:"typed_after,omitempty"`
+	GivenBack  bool          `json:"given_back,omitempty"`
+	Screen     string        `json:"-"` // last screen seen, for errors
+	Duration   time.Duration `json:"-"`
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/observe"
@@ -94,8 +95,7 @@ func (s *submission) run(ctx context.Context) error {
 			if st, ok, err = s.hooked(ctx, st, window); err != nil {
 				return err
 			} else if ok {
-				s.taken(lastBusy)
-				return nil
+				return s.took(ctx, lastBusy)
 			}
 			if s.d.Announcing(st.Pane) {
 				stopped = "a hook of the agent still ran"
@@ -154,8 +154,7 @@ func (s *submission) run(ctx context.Context) error {
 			return err
 		}
 		if ok {
-			s.taken(lastBusy)
-			return nil
+			return s.took(ctx, lastBusy)
 		}
 		if blind {
 			break // never a second Enter into what we cannot see
@@ -169,8 +168,7 @@ func (s *submission) run(ctx context.Context) error {
 		if st, ok, err = s.watch(ctx, st, window); err != nil {
 			return err
 		} else if ok {
-			s.taken(lastBusy)
-			return nil
+			return s.took(ctx, lastBusy)
 		}
 	}
 	s.res.Outcome = Unconfirmed
@@ -188,6 +186,99 @@ func (s *submission) run(ctx context.Context) error {
 		return fmt.Errorf("send to %s: pressed %s; a completion menu is open over the text, %s; last screen:\n%s\n%w", pane, pressed, s.takeBack(ctx), tail(st.Screen), ErrUnconfirmed)
 	}
 	return fmt.Errorf("send to %s: pressed %s; last screen:\n%s\n%w", pane, pressed, tail(st.Screen), ErrUnconfirmed)
+}
+
+// took records that the agent took the text, and gives back the keys
+// someone typed into the box as Enter was pressed (giveBack).
+func (s *submission) took(ctx context.Context, busy bool) error {
+	s.taken(busy)
+	if s.events {
+		s.giveBack(ctx, !busy)
+	}
+	return nil
+}
+
+// giveBack finds keys typed into the input box between the last look and
+// Enter, which the agent submitted after the text (its announced prompt
+// runs on past it), and types them back into the box when it is empty
+// again: they are someone's draft, not the sender's. The result says what
+// went (TypedAfter) and whether it is back (GivenBack); a box someone
+// typed into since is left as it is.
+func (s *submission) giveBack(ctx context.Context, submitted bool) {
+	prompt, ok := s.d.Events.SubmittedPrompt(s.req.Pane, s.mark, s.text)
+	// The screen can tell a submission first: the agent's hook reports
+	// the prompt a moment later, worth one confirm window here. A queued
+	// text is reported when the running turn ends: not waited for.
+	for end := s.d.Clock.Now().Add(s.d.confirm()); submitted && !ok && s.d.Clock.Now().Before(end); {
+		if s.d.Clock.Sleep(ctx, s.d.poll()) != nil {
+			return
+		}
+		prompt, ok = s.d.Events.SubmittedPrompt(s.req.Pane, s.mark, s.text)
+	}
+	if !ok {
+		return
+	}
+	theirs := typedAfter(prompt, s.text)
+	if theirs == "" {
+		return
+	}
+	s.res.TypedAfter = theirs
+	// The agent may still show the submission in its box (Claude clears
+	// it after its hook): look until the box is empty, or holds what
+	// someone typed since.
+	for end := s.d.Clock.Now().Add(s.d.confirm()); ; {
+		st, err := s.look(ctx)
+		if err != nil || st.Dialog != "" || st.Menu {
+			return
+		}
+		if st.HasInput && st.Input == "" {
+			break
+		}
+		if (st.HasInput && !s.req.Profile.Holds(st.Input, prompt)) || !s.d.Clock.Now().Before(end) {
+			return
+		}
+		if s.d.Clock.Sleep(ctx, s.d.poll()) != nil {
+			return
+		}
+	}
+	if s.d.Mux.Paste(ctx, s.req.Pane, []byte(theirs)) == nil {
+		s.res.GivenBack = true
+	}
+}
+
+// typedAfter is what follows text in prompt, an agent's report of a
+// submission that holds it (white space aside, as agents rewrap and
+// trim): text starts prompt or one of the prompts merged into it after a
+// blank line (Gemini). "" when nothing but white space follows, or text
+// starts nowhere.
+func typedAfter(prompt, text string) string {
+	want := []rune(agent.Squeeze(text))
+	if len(want) == 0 {
+		return ""
+	}
+	for start := 0; start >= 0; {
+		rest := []rune(prompt[start:])
+		i, j := 0, 0
+		for j < len(want) && i < len(rest) {
+			switch {
+			case unicode.IsSpace(rest[i]):
+				i++
+			case rest[i] == want[j]:
+				i, j = i+1, j+1
+			default:
+				i = len(rest) + 1
+			}
+		}
+		if j == len(want) && i <= len(rest) {
+			return strings.TrimRightFunc(string(rest[i:]), unicode.IsSpace)
+		}
+		next := strings.Index(prompt[start:], "\n\n")
+		if next < 0 {
+			break
+		}
+		start += next + 2
+	}
+	return ""
 }
 
 // taken records that the agent took the text: submitted, or queued when

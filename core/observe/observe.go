@@ -67,6 +67,14 @@ func (e Events) Mark() int64 {
 // submission holding text (Claude's UserPromptSubmit, Gemini's
 // BeforeAgent): held, not equal, since queued texts arrive merged.
 func (e Events) Submitted(pane string, mark int64, text string) bool {
+	_, ok := e.SubmittedPrompt(pane, mark, text)
+	return ok
+}
+
+// SubmittedPrompt is the first prompt holding text that the agent in pane
+// announced since mark, as the agent reported it.
+func (e Events) SubmittedPrompt(pane string, mark int64, text string) (string, bool) {
+	var prompt string
 	found := false
 	e.Each(pane, mark, func(ev hook.Event) bool {
 		if ev.Kind != hook.PromptSubmit {
@@ -74,13 +82,13 @@ func (e Events) Submitted(pane string, mark int64, text string) bool {
 		}
 		for _, p := range ev.Prompts {
 			if agent.ContainsText(p, text) {
-				found = true
+				prompt, found = p, true
 				return false
 			}
 		}
 		return true
 	})
-	return found
+	return prompt, found
 }
 
 // Each calls f with every event of pane ("" : of every pane) logged since

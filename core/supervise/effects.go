@@ -90,7 +90,10 @@ type SendReport struct {
 	// Pasted says the text was in the pane before the failure: a pane
 	// that went after it may have let the agent take it.
 	Pasted bool
-	Err    error
+	// Note is what the delivery noticed, for the audit trail (keys
+	// someone typed that went with the text).
+	Note string
+	Err  error
 }
 
 // ResumeReport is how a headless resume ended: with Answer, or with Err.

@@ -23,6 +23,8 @@ func (l *Loop) send(ctx context.Context, rt Runtime, t Trigger, text string) {
 		}
 		if r.Err != nil {
 			ev.Err = r.Err.Error()
+		} else {
+			ev.Err = r.Note // the audit line's detail
 		}
 		return result{ev: ev, pasted: r.Pasted}, true
 	})

@@ -300,9 +300,10 @@ func contentText(raw json.RawMessage) string {
 }
 
 // sameText compares a prompt as Claude recorded it with the one sent,
-// ignoring white space (Claude makes tabs spaces and trims).
+// ignoring white space (Claude makes tabs spaces and trims): the same, or
+// the one sent followed by keys typed before its Enter (samePrompt).
 func sameText(got, sent string) bool {
-	return agent.Squeeze(got) != "" && agent.Squeeze(got) == agent.Squeeze(sent)
+	return samePrompt(agent.Squeeze(got), agent.Squeeze(sent))
 }
 
 // claudeRetry matches Claude's line while it retries an API error:

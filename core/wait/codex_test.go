@@ -75,6 +75,8 @@ func TestCodexRollout(t *testing.T) {
 			done:  true, answer: "the answer"},
 		{name: "Codex trims the prompt", before: meta(t0),
 			after: userMsg(at(1), "t1", "q") + complete(at(2), "t1", "a"), done: true, answer: "a"},
+		{name: "keys typed before Enter went with the prompt", before: meta(t0),
+			after: userMsg(at(1), "t1", "qoperator") + complete(at(2), "t1", "a"), done: true, answer: "a"},
 		{name: "the same text asked before is not our turn", before: meta(t0) + userMsg(t0, "t0", "q") + complete(t0, "t0", "old"),
 			after: userMsg(at(1), "t1", "q"), done: false},
 		{name: "the same text asked before; ours answers", before: meta(t0) + userMsg(t0, "t0", "q") + complete(t0, "t0", "old"),

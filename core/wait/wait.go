@@ -450,21 +450,33 @@ func (tt *turnTracker) own(ev hook.Event) bool {
 	return ev.Agent != "gemini" || tt.started
 }
 
-// samePrompt compares a prompt reported by an agent with the one sent.
-// Agents may trim or expand whitespace at the edges.
+// samePrompt says whether a prompt an agent reported is the one sent:
+// the same, white space at the edges aside (agents trim or expand it), or
+// the one sent followed by keys someone typed into the input box between
+// the sender's last look and its Enter, which the agent submitted with it.
 func samePrompt(got, sent string) bool {
-	return strings.TrimSpace(got) == strings.TrimSpace(sent)
+	got, sent = strings.TrimSpace(got), strings.TrimSpace(sent)
+	return sent != "" && strings.HasPrefix(got, sent)
 }
 
 // inMerged reports whether sent is one of the prompts that Gemini merged
 // into got: queued prompts are trimmed and joined by a blank line, so sent
-// is got's start, end or middle between "\n\n" boundaries.
+// starts got or follows a "\n\n" boundary (and may run on with keys typed
+// after it, as samePrompt allows).
 func inMerged(got, sent string) bool {
 	got, sent = strings.TrimSpace(got), strings.TrimSpace(sent)
 	if sent == "" {
 		return false
 	}
 	const sep = "\n\n"
-	return got == sent || strings.HasPrefix(got, sent+sep) || strings.HasSuffix(got, sep+sent) ||
-		strings.Contains(got, sep+sent+sep)
+	for from := 0; ; {
+		i := strings.Index(got[from:], sent)
+		if i < 0 {
+			return false
+		}
+		if at := from + i; at == 0 || strings.HasSuffix(got[:at], sep) {
+			return true
+		}
+		from += i + 1
+	}
 }

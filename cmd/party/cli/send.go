@@ -2,10 +2,13 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/party"
+	"github.com/partyhq/party/core/termsafe"
 )
 
 func newSendCmd(f *Factory, runF func(context.Context, *party.SendRequest) error) *cobra.Command {
@@ -47,6 +50,14 @@ func sendRun(ctx context.Context, f *Factory, opts *party.SendRequest) error {
 	if err != nil && f.JSON {
 		writeJSON(f.IO.Out, s)
 		return &reported{error: err, json: true}
+	}
+	if err == nil && s.TypedAfter != "" && !f.JSON {
+		back := "typed back into its input box"
+		if !s.GivenBack {
+			back = "not typed back: the box was not empty again"
+		}
+		fmt.Fprintf(f.IO.ErrOut, "party: send: keys typed into %s's input box as Enter was pressed went with the message: %s (%s)\n",
+			s.Role, termsafe.Text(strconv.Quote(s.TypedAfter)), back)
 	}
 	return f.show(err, s, "%s to %s (%s)", s.Outcome, s.Role, s.Pane)
 }

@@ -372,6 +372,7 @@ func (e *Effects) Send(ctx context.Context, rt supervise.Runtime, text string) s
 	r := supervise.SendReport{Acked: res.Via == "event", Pasted: pasted, Err: err}
 	if err == nil {
 		r.Outcome = string(res.Outcome)
+		r.Note = typedAfterNote(res)
 		return r
 	}
 	switch {
@@ -389,6 +390,20 @@ func (e *Effects) Send(ctx context.Context, rt supervise.Runtime, text string) s
 		r.Class = supervise.SendKeysError
 	}
 	return r
+}
+
+// typedAfterNote tells the audit trail of keys someone typed into the box
+// between the delivery's last look and its Enter, which the agent took
+// with the envelope.
+func typedAfterNote(res deliver.Result) string {
+	if res.TypedAfter == "" {
+		return ""
+	}
+	back := "given back into the input box"
+	if !res.GivenBack {
+		back = "not given back: the input box was not empty again"
+	}
+	return fmt.Sprintf("keys typed into the input box as Enter was pressed went with the envelope: %q (%s)", res.TypedAfter, back)
 }
 
 // request is the delivery of text to rt's pane p. A trigger's text may be
@@ -425,10 +440,25 @@ func (e *Effects) Reclaim(ctx context.Context, rt supervise.Runtime, t supervise
 // and holds a file named step, the supervisor removes it and kills itself
 // with SIGKILL right after that step of a delivery (record, paste, check,
 // enter, confirm): once per file a test puts there. The supervise_crash
-// scenarios stop it so between each pair of steps.
+// scenarios stop it so between each pair of steps. A file named
+// pause-STEP holds the delivery there instead, until the test removes it
+// (at most two minutes; paused-STEP says it is held): the scenario then
+// acts between two steps, as an operator typing after the last look.
 func (e *Effects) killPoint(step string) {
 	dir := e.Getenv("PARTY_TEST_KILL_DIR")
-	if dir == "" || os.Remove(filepath.Join(dir, step)) != nil {
+	if dir == "" {
+		return
+	}
+	pause := filepath.Join(dir, "pause-"+step)
+	if _, err := os.Stat(pause); err == nil {
+		_ = os.WriteFile(filepath.Join(dir, "paused-"+step), nil, 0o600)
+		for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+			if _, err := os.Stat(pause); err != nil {
+				break
+			}
+		}
+	}
+	if os.Remove(filepath.Join(dir, step)) != nil {
 		return
 	}
 	_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)

@@ -1,0 +1,23 @@
+package deliver
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func TestTypedAfter(t *testing.T) {
+	sent := "[T id=1]\n\tjob 1\n[/T]"
+	for _, tc := range []struct{ name, prompt, want string }{
+		{"the text alone", sent, ""},
+		{"keys typed after it", sent + "operator", "operator"},
+		{"rewrapped and trimmed by the agent", "[T id=1]\n  job 1\n[/T] draft \n", " draft"},
+		{"merged after a queued prompt", "earlier\n\n" + sent + "x", "x"},
+		{"typed before it is not after", "draft " + sent, ""},
+		{"another text", "[T id=2]\njob 1\n[/T]x", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, typedAfter(tc.prompt, sent))
+		})
+	}
+}
