@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/daemon"
@@ -248,10 +249,7 @@ func (sf *sessionFeed) usage() (UsageSeen, bool) {
 		return ev, false
 	}
 	l := spend.TeamLedger(sf.info.StateDir, hook.CodexHome(sf.feed.Getenv), rec.PaneRoles())
-	if l.Scan() != nil {
-		return ev, false
-	}
-	rs, err := l.Responses()
+	rs, err := l.ScanSums(time.Time{})
 	if err != nil {
 		return ev, false
 	}

@@ -3,6 +3,7 @@ package party
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/notify"
@@ -77,7 +78,7 @@ func supervisedUsage(env *Env, stateDir, cwd string, logf func(string, ...any)) 
 		if err := l.Scan(); err != nil {
 			logf("usage for /metrics: %v", err)
 		}
-		rs, err := l.Responses()
+		rs, err := l.Sums(time.Time{})
 		if err != nil {
 			logf("usage for /metrics: %v", err)
 			return nil

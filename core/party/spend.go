@@ -87,7 +87,7 @@ func Usage(ctx context.Context, env *Env, opts UsageOptions) (UsageReport, error
 		rep.Usage = sums
 	}
 	for i, t := range teams {
-		rs, err := t.Ledger.Responses()
+		rs, err := t.Ledger.Sums(time.Time{})
 		if err != nil {
 			return rep, err
 		}

@@ -7,14 +7,18 @@
 //     line carries usage (Claude's assistant entries, Codex's
 //     token_usage_record, Gemini's "gemini" records); a File keeps what a
 //     line needs of the lines before it (Codex's model).
-//   - Ledger is a team's ledger in its state dir: the responses read so
-//     far (responses.jsonl, appended) and how far each record file was
-//     read (offsets.json). Scan reads only what was appended to each file
-//     since, and starts a file again when the agent rewrote it.
-//   - Sum groups responses by role, session, model or day, each response
-//     counted once (Claude repeats a response's usage on each of its
-//     content blocks); TurnOf is what one turn spent, and AwaitTurns
-//     waits for the records of turns that just ended.
+//   - Ledger is a team's ledger in its state dir, a SQLite file
+//     (ledger.db): the responses read so far, each once (Claude repeats a
+//     response's usage on each of its content blocks: the largest
+//     reading counts), their running sums by role, agent, model and
+//     quarter hour, and how far each record file was read, written in one
+//     transaction. Scan reads only what was appended to each file since,
+//     and starts a file again when the agent rewrote it; Sums is what
+//     party usage adds up, so its cost follows the groups, not the
+//     history.
+//   - Totals groups sums by role, team, model, agent or day; TurnOf is
+//     what one turn spent, and AwaitTurns waits for the records of turns
+//     that just ended.
 //   - Budgets says where a team stands against budget.*, and Guard
 //     refuses a send to a role whose budget is spent (ErrBudget) unless
 //     overridden, said in the event log (budget.go, report.go).

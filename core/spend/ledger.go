@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/hook"
@@ -20,9 +22,11 @@ import (
 )
 
 // Ledger is a team's ledger of what its agents spent, in Dir (a folder of
-// the team's state dir): responses.jsonl holds each response read, once
-// or, when a record was read again, more than once (Responses keeps one);
-// offsets.json how far the event log and each record file were read.
+// the team's state dir): ledger.db, a SQLite file (ledger_db.go) with
+// each response read, once (a response read again counts as its largest
+// reading), running sums of them by role, agent, model and quarter hour,
+// and how far the event log and each record file were read, all written
+// in one transaction.
 type Ledger struct {
 	Dir string
 	// Events is the team's event log, where the agents name their
@@ -43,7 +47,8 @@ func TeamLedger(stateDir, codexHome string, roles map[string]string) Ledger {
 		CodexHome: codexHome, Roles: roles}
 }
 
-// The ledger's files.
+// The files of the ledgers of earlier parties, read into ledger.db once
+// (importLegacy) and removed.
 const (
 	responsesFile = "responses.jsonl"
 	offsetsFile   = "offsets.json"
@@ -75,22 +80,56 @@ type pendingThread struct {
 const headBytes = 256
 
 // Scan reads what was added to the event log and to each record file
-// since the last scan, and appends the responses found. Only whole lines
-// are read: a line the agent is writing is read by the next scan.
+// since the last scan, and adds the responses found to the ledger, in one
+// transaction with how far it read: a crash reads nothing twice. Only
+// whole lines are read: a line the agent is writing is read by the next
+// scan. Scans of one ledger run one at a time (the write lock is taken
+// first).
 func (l Ledger) Scan() error {
-	if err := state.MkdirPrivate(l.Dir); err != nil {
-		return err
-	}
-	off, err := l.readOffsets()
+	db, err := l.open()
 	if err != nil {
 		return err
+	}
+	defer db.Close()
+	return l.scan(db)
+}
+
+// ScanSums scans the ledger (Scan) and returns its Sums since since.
+func (l Ledger) ScanSums(since time.Time) ([]Response, error) {
+	db, err := l.open()
+	if err != nil {
+		return nil, err
+	}
+	defer db.Close()
+	if err := l.scan(db); err != nil {
+		return nil, err
+	}
+	return l.sums(db, since)
+}
+
+func (l Ledger) scan(db *sql.DB) error {
+	tx, err := db.Begin()
+	if err != nil {
+		return l.fail(err)
+	}
+	defer tx.Rollback() // after Commit, a no-op
+	off, fresh, err := loadOffsets(tx)
+	if err != nil {
+		return l.fail(err)
+	}
+	var legacy []Response
+	if fresh {
+		// A ledger of an earlier party: its responses and offsets move in.
+		if legacy, off, err = l.readLegacy(); err != nil {
+			return l.fail(err)
+		}
 	}
 	was, err := json.Marshal(off)
 	if err != nil {
 		return err
 	}
 	l.learn(&off)
-	var found []Response
+	found := legacy
 	paths := make([]string, 0, len(off.Files))
 	for p := range off.Files {
 		paths = append(paths, p)
@@ -103,35 +142,75 @@ func (l Ledger) Scan() error {
 		}
 		found = append(found, rs...)
 	}
-	if err := l.append(found); err != nil {
+	now, err := json.Marshal(off)
+	if err != nil {
 		return err
 	}
-	b, err := json.Marshal(off)
-	if err != nil || bytes.Equal(b, was) {
-		return err // nothing read: nothing to save (a write is a sync)
+	if !fresh && len(found) == 0 && bytes.Equal(now, was) {
+		return nil // nothing read: nothing to write (a commit is a sync)
 	}
-	// After the responses: a crash between the two reads them again, and
-	// Responses keeps one of each.
-	return state.WriteFile(filepath.Join(l.Dir, offsetsFile), b, 0o600)
+	if err := addResponses(tx, found); err != nil {
+		return l.fail(err)
+	}
+	if err := saveOffsets(tx, off); err != nil {
+		return l.fail(err)
+	}
+	if err := tx.Commit(); err != nil {
+		return l.fail(err)
+	}
+	if fresh {
+		l.removeLegacy()
+	}
+	return nil
 }
 
-func (l Ledger) readOffsets() (offsets, error) {
+// readLegacy reads the ledger an earlier party kept in Dir:
+// responses.jsonl (a line cut short, or not JSON, skipped) and
+// offsets.json (one that cannot be read: the records are read again from
+// their start, and a response read again counts once).
+func (l Ledger) readLegacy() ([]Response, offsets, error) {
 	off := offsets{Files: map[string]*source{}}
 	b, err := os.ReadFile(filepath.Join(l.Dir, offsetsFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return off, nil
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, off, err
 	}
-	if err != nil {
-		return off, err
-	}
-	if err := json.Unmarshal(b, &off); err != nil {
-		// A ledger that cannot be read is read again from the start.
-		return offsets{Files: map[string]*source{}}, nil
+	if err == nil && json.Unmarshal(b, &off) != nil {
+		off = offsets{}
 	}
 	if off.Files == nil {
 		off.Files = map[string]*source{}
 	}
-	return off, nil
+	f, err := os.Open(filepath.Join(l.Dir, responsesFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, off, nil
+	}
+	if err != nil {
+		return nil, off, err
+	}
+	defer f.Close()
+	var out []Response
+	r := bufio.NewReader(f)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 {
+			var resp Response
+			if json.Unmarshal(line, &resp) == nil {
+				out = append(out, resp)
+			}
+		}
+		if err != nil {
+			return out, off, nil
+		}
+	}
+}
+
+// removeLegacy removes an earlier party's ledger files once their content
+// is in ledger.db; a crash before it reads them in again, and each
+// response counts once.
+func (l Ledger) removeLegacy() {
+	for _, name := range []string{responsesFile, offsetsFile} {
+		_ = os.Remove(filepath.Join(l.Dir, name))
+	}
 }
 
 // learn reads the event log from where it was left for the record files
@@ -248,90 +327,6 @@ func readSource(path string, src *source) ([]Response, error) {
 			resp.Role = src.Role
 			out = append(out, resp)
 		}
-	}
-	return out, nil
-}
-
-// append adds rs to responses.jsonl.
-func (l Ledger) append(rs []Response) error {
-	if len(rs) == 0 {
-		return nil
-	}
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	for _, r := range rs {
-		if err := enc.Encode(r); err != nil {
-			return err
-		}
-	}
-	f, err := os.OpenFile(filepath.Join(l.Dir, responsesFile), os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
-	}
-	// A write cut short (a full disk, a crash) left half a line: end it,
-	// so the next line is read whole.
-	if st, err := f.Stat(); err == nil && st.Size() > 0 {
-		last := make([]byte, 1)
-		if _, err := f.ReadAt(last, st.Size()-1); err == nil && last[0] != '\n' {
-			b = *bytes.NewBuffer(append([]byte{'\n'}, b.Bytes()...))
-		}
-	}
-	if _, err := f.Write(b.Bytes()); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// Responses are the responses of the ledger, each once: a response read
-// more than once (a record read again, Claude's repeated entries of one
-// message) counts as its largest reading.
-func (l Ledger) Responses() ([]Response, error) {
-	f, err := os.Open(filepath.Join(l.Dir, responsesFile))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	type key struct {
-		agent       agent.Kind
-		session, id string
-	}
-	keyOf := func(r Response) key {
-		if r.Agent == agent.Claude {
-			// A message id is Claude's alone: a forked or copied session
-			// repeats its messages under another session id.
-			return key{agent: r.Agent, id: r.ID}
-		}
-		return key{r.Agent, r.Session, r.ID}
-	}
-	at := map[key]int{}
-	var out []Response
-	r := bufio.NewReader(f)
-	for {
-		line, err := r.ReadBytes('\n')
-		if err != nil {
-			break
-		}
-		var resp Response
-		if json.Unmarshal(line, &resp) != nil {
-			continue
-		}
-		k := keyOf(resp)
-		if i, ok := at[k]; ok {
-			if resp.Total() > out[i].Total() {
-				out[i] = resp
-			}
-			continue
-		}
-		at[k] = len(out)
-		out = append(out, resp)
 	}
 	return out, nil
 }

@@ -48,8 +48,14 @@ type Response struct {
 	// (Claude's stop_reason tool_use; the others record a turn's
 	// responses before its end).
 	More bool `json:"more,omitempty"`
+	// Count is how many responses this one stands for, when it is a sum
+	// of them (Ledger.Sums); 0 is one.
+	Count int `json:"-"`
 	Tokens
 }
+
+// n is how many responses r stands for.
+func (r Response) n() int { return max(r.Count, 1) }
 
 // File is what parsing one record file needs of its earlier lines.
 type File struct {

@@ -81,10 +81,7 @@ type Guard struct {
 // Limits are the team's budgets and what was spent against them, from
 // what the agents recorded by now.
 func (g Guard) Limits() ([]Limit, error) {
-	if err := g.Ledger.Scan(); err != nil {
-		return nil, err
-	}
-	rs, err := g.Ledger.Responses()
+	rs, err := g.Ledger.ScanSums(time.Time{})
 	if err != nil {
 		return nil, err
 	}
@@ -136,11 +133,17 @@ const recordLag = 3 * time.Second
 // show the turn's end yet (a last response that asked for no tool).
 func AwaitTurns(ctx context.Context, clk clock.Clock, l Ledger, wants []TurnWant) ([]*Turn, error) {
 	turns := make([]*Turn, len(wants))
+	var first time.Time // the earliest start: the responses read are those after it
+	for i, w := range wants {
+		if i == 0 || w.Start.Before(first) {
+			first = w.Start
+		}
+	}
 	for deadline := clk.Now().Add(recordLag); ; {
 		err := l.Scan()
 		var rs []Response
 		if err == nil {
-			rs, err = l.Responses()
+			rs, err = l.Responses(first.Truncate(time.Millisecond))
 		}
 		if err != nil {
 			return turns, err

@@ -2,6 +2,7 @@ package spend
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,7 +121,7 @@ func appendLines(t *testing.T, path string, lines ...string) {
 
 func sum(t *testing.T, l Ledger, by string) map[string]Tokens {
 	t.Helper()
-	rs, err := l.Responses()
+	rs, err := l.Sums(time.Time{})
 	require.NoError(t, err)
 	s, err := Totals(rs, by, time.Time{}, nil)
 	require.NoError(t, err)
@@ -161,14 +162,28 @@ func TestLedgerReadsOnlyWhatWasAdded(t *testing.T) {
 	require.NoError(t, tm.ledger.Scan())
 	assert.Equal(t, Tokens{Input: 24, Output: 14, CacheRead: 10, CacheWrite: 6}, sum(t, tm.ledger, "role")["/impl"])
 
-	// Scanning again reads nothing new; the ledger holds each line once.
-	before, err := os.ReadFile(filepath.Join(tm.ledger.Dir, responsesFile))
-	require.NoError(t, err)
+	// Scanning again reads nothing new, and writes nothing; the ledger
+	// holds each response once.
+	before := ledgerFiles(t, tm.ledger)
 	require.NoError(t, tm.ledger.Scan())
-	after, err := os.ReadFile(filepath.Join(tm.ledger.Dir, responsesFile))
+	assert.Equal(t, before, ledgerFiles(t, tm.ledger))
+	rs, err := tm.ledger.Responses(time.Time{})
 	require.NoError(t, err)
-	assert.Equal(t, before, after)
-	assert.Equal(t, 5, strings.Count(string(after), "\n"), "claude's repeated msg_1 is kept as read, counted once")
+	assert.Len(t, rs, 4, "claude's repeated msg_1 counted once")
+}
+
+// ledgerFiles are the sizes and times of the ledger's files.
+func ledgerFiles(t *testing.T, l Ledger) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	paths, err := filepath.Glob(filepath.Join(l.Dir, "*"))
+	require.NoError(t, err)
+	for _, p := range paths {
+		st, err := os.Stat(p)
+		require.NoError(t, err)
+		out[filepath.Base(p)] = fmt.Sprint(st.Size(), st.ModTime().UnixNano())
+	}
+	return out
 }
 
 func TestLedgerRewrittenRecord(t *testing.T) {
@@ -190,14 +205,138 @@ func TestLedgerRewrittenRecord(t *testing.T) {
 	assert.Equal(t, Tokens{Input: 36, Output: 21, CacheRead: 15, CacheWrite: 9}, sum(t, tm.ledger, "role")["/impl"])
 }
 
-func TestLedgerSurvivesABrokenLedger(t *testing.T) {
+// An earlier party's ledger (responses.jsonl and offsets.json) moves into
+// ledger.db at the first scan: a torn last line and garbage skipped, a
+// response read twice counted once, what offsets.json says was read not
+// read again; the old files go.
+func TestLedgerTakesInAnEarlierPartysLedger(t *testing.T) {
 	tm := newTeam(t)
 	appendLines(t, tm.claude, claudeLine)
+	require.NoError(t, os.MkdirAll(tm.ledger.Dir, 0o700))
+	msg1 := `{"time":"2026-11-29T07:29:01.651Z","role":"impl","agent":"claude","session_id":"s-claude","id":"msg_1","model":"claude-opus-4-8","input":12,"output":7,"cache_read":5,"cache_write":3,"reasoning":0}`
+	msg0 := strings.ReplaceAll(msg1, "msg_1", "msg_0")
+	appendLines(t, filepath.Join(tm.ledger.Dir, responsesFile), msg0, msg1, msg1, "garbage")
+	f, err := os.OpenFile(filepath.Join(tm.ledger.Dir, responsesFile), os.O_WRONLY|os.O_APPEND, 0o600)
+	require.NoError(t, err)
+	_, err = f.WriteString(`{"time":"2026-11-29T07:29:03Z","role":"impl","agent":"claude","session_id":"s-claude","id":"msg_9","inp`)
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	st, err := os.Stat(tm.claude)
+	require.NoError(t, err)
+	events, err := os.Stat(tm.ledger.Events)
+	require.NoError(t, err)
+	off := fmt.Sprintf(`{"events":%d,"files":{%q:{"role":"impl","offset":%d,"head":"","agent":"claude"}}}`, events.Size(), tm.claude, st.Size())
+	require.NoError(t, os.WriteFile(filepath.Join(tm.ledger.Dir, offsetsFile), []byte(off), 0o600))
+
 	require.NoError(t, tm.ledger.Scan())
+	assert.Equal(t, Tokens{Input: 24, Output: 14, CacheRead: 10, CacheWrite: 6}, sum(t, tm.ledger, "role")["/impl"], "msg_0 and msg_1, each once")
+	assert.NoFileExists(t, filepath.Join(tm.ledger.Dir, responsesFile))
+	assert.NoFileExists(t, filepath.Join(tm.ledger.Dir, offsetsFile))
+
+	// Offsets an earlier party could not read: everything read again,
+	// counted once.
+	tm = newTeam(t)
+	appendLines(t, tm.claude, claudeLine)
+	require.NoError(t, os.MkdirAll(tm.ledger.Dir, 0o700))
+	appendLines(t, filepath.Join(tm.ledger.Dir, responsesFile), msg1)
 	require.NoError(t, os.WriteFile(filepath.Join(tm.ledger.Dir, offsetsFile), []byte("{half"), 0o600))
-	appendLines(t, filepath.Join(tm.ledger.Dir, responsesFile), "garbage")
-	require.NoError(t, tm.ledger.Scan(), "offsets that cannot be read: everything read again")
-	assert.Equal(t, Tokens{Input: 12, Output: 7, CacheRead: 5, CacheWrite: 3}, sum(t, tm.ledger, "role")["/impl"], "and counted once")
+	require.NoError(t, tm.ledger.Scan())
+	assert.Equal(t, Tokens{Input: 12, Output: 7, CacheRead: 5, CacheWrite: 3}, sum(t, tm.ledger, "role")["/impl"])
+}
+
+// A ledger.db that is not a database is an error naming it, left as it
+// is for someone to look at; a newer party's too.
+func TestLedgerUnusable(t *testing.T) {
+	tm := newTeam(t)
+	require.NoError(t, os.MkdirAll(tm.ledger.Dir, 0o700))
+	require.NoError(t, os.WriteFile(filepath.Join(tm.ledger.Dir, dbFile), []byte(strings.Repeat("not a database ", 100)), 0o600))
+	err := tm.ledger.Scan()
+	require.ErrorIs(t, err, ErrLedger)
+	assert.Contains(t, err.Error(), dbFile)
+
+	tm = newTeam(t)
+	require.NoError(t, tm.ledger.Scan())
+	db, err := tm.ledger.open()
+	require.NoError(t, err)
+	_, err = db.Exec("PRAGMA user_version = 9")
+	require.NoError(t, err)
+	require.NoError(t, db.Close())
+	err = tm.ledger.Scan()
+	require.ErrorIs(t, err, ErrLedger)
+	assert.Contains(t, err.Error(), "a newer party")
+}
+
+// Sums are whole quarter hours, and the responses of the quarter hour
+// since falls in one by one: sums since any time are exact.
+func TestSumsSince(t *testing.T) {
+	tm := newTeam(t)
+	var lines []string
+	for i, ts := range []string{"10:05", "10:20", "10:40", "10:41"} {
+		l := strings.ReplaceAll(claudeLine, "msg_1", fmt.Sprintf("msg_%d", i))
+		lines = append(lines, strings.ReplaceAll(l, "07:29:01.651Z", ts+":00Z"))
+	}
+	appendLines(t, tm.claude, lines...)
+	require.NoError(t, tm.ledger.Scan())
+	for _, tc := range []struct {
+		since string
+		n     int
+	}{{"", 4}, {"10:00", 4}, {"10:10", 3}, {"10:19", 3}, {"10:21", 2}, {"10:40", 2}, {"10:40:30", 1}, {"11:00", 0}} {
+		since := time.Time{}
+		if tc.since != "" {
+			if len(tc.since) == 5 {
+				tc.since += ":00"
+			}
+			since = at("2026-11-29T" + tc.since + "Z")
+		}
+		rs, err := tm.ledger.Sums(since)
+		require.NoError(t, err)
+		sums, err := Totals(rs, "role", since, nil)
+		require.NoError(t, err)
+		got := 0
+		if len(sums) > 0 {
+			got = sums[0].Responses
+			assert.Equal(t, int64(tc.n)*27, sums[0].Total, "since %s", tc.since)
+		}
+		assert.Equal(t, tc.n, got, "since %s", tc.since)
+	}
+	rs, err := tm.ledger.Sums(time.Time{})
+	require.NoError(t, err)
+	assert.Len(t, rs, 3, "three quarter hours of one role, agent and model")
+}
+
+// A larger reading of a response takes the place of the smaller in the
+// sums (Claude writes a message's usage with each content block, the
+// last one whole).
+func TestLargerReadingReplacesTheSmaller(t *testing.T) {
+	tm := newTeam(t)
+	bigger := strings.ReplaceAll(claudeLine, `"output_tokens":7`, `"output_tokens":70`)
+	appendLines(t, tm.claude, claudeLine, bigger, claudeLine)
+	require.NoError(t, tm.ledger.Scan())
+	got := sum(t, tm.ledger, "role")["/impl"]
+	assert.Equal(t, Tokens{Input: 12, Output: 70, CacheRead: 5, CacheWrite: 3}, got)
+	rs, err := tm.ledger.Sums(time.Time{})
+	require.NoError(t, err)
+	require.Len(t, rs, 1)
+	assert.Equal(t, 1, rs[0].Count)
+}
+
+// Scans of one ledger at once (party usage beside the supervisor's
+// /metrics and the dashboard) count each response once.
+func TestConcurrentScans(t *testing.T) {
+	tm := newTeam(t)
+	var lines []string
+	for i := range 200 {
+		lines = append(lines, strings.ReplaceAll(claudeLine, "msg_1", fmt.Sprintf("msg_%d", i)))
+	}
+	appendLines(t, tm.claude, lines...)
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() { errs <- tm.ledger.Scan() }()
+	}
+	for range 4 {
+		require.NoError(t, <-errs)
+	}
+	assert.Equal(t, Tokens{Input: 2400, Output: 1400, CacheRead: 1000, CacheWrite: 600}, sum(t, tm.ledger, "role")["/impl"])
 }
 
 func TestTotals(t *testing.T) {
@@ -232,7 +371,7 @@ func TestUsageAndTurnOf(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, sums, 2, "unknown roles only by role")
 
-	rs, err := tm.ledger.Responses()
+	rs, err := tm.ledger.Responses(time.Time{})
 	require.NoError(t, err)
 	turn := TurnOf(rs, "impl", at("2026-11-29T07:29:01.600Z"))
 	require.NotNil(t, turn)
@@ -293,25 +432,9 @@ func TestClaudeMessageCountedOnceAcrossSessions(t *testing.T) {
 	forked := strings.ReplaceAll(claudeLine, `"sessionId":"s-claude"`, `"sessionId":"s-fork"`)
 	appendLines(t, tm.claude, claudeLine, forked)
 	require.NoError(t, tm.ledger.Scan())
-	rs, err := tm.ledger.Responses()
+	rs, err := tm.ledger.Responses(time.Time{})
 	require.NoError(t, err)
 	assert.Len(t, rs, 1, "a forked session repeats the message under another session id")
-}
-
-func TestTornLedgerLine(t *testing.T) {
-	tm := newTeam(t)
-	appendLines(t, tm.claude, claudeLine)
-	require.NoError(t, tm.ledger.Scan())
-	// A write cut short, and offsets not saved: the next scan reads the
-	// claude line again, and must not glue it to the fragment.
-	f, err := os.OpenFile(filepath.Join(tm.ledger.Dir, responsesFile), os.O_WRONLY|os.O_APPEND, 0o600)
-	require.NoError(t, err)
-	_, err = f.WriteString(`{"time":"2026-11-29T07:29:03Z","role":"impl","agent":"claude","session_id":"s-claude","id":"msg_9","inp`)
-	require.NoError(t, err)
-	require.NoError(t, f.Close())
-	require.NoError(t, os.Remove(filepath.Join(tm.ledger.Dir, offsetsFile)))
-	require.NoError(t, tm.ledger.Scan())
-	assert.Equal(t, Tokens{Input: 12, Output: 7, CacheRead: 5, CacheWrite: 3}, sum(t, tm.ledger, "role")["/impl"])
 }
 
 func TestTurnEnded(t *testing.T) {

@@ -79,7 +79,7 @@ func Totals(rs []Response, by string, since time.Time, prices Prices) ([]Sum, er
 			at[k] = i
 			out = append(out, Sum{Key: k})
 		}
-		out[i].Responses++
+		out[i].Responses += r.n()
 		out[i].Tokens.Add(r.Tokens)
 		out[i].Total = out[i].Tokens.Total()
 		c, ok := cost(r.Tokens, prices[r.Model])
@@ -145,10 +145,7 @@ func Usage(teams []Team, by string, since time.Time, prices Prices) ([]Sum, erro
 	var all []Response
 	var unread []string
 	for _, t := range teams {
-		if err := t.Ledger.Scan(); err != nil {
-			return nil, fmt.Errorf("usage of %s: %w", t.Name, err)
-		}
-		rs, err := t.Ledger.Responses()
+		rs, err := t.Ledger.ScanSums(since)
 		if err != nil {
 			return nil, fmt.Errorf("usage of %s: %w", t.Name, err)
 		}

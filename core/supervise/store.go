@@ -9,12 +9,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
+
+	"github.com/partyhq/party/core/dbfile"
 )
 
 // StoreFile is the name of the supervisor's database in the session's
@@ -228,14 +229,6 @@ CREATE INDEX audit_at ON audit(at);`,
 // whose WHERE holds this very term (a bound parameter would not do).
 const openTerm = `status NOT IN ('` + string(Completed) + `', '` + string(TFailed) + `')`
 
-// dsnParams are the connection's settings: a writer waits up to 10 s for
-// another's lock; WAL lets readers go on while one writes; synchronous
-// FULL makes every commit durable, power loss included (a trigger marked
-// Reached must stay so: it is never delivered twice); every transaction
-// begins IMMEDIATE, taking the write lock up front, so that two
-// read-modify-writes cannot deadlock on upgrading their read locks.
-const dsnParams = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_txlock=immediate"
-
 // Open opens the store at path, creating it (and its directory, 0700; the
 // file is 0600) when missing and bringing its schema up to date. A file
 // that is not a database, is corrupt, holds tables party did not make or
@@ -249,57 +242,24 @@ func Open(path string) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("supervise store %s: %w", path, err)
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o700); err != nil {
+	if err := dbfile.Create(abs); err != nil {
 		return nil, fmt.Errorf("supervise store %s: %w", path, err)
 	}
-	// SQLite would create the file with the umask's mode: make it first,
-	// owner-only (its -wal and -shm files take the same mode). An empty
-	// file is an empty database to SQLite.
-	f, err := os.OpenFile(abs, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
-	switch {
-	case err == nil:
-		if err := f.Close(); err != nil {
-			return nil, fmt.Errorf("supervise store %s: %w", path, err)
-		}
-	case !errors.Is(err, fs.ErrExist):
-		return nil, fmt.Errorf("supervise store %s: %w", path, err)
-	}
-	if err := whileBusy(func() error { return checkOurs(abs, path) }); err != nil {
+	if err := dbfile.WhileBusy(func() error { return checkOurs(abs, path) }); err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", "file:"+uriPath(abs)+"?"+dsnParams)
+	db, err := dbfile.Open(abs)
 	if err != nil {
 		return nil, fmt.Errorf("supervise store %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(4)
 	db.SetMaxIdleConns(2)
 	s := &Store{db: db, path: path}
-	if err := whileBusy(func() error { return s.migrate(context.Background()) }); err != nil {
+	if err := dbfile.WhileBusy(func() error { return s.migrate(context.Background()) }); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return s, nil
-}
-
-// openBusy bounds how long Open waits for a file another connection is
-// setting up, as long as a writer waits for a lock (busy_timeout).
-const openBusy = 10 * time.Second
-
-// whileBusy runs f again while it fails SQLITE_BUSY, for at most
-// openBusy. SQLite answers BUSY at once, without its busy handler, to a
-// connection that opens the file while another switches it to WAL or
-// recovers its WAL: TestStoresWriteConcurrently's eight openers met it
-// in a loaded make test.
-func whileBusy(f func() error) error {
-	deadline := time.Now().Add(openBusy)
-	for pause := 5 * time.Millisecond; ; pause = min(pause*2, 100*time.Millisecond) {
-		err := f()
-		var se *sqlite.Error
-		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_BUSY || time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(pause)
-	}
 }
 
 // OpenRecords opens the store at path to read it only, as a supervisor
@@ -321,7 +281,7 @@ func OpenRecords(path string) (*Store, error) {
 	if err := checkOurs(abs, path); err != nil {
 		return nil, err
 	}
-	db, err := sql.Open("sqlite", "file:"+uriPath(abs)+"?mode=ro&_pragma=busy_timeout(10000)")
+	db, err := dbfile.OpenReadOnly(abs)
 	if err != nil {
 		return nil, fmt.Errorf("supervise store %s: %w", path, err)
 	}
@@ -343,7 +303,7 @@ func OpenRecords(path string) (*Store, error) {
 // party did not make), a newer party's or a file that is no database is
 // refused untouched.
 func checkOurs(abs, path string) error {
-	db, err := sql.Open("sqlite", "file:"+uriPath(abs)+"?mode=ro&_pragma=busy_timeout(10000)")
+	db, err := dbfile.OpenReadOnly(abs)
 	if err != nil {
 		return fmt.Errorf("supervise store %s: %w", path, err)
 	}
@@ -362,11 +322,6 @@ func checkOurs(abs, path string) error {
 		return s.foreignErr()
 	}
 	return nil
-}
-
-// uriPath escapes the characters that a file: URI would read otherwise.
-func uriPath(p string) string {
-	return strings.NewReplacer("%", "%25", "?", "%3f", "#", "%23").Replace(filepath.ToSlash(p))
 }
 
 // Close closes the store.
