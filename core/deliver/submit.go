@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/observe"
@@ -246,11 +247,18 @@ func (s *submission) giveBack(ctx context.Context, submitted bool) {
 	}
 }
 
+// maxTypedAfter bounds the keys a person can type between a look and an
+// Enter: more that follows the text is not theirs.
+const maxTypedAfter = 200
+
 // typedAfter is what follows text in prompt, an agent's report of a
 // submission that holds it (white space aside, as agents rewrap and
 // trim): text starts prompt or one of the prompts merged into it after a
-// blank line (Gemini). "" when nothing but white space follows, or text
-// starts nowhere.
+// blank line (Gemini), and what follows it up to the next such prompt is
+// keys typed into the box before Enter: one line, at most maxTypedAfter
+// characters. "" when nothing but white space follows, text starts
+// nowhere, or what follows is not such keys (more lines: something the
+// agent added, never given back as someone's).
 func typedAfter(prompt, text string) string {
 	want := []rune(agent.Squeeze(text))
 	if len(want) == 0 {
@@ -270,7 +278,15 @@ func typedAfter(prompt, text string) string {
 			}
 		}
 		if j == len(want) && i <= len(rest) {
-			return strings.TrimRightFunc(string(rest[i:]), unicode.IsSpace)
+			after := string(rest[i:])
+			if k := strings.Index(after, "\n\n"); k >= 0 {
+				after = after[:k] // the prompts queued after it
+			}
+			after = strings.TrimRightFunc(after, unicode.IsSpace)
+			if strings.Contains(after, "\n") || utf8.RuneCountInString(after) > maxTypedAfter {
+				return ""
+			}
+			return after
 		}
 		next := strings.Index(prompt[start:], "\n\n")
 		if next < 0 {

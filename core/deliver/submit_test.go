@@ -1,6 +1,7 @@
 package deliver
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -15,6 +16,10 @@ func TestTypedAfter(t *testing.T) {
 		{"merged after a queued prompt", "earlier\n\n" + sent + "x", "x"},
 		{"typed before it is not after", "draft " + sent, ""},
 		{"another text", "[T id=2]\njob 1\n[/T]x", ""},
+		{"a prompt queued after it (Gemini merges them)", sent + "\n\nlater", ""},
+		{"keys, then a prompt queued after it", sent + "op\n\nlater", "op"},
+		{"lines the agent added", sent + "\n--- Content from referenced files ---\nx", ""},
+		{"more than a person types in the window", sent + strings.Repeat("x", 201), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, typedAfter(tc.prompt, sent))
