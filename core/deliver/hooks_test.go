@@ -129,6 +129,26 @@ func TestKeysTypedBeforeEnterAreGivenBack(t *testing.T) {
 	assert.Equal(t, "operator", a.Input(), "the operator's keys are back in the box")
 }
 
+// Keys typed just before an Enter the agent takes for a new line (Gemini
+// does for an Enter in a burst of typed keys) leave the box holding the
+// text and their keys: the text is taken out, their keys typed back into
+// the emptied box, and nothing is submitted (ErrInputBusy: the sender
+// tries again when the box is clear).
+func TestKeysTypedBeforeALostEnterAreLeftAlone(t *testing.T) {
+	clock := sim.NewClock()
+	m := sim.NewMux(clock)
+	a := sim.NewAgent("claude").LoseEnters(1)
+	p := m.Add("s", "claude", a)
+	d := &deliver.Deliverer{Mux: &typeBeforeEnter{Mux: m, agent: a, text: "operator"}, Clock: clock, Locker: &sim.Locker{}}
+	res, err := d.Send(context.Background(), deliver.Request{Pane: p.Info.ID, Profile: agent.Lookup(agent.Claude), Text: "job 3"})
+	require.ErrorIs(t, err, deliver.ErrInputBusy, "%+v %+v %s", res, a.Submissions, m.History(p.Info.ID))
+	assert.Contains(t, err.Error(), `"operator"`)
+	assert.Empty(t, a.Submissions, "nothing submitted")
+	assert.Equal(t, "operator", a.Input(), "their keys are back, ours gone")
+	assert.Equal(t, "operator", res.TypedAfter)
+	assert.True(t, res.GivenBack)
+}
+
 // enterClock records when the first Enter was pressed.
 type enterClock struct {
 	*sim.Mux

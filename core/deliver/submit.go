@@ -84,6 +84,12 @@ func (s *submission) run(ctx context.Context) error {
 				return err
 			}
 			if !s.pressable(st) {
+				if theirs, ok := s.typedInto(st); ok {
+					// Keys typed after the paste, or before an Enter the
+					// agent took for a new line (Gemini, a burst of keys
+					// just before it): ours out, theirs left.
+					return s.untangleAfter(ctx, theirs)
+				}
 				stopped = unpressed(p, st, s.text)
 				break
 			}
@@ -207,10 +213,14 @@ func (s *submission) took(ctx context.Context, busy bool) error {
 // typed into since is left as it is.
 func (s *submission) giveBack(ctx context.Context, submitted bool) {
 	prompt, ok := s.d.Events.SubmittedPrompt(s.req.Pane, s.mark, s.text)
-	// The screen can tell a submission first: the agent's hook reports
-	// the prompt a moment later, worth one confirm window here. A queued
-	// text is reported when the running turn ends: not waited for.
-	for end := s.d.Clock.Now().Add(s.d.confirm()); submitted && !ok && s.d.Clock.Now().Before(end); {
+	// The screen can tell a submission first: while the agent's submit
+	// hook runs (hookGrace for it to start), its report of the prompt is
+	// on its way, waited for up to a confirm window. A hook that is not
+	// running then reports nothing: not waited for longer. A queued text
+	// is reported when the running turn ends: not waited for either.
+	now := s.d.Clock.Now()
+	for grace, end := now.Add(hookGrace), now.Add(s.d.confirm()); submitted && !ok && s.d.Clock.Now().Before(end) &&
+		(s.d.Clock.Now().Before(grace) || s.hookRuns(ctx)); {
 		if s.d.Clock.Sleep(ctx, s.d.poll()) != nil {
 			return
 		}
@@ -250,6 +260,19 @@ func (s *submission) giveBack(ctx context.Context, submitted bool) {
 // maxTypedAfter bounds the keys a person can type between a look and an
 // Enter: more that follows the text is not theirs.
 const maxTypedAfter = 200
+
+// hookGrace is how long an agent's submit hook may take to start after
+// its box showed the submission (Gemini's mock: about 100 ms).
+const hookGrace = 150 * time.Millisecond
+
+// hookRuns says the agent runs a hook now (Deliverer.Announcing).
+func (s *submission) hookRuns(ctx context.Context) bool {
+	if s.d.Announcing == nil {
+		return false
+	}
+	p, err := s.d.Mux.Pane(ctx, s.req.Pane)
+	return err == nil && s.d.Announcing(p)
+}
 
 // typedAfter is what follows text in prompt, an agent's report of a
 // submission that holds it (white space aside, as agents rewrap and
@@ -351,6 +374,11 @@ func (s *submission) showing(ctx context.Context, since time.Time) (observe.Stat
 			}
 			return st, false, fmt.Errorf("send to %s: someone typed into the input box as the text was pasted, and the text could not be taken back; Enter not pressed: %w", s.req.Pane, ErrInputBusy)
 		}
+		if theirs, ok := s.typedInto(st); ok {
+			// Someone typed into the box after the paste: take ours
+			// out, leave theirs.
+			return st, false, s.untangleAfter(ctx, theirs)
+		}
 		if st.Dialog != "" {
 			return st, false, fmt.Errorf("send to %s: %q opened over the pasted text; Enter not pressed: %w", s.req.Pane, st.Dialog, ErrDialog)
 		}
@@ -425,6 +453,15 @@ func (s *submission) hooksQuiet(ctx context.Context, st observe.State) (observe.
 // dialog or menu over it: the only state a key goes into.
 func (s *submission) pressable(st observe.State) bool {
 	return st.Dialog == "" && !st.Menu && st.HasInput && s.req.Profile.Holds(st.Input, s.text)
+}
+
+// typedInto says whether the input box holds the text followed by
+// someone's keys (theirsAfter), with nothing over it, and returns them.
+func (s *submission) typedInto(st observe.State) (string, bool) {
+	if len(s.req.Profile.Prompts) == 0 || s.req.Force || !st.HasInput || st.Dialog != "" || st.Menu {
+		return "", false
+	}
+	return theirsAfter(s.req.Profile, st.Input, s.text)
 }
 
 // steadyLooks is how many more looks decide that a state no key may go

@@ -122,6 +122,74 @@ func theirsBefore(p agent.Profile, in, text string) (string, bool) {
 	return theirs, ok && agent.Squeeze(theirs) != ""
 }
 
+// theirsAfter cuts the text pasted off the start of the input box
+// showing in, shown in full or as the agent's placeholders of it, and
+// returns what is left after it, trimmed: keys someone typed after the
+// paste (or before an Enter the agent took for a new line), when there
+// are any.
+func theirsAfter(p agent.Profile, in, text string) (string, bool) {
+	if p.Pasted != nil {
+		start := 0
+		for _, l := range p.Pasted.FindAllStringIndex(in, -1) {
+			if strings.TrimSpace(in[start:l[0]]) != "" {
+				break
+			}
+			start = l[1]
+		}
+		if start > 0 {
+			theirs := strings.TrimSpace(in[start:])
+			return theirs, theirs != ""
+		}
+	}
+	shown, want := []rune(in), []rune(agent.Squeeze(text))
+	i := 0
+	for _, w := range want {
+		for i < len(shown) && unicode.IsSpace(shown[i]) {
+			i++
+		}
+		if i == len(shown) || shown[i] != w {
+			return "", false
+		}
+		i++
+	}
+	theirs := strings.TrimSpace(string(shown[i:]))
+	return theirs, theirs != ""
+}
+
+// untangleAfter takes the text pasted back out of an input box that
+// holds it followed by theirs, someone's keys, and types their keys back
+// into the emptied box: nothing of theirs goes to the agent, nothing of
+// ours stays in their draft. The box is cleared line by line from its
+// end (the agent's clear keys), looking again each round, and only while
+// it still shows nothing but the text and their keys. It returns the
+// error to report: ErrInputBusy either way, the text not sent.
+func (s *submission) untangleAfter(ctx context.Context, theirs string) error {
+	p, pane := s.req.Profile, s.req.Pane
+	for range maxClears {
+		st, err := s.look(ctx)
+		if err != nil {
+			return err
+		}
+		if st.HasInput && st.Input == "" && st.Dialog == "" {
+			if err := s.d.Mux.Paste(ctx, pane, []byte(theirs)); err != nil {
+				return fmt.Errorf("send to %s: someone typed %q into the input box after the text was pasted; the text was taken back, but their keys could not be typed back: %v: %w", pane, theirs, err, ErrInputBusy)
+			}
+			s.res.TypedAfter, s.res.GivenBack = theirs, true
+			return fmt.Errorf("send to %s: someone typed %q into the input box after the text was pasted (before its Enter, or as the agent took it for a new line); the text was taken back and their keys typed back, nothing sent: %w", pane, theirs, ErrInputBusy)
+		}
+		if !st.HasInput || st.Dialog != "" || st.Menu || !p.Holds(st.Input, s.text+theirs) {
+			break
+		}
+		if err := s.d.clearLine(ctx, s.req); err != nil {
+			return err
+		}
+		if err := s.d.Clock.Sleep(ctx, s.d.poll()); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("send to %s: someone typed %q into the input box after the text was pasted, and the text could not be taken back out of it; Enter not pressed again: %w", pane, theirs, ErrInputBusy)
+}
+
 // cutShown cuts text off the end of in, white space aside (an agent
 // rewraps what it shows), and returns what is before it.
 func cutShown(in, text string) (string, bool) {

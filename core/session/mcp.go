@@ -51,8 +51,10 @@ func wireMCP(d Deps, dir string, panes []PaneSpec, cfg config.MCP) error {
 				}
 			}
 			panes[i].launch = append(slices.Clone(panes[i].launch), "--mcp-config", path)
+			panes[i].MCP = true
 		case p.Agent == agent.Codex && p.Hooks == "codex-notify":
 			panes[i].launch = append(slices.Clone(panes[i].launch), CodexMCPArgs(d.Exe, cfg.Prompt)...)
+			panes[i].MCP = true
 		}
 	}
 	return nil

@@ -53,6 +53,8 @@ func TestWireMCP(t *testing.T) {
 			assert.Equal(t, want, panes[0].launch[3:], "claude's arguments after --settings")
 			assert.Equal(t, tt.codex, panes[1].launch[5:], "codex's arguments after its hooks'")
 			assert.Empty(t, panes[2].launch)
+			wired := len(tt.claude) > 0
+			assert.Equal(t, []bool{wired, wired, false}, []bool{panes[0].MCP, panes[1].MCP, panes[2].MCP}, "the record says whose agent has the tools")
 
 			b, err := os.ReadFile(filepath.Join(dir, "claude-settings.json"))
 			require.NoError(t, err)

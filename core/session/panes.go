@@ -30,6 +30,9 @@ type PaneSpec struct {
 	Argv  []string   `json:"argv"`
 	ID    string     `json:"pane"`
 	Hooks string     `json:"hooks,omitempty"` // how completion hooks are wired: claude-settings, codex-notify, gemini-settings
+	// MCP says party's MCP server (party mcp) is wired into its agent:
+	// the supervisor's triggers name its tools.
+	MCP bool `json:"mcp,omitempty"`
 	// Worktree is the pane's own git worktree (party start --worktree), on
 	// Branch; empty: the pane runs in the session's folder.
 	Worktree string `json:"worktree,omitempty"`

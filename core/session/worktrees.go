@@ -175,6 +175,16 @@ func (rec Record) DirOf(role string) string {
 	return rec.Cwd
 }
 
+// HasMCP says party's MCP server is wired into the agent of role's pane.
+func (rec Record) HasMCP(role string) bool {
+	for _, p := range rec.Panes {
+		if p.Role == role {
+			return p.MCP
+		}
+	}
+	return false
+}
+
 // BaseOf is the base of role's worktree when its pane runs in one.
 func (rec Record) BaseOf(role string) (string, bool) {
 	if rec.DirOf(role) == rec.Cwd {

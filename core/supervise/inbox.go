@@ -54,8 +54,7 @@ func (l *Loop) triggerUnread(ctx context.Context) error {
 			}
 			msgs := byThread[th]
 			last := msgs[len(msgs)-1]
-			text := fmt.Sprintf("%d unread message%s in thread %s: run `party inbox read --thread %s` and act on %s.",
-				len(msgs), plural(len(msgs)), th, th, them(len(msgs)))
+			text := unreadText(len(msgs), th, rt.Tools)
 			t := Trigger{ID: "inbox-" + th + "-" + strconv.FormatInt(last.Seq, 10), Role: rt.Role, Thread: th, Reason: "inbox", Text: text}
 			if _, err := l.Store.Trigger(ctx, t.ID); err == nil {
 				continue // already triggered for these messages
@@ -70,6 +69,17 @@ func (l *Loop) triggerUnread(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// unreadText is the text of a trigger for n unread messages in thread:
+// read with party's inbox_read tool where the agent has party's MCP
+// tools, else with party inbox read in its shell.
+func unreadText(n int, thread string, tools bool) string {
+	how := fmt.Sprintf("run `party inbox read --thread %s`", thread)
+	if tools {
+		how = fmt.Sprintf("read %s with party's inbox_read tool (thread %s)", them(n), thread)
+	}
+	return fmt.Sprintf("%d unread message%s in thread %s: %s and act on %s.", n, plural(n), thread, how, them(n))
 }
 
 func hasInbox(ts []Trigger) bool {

@@ -100,3 +100,10 @@ func TestAhead(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, ids(ahead(tc.open))) })
 	}
 }
+
+// A trigger for unread messages names party's inbox_read tool where the
+// runtime's agent has party's MCP tools, the shell command elsewhere.
+func TestUnreadText(t *testing.T) {
+	assert.Equal(t, "1 unread message in thread work: run `party inbox read --thread work` and act on it.", unreadText(1, "work", false))
+	assert.Equal(t, "2 unread messages in thread w: read them with party's inbox_read tool (thread w) and act on them.", unreadText(2, "w", true))
+}

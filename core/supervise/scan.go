@@ -104,7 +104,7 @@ func (l *Loop) scan(ctx context.Context) (err error) {
 			if s.AgentSession != "" {
 				next.AgentSession = s.AgentSession
 			}
-			next.Agent, next.Workspace, next.Window = s.Agent, s.Workspace, s.Window
+			next.Agent, next.Workspace, next.Window, next.Tools = s.Agent, s.Workspace, s.Window, s.Tools
 			if s.TokenHash != "" {
 				next.TokenHash = s.TokenHash
 			}

@@ -222,6 +222,8 @@ CREATE INDEX triggers_sent ON triggers(delivered_at) WHERE delivered_at <> '';`,
 	// 5: what retention prunes, found by its time (Prune).
 	`CREATE INDEX triggers_closed ON triggers(updated) WHERE NOT ` + openTerm + `;
 CREATE INDEX audit_at ON audit(at);`,
+	// 6: whether a runtime's agent has party's MCP tools.
+	`ALTER TABLE runtimes ADD COLUMN tools INTEGER NOT NULL DEFAULT 0;`,
 }
 
 // openTerm is the condition of an open trigger, with its statuses as

@@ -18,13 +18,13 @@ type scanner interface{ Scan(dest ...any) error }
 // Runtimes
 
 const runtimeCols = `id, role, workspace, agent, agent_session, tmux_session, tmux_window, tmux_pane,
-	target, pid, status, operator_busy, last_heartbeat, heartbeat, last_trigger, token_hash, updated, recovery`
+	target, pid, status, operator_busy, last_heartbeat, heartbeat, last_trigger, token_hash, updated, recovery, tools`
 
 func scanRuntime(row scanner) (Runtime, error) {
 	var r Runtime
 	err := row.Scan(&r.ID, &r.Role, &r.Workspace, &r.Agent, &r.AgentSession, &r.Session, &r.Window, &r.Pane,
 		&r.Target, &r.PID, &r.Status, &r.OperatorBusy, timeCol{&r.LastHeartbeat}, &r.Heartbeat, &r.LastTrigger,
-		&r.TokenHash, timeCol{&r.Updated}, jsonCol{&r.Recovery})
+		&r.TokenHash, timeCol{&r.Updated}, jsonCol{&r.Recovery}, &r.Tools)
 	return r, err
 }
 
@@ -42,7 +42,7 @@ func (s *Store) PutRuntime(ctx context.Context, r Runtime) error {
 			return err
 		}
 		_, err := tx.ExecContext(ctx, `INSERT INTO runtimes (`+runtimeCols+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (id) DO UPDATE SET role = excluded.role, workspace = excluded.workspace,
 				agent = excluded.agent, agent_session = excluded.agent_session,
 				tmux_session = excluded.tmux_session, tmux_window = excluded.tmux_window,
@@ -52,10 +52,10 @@ func (s *Store) PutRuntime(ctx context.Context, r Runtime) error {
 				heartbeat = CASE WHEN excluded.last_heartbeat >= runtimes.last_heartbeat
 					THEN excluded.heartbeat ELSE runtimes.heartbeat END,
 				last_trigger = excluded.last_trigger, token_hash = excluded.token_hash,
-				updated = excluded.updated, recovery = excluded.recovery`,
+				updated = excluded.updated, recovery = excluded.recovery, tools = excluded.tools`,
 			r.ID, r.Role, r.Workspace, r.Agent, r.AgentSession, r.Session, r.Window, r.Pane,
 			r.Target, r.PID, string(r.Status), r.OperatorBusy, fmtTime(r.LastHeartbeat), r.Heartbeat, r.LastTrigger,
-			r.TokenHash, fmtTime(r.Updated), recoveryText(r.Recovery))
+			r.TokenHash, fmtTime(r.Updated), recoveryText(r.Recovery), r.Tools)
 		return err
 	})
 }

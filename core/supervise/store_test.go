@@ -159,7 +159,7 @@ func TestRuntimesRoundTrip(t *testing.T) {
 		ID: "s/coder", Role: "coder", Workspace: "/w", Agent: "claude", AgentSession: "abc",
 		Session: "s", Window: "@1", Pane: "%3", Target: "s:1.0", PID: 4242, Status: AwaitingAck,
 		OperatorBusy: true, LastHeartbeat: at(1), Heartbeat: "working", LastTrigger: "t1",
-		TokenHash: tokenHash("secret"), Updated: at(2),
+		TokenHash: tokenHash("secret"), Updated: at(2), Tools: true,
 	}
 	require.NoError(t, s.PutRuntime(ctx, r))
 	require.NoError(t, s.PutRuntime(ctx, Runtime{ID: "s/architect", Role: "architect", Status: Ready, Updated: at(3)}))

@@ -59,6 +59,9 @@ type Runtime struct {
 	LastHeartbeat time.Time     `json:"last_heartbeat_at,omitzero"`
 	Heartbeat     string        `json:"heartbeat_status,omitempty"` // what the last heartbeat said
 	LastTrigger   string        `json:"last_trigger_id,omitempty"`
+	// Tools says party's MCP tools are wired into its agent: its triggers
+	// name them (inbox_read) instead of the shell commands.
+	Tools bool `json:"mcp_tools,omitempty"`
 	// TokenHash is the SHA-256 of the runtime's token (hex): the token
 	// itself is only in the pane's environment.
 	TokenHash string    `json:"-"`

@@ -119,7 +119,8 @@ func (e *Effects) Scan(ctx context.Context) ([]supervise.Seen, error) {
 		}
 		rt := supervise.Runtime{ID: e.Info.Name + "/" + p.Role, Role: p.Role, Workspace: e.Record.DirOf(p.Role),
 			Agent: p.Agent, Session: e.Info.Name, Window: p.WindowID, Pane: p.ID,
-			Target: targetOf(e.Info.Name, p, perWindow[p.WindowID] == 1), PID: p.PID, Status: status, TokenHash: hash, AgentSession: e.sessionOf(p)}
+			Target: targetOf(e.Info.Name, p, perWindow[p.WindowID] == 1), PID: p.PID, Status: status, TokenHash: hash, AgentSession: e.sessionOf(p),
+			Tools: e.Record.HasMCP(p.Role)}
 		out = append(out, supervise.Seen{Runtime: rt, RunsAgent: runs})
 	}
 	e.watching = e.exits.watch(ctx, live)
