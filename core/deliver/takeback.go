@@ -141,9 +141,9 @@ func theirsAfter(p agent.Profile, in, text string) (string, bool) {
 			return theirs, theirs != ""
 		}
 	}
-	shown, want := []rune(in), []rune(agent.Squeeze(text))
+	shown := []rune(in)
 	i := 0
-	for _, w := range want {
+	for _, w := range agent.Squeeze(text) {
 		for i < len(shown) && unicode.IsSpace(shown[i]) {
 			i++
 		}
