@@ -63,7 +63,8 @@ func CheckWord(w string) error {
 }
 
 // Quote is s as one word of a POSIX shell (sh, bash, dash, zsh, and csh
-// for these tokens): single-quoted, each ' written '\''. The remote
+// for these tokens): single-quoted, each ' in s written as a closing
+// quote, an escaped quote and an opening quote. The remote
 // command's words are plain tokens already (CheckWord); quoting them
 // still means no word is ever split or expanded by the remote shell.
 // (core/shellwords.Join quotes for bash, with $'…' escapes a plain sh

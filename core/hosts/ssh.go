@@ -81,13 +81,13 @@ const (
 	ReasonRefused                // nothing listens there
 	ReasonResolve                // the name does not resolve
 	ReasonNoParty                // the host has no party program there
-	ReasonNoBridge               // the remote party does not speak the bridge
+	ReasonNoBridge               // the remote party lacks the command (an older party)
 	ReasonFailed                 // the remote party ran and failed
 )
 
 func (r Reason) String() string {
 	return [...]string{"ssh failed", "timed out", "authentication failed", "host key not verified",
-		"connection refused", "name not resolved", "no party there", "no bridge there", "remote party failed"}[r]
+		"connection refused", "name not resolved", "no party there", "the party there lacks the command (an older party?)", "remote party failed"}[r]
 }
 
 // The sentinels of the reasons; every one but ErrNoParty, ErrNoBridge
@@ -98,7 +98,7 @@ var (
 	ErrAuth        = fmt.Errorf("%w: authentication failed", ErrUnreachable)
 	ErrHostKey     = fmt.Errorf("%w: host key not verified", ErrUnreachable)
 	ErrNoParty     = errors.New("no party on the host")
-	ErrNoBridge    = errors.New("the remote party has no API bridge")
+	ErrNoBridge    = errors.New("the remote party lacks the command")
 	ErrRemote      = errors.New("the remote party failed")
 )
 

@@ -272,7 +272,7 @@ and its API listens on a unix socket (0600) in the runtime dir.`}
 	start, keep := newSuperviseStartCmd(f, nil), newSuperviseKeepCmd(f, nil)
 	keep.Hidden = true
 	cmd.AddCommand(start, newSuperviseStopCmd(f, nil), newSuperviseStatusCmd(f, nil),
-		newSuperviseRunCmd(f, nil), keep, newSuperviseEventsCmd(f, nil))
+		newSuperviseRunCmd(f, nil), keep, newSuperviseEventsCmd(f, nil), newSuperviseBridgeCmd(f, nil))
 	return cmd
 }
 
