@@ -16,6 +16,7 @@ import (
 
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/hosts"
+	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/supervise"
 )
 
@@ -356,4 +357,80 @@ func bridgeSocket(ctx context.Context, env *Env) (net.Conn, string, error) {
 		return nil, name, fmt.Errorf("%w in session %s: %v", supervise.ErrNotRunning, name, err)
 	}
 	return conn, name, nil
+}
+
+// hostTrigger is Trigger for a role on another host (ROLE@HOST): the
+// request, text and all, goes in the body of the API call over the
+// bridge, never on a command line. The session there is --session, else
+// the one party session there whose panes carry the role.
+func hostTrigger(ctx context.Context, env *Env, name string, opts TriggerOptions) (TriggerResult, error) {
+	cfg, err := env.Config()
+	if err != nil {
+		return TriggerResult{}, err
+	}
+	h, err := hostOf(cfg, name)
+	if err != nil {
+		return TriggerResult{}, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	if opts.Role == "" {
+		return TriggerResult{}, fmt.Errorf("%w: ROLE@HOST names no role", ErrUsage)
+	}
+	session, err := hostSessionOf(ctx, env, h, opts.Role)
+	if err != nil {
+		return TriggerResult{}, err
+	}
+	c, err := HostClient(ctx, env, h, session)
+	if err != nil {
+		return TriggerResult{}, err
+	}
+	defer c.HTTP.CloseIdleConnections()
+	t, created, err := c.Submit(ctx, opts.TriggerRequest)
+	res := TriggerResult{Trigger: t, Created: created}
+	if err != nil || !opts.Wait {
+		return res, err
+	}
+	timeout := opts.Timeout
+	if timeout == 0 {
+		timeout = cfg.Supervise.TurnTimeout
+	}
+	deadline := env.Clock.Now().Add(timeout)
+	for {
+		left := deadline.Sub(env.Clock.Now())
+		got, err := c.AwaitTrigger(ctx, t.ID, max(0, min(left, supervise.MaxWait)))
+		if err != nil {
+			// The bridge broke: the turn there goes on.
+			return res, fmt.Errorf("host %s: waiting for trigger %s (it goes on there: party trigger show): %w", h.Name, t.ID, err)
+		}
+		res.Trigger = got
+		if !got.Status.Open() || left <= 0 {
+			break
+		}
+	}
+	res.Trigger, err = supervise.Ended(res.Trigger, timeout)
+	return res, err
+}
+
+// hostSessionOf is the session on h that a command for role acts on:
+// --session, else the one party session there whose panes carry role.
+func hostSessionOf(ctx context.Context, env *Env, h hosts.Host, role string) (string, error) {
+	if env.Session != "" {
+		return env.Session, nil
+	}
+	sessions, err := remoteSessions(ctx, env, h)
+	if err != nil {
+		return "", err
+	}
+	var hits []string
+	for _, s := range sessions {
+		if slices.Contains(s.Roles, role) {
+			hits = append(hits, s.Name)
+		}
+	}
+	switch len(hits) {
+	case 0:
+		return "", fmt.Errorf("no party session on host %s has a pane with role %q: %w", h.Name, role, roles.ErrNotFound)
+	case 1:
+		return hits[0], nil
+	}
+	return "", fmt.Errorf("role %q is in %d sessions on host %s (%s): give --session: %w", role, len(hits), h.Name, strings.Join(hits, ", "), roles.ErrAmbiguous)
 }
