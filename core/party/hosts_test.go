@@ -151,10 +151,10 @@ func TestHostsThroughTheBridge(t *testing.T) {
 func TestHostsTellWhy(t *testing.T) {
 	ctx := context.Background()
 	tests := []struct {
-		name     string
-		runner   *remoteRunner
-		code     string
-		exit     int
+		name      string
+		runner    *remoteRunner
+		code      string
+		exit      int
 		reachable bool
 	}{
 		{"auth", &remoteRunner{fail: &struct {
