@@ -138,8 +138,8 @@ func (r *fakeRunner) Start(argv []string) (Proc, error) {
 	p := &fakeProc{in: inW, out: outR, done: make(chan struct{})}
 	go func() {
 		p.exit, p.stderr = r.serve(inR, outW)
-		outW.Close()
-		inR.Close()
+		_ = outW.Close()
+		_ = inR.Close()
 		close(p.done)
 	}()
 	return p, nil
@@ -291,7 +291,8 @@ func TestServeCopiesBothWays(t *testing.T) {
 	assert.Equal(t, "200 OK", string(buf))
 	sup.Close() // the supervisor closes: the bridge ends
 	select {
-	case <-done:
+	case err := <-done:
+		assert.NoError(t, err, "the supervisor's close is the bridge's end")
 	case <-time.After(5 * time.Second):
 		t.Fatal("Serve did not return once the supervisor closed")
 	}
