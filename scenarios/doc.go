@@ -56,7 +56,7 @@
 //	                             open, a text of no trigger arriving, or under 99% acked
 //	sqlite FILE SQL...           run SQL statements on the SQLite database FILE (made when
 //	                             missing) with the driver party uses
-//	sshd start|stop              start a real OpenSSH server (Debian's openssh-server; its
+//	sshd start|stop|silent       start a real OpenSSH server (Debian's openssh-server; its
 //	                             absence is a failure) on a free loopback port, with a host
 //	                             key and a user key made by ssh-keygen, whose sessions are a
 //	                             second host: their own HOME, XDG dirs, runtime and tmux
@@ -65,7 +65,9 @@
 //	                             $HOME/.ssh/config and sets $SSHD_PORT, $REMOTE and
 //	                             $REMOTE_SOCK; stop ends the server (connections are then
 //	                             refused); at the end the remote's tmux server, the server
-//	                             and every process its sessions started are killed
+//	                             and every process its sessions started are killed; silent
+//	                             listens on a loopback port ($SILENT_PORT) that takes
+//	                             connections and never answers (a hung host)
 //	realagent KIND...            seed the real agents (claude, codex, gemini) into $HOME for
 //	                             $WORK and $FAKEMODEL_URL, add their environment, and put the
 //	                             pinned agents (make agents) first on PATH

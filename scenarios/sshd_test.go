@@ -53,8 +53,12 @@ const sshdBinary = "/usr/sbin/sshd"
 // sessions started are gone when the scenario ends. sshd missing is a
 // failure, never a skip.
 func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 || (args[0] != "start" && args[0] != "stop") {
-		ts.Fatalf("usage: sshd start|stop")
+	if neg || len(args) != 1 || (args[0] != "start" && args[0] != "stop" && args[0] != "silent") {
+		ts.Fatalf("usage: sshd start|stop|silent")
+	}
+	if args[0] == "silent" {
+		silentPort(ts)
+		return
 	}
 	if args[0] == "stop" {
 		slot := ts.Value(sshdKey{}).(*sshdSlot)
@@ -193,6 +197,34 @@ func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("SSHD_PORT", strconv.Itoa(s.port))
 	ts.Setenv("REMOTE", remote)
 	ts.Setenv("REMOTE_SOCK", s.sock)
+}
+
+// silentPort listens on a loopback port that takes connections and never
+// says a word (a host whose sshd hangs), until the scenario ends, and sets
+// $SILENT_PORT.
+func silentPort(ts *testscript.TestScript) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c) // held open, unanswered
+		}
+	}()
+	ts.Defer(func() {
+		_ = ln.Close()
+		<-done
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	ts.Setenv("SILENT_PORT", strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
 }
 
 // freePort is a loopback TCP port free a moment ago.
