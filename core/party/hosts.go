@@ -362,8 +362,14 @@ func bridgeSocket(ctx context.Context, env *Env) (net.Conn, string, error) {
 // hostTrigger is Trigger for a role on another host (ROLE@HOST): the
 // request, text and all, goes in the body of the API call over the
 // bridge, never on a command line. The session there is --session, else
-// the one party session there whose panes carry the role.
+// the one party session there whose panes carry the role. The call there
+// is the operator's, so a runtime (inside an agent's pane) may not make
+// it: what one agent sends another host is the cross-host inbox's, which
+// is not built yet.
 func hostTrigger(ctx context.Context, env *Env, name string, opts TriggerOptions) (TriggerResult, error) {
+	if env.Getenv("PARTY_RUNTIME_TOKEN") != "" {
+		return TriggerResult{}, fmt.Errorf("%w: a runtime cannot trigger a role on another host (%s): the call there would be the operator's", supervise.ErrForbidden, name)
+	}
 	cfg, err := env.Config()
 	if err != nil {
 		return TriggerResult{}, err

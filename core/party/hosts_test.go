@@ -146,6 +146,19 @@ func TestHostsThroughTheBridge(t *testing.T) {
 
 	_, err = Trigger(ctx, env, TriggerOptions{TriggerRequest: supervise.TriggerRequest{Role: "reviewer@box", Text: "x"}})
 	assert.ErrorIs(t, err, roles.ErrNotFound, "no session there has the role")
+
+	// Inside an agent's pane: the call there would be the operator's.
+	n := len(r.argv)
+	inPane := *env
+	inPane.Getenv = func(k string) string {
+		if k == "PARTY_RUNTIME_TOKEN" {
+			return "tok-claude"
+		}
+		return env.Getenv(k)
+	}
+	_, err = Trigger(ctx, &inPane, TriggerOptions{TriggerRequest: supervise.TriggerRequest{Role: "claude@box", Text: "x"}})
+	assert.ErrorIs(t, err, supervise.ErrForbidden)
+	assert.Len(t, r.argv, n, "no ssh ran")
 }
 
 func TestHostsTellWhy(t *testing.T) {
