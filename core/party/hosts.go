@@ -76,12 +76,13 @@ func (e *Env) sshRunner() hosts.Runner {
 	return hosts.ExecRunner{}
 }
 
-// hostOf is the host name names: the configured one (hosts.NAME.ssh),
-// else an SSH destination given as a name, checked as configured ones
+// hostOf is the host name names: the configured one (hosts.NAME.ssh and
+// .party), else an SSH destination given as a name, checked as configured ones
 // are (hosts.ErrName, exit 2).
 func hostOf(cfg config.Config, name string) (hosts.Host, error) {
-	if c, ok := cfg.Hosts[name]; ok && c.SSH != "" {
-		h := hosts.Host{Name: name, Dest: c.SSH, Program: cmp.Or(c.Party, hosts.DefaultProgram), Configured: true}
+	if c, ok := cfg.Hosts[name]; ok {
+		// hosts.NAME.party alone: NAME is the destination.
+		h := hosts.Host{Name: name, Dest: cmp.Or(c.SSH, name), Program: cmp.Or(c.Party, hosts.DefaultProgram), Configured: true}
 		return h, h.Check()
 	}
 	h := hosts.Host{Name: name, Dest: name, Program: hosts.DefaultProgram}
