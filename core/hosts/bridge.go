@@ -190,8 +190,11 @@ func (a bridgeAddr) Network() string { return "ssh" }
 func (a bridgeAddr) String() string  { return string(a) }
 
 // Serve is the remote end of a bridge: it writes hello, then, unless
-// hello carries an error, copies in to conn and conn to out until either
-// side closes, or ctx ends. conn is closed when it returns.
+// hello carries an error, copies in to conn and conn to out until the
+// supervisor closes conn, or ctx ends. The end of in (the local side
+// closed) is passed on as a half-close (CloseWrite) where conn has one, so
+// an answer on its way still comes out; the supervisor then closes. conn
+// is closed when it returns.
 func Serve(ctx context.Context, hello Hello, conn net.Conn, in io.Reader, out io.Writer) error {
 	hello.Bridge = Protocol
 	b, err := json.Marshal(hello)
@@ -211,7 +214,11 @@ func Serve(ctx context.Context, hello Hello, conn net.Conn, in io.Reader, out io
 	done := make(chan error, 2)
 	go func() {
 		_, err := io.Copy(conn, in)
-		done <- err // the local side closed (EOF) or broke
+		if cw, ok := conn.(interface{ CloseWrite() error }); ok && err == nil {
+			_ = cw.CloseWrite() // the local side is done asking
+			return
+		}
+		done <- err // it broke, or conn cannot half-close
 	}()
 	go func() {
 		_, err := io.Copy(out, conn)

@@ -33,7 +33,9 @@
 //  3. The local side reads the Hello within its deadline and checks the
 //     protocol and the version (*VersionError when they differ).
 //  4. From then on the remote copies stdin to the socket and the socket
-//     to stdout until either side closes; the local side uses the pipes
-//     as one net.Conn on which net/http sends its requests, reused for
-//     the command's life.
+//     to stdout until the supervisor closes; the end of stdin (the local
+//     side closed) is a half-close of the socket, after which the
+//     supervisor answers what it was asked and closes. The local side uses
+//     the pipes as one net.Conn on which net/http sends its requests,
+//     reused for the command's life.
 package hosts

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -296,4 +297,27 @@ func TestServeCopiesBothWays(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("Serve did not return once the supervisor closed")
 	}
+}
+
+// TestServeHalfCloses: the local side that asked and closed still gets
+// the answer (what a bridge used by a one-shot client must do).
+func TestServeHalfCloses(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "s.sock")
+	ln, err := net.Listen("unix", sock)
+	require.NoError(t, err)
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		req, _ := io.ReadAll(c) // until the half-close
+		_, _ = c.Write(append([]byte("got "), req...))
+	}()
+	conn, err := net.Dial("unix", sock)
+	require.NoError(t, err)
+	var out strings.Builder
+	require.NoError(t, Serve(context.Background(), Hello{Version: "v1"}, conn, strings.NewReader("ask"), &out))
+	assert.Equal(t, `{"bridge":1,"version":"v1"}`+"\ngot ask", out.String())
 }
