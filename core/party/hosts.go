@@ -206,9 +206,9 @@ func Hosts(ctx context.Context, env *Env, names []string) ([]HostView, error) {
 }
 
 // lookAtHost is what party hosts shows of h.
-func lookAtHost(ctx context.Context, env *Env, h hosts.Host) HostView {
+func lookAtHost(ctx context.Context, env *Env, h hosts.Host) (v HostView) {
 	start := env.Clock.Now()
-	v := HostView{Host: h, Sessions: []HostSession{}}
+	v = HostView{Host: h, Sessions: []HostSession{}}
 	defer func() { v.Elapsed = env.Clock.Now().Sub(start).Milliseconds() }()
 	ctx, cancel := context.WithTimeout(ctx, hostWait)
 	defer cancel()
