@@ -56,12 +56,27 @@
 //	                             open, a text of no trigger arriving, or under 99% acked
 //	sqlite FILE SQL...           run SQL statements on the SQLite database FILE (made when
 //	                             missing) with the driver party uses
+//	sshd start|stop|silent       start a real OpenSSH server (Debian's openssh-server; its
+//	                             absence is a failure) on a free loopback port, with a host
+//	                             key and a user key made by ssh-keygen, whose sessions are a
+//	                             second host: their own HOME, XDG dirs, runtime and tmux
+//	                             dirs, tmux socket and mock log under $REMOTE ($WORK/remote),
+//	                             the scenario's PATH (the same party); writes Host remote into
+//	                             $HOME/.ssh/config and sets $SSHD_PORT, $REMOTE and
+//	                             $REMOTE_SOCK; stop ends the server (connections are then
+//	                             refused); at the end the remote's tmux server, the server
+//	                             and every process its sessions started are killed; silent
+//	                             listens on a loopback port ($SILENT_PORT) that takes
+//	                             connections and never answers (a hung host)
 //	realagent KIND...            seed the real agents (claude, codex, gemini) into $HOME for
 //	                             $WORK and $FAKEMODEL_URL, add their environment, and put the
 //	                             pinned agents (make agents) first on PATH
 //
 // and these programs, besides party and the mock agents:
 //
+//	ssh ARGS...                  the real ssh with -F $HOME/.ssh/config: OpenSSH reads the
+//	                             config of the home the password database names, never
+//	                             $HOME's, and a scenario's home is its own
 //	mcpcall [-token FILE|-token-value T] [-progress] [-cancel-on-int] [-pidfile FILE]
 //	        TOOL [JSON] | -list | -script FILE
 //	                             an MCP client (the official SDK's, over stdio) running

@@ -41,6 +41,7 @@ func TestMain(m *testing.M) {
 		"gemini":    mock,
 		"mockagent": mock,
 		"mcpcall":   func() { os.Exit(mcpcallMain()) },
+		"ssh":       func() { os.Exit(sshMain()) },
 	}
 	testscript.Main(m, commands)
 }
@@ -90,6 +91,7 @@ func params(dir, root string) testscript.Params {
 			"ptyclient":  cmdPtyClient,
 			"webhook":    cmdWebhook,
 			"sqlite":     cmdSQLite,
+			"sshd":       cmdSSHD,
 		},
 	}
 }
@@ -146,6 +148,7 @@ func setup(env *testscript.Env) error {
 		env.Setenv(realagent.TokenVar, real.token)
 	}
 	env.Values[realKey{}] = real
+	env.Values[sshdKey{}] = &sshdSlot{}
 	if keep := os.Getenv(keepVar); keep != "" {
 		// Runs after the teardown below (defers run last first).
 		env.Setenv("FAKEMODEL_DUMP", filepath.Join(work, "dump"))

@@ -54,6 +54,9 @@ type Config struct {
 	// Prices are the prices of models, by model name (price.MODEL.*).
 	Prices map[string]Price
 	Budget Budget
+	// Hosts are the other machines party reaches over SSH, by name
+	// (hosts.NAME.*); trusted keys.
+	Hosts map[string]Host
 	// Sources says which layer set each key: default, or a file path.
 	Sources map[string]string
 	// Local is the repository's file (./.party/config.json) when there is
@@ -185,6 +188,14 @@ const (
 // Has says whether p sets a price for kind.
 func (p Price) Has(kind PriceKind) bool { return p.Set&kind != 0 }
 
+// Host is a machine party reaches over SSH (core/hosts): its SSH
+// destination (user@machine or an alias of ~/.ssh/config) and the party
+// program there ("" is the remote PATH's party).
+type Host struct {
+	SSH   string
+	Party string
+}
+
 // Worktree configures the worktrees party start --worktree makes
 // (core/worktree).
 type Worktree struct {
@@ -223,7 +234,7 @@ func (w Warning) String() string {
 // Defaults returns the built-in configuration: every key's default from
 // the table of keys.
 func Defaults() Config {
-	c := Config{Agents: map[string]Agent{}, Prices: map[string]Price{}, Sources: map[string]string{}}
+	c := Config{Agents: map[string]Agent{}, Prices: map[string]Price{}, Hosts: map[string]Host{}, Sources: map[string]string{}}
 	for _, k := range keys {
 		if strings.Contains(k.Name, ".*.") {
 			continue // a named section's: no default
@@ -347,6 +358,10 @@ func (c *Config) apply(path string, b []byte, trusted bool) ([]Warning, error) {
 			return errDescend
 		}
 		k, name, err := lookup(dotted)
+		if errors.Is(err, ErrInvalid) {
+			line, col := jsonpos.LineCol(b, end)
+			return fmt.Errorf("%s:%d:%d: %w", path, line, col, err) // a name the key may not have
+		}
 		if err != nil {
 			warns = append(warns, Warning{File: path, Key: dotted})
 			return nil

@@ -16,6 +16,7 @@ import (
 	"unicode"
 
 	"github.com/partyhq/party/core/ghrepo"
+	"github.com/partyhq/party/core/hosts"
 	"github.com/partyhq/party/core/shellwords"
 	"github.com/partyhq/party/core/state"
 )
@@ -49,6 +50,8 @@ type Key struct {
 	min, max int64
 	enum     []string
 	check    func(string) error // more checks of a string value
+	// checkName checks the name of a named section's key (hosts.NAME.*).
+	checkName func(string) error
 	// Trusted keys are inert in a repository's file until the user trusts
 	// it: they run programs (agent commands), change what agents receive
 	// (preambles, the marker instruction) or where text goes (the roles
@@ -254,6 +257,12 @@ var keys = []Key{
 	priceKey("output", PriceOutput, func(p *Price) *float64 { return &p.Output }),
 	priceKey("cacheRead", PriceCacheRead, func(p *Price) *float64 { return &p.CacheRead }),
 	priceKey("cacheWrite", PriceCacheWrite, func(p *Price) *float64 { return &p.CacheWrite }),
+	{Name: "hosts.*.ssh", kind: kString, Trusted: true, check: hosts.CheckDest, checkName: hosts.CheckName,
+		get: func(c *Config, n string) string { return c.Hosts[n].SSH },
+		set: func(c *Config, n string, v value) { h := c.Hosts[n]; h.SSH = v.s; c.Hosts[n] = h }},
+	{Name: "hosts.*.party", kind: kString, Trusted: true, check: hosts.CheckProgram, checkName: hosts.CheckName,
+		get: func(c *Config, n string) string { return c.Hosts[n].Party },
+		set: func(c *Config, n string, v value) { h := c.Hosts[n]; h.Party = v.s; c.Hosts[n] = h }},
 	{Name: "agents.*.command", kind: kString, Trusted: true, check: func(s string) error {
 		_, err := shellwords.SplitCommand(s)
 		return err
@@ -362,8 +371,8 @@ func wild(at, pattern []string) []string {
 }
 
 // named are the sections whose keys are by a name: "agents.NAME.KEY",
-// "price.NAME.KEY", "roleBudget.ROLE.KEY".
-var named = map[string]bool{"agents": true, "price": true, "roleBudget": true}
+// "price.NAME.KEY", "roleBudget.ROLE.KEY", "hosts.NAME.KEY".
+var named = map[string]bool{"agents": true, "price": true, "roleBudget": true, "hosts": true}
 
 // members are the members of a dotted key as a config file nests them: a
 // named section's name is one member, dots and all.
@@ -387,6 +396,11 @@ func lookup(dotted string) (Key, string, error) {
 	}
 	for _, k := range keys {
 		if k.Name == pattern {
+			if k.checkName != nil {
+				if err := k.checkName(agentName); err != nil {
+					return Key{}, "", fmt.Errorf("%s: %v: %w", dotted, err, ErrInvalid)
+				}
+			}
 			return k, agentName, nil
 		}
 	}
@@ -547,6 +561,10 @@ func (c Config) Flat() map[string]string {
 			}
 		case strings.HasPrefix(k.Name, "roleBudget.*."):
 			for name := range c.Budget.Roles {
+				m[strings.Replace(k.Name, "*", name, 1)] = k.get(&c, name)
+			}
+		case strings.HasPrefix(k.Name, "hosts.*."):
+			for name := range c.Hosts {
 				m[strings.Replace(k.Name, "*", name, 1)] = k.get(&c, name)
 			}
 		default:

@@ -25,6 +25,8 @@ var exitMeanings = map[int]string{
 	ExitInputBusy:   "the agent's input box holds someone else's text (`--clear` removes it)",
 	ExitFallback:    "the supervisor cannot trigger that pane (party did not start it): use `send` or `talk`",
 	ExitBudget:      "the agent's budget is spent (`budget.*`): `--force --why TEXT` sends all the same, logged",
+	ExitHost:        "another host cannot be reached over SSH (authentication, host key, timeout, refused) or has no party program there",
+	ExitVersion:     "another host runs another party version, or one too old for the command: install the same party on both",
 	ExitInterrupted: "interrupted (Ctrl-C)",
 }
 
@@ -77,6 +79,14 @@ var codeMeanings = map[string]string{
 	"STORE_CORRUPT":         "a store file that does not parse (named in the message), never reset",
 	"STORE_UNAVAILABLE":     "the GitHub store cannot be reached (gh missing, refused, unreachable)",
 	"CONFIG_INVALID":        "a config file or value that is invalid or out of bounds (`FILE:LINE:COL`)",
+	"VERSION_MISMATCH":      "the host runs another party version (both versions are in the message)",
+	"REMOTE_TOO_OLD":        "the party on the host lacks the command (an older party)",
+	"HOST_AUTH_FAILED":      "ssh: the host refused the user's keys (`BatchMode`: never a password prompt)",
+	"HOST_KEY_UNVERIFIED":   "ssh: the host's key is not in known_hosts, or changed",
+	"HOST_TIMEOUT":          "ssh: the host did not answer within 5 s (`ConnectTimeout`)",
+	"HOST_UNREACHABLE":      "ssh could not reach the host (refused, a name that does not resolve, another ssh failure)",
+	"NO_PARTY_THERE":        "the host has no party program where `hosts.NAME.party` says (the remote shell's 127)",
+	"REMOTE_FAILED":         "the party on the host ran and failed (its message)",
 	"NO_SERVER":             "no tmux server runs there",
 	"NO_SESSION":            "no such session",
 	"NO_PANE":               "no such pane",

@@ -3,6 +3,7 @@ package party
 import (
 	"context"
 	"fmt"
+	"github.com/partyhq/party/core/hosts"
 	"io"
 	"os"
 	"strings"
@@ -38,6 +39,9 @@ type Env struct {
 	StderrTTY bool
 	// Exe is the party binary panes and hooks run; "" is this process's.
 	Exe string
+	// SSH runs ssh for the commands that reach other hosts; nil is
+	// os/exec (hosts.ExecRunner).
+	SSH hosts.Runner
 
 	cfg *config.Config
 	// registryNoted: the untrusted agents.json was mentioned on stderr.

@@ -9,6 +9,7 @@ import (
 	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/hook"
+	"github.com/partyhq/party/core/hosts"
 	"github.com/partyhq/party/core/iterm"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/registry"
@@ -35,10 +36,12 @@ const (
 	ExitNotFound    = 3 // pane, role, session or server not found, or pane dead
 	ExitTimeout     = 4
 	ExitConflict    = 5
-	ExitUnconfirmed = 6 // delivered but the submission was not seen
-	ExitInputBusy   = 7 // the agent's input box holds someone else's text
-	ExitFallback    = 8 // the supervisor cannot trigger that pane: fall back to party send/talk
-	ExitBudget      = 9 // the agent's budget is spent: --force --why to go on
+	ExitUnconfirmed = 6  // delivered but the submission was not seen
+	ExitInputBusy   = 7  // the agent's input box holds someone else's text
+	ExitFallback    = 8  // the supervisor cannot trigger that pane: fall back to party send/talk
+	ExitBudget      = 9  // the agent's budget is spent: --force --why to go on
+	ExitHost        = 10 // another host cannot be reached over SSH, or has no party
+	ExitVersion     = 11 // another host runs another party version
 	ExitInterrupted = 130
 )
 
@@ -101,6 +104,15 @@ var codes = []struct {
 	{tmux.ErrName, "USAGE", ExitUsage},
 	{tmux.ErrSocket, "USAGE", ExitUsage},
 	{hook.ErrSettingsFile, "USAGE", ExitUsage},
+	{hosts.ErrName, "USAGE", ExitUsage},
+	{hosts.ErrVersion, "VERSION_MISMATCH", ExitVersion},
+	{hosts.ErrNoBridge, "REMOTE_TOO_OLD", ExitVersion},
+	{hosts.ErrAuth, "HOST_AUTH_FAILED", ExitHost},
+	{hosts.ErrHostKey, "HOST_KEY_UNVERIFIED", ExitHost},
+	{hosts.ErrTimeout, "HOST_TIMEOUT", ExitHost},
+	{hosts.ErrUnreachable, "HOST_UNREACHABLE", ExitHost},
+	{hosts.ErrNoParty, "NO_PARTY_THERE", ExitHost},
+	{hosts.ErrRemote, "REMOTE_FAILED", ExitError},
 	{config.ErrInvalid, "CONFIG_INVALID", ExitUsage},
 	{config.ErrUnknownKey, "USAGE", ExitUsage},
 	{mux.ErrNoServer, "NO_SERVER", ExitNotFound},
@@ -165,6 +177,16 @@ func Classify(err error) (string, int) {
 				return c.code, c.exit
 			}
 		}
+	}
+	// An error another host's party reported has that party's code.
+	var remote *hosts.RemoteError
+	if errors.As(err, &remote) {
+		for _, c := range codes {
+			if c.code == remote.Code {
+				return c.code, c.exit
+			}
+		}
+		return remote.Code, ExitError
 	}
 	for _, c := range codes {
 		if errors.Is(err, c.err) {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/partyhq/party/core/daemon"
@@ -88,6 +89,10 @@ type TriggerResult struct {
 // with Wait it returns once the trigger ended, with a
 // *supervise.FailedError when it failed.
 func Trigger(ctx context.Context, env *Env, opts TriggerOptions) (TriggerResult, error) {
+	if role, host, ok := strings.Cut(opts.Role, "@"); ok {
+		opts.Role = role
+		return hostTrigger(ctx, env, host, opts)
+	}
 	// The submission and the wait are two calls: a wait that finds the
 	// supervisor gone is never answered by submitting again.
 	res, err := viaDoor(ctx, env, func(d *supervise.Door) (TriggerResult, error) {

@@ -42,6 +42,21 @@ func NewUnixClient(socketPath string) *Client {
 	return &Client{HTTP: &http.Client{Transport: tr, Timeout: 2 * time.Minute}, Base: "http://party"}
 }
 
+// NewClient is a client of a supervisor reached by dial: one connection
+// at a time, kept for the client's life and reused by every call (the
+// API bridge of another host, core/hosts, is an ssh process per
+// connection). HTTP.CloseIdleConnections closes it.
+func NewClient(dial func(ctx context.Context) (net.Conn, error)) *Client {
+	tr := &http.Transport{
+		DialContext:           func(ctx context.Context, _, _ string) (net.Conn, error) { return dial(ctx) },
+		MaxIdleConns:          1,
+		MaxIdleConnsPerHost:   1,
+		MaxConnsPerHost:       1,
+		ResponseHeaderTimeout: time.Minute,
+	}
+	return &Client{HTTP: &http.Client{Transport: tr, Timeout: 2 * time.Minute}, Base: "http://party"}
+}
+
 // APIError is an error answer of the API. Unwrap is the package's error
 // of its code, so errors.Is(err, ErrNotFound) holds across the wire.
 type APIError struct {

@@ -193,9 +193,17 @@ func (d *Door) AwaitEnd(ctx context.Context, t Trigger, timeout time.Duration) (
 		}
 		return err == nil && !t.Status.Open(), err
 	})
-	switch {
-	case err != nil:
+	if err != nil {
 		return t, err
+	}
+	return Ended(t, timeout)
+}
+
+// Ended is trigger t as a wait of timeout for its end gives it: with a
+// *FailedError when it failed or its turn ended without an answer,
+// ErrTimeout when it is still open.
+func Ended(t Trigger, timeout time.Duration) (Trigger, error) {
+	switch {
 	case t.Status == TFailed:
 		return t, &FailedError{ID: t.ID, Class: t.Class, Msg: t.Error}
 	case t.Status == Completed && t.Answer == nil && t.Error != "":

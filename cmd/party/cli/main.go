@@ -205,6 +205,7 @@ messages to agents by role.`,
 		newDashCmd(f, nil),
 		newAttachCmd(f, nil), newITermCmd(f, nil), newNotifyCmd(f),
 		newDiffCmd(f, nil), newMergeCmd(f, nil), newWorktreeCmd(f), newUsageCmd(f, nil),
+		newHostsCmd(f, nil), newVersionCmd(f, nil),
 	)
 	requireSubcommands(root)
 	// A group's usage lists its commands, not "party pm task [flags]" as

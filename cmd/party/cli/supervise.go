@@ -14,7 +14,7 @@ import (
 
 func newTriggerCmd(f *Factory, runF func(context.Context, *party.TriggerOptions) error) *cobra.Command {
 	opts := &party.TriggerOptions{}
-	cmd := &cobra.Command{Use: "trigger ROLE [--] TEXT|-", Short: "Give a supervised agent a piece of work it acknowledges",
+	cmd := &cobra.Command{Use: "trigger ROLE[@HOST] [--] TEXT|-", Short: "Give a supervised agent a piece of work it acknowledges",
 		Long: `Record a trigger for the runtime of ROLE; the session's supervisor (party
 supervise start, or party start --supervise) delivers it once as one message
 
@@ -26,8 +26,14 @@ waits for the agent to acknowledge it (its thread's read cursor, a heartbeat,
 its own submit event, or an ACK_TRIGGER:ID line), defers it while someone types
 in the pane, and retries without ever showing it to the agent twice. An id
 given twice is the same trigger. --wait returns when it ends and prints the
-answer; a failure exits with its class (see docs/exit-codes.md).`,
+answer; a failure exits with its class (see docs/exit-codes.md).
+
+ROLE@HOST gives it to the role's supervisor on another host (hosts.NAME.ssh,
+or an SSH destination; --session there, else the one session there with that
+role), through the API bridge over SSH: the text goes in the request's body,
+never on a command line (docs/hosts.md).`,
 		Example: `  party trigger claude 'CI failed on main: look at run 4711' --reason ci --wait
+  party trigger codex@box 'Run the slow tests' --wait
   party trigger codex --id deploy-42 --thread deploys -
   party trigger claude 'Stop now' --force --actor alice --why 'wrong branch'`,
 		Args: argsBetween(2, 2),
@@ -272,7 +278,7 @@ and its API listens on a unix socket (0600) in the runtime dir.`}
 	start, keep := newSuperviseStartCmd(f, nil), newSuperviseKeepCmd(f, nil)
 	keep.Hidden = true
 	cmd.AddCommand(start, newSuperviseStopCmd(f, nil), newSuperviseStatusCmd(f, nil),
-		newSuperviseRunCmd(f, nil), keep, newSuperviseEventsCmd(f, nil))
+		newSuperviseRunCmd(f, nil), keep, newSuperviseEventsCmd(f, nil), newSuperviseBridgeCmd(f, nil))
 	return cmd
 }
 

@@ -1,0 +1,67 @@
+package cli
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/party"
+)
+
+func TestHostsArgs(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want any // nil: a usage error
+	}{
+		{"every configured host", []string{"hosts"}, HostsOptions{Names: []string{}}},
+		{"named hosts", []string{"hosts", "box", "me@gpu", "--json"}, HostsOptions{Names: []string{"box", "me@gpu"}}},
+		{"version", []string{"version", "--json"}, VersionOptions{}},
+		{"version takes no argument", []string{"version", "x"}, nil},
+		{"bridge", []string{"supervise", "bridge", "--session", "s"}, SuperviseBridgeOptions{}},
+		{"bridge takes no argument", []string{"supervise", "bridge", "x"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, _, _ := testFactory("")
+			var got any
+			sup := newSuperviseCmd(f)
+			for _, c := range sup.Commands() {
+				if c.Name() == "bridge" {
+					sup.RemoveCommand(c)
+				}
+			}
+			sup.AddCommand(newSuperviseBridgeCmd(f, capture[SuperviseBridgeOptions](&got)))
+			err := execute(f, tt.args, newHostsCmd(f, capture[HostsOptions](&got)), newVersionCmd(f, capture[VersionOptions](&got)), sup)
+			if tt.want == nil {
+				assert.ErrorIs(t, err, party.ErrUsage)
+				assert.Nil(t, got, "nothing runs")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func TestVersionJSON(t *testing.T) {
+	f, out, _ := testFactory("")
+	require.NoError(t, execute(f, []string{"version", "--json"}))
+	var v party.VersionInfo
+	require.NoError(t, json.Unmarshal(out.Bytes(), &v))
+	assert.NotEmpty(t, v.Version)
+	assert.Equal(t, 1, v.Bridge)
+}
+
+func TestHostsBadNameIsUsage(t *testing.T) {
+	f, out, errOut := testFactory("")
+	code := runRoot(t.Context(), f, NewRootCmd(f), []string{"hosts", "--json", "--", "-oProxyCommand=touch pwned"})
+	assert.Equal(t, party.ExitUsage, code)
+	var got struct{ Error party.ErrorInfo }
+	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
+	assert.Equal(t, "USAGE", got.Error.Code)
+	assert.Contains(t, got.Error.Message, `SSH destination "-oProxyCommand=touch pwned"`)
+	assert.Contains(t, errOut.String(), "SSH destination")
+}

@@ -1,0 +1,320 @@
+package scenarios
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/partyhq/party/mockagents/realagent"
+)
+
+// sshdKey is the key of a scenario's sshd slot in its values (setup
+// makes the slot; sshd start fills it).
+type sshdKey struct{}
+
+// sshdSlot holds a scenario's sshd once started.
+type sshdSlot struct{ s *sshdState }
+
+// sshdState is a scenario's sshd: its process, its port and what its
+// teardown undoes.
+type sshdState struct {
+	cmd     *exec.Cmd
+	done    chan struct{}
+	port    int
+	token   string // marks every process of its sessions (realagent.Reap)
+	sock    string // the remote's tmux socket name
+	tmpdir  string // the remote's TMUX_TMPDIR and XDG_RUNTIME_DIR
+	logPath string
+}
+
+// sshdBinary is where Debian's openssh-server puts sshd, which must be
+// run by its absolute path.
+const sshdBinary = "/usr/sbin/sshd"
+
+// cmdSSHD starts (start) or stops (stop) a real OpenSSH server for the
+// scenario: on a free loopback port, with its own host key and a user key
+// made by ssh-keygen, whose sessions run as a second host ("remote") of
+// their own under $WORK/remote: HOME, XDG dirs, runtime and tmux dirs,
+// tmux socket and mock log, and the scenario's PATH (the same party). It
+// writes $HOME/.ssh/config with Host remote, and sets $SSHD_PORT and
+// $REMOTE (the remote's $WORK/remote). The server and every process its
+// sessions started are gone when the scenario ends. sshd missing is a
+// failure, never a skip.
+func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 || (args[0] != "start" && args[0] != "stop" && args[0] != "silent") {
+		ts.Fatalf("usage: sshd start|stop|silent")
+	}
+	if args[0] == "silent" {
+		silentPort(ts)
+		return
+	}
+	if args[0] == "stop" {
+		slot := ts.Value(sshdKey{}).(*sshdSlot)
+		if slot.s == nil {
+			ts.Fatalf("sshd stop: not started")
+		}
+		slot.s.stop()
+		return
+	}
+	if _, err := os.Stat(sshdBinary); err != nil {
+		ts.Fatalf("sshd: %v: the hosts scenarios need Debian's openssh-server (apt-get install -y openssh-server; .ci/run installs it)", err)
+	}
+	work := ts.Getenv("WORK")
+	dir := filepath.Join(work, "sshd")
+	remote := filepath.Join(work, "remote")
+	for _, d := range []string{dir, filepath.Join(remote, "home"), filepath.Join(remote, "work"), filepath.Join(ts.Getenv("HOME"), ".ssh")} {
+		ts.Check(os.MkdirAll(d, 0o700))
+	}
+	keygen := func(path, comment string) {
+		out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", path).CombinedOutput()
+		if err != nil {
+			ts.Fatalf("ssh-keygen %s: %v: %s", path, err, out)
+		}
+	}
+	hostKey, userKey := filepath.Join(dir, "host_key"), filepath.Join(dir, "user_key")
+	keygen(hostKey, "party-test-host")
+	keygen(userKey, "party-test-user")
+	pub, err := os.ReadFile(userKey + ".pub")
+	ts.Check(err)
+	authorized := filepath.Join(dir, "authorized_keys")
+	ts.Check(os.WriteFile(authorized, pub, 0o600))
+	if os.Geteuid() == 0 {
+		// sshd as root needs its privilege separation directory, which
+		// Debian's init scripts make and a container may lack.
+		ts.Check(os.MkdirAll("/run/sshd", 0o755))
+	}
+	u, err := user.Current()
+	ts.Check(err)
+
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	slot := ts.Value(sshdKey{}).(*sshdSlot)
+	if slot.s != nil {
+		ts.Fatalf("sshd start: already started on port %d", slot.s.port)
+	}
+	s := &sshdState{done: make(chan struct{}), token: newToken(), sock: "pr" + hex.EncodeToString(b[:]),
+		logPath: filepath.Join(dir, "sshd.log")}
+	// The tmux socket and party's wake sockets need a short path.
+	s.tmpdir, err = os.MkdirTemp("", "pr")
+	ts.Check(err)
+	slot.s = s
+	ts.Defer(s.teardown)
+
+	env := map[string]string{
+		"HOME":              filepath.Join(remote, "home"),
+		"XDG_STATE_HOME":    filepath.Join(remote, "state"),
+		"XDG_CONFIG_HOME":   filepath.Join(remote, "config"),
+		"XDG_RUNTIME_DIR":   s.tmpdir,
+		"TMUX_TMPDIR":       s.tmpdir,
+		"PARTY_TMUX_SOCKET": s.sock,
+		"PARTY_TMUX_CONFIG": os.DevNull,
+		"PARTY_MOCK_LOG":    filepath.Join(remote, "mock.log"),
+		"PATH":              ts.Getenv("PATH"),
+		"LC_ALL":            "C.UTF-8",
+		"TERM":              "xterm-256color",
+		"GORACE":            "atexit_sleep_ms=0",
+		realagent.TokenVar:  s.token,
+	}
+	var setenv []string
+	for k, v := range env {
+		if strings.ContainsAny(v, "\"\n") {
+			ts.Fatalf("sshd: %s=%q cannot go into sshd_config", k, v)
+		}
+		setenv = append(setenv, fmt.Sprintf("%q", k+"="+v))
+	}
+	for attempt := 0; ; attempt++ {
+		s.port = freePort(ts)
+		config := filepath.Join(dir, "sshd_config")
+		ts.Check(os.WriteFile(config, []byte(strings.Join([]string{
+			"Port " + strconv.Itoa(s.port),
+			"ListenAddress 127.0.0.1",
+			"HostKey " + hostKey,
+			"PidFile " + filepath.Join(dir, "sshd.pid"),
+			"AuthorizedKeysFile " + authorized,
+			"AllowUsers " + u.Username,
+			"UsePAM no",
+			"StrictModes no",
+			"PubkeyAuthentication yes",
+			"PasswordAuthentication no",
+			"KbdInteractiveAuthentication no",
+			"PermitRootLogin prohibit-password",
+			"PermitUserEnvironment no",
+			"AllowTcpForwarding no",
+			"AllowAgentForwarding no",
+			"X11Forwarding no",
+			"PrintMotd no",
+			"PrintLastLog no",
+			"LogLevel VERBOSE",
+			"SetEnv " + strings.Join(setenv, " "),
+			"",
+		}, "\n")), 0o600))
+		s.cmd = exec.Command(sshdBinary, "-D", "-f", config, "-E", s.logPath)
+		s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		ts.Check(s.cmd.Start())
+		go func() { _ = s.cmd.Wait(); close(s.done) }()
+		if err := s.awaitListening(); err == nil {
+			break
+		} else if attempt == 2 {
+			log, _ := os.ReadFile(s.logPath)
+			ts.Fatalf("sshd: %v; its log:\n%s", err, log)
+		}
+		s.stop() // the port was taken meanwhile: another
+		s.done = make(chan struct{})
+	}
+
+	// The client side: Host remote, known by its own host key only.
+	hostPub, err := os.ReadFile(hostKey + ".pub")
+	ts.Check(err)
+	knownHosts := filepath.Join(dir, "known_hosts")
+	ts.Check(os.WriteFile(knownHosts, []byte(fmt.Sprintf("[127.0.0.1]:%d %s", s.port, hostPub)), 0o600))
+	sshConfig := strings.Join([]string{
+		"Host remote",
+		"  HostName 127.0.0.1",
+		"  Port " + strconv.Itoa(s.port),
+		"  User " + u.Username,
+		"  IdentityFile " + userKey,
+		"  IdentitiesOnly yes",
+		"  UserKnownHostsFile " + knownHosts,
+		"  GlobalKnownHostsFile " + os.DevNull,
+		"  StrictHostKeyChecking yes",
+		"  BatchMode yes",
+		"  LogLevel ERROR",
+		"",
+	}, "\n")
+	ts.Check(os.WriteFile(filepath.Join(ts.Getenv("HOME"), ".ssh", "config"), []byte(sshConfig), 0o600))
+	ts.Setenv("SSHD_PORT", strconv.Itoa(s.port))
+	ts.Setenv("REMOTE", remote)
+	ts.Setenv("REMOTE_SOCK", s.sock)
+}
+
+// silentPort listens on a loopback port that takes connections and never
+// says a word (a host whose sshd hangs), until the scenario ends, and sets
+// $SILENT_PORT.
+func silentPort(ts *testscript.TestScript) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c) // held open, unanswered
+		}
+	}()
+	ts.Defer(func() {
+		_ = ln.Close()
+		<-done
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	ts.Setenv("SILENT_PORT", strconv.Itoa(ln.Addr().(*net.TCPAddr).Port))
+}
+
+// freePort is a loopback TCP port free a moment ago.
+func freePort(ts *testscript.TestScript) int {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// awaitListening waits until sshd takes connections on its port, or
+// exits.
+func (s *sshdState) awaitListening() error {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		select {
+		case <-s.done:
+			return errors.New("sshd exited")
+		default:
+		}
+		if c, err := net.DialTimeout("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(s.port)), time.Second); err == nil {
+			c.Close()
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return errors.New("sshd did not listen within 10s")
+}
+
+// stop ends the server (its listener; sessions go with the teardown).
+func (s *sshdState) stop() {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return
+	}
+	select {
+	case <-s.done:
+		return
+	default:
+	}
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGTERM)
+	select {
+	case <-s.done:
+	case <-time.After(5 * time.Second):
+		_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+		<-s.done
+	}
+}
+
+// teardown kills the remote's tmux server, the server and every process
+// its sessions left (marked with the token), and removes the short dir.
+func (s *sshdState) teardown() {
+	getenv := func(k string) string {
+		switch k {
+		case "SOCK":
+			return s.sock
+		case "TMUX_TMPDIR":
+			return s.tmpdir
+		}
+		return ""
+	}
+	killServer(getenv, s.sock)
+	s.stop()
+	_, _ = realagent.Reap(s.token)
+	os.RemoveAll(s.tmpdir)
+}
+
+// sshMain is the scenarios' ssh: the real one, reading $HOME/.ssh/config
+// (-F). OpenSSH reads the config of the home the password database names,
+// never $HOME's, and a scenario's home is its own.
+func sshMain() int {
+	self, _ := os.Executable()
+	real := ""
+	for _, dir := range filepath.SplitList(os.Getenv("PATH")) {
+		p := filepath.Join(dir, "ssh")
+		fi, err := os.Stat(p)
+		if err != nil || fi.IsDir() {
+			continue
+		}
+		if me, err := os.Stat(self); err == nil && os.SameFile(fi, me) {
+			continue
+		}
+		real = p
+		break
+	}
+	if real == "" {
+		fmt.Fprintln(os.Stderr, "ssh: no ssh on PATH but the scenarios' own (apt-get install -y openssh-client)")
+		return 255
+	}
+	argv := append([]string{"ssh", "-F", filepath.Join(os.Getenv("HOME"), ".ssh", "config")}, os.Args[1:]...)
+	err := syscall.Exec(real, argv, os.Environ())
+	fmt.Fprintf(os.Stderr, "ssh: exec %s: %v\n", real, err)
+	return 255
+}
