@@ -132,7 +132,9 @@ func TestGeminiWireMCPTwoSessions(t *testing.T) {
 	path := filepath.Join(cwd, ".gemini", "settings.json")
 	require.NoError(t, os.WriteFile(filepath.Join(s2, "session.json"), []byte(`{"session": "two", "socket": "/sock"}`), 0o600))
 	live := true
-	g.Live = func(_ context.Context, socket, session string) bool { return live && socket == "/sock" && session == "two" }
+	g.Live = func(_ context.Context, socket, session string) bool {
+		return live && socket == "/sock" && session == "two"
+	}
 
 	require.NoError(t, g.Unwire(context.Background(), s1))
 	b, err := os.ReadFile(path)
