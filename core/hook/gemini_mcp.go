@@ -98,7 +98,7 @@ func MergeGeminiMCP(existing []byte, s GeminiMCP, prev GeminiMCPAdded) (merged [
 	if err != nil {
 		return nil, added, false, err
 	}
-	server := object{{"command", jsonString(s.Command)}, {"args", mustMarshal(s.Args)}}
+	server := object{{"command", jsonString(s.Command)}, {"args", stringsJSON(s.Args)}}
 	if s.Trust {
 		server.set("trust", json.RawMessage("true"))
 	}
@@ -108,7 +108,8 @@ func MergeGeminiMCP(existing []byte, s GeminiMCP, prev GeminiMCPAdded) (merged [
 			return nil, added, false, fmt.Errorf("%s.%s: %w", keyServers, GeminiMCPServerName, err)
 		}
 		ours := prev.Server && cur.str("command") == prev.Command
-		same := cur.str("command") == s.Command && jsonEqual(mustGet(cur, "args"), mustMarshal(s.Args))
+		args, _ := cur.get("args")
+		same := cur.str("command") == s.Command && jsonEqual(args, stringsJSON(s.Args))
 		switch {
 		case ours:
 			added.Server, added.Command = true, s.Command
@@ -302,13 +303,8 @@ func jsonEqual(a, b json.RawMessage) bool {
 	return bytes.Equal(xb, yb)
 }
 
-func mustGet(o object, key string) json.RawMessage {
-	raw, _ := o.get(key)
-	return raw
-}
-
-// mustMarshal encodes a list of strings, which cannot fail.
-func mustMarshal(v []string) json.RawMessage {
+// stringsJSON is v as a JSON array (nil: []).
+func stringsJSON(v []string) json.RawMessage {
 	if v == nil {
 		v = []string{}
 	}

@@ -151,6 +151,7 @@ func union(a, b []string) []string {
 	return a
 }
 
+// ptrOr is *p, or T's zero value when p is nil.
 func ptrOr[T any](p *T) T {
 	if p == nil {
 		var zero T
@@ -159,6 +160,7 @@ func ptrOr[T any](p *T) T {
 	return *p
 }
 
+// warn hands msg to Warn, when there is one.
 func (g GeminiWiring) warn(msg string) {
 	if g.Warn != nil {
 		g.Warn(msg)
