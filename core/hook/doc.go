@@ -7,5 +7,7 @@
 // (Unheard, unheard.go). It also builds the
 // launch arguments and settings (InstallClaude) that wire those hooks to
 // "party hook", and puts them into a folder's Gemini settings and takes
-// them out again when the session stops (GeminiWiring, gemini_wire.go).
+// them out again when the session stops (GeminiWiring, gemini_wire.go),
+// with party's MCP server and the variables Gemini must let through to
+// it (MergeGeminiMCP, RemoveGeminiMCP, gemini_mcp.go).
 package hook

@@ -22,6 +22,9 @@ type geminiHooksRecord struct {
 	Command string `json:"command"` // the hook command party wrote
 	Created bool   `json:"created"` // the file did not exist before
 	DirMade bool   `json:"dir_made"`
+	// MCP is what party added for its MCP server (MergeGeminiMCP); nil:
+	// nothing.
+	MCP *GeminiMCPAdded `json:"mcp,omitempty"`
 }
 
 // geminiHooksFile is the record's name in a session's state dir.
@@ -50,14 +53,18 @@ func geminiSettingsPath(dir string) string { return filepath.Join(dir, ".gemini"
 
 // Wire puts party's Gemini hooks (BeforeAgent, AfterAgent,
 // Notification running "party hook gemini") in cwd's .gemini/settings.json,
-// merged with what is there, and records it in the state dir. The caller
-// holds the settings' lock (state.LockFile; Start does). It returns
-// why the pane must fall back to the marker instead: Gemini does not trust
-// the folder (it then runs no hooks), or the settings cannot be merged.
-func (g GeminiWiring) Wire(stateDir, cwd string, argv []string) (fallback string, err error) {
+// merged with what is there, and, unless mcp is nil, party's MCP server
+// with the variables it needs let through (MergeGeminiMCP), and records
+// both in the state dir. The caller holds the settings' lock
+// (state.LockFile; Start does). It returns why the pane must fall back to
+// the marker instead: Gemini does not trust the folder (it then runs no
+// hooks and no stdio MCP server), or the settings cannot be merged. That
+// the MCP server could not be added (a server named party of the user's
+// own, keys of another shape) goes to Warn: the hooks work without it.
+func (g GeminiWiring) Wire(stateDir, cwd string, argv []string, mcp *GeminiMCP) (fallback string, err error) {
 	if !slices.Contains(argv, "--skip-trust") {
 		if ok, why := GeminiTrust(cwd, g.Getenv); !ok {
-			return fmt.Sprintf("Gemini runs no hooks in a folder it does not trust, and it does not trust %s: %s", cwd, why), nil
+			return fmt.Sprintf("Gemini runs no hooks in a folder it does not trust (nor party's MCP server), and it does not trust %s: %s", cwd, why), nil
 		}
 	}
 	command := ShellQuote(g.Exe) + " hook gemini"
@@ -72,8 +79,24 @@ func (g GeminiWiring) Wire(stateDir, cwd string, argv []string) (fallback string
 		return fmt.Sprintf("cannot add party's hooks to %s: %v", path, err), nil
 	}
 	rec := geminiHooksRecord{Path: path, Command: command, Created: !exists}
-	if prev, err := readGeminiHooksRecord(stateDir); err == nil && prev.Path == path {
-		rec.Created, rec.DirMade = prev.Created, prev.DirMade // a --replace keeps what the first start made
+	// What party added before, this session (a --replace, a restart after
+	// a crash) or another in the same folder, is still party's: the last
+	// session to stop takes it out.
+	before := g.claims(stateDir, path)
+	rec.Created, rec.DirMade = rec.Created || before.Created, before.DirMade
+	if mcp != nil {
+		out, added, ch, err := MergeGeminiMCP(merged, *mcp, ptrOr(before.MCP))
+		switch {
+		case err != nil:
+			g.warn(fmt.Sprintf("gemini gets no party MCP server: cannot add it to %s: %v", path, err))
+		case added.Conflict != "":
+			g.warn(fmt.Sprintf("gemini gets no party MCP server: %s has a server named %s of its own (command %s), left as it is",
+				path, GeminiMCPServerName, added.Conflict))
+		default:
+			merged, changed, rec.MCP = out, changed || ch, &added
+		}
+	} else {
+		rec.MCP = before.MCP // taken out at stop
 	}
 	if changed {
 		if err := CheckSettingsFile(path); err != nil {
@@ -87,6 +110,61 @@ func (g GeminiWiring) Wire(stateDir, cwd string, argv []string) (fallback string
 		}
 	}
 	return "", writeGeminiHooksRecord(stateDir, rec)
+}
+
+// claims is what the records of party sessions (stateDir's own and the
+// others' in the same state root) say party added to the settings file
+// path: made the file or its directory, added the MCP server and the
+// allowed names.
+func (g GeminiWiring) claims(stateDir, path string) geminiHooksRecord {
+	var all geminiHooksRecord
+	recs, _ := filepath.Glob(filepath.Join(filepath.Dir(stateDir), "*", geminiHooksFile))
+	for _, r := range recs {
+		rec, err := readGeminiHooksRecord(filepath.Dir(r))
+		if err != nil || rec.Path != path {
+			continue
+		}
+		all.Created, all.DirMade = all.Created || rec.Created, all.DirMade || rec.DirMade
+		if rec.MCP == nil {
+			continue
+		}
+		if all.MCP == nil {
+			all.MCP = &GeminiMCPAdded{}
+		}
+		m := all.MCP
+		if rec.MCP.Server && !m.Server {
+			m.Server, m.Command = true, rec.MCP.Command
+		}
+		m.Allowed = union(m.Allowed, rec.MCP.Allowed)
+		m.Made = union(m.Made, rec.MCP.Made)
+	}
+	return all
+}
+
+// union is a with the strings of b it lacks appended.
+func union(a, b []string) []string {
+	for _, s := range b {
+		if !slices.Contains(a, s) {
+			a = append(a, s)
+		}
+	}
+	return a
+}
+
+// ptrOr is *p, or T's zero value when p is nil.
+func ptrOr[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
+	}
+	return *p
+}
+
+// warn hands msg to Warn, when there is one.
+func (g GeminiWiring) warn(msg string) {
+	if g.Warn != nil {
+		g.Warn(msg)
+	}
 }
 
 func writeGeminiHooksRecord(stateDir string, rec geminiHooksRecord) error {
@@ -109,8 +187,8 @@ func readGeminiHooksRecord(stateDir string) (geminiHooksRecord, error) {
 	return rec, json.Unmarshal(b, &rec)
 }
 
-// Unwire takes party's Gemini hooks out of the settings file the
-// session in stateDir wrote them to, unless another live party session
+// Unwire takes party's Gemini hooks, and what it added for its MCP
+// server, out of the settings file the session in stateDir wrote them to, unless another live party session
 // wrote the same file: its Gemini still needs them when it restarts. A
 // file party created and that holds nothing else is removed, with the
 // .gemini directory party made. It reports what it kept through Warn.
@@ -150,6 +228,13 @@ func (g GeminiWiring) Unwire(ctx context.Context, stateDir string) error {
 	out, changed, empty, err := RemoveGeminiSettings(old, rec.Command)
 	if err != nil {
 		return fmt.Errorf("remove party's Gemini hooks from %s: %w", rec.Path, err)
+	}
+	if rec.MCP != nil {
+		var ch bool
+		if out, ch, empty, err = RemoveGeminiMCP(out, *rec.MCP); err != nil {
+			return fmt.Errorf("remove party's MCP server from %s: %w", rec.Path, err)
+		}
+		changed = changed || ch
 	}
 	switch {
 	case rec.Created && empty:

@@ -20,7 +20,10 @@ const claudeMCPFile = "claude-mcp.json"
 
 // mcpEnv are the variables of a pane that the party mcp an agent starts
 // needs: which session, which runtime (its token), which role. Codex
-// gives an MCP server only the variables named in its env_vars.
+// gives an MCP server only the variables named in its env_vars; Gemini
+// takes the secret-looking ones (PARTY_RUNTIME_TOKEN) out, and all but
+// PATH and a few others under strict sanitization (GITHUB_SHA set),
+// unless its settings allow them.
 var mcpEnv = []string{"PARTY_SESSION", "PARTY_STATE_DIR", "PARTY_ROLE", "PARTY_RUNTIME_TOKEN", "PARTY_TMUX_SOCKET",
 	"XDG_STATE_HOME", "XDG_RUNTIME_DIR", "XDG_CONFIG_HOME"}
 
@@ -31,7 +34,8 @@ var mcpEnv = []string{"PARTY_SESSION", "PARTY_STATE_DIR", "PARTY_ROLE", "PARTY_R
 // the server's tools in the settings file wireHooks wrote; codex gets -c
 // overrides of mcp_servers.party, with its tools approved unless
 // cfg.Prompt. The server inherits the pane's environment (its token): no
-// token is written anywhere. Gemini has no flag for either (docs/mcp.md).
+// token is written anywhere. Gemini has no flag for either: wireHooks puts
+// its server into the folder's settings with its hooks (geminiMCP).
 func wireMCP(d Deps, dir string, panes []PaneSpec, cfg config.MCP) error {
 	if !cfg.Enabled {
 		return nil
@@ -78,4 +82,15 @@ func CodexMCPArgs(exe string, prompt bool) []string {
 func tomlValue(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
+}
+
+// geminiMCP is party's MCP server as Deps.Gemini writes it into a folder's
+// Gemini settings, or nil when cfg disables it: d.Exe mcp, trusted (no
+// confirmation) unless cfg.Prompt, with the pane's party variables let
+// through Gemini's redaction of a server's environment (mcpEnv).
+func geminiMCP(d Deps, cfg config.MCP) *hook.GeminiMCP {
+	if !cfg.Enabled {
+		return nil
+	}
+	return &hook.GeminiMCP{Command: d.Exe, Args: []string{"mcp"}, Trust: !cfg.Prompt, Allow: slices.Clone(mcpEnv)}
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/hook"
 )
 
 func TestWireMCP(t *testing.T) {
@@ -39,7 +41,7 @@ func TestWireMCP(t *testing.T) {
 				{Role: "x", Agent: agent.Codex, Argv: []string{"/bin/codex"}},
 				{Role: "sh", Agent: agent.Shell},
 			}
-			require.NoError(t, wireHooks(d, dir, cwd, panes))
+			require.NoError(t, wireHooks(d, dir, cwd, panes, tt.cfg))
 			require.NoError(t, wireMCP(d, dir, panes, tt.cfg))
 
 			mcpFile := filepath.Join(dir, claudeMCPFile)
@@ -92,4 +94,42 @@ func TestCodexMCPArgs(t *testing.T) {
 		"-c", `mcp_servers.party.default_tools_approval_mode="approve"`,
 	}, got)
 	assert.Len(t, CodexMCPArgs("/p", true), 6, "with prompt, no approval mode")
+}
+
+// recordingGemini is Deps.Gemini that keeps the MCP server it was asked
+// to wire.
+type recordingGemini struct{ mcp []*hook.GeminiMCP }
+
+func (r *recordingGemini) Wire(_, _ string, _ []string, mcp *hook.GeminiMCP) (string, error) {
+	r.mcp = append(r.mcp, mcp)
+	return "", nil
+}
+func (*recordingGemini) Unwire(context.Context, string) error { return nil }
+func (*recordingGemini) SettingsPath(dir string) string       { return filepath.Join(dir, "settings") }
+
+func TestWireHooksGivesGeminiTheMCPServer(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  config.MCP
+		want *hook.GeminiMCP
+	}{
+		{"disabled", config.MCP{}, nil},
+		{"trusted", config.MCP{Enabled: true}, &hook.GeminiMCP{Command: "/opt/party bin/party", Args: []string{"mcp"}, Trust: true, Allow: mcpEnv}},
+		{"prompt", config.MCP{Enabled: true, Prompt: true}, &hook.GeminiMCP{Command: "/opt/party bin/party", Args: []string{"mcp"}, Allow: mcpEnv}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, _ := testDeps(t, &fakeTmux{}, map[string]string{"HOME": t.TempDir()})
+			g := &recordingGemini{}
+			d.Gemini = g
+			panes := []PaneSpec{{Role: "g1", Agent: agent.Gemini, Argv: []string{"/bin/gemini"}},
+				{Role: "g2", Agent: agent.Gemini, Argv: []string{"/bin/gemini"}}}
+			require.NoError(t, wireHooks(d, t.TempDir(), t.TempDir(), panes, tt.cfg))
+			require.Len(t, g.mcp, 1, "one folder, wired once")
+			assert.Equal(t, tt.want, g.mcp[0])
+			assert.Equal(t, "gemini-settings", panes[1].Hooks)
+			assert.Equal(t, []string{"/bin/gemini"}, panes[0].launch, "no flag: the server is in the folder's settings")
+		})
+	}
+	assert.Contains(t, mcpEnv, "PARTY_RUNTIME_TOKEN", "the variable Gemini would redact")
 }

@@ -127,9 +127,10 @@ func ParseSize(s string) (int, int, error) {
 // arguments that make the agent report its turns to "party hook": a
 // settings file for claude (--settings), a notify program for codex.
 // Gemini has no such flag: its hooks go into the folder's
-// .gemini/settings.json (Deps.Gemini), and a gemini pane whose folder
-// Gemini does not trust keeps the marker, with a warning.
-func wireHooks(d Deps, dir, cwd string, panes []PaneSpec) error {
+// .gemini/settings.json (Deps.Gemini), with party's MCP server when mcp
+// enables it, and a gemini pane whose folder Gemini does not trust keeps
+// the marker, with a warning.
+func wireHooks(d Deps, dir, cwd string, panes []PaneSpec, mcp config.MCP) error {
 	geminiWired, fallback := false, ""
 	for i, p := range panes {
 		panes[i].launch = p.Argv
@@ -157,7 +158,7 @@ func wireHooks(d Deps, dir, cwd string, panes []PaneSpec) error {
 			}
 			if !geminiWired {
 				var err error
-				if fallback, err = d.wireGemini(dir, cwd, p.Argv); err != nil {
+				if fallback, err = d.wireGemini(dir, cwd, p.Argv, mcp); err != nil {
 					return err
 				}
 				geminiWired = true
@@ -167,6 +168,7 @@ func wireHooks(d Deps, dir, cwd string, panes []PaneSpec) error {
 				continue
 			}
 			panes[i].Hooks = "gemini-settings"
+			panes[i].MCP = mcp.Enabled // with the hooks, in the same settings
 		}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/launch"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/state"
@@ -79,7 +80,7 @@ func restore(ctx context.Context, d Deps, opts StartOptions, rec Record, cwd str
 		return Result{}, err
 	}
 	agents := Agents(dir, rec, d.Getenv)
-	spawns, err := restoreSpawns(d, rec, cwd, panes, agents)
+	spawns, err := restoreSpawns(d, rec, cwd, panes, agents, opts.Config.MCP)
 	if err != nil {
 		return Result{}, err
 	}
@@ -105,8 +106,8 @@ func restore(ctx context.Context, d Deps, opts StartOptions, rec Record, cwd str
 // restoreSpawns are the spawns of a team's panes brought back: a shell as
 // it was, an agent from its launch spec, resuming its own session where
 // agents say it is kept (marked Resumed). The folder's Gemini hooks are
-// wired again.
-func restoreSpawns(d Deps, rec Record, cwd string, panes []PaneSpec, agents []AgentSession) ([]tmux.Spawn, error) {
+// wired again, with party's MCP server as mcp says.
+func restoreSpawns(d Deps, rec Record, cwd string, panes []PaneSpec, agents []AgentSession, mcp config.MCP) ([]tmux.Spawn, error) {
 	dir := rec.StateDir
 	spawns := make([]tmux.Spawn, len(panes))
 	geminiWired := false
@@ -117,7 +118,7 @@ func restoreSpawns(d Deps, rec Record, cwd string, panes []PaneSpec, agents []Ag
 		}
 		if p.Agent == agent.Gemini && p.Hooks != "" && !geminiWired {
 			// The hooks a team that died left in its folder, or put back.
-			fallback, err := d.wireGemini(dir, cwd, p.Argv)
+			fallback, err := d.wireGemini(dir, cwd, p.Argv, mcp)
 			if err != nil {
 				return nil, err
 			}

@@ -86,10 +86,11 @@ type Deps struct {
 // and takes them out again. Gemini has no flag for a settings file, so
 // the hooks live in the folder, recorded in the session's state dir.
 type GeminiHooks interface {
-	// Wire adds the hooks for a pane running argv in cwd; fallback says
-	// why the pane must read party's marker instead (an untrusted folder,
-	// settings that cannot be merged).
-	Wire(stateDir, cwd string, argv []string) (fallback string, err error)
+	// Wire adds the hooks for a pane running argv in cwd, and party's MCP
+	// server unless mcp is nil; fallback says why the pane must read
+	// party's marker instead (an untrusted folder, settings that cannot be
+	// merged).
+	Wire(stateDir, cwd string, argv []string, mcp *hook.GeminiMCP) (fallback string, err error)
 	// Unwire takes out what Wire added for the session in stateDir.
 	Unwire(ctx context.Context, stateDir string) error
 	// SettingsPath is the settings file of the folder dir: Start holds
@@ -97,12 +98,13 @@ type GeminiHooks interface {
 	SettingsPath(dir string) string
 }
 
-// wireGemini is d.Gemini.Wire, or a fallback without it.
-func (d Deps) wireGemini(stateDir, cwd string, argv []string) (string, error) {
+// wireGemini is d.Gemini.Wire, with party's MCP server when cfg enables
+// it, or a fallback without it.
+func (d Deps) wireGemini(stateDir, cwd string, argv []string, cfg config.MCP) (string, error) {
 	if d.Gemini == nil {
 		return "party wires no Gemini hooks here", nil
 	}
-	return d.Gemini.Wire(stateDir, cwd, argv)
+	return d.Gemini.Wire(stateDir, cwd, argv, geminiMCP(d, cfg))
 }
 
 // unwireGemini is d.Gemini.Unwire, or nothing without it.
@@ -309,7 +311,7 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 		return Result{}, err
 	}
 	defer release()
-	if err := wireHooks(d, dir, cwd, panes); err != nil {
+	if err := wireHooks(d, dir, cwd, panes, opts.Config.MCP); err != nil {
 		return Result{}, err
 	}
 	if err := wireMCP(d, dir, panes, opts.Config.MCP); err != nil {

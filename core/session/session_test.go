@@ -129,7 +129,7 @@ func TestWireHooks(t *testing.T) {
 		{Role: "g", Agent: agent.Gemini, Argv: []string{"/bin/gemini"}},
 		{Role: "sh", Agent: agent.Shell},
 	}
-	require.NoError(t, wireHooks(d, dir, cwd, panes))
+	require.NoError(t, wireHooks(d, dir, cwd, panes, config.MCP{}))
 
 	settings := filepath.Join(dir, "claude-settings.json")
 	assert.Equal(t, []string{"/bin/claude", "--settings", settings}, panes[0].launch)
@@ -448,7 +448,7 @@ func (quickClock) Sleep(ctx context.Context, _ time.Duration) error {
 // untrustedGemini is Deps.Gemini for a folder Gemini does not trust.
 type untrustedGemini struct{}
 
-func (untrustedGemini) Wire(string, string, []string) (string, error) {
+func (untrustedGemini) Wire(string, string, []string, *hook.GeminiMCP) (string, error) {
 	return "Gemini runs no hooks in a folder it does not trust", nil
 }
 func (untrustedGemini) Unwire(context.Context, string) error { return nil }
