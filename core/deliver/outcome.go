@@ -62,6 +62,20 @@ func CheckAgentText(pane string, kind agent.Kind) error {
 	return nil
 }
 
+// WentWith says what a submitted text took with it: the keys someone
+// typed into the input box as Enter was pressed, and whether they are
+// back in the box; "" when there were none.
+func (r Result) WentWith() string {
+	if r.TypedAfter == "" {
+		return ""
+	}
+	back := "given back into the input box"
+	if !r.GivenBack {
+		back = "not given back: the input box was not empty again"
+	}
+	return fmt.Sprintf("keys typed into the input box as Enter was pressed went with the text: %q (%s)", r.TypedAfter, back)
+}
+
 // Result reports a delivery.
 type Result struct {
 	Outcome Outcome `json:"outcome"`

@@ -218,13 +218,16 @@ func (s *submission) giveBack(ctx context.Context, submitted bool) {
 	// on its way, waited for up to a confirm window. A hook that is not
 	// running then reports nothing: not waited for longer. A queued text
 	// is reported when the running turn ends: not waited for either.
-	now := s.d.Clock.Now()
-	for grace, end := now.Add(hookGrace), now.Add(s.d.confirm()); submitted && !ok && s.d.Clock.Now().Before(end) &&
-		(s.d.Clock.Now().Before(grace) || s.hookRuns(ctx)); {
-		if s.d.Clock.Sleep(ctx, s.d.poll()) != nil {
-			return
+	if submitted && !ok {
+		hookRuns := s.hookRunning(ctx)
+		now := s.d.Clock.Now()
+		for grace, end := now.Add(hookGrace), now.Add(s.d.confirm()); !ok && s.d.Clock.Now().Before(end) &&
+			(s.d.Clock.Now().Before(grace) || hookRuns()); {
+			if s.d.Clock.Sleep(ctx, hookPoll) != nil {
+				return
+			}
+			prompt, ok = s.d.Events.SubmittedPrompt(s.req.Pane, s.mark, s.text)
 		}
-		prompt, ok = s.d.Events.SubmittedPrompt(s.req.Pane, s.mark, s.text)
 	}
 	if !ok {
 		return
@@ -262,16 +265,21 @@ func (s *submission) giveBack(ctx context.Context, submitted bool) {
 const maxTypedAfter = 200
 
 // hookGrace is how long an agent's submit hook may take to start after
-// its box showed the submission (Gemini's mock: about 100 ms).
-const hookGrace = 150 * time.Millisecond
+// its box showed the submission (Gemini's mock: about 100 ms); hookPoll
+// how often the event log and the agent's processes are looked at then.
+const (
+	hookGrace = 150 * time.Millisecond
+	hookPoll  = 20 * time.Millisecond
+)
 
-// hookRuns says the agent runs a hook now (Deliverer.Announcing).
-func (s *submission) hookRuns(ctx context.Context) bool {
+// hookRunning returns what says the agent runs a hook now
+// (Deliverer.Announcing), its pane asked of tmux once.
+func (s *submission) hookRunning(ctx context.Context) func() bool {
 	if s.d.Announcing == nil {
-		return false
+		return func() bool { return false }
 	}
 	p, err := s.d.Mux.Pane(ctx, s.req.Pane)
-	return err == nil && s.d.Announcing(p)
+	return func() bool { return err == nil && s.d.Announcing(p) }
 }
 
 // typedAfter is what follows text in prompt, an agent's report of a
@@ -283,25 +291,11 @@ func (s *submission) hookRuns(ctx context.Context) bool {
 // nowhere, or what follows is not such keys (more lines: something the
 // agent added, never given back as someone's).
 func typedAfter(prompt, text string) string {
-	want := []rune(agent.Squeeze(text))
-	if len(want) == 0 {
+	if agent.Squeeze(text) == "" {
 		return ""
 	}
-	for start := 0; start >= 0; {
-		rest := []rune(prompt[start:])
-		i, j := 0, 0
-		for j < len(want) && i < len(rest) {
-			switch {
-			case unicode.IsSpace(rest[i]):
-				i++
-			case rest[i] == want[j]:
-				i, j = i+1, j+1
-			default:
-				i = len(rest) + 1
-			}
-		}
-		if j == len(want) && i <= len(rest) {
-			after := string(rest[i:])
+	for start := 0; ; {
+		if after, ok := cutShownStart(prompt[start:], text); ok {
 			if k := strings.Index(after, "\n\n"); k >= 0 {
 				after = after[:k] // the prompts queued after it
 			}

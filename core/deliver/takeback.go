@@ -141,19 +141,9 @@ func theirsAfter(p agent.Profile, in, text string) (string, bool) {
 			return theirs, theirs != ""
 		}
 	}
-	shown := []rune(in)
-	i := 0
-	for _, w := range agent.Squeeze(text) {
-		for i < len(shown) && unicode.IsSpace(shown[i]) {
-			i++
-		}
-		if i == len(shown) || shown[i] != w {
-			return "", false
-		}
-		i++
-	}
-	theirs := strings.TrimSpace(string(shown[i:]))
-	return theirs, theirs != ""
+	rest, ok := cutShownStart(in, text)
+	theirs := strings.TrimSpace(rest)
+	return theirs, ok && theirs != ""
 }
 
 // untangleAfter takes the text pasted back out of an input box that
@@ -205,6 +195,24 @@ func cutShown(in, text string) (string, bool) {
 		i--
 	}
 	return string(shown[:i]), true
+}
+
+// cutShownStart cuts text off the start of in, white space aside (an
+// agent rewraps what it shows, or trims what it reports), and returns
+// what is after it.
+func cutShownStart(in, text string) (string, bool) {
+	shown := []rune(in)
+	i := 0
+	for _, w := range agent.Squeeze(text) {
+		for i < len(shown) && unicode.IsSpace(shown[i]) {
+			i++
+		}
+		if i == len(shown) || shown[i] != w {
+			return "", false
+		}
+		i++
+	}
+	return string(shown[i:]), true
 }
 
 // presses is how many BSpace presses at most delete what the input box

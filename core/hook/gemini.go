@@ -169,18 +169,12 @@ func MergeGeminiSettings(existing []byte, command string) (merged []byte, change
 // groups, events and hooks object they leave empty. empty reports that
 // nothing but an empty object is left.
 func RemoveGeminiSettings(existing []byte, command string) (out []byte, changed, empty bool, err error) {
-	if len(bytes.TrimSpace(existing)) == 0 {
-		return existing, false, true, nil
-	}
-	if err := noComments(existing); err != nil {
-		return nil, false, false, err
-	}
-	if err := validJSON(existing); err != nil {
-		return nil, false, false, err
-	}
-	doc, err := parseObject(existing)
+	doc, err := settingsToEdit(existing)
 	if err != nil {
-		return nil, false, false, fmt.Errorf("top level: %w", err)
+		return nil, false, false, err
+	}
+	if doc == nil {
+		return existing, false, true, nil
 	}
 	raw, ok := doc.get("hooks")
 	if !ok || isNull(raw) {
@@ -245,12 +239,28 @@ func RemoveGeminiSettings(existing []byte, command string) (out []byte, changed,
 	} else {
 		doc.set("hooks", hooks.marshal())
 	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, doc.marshal(), "", "  "); err != nil {
-		return nil, false, false, fmt.Errorf("%v: %w", err, ErrSettings)
+	out, err = doc.indented()
+	return out, err == nil, len(doc) == 0, err
+}
+
+// settingsToEdit parses a Gemini settings document to take party's
+// entries out of it: nil for an empty one; one with comments (which a
+// rewrite would lose), or not a JSON object, is refused.
+func settingsToEdit(existing []byte) (object, error) {
+	if len(bytes.TrimSpace(existing)) == 0 {
+		return nil, nil
 	}
-	buf.WriteByte('\n')
-	return buf.Bytes(), true, len(doc) == 0, nil
+	if err := noComments(existing); err != nil {
+		return nil, err
+	}
+	if err := validJSON(existing); err != nil {
+		return nil, err
+	}
+	doc, err := parseObject(existing)
+	if err != nil {
+		return nil, fmt.Errorf("top level: %w", err)
+	}
+	return doc, nil
 }
 
 func slicesClone(o object) object { return append(object(nil), o...) }

@@ -179,18 +179,12 @@ func MergeGeminiMCP(existing []byte, s GeminiMCP, prev GeminiMCPAdded) (merged [
 // made that are left empty. empty reports that nothing but an empty
 // object is left.
 func RemoveGeminiMCP(existing []byte, added GeminiMCPAdded) (out []byte, changed, empty bool, err error) {
-	if len(bytes.TrimSpace(existing)) == 0 {
-		return existing, false, true, nil
-	}
-	if err := noComments(existing); err != nil {
-		return nil, false, false, err
-	}
-	if err := validJSON(existing); err != nil {
-		return nil, false, false, err
-	}
-	doc, err := parseObject(existing)
+	doc, err := settingsToEdit(existing)
 	if err != nil {
-		return nil, false, false, fmt.Errorf("top level: %w", err)
+		return nil, false, false, err
+	}
+	if doc == nil {
+		return existing, false, true, nil
 	}
 	made := func(path string) bool { return slices.Contains(added.Made, path) }
 
@@ -255,8 +249,8 @@ func RemoveGeminiMCP(existing []byte, added GeminiMCPAdded) (out []byte, changed
 	if !changed {
 		return existing, false, len(doc) == 0, nil
 	}
-	out, _, _, err = normalized(existing, doc, true, added)
-	return out, true, len(doc) == 0, err
+	out, err = doc.indented()
+	return out, err == nil, len(doc) == 0, err
 }
 
 // child is the object under key in o: an empty one when there is none
@@ -278,12 +272,11 @@ func normalized(existing []byte, doc object, changed bool, added GeminiMCPAdded)
 	if !changed {
 		return existing, added, false, nil
 	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, doc.marshal(), "", "  "); err != nil {
-		return nil, added, false, fmt.Errorf("%v: %w", err, ErrSettings)
+	out, err := doc.indented()
+	if err != nil {
+		return nil, added, false, err
 	}
-	buf.WriteByte('\n')
-	return buf.Bytes(), added, true, nil
+	return out, added, true, nil
 }
 
 // stringIs reports whether the JSON value v is the string s.

@@ -10,9 +10,10 @@ import (
 	"path"
 	"path/filepath"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/partyhq/party/core/jsonpos"
 	"github.com/partyhq/party/core/shellwords"
-	"golang.org/x/sys/unix"
 )
 
 // ErrSettings is an agent's settings document (Claude Code's, Gemini CLI's)
@@ -123,12 +124,19 @@ func mergeSettings(existing []byte, entries []claudeEntry, command string, isPar
 		doc.set("hooks", hooks.marshal())
 		changed = true
 	}
+	out, err := doc.indented()
+	return out, changed, err
+}
+
+// indented is doc as party writes a settings file: indented by two
+// spaces, ending with a newline.
+func (o object) indented() ([]byte, error) {
 	var buf bytes.Buffer
-	if err := json.Indent(&buf, doc.marshal(), "", "  "); err != nil {
-		return nil, false, fmt.Errorf("%v: %w", err, ErrSettings)
+	if err := json.Indent(&buf, o.marshal(), "", "  "); err != nil {
+		return nil, fmt.Errorf("%v: %w", err, ErrSettings)
 	}
 	buf.WriteByte('\n')
-	return buf.Bytes(), changed, nil
+	return buf.Bytes(), nil
 }
 
 // mergeEvent puts one hook running command in the matcher groups of one

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/spf13/cobra"
 
@@ -51,13 +50,8 @@ func sendRun(ctx context.Context, f *Factory, opts *party.SendRequest) error {
 		writeJSON(f.IO.Out, s)
 		return &reported{error: err, json: true}
 	}
-	if err == nil && s.TypedAfter != "" && !f.JSON {
-		back := "typed back into its input box"
-		if !s.GivenBack {
-			back = "not typed back: the box was not empty again"
-		}
-		fmt.Fprintf(f.IO.ErrOut, "party: send: keys typed into %s's input box as Enter was pressed went with the message: %s (%s)\n",
-			s.Role, termsafe.Text(strconv.Quote(s.TypedAfter)), back)
+	if note := s.WentWith(); err == nil && note != "" && !f.JSON {
+		fmt.Fprintf(f.IO.ErrOut, "party: send to %s: %s\n", s.Role, termsafe.Text(note))
 	}
 	return f.show(err, s, "%s to %s (%s)", s.Outcome, s.Role, s.Pane)
 }

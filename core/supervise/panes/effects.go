@@ -373,7 +373,7 @@ func (e *Effects) Send(ctx context.Context, rt supervise.Runtime, text string) s
 	r := supervise.SendReport{Acked: res.Via == "event", Pasted: pasted, Err: err}
 	if err == nil {
 		r.Outcome = string(res.Outcome)
-		r.Note = typedAfterNote(res)
+		r.Note = res.WentWith()
 		return r
 	}
 	switch {
@@ -391,20 +391,6 @@ func (e *Effects) Send(ctx context.Context, rt supervise.Runtime, text string) s
 		r.Class = supervise.SendKeysError
 	}
 	return r
-}
-
-// typedAfterNote tells the audit trail of keys someone typed into the box
-// between the delivery's last look and its Enter, which the agent took
-// with the envelope.
-func typedAfterNote(res deliver.Result) string {
-	if res.TypedAfter == "" {
-		return ""
-	}
-	back := "given back into the input box"
-	if !res.GivenBack {
-		back = "not given back: the input box was not empty again"
-	}
-	return fmt.Sprintf("keys typed into the input box as Enter was pressed went with the envelope: %q (%s)", res.TypedAfter, back)
 }
 
 // request is the delivery of text to rt's pane p. A trigger's text may be
