@@ -90,6 +90,10 @@ type Deliverer struct {
 	// keys someone types meanwhile, unseen on the screen, it would submit
 	// their text once the agent reads them.
 	Announcing func(p mux.Pane) bool
+	// Unheard, when set, says a hook of pane reported at or after since
+	// that it could not record its event: the report waited for will not
+	// come.
+	Unheard func(pane string, since time.Time) bool
 }
 
 // Send delivers req. On refusal the error wraps ErrPaneDead,
@@ -128,7 +132,7 @@ func (d *Deliverer) Send(ctx context.Context, req Request) (Result, error) {
 		d.Pasted(req.Pane, text)
 	}
 	d.step("paste")
-	s := submission{d: d, req: req, text: text, events: events, mark: mark, res: &res}
+	s := submission{d: d, req: req, text: text, events: events, mark: mark, began: d.Clock.Now(), res: &res}
 	err = s.run(ctx)
 	if err != nil && res.Outcome != Submitted && res.Outcome != Queued {
 		if ctx.Err() != nil {

@@ -16,9 +16,10 @@ import (
 type submission struct {
 	d      *Deliverer
 	req    Request
-	text   string // as pasted
-	events bool   // the agent announces submissions in the event log
-	mark   int64  // the event log's end before the paste
+	text   string    // as pasted
+	events bool      // the agent announces submissions in the event log
+	mark   int64     // the event log's end before the paste
+	began  time.Time // when the send began
 	res    *Result
 }
 
@@ -213,21 +214,16 @@ func (s *submission) took(ctx context.Context, busy bool) error {
 // typed into since is left as it is.
 func (s *submission) giveBack(ctx context.Context, submitted bool) {
 	prompt, ok := s.d.Events.SubmittedPrompt(s.req.Pane, s.mark, s.text)
-	// The screen can tell a submission first: while the agent's submit
-	// hook runs (hookGrace for it to start), its report of the prompt is
-	// on its way, waited for up to a confirm window. A hook that is not
-	// running then reports nothing: not waited for longer. A queued text
-	// is reported when the running turn ends: not waited for either.
-	if submitted && !ok {
-		hookRuns := s.hookRunning(ctx)
-		now := s.d.Clock.Now()
-		for grace, end := now.Add(hookGrace), now.Add(s.d.confirm()); !ok && s.d.Clock.Now().Before(end) &&
-			(s.d.Clock.Now().Before(grace) || hookRuns()); {
-			if s.d.Clock.Sleep(ctx, hookPoll) != nil {
-				return
-			}
-			prompt, ok = s.d.Events.SubmittedPrompt(s.req.Pane, s.mark, s.text)
+	// The screen can tell a submission first: the agent's hook reports
+	// the prompt a moment later (later still on a loaded machine),
+	// waited for up to a confirm window, unless the hook said it could
+	// not record it. A queued text is reported when the running turn
+	// ends: not waited for.
+	for end := s.d.Clock.Now().Add(s.d.confirm()); submitted && !ok && s.d.Clock.Now().Before(end) && !s.unheard(); {
+		if s.d.Clock.Sleep(ctx, eventPoll) != nil {
+			return
 		}
+		prompt, ok = s.d.Events.SubmittedPrompt(s.req.Pane, s.mark, s.text)
 	}
 	if !ok {
 		return
@@ -264,23 +260,15 @@ func (s *submission) giveBack(ctx context.Context, submitted bool) {
 // Enter: more that follows the text is not theirs.
 const maxTypedAfter = 200
 
-// hookGrace is how long an agent's submit hook may take to start after
-// its box showed the submission (Gemini's mock: about 100 ms); hookPoll
-// how often the event log and the agent's processes are looked at then.
-const (
-	hookGrace = 150 * time.Millisecond
-	hookPoll  = 20 * time.Millisecond
-)
-
-// hookRunning returns what says the agent runs a hook now
-// (Deliverer.Announcing), its pane asked of tmux once.
-func (s *submission) hookRunning(ctx context.Context) func() bool {
-	if s.d.Announcing == nil {
-		return func() bool { return false }
-	}
-	p, err := s.d.Mux.Pane(ctx, s.req.Pane)
-	return func() bool { return err == nil && s.d.Announcing(p) }
+// unheard says a hook of the pane could not record its event since the
+// submission began (Deliverer.Unheard).
+func (s *submission) unheard() bool {
+	return s.d.Unheard != nil && s.d.Unheard(s.req.Pane, s.began)
 }
+
+// eventPoll is how often the give-back reads the event log for the
+// submission's report.
+const eventPoll = 20 * time.Millisecond
 
 // typedAfter is what follows text in prompt, an agent's report of a
 // submission that holds it (white space aside, as agents rewrap and

@@ -2,6 +2,7 @@ package party
 
 import (
 	"path/filepath"
+	"time"
 
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/clock"
@@ -32,6 +33,10 @@ func NewDeliverer(m mux.Multiplexer, clk clock.Clock, getenv func(string) string
 	}
 	events := filepath.Join(stateDir, state.EventLog)
 	d.Events = observe.Events{Path: events}
+	d.Unheard = func(pane string, since time.Time) bool {
+		_, ok := hook.LastUnheard(getenv, stateDir, pane, since)
+		return ok
+	}
 	d.Pasted = func(pane, text string) {
 		_ = state.AppendEvent(events, map[string]any{"time": clk.Now().UTC(), "kind": "input", "pane": pane, "role": roles[pane], "text": text})
 		state.WakeSession(getenv, stateDir)
