@@ -419,7 +419,10 @@ func (l *Loop) apply(ctx context.Context, t Trigger, ev Event) Trigger {
 		msg = &Message{Thread: next.Thread, From: next.Role, Text: *next.Answer, At: ev.At}
 	}
 	if err := l.Store.SaveTriggerWith(ctx, next, t.Status, string(ev.Kind), msg, audits(next, acts)...); err != nil {
+		// Nothing of the step is done: a send's report is reconciled with
+		// what the agent shows by the next pass (move), as after a crash.
 		l.logf("trigger %s: save %s -> %s: %v", t.ID, t.Status, next.Status, err)
+		l.Metrics.StoreError()
 		return t
 	}
 	if t.Status != next.Status {

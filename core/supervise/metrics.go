@@ -22,6 +22,7 @@ type Metrics struct {
 
 	attempt, delivered, retry, timeout, acked, deferred *prometheus.CounterVec
 	failed, restart, drift                              *prometheus.CounterVec
+	storeErrors                                         prometheus.Counter
 	delivery, ack                                       *prometheus.HistogramVec
 	status                                              *prometheus.GaugeVec
 
@@ -60,6 +61,10 @@ func NewMetrics() *Metrics {
 		drift:     counter("tmux_reconcile_drift_total", "Runtimes whose pane or pid changed behind the supervisor's back, corrected.", rt...),
 		delivery:  histogram("tmux_trigger_delivery_seconds", "Time from a trigger queued to delivered."),
 		ack:       histogram("tmux_trigger_ack_seconds", "Time from a trigger delivered to acked."),
+		storeErrors: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "tmux_store_write_errors_total",
+			Help: "Steps of a trigger the supervisor could not save to its store (a full disk, an I/O error); it is reconciled with what its agent shows.",
+		}),
 		status: prometheus.NewGaugeVec(prometheus.GaugeOpts{
 			Name: "tmux_runtime_status",
 			Help: "1 for a runtime's current status, 0 for its others.",
@@ -70,7 +75,7 @@ func NewMetrics() *Metrics {
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.attempt, m.delivered, m.retry, m.timeout, m.acked, m.deferred, m.failed, m.restart, m.drift,
-		m.delivery, m.ack, m.status,
+		m.delivery, m.ack, m.status, m.storeErrors,
 	)
 	return m
 }
@@ -137,6 +142,13 @@ func (m *Metrics) Deferred(agent, workspace string) {
 func (m *Metrics) Failed(agent, workspace, class string) {
 	if m != nil {
 		m.failed.WithLabelValues(agent, workspace, class).Inc()
+	}
+}
+
+// StoreError counts a trigger's step that could not be saved.
+func (m *Metrics) StoreError() {
+	if m != nil {
+		m.storeErrors.Inc()
 	}
 }
 

@@ -105,6 +105,7 @@ func TestNilMetrics(t *testing.T) {
 		m.Deferred("x", "w")
 		m.Failed("x", "w", "c")
 		m.RuntimeStatus("x", "w", "ready")
+		m.StoreError()
 	})
 }
 
