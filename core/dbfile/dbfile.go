@@ -20,7 +20,9 @@ import (
 // params are the connection's settings: a writer waits up to 10 s for
 // another's lock; WAL lets readers go on while one writes; synchronous
 // FULL makes every commit durable, power loss included (a trigger marked
-// Reached must stay so: it is never delivered twice); every transaction
+// Reached must stay so: it is never delivered twice; the supervisor's
+// store lowers it for the writes it works out again, supervise.Lazy);
+// every transaction
 // begins IMMEDIATE, taking the write lock up front, so that two
 // read-modify-writes cannot deadlock on upgrading their read locks.
 const params = "_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(FULL)&_txlock=immediate"

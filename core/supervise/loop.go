@@ -270,7 +270,7 @@ func (l *Loop) pass(ctx context.Context) error {
 			}
 			rt.LastTrigger = last
 			rt.Status, rt.OperatorBusy, rt.Updated = status, busy, l.now()
-			if err := l.Store.PutRuntime(ctx, rt); err != nil {
+			if err := l.Store.putStatus(ctx, rt); err != nil {
 				return err
 			}
 			if l.Metrics != nil {

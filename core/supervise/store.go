@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"modernc.org/sqlite"
@@ -41,6 +42,8 @@ type Store struct {
 	// wmu queues this Store's own write transactions, so that they wait
 	// on each other here rather than in SQLite's sleeping busy handler.
 	wmu sync.Mutex
+	// synced counts the Durable commits (a test's measure of the syncs).
+	synced atomic.Int64
 	// cmu guards changed, closed and replaced by each commit of this
 	// Store: what a long-polling reader of the API waits on; gen, which
 	// counts the commits; keep and reads.
@@ -344,7 +347,7 @@ func (s *Store) migrate(ctx context.Context) error {
 		return s.newerErr(v)
 	}
 	for v < len(migrations) {
-		err := s.inTx(ctx, func(tx *sql.Tx) error {
+		err := s.inTx(ctx, Durable, func(tx *sql.Tx) error {
 			if err := tx.QueryRowContext(ctx, "PRAGMA user_version").Scan(&v); err != nil {
 				return err
 			}
@@ -417,17 +420,52 @@ func (s *Store) fail(what string, err error) error {
 	return fmt.Errorf("supervise store %s: %s: %w", s.path, what, err)
 }
 
-// write runs fn in one write transaction, committed when fn returns nil.
+// write runs fn in one durable write transaction, committed when fn
+// returns nil: what a client was told is kept, and the steps that decide
+// whether a text goes to an agent (see Durable).
 func (s *Store) write(ctx context.Context, what string, fn func(tx *sql.Tx) error) error {
-	return s.fail(what, s.inTx(ctx, fn))
+	return s.fail(what, s.inTx(ctx, Durable, fn))
 }
 
+// writeLazy is write for a record the supervisor works out again after a
+// crash (a runtime's status, a heartbeat, an audit line): not synced.
+func (s *Store) writeLazy(ctx context.Context, what string, fn func(tx *sql.Tx) error) error {
+	return s.fail(what, s.inTx(ctx, Lazy, fn))
+}
+
+// Durability is how a write transaction is committed. Every commit
+// survives the supervisor's crash (a kill -9: SQLite's WAL is written
+// before the commit returns); a Durable one survives the machine's too
+// (power loss: synchronous FULL syncs the WAL at each commit), a Lazy one
+// is synced with the next Durable commit or checkpoint (synchronous
+// NORMAL), and one the machine's crash takes back is worked out again.
+type Durability int
+
+// The Durability of a write.
+const (
+	Durable Durability = iota
+	Lazy
+)
+
+// synchronous sets a connection's SQLite synchronous level for d.
+var synchronous = map[Durability]string{Durable: "PRAGMA synchronous = FULL", Lazy: "PRAGMA synchronous = NORMAL"}
+
 // inTx runs fn in one write transaction (BEGIN IMMEDIATE, from the DSN's
-// _txlock), committed when fn returns nil.
-func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
+// _txlock) committed with d when fn returns nil.
+func (s *Store) inTx(ctx context.Context, d Durability, fn func(tx *sql.Tx) error) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	tx, err := s.db.BeginTx(ctx, nil)
+	conn, err := s.db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	// A pool's connection keeps the level it was last given: each write
+	// says its own (an in-memory setting, no I/O).
+	if _, err := conn.ExecContext(ctx, synchronous[d]); err != nil {
+		return err
+	}
+	tx, err := conn.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -437,6 +475,9 @@ func (s *Store) inTx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 	}
 	if err := tx.Commit(); err != nil {
 		return err
+	}
+	if d == Durable {
+		s.synced.Add(1)
 	}
 	s.committed()
 	return nil

@@ -15,7 +15,7 @@ import (
 // deleted.
 func (s *Store) Prune(ctx context.Context, before time.Time, limit int, keep func([]AuditEvent) error) (int, error) {
 	n := 0
-	err := s.write(ctx, "prune", func(tx *sql.Tx) error {
+	err := s.writeLazy(ctx, "prune", func(tx *sql.Tx) error {
 		cut := fmtTime(before)
 		old := `SELECT id FROM triggers WHERE NOT ` + openTerm + ` AND updated < ? ORDER BY updated LIMIT ?`
 		if _, err := tx.ExecContext(ctx, `DELETE FROM transitions WHERE trigger_id IN (`+old+`)`, cut, limit); err != nil {
@@ -57,7 +57,7 @@ func (s *Store) Audit(ctx context.Context, evs ...AuditEvent) error {
 	if len(evs) == 0 {
 		return nil
 	}
-	return s.write(ctx, "audit", func(tx *sql.Tx) error { return addAudit(ctx, tx, evs) })
+	return s.writeLazy(ctx, "audit", func(tx *sql.Tx) error { return addAudit(ctx, tx, evs) })
 }
 
 func addAudit(ctx context.Context, tx *sql.Tx, evs []AuditEvent) error {

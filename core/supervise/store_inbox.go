@@ -40,7 +40,7 @@ func (s *Store) PutThread(ctx context.Context, th Thread) error {
 	if th.ID == "" {
 		return fmt.Errorf("thread without an id: %w", ErrBadInput)
 	}
-	return s.write(ctx, "put thread "+th.ID, func(tx *sql.Tx) error {
+	return s.writeLazy(ctx, "put thread "+th.ID, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO threads (`+threadCols+`) VALUES (?, ?, ?, ?, ?, ?, ?)
 			ON CONFLICT (id) DO UPDATE SET created = excluded.created, turns = excluded.turns,
 				last_answer = excluded.last_answer, same = excluded.same, blocked = excluded.blocked,

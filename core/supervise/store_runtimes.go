@@ -34,10 +34,20 @@ func scanRuntime(row scanner) (Runtime, error) {
 // heartbeat (Heartbeat, from another goroutine or process) and put after
 // it keeps the newer one.
 func (s *Store) PutRuntime(ctx context.Context, r Runtime) error {
+	return s.putRuntime(ctx, r, Durable)
+}
+
+// putStatus is PutRuntime for a runtime's status as a pass of the loop
+// works it out (Lazy: the next pass works it out again).
+func (s *Store) putStatus(ctx context.Context, r Runtime) error {
+	return s.putRuntime(ctx, r, Lazy)
+}
+
+func (s *Store) putRuntime(ctx context.Context, r Runtime, d Durability) error {
 	if r.ID == "" || r.Role == "" {
 		return fmt.Errorf("runtime %q of role %q: no id or role: %w", r.ID, r.Role, ErrBadInput)
 	}
-	return s.write(ctx, "put runtime "+r.ID, func(tx *sql.Tx) error {
+	return s.fail("put runtime "+r.ID, s.inTx(ctx, d, func(tx *sql.Tx) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM runtimes WHERE role = ? AND id <> ?`, r.Role, r.ID); err != nil {
 			return err
 		}
@@ -57,7 +67,7 @@ func (s *Store) PutRuntime(ctx context.Context, r Runtime) error {
 			r.Target, r.PID, string(r.Status), r.OperatorBusy, fmtTime(r.LastHeartbeat), r.Heartbeat, r.LastTrigger,
 			r.TokenHash, fmtTime(r.Updated), recoveryText(r.Recovery), r.Tools)
 		return err
-	})
+	}))
 }
 
 // Runtimes are the recorded runtimes, by role. The Store of a running
@@ -173,7 +183,7 @@ func (s *Store) DeleteRuntime(ctx context.Context, id string) error {
 
 // Heartbeat records that role's runtime said status at at (ErrNotFound).
 func (s *Store) Heartbeat(ctx context.Context, role, status string, at time.Time) error {
-	return s.write(ctx, "heartbeat "+role, func(tx *sql.Tx) error {
+	return s.writeLazy(ctx, "heartbeat "+role, func(tx *sql.Tx) error {
 		res, err := tx.ExecContext(ctx, `UPDATE runtimes SET last_heartbeat = ?, heartbeat = ? WHERE role = ?`,
 			fmtTime(at), status, role)
 		if err != nil {
@@ -193,7 +203,7 @@ func (s *Store) Heartbeat(ctx context.Context, role, status string, at time.Time
 // watch runs beside workers that put the whole record (a spawn, a
 // restart), and a record it read a moment before would undo theirs.
 func (s *Store) SetLiveness(ctx context.Context, role string, live Liveness) error {
-	return s.write(ctx, "liveness "+role, func(tx *sql.Tx) error {
+	return s.writeLazy(ctx, "liveness "+role, func(tx *sql.Tx) error {
 		var rec Recovery
 		if err := tx.QueryRowContext(ctx, `SELECT recovery FROM runtimes WHERE role = ?`, role).Scan(jsonCol{&rec}); err != nil {
 			if errors.Is(err, sql.ErrNoRows) {

@@ -928,7 +928,7 @@ func storeWithHistory(tb testing.TB, n int) *Store {
 	require.NoError(tb, err)
 	tb.Cleanup(func() { s.Close() })
 	old := fmtTime(time.Now().Add(-time.Hour))
-	require.NoError(tb, s.inTx(ctx, func(tx *sql.Tx) error {
+	require.NoError(tb, s.inTx(ctx, Durable, func(tx *sql.Tx) error {
 		for i := range n {
 			body := fmt.Sprintf(`{"id":"h%d","role":"codex","thread_id":"default","status":"completed"}`, i)
 			if _, err := tx.ExecContext(ctx, `INSERT INTO triggers (id, role, thread, status, created, updated, delivered_at, body)
@@ -1080,4 +1080,61 @@ func TestPruneTakesTheOldClosedOnly(t *testing.T) {
 	assert.Zero(t, n, "nothing old is left")
 	_, _, err = s.AddTrigger(ctx, Trigger{ID: "old-done", Role: "b", Thread: "th", Text: "again", Status: Queued, Created: at(50), Updated: at(50)})
 	require.NoError(t, err, "a pruned id is free again")
+}
+
+// TestStoreSyncsTheStepsThatDecide: of a trigger's life, the commits that
+// decide whether its text goes to the agent are synced (synchronous FULL:
+// its acceptance, the record before the paste, the report that it reached
+// the agent) and the rest are not (NORMAL: acked, completed, the
+// runtime's status, a heartbeat, an audit line, the thread's count),
+// each transaction with the level it asked for.
+func TestStoreSyncsTheStepsThatDecide(t *testing.T) {
+	ctx := context.Background()
+	s, err := Open(filepath.Join(t.TempDir(), StoreFile))
+	require.NoError(t, err)
+	defer s.Close()
+	rt := Runtime{ID: "r1", Role: "codex", Status: Ready}
+	require.NoError(t, s.PutRuntime(ctx, rt))
+	at := time.Now()
+	tr := Trigger{ID: "t1", Role: "codex", Thread: DefaultThread, Text: "x", Status: Queued, Created: at, Updated: at}
+	base := s.synced.Load()
+	step := func(from, to TriggerStatus) {
+		t.Helper()
+		tr.Status = to
+		require.NoError(t, s.SaveTrigger(ctx, tr, from, "test"))
+	}
+	_, _, err = s.AddTrigger(ctx, tr)
+	require.NoError(t, err)
+	step(Queued, TTriggering)
+	tr.Reached, tr.DeliveredAt = true, at
+	step(TTriggering, Delivered)
+	assert.Equal(t, int64(3), s.synced.Load()-base, "accepted, recorded before the paste, reached")
+
+	base = s.synced.Load()
+	step(Delivered, Acked)
+	step(Acked, Completed)
+	rt.Status = Triggering
+	require.NoError(t, s.putStatus(ctx, rt))
+	require.NoError(t, s.Heartbeat(ctx, "codex", "working", at))
+	require.NoError(t, s.Audit(ctx, AuditEvent{At: at, Kind: AuditAck, Trigger: "t1", Role: "codex"}))
+	require.NoError(t, s.PutThread(ctx, Thread{ID: DefaultThread, Created: at}))
+	assert.Zero(t, s.synced.Load()-base, "worked out again after a crash")
+
+	level := func(d Durability) (n int) {
+		require.NoError(t, s.inTx(ctx, d, func(tx *sql.Tx) error {
+			return tx.QueryRowContext(ctx, "PRAGMA synchronous").Scan(&n)
+		}))
+		return n
+	}
+	for range 3 { // the pool's connections keep a level: each write sets its own
+		assert.Equal(t, 2, level(Durable), "FULL")
+		assert.Equal(t, 1, level(Lazy), "NORMAL")
+	}
+	tr2 := Trigger{ID: "t2", Role: "codex", Thread: DefaultThread, Text: "y", Status: Queued, Created: at, Updated: at}
+	_, _, err = s.AddTrigger(ctx, tr2)
+	require.NoError(t, err)
+	tr2.Status = TFailed
+	base = s.synced.Load()
+	require.NoError(t, s.SaveTrigger(ctx, tr2, Queued, "test"))
+	assert.Equal(t, int64(1), s.synced.Load()-base, "a failure is synced")
 }

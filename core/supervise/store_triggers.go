@@ -230,7 +230,7 @@ func (s *Store) SaveTriggerWith(ctx context.Context, t Trigger, from TriggerStat
 	if err != nil {
 		return fmt.Errorf("trigger %s: %w", t.ID, err)
 	}
-	return s.write(ctx, "save trigger "+t.ID, func(tx *sql.Tx) error {
+	return s.fail("save trigger "+t.ID, s.inTx(ctx, stepDurability(from, t, msg), func(tx *sql.Tx) error {
 		if msg != nil {
 			if err := insertMessage(ctx, tx, msg); err != nil {
 				return err
@@ -261,7 +261,27 @@ func (s *Store) SaveTriggerWith(ctx context.Context, t Trigger, from TriggerStat
 			return err
 		}
 		return addAudit(ctx, tx, audit)
-	})
+	}))
+}
+
+// stepDurability is how the step of a trigger from status from to t is
+// committed. The steps that decide whether its text goes to the agent are
+// Durable: the record of a delivery before its paste (triggering), the
+// delivery's report (the text reached the agent: never again), a failure,
+// a fallback's answer (a message of its thread). The others (acked,
+// completed; deferred or queued again, as a deferral is looked at again)
+// are Lazy: taken back by a machine's crash, the restart finds the
+// trigger where it stood before and works it out again from what the
+// agent shows, never sending it twice.
+func stepDurability(from TriggerStatus, t Trigger, msg *Message) Durability {
+	if msg != nil || from == TTriggering {
+		return Durable
+	}
+	switch t.Status {
+	case Acked, Completed, TDeferred, Queued:
+		return Lazy
+	}
+	return Durable
 }
 
 // Transitions are trigger id's transitions, in order (ErrNotFound).

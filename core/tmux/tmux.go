@@ -313,7 +313,7 @@ func readOnly(args []string) bool {
 		return false
 	}
 	switch args[0] {
-	case "list-panes", "list-windows", "list-sessions":
+	case "list-panes", "list-windows", "list-sessions", "list-clients":
 		return true
 	case "display-message", "capture-pane":
 		return slices.Contains(args[1:], "-p")
