@@ -70,7 +70,7 @@ bench-supervise: tmux agents ## the supervisor's cost as its history and fleet g
 	@mkdir -p docs/results
 	{ echo "# make bench-supervise at $$(git rev-parse --short HEAD), $$(date -u +%FT%TZ), $$(nproc) cores, $$(tmux -V)"; \
 	  $(GO) test -run '^$$' -bench '^BenchmarkTrigger$$' -benchtime 20x -count 1 ./scenarios && \
-	  $(GO) test -run '^$$' -bench '^Benchmark(TriggerHistory|SupervisorIdle|WaitersIdle)$$' -benchtime 1x -count 1 -timeout 40m ./scenarios && \
+	  $(GO) test -run '^$$' -bench '^Benchmark(TriggerHistory|SupervisorIdle|SupervisorWaiting|WaitersIdle)$$' -benchtime 1x -count 1 -timeout 40m ./scenarios && \
 	  $(GO) test -run '^$$' -bench '^BenchmarkStoreHistory$$' -benchtime 200x -count 1 ./core/supervise; } > docs/results/bench-supervise.txt.new
 	mv docs/results/bench-supervise.txt.new docs/results/bench-supervise.txt
 	cat docs/results/bench-supervise.txt

@@ -104,6 +104,38 @@ func BenchmarkSupervisorIdle(b *testing.B) {
 	}
 }
 
+// BenchmarkSupervisorWaiting measures the supervisor of 10 mock agents
+// that each work on a long turn of a trigger (acked, its answer awaited)
+// over 30 s: its CPU-seconds a minute with the tmux commands it ran, next
+// to BenchmarkSupervisorIdle's 10 idle ones: what a waiting turn costs
+// (the issue's 0.26 CPU-s a minute each, when a turn asked a tmux process
+// about its pane every second). Measured once, whatever b.N.
+func BenchmarkSupervisorWaiting(b *testing.B) {
+	const n = 10
+	s := newBenchWith(b, "on /long/\n  think 10m\n  say done\n", []string{"--supervise", "--layout", "windows"}, fleet(n)...)
+	pid := s.supervisorPID(b)
+	s.waitReady(b, n)
+	for i := range n {
+		s.party(b, "trigger", fmt.Sprintf("a%d", i), "a long one", "--id", fmt.Sprintf("w%d", i))
+	}
+	for deadline := time.Now().Add(10 * waitLimit); ; time.Sleep(200 * time.Millisecond) {
+		if strings.Count(s.party(b, "trigger", "list", "--json"), `"status": "acked"`) == n {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("fewer than %d triggers acked", n)
+		}
+	}
+	time.Sleep(3 * time.Second) // settled
+	before, _ := cpuTime(b, pid)
+	start := time.Now()
+	time.Sleep(30 * time.Second)
+	after, _ := cpuTime(b, pid)
+	perMin := (after - before).Seconds() * float64(time.Minute) / float64(time.Since(start))
+	b.ReportMetric(perMin, "cpu-s-per-min")
+	b.ReportMetric(perMin/n, "cpu-s-per-min-per-turn")
+}
+
 // fleet is n agent panes for party start: a0=claude … a<n-1>=claude.
 func fleet(n int) []string {
 	var panes []string
