@@ -41,8 +41,13 @@ type sessionFeed struct {
 	// by pane id, read from the team's record for the panes of paneIDs.
 	branches map[string]string
 	paneIDs  string
-	// tokens are what each role spent, as last read.
-	tokens map[string]int64
+	// tokens are what each role spent, as last read; usageRead when, and
+	// usageUntil how long after an agent's hook woke the session its
+	// spending is read at every look (usageDue).
+	tokens                map[string]int64
+	usageRead, usageUntil time.Time
+	// queued is what waits on each pane's delivery lock, as last sent.
+	queued map[string]int
 }
 
 func (f Feed) session(info tmux.SessionInfo) *sessionFeed {
@@ -168,7 +173,17 @@ func (sf *sessionFeed) queues() QueueSeen {
 	for id := range sf.roles {
 		ev.Queued[id] = max(n[id]-1, 0) + max(n["request-"+id]-1, 0)
 	}
+	sf.queued = ev.Queued
 	return ev
+}
+
+// queuesChanged is queues when they differ from the last ones sent: an
+// event the model takes redraws the dashboard, so an idle one is redrawn
+// only by its own clock (program.tick).
+func (sf *sessionFeed) queuesChanged() (QueueSeen, bool) {
+	last := sf.queued
+	ev := sf.queues()
+	return ev, !maps.Equal(ev.Queued, last)
 }
 
 // changed says whether the files at paths changed since the last call
@@ -193,10 +208,10 @@ func (sf *sessionFeed) changed(key string, paths ...string) bool {
 func (sf *sessionFeed) supervisor(ctx context.Context) (*Supervisor, bool) {
 	dir := sf.feed.SupervisorDir(sf.info.StateDir)
 	path := filepath.Join(dir, supervise.StoreFile)
-	running := daemon.Running(dir).Running
 	if !sf.changed("supervisor", append([]string{path, path + "-wal"}, daemon.LockPaths(dir)...)...) {
 		return nil, false
 	}
+	running := daemon.Running(dir).Running
 	// Through the supervisor's API while it runs; else its records as the
 	// last one left them, read-only.
 	var src interface {
@@ -237,6 +252,32 @@ func (sf *sessionFeed) supervisor(ctx context.Context) (*Supervisor, bool) {
 			Error: Head(t.Error), Since: t.Updated})
 	}
 	return sv, true
+}
+
+// usageAfterWake is how long after an agent's hook woke the session its
+// spending is read at every look: an agent writes its usage as its turn
+// ends, Claude its transcript a moment after its Stop hook. usageEvery is
+// the backstop for an agent with no hook (Codex's notify comes at a
+// turn's end too).
+const (
+	usageAfterWake = 5 * time.Second
+	usageEvery     = 30 * time.Second
+)
+
+// woke says an agent's hook woke the session: its spending is read for
+// usageAfterWake.
+func (sf *sessionFeed) woke() { sf.usageUntil = sf.feed.Clock.Now().Add(usageAfterWake) }
+
+// usageDue says whether the spending is read at this look: opening the
+// ledger and scanning the agents' records was most of an idle
+// dashboard's CPU when done every slowPoll.
+func (sf *sessionFeed) usageDue() bool {
+	now := sf.feed.Clock.Now()
+	if now.Before(sf.usageUntil) || now.Sub(sf.usageRead) >= usageEvery {
+		sf.usageRead = now
+		return true
+	}
+	return false
 }
 
 // usage reads what each role spent from the session's spend ledger
@@ -310,13 +351,15 @@ func (sf *sessionFeed) tasks(ctx context.Context) *Tasks {
 }
 
 // records sends the supervisor's and the coordinator's records when they
-// changed.
+// changed, and what the agents spent when it may have (usageDue).
 func (sf *sessionFeed) records(ctx context.Context, events chan<- Event) {
 	if sv, changed := sf.supervisor(ctx); changed {
 		send(ctx, events, SupervisorSeen{Session: sf.info.Name, Supervisor: sv})
 	}
-	if u, changed := sf.usage(); changed {
-		send(ctx, events, u)
+	if sf.usageDue() {
+		if u, changed := sf.usage(); changed {
+			send(ctx, events, u)
+		}
 	}
 	if r, changed := sf.review(); changed {
 		send(ctx, events, ReviewSeen{Session: sf.info.Name, Review: r})

@@ -124,6 +124,7 @@ func (sf *sessionFeed) watch(ctx context.Context, events chan<- Event, relist ch
 				debounce = time.After(screenDebounce)
 			}
 		case <-wake:
+			sf.woke()
 			send(ctx, events, sf.hooks()...)
 			sf.records(ctx, events)
 		case <-debounce:
@@ -154,7 +155,9 @@ func (sf *sessionFeed) watch(ctx context.Context, events chan<- Event, relist ch
 		case <-slow.C:
 			send(ctx, events, sf.hooks()...)
 			sf.records(ctx, events)
-			send(ctx, events, sf.queues())
+			if q, changed := sf.queuesChanged(); changed {
+				send(ctx, events, q)
+			}
 			if sf.taskLog != "" && sf.changed("tasks", sf.taskLog) {
 				send(ctx, events, TasksSeen{Session: name, Tasks: sf.tasks(ctx)})
 			}
