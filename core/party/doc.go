@@ -27,8 +27,8 @@
 //   - the wiring core/session takes from it (SessionDeps): Gemini's
 //     settings (core/hook's GeminiWiring filled in) and the
 //     coordinator's hidden window (startCoordinator);
-//   - the one error table: each error's code and exit status (errors.go,
-//     codes.go), and the fields an error adds to --json (JSONFielder);
+//   - Classify and ErrUsage (errors.go): the one error table is
+//     core/exitcode's, which this package and the CLI import;
 //   - printing helpers the CLI shares (print.go), and the types and
 //     helpers of lower packages the CLI names (names.go), so that the CLI
 //     imports this package only.

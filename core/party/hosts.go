@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/exitcode"
 	"github.com/partyhq/party/core/hosts"
 	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/supervise"
@@ -92,10 +93,10 @@ func hostOf(cfg config.Config, name string) (hosts.Host, error) {
 // HostView is a host as party hosts shows it.
 type HostView struct {
 	hosts.Host
-	Reachable bool          `json:"reachable"`
-	Version   string        `json:"version,omitempty"`
-	Error     *ErrorInfo    `json:"error,omitempty"`
-	Sessions  []HostSession `json:"sessions"`
+	Reachable bool                `json:"reachable"`
+	Version   string              `json:"version,omitempty"`
+	Error     *exitcode.ErrorInfo `json:"error,omitempty"`
+	Sessions  []HostSession       `json:"sessions"`
 	// Elapsed is how long the look at it took, in milliseconds.
 	Elapsed int64 `json:"elapsed_ms"`
 }
@@ -107,7 +108,7 @@ type HostSession struct {
 	Name     string              `json:"name"`
 	Roles    []string            `json:"roles"`
 	Runtimes []supervise.Runtime `json:"runtimes"`
-	Error    *ErrorInfo          `json:"error,omitempty"`
+	Error    *exitcode.ErrorInfo `json:"error,omitempty"`
 }
 
 // Rows are the host as party hosts prints it: one row per session.
@@ -214,24 +215,24 @@ func lookAtHost(ctx context.Context, env *Env, h hosts.Host) (v HostView) {
 	defer cancel()
 	remote, err := remoteVersion(ctx, env, h)
 	if err != nil {
-		v.Error = ErrorOf(err)
+		v.Error = exitcode.ErrorOf(err)
 		return v
 	}
 	v.Reachable, v.Version = true, remote
 	if err := hosts.CheckVersion(h.Name, remote, Version(env.Getenv)); err != nil {
-		v.Error = ErrorOf(err)
+		v.Error = exitcode.ErrorOf(err)
 		return v
 	}
 	sessions, err := remoteSessions(ctx, env, h)
 	if err != nil {
-		v.Error = ErrorOf(err)
+		v.Error = exitcode.ErrorOf(err)
 		return v
 	}
 	for _, s := range sessions {
 		hs := HostSession{Name: s.Name, Roles: s.Roles, Runtimes: []supervise.Runtime{}}
 		rts, err := hostRuntimes(ctx, env, h, s.Name)
 		if err != nil {
-			hs.Error = ErrorOf(err)
+			hs.Error = exitcode.ErrorOf(err)
 		} else {
 			hs.Runtimes = rts
 		}
@@ -268,7 +269,7 @@ func remoteSessions(ctx context.Context, env *Env, h hosts.Host) ([]listedSessio
 	out, err := hosts.Run(ctx, env.sshRunner(), h, "ls", "--json")
 	if err != nil {
 		var failed struct {
-			Error *ErrorInfo `json:"error"`
+			Error *exitcode.ErrorInfo `json:"error"`
 		}
 		if json.Unmarshal(out, &failed) == nil && failed.Error != nil {
 			if failed.Error.Code == "NO_SERVER" {

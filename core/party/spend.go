@@ -116,9 +116,6 @@ var (
 	BudgetHeader = spend.LimitHeader
 )
 
-// ErrBudget is a send or talk to an agent whose budget is spent.
-var ErrBudget = spend.ErrBudget
-
 // checkBudget refuses role of the team in stateDir (named team) when a
 // budget that bounds it is spent, unless force with why: then the
 // override goes to the team's event log (spend.Guard).

@@ -18,11 +18,6 @@ import (
 	"github.com/partyhq/party/core/supervise/panes"
 )
 
-// ErrSupervisorFailed is a supervisor that could not start or gave up;
-// a *SupervisorFailedError carries its reason, and Classify gives it the
-// code and status of that reason.
-var ErrSupervisorFailed = supervise.ErrFailed
-
 // SupervisorFailedError is why a supervisor is down, as its process said
 // it (supervise.DownError).
 type SupervisorFailedError = supervise.DownError
@@ -120,10 +115,6 @@ func Trigger(ctx context.Context, env *Env, opts TriggerOptions) (TriggerResult,
 	}
 	return res, err
 }
-
-// ErrTriggerTimeout is a trigger --wait that ran out of time while the
-// trigger was still open.
-var ErrTriggerTimeout = supervise.ErrTimeout
 
 // TriggerShow is the recorded trigger id.
 func TriggerShow(ctx context.Context, env *Env, id string) (supervise.Trigger, error) {
@@ -299,7 +290,7 @@ func RunSupervisor(ctx context.Context, env *Env, opts RunOptions) error {
 		return err
 	}
 	p := &supervise.Process{Dir: supervise.Dir(stateDir), Clock: env.Clock, Stderr: env.Stderr, Listen: opts.Listen,
-		Classify: func(err error) string { code, _ := Classify(err); return code }}
+		Classify: codeOf}
 	return p.Run(ctx, func(ctx context.Context, logf func(string, ...any)) (supervise.Parts, error) {
 		return supervisorParts(ctx, env, logf)
 	})
@@ -375,7 +366,7 @@ func supervisorParts(ctx context.Context, env *Env, logf func(string, ...any)) (
 	}
 	fx := &panes.Effects{Tmux: env.Tmux, Clock: env.Clock, Getenv: env.Getenv, Exe: exe, Config: cfg, Info: info, Record: rec,
 		Deliverer: func(roles map[string]string) *deliver.Deliverer { return env.Deliverer(root, info, roles) },
-		Classify:  func(err error) string { code, _ := Classify(err); return code },
+		Classify:  codeOf,
 		Budget:    supervisedBudget(env, name, stateDir, rec.Cwd, logf)}
 	parts.Ops = ops
 	parts.Usage = supervisedUsage(env, stateDir, rec.Cwd, logf)
