@@ -22,7 +22,8 @@
 //     (pm*.go), the notifier's start and watch (notify.go; the daemon
 //     is core/notify's Notifier), the dashboard (dash.go: core/dash's
 //     feed filled in, its actions), iTerm2
-//     (iterm.go), the demo (demo.go), trust (trust.go), usage and
+//     (iterm.go), the demo (demo.go), trust (trust.go), other hosts
+//     (hosts.go; the looks and the bridge are core/remote's), usage and
 //     budgets (spend.go), worktrees (worktree.go);
 //   - the wiring core/session takes from it (SessionDeps): Gemini's
 //     settings (core/hook's GeminiWiring filled in) and the
