@@ -7,6 +7,7 @@ import (
 
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/task"
+	"github.com/partyhq/party/core/task/github"
 )
 
 // PMOptions are what every party pm operation takes besides its own
@@ -61,7 +62,7 @@ func OpenPM(ctx context.Context, env *Env, opts PMOptions) (*PM, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := openTaskStore(ctx, taskStoreOptions{
+	st, err := github.Open(ctx, github.OpenOptions{
 		Root: root, Cwd: cwd,
 		Storage: cfg.PM.Storage, StorageSet: cfg.Sources["pm.storage"] != "default",
 		Repo: opts.Repo, ConfigRepo: cfg.PM.Repo, Env: env.Environ, Clock: env.Clock,
