@@ -30,7 +30,7 @@
 //     coordinator's hidden window (startCoordinator);
 //   - Classify and ErrUsage (errors.go): the one error table is
 //     core/exitcode's, which this package and the CLI import;
-//   - printing helpers the CLI shares (print.go), and the types and
-//     helpers of lower packages the CLI names (names.go), so that the CLI
-//     imports this package only.
+//   - the types and helpers of lower packages the CLI names (names.go),
+//     so that the CLI imports this package, the error table
+//     (core/exitcode) and the printing of core/termsafe only.
 package party

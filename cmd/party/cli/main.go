@@ -301,4 +301,4 @@ func argsBetween(lo, hi int) cobra.PositionalArgs {
 	}
 }
 
-func writeJSON(w io.Writer, v any) { _ = party.WriteJSON(w, v) }
+func writeJSON(w io.Writer, v any) { _ = termsafe.WriteJSON(w, v) }
