@@ -10,4 +10,7 @@
 // last in the session's event log once retention deletes their rows
 // (archive.go). Watch is tmux's news of the panes' changes for the loop,
 // and StopPane how a stopping runtime's agent is ended (process.go).
+// Session puts them together into what the supervisor process of one
+// party session runs (session.go: its store, operations and loop), over
+// what core/party fills in.
 package panes
