@@ -13,7 +13,6 @@ import (
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/talk"
 	"github.com/partyhq/party/core/task"
-	"github.com/partyhq/party/core/task/github"
 	"github.com/partyhq/party/core/tmux"
 )
 
@@ -104,11 +103,5 @@ func dashTasks(ctx context.Context, env *Env, cwd string) (task.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := env.StateRoot()
-	if err != nil {
-		return nil, err
-	}
-	return github.Open(ctx, github.OpenOptions{Root: root, Cwd: cwd, Storage: cfg.PM.Storage,
-		StorageSet: cfg.Sources["pm.storage"] != "default", ConfigRepo: cfg.PM.Repo, Env: env.Environ, Clock: env.Clock,
-		Warn: func(string) {}})
+	return taskStore(ctx, env, cwd, cfg, "", func(string) {})
 }
