@@ -16,7 +16,7 @@
 //     size, with the UI state (selection, filter, help, talk prompt).
 //   - Run (program.go) is the Bubble Tea program: it applies the events
 //     it is sent, renders, and turns keys into Actions (jump to a pane,
-//     talk to an agent).
+//     talk to an agent); RunFed runs it fed by a Feed's Watch.
 //   - Feed (feed.go) reads the sessions into Events: once (Snapshot) or
 //     as they change (Watch, one watcher per session over a tmux
 //     control-mode client, feed_watch.go). What it reads of a session

@@ -3,6 +3,7 @@ package dash
 import (
 	"context"
 	"io"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -239,4 +240,18 @@ func (p *program) View() tea.View {
 	v.AltScreen = true
 	v.WindowTitle = "party dash"
 	return v
+}
+
+// RunFed is Run with opts.Events fed by f.Watch for as long as the
+// dashboard runs: the feed's watchers end before it returns.
+func RunFed(ctx context.Context, f Feed, opts Options) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	events := make(chan Event, 64)
+	var wg sync.WaitGroup
+	wg.Go(func() { f.Watch(ctx, events) }) // ends with ctx
+	defer wg.Wait()
+	defer cancel()
+	opts.Events = events
+	return Run(ctx, opts)
 }

@@ -96,3 +96,26 @@ func KeyHelp(exe string) []string {
 		"  Cmd+Shift+K: action \"Run Coprocess\", command: " + shellWord(exe) + " stop >/dev/null 2>&1 (stops the party session; with several, add --session NAME)",
 	}
 }
+
+// ProfileResult is what party iterm profile did.
+type ProfileResult struct {
+	Path      string   `json:"path"`
+	Installed bool     `json:"installed"`
+	Changed   bool     `json:"changed"`
+	Profile   Profiles `json:"profile"`
+	Keys      []string `json:"keys"`
+}
+
+// ProfileFor is the dynamic profile that runs exe, where iTerm2 reads it
+// under home, with the keys it binds; with install it writes it there
+// (Install).
+func ProfileFor(exe, home string, install bool) (ProfileResult, error) {
+	res := ProfileResult{Path: ProfilePath(home), Profile: NewProfiles(exe), Keys: KeyHelp(exe)}
+	if !install {
+		return res, nil
+	}
+	res.Installed = true
+	var err error
+	res.Changed, err = Install(res.Path, res.Profile)
+	return res, err
+}

@@ -7,19 +7,22 @@ import (
 
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/notify"
-	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/spend"
 	"github.com/partyhq/party/core/supervise"
 )
 
 // teamGuard is the budgets of the team in stateDir (named team, started
-// in cwd) with the configuration as it is now (guardOf).
+// in cwd) with the configuration as it is now.
 func teamGuard(env *Env, team, stateDir, cwd string) (spend.Guard, bool) {
 	cfg, _, err := config.Load(env.Getenv, cwd)
+	if err != nil || cfg.Budget.None() {
+		return spend.Guard{}, false
+	}
+	ts, err := teamSpend(env, team, stateDir)
 	if err != nil {
 		return spend.Guard{}, false
 	}
-	return guardOf(env, cfg, team, stateDir)
+	return ts.Guard(cfg, env.Clock)
 }
 
 // supervisedBudget is the supervisor's look at the budgets of the team in
@@ -70,15 +73,14 @@ func notifiedBudgets(env *Env, team, stateDir, cwd string, warn func(error)) fun
 // at the configuration as it is then.
 func supervisedUsage(env *Env, stateDir, cwd string, logf func(string, ...any)) func() []supervise.UsageSample {
 	return func() []supervise.UsageSample {
-		rec, err := session.ReadRecord(stateDir)
+		ts, err := teamSpend(env, "", stateDir)
 		if err != nil {
 			return nil
 		}
-		l := ledgerOf(env, stateDir, rec)
-		if err := l.Scan(); err != nil {
+		if err := ts.Ledger.Scan(); err != nil {
 			logf("usage for /metrics: %v", err)
 		}
-		rs, err := l.Sums(time.Time{})
+		rs, err := ts.Ledger.Sums(time.Time{})
 		if err != nil {
 			logf("usage for /metrics: %v", err)
 			return nil

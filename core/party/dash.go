@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/config"
@@ -31,8 +30,8 @@ func DashSnapshot(ctx context.Context, env *Env) (dash.Model, error) {
 	return feed.Snapshot(ctx, infos)
 }
 
-// Dash runs the live dashboard on the terminal in/out until the user
-// quits or ctx ends. What the agents' commands would print on stderr
+// Dash runs the live dashboard on the terminal in/out, fed by the
+// dashboard's feed (dash.RunFed), until the user quits or ctx ends. What the agents' commands would print on stderr
 // (warnings of a talk) is dropped while it runs: the screen is the
 // dashboard's.
 func Dash(ctx context.Context, env *Env, in io.Reader, out io.Writer) error {
@@ -46,18 +45,7 @@ func Dash(ctx context.Context, env *Env, in io.Reader, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	events := make(chan dash.Event, 64)
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() { // ends with ctx
-		defer wg.Done()
-		feed.Watch(ctx, events)
-	}()
-	defer wg.Wait()
-	defer cancel()
-	return dash.Run(ctx, dash.Options{Model: first, Events: events, Now: env.Clock.Now, In: in, Out: out,
+	return dash.RunFed(ctx, feed, dash.Options{Model: first, Now: env.Clock.Now, In: in, Out: out,
 		Act: dash.Actions{
 			Jump: func(ctx context.Context, r dash.Ref) error { return env.Tmux.Jump(ctx, r.Pane) },
 			Talk: func(ctx context.Context, r dash.Ref, text string) (string, error) {
@@ -115,11 +103,5 @@ func dashTasks(ctx context.Context, env *Env, cwd string) (task.Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := env.StateRoot()
-	if err != nil {
-		return nil, err
-	}
-	return openTaskStore(ctx, taskStoreOptions{Root: root, Cwd: cwd, Storage: cfg.PM.Storage,
-		StorageSet: cfg.Sources["pm.storage"] != "default", ConfigRepo: cfg.PM.Repo, Env: env.Environ, Clock: env.Clock,
-		Warn: func(string) {}})
+	return taskStore(ctx, env, cwd, cfg, "", func(string) {})
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/partyhq/party/core/demo"
 	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/termsafe"
 	"github.com/partyhq/party/core/tmux"
 )
 
@@ -72,12 +73,12 @@ func (p demoParty) Panes(ctx context.Context, w io.Writer, session string) error
 	if err != nil {
 		return err
 	}
-	return WriteTable(w, PaneHeader(panes), Rows(panes))
+	return termsafe.WriteTable(w, PaneHeader(panes), termsafe.Rows(panes))
 }
 
 func (p demoParty) Send(ctx context.Context, session, role, text string) (json.RawMessage, error) {
 	s, err := Send(ctx, p.on(session), SendRequest{Role: role, Text: text})
 	var out bytes.Buffer
-	_ = WriteJSON(&out, s)
+	_ = termsafe.WriteJSON(&out, s)
 	return out.Bytes(), err
 }

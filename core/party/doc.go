@@ -22,14 +22,15 @@
 //     (pm*.go), the notifier's start and watch (notify.go; the daemon
 //     is core/notify's Notifier), the dashboard (dash.go: core/dash's
 //     feed filled in, its actions), iTerm2
-//     (iterm.go), the demo (demo.go), trust (trust.go), usage and
+//     (iterm.go), the demo (demo.go), trust (trust.go), other hosts
+//     (hosts.go; the looks and the bridge are core/remote's), usage and
 //     budgets (spend.go), worktrees (worktree.go);
 //   - the wiring core/session takes from it (SessionDeps): Gemini's
 //     settings (core/hook's GeminiWiring filled in) and the
 //     coordinator's hidden window (startCoordinator);
-//   - the one error table: each error's code and exit status (errors.go,
-//     codes.go), and the fields an error adds to --json (JSONFielder);
-//   - printing helpers the CLI shares (print.go), and the types and
-//     helpers of lower packages the CLI names (names.go), so that the CLI
-//     imports this package only.
+//   - Classify and ErrUsage (errors.go): the one error table is
+//     core/exitcode's, which this package and the CLI import;
+//   - the types and helpers of lower packages the CLI names (names.go),
+//     so that the CLI imports this package, the error table
+//     (core/exitcode) and the printing of core/termsafe only.
 package party

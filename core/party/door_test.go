@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/exitcode"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/supervise"
 )
@@ -233,7 +234,7 @@ func TestNoSupervisor(t *testing.T) {
 	require.ErrorIs(t, err, supervise.ErrNotRunning)
 	code, exit := Classify(err)
 	assert.Equal(t, "NO_SUPERVISOR", code)
-	assert.Equal(t, ExitNotFound, exit)
+	assert.Equal(t, exitcode.ExitNotFound, exit)
 	_, err = TriggerList(ctx, env, TriggerListOptions{})
 	require.ErrorIs(t, err, supervise.ErrNotRunning, "no records either")
 

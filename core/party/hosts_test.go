@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/exitcode"
 	"github.com/partyhq/party/core/hosts"
 	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/supervise"
@@ -173,12 +174,12 @@ func TestHostsTellWhy(t *testing.T) {
 		{"auth", &remoteRunner{fail: &struct {
 			exit   int
 			stderr string
-		}{255, "me@box: Permission denied (publickey).\n"}}, "HOST_AUTH_FAILED", ExitHost, false},
+		}{255, "me@box: Permission denied (publickey).\n"}}, "HOST_AUTH_FAILED", exitcode.ExitHost, false},
 		{"no party", &remoteRunner{fail: &struct {
 			exit   int
 			stderr string
-		}{127, "bash: line 1: party: command not found\n"}}, "NO_PARTY_THERE", ExitHost, false},
-		{"another version", &remoteRunner{version: "v0.0.1-old"}, "VERSION_MISMATCH", ExitVersion, true},
+		}{127, "bash: line 1: party: command not found\n"}}, "NO_PARTY_THERE", exitcode.ExitHost, false},
+		{"another version", &remoteRunner{version: "v0.0.1-old"}, "VERSION_MISMATCH", exitcode.ExitVersion, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -199,5 +200,5 @@ func TestHostsTellWhy(t *testing.T) {
 	env := localEnv(t, &remoteRunner{}, `{}`)
 	_, err := Hosts(ctx, env, []string{"me@box;touch pwned"})
 	code, exit := Classify(err)
-	assert.Equal(t, []any{"USAGE", ExitUsage}, []any{code, exit})
+	assert.Equal(t, []any{"USAGE", exitcode.ExitUsage}, []any{code, exit})
 }

@@ -56,17 +56,12 @@ func Attach(ctx context.Context, env *Env, plan AttachPlan, term session.Termina
 	return session.Attach(ctx, env.Tmux, plan.Session, term, func(msg string) { env.Warnf("%s", msg) })
 }
 
-// ProfileResult is what party iterm profile did.
-type ProfileResult struct {
-	Path      string         `json:"path"`
-	Installed bool           `json:"installed"`
-	Changed   bool           `json:"changed"`
-	Profile   iterm.Profiles `json:"profile"`
-	Keys      []string       `json:"keys"`
-}
+// ProfileResult is what party iterm profile did (core/iterm).
+type ProfileResult = iterm.ProfileResult
 
 // ITermProfile is the dynamic profile that runs this party binary, and
-// with install writes it where iTerm2 reads it (under $HOME).
+// with install writes it where iTerm2 reads it (under $HOME):
+// iterm.ProfileFor.
 func ITermProfile(env *Env, install bool) (ProfileResult, error) {
 	exe, err := env.Executable()
 	if err != nil {
@@ -78,10 +73,5 @@ func ITermProfile(env *Env, install bool) (ProfileResult, error) {
 			return ProfileResult{}, err
 		}
 	}
-	res := ProfileResult{Path: iterm.ProfilePath(home), Profile: iterm.NewProfiles(exe), Keys: iterm.KeyHelp(exe)}
-	if install {
-		res.Installed = true
-		res.Changed, err = iterm.Install(res.Path, res.Profile)
-	}
-	return res, err
+	return iterm.ProfileFor(exe, home, install)
 }

@@ -11,9 +11,6 @@ import (
 	"github.com/partyhq/party/core/session"
 )
 
-// ErrNotifierRunning is a notifier started for a session that has one.
-var ErrNotifierRunning = notify.ErrRunning
-
 // NotifyTest tells a test notification through every sink switched on,
 // to the session the Env picks when there is one, and says what each
 // sink did. It passes no gate: it is told however often it is asked.
@@ -80,7 +77,7 @@ func KeepNotifier(ctx context.Context, env *Env, stdout io.Writer) error {
 
 // NotifyWatch is the notifier of the session the Env picks
 // (notify.Notifier.Serve): it holds the session's notifier lock
-// (ErrNotifierRunning when another process does), resumes from its saved
+// (notify.ErrRunning when another process does), resumes from its saved
 // state and, until ctx ends, reads the session's sources whenever a hook
 // wakes it and at least once a second, and tells what passes the gate.
 // Each decision is written to log as a line.

@@ -5,8 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/task"
+	"github.com/partyhq/party/core/task/github"
 )
 
 // PMOptions are what every party pm operation takes besides its own
@@ -57,20 +59,23 @@ func OpenPM(ctx context.Context, env *Env, opts PMOptions) (*PM, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := env.StateRoot()
-	if err != nil {
-		return nil, err
-	}
-	st, err := openTaskStore(ctx, taskStoreOptions{
-		Root: root, Cwd: cwd,
-		Storage: cfg.PM.Storage, StorageSet: cfg.Sources["pm.storage"] != "default",
-		Repo: opts.Repo, ConfigRepo: cfg.PM.Repo, Env: env.Environ, Clock: env.Clock,
-		Warn: func(msg string) { env.Warnf("warning: %s", msg) },
-	})
+	st, err := taskStore(ctx, env, cwd, cfg, opts.Repo, func(msg string) { env.Warnf("warning: %s", msg) })
 	if err != nil {
 		return nil, err
 	}
 	return &PM{Store: st, Actor: actor, env: env}, nil
+}
+
+// taskStore opens the store of the team linked from cwd (github.Open) as
+// cfg, the configuration of the team's directory, and repo (--repo) say;
+// warn gets its fallbacks.
+func taskStore(ctx context.Context, env *Env, cwd string, cfg config.Config, repo string, warn func(string)) (task.Store, error) {
+	root, err := env.StateRoot()
+	if err != nil {
+		return nil, err
+	}
+	return github.Open(ctx, github.OpenOptions{Root: root, Cwd: cwd, Storage: cfg.PM.Storage, StorageSet: cfg.Sources["pm.storage"] != "default",
+		Repo: repo, ConfigRepo: cfg.PM.Repo, Env: env.Environ, Clock: env.Clock, Warn: warn})
 }
 
 // TaskUpdate is a change of task ID as party pm task update takes it

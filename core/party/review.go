@@ -6,11 +6,9 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/deliver"
-	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
@@ -253,30 +251,14 @@ func Instructions(agent string) (string, bool) {
 }
 
 // prepareReview makes the review state of a session started with review
-// before its agents start (their first hooks, SessionStart, already reach
-// the coordinator) and, when cfg allows it, lets its agents run the loop's
-// commands (review.AllowCommands). It is session.Deps.PrepareReview.
+// and, when cfg allows it, lets its agents run the loop's commands
+// (review.Prepare). It is session.Deps.PrepareReview.
 func prepareReview(d session.Deps, stateDir, root string, panes []session.PaneSpec, cfg config.Review) error {
-	if err := review.Init(review.Dir(stateDir), d.Clock.Now().UTC(), cfg.MaxIterations); err != nil {
-		return err
+	agents := make([]review.Pane, len(panes))
+	for i, p := range panes {
+		agents[i] = review.Pane{Agent: p.Agent, Hooks: p.Hooks}
 	}
-	if !cfg.AllowCommands {
-		return nil
-	}
-	// The rules go into party's settings file for claude, and into files
-	// party owns among Codex's rules and Gemini's policies.
-	var claude, codex, gemini string
-	for _, p := range panes {
-		switch {
-		case p.Hooks == "claude-settings":
-			claude = filepath.Join(stateDir, "claude-settings.json")
-		case p.Agent == agent.Codex:
-			codex = hook.CodexHome(d.Getenv)
-		case p.Agent == agent.Gemini:
-			gemini = hook.GeminiHome(d.Getenv)
-		}
-	}
-	return review.AllowCommands(root, claude, codex, gemini)
+	return review.Prepare(stateDir, root, d.Clock.Now().UTC(), cfg.MaxIterations, cfg.AllowCommands, agents, d.Getenv)
 }
 
 // startCoordinator initializes the review state of the session (if new)

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/exitcode"
 	"github.com/partyhq/party/core/session"
 )
 
@@ -25,8 +26,8 @@ type Sent struct {
 	Role    string `json:"role"`
 	Session string `json:"session,omitempty"`
 	deliver.Result
-	MS    int64      `json:"ms"`
-	Error *ErrorInfo `json:"error,omitempty"`
+	MS    int64               `json:"ms"`
+	Error *exitcode.ErrorInfo `json:"error,omitempty"`
 }
 
 // Send delivers req.Text to the pane of req.Role through the one delivery
@@ -35,7 +36,7 @@ type Sent struct {
 // once resolved, and the Failed outcome.
 func Send(ctx context.Context, env *Env, req SendRequest) (s Sent, err error) {
 	s = Sent{Role: req.Role, Result: deliver.Result{Outcome: deliver.Failed}}
-	defer func() { s.MS, s.Error = s.Duration.Milliseconds(), ErrorOf(err) }()
+	defer func() { s.MS, s.Error = s.Duration.Milliseconds(), exitcode.ErrorOf(err) }()
 	t, err := env.Resolve(ctx, req.Role)
 	if err != nil {
 		return s, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/exitcode"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/tmux"
 )
@@ -39,6 +40,6 @@ func TestSendKeepsTheFailedOutcome(t *testing.T) {
 	require.Error(t, err)
 	assert.ErrorIs(t, err, mux.ErrNoSession)
 	assert.Positive(t, *calls, "the role was looked up")
-	assert.Equal(t, Sent{Role: "codex", Result: deliver.Result{Outcome: deliver.Failed}, Error: &ErrorInfo{Code: "NO_SESSION", Message: err.Error()}}, s,
+	assert.Equal(t, Sent{Role: "codex", Result: deliver.Result{Outcome: deliver.Failed}, Error: &exitcode.ErrorInfo{Code: "NO_SESSION", Message: err.Error()}}, s,
 		"an unresolved role has no session or pane, failed, and says its error as --json does")
 }

@@ -2,7 +2,6 @@ package party
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/session"
@@ -139,44 +138,22 @@ func ForgetTeam(ctx context.Context, env *Env, name string) (string, error) {
 }
 
 // Restored is a team RestoreTeams brought back, or why it could not.
-type Restored struct {
-	Team   string         `json:"session"`
-	Cwd    string         `json:"cwd"`
-	Result session.Result `json:"result"`
-	Err    error          `json:"-"`
-	Error  string         `json:"error,omitempty"`
-}
+type Restored = session.Restored
 
 // RestoreTeams brings back every team of the working directory (every
-// folder's with all) whose server died, each as party start in its folder
-// would, with the configuration of that folder. One that fails does not
-// stop the others; the error says how many failed.
+// folder's with all) whose server died, each with the configuration of
+// its folder (session.RestoreAll).
 func RestoreTeams(ctx context.Context, env *Env, all bool) ([]Restored, error) {
 	teams, err := Teams(ctx, env, all)
 	if err != nil {
 		return nil, err
 	}
-	var out []Restored
-	failed := 0
-	for _, t := range teams {
-		if t.State != session.TeamRestorable {
-			continue
-		}
+	return session.RestoreAll(teams, func(t session.Stored) (session.Result, error) {
 		e := *env
 		e.cfg, e.Session = nil, t.Name
-		cwd := t.Cwd
-		e.Getwd = func() (string, error) { return cwd, nil }
-		res, err := Start(ctx, &e, session.StartOptions{Name: t.Name, Cwd: t.Cwd})
-		r := Restored{Team: t.Name, Cwd: t.Cwd, Result: res, Err: err}
-		if err != nil {
-			r.Error, failed = err.Error(), failed+1
-		}
-		out = append(out, r)
-	}
-	if failed > 0 {
-		return out, fmt.Errorf("%d of %d teams not brought back", failed, len(out))
-	}
-	return out, nil
+		e.Getwd = func() (string, error) { return t.Cwd, nil }
+		return Start(ctx, &e, session.StartOptions{Name: t.Name, Cwd: t.Cwd})
+	})
 }
 
 // RestoreUnit is the user service of kind (systemd or launchd) that runs

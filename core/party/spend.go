@@ -2,16 +2,12 @@ package party
 
 import (
 	"context"
-	"path/filepath"
 	"time"
 
 	"github.com/partyhq/party/core/agent"
-	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/mux"
-	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/spend"
-	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/talk"
 )
@@ -23,31 +19,22 @@ type UsageOptions struct {
 	All   bool   // every folder's teams, not only this one's
 }
 
-// UsageSum is one row of party usage; TurnUsage what a turn spent.
+// UsageSum is one row of party usage; TurnUsage what a turn spent;
+// UsageReport what party usage prints.
 type (
-	UsageSum  = spend.Sum
-	TurnUsage = spend.Turn
+	UsageSum    = spend.Sum
+	TurnUsage   = spend.Turn
+	UsageReport = spend.Report
 )
 
 // UsageGroups are the ways party usage groups (--by).
 var UsageGroups = spend.Groups
 
-// UsageReport is what party usage prints: the sums, and each budget set
-// with what was spent against it.
-type UsageReport struct {
-	Usage   []UsageSum    `json:"usage"`
-	Budgets []spend.Limit `json:"budgets"`
-}
-
 // Usage sums what the agents of the teams party keeps here (every
-// folder's with All) spent, from their own records (spend.Usage), and
-// says where each team stands against its budgets (budget.*).
+// folder's with All) spent, from their own records, and says where each
+// team stands against its budgets (budget.*): spend.Tally.
 func Usage(ctx context.Context, env *Env, opts UsageOptions) (UsageReport, error) {
 	rep := UsageReport{Usage: []UsageSum{}, Budgets: []spend.Limit{}}
-	by := opts.By
-	if by == "" {
-		by = "role"
-	}
 	var since time.Time
 	if opts.Since != "" {
 		var err error
@@ -63,48 +50,13 @@ func Usage(ctx context.Context, env *Env, opts UsageOptions) (UsageReport, error
 	if err != nil {
 		return rep, err
 	}
-	var teams []spend.Team
-	var roles [][]string // each team's agent roles, for its budgets
+	var teams []spend.TeamSpend
 	for _, t := range stored {
-		rec, err := session.ReadRecord(t.StateDir)
-		if err != nil {
-			continue
-		}
-		team := spend.Team{Name: t.Name, Ledger: ledgerOf(env, t.StateDir, rec)}
-		for _, p := range rec.Panes {
-			if len(p.Argv) > 0 && p.Agent != agent.Shell && !spend.Readable(p.Agent, p.Hooks) {
-				team.Unread = append(team.Unread, p.Role)
-			}
-		}
-		teams = append(teams, team)
-		roles = append(roles, agentRoles(rec))
-	}
-	sums, err := spend.Usage(teams, by, since, cfg.Prices)
-	if err != nil {
-		return rep, err
-	}
-	if sums != nil {
-		rep.Usage = sums
-	}
-	for i, t := range teams {
-		rs, err := t.Ledger.Sums(time.Time{})
-		if err != nil {
-			return rep, err
-		}
-		rep.Budgets = append(rep.Budgets, spend.Budgets(rs, t.Name, roles[i], cfg.Budget, cfg.Prices, env.Clock.Now())...)
-	}
-	return rep, nil
-}
-
-// agentRoles are the roles of rec's panes that run a program.
-func agentRoles(rec session.Record) []string {
-	var out []string
-	for _, p := range rec.Panes {
-		if len(p.Argv) > 0 && p.Agent != agent.Shell {
-			out = append(out, p.Role)
+		if ts, err := teamSpend(env, t.Name, t.StateDir); err == nil {
+			teams = append(teams, ts)
 		}
 	}
-	return out
+	return spend.Tally(teams, opts.By, since, cfg, env.Clock.Now())
 }
 
 // UsageRow and BudgetRow are a sum and a budget as party usage prints
@@ -116,48 +68,32 @@ var (
 	BudgetHeader = spend.LimitHeader
 )
 
-// ErrBudget is a send or talk to an agent whose budget is spent.
-var ErrBudget = spend.ErrBudget
+// teamSpend is the spending of the team name in stateDir (spend.ReadTeam).
+func teamSpend(env *Env, name, stateDir string) (spend.TeamSpend, error) {
+	return spend.ReadTeam(name, stateDir, hook.CodexHome(env.Getenv))
+}
 
 // checkBudget refuses role of the team in stateDir (named team) when a
 // budget that bounds it is spent, unless force with why: then the
-// override goes to the team's event log (spend.Guard).
+// override goes to the team's event log (spend.Guard). A session party
+// did not start has no team, and so no budget.
 func checkBudget(env *Env, team, stateDir, role string, force bool, why string) error {
 	cfg, err := env.Config()
-	if err != nil {
+	if err != nil || cfg.Budget.None() {
 		return err
 	}
-	g, ok := guardOf(env, cfg, team, stateDir)
-	if !ok {
+	ts, err := teamSpend(env, team, stateDir)
+	if err != nil {
 		return nil
 	}
+	g, _ := ts.Guard(cfg, env.Clock)
 	return g.Check(role, force, why)
-}
-
-// guardOf is cfg's budgets of the team in stateDir (named team): ok false
-// when cfg sets none or the team has no record (a session party did not
-// start: no team, no budget).
-func guardOf(env *Env, cfg config.Config, team, stateDir string) (spend.Guard, bool) {
-	if cfg.Budget.None() {
-		return spend.Guard{}, false
-	}
-	rec, err := session.ReadRecord(stateDir)
-	if err != nil {
-		return spend.Guard{}, false
-	}
-	return spend.Guard{Team: team, Ledger: ledgerOf(env, stateDir, rec), Roles: agentRoles(rec), Budget: cfg.Budget,
-		Prices: cfg.Prices, Clock: env.Clock, EventLog: filepath.Join(stateDir, state.EventLog)}, true
-}
-
-// ledgerOf is the spend ledger of the team in stateDir.
-func ledgerOf(env *Env, stateDir string, rec session.Record) spend.Ledger {
-	return spend.TeamLedger(stateDir, hook.CodexHome(env.Getenv), rec.PaneRoles())
 }
 
 // turnUsage fills in each answered turn's usage (spend.AwaitTurns); a
 // record it cannot read is a warning.
 func turnUsage(ctx context.Context, env *Env, stateDir string, targets []mux.Pane, results []talk.Result, out []TalkOutcome) {
-	rec, err := session.ReadRecord(stateDir)
+	ts, err := teamSpend(env, "", stateDir)
 	if err != nil {
 		return
 	}
@@ -166,7 +102,7 @@ func turnUsage(ctx context.Context, env *Env, stateDir string, targets []mux.Pan
 		wants[i] = spend.TurnWant{Role: r.Role, Start: r.Turn, Answered: r.Err == nil && r.Answer != nil,
 			Readable: spend.Readable(agent.Kind(targets[i].Agent), targets[i].Hooks)}
 	}
-	turns, err := spend.AwaitTurns(ctx, env.Clock, ledgerOf(env, stateDir, rec), wants)
+	turns, err := spend.AwaitTurns(ctx, env.Clock, ts.Ledger, wants)
 	for i, w := range wants {
 		if w.Answered {
 			out[i].Usage = turns[i]
@@ -179,9 +115,9 @@ func turnUsage(ctx context.Context, env *Env, stateDir string, targets []mux.Pan
 
 // triggerUsage is what the turn an answered trigger of the team in
 // stateDir started spent: its agent's responses since its delivery began
-// (spend.AwaitTurns); nil when the session's records cannot tell.
+// (spend.TeamSpend.AnsweredTurn); nil when the session's records cannot tell.
 func triggerUsage(ctx context.Context, env *Env, stateDir string, t supervise.Trigger) *spend.Turn {
-	rec, err := session.ReadRecord(stateDir)
+	ts, err := teamSpend(env, "", stateDir)
 	if err != nil {
 		return nil
 	}
@@ -189,15 +125,9 @@ func triggerUsage(ctx context.Context, env *Env, stateDir string, t supervise.Tr
 	if t.Turn != nil && !t.Turn.Since.IsZero() {
 		start = t.Turn.Since // just before the send
 	}
-	want := spend.TurnWant{Role: t.Role, Start: start, Answered: true}
-	for _, p := range rec.Panes {
-		if p.Role == t.Role {
-			want.Readable = spend.Readable(p.Agent, p.Hooks)
-		}
-	}
-	turns, err := spend.AwaitTurns(ctx, env.Clock, ledgerOf(env, stateDir, rec), []spend.TurnWant{want})
+	turn, err := ts.AnsweredTurn(ctx, env.Clock, t.Role, start)
 	if err != nil {
 		env.Warnf("the trigger's usage: %v", err)
 	}
-	return turns[0]
+	return turn
 }

@@ -16,12 +16,8 @@ import (
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/supervise/panes"
+	"github.com/partyhq/party/core/tmux"
 )
-
-// ErrSupervisorFailed is a supervisor that could not start or gave up;
-// a *SupervisorFailedError carries its reason, and Classify gives it the
-// code and status of that reason.
-var ErrSupervisorFailed = supervise.ErrFailed
 
 // SupervisorFailedError is why a supervisor is down, as its process said
 // it (supervise.DownError).
@@ -120,10 +116,6 @@ func Trigger(ctx context.Context, env *Env, opts TriggerOptions) (TriggerResult,
 	}
 	return res, err
 }
-
-// ErrTriggerTimeout is a trigger --wait that ran out of time while the
-// trigger was still open.
-var ErrTriggerTimeout = supervise.ErrTimeout
 
 // TriggerShow is the recorded trigger id.
 func TriggerShow(ctx context.Context, env *Env, id string) (supervise.Trigger, error) {
@@ -299,91 +291,45 @@ func RunSupervisor(ctx context.Context, env *Env, opts RunOptions) error {
 		return err
 	}
 	p := &supervise.Process{Dir: supervise.Dir(stateDir), Clock: env.Clock, Stderr: env.Stderr, Listen: opts.Listen,
-		Classify: func(err error) string { code, _ := Classify(err); return code }}
+		Classify: codeOf}
 	return p.Run(ctx, func(ctx context.Context, logf func(string, ...any)) (supervise.Parts, error) {
 		return supervisorParts(ctx, env, logf)
 	})
 }
 
-// supervisorParts are what the supervisor of the session runs: its store
-// and operations, and its loop over the session's panes (panes.Effects),
-// woken by the session's wake-ups and tmux's news of its panes.
-func supervisorParts(ctx context.Context, env *Env, logf func(string, ...any)) (parts supervise.Parts, err error) {
+// supervisorParts are what the supervisor of the session runs
+// (panes.Session.Parts): its store and operations, and its loop over the
+// session's panes.
+func supervisorParts(ctx context.Context, env *Env, logf func(string, ...any)) (supervise.Parts, error) {
 	stateDir, name, err := supervisorScope(ctx, env)
 	if err != nil {
-		return parts, err
+		return supervise.Parts{}, err
 	}
 	cfg, err := env.Config()
 	if err != nil {
-		return parts, err
-	}
-	ops, err := supervise.OpenOps(stateDir, env.Clock, cfg.Supervise)
-	if err != nil {
-		return parts, err
-	}
-	ops.Wake = func() { state.WakeSession(env.Getenv, stateDir) }
-	ops.Managed = func(ctx context.Context, role string) (bool, error) {
-		if _, err := env.Resolve(ctx, role); err != nil {
-			return false, fmt.Errorf("%w: %w", supervise.ErrNotFound, err)
-		}
-		rec, err := session.ReadRecord(stateDir)
-		return err == nil && rec.Tokens[role] != "", nil
-	}
-	var closers []func()
-	parts.Close = func() {
-		for i := len(closers) - 1; i >= 0; i-- {
-			closers[i]()
-		}
-	}
-	closers = append(closers, func() { _ = ops.Store.Close() })
-	defer func() {
-		if err != nil {
-			parts.Close()
-		}
-	}()
-	info, err := env.Tmux.SessionInfo(ctx, name)
-	if err != nil {
-		return parts, err
+		return supervise.Parts{}, err
 	}
 	root, err := env.StateRoot()
 	if err != nil {
-		return parts, err
-	}
-	rec, err := session.ReadRecord(stateDir)
-	if err != nil {
-		return parts, err
-	}
-	if err := supervise.CheckWorkspace(cfg.Supervise.Workspaces, rec.Cwd, ErrUsage); err != nil {
-		return parts, err
-	}
-	ops.StopPane = panes.StopPane(env.Tmux, env.Clock)
-	if parts.Socket, err = supervise.SocketPath(env.Getenv, stateDir); err != nil {
-		return parts, err
-	}
-	w, err := state.ListenSession(env.Getenv, stateDir)
-	if err != nil {
-		return parts, err
-	}
-	closers = append(closers, func() { _ = w.Close() })
-	redact, err := supervise.NewRedactor(cfg.Supervise.Redact)
-	if err != nil {
-		return parts, err
+		return supervise.Parts{}, err
 	}
 	exe, err := env.Executable()
 	if err != nil {
-		return parts, err
+		return supervise.Parts{}, err
 	}
-	fx := &panes.Effects{Tmux: env.Tmux, Clock: env.Clock, Getenv: env.Getenv, Exe: exe, Config: cfg, Info: info, Record: rec,
-		Deliverer: func(roles map[string]string) *deliver.Deliverer { return env.Deliverer(root, info, roles) },
-		Classify:  func(err error) string { code, _ := Classify(err); return code },
-		Budget:    supervisedBudget(env, name, stateDir, rec.Cwd, logf)}
-	parts.Ops = ops
-	parts.Usage = supervisedUsage(env, stateDir, rec.Cwd, logf)
-	parts.Loop = &supervise.Loop{Store: ops.Store, Clock: env.Clock, Policy: ops.Policy, Limits: ops.Limits,
-		Effects: fx, Wake: w.C, Changed: panes.Watch(ctx, env.Tmux, name, logf), Logf: logf, Redact: redact,
-		ScanEvery: cfg.Supervise.ScanEvery, StallAfter: cfg.Supervise.StallAfter, Keep: cfg.Supervise.Keep,
-		Recovery: supervise.RecoveryOf(cfg.Supervise)}
-	return parts, nil
+	s := panes.Session{Tmux: env.Tmux, Clock: env.Clock, Getenv: env.Getenv, Exe: exe, Config: cfg, Name: name, StateDir: stateDir,
+		Resolve: func(ctx context.Context, role string) error { _, err := env.Resolve(ctx, role); return err },
+		Deliverer: func(info tmux.SessionInfo, roles map[string]string) *deliver.Deliverer {
+			return env.Deliverer(root, info, roles)
+		},
+		Classify: codeOf,
+		Budget: func(cwd string, logf func(string, ...any)) func(context.Context, string) string {
+			return supervisedBudget(env, name, stateDir, cwd, logf)
+		},
+		Usage: func(cwd string, logf func(string, ...any)) func() []supervise.UsageSample {
+			return supervisedUsage(env, stateDir, cwd, logf)
+		}}
+	return s.Parts(ctx, logf)
 }
 
 // RuntimeStopOptions are the inputs of StopRuntime.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/daemon"
+	"github.com/partyhq/party/core/exitcode"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/supervise"
 )
@@ -20,10 +21,10 @@ func TestSupervisorFailedErrorIsItsCode(t *testing.T) {
 		wantCode     string
 		wantExitCode int
 	}{
-		{"a corrupt store", "STORE_CORRUPT", "STORE_CORRUPT", ExitError},
-		{"an unsafe runtime dir", "UNSAFE_RUNTIME_DIR", "UNSAFE_RUNTIME_DIR", ExitError},
-		{"a session gone", "NO_SESSION", "NO_SESSION", ExitNotFound},
-		{"a code without an error", "ERROR", "SUPERVISOR_FAILED", ExitError},
+		{"a corrupt store", "STORE_CORRUPT", "STORE_CORRUPT", exitcode.ExitError},
+		{"an unsafe runtime dir", "UNSAFE_RUNTIME_DIR", "UNSAFE_RUNTIME_DIR", exitcode.ExitError},
+		{"a session gone", "NO_SESSION", "NO_SESSION", exitcode.ExitNotFound},
+		{"a code without an error", "ERROR", "SUPERVISOR_FAILED", exitcode.ExitError},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, exit := Classify(&SupervisorFailedError{Code: tc.code, Message: "m"})

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/exitcode"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/session"
@@ -78,7 +79,7 @@ func Talk(ctx context.Context, env *Env, opts TalkOptions) ([]TalkOutcome, error
 	out := make([]TalkOutcome, len(results))
 	for i, r := range results {
 		out[i] = TalkOutcome{Role: r.Role, Pane: r.Pane, Outcome: r.Outcome, Answer: r.Answer, Via: r.Via,
-			MS: r.Elapsed.Milliseconds(), Error: ErrorOf(r.Err), Err: r.Err}
+			MS: r.Elapsed.Milliseconds(), Error: exitcode.ErrorOf(r.Err), Err: r.Err}
 	}
 	if opts.Wait && opts.Usage {
 		turnUsage(ctx, env, info.StateDir, targets, results, out)
@@ -97,9 +98,9 @@ type TalkOutcome struct {
 	MS      int64           `json:"ms"`
 	// Usage is what the answered turn spent, from the agent's own records
 	// (party usage's reading), when they carry it.
-	Usage *TurnUsage `json:"usage,omitempty"`
-	Error *ErrorInfo `json:"error,omitempty"`
-	Err   error      `json:"-"`
+	Usage *TurnUsage          `json:"usage,omitempty"`
+	Error *exitcode.ErrorInfo `json:"error,omitempty"`
+	Err   error               `json:"-"`
 }
 
 // roleNames are the roles of panes, in their order.

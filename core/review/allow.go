@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
+	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/state"
 )
@@ -125,4 +127,37 @@ func writeOwned(root, path, text string) error {
 		return fmt.Errorf("allow the review commands: %w", err)
 	}
 	return nil
+}
+
+// Pane is one of a session's panes as Prepare sees it: the agent it runs
+// and how its hooks are wired.
+type Pane struct {
+	Agent agent.Kind
+	Hooks string
+}
+
+// Prepare makes the review state (Dir) of the session whose state dir is
+// stateDir before its agents start (their first hooks, SessionStart,
+// already reach the coordinator) and, with allow, lets its agents run the
+// loop's commands (AllowCommands): claude's through party's settings file
+// in stateDir, Codex's rules and Gemini's policies in their homes.
+func Prepare(stateDir, root string, now time.Time, maxIterations int, allow bool, panes []Pane, getenv func(string) string) error {
+	if err := Init(Dir(stateDir), now, maxIterations); err != nil {
+		return err
+	}
+	if !allow {
+		return nil
+	}
+	var claude, codex, gemini string
+	for _, p := range panes {
+		switch {
+		case p.Hooks == "claude-settings":
+			claude = filepath.Join(stateDir, "claude-settings.json")
+		case p.Agent == agent.Codex:
+			codex = hook.CodexHome(getenv)
+		case p.Agent == agent.Gemini:
+			gemini = hook.GeminiHome(getenv)
+		}
+	}
+	return AllowCommands(root, claude, codex, gemini)
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/agent"
 )
 
 func TestAllowClaude(t *testing.T) {
@@ -108,4 +110,26 @@ func TestAllowGemini(t *testing.T) {
 	for _, cmd := range []string{"review", "evidence", "ask"} {
 		assert.Contains(t, GeminiPolicy, `commandPrefix = "party `+cmd+`"`)
 	}
+}
+
+func TestPrepare(t *testing.T) {
+	now := time.Date(2026, 11, 29, 8, 0, 0, 0, time.UTC)
+	codexHome := t.TempDir()
+	getenv := func(k string) string {
+		if k == "CODEX_HOME" {
+			return codexHome
+		}
+		return ""
+	}
+	codex := []Pane{{Agent: agent.Codex, Hooks: "codex-notify"}}
+
+	stateDir := t.TempDir()
+	require.NoError(t, Prepare(stateDir, t.TempDir(), now, 3, false, codex, getenv))
+	s, err := Load(Dir(stateDir))
+	require.NoError(t, err)
+	assert.Equal(t, 3, s.MaxIterations, "the review state is made")
+	assert.NoFileExists(t, filepath.Join(codexHome, "rules", CodexRulesFile), "no rules unless allowed")
+
+	require.NoError(t, Prepare(t.TempDir(), t.TempDir(), now, 3, true, codex, getenv))
+	assert.FileExists(t, filepath.Join(codexHome, "rules", CodexRulesFile), "allowed: Codex's rules")
 }

@@ -11,7 +11,8 @@
 // and Start run it as a process of its own, a core/daemon whose keeper
 // (Keep) restarts it after a crash, and SessionProcess is that process
 // over a session, its record read through Team, a line refused for a
-// pane that runs no agent logged (process.go); AllowCommands lets the
+// pane that runs no agent logged (process.go); Prepare makes a new
+// session's review state and, allowed, AllowCommands lets the
 // agents run the loop's commands without a dialog (allow.go); Submit is what the agents' commands
 // use to signal it. The verdict is only ever the implementer's signal: the
 // coordinator acts alone only on mechanical facts (evidence present,

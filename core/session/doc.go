@@ -16,7 +16,7 @@
 //     the client to it (SwitchTo); the party
 //     sessions of a server (PartyInfos).
 //
-// It takes every dependency from Deps and reads no environment and prints
+// It takes every dependency from Deps (deps.go) and reads no environment and prints
 // nothing; what other packages do at start and stop (Gemini's hook
 // settings, the review coordinator's window) it asks of Deps.Gemini and
 // Deps.Coordinator, which core/party provides.

@@ -303,3 +303,35 @@ func sameSpecs(given, stored []string) bool {
 	}
 	return norm(given) == norm(stored)
 }
+
+// Restored is a team RestoreAll brought back, or why it could not.
+type Restored struct {
+	Team   string `json:"session"`
+	Cwd    string `json:"cwd"`
+	Result Result `json:"result"`
+	Err    error  `json:"-"`
+	Error  string `json:"error,omitempty"`
+}
+
+// RestoreAll brings back each of teams whose server died
+// (TeamRestorable) with start, as party start in its folder would. One
+// that fails does not stop the others; the error says how many failed.
+func RestoreAll(teams []Stored, start func(Stored) (Result, error)) ([]Restored, error) {
+	var out []Restored
+	failed := 0
+	for _, t := range teams {
+		if t.State != TeamRestorable {
+			continue
+		}
+		res, err := start(t)
+		r := Restored{Team: t.Name, Cwd: t.Cwd, Result: res, Err: err}
+		if err != nil {
+			r.Error, failed = err.Error(), failed+1
+		}
+		out = append(out, r)
+	}
+	if failed > 0 {
+		return out, fmt.Errorf("%d of %d teams not brought back", failed, len(out))
+	}
+	return out, nil
+}

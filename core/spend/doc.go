@@ -24,6 +24,10 @@
 //     overridden, said in the event log (budget.go, report.go).
 //   - Row and Header are a sum and a budget as party usage prints them
 //     (report.go).
+//   - TeamSpend is a team party keeps as spending sees it, read from its
+//     record (ReadTeam: its ledger, its agents' roles, whose records can
+//     be read); Tally is party usage's Report over teams, its Guard the
+//     team's budgets, AnsweredTurn what a trigger's turn spent (team.go).
 //
 // Token kinds are normalized across agents: Input is the input not read
 // from a cache (Codex and Gemini count the cached part inside their

@@ -14,4 +14,8 @@
 // JSON does the same to JSON that party prints: encoding/json leaves DEL and
 // the C1 controls raw in strings, JSON's \u escapes keep them exact for a
 // decoder.
+//
+// WriteJSON, WriteJSONLine and WriteTable (print.go) are how party's
+// commands print what was asked for, --json or a table, through JSON and
+// Text.
 package termsafe

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/exitcode"
 	"github.com/partyhq/party/core/party"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/session"
@@ -54,7 +55,7 @@ func execute(f *Factory, args []string, cmds ...*cobra.Command) error {
 func TestUsageErrorJSON(t *testing.T) {
 	f, out, errOut := testFactory("")
 	exit := Run(context.Background(), f, []string{"resolve", "--json"})
-	assert.Equal(t, party.ExitUsage, exit)
+	assert.Equal(t, exitcode.ExitUsage, exit)
 	var got struct {
 		Error struct{ Code, Message string } `json:"error"`
 	}
@@ -63,7 +64,7 @@ func TestUsageErrorJSON(t *testing.T) {
 	assert.Contains(t, errOut.String(), "party resolve --help")
 
 	f, _, errOut = testFactory("")
-	assert.Equal(t, party.ExitUsage, Run(context.Background(), f, []string{"send", "--bogus"}))
+	assert.Equal(t, exitcode.ExitUsage, Run(context.Background(), f, []string{"send", "--bogus"}))
 	assert.Contains(t, errOut.String(), "unknown flag")
 }
 
@@ -205,11 +206,11 @@ func TestConflictErrorJSON(t *testing.T) {
 	}
 	conflict := &task.ConflictError{ID: "1", Fields: []task.FieldDiff{{Field: "status", Cached: "pending", Remote: "done"}}}
 	root.AddCommand(newPMCmd(f, pmRunFs{taskDone: func(context.Context, *PMTaskDoneOptions) error { return fmt.Errorf("update: %w", conflict) }}))
-	code, exit := party.Classify(fmt.Errorf("x: %w", conflict))
+	code, exit := exitcode.Classify(fmt.Errorf("x: %w", conflict))
 	assert.Equal(t, "CONFLICT", code)
-	assert.Equal(t, party.ExitConflict, exit)
+	assert.Equal(t, exitcode.ExitConflict, exit)
 	exit = runRoot(context.Background(), f, root, []string{"pm", "task", "done", "1", "--json"})
-	assert.Equal(t, party.ExitConflict, exit)
+	assert.Equal(t, exitcode.ExitConflict, exit)
 	var got struct {
 		Error struct {
 			Code   string           `json:"code"`
@@ -225,7 +226,7 @@ func TestConflictErrorJSON(t *testing.T) {
 
 func TestFlagErrorBeforeJSONIsJSON(t *testing.T) {
 	f, out, _ := testFactory("")
-	assert.Equal(t, party.ExitUsage, Run(context.Background(), f, []string{"talk", "codex", "hi", "--timeout", "soon", "--json"}))
+	assert.Equal(t, exitcode.ExitUsage, Run(context.Background(), f, []string{"talk", "codex", "hi", "--timeout", "soon", "--json"}))
 	var got struct {
 		Error struct{ Code string } `json:"error"`
 	}
@@ -233,7 +234,7 @@ func TestFlagErrorBeforeJSONIsJSON(t *testing.T) {
 	assert.Equal(t, "USAGE", got.Error.Code)
 
 	f, out, _ = testFactory("")
-	assert.Equal(t, party.ExitUsage, Run(context.Background(), f, []string{"talk", "codex", "--bogus", "--", "--json"}))
+	assert.Equal(t, exitcode.ExitUsage, Run(context.Background(), f, []string{"talk", "codex", "--bogus", "--", "--json"}))
 	assert.Empty(t, out.String(), "after -- it is text, not the flag")
 }
 
@@ -261,7 +262,7 @@ func TestUnknownSubcommandsAreUsageErrors(t *testing.T) {
 	for _, path := range groups {
 		t.Run("party "+strings.Join(append(path, "frobnicate"), " "), func(t *testing.T) {
 			f, out, errOut := testFactory("")
-			assert.Equal(t, party.ExitUsage, Run(context.Background(), f, append(path, "frobnicate")))
+			assert.Equal(t, exitcode.ExitUsage, Run(context.Background(), f, append(path, "frobnicate")))
 			assert.Empty(t, out.String(), "no help on stdout")
 			assert.Contains(t, errOut.String(), `unknown command "frobnicate"`)
 		})
@@ -270,16 +271,16 @@ func TestUnknownSubcommandsAreUsageErrors(t *testing.T) {
 		}
 		t.Run("party "+strings.Join(path, " "), func(t *testing.T) {
 			f, out, errOut := testFactory("")
-			assert.Equal(t, party.ExitUsage, Run(context.Background(), f, path))
+			assert.Equal(t, exitcode.ExitUsage, Run(context.Background(), f, path))
 			assert.Empty(t, out.String())
 			assert.Contains(t, errOut.String(), "needs a command")
 		})
 	}
 	f, out, _ := testFactory("")
-	assert.Equal(t, party.ExitOK, Run(context.Background(), f, nil), "party alone prints its help")
+	assert.Equal(t, exitcode.ExitOK, Run(context.Background(), f, nil), "party alone prints its help")
 	assert.Contains(t, out.String(), "Available Commands")
 	f, out, _ = testFactory("")
-	assert.Equal(t, party.ExitOK, Run(context.Background(), f, []string{"pm", "task", "--help"}))
+	assert.Equal(t, exitcode.ExitOK, Run(context.Background(), f, []string{"pm", "task", "--help"}))
 	assert.NotContains(t, out.String(), "party pm task [flags]", "a group does not run alone")
 }
 
@@ -289,7 +290,7 @@ func TestHookAlwaysExitsZero(t *testing.T) {
 	for _, args := range [][]string{{"hook"}, {"hook", "bogus"}, {"hook", "codex-notify", "a", "b"}, {"hook", "claude"}} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			f, _, errOut := testFactory("not json")
-			assert.Equal(t, party.ExitOK, Run(context.Background(), f, args))
+			assert.Equal(t, exitcode.ExitOK, Run(context.Background(), f, args))
 			assert.NotEmpty(t, errOut.String(), "the problem is said on stderr")
 		})
 	}
@@ -300,7 +301,7 @@ func TestHookAlwaysExitsZero(t *testing.T) {
 func TestTriggerArgumentsAreUsageErrors(t *testing.T) {
 	for _, args := range [][]string{{"trigger"}, {"trigger", "claude"}, {"trigger", "show"}, {"trigger", "a", "b", "c"}} {
 		f, out, _ := testFactory("")
-		assert.Equal(t, party.ExitUsage, Run(context.Background(), f, args), "%v", args)
+		assert.Equal(t, exitcode.ExitUsage, Run(context.Background(), f, args), "%v", args)
 		assert.Empty(t, out.String())
 	}
 }
@@ -311,7 +312,7 @@ func TestTriggerArgumentsAreUsageErrors(t *testing.T) {
 func TestSocketFlagsBothAreUsageError(t *testing.T) {
 	for _, args := range [][]string{{"-L", "a", "-S", "b", "ls"}, {"ls", "--socket", "a", "--socket-path", "b"}, {"-L", "a", "-S", "b", "trigger", "list"}} {
 		f, out, errOut := testFactory("")
-		assert.Equal(t, party.ExitUsage, Run(context.Background(), f, args), "%v", args)
+		assert.Equal(t, exitcode.ExitUsage, Run(context.Background(), f, args), "%v", args)
 		assert.Empty(t, out.String())
 		assert.Contains(t, errOut.String(), "-L/--socket and -S/--socket-path", "%v", args)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/partyhq/party/core/exitcode"
 	"github.com/partyhq/party/core/party"
 )
 
@@ -58,8 +59,8 @@ func TestVersionJSON(t *testing.T) {
 func TestHostsBadNameIsUsage(t *testing.T) {
 	f, out, errOut := testFactory("")
 	code := runRoot(t.Context(), f, NewRootCmd(f), []string{"hosts", "--json", "--", "-oProxyCommand=touch pwned"})
-	assert.Equal(t, party.ExitUsage, code)
-	var got struct{ Error party.ErrorInfo }
+	assert.Equal(t, exitcode.ExitUsage, code)
+	var got struct{ Error exitcode.ErrorInfo }
 	require.NoError(t, json.Unmarshal(out.Bytes(), &got))
 	assert.Equal(t, "USAGE", got.Error.Code)
 	assert.Contains(t, got.Error.Message, `SSH destination "-oProxyCommand=touch pwned"`)

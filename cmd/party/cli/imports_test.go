@@ -10,10 +10,13 @@ import (
 )
 
 // allowedImports are the packages of this module the CLI may import: the
-// operations (core/party) and what prints their results. Everything else
-// of core is reached through core/party, the one place that wires.
+// operations (core/party), the one error table that turns their errors
+// into codes and exit statuses (core/exitcode), and what prints their
+// results. Everything else of core is reached through core/party, the one
+// place that wires.
 var allowedImports = map[string]bool{
 	"github.com/partyhq/party/core/party":    true,
+	"github.com/partyhq/party/core/exitcode": true, // Main's one errors.As chain
 	"github.com/partyhq/party/core/termsafe": true, // printing what agents wrote
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/pflag"
 	"golang.org/x/term"
 
+	"github.com/partyhq/party/core/exitcode"
 	"github.com/partyhq/party/core/party"
 	"github.com/partyhq/party/core/termsafe"
 )
@@ -102,18 +103,18 @@ func runRoot(ctx context.Context, f *Factory, root *cobra.Command, args []string
 	root.SetErr(f.IO.ErrOut)
 	err := root.ExecuteContext(ctx)
 	if err == nil {
-		return party.ExitOK
+		return exitcode.ExitOK
 	}
 	if errors.As(err, new(badFlags)) && !f.JSON {
 		f.JSON = jsonAsked(args)
 	}
-	code, exit := party.Classify(err)
+	code, exit := exitcode.Classify(err)
 	var rep *reported
 	if !errors.As(err, &rep) {
 		rep = &reported{error: err}
 	}
 	if f.JSON && !rep.json {
-		writeJSON(f.IO.Out, map[string]any{"error": party.ErrorJSON(err, code, rep.Error())})
+		writeJSON(f.IO.Out, map[string]any{"error": exitcode.ErrorJSON(err, code, rep.Error())})
 	}
 	if !rep.text {
 		// A message may quote what an agent wrote (a failed turn's
@@ -300,4 +301,4 @@ func argsBetween(lo, hi int) cobra.PositionalArgs {
 	}
 }
 
-func writeJSON(w io.Writer, v any) { _ = party.WriteJSON(w, v) }
+func writeJSON(w io.Writer, v any) { _ = termsafe.WriteJSON(w, v) }

@@ -42,7 +42,7 @@ func (f *Factory) showTable(err error, v any, header []string, rows [][]string) 
 	if err != nil || f.JSON {
 		return f.show(err, v, "")
 	}
-	return party.WriteTable(f.IO.Out, header, rows)
+	return termsafe.WriteTable(f.IO.Out, header, rows)
 }
 
 // showRows returns err, else prints v as JSON with --json (nil: items, [] for
@@ -51,7 +51,7 @@ func showRows[T interface{ Row() []string }](f *Factory, err error, v any, items
 	if v == nil {
 		v = nonNil(items)
 	}
-	return f.showTable(err, v, header, party.Rows(items))
+	return f.showTable(err, v, header, termsafe.Rows(items))
 }
 
 // showLines returns err, else prints v as JSON with --json (nil: items, []

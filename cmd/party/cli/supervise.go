@@ -147,7 +147,7 @@ func showTrigger(f *Factory, err error, t party.TriggerRecord, answerOnly bool) 
 		return f.show(err, t, "")
 	}
 	if answerOnly && t.Answer != nil {
-		_, err := fmt.Fprintln(f.IO.Out, party.TerminalText(*t.Answer))
+		_, err := fmt.Fprintln(f.IO.Out, termsafe.Text(*t.Answer))
 		return err
 	}
 	w := f.IO.Out
@@ -161,10 +161,10 @@ func showTrigger(f *Factory, err error, t party.TriggerRecord, answerOnly bool) 
 	}
 	fmt.Fprintln(w)
 	if t.Error != "" {
-		fmt.Fprintf(w, "error: %s\n", party.TerminalText(t.Error))
+		fmt.Fprintf(w, "error: %s\n", termsafe.Text(t.Error))
 	}
 	if t.Answer != nil {
-		fmt.Fprintf(w, "answer:\n%s\n", party.TerminalText(*t.Answer))
+		fmt.Fprintf(w, "answer:\n%s\n", termsafe.Text(*t.Answer))
 	}
 	return nil
 }
@@ -249,7 +249,7 @@ func showMessages(f *Factory, err error, ms []party.Message) error {
 		return f.show(err, nonNil(ms), "")
 	}
 	for _, m := range ms {
-		fmt.Fprintf(f.IO.Out, "--- %d %s -> %s [%s] %s\n%s\n", m.Seq, m.From, m.To, m.Thread, m.At.Format("15:04:05"), party.TerminalText(m.Text))
+		fmt.Fprintf(f.IO.Out, "--- %d %s -> %s [%s] %s\n%s\n", m.Seq, m.From, m.To, m.Thread, m.At.Format("15:04:05"), termsafe.Text(m.Text))
 	}
 	return nil
 }
@@ -373,10 +373,10 @@ func newSuperviseEventsCmd(f *Factory, runF func(context.Context, *SuperviseEven
 		func(ctx context.Context, f *Factory, opts *SuperviseEventsOptions) error {
 			return party.SupervisorEvents(ctx, f.env(), opts.Follow, func(e party.AuditEvent) {
 				if f.JSON {
-					_ = party.WriteJSONLine(f.IO.Out, e)
+					_ = termsafe.WriteJSONLine(f.IO.Out, e)
 					return
 				}
-				fmt.Fprintln(f.IO.Out, party.TerminalText(e.String()))
+				fmt.Fprintln(f.IO.Out, termsafe.Text(e.String()))
 			})
 		})
 	cmd.Flags().BoolVar(&opts.Follow, "follow", false, "keep printing new events")

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partyhq/party/core/party"
+	"github.com/partyhq/party/core/termsafe"
 )
 
 func newUsageCmd(f *Factory, runF func(context.Context, *party.UsageOptions) error) *cobra.Command {
@@ -49,7 +50,7 @@ func usageRun(ctx context.Context, f *Factory, opts *party.UsageOptions) error {
 		for i, s := range rep.Usage {
 			rows[i] = party.UsageRow(s)
 		}
-		if err := party.WriteTable(f.IO.Out, party.UsageHeader(opts.By), rows); err != nil {
+		if err := termsafe.WriteTable(f.IO.Out, party.UsageHeader(opts.By), rows); err != nil {
 			return err
 		}
 	}
@@ -61,5 +62,5 @@ func usageRun(ctx context.Context, f *Factory, opts *party.UsageOptions) error {
 		rows[i] = party.BudgetRow(l)
 	}
 	fmt.Fprintln(f.IO.Out)
-	return party.WriteTable(f.IO.Out, party.BudgetHeader(), rows)
+	return termsafe.WriteTable(f.IO.Out, party.BudgetHeader(), rows)
 }

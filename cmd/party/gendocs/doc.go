@@ -1,7 +1,7 @@
 // Command gendocs writes the pages of docs/ that are made from the code:
 // docs/commands/*.md, one page per command, by cobra's own generator
 // (github.com/spf13/cobra/doc) from party's command tree, and
-// docs/exit-codes.md from the error table of core/party. Run it from the
+// docs/exit-codes.md from the error table of core/exitcode. Run it from the
 // repository's root after changing a command, a flag or the error table:
 //
 //	make docs        # go run ./cmd/party/gendocs

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra/doc"
 
 	"github.com/partyhq/party/cmd/party/cli"
-	"github.com/partyhq/party/core/party"
+	"github.com/partyhq/party/core/exitcode"
 )
 
 // regenerate is the command that brings the generated pages up to date.
@@ -100,10 +100,10 @@ func generatedNote(from string) string {
 	return fmt.Sprintf("<!-- Generated from %s by `%s` (go run ./cmd/party/gendocs): do not edit. -->\n\n", from, regenerate)
 }
 
-// exitCodes is docs/exit-codes.md, made from core/party's error table.
+// exitCodes is docs/exit-codes.md, made from the error table (core/exitcode).
 func exitCodes() []byte {
 	var b bytes.Buffer
-	b.WriteString(generatedNote("the error table in core/party (errors.go, codes.go)"))
+	b.WriteString(generatedNote("the error table in core/exitcode (table.go, docs.go)"))
 	b.WriteString(`# Exit statuses and error codes
 
 Every command exits with one of these statuses. A failure prints ` + "`party: MESSAGE`" + ` on
@@ -116,7 +116,7 @@ its meaning.
 | exit | meaning | codes |
 |---|---|---|
 `)
-	for _, e := range party.Exits() {
+	for _, e := range exitcode.Exits() {
 		codes := make([]string, len(e.Codes))
 		for i, c := range e.Codes {
 			codes[i] = "`" + c + "`"
@@ -129,7 +129,7 @@ its meaning.
 | code | exit | meaning |
 |---|---|---|
 `)
-	codes := party.Codes()
+	codes := exitcode.Codes()
 	sort.SliceStable(codes, func(i, j int) bool { return codes[i].Code < codes[j].Code })
 	for _, c := range codes {
 		fmt.Fprintf(&b, "| `%s` | %d | %s |\n", c.Code, c.Exit, cell(c.Meaning))
@@ -143,7 +143,7 @@ exits with the class's status and prints the class as its code.
 | class | exit | meaning |
 |---|---|---|
 `)
-	for _, c := range party.Classes() {
+	for _, c := range exitcode.Classes() {
 		fmt.Fprintf(&b, "| `%s` | %d | %s |\n", c.Code, c.Exit, cell(c.Meaning))
 	}
 	return b.Bytes()

@@ -36,6 +36,7 @@
 //
 // # Parts
 //
+//	open.go        Open: a team's store, files or GitHub, as pm.storage and the repository say
 //	store.go       Config, New, the store and its calls through gh (api, list)
 //	issues.go      tasks as issues: AddTask, Task, Tasks, conflicts (seen, diff)
 //	update.go      Update (labels one by one, close and reopen, comments), Doc, SetDoc

@@ -1,4 +1,4 @@
-package party
+package termsafe
 
 import (
 	"bytes"
@@ -7,14 +7,17 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/partyhq/party/core/session"
 )
+
+// paneRow is a row of a listing: its cells.
+type paneRow []string
+
+func (r paneRow) Row() []string { return r }
 
 func TestWriteTable(t *testing.T) {
 	var out bytes.Buffer
-	rows := Rows([]session.PaneRow{{Role: "planner", Pane: "%0", Agent: "claude", PID: 7, Command: "claude"}, {Pane: "%12", Dead: true, Command: "bash"}})
-	require.NoError(t, WriteTable(&out, PaneHeader(nil), rows))
+	rows := Rows([]paneRow{{"planner", "%0", "claude", "7", "-", "claude"}, {"-", "%12", "-", "0", "dead", "bash"}})
+	require.NoError(t, WriteTable(&out, []string{"ROLE", "PANE", "AGENT", "PID", "DEAD", "COMMAND"}, rows))
 	assert.Equal(t, "ROLE     PANE  AGENT   PID  DEAD  COMMAND\n"+
 		"planner  %0    claude  7    -     claude\n"+
 		"-        %12   -       0    dead  bash\n", out.String())

@@ -1,4 +1,4 @@
-package party
+package github
 
 import (
 	"cmp"
@@ -9,7 +9,6 @@ import (
 
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/task"
-	"github.com/partyhq/party/core/task/github"
 )
 
 // Storage names a task store (pm.storage).
@@ -18,8 +17,8 @@ const (
 	StorageGitHub = "github"
 )
 
-// taskStoreOptions are the inputs of openTaskStore.
-type taskStoreOptions struct {
+// OpenOptions are the inputs of Open.
+type OpenOptions struct {
 	Root string // party's state root
 	Cwd  string // where to look for the team's link
 	// Storage is pm.storage; StorageSet says the user set it (else it is
@@ -36,12 +35,12 @@ type taskStoreOptions struct {
 	Warn func(string)
 }
 
-// openTaskStore finds the team linked from Cwd and opens its store: the
-// file store (task.FS) by default; the GitHub store (core/task/github)
-// when pm.storage says so (gh unusable is an error), or when it is unset
+// Open finds the team linked from Cwd and opens its store: the file
+// store (task.FS) by default; the GitHub store (New) when pm.storage
+// says so (gh unusable is an error), or when it is unset
 // but a repository is given (--repo, pm.repo), falling back to the files
 // with a warning when gh is missing.
-func openTaskStore(ctx context.Context, o taskStoreOptions) (task.Store, error) {
+func Open(ctx context.Context, o OpenOptions) (task.Store, error) {
 	link, err := task.FindLink(o.Cwd)
 	if err != nil {
 		return nil, err
@@ -56,20 +55,20 @@ func openTaskStore(ctx context.Context, o taskStoreOptions) (task.Store, error) 
 	}
 	// A team whose tasks went to GitHub once stays there: a later command
 	// without --repo or pm.repo must not read (and number) the files.
-	rec, err := github.ReadRecord(dir)
+	rec, err := ReadRecord(dir)
 	if err != nil {
 		return nil, err
 	}
 	repo := cmp.Or(o.Repo, o.ConfigRepo, rec.Repo)
 	if rec.Repo != "" && repo != rec.Repo {
 		return nil, fmt.Errorf("team %s keeps its tasks on GitHub in %s, not %s; to move it, remove %s: %w",
-			link.ID, rec.Repo, repo, filepath.Join(dir, github.RecordFile), task.ErrInvalid)
+			link.ID, rec.Repo, repo, filepath.Join(dir, RecordFile), task.ErrInvalid)
 	}
 	gh := o.Gh
 	if gh == "" {
 		gh = "gh"
 	}
-	_, noGh := github.LookGh(gh, o.Env)
+	_, noGh := LookGh(gh, o.Env)
 	switch {
 	case o.StorageSet && o.Storage == StorageFS:
 		return fs, nil
@@ -92,13 +91,13 @@ func openTaskStore(ctx context.Context, o taskStoreOptions) (task.Store, error) 
 		return nil, err
 	}
 	if repo == "" {
-		if repo, err = github.RepoFromGit(ctx, link.Dir); err != nil {
+		if repo, err = RepoFromGit(ctx, link.Dir); err != nil {
 			return nil, err
 		}
 	}
-	st, err := github.New(ctx, github.Config{Dir: dir, Team: team, Repo: repo, Gh: o.Gh, Env: o.Env, Now: o.Clock.Now, Clock: o.Clock, Warn: o.Warn})
+	st, err := New(ctx, Config{Dir: dir, Team: team, Repo: repo, Gh: o.Gh, Env: o.Env, Now: o.Clock.Now, Clock: o.Clock, Warn: o.Warn})
 	if err != nil || rec.Repo == repo {
 		return st, err
 	}
-	return st, github.WriteRecord(dir, repo)
+	return st, WriteRecord(dir, repo)
 }

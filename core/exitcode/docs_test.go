@@ -1,4 +1,4 @@
-package party
+package exitcode
 
 import (
 	"testing"

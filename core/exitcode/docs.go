@@ -1,4 +1,4 @@
-package party
+package exitcode
 
 import (
 	"sort"
@@ -7,7 +7,7 @@ import (
 	"github.com/partyhq/party/core/supervise"
 )
 
-// The words that document the error table (errors.go) for docs/exit-codes.md,
+// The words that document the error table (table.go) for docs/exit-codes.md,
 // which cmd/party/gendocs writes from Exits, Codes and Classes. The table
 // stays the one place where errors become exit codes; these only say what
 // each exit status and code means. A code without words here is documented

@@ -1,4 +1,4 @@
-package party
+package exitcode
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/task"
 	"github.com/partyhq/party/core/tmux"
+	"github.com/partyhq/party/core/usage"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -62,5 +63,5 @@ func TestErrorJSONAddsTheFieldsAnErrorCarries(t *testing.T) {
 	conflict := fmt.Errorf("update T-1: %w", &task.ConflictError{ID: "T-1", Fields: []task.FieldDiff{{Field: "status", Cached: "pending", Remote: "done"}}})
 	assert.Equal(t, map[string]any{"code": "TASK_CONFLICT", "message": "m", "id": "T-1",
 		"fields": []task.FieldDiff{{Field: "status", Cached: "pending", Remote: "done"}}}, ErrorJSON(conflict, "TASK_CONFLICT", "m"))
-	assert.Equal(t, map[string]any{"code": "USAGE", "message": "bad"}, ErrorJSON(ErrUsage, "USAGE", "bad"), "an error without fields: code and message only")
+	assert.Equal(t, map[string]any{"code": "USAGE", "message": "bad"}, ErrorJSON(usage.Err, "USAGE", "bad"), "an error without fields: code and message only")
 }

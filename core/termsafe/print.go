@@ -1,4 +1,4 @@
-package party
+package termsafe
 
 import (
 	"bytes"
@@ -7,13 +7,11 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
-
-	"github.com/partyhq/party/core/termsafe"
 )
 
 // WriteJSON writes v as party's --json prints it: indented, with <, > and
 // & as they are, and DEL and the C1 controls as \u escapes
-// (termsafe.JSON), so every text is exact for a JSON reader and nothing
+// (JSON), so every text is exact for a JSON reader and nothing
 // in it acts on a terminal.
 func WriteJSON(w io.Writer, v any) error {
 	var b bytes.Buffer
@@ -23,17 +21,17 @@ func WriteJSON(w io.Writer, v any) error {
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := w.Write(termsafe.JSON(b.Bytes()))
+	_, err := w.Write(JSON(b.Bytes()))
 	return err
 }
 
 // WriteTable writes rows in aligned columns under header, as party's
-// listings print them, terminal-safe (termsafe.Text).
+// listings print them, terminal-safe (Text).
 func WriteTable(w io.Writer, header []string, rows [][]string) error {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, termsafe.Text(strings.Join(header, "\t")))
+	fmt.Fprintln(tw, Text(strings.Join(header, "\t")))
 	for _, r := range rows {
-		fmt.Fprintln(tw, termsafe.Text(strings.Join(r, "\t")))
+		fmt.Fprintln(tw, Text(strings.Join(r, "\t")))
 	}
 	return tw.Flush()
 }
@@ -56,10 +54,6 @@ func WriteJSONLine(w io.Writer, v any) error {
 	if err := enc.Encode(v); err != nil {
 		return err
 	}
-	_, err := w.Write(termsafe.JSON(b.Bytes()))
+	_, err := w.Write(JSON(b.Bytes()))
 	return err
 }
-
-// TerminalText is agent-written text made safe to print on a terminal
-// (termsafe.Text).
-func TerminalText(s string) string { return termsafe.Text(s) }

@@ -1,4 +1,4 @@
-package party
+package github
 
 import (
 	"context"
@@ -27,22 +27,22 @@ func TestOpenPicksTheStore(t *testing.T) {
 	var warned []string
 	warn := func(s string) { warned = append(warned, s) }
 
-	st, err := openTaskStore(ctx, taskStoreOptions{Root: root, Cwd: repo, Storage: "fs", Clock: fixedClock{}, Warn: warn})
+	st, err := Open(ctx, OpenOptions{Root: root, Cwd: repo, Storage: "fs", Clock: fixedClock{}, Warn: warn})
 	require.NoError(t, err)
 	assert.IsType(t, &task.FS{}, st)
 
-	st, err = openTaskStore(ctx, taskStoreOptions{Root: root, Cwd: repo, Storage: "fs", Repo: "o/r", Gh: noGh, Clock: fixedClock{}, Warn: warn})
+	st, err = Open(ctx, OpenOptions{Root: root, Cwd: repo, Storage: "fs", Repo: "o/r", Gh: noGh, Clock: fixedClock{}, Warn: warn})
 	require.NoError(t, err)
 	assert.IsType(t, &task.FS{}, st, "unset storage, a repo, no gh: fs")
 	require.Len(t, warned, 1)
 	assert.Contains(t, warned[0], "gh not found")
 
-	_, err = openTaskStore(ctx, taskStoreOptions{Root: root, Cwd: repo, Storage: "github", StorageSet: true, Repo: "o/r", Gh: noGh, Clock: fixedClock{}, Warn: warn})
+	_, err = Open(ctx, OpenOptions{Root: root, Cwd: repo, Storage: "github", StorageSet: true, Repo: "o/r", Gh: noGh, Clock: fixedClock{}, Warn: warn})
 	assert.ErrorIs(t, err, task.ErrUnavailable, "github asked for: no fallback")
 	assert.Len(t, warned, 1)
 
-	_, err = openTaskStore(ctx, taskStoreOptions{Root: root, Cwd: t.TempDir(), Clock: fixedClock{}})
+	_, err = Open(ctx, OpenOptions{Root: root, Cwd: t.TempDir(), Clock: fixedClock{}})
 	assert.ErrorIs(t, err, task.ErrNoTeam)
-	_, err = openTaskStore(ctx, taskStoreOptions{Root: t.TempDir(), Cwd: repo, Clock: fixedClock{}})
+	_, err = Open(ctx, OpenOptions{Root: t.TempDir(), Cwd: repo, Clock: fixedClock{}})
 	assert.ErrorIs(t, err, task.ErrNotFound, "a pointer to a team this state root lacks")
 }

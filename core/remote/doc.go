@@ -1,0 +1,15 @@
+// Package remote is what party does with the party of another host
+// (core/hosts carries the calls): party hosts' look at a host (Look:
+// whether it answers, the version there, its sessions and the runtimes
+// their supervisors manage), a client of a supervisor's API there through
+// the API bridge (Client), a trigger to a role there (Trigger: the
+// session that has the role, the request in the body of the API call,
+// the wait), and this host's end of the bridge (Bridge: the hello, then
+// the copy to the supervisor's socket). Version is this party's version,
+// which the two ends compare.
+//
+// A Caller holds what these take from the party that asks: ssh's runner,
+// the clock, this party's version and the error table's Classify (the
+// codes a look reports), which core/party fills in; so this package
+// imports neither the table nor the wiring.
+package remote

@@ -1,0 +1,32 @@
+package spend
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/session"
+)
+
+func TestReadTeam(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, session.WriteRecord(dir, session.Record{Cwd: "/src", Result: session.Result{Panes: []session.PaneSpec{
+		{Role: "claude", Agent: agent.Claude, Argv: []string{"claude"}, ID: "%0", Hooks: "claude-settings"},
+		{Role: "tui", Agent: agent.Generic, Argv: []string{"tui"}, ID: "%1"},
+		{Role: "shell", Agent: agent.Shell, Argv: []string{"bash"}, ID: "%2"},
+	}}}))
+	ts, err := ReadTeam("team", dir, "/codex")
+	require.NoError(t, err)
+	assert.Equal(t, "/src", ts.Cwd)
+	assert.Equal(t, []string{"claude", "tui"}, ts.Roles, "the agents, not the shell")
+	assert.Equal(t, map[string]string{"%0": "claude", "%1": "tui", "%2": "shell"}, ts.Ledger.Roles)
+
+	_, ok := ts.Guard(config.Config{}, nil)
+	assert.False(t, ok, "no budget set")
+
+	_, err = ReadTeam("none", t.TempDir(), "")
+	assert.Error(t, err, "no record: no team")
+}
