@@ -459,7 +459,7 @@ func (s *Store) inTx(ctx context.Context, d Durability, fn func(tx *sql.Tx) erro
 	if err != nil {
 		return err
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Close() }()
 	// A pool's connection keeps the level it was last given: each write
 	// says its own (an in-memory setting, no I/O).
 	if _, err := conn.ExecContext(ctx, synchronous[d]); err != nil {
