@@ -26,4 +26,10 @@
 //   - progress (progress.go): a long call (talk, trigger with wait) whose
 //     client gave a progress token gets a notification when it starts
 //     waiting and every ProgressEvery after, until it ends.
+//   - install (install.go): Installer registers the server in an agent's
+//     own user configuration for an agent started by hand (party mcp
+//     install and uninstall): claude through its CLI, codex by a table
+//     appended to config.toml that codex reads back, gemini by a merge of
+//     its settings (hook.GeminiMCPInstall); a server named party of
+//     another command is ErrTaken unless forced.
 package mcp

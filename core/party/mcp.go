@@ -2,12 +2,17 @@ package party
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/partyhq/party/core/mcp"
+	"github.com/partyhq/party/core/registry"
+	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/task"
 )
@@ -117,4 +122,42 @@ func (o mcpOps) Task(ctx context.Context, id string) (task.Task, error) {
 func (mcpOps) Code(err error) string {
 	code, _ := Classify(err)
 	return code
+}
+
+// InstallMCP is party mcp install AGENT (install) and party mcp uninstall
+// AGENT: party's MCP server, this binary's mcp, in the agent's own user
+// configuration (mcp.Installer), its CLI found on PATH.
+func InstallMCP(ctx context.Context, env *Env, agent string, install, force, dryRun bool) (mcp.Installed, error) {
+	if !slices.Contains(mcp.Agents, agent) {
+		return mcp.Installed{}, fmt.Errorf("%w: agent %q: want claude, codex or gemini", ErrUsage, agent)
+	}
+	exe, err := env.Executable()
+	if err != nil {
+		return mcp.Installed{}, err
+	}
+	root, err := env.StateRoot()
+	if err != nil {
+		return mcp.Installed{}, err
+	}
+	i := mcp.Installer{Agent: agent, Exe: exe, Env: session.MCPEnv(), Getenv: env.Getenv,
+		Runner: mcp.ExecRunner{Env: env.Environ}, Root: root}
+	if agent != mcp.Gemini { // gemini's settings are merged, not written by its CLI
+		cwd, err := env.Getwd()
+		if err != nil {
+			return mcp.Installed{}, err
+		}
+		if i.Bin, err = session.LookPath(agent, env.Getenv("PATH"), cwd); err != nil {
+			return mcp.Installed{}, err
+		}
+	}
+	do := i.Uninstall
+	if install {
+		do = i.Install
+	}
+	res, err := do(ctx, force, dryRun)
+	if errors.Is(err, mcp.ErrTaken) {
+		// CONFLICT until the error table lists mcp.ErrTaken.
+		err = fmt.Errorf("%w (%w)", err, registry.ErrConflict)
+	}
+	return res, err
 }

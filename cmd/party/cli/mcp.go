@@ -21,8 +21,9 @@ as the runtime of $PARTY_RUNTIME_TOKEN (the token party gives each agent
 pane it starts), else as the operator, through the session's supervisor
 API. A failure is a tool error carrying party's error code, as --json
 prints it. See docs/mcp.md.`
-	cmd.Example = `  claude mcp add party -- party mcp
+	cmd.Example = `  party mcp install claude
   codex -c 'mcp_servers.party.command="party"' -c 'mcp_servers.party.args=["mcp"]'`
+	cmd.AddCommand(newMCPInstallCmd(f, true, nil), newMCPInstallCmd(f, false, nil))
 	return cmd
 }
 

@@ -1,0 +1,40 @@
+package cli
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/party"
+)
+
+func TestMCPInstallArgs(t *testing.T) {
+	tests := []struct {
+		name    string
+		install bool
+		args    []string
+		want    any // nil: a usage error
+	}{
+		{"install", true, []string{"install", "codex"}, MCPInstallOptions{Agent: "codex", Install: true}},
+		{"install forced, printed", true, []string{"install", "claude", "--force", "--print"},
+			MCPInstallOptions{Agent: "claude", Install: true, Force: true, Print: true}},
+		{"uninstall", false, []string{"uninstall", "gemini"}, MCPInstallOptions{Agent: "gemini"}},
+		{"no agent", true, []string{"install"}, nil},
+		{"two agents", false, []string{"uninstall", "claude", "codex"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, _, _ := testFactory("")
+			var got any
+			err := execute(f, tt.args, newMCPInstallCmd(f, tt.install, capture[MCPInstallOptions](&got)))
+			if tt.want == nil {
+				assert.ErrorIs(t, err, party.ErrUsage)
+				assert.Nil(t, got, "nothing runs")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
