@@ -22,7 +22,10 @@
 //   - errors: a failure is a tool error (isError) whose text is party's
 //     --json error, {"error":{"code":…,"message":…}}, with the code of the
 //     one error table (Ops.Code); arguments that fail a tool's schema are
-//     USAGE. An unknown tool is the protocol's own error (invalid params).
+//     USAGE. The same object is the error's structured content, which
+//     each tool's output schema allows besides its result (outputSchema):
+//     Gemini CLI checks an error's against it. An unknown tool is the
+//     protocol's own error (invalid params).
 //   - progress (progress.go): a long call (talk, trigger with wait) whose
 //     client gave a progress token gets a notification when it starts
 //     waiting and every ProgressEvery after, until it ends.
