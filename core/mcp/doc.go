@@ -29,6 +29,11 @@
 //   - progress (progress.go): a long call (talk, trigger with wait) whose
 //     client gave a progress token gets a notification when it starts
 //     waiting and every ProgressEvery after, until it ends.
+//   - over HTTP (http.go): HTTP serves the tools over the SDK's
+//     streamable HTTP handler, each session by the Server of the identity
+//     of its bearer token (Identity: the operator's token, or a runtime's),
+//     which HTTPOptions.Verify says; on a unix socket no token is the
+//     operator. A session's later requests must carry the same identity.
 //   - install (install.go): Installer registers the server in an agent's
 //     own user configuration for an agent started by hand (party mcp
 //     install and uninstall): claude through its CLI, codex by a table

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -160,4 +162,82 @@ func InstallMCP(ctx context.Context, env *Env, agent string, install, force, dry
 		err = fmt.Errorf("%w (%w)", err, registry.ErrConflict)
 	}
 	return res, err
+}
+
+// MCPHTTPOptions say where party mcp serves streamable HTTP: Addr, a
+// loopback HOST:PORT (a bearer token required), or Socket, a unix socket
+// of its own (0600; no token is the operator).
+type MCPHTTPOptions struct {
+	Addr, Socket string
+	// Ready is told the URL served and the operator token's file once
+	// it listens.
+	Ready func(url, tokenFile string)
+}
+
+// ServeMCPHTTP is party mcp --http/--socket: party's MCP server over
+// streamable HTTP for the session env picks (mcp.HTTP) until ctx ends.
+// Each client acts as its bearer token's identity: the operator's token
+// (the session's mcp.token, made on first use) is the operator, a
+// runtime's token (the session's record holds its hash) that runtime.
+func ServeMCPHTTP(ctx context.Context, env *Env, opts MCPHTTPOptions) error {
+	stateDir, name, err := supervisorScope(ctx, env)
+	if err != nil {
+		return err
+	}
+	tokenFile := filepath.Join(stateDir, "mcp.token")
+	op, err := mcp.OperatorToken(tokenFile)
+	if err != nil {
+		return err
+	}
+	var ln net.Listener
+	url := "http://party/"
+	if opts.Socket != "" {
+		ln, err = supervise.ListenUnix(opts.Socket)
+	} else {
+		ln, err = supervise.ListenTCP(opts.Addr)
+		if err == nil {
+			url = "http://" + ln.Addr().String() + "/"
+		}
+	}
+	if err != nil {
+		return err
+	}
+	h := mcp.NewHTTP(mcp.HTTPOptions{Operator: op, Unix: opts.Socket != "",
+		Verify: func(_ context.Context, token string) (mcp.Identity, error) {
+			if mcp.SameToken(token, op) {
+				return mcp.Identity{Operator: true}, nil
+			}
+			rec, err := session.ReadRecord(stateDir)
+			if err != nil {
+				return mcp.Identity{}, err
+			}
+			for role, hash := range rec.Tokens {
+				if mcp.SameToken(session.HashToken(token), hash) {
+					return mcp.Identity{Role: role, Token: token}, nil
+				}
+			}
+			return mcp.Identity{}, mcp.ErrBadToken
+		},
+		Server: func(id mcp.Identity) *mcp.Server {
+			return mcp.NewServer(mcpOps{env.as(id, stateDir, name)}, mcp.Options{Clock: env.Clock})
+		}})
+	if opts.Ready != nil {
+		opts.Ready(url, tokenFile)
+	}
+	return h.Serve(ctx, ln, env.Warnf)
+}
+
+// as is env acting as id in the session of stateDir: id's runtime token
+// and role in place of the process's, the session fixed.
+func (e *Env) as(id mcp.Identity, stateDir, name string) *Env {
+	c := *e
+	c.Session = ""
+	vars := map[string]string{"PARTY_RUNTIME_TOKEN": id.Token, "PARTY_ROLE": id.Role, "PARTY_STATE_DIR": stateDir, "PARTY_SESSION": name}
+	c.Getenv = func(k string) string {
+		if v, ok := vars[k]; ok {
+			return v
+		}
+		return e.Getenv(k)
+	}
+	return &c
 }

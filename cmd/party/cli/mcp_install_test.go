@@ -38,3 +38,30 @@ func TestMCPInstallArgs(t *testing.T) {
 		})
 	}
 }
+
+func TestMCPArgs(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want any // nil: a usage error
+	}{
+		{"stdio", []string{"mcp"}, MCPOptions{}},
+		{"http", []string{"mcp", "--http", "127.0.0.1:8765"}, MCPOptions{HTTP: "127.0.0.1:8765"}},
+		{"socket", []string{"mcp", "--socket", "/tmp/p.sock"}, MCPOptions{Socket: "/tmp/p.sock"}},
+		{"an argument", []string{"mcp", "stdio"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, _, _ := testFactory("")
+			var got any
+			err := execute(f, tt.args, newMCPCmd(f, capture[MCPOptions](&got)))
+			if tt.want == nil {
+				assert.ErrorIs(t, err, party.ErrUsage)
+				assert.Nil(t, got, "nothing runs")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
