@@ -34,6 +34,10 @@
 //     of its bearer token (Identity: the operator's token, or a runtime's),
 //     which HTTPOptions.Verify says; on a unix socket no token is the
 //     operator. A session's later requests must carry the same identity.
+//   - named operators (operators.go): Operators keeps the SHA-256 of the
+//     token of each named operator identity of a session (party mcp
+//     token), an orchestrator outside the team acting as the operator
+//     under its own name.
 //   - install (install.go): Installer registers the server in an agent's
 //     own user configuration for an agent started by hand (party mcp
 //     install and uninstall): claude through its CLI, codex by a table

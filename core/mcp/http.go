@@ -23,18 +23,24 @@ import (
 )
 
 // Identity is who a client of party mcp over HTTP is, from its request's
-// bearer token alone (never from a payload field): the operator, or the
-// runtime of Role, whose token Token is.
+// bearer token alone (never from a payload field): the operator (named,
+// or not), or the runtime of Role, whose token Token is.
 type Identity struct {
 	Operator bool
-	Role     string
-	Token    string // the runtime's token; "" for the operator
+	// Name is a named operator's (Operators): the sender of its messages,
+	// the actor of its task changes; "" is the anonymous operator.
+	Name  string
+	Role  string
+	Token string // the runtime's token; "" for the operator
 }
 
 // key is the identity as the SDK keeps it with a session: each later
 // request of the session must carry a token of the same identity.
 func (id Identity) key() string {
-	if id.Operator {
+	switch {
+	case id.Operator && id.Name != "":
+		return "operator:" + id.Name
+	case id.Operator:
 		return "operator"
 	}
 	return "runtime:" + id.Role
@@ -46,7 +52,7 @@ const SessionTimeout = 30 * time.Minute
 
 // ErrBadToken is a bearer token that is neither the operator's nor a
 // runtime's of the session.
-var ErrBadToken = errors.New("the bearer token is neither the operator's nor a runtime's")
+var ErrBadToken = errors.New("the bearer token is neither an operator's nor a runtime's")
 
 // HTTPOptions are what an HTTP server of party's tools takes.
 type HTTPOptions struct {

@@ -24,7 +24,24 @@ import (
 // command's caller (the runtime of $PARTY_RUNTIME_TOKEN, else the
 // operator), each call through the supervisor's API.
 func ServeMCP(ctx context.Context, env *Env, in io.Reader, out io.Writer) error {
-	s := mcp.NewServer(mcpOps{env}, mcp.Options{Clock: env.Clock})
+	ops := mcpOps{env: env}
+	if token := env.Getenv("PARTY_MCP_TOKEN"); token != "" {
+		// A named operator's (party mcp token add), whatever pane it runs in.
+		stateDir, name, err := supervisorScope(ctx, env)
+		if err != nil {
+			return err
+		}
+		op, ok, err := mcpOperators(env, stateDir).Lookup(token)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("$PARTY_MCP_TOKEN is no operator's of session %s (revoked, or of another session): %w", name, supervise.ErrToken)
+		}
+		id := mcp.Identity{Operator: true, Name: op}
+		ops = mcpOps{env: env.as(id, stateDir, name), from: op}
+	}
+	s := mcp.NewServer(ops, mcp.Options{Clock: env.Clock})
 	return s.Serve(ctx, &sdk.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{out}})
 }
 
@@ -34,8 +51,12 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-// mcpOps are core/mcp's operations: party's own, over env.
-type mcpOps struct{ env *Env }
+// mcpOps are core/mcp's operations: party's own, over env; from names a
+// named operator, the sender of its messages.
+type mcpOps struct {
+	env  *Env
+	from string
+}
 
 var _ mcp.Ops = mcpOps{}
 
@@ -44,6 +65,7 @@ func (o mcpOps) InboxRead(ctx context.Context, thread string) ([]supervise.Messa
 }
 
 func (o mcpOps) InboxSend(ctx context.Context, req supervise.MessageRequest) (supervise.Message, error) {
+	req.From = o.from
 	return InboxSend(ctx, o.env, req)
 }
 
@@ -207,6 +229,9 @@ func ServeMCPHTTP(ctx context.Context, env *Env, opts MCPHTTPOptions) error {
 			if mcp.SameToken(token, op) {
 				return mcp.Identity{Operator: true}, nil
 			}
+			if name, ok, err := mcpOperators(env, stateDir).Lookup(token); err != nil || ok {
+				return mcp.Identity{Operator: true, Name: name}, err
+			}
 			rec, err := session.ReadRecord(stateDir)
 			if err != nil {
 				return mcp.Identity{}, err
@@ -219,7 +244,7 @@ func ServeMCPHTTP(ctx context.Context, env *Env, opts MCPHTTPOptions) error {
 			return mcp.Identity{}, mcp.ErrBadToken
 		},
 		Server: func(id mcp.Identity) *mcp.Server {
-			return mcp.NewServer(mcpOps{env.as(id, stateDir, name)}, mcp.Options{Clock: env.Clock})
+			return mcp.NewServer(mcpOps{env: env.as(id, stateDir, name), from: id.Name}, mcp.Options{Clock: env.Clock})
 		}})
 	if opts.Ready != nil {
 		opts.Ready(url, tokenFile)
@@ -232,7 +257,11 @@ func ServeMCPHTTP(ctx context.Context, env *Env, opts MCPHTTPOptions) error {
 func (e *Env) as(id mcp.Identity, stateDir, name string) *Env {
 	c := *e
 	c.Session = ""
-	vars := map[string]string{"PARTY_RUNTIME_TOKEN": id.Token, "PARTY_ROLE": id.Role, "PARTY_STATE_DIR": stateDir, "PARTY_SESSION": name}
+	role := id.Role
+	if id.Operator {
+		role = id.Name // a named operator's task changes are its own
+	}
+	vars := map[string]string{"PARTY_RUNTIME_TOKEN": id.Token, "PARTY_ROLE": role, "PARTY_STATE_DIR": stateDir, "PARTY_SESSION": name}
 	c.Getenv = func(k string) string {
 		if v, ok := vars[k]; ok {
 			return v
@@ -240,4 +269,67 @@ func (e *Env) as(id mcp.Identity, stateDir, name string) *Env {
 		return e.Getenv(k)
 	}
 	return &c
+}
+
+// mcpOperators are the named operator identities of the session of
+// stateDir (mcp.Operators), none of them a role of the session.
+func mcpOperators(env *Env, stateDir string) mcp.Operators {
+	root, _ := env.StateRoot()
+	o := mcp.Operators{Path: filepath.Join(stateDir, mcp.OperatorsFile), Root: root}
+	if rec, err := session.ReadRecord(stateDir); err == nil {
+		for role := range rec.Launch {
+			o.Reserved = append(o.Reserved, role)
+		}
+	}
+	return o
+}
+
+// MCPToken is a named operator identity as party mcp token prints it.
+type MCPToken struct {
+	Name    string    `json:"name"`
+	Token   string    `json:"token,omitempty"` // once, when made
+	Created time.Time `json:"created,omitzero"`
+	Session string    `json:"session"`
+}
+
+// MCPTokenAdd makes the token of the named operator name in the session
+// env picks (mcp.Operators.Add).
+func MCPTokenAdd(ctx context.Context, env *Env, name string) (MCPToken, error) {
+	stateDir, session, err := supervisorScope(ctx, env)
+	if err != nil {
+		return MCPToken{}, err
+	}
+	now := env.Clock.Now()
+	token, err := mcpOperators(env, stateDir).Add(name, now)
+	if errors.Is(err, mcp.ErrOperatorExists) {
+		err = fmt.Errorf("%w (%w)", err, registry.ErrConflict) // CONFLICT until the error table lists it
+	}
+	return MCPToken{Name: name, Token: token, Created: now.UTC(), Session: session}, err
+}
+
+// MCPTokenRevoke takes the named operator name's token out.
+func MCPTokenRevoke(ctx context.Context, env *Env, name string) error {
+	stateDir, _, err := supervisorScope(ctx, env)
+	if err != nil {
+		return err
+	}
+	err = mcpOperators(env, stateDir).Revoke(name)
+	if errors.Is(err, mcp.ErrNoOperator) {
+		err = fmt.Errorf("%w (%w)", err, supervise.ErrNotFound) // NOT_FOUND until the error table lists it
+	}
+	return err
+}
+
+// MCPTokens are the session's named operators.
+func MCPTokens(ctx context.Context, env *Env) ([]MCPToken, error) {
+	stateDir, session, err := supervisorScope(ctx, env)
+	if err != nil {
+		return nil, err
+	}
+	ops, err := mcpOperators(env, stateDir).List()
+	out := make([]MCPToken, 0, len(ops))
+	for _, o := range ops {
+		out = append(out, MCPToken{Name: o.Name, Created: o.Created, Session: session})
+	}
+	return out, err
 }

@@ -42,7 +42,7 @@ socket a request without one is the operator's.`
 	fl := cmd.Flags()
 	fl.StringVar(&opts.HTTP, "http", "", "serve streamable HTTP on this loopback `HOST:PORT` (a bearer token required)")
 	fl.StringVar(&opts.Socket, "socket", "", "serve streamable HTTP on this unix socket `PATH` (0600)")
-	cmd.AddCommand(newMCPInstallCmd(f, true, nil), newMCPInstallCmd(f, false, nil))
+	cmd.AddCommand(newMCPInstallCmd(f, true, nil), newMCPInstallCmd(f, false, nil), newMCPTokenCmd(f, nil))
 	return cmd
 }
 

@@ -65,3 +65,31 @@ func TestMCPArgs(t *testing.T) {
 		})
 	}
 }
+
+func TestMCPTokenArgs(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want any // nil: a usage error
+	}{
+		{"add", []string{"token", "add", "orchestrator"}, MCPTokenOptions{Verb: "add", Name: "orchestrator"}},
+		{"list", []string{"token", "list"}, MCPTokenOptions{Verb: "list"}},
+		{"revoke", []string{"token", "revoke", "orchestrator"}, MCPTokenOptions{Verb: "revoke", Name: "orchestrator"}},
+		{"add without a name", []string{"token", "add"}, nil},
+		{"list with a name", []string{"token", "list", "x"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f, _, _ := testFactory("")
+			var got any
+			err := execute(f, tt.args, newMCPTokenCmd(f, capture[MCPTokenOptions](&got)))
+			if tt.want == nil {
+				assert.ErrorIs(t, err, party.ErrUsage)
+				assert.Nil(t, got, "nothing runs")
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
