@@ -43,7 +43,8 @@ func (id Identity) key() string {
 	case id.Operator:
 		return "operator"
 	}
-	return "runtime:" + id.Role
+	// The token too: a pane respawned has a new one, served anew.
+	return "runtime:" + id.Role + ":" + hashToken(id.Token)[:16]
 }
 
 // SessionTimeout closes an HTTP session its client left: no request for

@@ -27,7 +27,7 @@ func httpServer(t *testing.T, unix bool) (url, sock string, ids func() []Identit
 			switch {
 			case SameToken(token, "op-token"):
 				return Identity{Operator: true}, nil
-			case SameToken(token, "bot-token"):
+			case SameToken(token, "bot-token"), SameToken(token, "bot-token-2"):
 				return Identity{Role: "bot", Token: token}, nil
 			}
 			return Identity{}, ErrBadToken
@@ -131,4 +131,18 @@ func TestHTTPSessionKeepsItsIdentity(t *testing.T) {
 	_, err = cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "runtimes"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "Forbidden")
+}
+
+// A role's new token (its pane respawned) is served by a server of its
+// own: the old one would call with the old token.
+func TestHTTPNewTokenNewServer(t *testing.T) {
+	url, _, ids := httpServer(t, false)
+	for _, tok := range []string{"bot-token", "bot-token-2", "bot-token"} {
+		auth := "Bearer " + tok
+		cs, err := connect(t, url, "", &auth)
+		require.NoError(t, err)
+		_, err = cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "runtimes"})
+		require.NoError(t, err)
+	}
+	assert.Equal(t, []Identity{{Role: "bot", Token: "bot-token"}, {Role: "bot", Token: "bot-token-2"}}, ids())
 }
