@@ -77,13 +77,18 @@ type HTTP struct {
 	opts    HTTPOptions
 	handler http.Handler
 
+	// stopping ends when Serve's context does: every call in flight is
+	// cancelled then (the SDK does not cancel a streamable session's
+	// calls when the session closes).
+	stopping context.Context
+
 	mu      sync.Mutex
 	servers map[string]*sdk.Server // by Identity.key: one per identity, for all its sessions
 }
 
 // NewHTTP is an HTTP server of party's tools.
 func NewHTTP(opts HTTPOptions) *HTTP {
-	h := &HTTP{opts: opts, servers: map[string]*sdk.Server{}}
+	h := &HTTP{opts: opts, servers: map[string]*sdk.Server{}, stopping: context.Background()}
 	streamable := sdk.NewStreamableHTTPHandler(h.server, &sdk.StreamableHTTPOptions{SessionTimeout: SessionTimeout})
 	verify := func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		id, err := opts.Verify(ctx, token)
@@ -122,9 +127,23 @@ func (h *HTTP) server(r *http.Request) *sdk.Server {
 	if !ok {
 		// The SDK asks at every request; the server is made once.
 		srv = h.opts.Server(id).srv
+		srv.AddReceivingMiddleware(h.cancelOnStop)
 		h.servers[id.key()] = srv
 	}
 	return srv
+}
+
+// cancelOnStop cancels a call when Serve stops.
+func (h *HTTP) cancelOnStop(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		h.mu.Lock()
+		stopping := h.stopping
+		h.mu.Unlock()
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		defer context.AfterFunc(stopping, cancel)()
+		return next(ctx, method, req)
+	}
 }
 
 // ServeHTTP answers one request.
@@ -134,6 +153,9 @@ func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.handler.Ser
 // returns once the calls in flight have ended (a talk cancelled so is
 // taken back first). Serve closes ln.
 func (h *HTTP) Serve(ctx context.Context, ln net.Listener, logf func(string, ...any)) error {
+	h.mu.Lock()
+	h.stopping = ctx
+	h.mu.Unlock()
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, MaxHeaderBytes: 64 << 10,
 		ErrorLog: log.New(logWriter(logf), "", 0)}
 	done := make(chan error, 1)

@@ -146,3 +146,30 @@ func TestHTTPNewTokenNewServer(t *testing.T) {
 	}
 	assert.Equal(t, []Identity{{Role: "bot", Token: "bot-token"}, {Role: "bot", Token: "bot-token-2"}}, ids())
 }
+
+// Serve stopped while a talk is in flight: the talk is cancelled (taken
+// back), and Serve returns once it has ended.
+func TestHTTPStopCancelsCallsInFlight(t *testing.T) {
+	ops := &fakeOps{talkStart: make(chan struct{})}
+	h := NewHTTP(HTTPOptions{Operator: "op-token",
+		Verify: func(context.Context, string) (Identity, error) { return Identity{Operator: true}, nil },
+		Server: func(Identity) *Server { return NewServer(ops, Options{}) }})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- h.Serve(ctx, ln, t.Logf) }()
+	auth := "Bearer op-token"
+	cs, err := connect(t, "http://"+ln.Addr().String()+"/", "", &auth)
+	require.NoError(t, err)
+	called := make(chan error, 1)
+	go func() {
+		_, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "talk", Arguments: map[string]any{"role": "w", "text": "x"}})
+		called <- err
+	}()
+	<-ops.talkStart
+	cancel()
+	require.NoError(t, <-served)
+	assert.True(t, ops.talkEnded.Load(), "the talk ended before Serve returned")
+	<-called
+}
