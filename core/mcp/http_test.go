@@ -171,5 +171,6 @@ func TestHTTPStopCancelsCallsInFlight(t *testing.T) {
 	cancel()
 	require.NoError(t, <-served)
 	assert.True(t, ops.talkEnded.Load(), "the talk ended before Serve returned")
-	<-called
+	assert.Error(t, <-called, "the client is told its session is gone")
+	_ = cs.Close()
 }
