@@ -77,13 +77,14 @@
 //	ssh ARGS...                  the real ssh with -F $HOME/.ssh/config: OpenSSH reads the
 //	                             config of the home the password database names, never
 //	                             $HOME's, and a scenario's home is its own
-//	mcpcall [-token FILE|-token-value T] [-progress] [-cancel-on-int] [-pidfile FILE]
-//	        TOOL [JSON] | -list | -script FILE
+//	mcpcall [-token FILE|-token-value T] [-url URL|@FILE|-unix SOCK [-bearer FILE]]
+//	        [-progress] [-cancel-on-int] [-pidfile FILE] TOOL [JSON] | -list | -script FILE
 //	                             an MCP client (the official SDK's, over stdio) running
-//	                             party mcp: one tool call (its structured result on stdout,
-//	                             a tool error on stderr and exit 1), the tools with their
-//	                             schemas, or one session of steps (call, start, wait, run);
-//	                             see mcpcallMain
+//	                             party mcp, or over streamable HTTP to a party mcp --http
+//	                             or --socket: one tool call (its structured result on
+//	                             stdout, a tool error on stderr and exit 1), the tools with
+//	                             their schemas, or one session of steps (call, start, wait,
+//	                             run); see mcpcallMain
 //
 // mocklog reads the mock agents' log and the fake model's alike, and
 // counts only submissions: the fake model's side requests (mode side:

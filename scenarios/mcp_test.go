@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -28,7 +30,9 @@ import (
 //	                              or "run ARGV…" (a program run between
 //	                              two calls, argv split on spaces, no shell)
 //
-// Flags: -token FILE runs party mcp with FILE's content as
+// Flags: -url URL (or @FILE holding it) and -unix SOCKET connect to a
+// party mcp serving streamable HTTP instead, with -bearer FILE's token;
+// -token FILE runs party mcp with FILE's content as
 // PARTY_RUNTIME_TOKEN, -token-value T with T; without either the server
 // has none (the operator). -progress asks for progress and prints each
 // notification to stderr ("progress N: MESSAGE"); -cancel-on-int cancels
@@ -48,6 +52,9 @@ func mcpcallMain() int {
 	list := fl.Bool("list", false, "list the tools")
 	script := fl.String("script", "", "a file of steps")
 	pidFile := fl.String("pidfile", "", "write party mcp's pid into this file")
+	url := fl.String("url", "", "connect over streamable HTTP to this URL (a file holding it: @FILE)")
+	unix := fl.String("unix", "", "connect over streamable HTTP on this unix socket")
+	bearer := fl.String("bearer", "", "a file holding the bearer token for -url or -unix")
 	if err := fl.Parse(os.Args[1:]); err != nil {
 		return 2
 	}
@@ -74,7 +81,16 @@ func mcpcallMain() int {
 	cmd := exec.Command("party", "mcp")
 	cmd.Env = env
 	cmd.Stderr = os.Stderr
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "mcpcall", Version: "1"}, opts).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	var transport sdk.Transport = &sdk.CommandTransport{Command: cmd}
+	if *url != "" || *unix != "" {
+		t, err := httpTransport(*url, *unix, *bearer)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "mcpcall:", err)
+			return 2
+		}
+		transport = t
+	}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "mcpcall", Version: "1"}, opts).Connect(ctx, transport, nil)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "mcpcall: connect:", err)
 		return 2
@@ -212,6 +228,47 @@ func structured(res *sdk.CallToolResult) string {
 		return fmt.Sprintf("(unprintable: %v)", err)
 	}
 	return string(b)
+}
+
+// httpTransport is the SDK's streamable HTTP client transport to url (or
+// a file holding it, @FILE), or to the unix socket sock, sending the bearer
+// token in the file bearer when there is one.
+func httpTransport(url, sock, bearer string) (sdk.Transport, error) {
+	if file, ok := strings.CutPrefix(url, "@"); ok {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
+		}
+		url = strings.TrimSpace(string(b))
+	}
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	if sock != "" {
+		url = "http://localhost/"
+		base.DialContext = func(ctx context.Context, _, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, "unix", sock)
+		}
+	}
+	var rt http.RoundTripper = base
+	if bearer != "" {
+		b, err := os.ReadFile(bearer)
+		if err != nil {
+			return nil, err
+		}
+		rt = bearerRT{token: strings.TrimSpace(string(b)), next: base}
+	}
+	return &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: rt}, MaxRetries: -1}, nil
+}
+
+// bearerRT sends every request with the bearer token.
+type bearerRT struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearerRT) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
 }
 
 // withoutVar is environ without the variable name.

@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/partyhq/party/core/clock"
@@ -46,7 +48,7 @@ func NewServer(ops Ops, opts Options) *Server {
 	s.srv = sdk.NewServer(&sdk.Implementation{Name: "party", Version: version}, &sdk.ServerOptions{
 		Instructions: "party's team operations: your inbox (inbox_read acknowledges the trigger that told you of it), triggers to supervised agents, talk to another agent and wait for its answer, the team's tasks. You act as your own pane's runtime.",
 	})
-	s.srv.AddReceivingMiddleware(usageErrors)
+	s.srv.AddReceivingMiddleware(toolErrors)
 	s.tools(s.srv)
 	return s
 }
@@ -67,7 +69,11 @@ func (s *Server) Serve(ctx context.Context, t sdk.Transport) error {
 // add registers the tool name, whose handler h returns a typed result or
 // a party error; the error becomes a tool error carrying its code.
 func add[In, Out any](s *Server, srv *sdk.Server, name, description string, h func(context.Context, *sdk.CallToolRequest, In) (Out, error)) {
-	sdk.AddTool(srv, &sdk.Tool{Name: name, Description: description},
+	out, err := outputSchema[Out]()
+	if err != nil {
+		panic(fmt.Sprintf("mcp: tool %s: %v", name, err)) // the types are party's own
+	}
+	sdk.AddTool(srv, &sdk.Tool{Name: name, Description: description, OutputSchema: out},
 		func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
 			out, err := h(ctx, req, in)
 			if err != nil {
@@ -81,8 +87,8 @@ func add[In, Out any](s *Server, srv *sdk.Server, name, description string, h fu
 // ToolError is a failed call as the client gets it: party's error code
 // and message, its text party's --json error.
 type ToolError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
+	Code    string `json:"code" jsonschema:"party's error code (the one error table's)"`
+	Message string `json:"message" jsonschema:"what went wrong"`
 	err     error
 }
 
@@ -94,20 +100,64 @@ func (e *ToolError) Error() string {
 
 func (e *ToolError) Unwrap() error { return e.err }
 
-// usageErrors makes a tool error that is not a ToolError — arguments the
-// SDK found failing the tool's schema — a ToolError with the code USAGE.
-func usageErrors(next sdk.MethodHandler) sdk.MethodHandler {
+// outputSchema is the output schema of a tool whose result is Out: the
+// one the SDK would derive from Out, which also lets through a tool
+// error's structured content, {"error": {code, message}}: a property
+// "error" of that shape (or, where Out has an "error" of its own, either),
+// and Out's required properties required unless "error" is there
+// (anyOf). A client that checks an error's structured content against the
+// output schema — Gemini CLI 0.61 does, taking an error's JSON text for it
+// when there is none — then finds it valid and passes the error on.
+func outputSchema[Out any]() (*jsonschema.Schema, error) {
+	s, err := jsonschema.For[Out](&jsonschema.ForOptions{})
+	if err != nil {
+		return nil, err
+	}
+	e, err := jsonschema.For[ToolError](&jsonschema.ForOptions{})
+	if err != nil {
+		return nil, err
+	}
+	e.Description = "party's error, when the call failed (isError): its code and message"
+	if s.Properties == nil {
+		s.Properties = map[string]*jsonschema.Schema{}
+	}
+	if own, ok := s.Properties[errorKey]; ok {
+		e = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{own, e}}
+	}
+	s.Properties[errorKey] = e
+	if len(s.Required) > 0 {
+		s.AnyOf = []*jsonschema.Schema{{Required: s.Required}, {Required: []string{errorKey}}}
+		s.Required = nil
+	}
+	return s, nil
+}
+
+// errorKey is the key of a tool error's structured content.
+const errorKey = "error"
+
+// toolErrors gives every tool error party's shape: a tool error that is
+// not a ToolError — arguments the SDK found failing the tool's schema —
+// becomes a ToolError with the code USAGE; and each carries, besides its
+// text, the same {"error": {code, message}} as structured content, which
+// the tool's output schema allows (outputSchema).
+func toolErrors(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		res, err := next(ctx, method, req)
 		r, ok := res.(*sdk.CallToolResult)
 		if err != nil || !ok || !r.IsError {
 			return res, err
 		}
-		var te *ToolError
-		if cause := r.GetError(); cause != nil && !errors.As(cause, &te) {
-			r.Content = nil
-			r.SetError(&ToolError{Code: "USAGE", Message: cause.Error(), err: cause})
+		cause := r.GetError()
+		if cause == nil {
+			return res, err
 		}
+		var te *ToolError
+		if !errors.As(cause, &te) {
+			te = &ToolError{Code: "USAGE", Message: cause.Error(), err: cause}
+			r.Content = nil
+			r.SetError(te)
+		}
+		r.StructuredContent = map[string]*ToolError{errorKey: te}
 		return res, err
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -138,7 +139,44 @@ func TestToolErrors(t *testing.T) {
 			e := errorOf(t, res)
 			assert.Equal(t, tt.wantCode, e.Code, "message: %s", e.Message)
 			assert.NotEmpty(t, e.Message)
-			assert.Nil(t, res.StructuredContent, "an error carries no result")
+			var sc map[string]ToolError
+			remarshal(t, res.StructuredContent, &sc)
+			assert.Equal(t, map[string]ToolError{"error": e}, sc, "the same error as structured content, no result")
+		})
+	}
+}
+
+func remarshal(t *testing.T, from, to any) {
+	t.Helper()
+	b, err := json.Marshal(from)
+	require.NoError(t, err)
+	require.NoError(t, json.Unmarshal(b, to))
+}
+
+// Every tool's output schema takes a tool error's structured content
+// ({"error": {code, message}}) besides its result, and nothing less than
+// one of them: Gemini CLI checks an error's against it.
+func TestOutputSchemasAllowErrors(t *testing.T) {
+	cs, _ := session(t, &fakeOps{}, nil)
+	res, err := cs.ListTools(context.Background(), nil)
+	require.NoError(t, err)
+	for _, tool := range res.Tools {
+		t.Run(tool.Name, func(t *testing.T) {
+			var s jsonschema.Schema
+			remarshal(t, tool.OutputSchema, &s)
+			rs, err := s.Resolve(nil)
+			require.NoError(t, err)
+			var party map[string]any
+			remarshal(t, map[string]any{"error": map[string]string{"code": "NOT_FOUND", "message": "trigger nope: not found"}}, &party)
+			assert.NoError(t, rs.Validate(party), "party's error")
+			assert.Error(t, rs.Validate(map[string]any{}), "neither a result nor an error")
+			assert.Error(t, rs.Validate(map[string]any{"error": map[string]any{"code": "X"}}), "an error without its message")
+			if tool.Name == "trigger_status" {
+				// A trigger has an error of its own, a string.
+				var failed map[string]any
+				remarshal(t, triggerOf(supervise.Trigger{ID: "t1", Role: "w", Thread: "th", Status: supervise.TFailed, Error: "boom"}, false), &failed)
+				assert.NoError(t, rs.Validate(failed), "a failed trigger")
+			}
 		})
 	}
 }

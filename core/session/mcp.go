@@ -94,3 +94,8 @@ func geminiMCP(d Deps, cfg config.MCP) *hook.GeminiMCP {
 	}
 	return &hook.GeminiMCP{Command: d.Exe, Args: []string{"mcp"}, Trust: !cfg.Prompt, Allow: slices.Clone(mcpEnv)}
 }
+
+// MCPEnv are the names of the variables of a pane that party mcp needs
+// (mcpEnv): what an agent configured by hand (party mcp install) must let
+// through to it.
+func MCPEnv() []string { return slices.Clone(mcpEnv) }

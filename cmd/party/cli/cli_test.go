@@ -247,8 +247,10 @@ func TestUnknownSubcommandsAreUsageErrors(t *testing.T) {
 	walk = func(c *cobra.Command, path []string) {
 		// A command that runs itself and has subcommands (party trigger
 		// ROLE TEXT, party trigger show ID; party sessions, party sessions
-		// forget NAME) reads other words as its arguments.
-		if c.HasSubCommands() && !slices.Equal(path, []string{"trigger"}) && !slices.Equal(path, []string{"sessions"}) {
+		// forget NAME; party mcp, party mcp install AGENT) reads other
+		// words as its arguments.
+		runsItself := slices.Equal(path, []string{"trigger"}) || slices.Equal(path, []string{"sessions"}) || slices.Equal(path, []string{"mcp"})
+		if c.HasSubCommands() && !runsItself {
 			groups = append(groups, path)
 		}
 		for _, sub := range c.Commands() {

@@ -1,0 +1,53 @@
+package mcp
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestOperators(t *testing.T) {
+	dir := t.TempDir()
+	o := Operators{Path: filepath.Join(dir, "sess", OperatorsFile), Root: dir, Reserved: []string{"claude"}}
+	require.NoError(t, os.MkdirAll(filepath.Dir(o.Path), 0o700))
+	now := time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC)
+
+	token, err := o.Add("orchestrator", now)
+	require.NoError(t, err)
+	assert.Regexp(t, `^pmo_[0-9a-f]{48}$`, token)
+	b, err := os.ReadFile(o.Path)
+	require.NoError(t, err)
+	assert.NotContains(t, string(b), token, "only its hash is kept")
+	fi, err := os.Stat(o.Path)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), fi.Mode().Perm())
+
+	name, ok, err := o.Lookup(token)
+	require.NoError(t, err)
+	assert.True(t, ok)
+	assert.Equal(t, "orchestrator", name)
+	_, ok, err = o.Lookup("pmo_forged")
+	require.NoError(t, err)
+	assert.False(t, ok)
+
+	_, err = o.Add("orchestrator", now)
+	assert.ErrorIs(t, err, ErrOperatorExists)
+	for _, bad := range []string{"claude", "operator", "human", "two words", ""} {
+		_, err = o.Add(bad, now)
+		assert.Error(t, err, "name %q", bad)
+	}
+
+	ops, err := o.List()
+	require.NoError(t, err)
+	assert.Equal(t, []Operator{{Name: "orchestrator", Hash: hashToken(token), Created: now}}, ops)
+
+	require.NoError(t, o.Revoke("orchestrator"))
+	_, ok, err = o.Lookup(token)
+	require.NoError(t, err)
+	assert.False(t, ok, "revoked")
+	assert.ErrorIs(t, o.Revoke("orchestrator"), ErrNoOperator)
+}
