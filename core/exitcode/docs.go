@@ -94,6 +94,7 @@ var codeMeanings = map[string]string{
 	"FALLBACK_REQUIRED":     "the supervisor cannot trigger a pane party did not start",
 	"THREAD_AUTO_BLOCKED":   "the thread is blocked (alike answers, or turns without progress) until `party trigger unblock`",
 	"BAD_TOKEN":             "a runtime token no runtime holds",
+	"AGENT_CLI_FAILED":      "the agent's own command line (`claude mcp add`, `codex mcp get`) failed while `party mcp install` or `uninstall` used it: its message is shown",
 	"NO_SUPERVISOR":         "the session's supervisor does not run",
 	"INTERRUPTED":           "interrupted (Ctrl-C, SIGTERM)",
 	"UNSAFE_RUNTIME_DIR":    "the runtime dir (sockets) is a symlink, not yours, or open to others",

@@ -11,6 +11,7 @@ import (
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/hosts"
 	"github.com/partyhq/party/core/iterm"
+	"github.com/partyhq/party/core/mcp"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/notify"
 	"github.com/partyhq/party/core/registry"
@@ -82,6 +83,10 @@ var codes = []struct {
 	{review.ErrRunning, "CONFLICT", ExitConflict},
 	{review.ErrFindings, "INVALID_FINDINGS", ExitUsage},
 	{registry.ErrConflict, "CONFLICT", ExitConflict},
+	{mcp.ErrTaken, "CONFLICT", ExitConflict},
+	{mcp.ErrOperatorExists, "CONFLICT", ExitConflict},
+	{mcp.ErrNoOperator, "NOT_FOUND", ExitNotFound},
+	{mcp.ErrAgentCLI, "AGENT_CLI_FAILED", ExitError},
 	{relay.ErrStalled, "STALLED", ExitTimeout},
 	{relay.ErrRounds, "OUT_OF_ROUNDS", ExitError},
 	{session.ErrExists, "SESSION_EXISTS", ExitError},

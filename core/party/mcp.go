@@ -2,7 +2,6 @@ package party
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -13,7 +12,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/partyhq/party/core/mcp"
-	"github.com/partyhq/party/core/registry"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/task"
@@ -178,12 +176,7 @@ func InstallMCP(ctx context.Context, env *Env, agent string, install, force, dry
 	if install {
 		do = i.Install
 	}
-	res, err := do(ctx, force, dryRun)
-	if errors.Is(err, mcp.ErrTaken) {
-		// CONFLICT until the error table lists mcp.ErrTaken.
-		err = fmt.Errorf("%w (%w)", err, registry.ErrConflict)
-	}
-	return res, err
+	return do(ctx, force, dryRun)
 }
 
 // MCPHTTPOptions say where party mcp serves streamable HTTP: Addr, a
@@ -301,9 +294,6 @@ func MCPTokenAdd(ctx context.Context, env *Env, name string) (MCPToken, error) {
 	}
 	now := env.Clock.Now()
 	token, err := mcpOperators(env, stateDir).Add(name, now)
-	if errors.Is(err, mcp.ErrOperatorExists) {
-		err = fmt.Errorf("%w (%w)", err, registry.ErrConflict) // CONFLICT until the error table lists it
-	}
 	return MCPToken{Name: name, Token: token, Created: now.UTC(), Session: session}, err
 }
 
@@ -313,11 +303,7 @@ func MCPTokenRevoke(ctx context.Context, env *Env, name string) error {
 	if err != nil {
 		return err
 	}
-	err = mcpOperators(env, stateDir).Revoke(name)
-	if errors.Is(err, mcp.ErrNoOperator) {
-		err = fmt.Errorf("%w (%w)", err, supervise.ErrNotFound) // NOT_FOUND until the error table lists it
-	}
-	return err
+	return mcpOperators(env, stateDir).Revoke(name)
 }
 
 // MCPTokens are the session's named operators.
