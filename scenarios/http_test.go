@@ -18,14 +18,14 @@ import (
 // supervisor's API) and prints the status code on the first line of
 // stdout, then the body:
 //
-//	http ADDRFILE [-token FILE] [-runtime TOKEN] [-until REGEXP] METHOD PATH [BODYFILE]
+//	http ADDRFILE [-token FILE] [-runtime TOKEN] [-operator NAME] [-until REGEXP] METHOD PATH [BODYFILE]
 //
 // ADDRFILE holds the unix socket's path (a leading /) or a loopback
 // HOST:PORT; -token sends FILE's content as the bearer token, -runtime
-// TOKEN as X-Party-Runtime-Token. -until makes the request again (a GET:
+// TOKEN as X-Party-Runtime-Token, -operator NAME as X-Party-Operator. -until makes the request again (a GET:
 // nothing changes) until what it prints matches REGEXP, for waitLimit.
 func cmdHTTP(ts *testscript.TestScript, neg bool, args []string) {
-	usage := "usage: http ADDRFILE [-token FILE] [-runtime TOKEN] [-runtime-file FILE] [-until REGEXP] METHOD PATH [BODYFILE]"
+	usage := "usage: http ADDRFILE [-token FILE] [-runtime TOKEN] [-runtime-file FILE] [-operator NAME] [-until REGEXP] METHOD PATH [BODYFILE]"
 	if neg || len(args) < 3 {
 		ts.Fatalf("%s", usage)
 	}
@@ -41,6 +41,8 @@ func cmdHTTP(ts *testscript.TestScript, neg bool, args []string) {
 			header.Set("X-Party-Runtime-Token", args[1])
 		case "-runtime-file":
 			header.Set("X-Party-Runtime-Token", strings.TrimSpace(ts.ReadFile(args[1])))
+		case "-operator":
+			header.Set("X-Party-Operator", args[1])
 		case "-until":
 			var err error
 			until, err = regexp.Compile(args[1])

@@ -14,7 +14,8 @@ func openDoor(ctx context.Context, env *Env) (*supervise.Door, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &supervise.Door{StateDir: stateDir, Clock: env.Clock, Getenv: env.Getenv, Token: env.Getenv("PARTY_RUNTIME_TOKEN")}, nil
+	return &supervise.Door{StateDir: stateDir, Clock: env.Clock, Getenv: env.Getenv, Token: env.Getenv("PARTY_RUNTIME_TOKEN"),
+		Operator: env.Getenv("PARTY_OPERATOR")}, nil
 }
 
 // viaDoor runs f through the session's supervisor API (supervise.Call).

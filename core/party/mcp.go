@@ -254,7 +254,8 @@ func (e *Env) as(id mcp.Identity, stateDir, name string) *Env {
 	if id.Operator {
 		role = id.Name // a named operator's task changes are its own
 	}
-	vars := map[string]string{"PARTY_RUNTIME_TOKEN": id.Token, "PARTY_ROLE": role, "PARTY_STATE_DIR": stateDir, "PARTY_SESSION": name}
+	vars := map[string]string{"PARTY_RUNTIME_TOKEN": id.Token, "PARTY_ROLE": role, "PARTY_STATE_DIR": stateDir, "PARTY_SESSION": name,
+		"PARTY_OPERATOR": id.Name}
 	c.Getenv = func(k string) string {
 		if v, ok := vars[k]; ok {
 			return v

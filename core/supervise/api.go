@@ -61,6 +61,11 @@ type Server struct {
 // RuntimeTokenHeader is the header of a runtime's token.
 const RuntimeTokenHeader = "X-Party-Runtime-Token"
 
+// OperatorHeader names the operator making a call (Caller.Name): a label
+// for the audit that only the operator may give (whoever reaches the API
+// as the operator is one), refused with a runtime's token.
+const OperatorHeader = "X-Party-Operator"
+
 // DefaultMaxBody is the request body limit when Server.MaxBody is 0.
 const DefaultMaxBody = 1 << 20
 
@@ -226,9 +231,22 @@ func (s *Server) handle(f func(w http.ResponseWriter, r *http.Request, c Caller)
 	}
 }
 
-// caller is who makes the call, from its runtime token alone.
+// caller is who makes the call, from its runtime token alone, with the
+// operator's name when it gave one.
 func (s *Server) caller(r *http.Request) (Caller, error) {
-	return s.Service.Caller(r.Context(), r.Header.Get(RuntimeTokenHeader))
+	c, err := s.Service.Caller(r.Context(), r.Header.Get(RuntimeTokenHeader))
+	name := r.Header.Get(OperatorHeader)
+	if err != nil || name == "" {
+		return c, err
+	}
+	if !c.Operator() {
+		return c, fmt.Errorf("%s is the operator's, not a runtime's: %w", OperatorHeader, ErrBadInput)
+	}
+	if err := CheckID("operator name", name); err != nil {
+		return c, err
+	}
+	c.Name = name
+	return c, nil
 }
 
 // decode reads the body's one JSON value into v: no unknown field, no key

@@ -25,6 +25,8 @@ type Client struct {
 	// Token is the TCP listener's bearer token; RuntimeToken a runtime's
 	// token (the pane's), which makes the calls the runtime's.
 	Token, RuntimeToken string
+	// Operator is the operator's name its calls carry (OperatorHeader).
+	Operator string
 }
 
 // NewUnixClient is a client of the supervisor on the unix socket
@@ -238,6 +240,9 @@ func (c *Client) do(ctx context.Context, method, path string, body, out any) (in
 	}
 	if c.Token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.Token)
+	}
+	if c.Operator != "" {
+		req.Header.Set(OperatorHeader, c.Operator)
 	}
 	if c.RuntimeToken != "" {
 		req.Header.Set(RuntimeTokenHeader, c.RuntimeToken)

@@ -28,8 +28,9 @@ type Door struct {
 	Clock    clock.Clock
 	Getenv   func(string) string
 	// Token is the caller's runtime token ($PARTY_RUNTIME_TOKEN inside
-	// an agent's pane); "" calls as the operator.
-	Token string
+	// an agent's pane); "" calls as the operator, named Operator when set
+	// (a named operator of party mcp token).
+	Token, Operator string
 }
 
 // APISocket is the socket of the API of the supervisor of stateDir: the
@@ -63,7 +64,7 @@ func (d *Door) connect() error {
 	if d.Client != nil {
 		d.HTTP.CloseIdleConnections()
 	}
-	c.RuntimeToken = d.Token
+	c.RuntimeToken, c.Operator = d.Token, d.Operator
 	d.Client = c
 	return nil
 }

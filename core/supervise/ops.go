@@ -203,7 +203,7 @@ func (o *Ops) Submit(ctx context.Context, c Caller, req TriggerRequest) (Trigger
 		return Trigger{}, false, fmt.Errorf("thread %s: %s (party trigger unblock %s): %w", th.ID, th.BlockedWhy, th.ID, ErrBlocked)
 	}
 	now := o.Clock.Now().UTC()
-	t := Trigger{ID: req.ID, Role: req.Role, Thread: req.Thread, Reason: req.Reason, From: c.Runtime, Text: text,
+	t := Trigger{ID: req.ID, Role: req.Role, Thread: req.Thread, Reason: req.Reason, From: c.Runtime, By: c.Name, Text: text,
 		Force: req.Force, Actor: req.Actor, Why: req.Why}
 	t, acts, err := Step(o.Policy, t, Event{Kind: EvQueued, At: now})
 	if err != nil {

@@ -42,6 +42,9 @@ type Caller struct {
 	// Runtime is the role of the runtime whose token came with the call;
 	// "" is the operator.
 	Runtime string
+	// Name is the operator's name, when it gave one (a named operator of
+	// party mcp token: OperatorHeader): the audit's actor, no authority.
+	Name string
 }
 
 // Service is what the API and the CLI call: the supervisor's operations

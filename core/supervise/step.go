@@ -214,7 +214,7 @@ func (t *Trigger) apply(p Policy, ev Event) ([]Action, error) {
 			return nil, ErrStale
 		}
 		t.Status, t.Created = Queued, ev.At
-		acts := []Action{audit(AuditQueued, "", "")}
+		acts := []Action{audit(AuditQueued, t.By, "")} // by a named operator
 		if t.Force {
 			acts = append(acts, audit(AuditOverride, t.Actor, t.Why))
 		}

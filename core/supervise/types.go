@@ -162,7 +162,9 @@ type Trigger struct {
 	// From is the runtime that asked for the trigger (its token's role);
 	// "" is the operator, or the supervisor's own inbox trigger (Reason
 	// "inbox"). The safeguards count only the agents' own exchange.
-	From   string        `json:"from,omitempty"`
+	From string `json:"from,omitempty"`
+	// By is the named operator that asked for it (Caller.Name).
+	By     string        `json:"by,omitempty"`
 	Text   string        `json:"text"`
 	Status TriggerStatus `json:"status"`
 	Class  Class         `json:"class,omitempty"` // failed: why; deferred: OPERATOR_BUSY or TRIGGER_RATE_LIMITED
