@@ -85,6 +85,7 @@ var codeMeanings = map[string]string{
 	"HOST_KEY_UNVERIFIED":   "ssh: the host's key is not in known_hosts, or changed",
 	"HOST_TIMEOUT":          "ssh: the host did not answer within 5 s (`ConnectTimeout`)",
 	"HOST_UNREACHABLE":      "ssh could not reach the host (refused, a name that does not resolve, another ssh failure)",
+	"HOST_CONNECTION_LOST":  "the connection to the host broke while party ran there (`talk --wait`): what it started there goes on (`party check ROLE@HOST`)",
 	"NO_PARTY_THERE":        "the host has no party program where `hosts.NAME.party` says (the remote shell's 127)",
 	"REMOTE_FAILED":         "the party on the host ran and failed (its message)",
 	"NO_SERVER":             "no tmux server runs there",

@@ -108,6 +108,9 @@ func TestClassify(t *testing.T) {
 		{"refused", 255, "ssh: connect to host 127.0.0.1 port 1: Connection refused\n", false, ReasonRefused, ErrUnreachable},
 		{"resolve", 255, "ssh: Could not resolve hostname nope: Name or service not known\n", false, ReasonResolve, ErrUnreachable},
 		{"other ssh", 255, "kex_exchange_identification: read: Connection reset by peer\n", false, ReasonSSH, ErrUnreachable},
+		{"closed before", 255, "kex_exchange_identification: Connection closed by remote host\n", false, ReasonSSH, ErrUnreachable},
+		{"lost", 255, "Connection to 127.0.0.1 closed by remote host.\n", false, ReasonLost, ErrLost},
+		{"lost writing", 255, "client_loop: send disconnect: Broken pipe\n", false, ReasonLost, ErrLost},
 		{"killed", -1, "", true, ReasonTimeout, ErrTimeout},
 		{"no party", 127, "sh: 1: party: not found\n", false, ReasonNoParty, ErrNoParty},
 		{"not executable", 126, "sh: 1: /opt/party: Permission denied\n", false, ReasonNoParty, ErrNoParty},
@@ -195,6 +198,28 @@ func (l *oneListener) Accept() (net.Conn, error) {
 }
 func (l *oneListener) Close() error   { return nil }
 func (l *oneListener) Addr() net.Addr { return bridgeAddr("fake") }
+
+// TestRunInputCarriesTextOnStdin: the text goes to the remote party's
+// stdin byte for byte, and only plain words go on its command line; a
+// remote failure comes back with what the party printed.
+func TestRunInputCarriesTextOnStdin(t *testing.T) {
+	text := "$(touch pwned) `x` \"q\" 'x' $HOME\nline two\n"
+	var got []byte
+	r := &fakeRunner{serve: func(in io.Reader, out io.Writer) (int, string) {
+		got, _ = io.ReadAll(in)
+		_, _ = io.WriteString(out, `{"error":{"code":"ROLE_NOT_FOUND"}}`)
+		return 3, ""
+	}}
+	out, err := RunInput(context.Background(), r, Host{Name: "box", Dest: "box"}, strings.NewReader(text), "send", "claude", "-", "--json")
+	assert.Equal(t, text, string(got))
+	assert.Equal(t, `{"error":{"code":"ROLE_NOT_FOUND"}}`, string(out))
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, ReasonFailed, e.Reason)
+	assert.Equal(t, 3, e.Exit)
+	require.Len(t, r.argv, 1)
+	assert.Equal(t, []string{"'party'", "'send'", "'claude'", "'-'", "'--json'"}, r.argv[0][8:])
+}
 
 func TestDialCarriesHTTPOnOneConnection(t *testing.T) {
 	calls := 0

@@ -83,29 +83,34 @@ const (
 	ReasonNoParty                // the host has no party program there
 	ReasonNoBridge               // the remote party lacks the command (an older party)
 	ReasonFailed                 // the remote party ran and failed
+	ReasonLost                   // the connection broke while the remote party ran
 )
 
 func (r Reason) String() string {
 	return [...]string{"ssh failed", "timed out", "authentication failed", "host key not verified",
-		"connection refused", "name not resolved", "no party there", "the party there lacks the command (an older party?)", "remote party failed"}[r]
+		"connection refused", "name not resolved", "no party there", "the party there lacks the command (an older party?)", "remote party failed",
+		"connection lost"}[r]
 }
 
 // The sentinels of the reasons; every one but ErrNoParty, ErrNoBridge
 // and ErrRemote is also ErrUnreachable.
 var (
 	ErrUnreachable = errors.New("host unreachable")
-	ErrTimeout     = fmt.Errorf("%w: timed out", ErrUnreachable)
-	ErrAuth        = fmt.Errorf("%w: authentication failed", ErrUnreachable)
-	ErrHostKey     = fmt.Errorf("%w: host key not verified", ErrUnreachable)
-	ErrNoParty     = errors.New("no party on the host")
-	ErrNoBridge    = errors.New("the remote party lacks the command")
-	ErrRemote      = errors.New("the remote party failed")
+	// ErrLost is a connection that broke after the remote party started:
+	// what it was doing there (a turn) goes on.
+	ErrLost     = fmt.Errorf("%w: connection lost", ErrUnreachable)
+	ErrTimeout  = fmt.Errorf("%w: timed out", ErrUnreachable)
+	ErrAuth     = fmt.Errorf("%w: authentication failed", ErrUnreachable)
+	ErrHostKey  = fmt.Errorf("%w: host key not verified", ErrUnreachable)
+	ErrNoParty  = errors.New("no party on the host")
+	ErrNoBridge = errors.New("the remote party lacks the command")
+	ErrRemote   = errors.New("the remote party failed")
 )
 
 var reasonErrs = map[Reason]error{
 	ReasonSSH: ErrUnreachable, ReasonTimeout: ErrTimeout, ReasonAuth: ErrAuth, ReasonHostKey: ErrHostKey,
 	ReasonRefused: ErrUnreachable, ReasonResolve: ErrUnreachable, ReasonNoParty: ErrNoParty,
-	ReasonNoBridge: ErrNoBridge, ReasonFailed: ErrRemote,
+	ReasonNoBridge: ErrNoBridge, ReasonFailed: ErrRemote, ReasonLost: ErrLost,
 }
 
 // Error is a run of ssh that failed: why (Reason), ssh's exit status and
@@ -156,6 +161,9 @@ var stderrReasons = []struct {
 	{regexp.MustCompile(`(?i)timed out|timeout`), ReasonTimeout},
 	{regexp.MustCompile(`(?i)connection refused`), ReasonRefused},
 	{regexp.MustCompile(`(?i)could not resolve|name or service not known|nodename nor servname`), ReasonResolve},
+	// After the session began (never kex_exchange_identification's,
+	// which is a connection that never became one).
+	{regexp.MustCompile(`(?im)^(connection to \S+ closed by remote host|client_loop: |.*broken pipe)`), ReasonLost},
 }
 
 // Classify is the *Error of ssh's run on host that exited with exit and
@@ -281,6 +289,14 @@ func (t *tailBuffer) String() string { return t.b.String() }
 // Run runs party with args on h to its end and returns its stdout. A
 // failure is an *Error; ctx's deadline kills ssh (ReasonTimeout).
 func Run(ctx context.Context, r Runner, h Host, args ...string) ([]byte, error) {
+	return RunInput(ctx, r, h, nil, args...)
+}
+
+// RunInput is Run with stdin on the remote party's stdin: the way text a
+// person or an agent wrote reaches a remote party run with argv (party
+// send ROLE - there), never on the remote command line. The remote
+// party's stdout is returned with its failure too (its --json error).
+func RunInput(ctx context.Context, r Runner, h Host, stdin io.Reader, args ...string) ([]byte, error) {
 	argv, err := h.Argv(args...)
 	if err != nil {
 		return nil, err
@@ -289,7 +305,16 @@ func Run(ctx context.Context, r Runner, h Host, args ...string) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
-	_ = p.Close() // nothing on stdin
+	if stdin == nil {
+		_ = p.Close() // nothing on stdin
+	} else {
+		go func() {
+			// A remote party that ended early (its failure is its
+			// exit) stops reading: the copy's error says nothing more.
+			_, _ = io.Copy(p, stdin)
+			_ = p.Close()
+		}()
+	}
 	type result struct {
 		out []byte
 		err error
