@@ -25,7 +25,7 @@ var exitMeanings = map[int]string{
 	ExitInputBusy:   "the agent's input box holds someone else's text (`--clear` removes it)",
 	ExitFallback:    "the supervisor cannot trigger that pane (party did not start it): use `send` or `talk`",
 	ExitBudget:      "the agent's budget is spent (`budget.*`): `--force --why TEXT` sends all the same, logged",
-	ExitHost:        "another host cannot be reached over SSH (authentication, host key, timeout, refused) or has no party program there",
+	ExitHost:        "another host cannot be reached over SSH (authentication, host key, timeout, refused), its connection broke while party ran there, or it has no party program there",
 	ExitVersion:     "another host runs another party version, or one too old for the command: install the same party on both",
 	ExitInterrupted: "interrupted (Ctrl-C)",
 }
@@ -54,7 +54,7 @@ var codeMeanings = map[string]string{
 	"NO_REVIEW":             "no review has run",
 	"INVALID_FINDINGS":      "the findings do not follow the schema (`party review findings`); nothing was written",
 	"EVIDENCE_MISSING":      "the evidence the signal needs is missing or stale",
-	"FORBIDDEN":             "not allowed here: a review signal, or a supervisor call a runtime may not make (unblock, force, another's work)",
+	"FORBIDDEN":             "not allowed here: a review signal, a supervisor call a runtime may not make (unblock, force, another's work), or a send, talk, trigger or message to another host from inside an agent's pane",
 	"USAGE":                 "a command, argument, flag or option used wrongly",
 	"ILLEGAL_TRANSITION":    "the review signal is illegal in the current state",
 	"BUDGET_EXCEEDED":       "a budget that bounds the agent (`budget.*`) is spent; `--force --why TEXT` overrides it, and the team's event log keeps why",

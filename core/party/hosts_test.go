@@ -33,6 +33,16 @@ type remoteRunner struct {
 		exit   int
 		stderr string
 	}
+	// answers are what a remote party prints (out) and its exit status,
+	// by its words after the program; stdin what each run read.
+	answers map[string]answer
+	stdin   []string
+}
+
+// answer is what a remote party run prints and exits with.
+type answer struct {
+	exit        int
+	out, stderr string
 }
 
 func (r *remoteRunner) Start(argv []string) (hosts.Proc, error) {
@@ -53,7 +63,17 @@ func (r *remoteRunner) Start(argv []string) (hosts.Proc, error) {
 			p.exit, p.stderr = r.fail.exit, r.fail.stderr
 			return
 		}
-		switch strings.Join(words[1:], " ") {
+		joined := strings.Join(words[1:], " ")
+		if a, ok := r.answers[joined]; ok {
+			in, _ := io.ReadAll(inR)
+			r.mu.Lock()
+			r.stdin = append(r.stdin, string(in))
+			r.mu.Unlock()
+			_, _ = io.WriteString(outW, a.out)
+			p.exit, p.stderr = a.exit, a.stderr
+			return
+		}
+		switch joined {
 		case "version --json":
 			_, _ = io.WriteString(outW, `{"version": "`+r.version+`", "bridge": 1}`+"\n")
 		case "ls --json":
