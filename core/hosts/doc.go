@@ -24,9 +24,9 @@
 // HTTP request carried by the bridge.
 //
 // The bridge, step by step:
-//  1. The local side runs ssh -o BatchMode=yes -o ConnectTimeout=5 -T --
-//     DEST PARTY supervise bridge --session S, with pipes for its stdin
-//     and stdout.
+//  1. The local side runs ssh -o BatchMode=yes -o ConnectTimeout=5
+//     -o ServerAliveInterval=10 -o ServerAliveCountMax=3 -T -- DEST PARTY
+//     supervise bridge --session S, with pipes for its stdin and stdout.
 //  2. The remote party finds the session's supervisor socket and writes
 //     one Hello line: the bridge protocol, its version, and an error
 //     (its stable code and message) when it cannot bridge.

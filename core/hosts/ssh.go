@@ -32,6 +32,16 @@ const DefaultProgram = "party"
 // (-o ConnectTimeout), in seconds.
 const ConnectTimeout = 5
 
+// ServerAliveInterval and ServerAliveCountMax bound how long a
+// connection whose host stopped answering (a network that went away
+// without a word) stays open: ssh asks every ServerAliveInterval seconds
+// and gives up after ServerAliveCountMax unanswered asks, within 40 s,
+// so that a long call (talk --wait, a bridge's long poll) never hangs.
+const (
+	ServerAliveInterval = 10
+	ServerAliveCountMax = 3
+)
+
 // Check checks h's name, destination and program.
 func (h Host) Check() error {
 	if h.Configured {
@@ -54,7 +64,8 @@ func (h Host) program() string {
 
 // Argv is the ssh command line that runs party with args on h: ssh in
 // batch mode (never a password prompt), with the user's own SSH config
-// and keys, ConnectTimeout, no terminal (-T) and "--" before the
+// and keys, ConnectTimeout, ServerAliveInterval and ServerAliveCountMax,
+// no terminal (-T) and "--" before the
 // destination, so that nothing after it is read as an ssh option. The
 // remote words are built by RemoteCommand.
 func (h Host) Argv(args ...string) ([]string, error) {
@@ -65,7 +76,9 @@ func (h Host) Argv(args ...string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	argv := []string{"ssh", "-o", "BatchMode=yes", "-o", fmt.Sprintf("ConnectTimeout=%d", ConnectTimeout), "-T", "--", h.Dest}
+	argv := []string{"ssh", "-o", "BatchMode=yes", "-o", fmt.Sprintf("ConnectTimeout=%d", ConnectTimeout),
+		"-o", fmt.Sprintf("ServerAliveInterval=%d", ServerAliveInterval), "-o", fmt.Sprintf("ServerAliveCountMax=%d", ServerAliveCountMax),
+		"-T", "--", h.Dest}
 	return append(argv, words...), nil
 }
 
@@ -158,12 +171,14 @@ var stderrReasons = []struct {
 }{
 	{regexp.MustCompile(`(?i)host key verification failed|remote host identification has changed|no \S+ host key is known`), ReasonHostKey},
 	{regexp.MustCompile(`(?i)permission denied|too many authentication failures|no supported authentication methods`), ReasonAuth},
+	// A host that stopped answering during the session (ServerAlive).
+	{regexp.MustCompile(`(?im)^timeout, server \S+ not responding`), ReasonLost},
 	{regexp.MustCompile(`(?i)timed out|timeout`), ReasonTimeout},
 	{regexp.MustCompile(`(?i)connection refused`), ReasonRefused},
 	{regexp.MustCompile(`(?i)could not resolve|name or service not known|nodename nor servname`), ReasonResolve},
 	// After the session began (never kex_exchange_identification's,
 	// which is a connection that never became one).
-	{regexp.MustCompile(`(?im)^(connection to \S+ closed by remote host|client_loop: |.*broken pipe)`), ReasonLost},
+	{regexp.MustCompile(`(?im)^(connection to \S+ closed by remote host|connection (closed|reset) by \S+ port \d+|client_loop: |.*broken pipe)`), ReasonLost},
 }
 
 // Classify is the *Error of ssh's run on host that exited with exit and

@@ -148,7 +148,8 @@ func TestHostsThroughTheBridge(t *testing.T) {
 	assert.Equal(t, "claude", v.Sessions[0].Runtimes[0].Role)
 	require.Len(t, r.argv, 3)
 	for _, argv := range r.argv {
-		assert.Equal(t, []string{"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=5", "-T", "--", "me@box", "'/opt/party'"}, argv[:9])
+		assert.Equal(t, []string{"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=5", "-o", "ServerAliveInterval=10", "-o", "ServerAliveCountMax=3",
+			"-T", "--", "me@box", "'/opt/party'"}, argv[:13])
 	}
 
 	// A trigger to claude@box: the text in the API call's body, never
