@@ -62,8 +62,8 @@
 //	                             second host: their own HOME, XDG dirs, runtime and tmux
 //	                             dirs, tmux socket and mock log under $REMOTE ($WORK/remote),
 //	                             the scenario's PATH (the same party); writes Host remote into
-//	                             $HOME/.ssh/config and sets $SSHD_PORT, $REMOTE and
-//	                             $REMOTE_SOCK; stop ends the server (connections are then
+//	                             $HOME/.ssh/config and sets $SSHD_PORT, $REMOTE,
+//	                             $REMOTE_SOCK and $REMOTE_TMPDIR; stop ends the server (connections are then
 //	                             refused); cut stops it and kills its connections (SIGKILL of
 //	                             each connection's sshd: the clients' links break at once,
 //	                             the programs they ran go on); at the end the remote's tmux server, the server

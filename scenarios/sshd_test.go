@@ -48,8 +48,9 @@ const sshdBinary = "/usr/sbin/sshd"
 // made by ssh-keygen, whose sessions run as a second host ("remote") of
 // their own under $WORK/remote: HOME, XDG dirs, runtime and tmux dirs,
 // tmux socket and mock log, and the scenario's PATH (the same party). It
-// writes $HOME/.ssh/config with Host remote, and sets $SSHD_PORT and
-// $REMOTE (the remote's $WORK/remote). The server and every process its
+// writes $HOME/.ssh/config with Host remote, and sets $SSHD_PORT,
+// $REMOTE (the remote's $WORK/remote), $REMOTE_SOCK and $REMOTE_TMPDIR
+// (its tmux socket's name and TMUX_TMPDIR, to look at it without ssh). The server and every process its
 // sessions started are gone when the scenario ends. sshd missing is a
 // failure, never a skip.
 func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
@@ -200,6 +201,7 @@ func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("SSHD_PORT", strconv.Itoa(s.port))
 	ts.Setenv("REMOTE", remote)
 	ts.Setenv("REMOTE_SOCK", s.sock)
+	ts.Setenv("REMOTE_TMPDIR", s.tmpdir)
 }
 
 // silentPort listens on a loopback port that takes connections and never

@@ -35,6 +35,12 @@ type HostView = remote.View
 // HostHeader is the header of HostView's rows.
 var HostHeader = remote.Header
 
+// CheckCaller refuses a command another host's party runs here for a
+// party of another version than this one (remote.CallerFlag).
+func CheckCaller(env *Env, caller string) error {
+	return remote.CheckCaller(caller, Version(env.Getenv))
+}
+
 // remoteCaller is env as core/remote's caller: its ssh runner (else
 // os/exec), clock, version and the error table's codes.
 func remoteCaller(env *Env) remote.Caller {

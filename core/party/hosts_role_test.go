@@ -99,6 +99,10 @@ func TestHostSendTalkCheck(t *testing.T) {
 	scr, err := Check(ctx, env, CheckOptions{Role: "claude@box", Lines: 5})
 	require.NoError(t, err)
 	assert.Equal(t, Screen{Host: "box", Pane: "%1", Lines: []string{"a", "b"}}, scr)
+	require.NotEmpty(t, r.callers)
+	for _, v := range r.callers {
+		assert.Equal(t, Version(env.Getenv), v, "each run tells the party there this version")
+	}
 	_, err = Check(ctx, env, CheckOptions{Role: "nobody@box", Lines: 40})
 	code, exit = Classify(err)
 	assert.Equal(t, []any{"ROLE_NOT_FOUND", exitcode.ExitNotFound}, []any{code, exit})

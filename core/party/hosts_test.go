@@ -37,6 +37,7 @@ type remoteRunner struct {
 	// by its words after the program; stdin what each run read.
 	answers map[string]answer
 	stdin   []string
+	callers []string // the versions given by --caller-version
 }
 
 // answer is what a remote party run prints and exits with.
@@ -51,7 +52,14 @@ func (r *remoteRunner) Start(argv []string) (hosts.Proc, error) {
 	r.mu.Unlock()
 	var words []string
 	for _, w := range argv[slicesIndex(argv, "--")+2:] {
-		words = append(words, strings.Trim(w, "'"))
+		w = strings.Trim(w, "'")
+		if v, ok := strings.CutPrefix(w, "--caller-version="); ok {
+			r.mu.Lock()
+			r.callers = append(r.callers, v)
+			r.mu.Unlock()
+			continue // what a party of this version answers is the fake's
+		}
+		words = append(words, w)
 	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -65,4 +66,19 @@ func TestHostsBadNameIsUsage(t *testing.T) {
 	assert.Equal(t, "USAGE", got.Error.Code)
 	assert.Contains(t, got.Error.Message, `SSH destination "-oProxyCommand=touch pwned"`)
 	assert.Contains(t, errOut.String(), "SSH destination")
+}
+
+// TestCallerVersion: a command another host's party runs here for a
+// party of another version is refused (VERSION_MISMATCH, exit 11) before
+// it acts; this version's goes on.
+func TestCallerVersion(t *testing.T) {
+	f, out, _ := testFactory("")
+	exit := Run(context.Background(), f, []string{"send", "--caller-version=v0.0.1-old", "claude", "hi", "--json"})
+	assert.Equal(t, exitcode.ExitVersion, exit)
+	assert.Contains(t, out.String(), `"code": "VERSION_MISMATCH"`)
+
+	f, out, _ = testFactory("")
+	exit = Run(context.Background(), f, []string{"version", "--caller-version=" + party.Version(f.Getenv), "--json"})
+	assert.Equal(t, exitcode.ExitOK, exit)
+	assert.Contains(t, out.String(), `"version"`)
 }
