@@ -113,6 +113,8 @@ func TestClassify(t *testing.T) {
 		{"lost writing", 255, "client_loop: send disconnect: Broken pipe\n", false, ReasonLost, ErrLost},
 		{"lost reading", 255, "Connection closed by 127.0.0.1 port 2222\r\n", false, ReasonLost, ErrLost},
 		{"lost, reset", 255, "Connection reset by 10.0.0.1 port 22\n", false, ReasonLost, ErrLost},
+		{"lost, ssh quiet", 255, StartedLine + "\n", false, ReasonLost, ErrLost},
+		{"failed after it started", 3, StartedLine + "\n", false, ReasonFailed, ErrRemote},
 		{"stopped answering", 255, "Timeout, server box not responding.\n", false, ReasonLost, ErrLost},
 		{"killed", -1, "", true, ReasonTimeout, ErrTimeout},
 		{"no party", 127, "sh: 1: party: not found\n", false, ReasonNoParty, ErrNoParty},

@@ -181,9 +181,17 @@ var stderrReasons = []struct {
 	{regexp.MustCompile(`(?im)^(connection to \S+ closed by remote host|connection (closed|reset) by \S+ port \d+|client_loop: |.*broken pipe)`), ReasonLost},
 }
 
+// StartedLine is the line a party run by another host's party writes to
+// its stderr once it checked the caller's version (remote.CallerFlag),
+// before it acts: ssh's failure (exit 255) after it is a connection lost
+// while the party there ran (ReasonLost), whatever ssh's LogLevel let it
+// say.
+const StartedLine = "party: started here for a party on another host"
+
 // Classify is the *Error of ssh's run on host that exited with exit and
 // wrote stderr; killed says it was stopped at its deadline. Exit 255 is
-// ssh's own failure, told by its stderr; 127 and 126 are the remote
+// ssh's own failure, told by its stderr (after StartedLine: a connection
+// lost); 127 and 126 are the remote
 // shell's: no party program there (or not runnable); a remote party's
 // usage error (2) that names an unknown command is a party without the
 // bridge; any other status is the remote party's own failure.
@@ -192,6 +200,9 @@ func Classify(host string, exit int, stderr string, killed bool) *Error {
 	switch {
 	case killed:
 		e.Reason, e.Exit = ReasonTimeout, -1
+	case exit == 255 && strings.Contains(stderr, StartedLine):
+		e.Reason = ReasonLost
+		e.Stderr = strings.Replace(stderr, StartedLine, "", 1)
 	case exit == 255:
 		e.Reason = ReasonSSH
 		for _, r := range stderrReasons {

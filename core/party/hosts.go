@@ -36,9 +36,18 @@ type HostView = remote.View
 var HostHeader = remote.Header
 
 // CheckCaller refuses a command another host's party runs here for a
-// party of another version than this one (remote.CallerFlag).
+// party of another version than this one (remote.CallerFlag); for this
+// version's, it says on stderr that the command started
+// (hosts.StartedLine), which tells that party a connection lost from now
+// on from one never made.
 func CheckCaller(env *Env, caller string) error {
-	return remote.CheckCaller(caller, Version(env.Getenv))
+	if err := remote.CheckCaller(caller, Version(env.Getenv)); err != nil {
+		return err
+	}
+	if env.Stderr != nil {
+		fmt.Fprintln(env.Stderr, hosts.StartedLine)
+	}
+	return nil
 }
 
 // remoteCaller is env as core/remote's caller: its ssh runner (else
