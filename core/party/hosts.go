@@ -171,6 +171,23 @@ func noWhy(why string) error {
 	return nil
 }
 
+// flagOn is a boolean flag of a remote party command and whether it is
+// given.
+type flagOn struct {
+	on   bool
+	flag string
+}
+
+// appendOn is args with the flags of fs that are on.
+func appendOn(args []string, fs ...flagOn) []string {
+	for _, f := range fs {
+		if f.on {
+			args = append(args, f.flag)
+		}
+	}
+	return args
+}
+
 // ms is d as a remote command's flag value: milliseconds.
 func ms(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
 
@@ -192,14 +209,7 @@ func hostSend(ctx context.Context, env *Env, role, name string, req SendRequest)
 	if err != nil {
 		return s, err
 	}
-	for _, f := range []struct {
-		on   bool
-		flag string
-	}{{req.Force, "--force"}, {req.Raw, "--raw"}, {req.Clear, "--clear"}} {
-		if f.on {
-			args = append(args, f.flag)
-		}
-	}
+	args = appendOn(args, flagOn{req.Force, "--force"}, flagOn{req.Raw, "--raw"}, flagOn{req.Clear, "--clear"})
 	err = c.Party(ctx, h, strings.NewReader(req.Text), &s, append([]string{"send"}, append(args, role, "-")...)...)
 	s.Host, s.Duration = name, time.Duration(s.MS)*time.Millisecond // what the remote party took
 	return s, lost(err, "the text may have reached the agent there", role, name)
@@ -225,15 +235,8 @@ func hostTalk(ctx context.Context, env *Env, role, name string, opts TalkOptions
 	if err != nil {
 		return nil, err
 	}
-	for _, f := range []struct {
-		on   bool
-		flag string
-	}{{opts.Wait, "--wait"}, {opts.NoPreamble, "--no-preamble"}, {opts.Marker, "--marker"},
-		{opts.NoQueue, "--no-queue"}, {opts.Clear, "--clear"}, {opts.Force, "--force"}} {
-		if f.on {
-			args = append(args, f.flag)
-		}
-	}
+	args = appendOn(args, flagOn{opts.Wait, "--wait"}, flagOn{opts.NoPreamble, "--no-preamble"}, flagOn{opts.Marker, "--marker"},
+		flagOn{opts.NoQueue, "--no-queue"}, flagOn{opts.Clear, "--clear"}, flagOn{opts.Force, "--force"})
 	if opts.Timeout > 0 {
 		args = append(args, "--timeout="+ms(opts.Timeout))
 	}
