@@ -24,6 +24,9 @@ func TestHostsArgs(t *testing.T) {
 		{"version takes no argument", []string{"version", "x"}, nil},
 		{"bridge", []string{"supervise", "bridge", "--session", "s"}, SuperviseBridgeOptions{}},
 		{"bridge takes no argument", []string{"supervise", "bridge", "x"}, nil},
+		{"runtimes here", []string{"runtimes"}, RuntimesOptions{}},
+		{"runtimes on a host", []string{"runtimes", "--host", "box", "--json"}, RuntimesOptions{Host: "box"}},
+		{"runtimes takes no argument", []string{"runtimes", "claude@box"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -36,7 +39,8 @@ func TestHostsArgs(t *testing.T) {
 				}
 			}
 			sup.AddCommand(newSuperviseBridgeCmd(f, capture[SuperviseBridgeOptions](&got)))
-			err := execute(f, tt.args, newHostsCmd(f, capture[HostsOptions](&got)), newVersionCmd(f, capture[VersionOptions](&got)), sup)
+			err := execute(f, tt.args, newHostsCmd(f, capture[HostsOptions](&got)), newVersionCmd(f, capture[VersionOptions](&got)), sup,
+				newRuntimesCmd(f, capture[RuntimesOptions](&got)))
 			if tt.want == nil {
 				assert.ErrorIs(t, err, party.ErrUsage)
 				assert.Nil(t, got, "nothing runs")
