@@ -17,6 +17,7 @@ import (
 	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/supervise"
+	"github.com/partyhq/party/core/talk"
 )
 
 // VersionInfo is what party version prints (core/remote).
@@ -244,6 +245,11 @@ func hostTalk(ctx context.Context, env *Env, role, name string, opts TalkOptions
 		args = append(args, "--delay="+ms(opts.Delay))
 	}
 	args = append([]string{"talk"}, append(args, role, "-")...)
+	if opts.Wait && env.Stderr != nil {
+		// It waits there; here it says so, as a talk to this host's does.
+		stop := talk.Progress(ctx, env.Clock, env.Stderr, env.StderrTTY, []string{role + "@" + name})
+		defer stop()
+	}
 	var out []TalkOutcome
 	if role == "all" {
 		err = c.Party(ctx, h, strings.NewReader(opts.Text), &out, args...)
