@@ -56,15 +56,17 @@
 //	                             open, a text of no trigger arriving, or under 99% acked
 //	sqlite FILE SQL...           run SQL statements on the SQLite database FILE (made when
 //	                             missing) with the driver party uses
-//	sshd start|stop|silent       start a real OpenSSH server (Debian's openssh-server; its
+//	sshd start|stop|cut|silent   start a real OpenSSH server (Debian's openssh-server; its
 //	                             absence is a failure) on a free loopback port, with a host
 //	                             key and a user key made by ssh-keygen, whose sessions are a
 //	                             second host: their own HOME, XDG dirs, runtime and tmux
 //	                             dirs, tmux socket and mock log under $REMOTE ($WORK/remote),
 //	                             the scenario's PATH (the same party); writes Host remote into
-//	                             $HOME/.ssh/config and sets $SSHD_PORT, $REMOTE and
-//	                             $REMOTE_SOCK; stop ends the server (connections are then
-//	                             refused); at the end the remote's tmux server, the server
+//	                             $HOME/.ssh/config and sets $SSHD_PORT, $REMOTE,
+//	                             $REMOTE_SOCK and $REMOTE_TMPDIR; stop ends the server (connections are then
+//	                             refused); cut stops it and kills its connections (SIGKILL of
+//	                             each connection's sshd: the clients' links break at once,
+//	                             the programs they ran go on); at the end the remote's tmux server, the server
 //	                             and every process its sessions started are killed; silent
 //	                             listens on a loopback port ($SILENT_PORT) that takes
 //	                             connections and never answers (a hung host)

@@ -48,22 +48,26 @@ const sshdBinary = "/usr/sbin/sshd"
 // made by ssh-keygen, whose sessions run as a second host ("remote") of
 // their own under $WORK/remote: HOME, XDG dirs, runtime and tmux dirs,
 // tmux socket and mock log, and the scenario's PATH (the same party). It
-// writes $HOME/.ssh/config with Host remote, and sets $SSHD_PORT and
-// $REMOTE (the remote's $WORK/remote). The server and every process its
+// writes $HOME/.ssh/config with Host remote, and sets $SSHD_PORT,
+// $REMOTE (the remote's $WORK/remote), $REMOTE_SOCK and $REMOTE_TMPDIR
+// (its tmux socket's name and TMUX_TMPDIR, to look at it without ssh). The server and every process its
 // sessions started are gone when the scenario ends. sshd missing is a
 // failure, never a skip.
 func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 1 || (args[0] != "start" && args[0] != "stop" && args[0] != "silent") {
-		ts.Fatalf("usage: sshd start|stop|silent")
+	if neg || len(args) != 1 || (args[0] != "start" && args[0] != "stop" && args[0] != "cut" && args[0] != "silent") {
+		ts.Fatalf("usage: sshd start|stop|cut|silent")
 	}
 	if args[0] == "silent" {
 		silentPort(ts)
 		return
 	}
-	if args[0] == "stop" {
+	if args[0] == "stop" || args[0] == "cut" {
 		slot := ts.Value(sshdKey{}).(*sshdSlot)
 		if slot.s == nil {
-			ts.Fatalf("sshd stop: not started")
+			ts.Fatalf("sshd %s: not started", args[0])
+		}
+		if args[0] == "cut" {
+			ts.Logf("sshd cut: killed %d connection processes", slot.s.cut())
 		}
 		slot.s.stop()
 		return
@@ -197,6 +201,7 @@ func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Setenv("SSHD_PORT", strconv.Itoa(s.port))
 	ts.Setenv("REMOTE", remote)
 	ts.Setenv("REMOTE_SOCK", s.sock)
+	ts.Setenv("REMOTE_TMPDIR", s.tmpdir)
 }
 
 // silentPort listens on a loopback port that takes connections and never
@@ -252,6 +257,53 @@ func (s *sshdState) awaitListening() error {
 		time.Sleep(20 * time.Millisecond)
 	}
 	return errors.New("sshd did not listen within 10s")
+}
+
+// cut kills (SIGKILL) the server's connection processes, each sshd its
+// listener forked and theirs (each in a session of its own, which stop
+// leaves alone), as a network that broke would: the clients' connections
+// end at once, while the programs they ran there go on. It returns how
+// many it killed.
+func (s *sshdState) cut() int {
+	if s.cmd == nil || s.cmd.Process == nil {
+		return 0
+	}
+	children := map[int][]int{}
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		stat, err := os.ReadFile(filepath.Join("/proc", e.Name(), "stat"))
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …: comm may hold spaces, so after the last ')'.
+		fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+		if len(fields) < 2 {
+			continue
+		}
+		if ppid, err := strconv.Atoi(fields[1]); err == nil {
+			children[ppid] = append(children[ppid], pid)
+		}
+	}
+	var kill func(pid int) int
+	kill = func(pid int) int {
+		n := 0
+		for _, c := range children[pid] {
+			comm, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(c), "comm"))
+			if strings.TrimSpace(string(comm)) != "sshd" {
+				continue // the programs the sessions run go on
+			}
+			n += kill(c)
+			if syscall.Kill(c, syscall.SIGKILL) == nil {
+				n++
+			}
+		}
+		return n
+	}
+	return kill(s.cmd.Process.Pid)
 }
 
 // stop ends the server (its listener; sessions go with the teardown).

@@ -112,6 +112,7 @@ var codes = []struct {
 	{hosts.ErrAuth, "HOST_AUTH_FAILED", ExitHost},
 	{hosts.ErrHostKey, "HOST_KEY_UNVERIFIED", ExitHost},
 	{hosts.ErrTimeout, "HOST_TIMEOUT", ExitHost},
+	{hosts.ErrLost, "HOST_CONNECTION_LOST", ExitHost},
 	{hosts.ErrUnreachable, "HOST_UNREACHABLE", ExitHost},
 	{hosts.ErrNoParty, "NO_PARTY_THERE", ExitHost},
 	{hosts.ErrRemote, "REMOTE_FAILED", ExitError},
@@ -180,13 +181,17 @@ func Classify(err error) (string, int) {
 			}
 		}
 	}
-	// An error another host's party reported has that party's code.
+	// An error another host's party reported has that party's code,
+	// and the status this table (or a failed trigger's class) gives it.
 	var remote *hosts.RemoteError
 	if errors.As(err, &remote) {
 		for _, c := range codes {
 			if c.code == remote.Code {
 				return c.code, c.exit
 			}
+		}
+		if exit, ok := classExits[supervise.Class(remote.Code)]; ok {
+			return remote.Code, exit
 		}
 		return remote.Code, ExitError
 	}

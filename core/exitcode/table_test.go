@@ -10,6 +10,7 @@ import (
 
 	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/hosts"
 	"github.com/partyhq/party/core/review"
 	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/session"
@@ -43,6 +44,11 @@ func TestExitCodes(t *testing.T) {
 		{fmt.Errorf("stop: %w", &daemon.StopTimeoutError{PID: 7}), "CONFLICT", 5},
 		{fmt.Errorf("list sessions: %w", tmux.ErrSocket), "USAGE", 2},
 		{fmt.Errorf("relay role executor: %w", &deliver.NotAgentError{Pane: "%2", Kind: "shell", Why: "shell"}), "NOT_AN_AGENT", 2},
+		{fmt.Errorf("x: %w", &hosts.Error{Host: "box", Reason: hosts.ReasonLost}), "HOST_CONNECTION_LOST", 10},
+		{fmt.Errorf("x: %w", &hosts.Error{Host: "box", Reason: hosts.ReasonRefused}), "HOST_UNREACHABLE", 10},
+		{&hosts.RemoteError{Host: "box", Code: "INPUT_NOT_EMPTY"}, "INPUT_NOT_EMPTY", 7},
+		{&hosts.RemoteError{Host: "box", Code: "ACK_TIMEOUT"}, "ACK_TIMEOUT", 4},
+		{&hosts.RemoteError{Host: "box", Code: "SOMETHING_NEWER"}, "SOMETHING_NEWER", 1},
 		{context.Canceled, "INTERRUPTED", 130},
 		{fmt.Errorf("other"), "ERROR", 1},
 	}

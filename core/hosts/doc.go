@@ -6,10 +6,10 @@
 // Its parts: Host is a host as configuration names it (a name, an SSH
 // destination and the remote party program); CheckName, CheckDest and
 // CheckProgram refuse what is not a plain token; Quote and RemoteCommand
-// build the remote command line; Client runs ssh through a Runner
-// (ExecRunner, or a test's fake) and turns its failures into an *Error
+// build the remote command line; Run and RunInput run ssh through a Runner
+// (ExecRunner, or a test's fake) and turn its failures into an *Error
 // whose Reason says why (authentication, host key, timeout, refused, no
-// party there); Dial starts the API bridge (party supervise bridge) on a
+// party there, a connection lost after it began); Dial starts the API bridge (party supervise bridge) on a
 // host and gives it as a net.Conn after its Hello, whose version must be
 // this party's (*VersionError); Serve is the remote end of that bridge.
 //
@@ -21,12 +21,13 @@
 // single-quoted by Quote, and RemoteCommand refuses anything else. Text a
 // user or an agent wrote (a message, a trigger's text) never goes on the
 // remote command line: it goes over ssh's stdin, inside the body of an
-// HTTP request carried by the bridge.
+// HTTP request carried by the bridge, or as the stdin of a remote party
+// command that reads its text there (RunInput: party send ROLE -).
 //
 // The bridge, step by step:
-//  1. The local side runs ssh -o BatchMode=yes -o ConnectTimeout=5 -T --
-//     DEST PARTY supervise bridge --session S, with pipes for its stdin
-//     and stdout.
+//  1. The local side runs ssh -o BatchMode=yes -o ConnectTimeout=5
+//     -o ServerAliveInterval=10 -o ServerAliveCountMax=3 -T -- DEST PARTY
+//     supervise bridge --session S, with pipes for its stdin and stdout.
 //  2. The remote party finds the session's supervisor socket and writes
 //     one Hello line: the bridge protocol, its version, and an error
 //     (its stable code and message) when it cannot bridge.

@@ -79,12 +79,12 @@ func TestArgv(t *testing.T) {
 	h := Host{Name: "box", Dest: "me@box", Program: "/opt/party", Configured: true}
 	argv, err := h.Argv("supervise", "bridge", "--session=s1")
 	require.NoError(t, err)
-	assert.Equal(t, []string{"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=5", "-T", "--", "me@box",
+	assert.Equal(t, []string{"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=5", "-o", "ServerAliveInterval=10", "-o", "ServerAliveCountMax=3", "-T", "--", "me@box",
 		"'/opt/party'", "'supervise'", "'bridge'", "'--session=s1'"}, argv)
 
 	argv, err = Host{Name: "me@box", Dest: "me@box"}.Argv("version", "--json")
 	require.NoError(t, err)
-	assert.Equal(t, []string{"'party'", "'version'", "'--json'"}, argv[8:], "the default program")
+	assert.Equal(t, []string{"'party'", "'version'", "'--json'"}, argv[12:], "the default program")
 
 	_, err = h.Argv("trigger", "a b")
 	assert.ErrorIs(t, err, ErrName, "free text never goes on the remote command line")
@@ -108,6 +108,14 @@ func TestClassify(t *testing.T) {
 		{"refused", 255, "ssh: connect to host 127.0.0.1 port 1: Connection refused\n", false, ReasonRefused, ErrUnreachable},
 		{"resolve", 255, "ssh: Could not resolve hostname nope: Name or service not known\n", false, ReasonResolve, ErrUnreachable},
 		{"other ssh", 255, "kex_exchange_identification: read: Connection reset by peer\n", false, ReasonSSH, ErrUnreachable},
+		{"closed before", 255, "kex_exchange_identification: Connection closed by remote host\n", false, ReasonSSH, ErrUnreachable},
+		{"lost", 255, "Connection to 127.0.0.1 closed by remote host.\n", false, ReasonLost, ErrLost},
+		{"lost writing", 255, "client_loop: send disconnect: Broken pipe\n", false, ReasonLost, ErrLost},
+		{"lost reading", 255, "Connection closed by 127.0.0.1 port 2222\r\n", false, ReasonLost, ErrLost},
+		{"lost, reset", 255, "Connection reset by 10.0.0.1 port 22\n", false, ReasonLost, ErrLost},
+		{"lost, ssh quiet", 255, StartedLine + "\n", false, ReasonLost, ErrLost},
+		{"failed after it started", 3, StartedLine + "\n", false, ReasonFailed, ErrRemote},
+		{"stopped answering", 255, "Timeout, server box not responding.\n", false, ReasonLost, ErrLost},
 		{"killed", -1, "", true, ReasonTimeout, ErrTimeout},
 		{"no party", 127, "sh: 1: party: not found\n", false, ReasonNoParty, ErrNoParty},
 		{"not executable", 126, "sh: 1: /opt/party: Permission denied\n", false, ReasonNoParty, ErrNoParty},
@@ -196,6 +204,28 @@ func (l *oneListener) Accept() (net.Conn, error) {
 func (l *oneListener) Close() error   { return nil }
 func (l *oneListener) Addr() net.Addr { return bridgeAddr("fake") }
 
+// TestRunInputCarriesTextOnStdin: the text goes to the remote party's
+// stdin byte for byte, and only plain words go on its command line; a
+// remote failure comes back with what the party printed.
+func TestRunInputCarriesTextOnStdin(t *testing.T) {
+	text := "$(touch pwned) `x` \"q\" 'x' $HOME\nline two\n"
+	var got []byte
+	r := &fakeRunner{serve: func(in io.Reader, out io.Writer) (int, string) {
+		got, _ = io.ReadAll(in)
+		_, _ = io.WriteString(out, `{"error":{"code":"ROLE_NOT_FOUND"}}`)
+		return 3, ""
+	}}
+	out, err := RunInput(context.Background(), r, Host{Name: "box", Dest: "box"}, strings.NewReader(text), "send", "claude", "-", "--json")
+	assert.Equal(t, text, string(got))
+	assert.Equal(t, `{"error":{"code":"ROLE_NOT_FOUND"}}`, string(out))
+	var e *Error
+	require.ErrorAs(t, err, &e)
+	assert.Equal(t, ReasonFailed, e.Reason)
+	assert.Equal(t, 3, e.Exit)
+	require.Len(t, r.argv, 1)
+	assert.Equal(t, []string{"'party'", "'send'", "'claude'", "'-'", "'--json'"}, r.argv[0][12:])
+}
+
 func TestDialCarriesHTTPOnOneConnection(t *testing.T) {
 	calls := 0
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -222,7 +252,7 @@ func TestDialCarriesHTTPOnOneConnection(t *testing.T) {
 	assert.Equal(t, 2, calls)
 	assert.Equal(t, 1, dials, "one bridge for both calls")
 	require.Len(t, r.argv, 1)
-	assert.Equal(t, []string{"'party'", "'supervise'", "'bridge'", "'--session=s1'"}, r.argv[0][8:])
+	assert.Equal(t, []string{"'party'", "'supervise'", "'bridge'", "'--session=s1'"}, r.argv[0][12:])
 }
 
 func TestDialRefuses(t *testing.T) {

@@ -32,6 +32,16 @@ const DefaultProgram = "party"
 // (-o ConnectTimeout), in seconds.
 const ConnectTimeout = 5
 
+// ServerAliveInterval and ServerAliveCountMax bound how long a
+// connection whose host stopped answering (a network that went away
+// without a word) stays open: ssh asks every ServerAliveInterval seconds
+// and gives up after ServerAliveCountMax unanswered asks, within 40 s,
+// so that a long call (talk --wait, a bridge's long poll) never hangs.
+const (
+	ServerAliveInterval = 10
+	ServerAliveCountMax = 3
+)
+
 // Check checks h's name, destination and program.
 func (h Host) Check() error {
 	if h.Configured {
@@ -54,7 +64,8 @@ func (h Host) program() string {
 
 // Argv is the ssh command line that runs party with args on h: ssh in
 // batch mode (never a password prompt), with the user's own SSH config
-// and keys, ConnectTimeout, no terminal (-T) and "--" before the
+// and keys, ConnectTimeout, ServerAliveInterval and ServerAliveCountMax,
+// no terminal (-T) and "--" before the
 // destination, so that nothing after it is read as an ssh option. The
 // remote words are built by RemoteCommand.
 func (h Host) Argv(args ...string) ([]string, error) {
@@ -65,7 +76,9 @@ func (h Host) Argv(args ...string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	argv := []string{"ssh", "-o", "BatchMode=yes", "-o", fmt.Sprintf("ConnectTimeout=%d", ConnectTimeout), "-T", "--", h.Dest}
+	argv := []string{"ssh", "-o", "BatchMode=yes", "-o", fmt.Sprintf("ConnectTimeout=%d", ConnectTimeout),
+		"-o", fmt.Sprintf("ServerAliveInterval=%d", ServerAliveInterval), "-o", fmt.Sprintf("ServerAliveCountMax=%d", ServerAliveCountMax),
+		"-T", "--", h.Dest}
 	return append(argv, words...), nil
 }
 
@@ -83,29 +96,34 @@ const (
 	ReasonNoParty                // the host has no party program there
 	ReasonNoBridge               // the remote party lacks the command (an older party)
 	ReasonFailed                 // the remote party ran and failed
+	ReasonLost                   // the connection broke while the remote party ran
 )
 
 func (r Reason) String() string {
 	return [...]string{"ssh failed", "timed out", "authentication failed", "host key not verified",
-		"connection refused", "name not resolved", "no party there", "the party there lacks the command (an older party?)", "remote party failed"}[r]
+		"connection refused", "name not resolved", "no party there", "the party there lacks the command (an older party?)", "remote party failed",
+		"connection lost"}[r]
 }
 
 // The sentinels of the reasons; every one but ErrNoParty, ErrNoBridge
 // and ErrRemote is also ErrUnreachable.
 var (
 	ErrUnreachable = errors.New("host unreachable")
-	ErrTimeout     = fmt.Errorf("%w: timed out", ErrUnreachable)
-	ErrAuth        = fmt.Errorf("%w: authentication failed", ErrUnreachable)
-	ErrHostKey     = fmt.Errorf("%w: host key not verified", ErrUnreachable)
-	ErrNoParty     = errors.New("no party on the host")
-	ErrNoBridge    = errors.New("the remote party lacks the command")
-	ErrRemote      = errors.New("the remote party failed")
+	// ErrLost is a connection that broke after the remote party started:
+	// what it was doing there (a turn) goes on.
+	ErrLost     = fmt.Errorf("%w: connection lost", ErrUnreachable)
+	ErrTimeout  = fmt.Errorf("%w: timed out", ErrUnreachable)
+	ErrAuth     = fmt.Errorf("%w: authentication failed", ErrUnreachable)
+	ErrHostKey  = fmt.Errorf("%w: host key not verified", ErrUnreachable)
+	ErrNoParty  = errors.New("no party on the host")
+	ErrNoBridge = errors.New("the remote party lacks the command")
+	ErrRemote   = errors.New("the remote party failed")
 )
 
 var reasonErrs = map[Reason]error{
 	ReasonSSH: ErrUnreachable, ReasonTimeout: ErrTimeout, ReasonAuth: ErrAuth, ReasonHostKey: ErrHostKey,
 	ReasonRefused: ErrUnreachable, ReasonResolve: ErrUnreachable, ReasonNoParty: ErrNoParty,
-	ReasonNoBridge: ErrNoBridge, ReasonFailed: ErrRemote,
+	ReasonNoBridge: ErrNoBridge, ReasonFailed: ErrRemote, ReasonLost: ErrLost,
 }
 
 // Error is a run of ssh that failed: why (Reason), ssh's exit status and
@@ -153,14 +171,27 @@ var stderrReasons = []struct {
 }{
 	{regexp.MustCompile(`(?i)host key verification failed|remote host identification has changed|no \S+ host key is known`), ReasonHostKey},
 	{regexp.MustCompile(`(?i)permission denied|too many authentication failures|no supported authentication methods`), ReasonAuth},
+	// A host that stopped answering during the session (ServerAlive).
+	{regexp.MustCompile(`(?im)^timeout, server \S+ not responding`), ReasonLost},
 	{regexp.MustCompile(`(?i)timed out|timeout`), ReasonTimeout},
 	{regexp.MustCompile(`(?i)connection refused`), ReasonRefused},
 	{regexp.MustCompile(`(?i)could not resolve|name or service not known|nodename nor servname`), ReasonResolve},
+	// After the session began (never kex_exchange_identification's,
+	// which is a connection that never became one).
+	{regexp.MustCompile(`(?im)^(connection to \S+ closed by remote host|connection (closed|reset) by \S+ port \d+|client_loop: |.*broken pipe)`), ReasonLost},
 }
+
+// StartedLine is the line a party run by another host's party writes to
+// its stderr once it checked the caller's version (remote.CallerFlag),
+// before it acts: ssh's failure (exit 255) after it is a connection lost
+// while the party there ran (ReasonLost), whatever ssh's LogLevel let it
+// say.
+const StartedLine = "party: started here for a party on another host"
 
 // Classify is the *Error of ssh's run on host that exited with exit and
 // wrote stderr; killed says it was stopped at its deadline. Exit 255 is
-// ssh's own failure, told by its stderr; 127 and 126 are the remote
+// ssh's own failure, told by its stderr (after StartedLine: a connection
+// lost); 127 and 126 are the remote
 // shell's: no party program there (or not runnable); a remote party's
 // usage error (2) that names an unknown command is a party without the
 // bridge; any other status is the remote party's own failure.
@@ -169,6 +200,9 @@ func Classify(host string, exit int, stderr string, killed bool) *Error {
 	switch {
 	case killed:
 		e.Reason, e.Exit = ReasonTimeout, -1
+	case exit == 255 && strings.Contains(stderr, StartedLine):
+		e.Reason = ReasonLost
+		e.Stderr = strings.Replace(stderr, StartedLine, "", 1)
 	case exit == 255:
 		e.Reason = ReasonSSH
 		for _, r := range stderrReasons {
@@ -281,6 +315,14 @@ func (t *tailBuffer) String() string { return t.b.String() }
 // Run runs party with args on h to its end and returns its stdout. A
 // failure is an *Error; ctx's deadline kills ssh (ReasonTimeout).
 func Run(ctx context.Context, r Runner, h Host, args ...string) ([]byte, error) {
+	return RunInput(ctx, r, h, nil, args...)
+}
+
+// RunInput is Run with stdin on the remote party's stdin: the way text a
+// person or an agent wrote reaches a remote party run with argv (party
+// send ROLE - there), never on the remote command line. The remote
+// party's stdout is returned with its failure too (its --json error).
+func RunInput(ctx context.Context, r Runner, h Host, stdin io.Reader, args ...string) ([]byte, error) {
 	argv, err := h.Argv(args...)
 	if err != nil {
 		return nil, err
@@ -289,7 +331,16 @@ func Run(ctx context.Context, r Runner, h Host, args ...string) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
-	_ = p.Close() // nothing on stdin
+	if stdin == nil {
+		_ = p.Close() // nothing on stdin
+	} else {
+		go func() {
+			// A remote party that ended early (its failure is its
+			// exit) stops reading: the copy's error says nothing more.
+			_, _ = io.Copy(p, stdin)
+			_ = p.Close()
+		}()
+	}
 	type result struct {
 		out []byte
 		err error

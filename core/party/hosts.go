@@ -2,13 +2,22 @@ package party
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
+	"strconv"
+	"strings"
+	"time"
 
+	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/hosts"
 	"github.com/partyhq/party/core/remote"
+	"github.com/partyhq/party/core/roles"
+	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/supervise"
+	"github.com/partyhq/party/core/talk"
 )
 
 // VersionInfo is what party version prints (core/remote).
@@ -26,6 +35,21 @@ type HostView = remote.View
 
 // HostHeader is the header of HostView's rows.
 var HostHeader = remote.Header
+
+// CheckCaller refuses a command another host's party runs here for a
+// party of another version than this one (remote.CallerFlag); for this
+// version's, it says on stderr that the command started
+// (hosts.StartedLine), which tells that party a connection lost from now
+// on from one never made.
+func CheckCaller(env *Env, caller string) error {
+	if err := remote.CheckCaller(caller, Version(env.Getenv)); err != nil {
+		return err
+	}
+	if env.Stderr != nil {
+		fmt.Fprintln(env.Stderr, hosts.StartedLine)
+	}
+	return nil
+}
 
 // remoteCaller is env as core/remote's caller: its ssh runner (else
 // os/exec), clock, version and the error table's codes.
@@ -78,33 +102,271 @@ func bridgeSocket(ctx context.Context, env *Env) (net.Conn, string, error) {
 	return conn, name, nil
 }
 
+// RoleAt splits a role a command takes into the role and the host it is
+// on: ROLE is this host's (host ""), ROLE@HOST another's (HOST a
+// configured host's name or an SSH destination, which may hold an '@'
+// itself: the role ends at the first). An empty role or host, or a role
+// that is no role name (roles.ValidRole: no '@' in it), is a usage error
+// (exit 2).
+func RoleAt(s string) (role, host string, err error) {
+	role, host, ok := strings.Cut(s, "@")
+	if !ok {
+		return s, "", nil
+	}
+	switch {
+	case role == "":
+		return "", "", fmt.Errorf("%w: %q names no role before '@' (ROLE@HOST)", ErrUsage, s)
+	case host == "":
+		return "", "", fmt.Errorf("%w: %q names no host after '@' (ROLE@HOST)", ErrUsage, s)
+	case !roles.ValidRole(role):
+		return "", "", fmt.Errorf("%w: %q: role %q is no role name (letters, digits, '_', '.', '-'; ROLE@HOST)", ErrUsage, s, role)
+	}
+	return role, host, nil
+}
+
+// operatorOnly refuses a call on another host that would be the
+// operator's there (a send, a talk, a trigger, a message) to a runtime,
+// inside an agent's pane: party has no identity across hosts yet, and
+// what one agent sends another host is the cross-host inbox's, not built
+// yet. Reads (check, runtimes) are not refused.
+func operatorOnly(env *Env, what, role, host string) error {
+	if env.Getenv("PARTY_RUNTIME_TOKEN") != "" {
+		return fmt.Errorf("%w: a runtime cannot %s %s@%s: the call there would be the operator's", supervise.ErrForbidden, what, role, host)
+	}
+	return nil
+}
+
+// hostOf is the host name names (remote.HostOf) with the caller that
+// reaches it, and the configuration.
+func hostOf(env *Env, name string) (hosts.Host, remote.Caller, config.Config, error) {
+	cfg, err := env.Config()
+	if err != nil {
+		return hosts.Host{}, remote.Caller{}, cfg, err
+	}
+	h, err := remote.HostOf(cfg, name)
+	if err != nil {
+		return h, remote.Caller{}, cfg, err
+	}
+	return h, remoteCaller(env), cfg, nil
+}
+
+// sessionFlag is --session for a remote party command: the session
+// given here, checked as a plain token; none lets the party there pick
+// (its one party session).
+func sessionFlag(env *Env) ([]string, error) {
+	if env.Session == "" {
+		return nil, nil
+	}
+	if err := hosts.CheckSession(env.Session); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrUsage, err)
+	}
+	return []string{"--session=" + env.Session}, nil
+}
+
+// noWhy refuses --why for a command to another host: it is free text,
+// which goes on no remote command line, and stdin carries the message.
+func noWhy(why string) error {
+	if why != "" {
+		return fmt.Errorf("%w: --why cannot go to another host yet (it is free text, and only plain words go on a remote command line); run party there", ErrUsage)
+	}
+	return nil
+}
+
+// flagOn is a boolean flag of a remote party command and whether it is
+// given.
+type flagOn struct {
+	on   bool
+	flag string
+}
+
+// appendOn is args with the flags of fs that are on.
+func appendOn(args []string, fs ...flagOn) []string {
+	for _, f := range fs {
+		if f.on {
+			args = append(args, f.flag)
+		}
+	}
+	return args
+}
+
+// ms is d as a remote command's flag value: milliseconds.
+func ms(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) }
+
+// hostSend is Send to a role on another host: party send there, run by
+// ssh with argv (remote.Caller.Party), the text on its stdin.
+func hostSend(ctx context.Context, env *Env, role, name string, req SendRequest) (Sent, error) {
+	s := Sent{Role: role, Host: name, Result: deliver.Result{Outcome: deliver.Failed}}
+	if err := operatorOnly(env, "send to", role, name); err != nil {
+		return s, err
+	}
+	if err := noWhy(req.Why); err != nil {
+		return s, err
+	}
+	h, c, _, err := hostOf(env, name)
+	if err != nil {
+		return s, err
+	}
+	args, err := sessionFlag(env)
+	if err != nil {
+		return s, err
+	}
+	args = appendOn(args, flagOn{req.Force, "--force"}, flagOn{req.Raw, "--raw"}, flagOn{req.Clear, "--clear"})
+	err = c.Party(ctx, h, strings.NewReader(req.Text), &s, append([]string{"send"}, append(args, role, "-")...)...)
+	s.Host, s.Duration = name, time.Duration(s.MS)*time.Millisecond // what the remote party took
+	return s, lost(err, "the text may have reached the agent there", role, name)
+}
+
+// hostTalk is Talk to a role (or all) on another host: party talk there,
+// run by ssh with argv (remote.Caller.Party), the text on its stdin; with
+// Wait, the remote party waits for the answer there. A connection that
+// breaks meanwhile ends this command (HOST_CONNECTION_LOST), never the
+// turn there.
+func hostTalk(ctx context.Context, env *Env, role, name string, opts TalkOptions) ([]TalkOutcome, error) {
+	if err := operatorOnly(env, "talk to", role, name); err != nil {
+		return nil, err
+	}
+	if err := noWhy(opts.Why); err != nil {
+		return nil, err
+	}
+	h, c, _, err := hostOf(env, name)
+	if err != nil {
+		return nil, err
+	}
+	args, err := sessionFlag(env)
+	if err != nil {
+		return nil, err
+	}
+	args = appendOn(args, flagOn{opts.Wait, "--wait"}, flagOn{opts.NoPreamble, "--no-preamble"}, flagOn{opts.Marker, "--marker"},
+		flagOn{opts.NoQueue, "--no-queue"}, flagOn{opts.Clear, "--clear"}, flagOn{opts.Force, "--force"})
+	if opts.Timeout > 0 {
+		args = append(args, "--timeout="+ms(opts.Timeout))
+	}
+	if opts.Delay > 0 {
+		args = append(args, "--delay="+ms(opts.Delay))
+	}
+	args = append([]string{"talk"}, append(args, role, "-")...)
+	if opts.Wait && env.Stderr != nil {
+		// It waits there; here it says so, as a talk to this host's does.
+		stop := talk.Progress(ctx, env.Clock, env.Stderr, env.StderrTTY, []string{role + "@" + name})
+		defer stop()
+	}
+	var out []TalkOutcome
+	if role == "all" {
+		err = c.Party(ctx, h, strings.NewReader(opts.Text), &out, args...)
+	} else {
+		var one TalkOutcome
+		err = c.Party(ctx, h, strings.NewReader(opts.Text), &one, args...)
+		if one.Role != "" {
+			out = []TalkOutcome{one}
+		}
+	}
+	if len(out) == 0 {
+		what := "the text may have reached the agent there"
+		if opts.Wait {
+			what = "the turn there goes on"
+		}
+		return nil, lost(err, what, role, name)
+	}
+	// Each agent's failure is the remote's code (the error table's).
+	for i := range out {
+		out[i].Host = name
+		if e := out[i].Error; e != nil {
+			out[i].Err = &hosts.RemoteError{Host: name, Code: e.Code, Message: e.Message}
+		}
+	}
+	return out, nil
+}
+
+// lost says of a connection to host that broke while the remote party
+// ran (hosts.ErrLost) what goes on there; other errors are err.
+func lost(err error, what, role, host string) error {
+	if errors.Is(err, hosts.ErrLost) {
+		return fmt.Errorf("%s (party check %s@%s): %w", what, role, host, err)
+	}
+	return err
+}
+
+// hostCheck is Check of a role's pane on another host: party check
+// there, run by ssh with argv.
+func hostCheck(ctx context.Context, env *Env, role, name string, opts CheckOptions) (Screen, error) {
+	h, c, _, err := hostOf(env, name)
+	if err != nil {
+		return Screen{}, err
+	}
+	args, err := sessionFlag(env)
+	if err != nil {
+		return Screen{}, err
+	}
+	var got struct {
+		Pane  string   `json:"pane"`
+		Lines []string `json:"lines"`
+	}
+	err = c.Party(ctx, h, nil, &got, append([]string{"check"}, append(args, role, strconv.Itoa(opts.Lines))...)...)
+	return Screen{Host: name, Pane: got.Pane, Lines: got.Lines}, err
+}
+
+// hostSession is the session on h a call to role goes to: --session,
+// else the one party session there whose panes carry role.
+func hostSession(ctx context.Context, env *Env, c remote.Caller, h hosts.Host, role string) (string, error) {
+	if env.Session != "" {
+		return env.Session, nil
+	}
+	return c.SessionOf(ctx, h, role)
+}
+
+// hostInboxSend is InboxSend to a role on another host, through the API
+// bridge (remote.Caller.Send): the text goes in the body of the API
+// call. The session there is --session, else the one whose panes carry
+// the role.
+func hostInboxSend(ctx context.Context, env *Env, role, name string, req supervise.MessageRequest) (supervise.Message, error) {
+	if err := operatorOnly(env, "send a message to", role, name); err != nil {
+		return supervise.Message{}, err
+	}
+	h, c, _, err := hostOf(env, name)
+	if err != nil {
+		return supervise.Message{}, err
+	}
+	session, err := hostSession(ctx, env, c, h, role)
+	if err != nil {
+		return supervise.Message{}, err
+	}
+	req.To = role
+	return c.Send(ctx, h, session, req)
+}
+
+// HostRuntimes are the runtimes of a session's supervisor on another
+// host (party runtimes --host), through the API bridge: --session's,
+// else the host's one party session's.
+func HostRuntimes(ctx context.Context, env *Env, name string) ([]supervise.Runtime, error) {
+	h, c, _, err := hostOf(env, name)
+	if err != nil {
+		return nil, err
+	}
+	sess := env.Session
+	if sess == "" {
+		if sess, err = c.TheSession(ctx, h, session.ErrUnresolved); err != nil {
+			return nil, err
+		}
+	}
+	return c.Runtimes(ctx, h, sess)
+}
+
 // hostTrigger is Trigger for a role on another host (ROLE@HOST) through
 // the API bridge (remote.Caller.Trigger). The session there is
 // --session, else the one party session there whose panes carry the
 // role. The call there is the operator's, so a runtime (inside an agent's
-// pane) may not make it: what one agent sends another host is the
-// cross-host inbox's, which is not built yet.
+// pane) may not make it (operatorOnly).
 func hostTrigger(ctx context.Context, env *Env, name string, opts TriggerOptions) (TriggerResult, error) {
-	if env.Getenv("PARTY_RUNTIME_TOKEN") != "" {
-		return TriggerResult{}, fmt.Errorf("%w: a runtime cannot trigger a role on another host (%s): the call there would be the operator's", supervise.ErrForbidden, name)
+	if err := operatorOnly(env, "trigger", opts.Role, name); err != nil {
+		return TriggerResult{}, err
 	}
-	cfg, err := env.Config()
+	h, c, cfg, err := hostOf(env, name)
 	if err != nil {
 		return TriggerResult{}, err
 	}
-	h, err := remote.HostOf(cfg, name)
+	session, err := hostSession(ctx, env, c, h, opts.Role)
 	if err != nil {
 		return TriggerResult{}, err
-	}
-	if opts.Role == "" {
-		return TriggerResult{}, fmt.Errorf("%w: ROLE@HOST names no role", ErrUsage)
-	}
-	c := remoteCaller(env)
-	session := env.Session
-	if session == "" {
-		if session, err = c.SessionOf(ctx, h, opts.Role); err != nil {
-			return TriggerResult{}, err
-		}
 	}
 	timeout := opts.Timeout
 	if timeout == 0 {

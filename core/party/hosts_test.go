@@ -33,6 +33,17 @@ type remoteRunner struct {
 		exit   int
 		stderr string
 	}
+	// answers are what a remote party prints (out) and its exit status,
+	// by its words after the program; stdin what each run read.
+	answers map[string]answer
+	stdin   []string
+	callers []string // the versions given by --caller-version
+}
+
+// answer is what a remote party run prints and exits with.
+type answer struct {
+	exit        int
+	out, stderr string
 }
 
 func (r *remoteRunner) Start(argv []string) (hosts.Proc, error) {
@@ -41,7 +52,14 @@ func (r *remoteRunner) Start(argv []string) (hosts.Proc, error) {
 	r.mu.Unlock()
 	var words []string
 	for _, w := range argv[slicesIndex(argv, "--")+2:] {
-		words = append(words, strings.Trim(w, "'"))
+		w = strings.Trim(w, "'")
+		if v, ok := strings.CutPrefix(w, "--caller-version="); ok {
+			r.mu.Lock()
+			r.callers = append(r.callers, v)
+			r.mu.Unlock()
+			continue // what a party of this version answers is the fake's
+		}
+		words = append(words, w)
 	}
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -53,7 +71,17 @@ func (r *remoteRunner) Start(argv []string) (hosts.Proc, error) {
 			p.exit, p.stderr = r.fail.exit, r.fail.stderr
 			return
 		}
-		switch strings.Join(words[1:], " ") {
+		joined := strings.Join(words[1:], " ")
+		if a, ok := r.answers[joined]; ok {
+			in, _ := io.ReadAll(inR)
+			r.mu.Lock()
+			r.stdin = append(r.stdin, string(in))
+			r.mu.Unlock()
+			_, _ = io.WriteString(outW, a.out)
+			p.exit, p.stderr = a.exit, a.stderr
+			return
+		}
+		switch joined {
 		case "version --json":
 			_, _ = io.WriteString(outW, `{"version": "`+r.version+`", "bridge": 1}`+"\n")
 		case "ls --json":
@@ -128,7 +156,8 @@ func TestHostsThroughTheBridge(t *testing.T) {
 	assert.Equal(t, "claude", v.Sessions[0].Runtimes[0].Role)
 	require.Len(t, r.argv, 3)
 	for _, argv := range r.argv {
-		assert.Equal(t, []string{"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=5", "-T", "--", "me@box", "'/opt/party'"}, argv[:9])
+		assert.Equal(t, []string{"ssh", "-o", "BatchMode=yes", "-o", "ConnectTimeout=5", "-o", "ServerAliveInterval=10", "-o", "ServerAliveCountMax=3",
+			"-T", "--", "me@box", "'/opt/party'"}, argv[:13])
 	}
 
 	// A trigger to claude@box: the text in the API call's body, never

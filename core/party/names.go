@@ -54,8 +54,9 @@ type (
 	NotifyResult = notify.Result
 	// NotifyStatus says whether the notifier of a session runs.
 	NotifyStatus = notify.Status
-	// TriggerRecord, Message, MessageRequest and AuditEvent are the
-	// supervisor's (core/supervise).
+	// TriggerRecord, Message, MessageRequest, AuditEvent and Runtime are
+	// the supervisor's (core/supervise).
+	Runtime        = supervise.Runtime
 	TriggerRecord  = supervise.Trigger
 	Message        = supervise.Message
 	MessageRequest = supervise.MessageRequest

@@ -23,7 +23,9 @@ type SendRequest struct {
 // Sent is what Send did, as party send --json prints it: the role, the
 // session of its pane, the delivery's result and its error.
 type Sent struct {
-	Role    string `json:"role"`
+	Role string `json:"role"`
+	// Host is the host the role is on (ROLE@HOST); none: this one.
+	Host    string `json:"host,omitempty"`
 	Session string `json:"session,omitempty"`
 	deliver.Result
 	MS    int64               `json:"ms"`
@@ -37,6 +39,13 @@ type Sent struct {
 func Send(ctx context.Context, env *Env, req SendRequest) (s Sent, err error) {
 	s = Sent{Role: req.Role, Result: deliver.Result{Outcome: deliver.Failed}}
 	defer func() { s.MS, s.Error = s.Duration.Milliseconds(), exitcode.ErrorOf(err) }()
+	role, host, err := RoleAt(req.Role)
+	if err != nil {
+		return s, err
+	}
+	if host != "" {
+		return hostSend(ctx, env, role, host, req)
+	}
 	t, err := env.Resolve(ctx, req.Role)
 	if err != nil {
 		return s, err

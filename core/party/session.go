@@ -69,12 +69,20 @@ type CheckOptions struct {
 
 // Screen is the end of a pane's screen.
 type Screen struct {
+	Host  string // the host the role is on (ROLE@HOST); none: this one
 	Pane  string
 	Lines []string
 }
 
 // Check reads the last opts.Lines lines of the pane of opts.Role.
 func Check(ctx context.Context, env *Env, opts CheckOptions) (Screen, error) {
+	role, host, err := RoleAt(opts.Role)
+	if err != nil {
+		return Screen{}, err
+	}
+	if host != "" {
+		return hostCheck(ctx, env, role, host, opts)
+	}
 	t, err := env.Resolve(ctx, opts.Role)
 	if err != nil {
 		return Screen{}, err

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/partyhq/party/core/daemon"
@@ -85,7 +84,11 @@ type TriggerResult struct {
 // with Wait it returns once the trigger ended, with a
 // *supervise.FailedError when it failed.
 func Trigger(ctx context.Context, env *Env, opts TriggerOptions) (TriggerResult, error) {
-	if role, host, ok := strings.Cut(opts.Role, "@"); ok {
+	role, host, err := RoleAt(opts.Role)
+	if err != nil {
+		return TriggerResult{}, err
+	}
+	if host != "" {
 		opts.Role = role
 		return hostTrigger(ctx, env, host, opts)
 	}
@@ -138,6 +141,13 @@ func Runtimes(ctx context.Context, env *Env) ([]supervise.Runtime, error) {
 // InboxSend puts a message into a role's inbox; from inside a pane it is
 // from that runtime.
 func InboxSend(ctx context.Context, env *Env, req supervise.MessageRequest) (supervise.Message, error) {
+	role, host, err := RoleAt(req.To)
+	if err != nil {
+		return supervise.Message{}, err
+	}
+	if host != "" {
+		return hostInboxSend(ctx, env, role, host, req)
+	}
 	return viaDoor(ctx, env, func(d *supervise.Door) (supervise.Message, error) { return d.Send(ctx, req) })
 }
 

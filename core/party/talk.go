@@ -42,6 +42,13 @@ func Talk(ctx context.Context, env *Env, opts TalkOptions) ([]TalkOutcome, error
 	if strings.TrimSpace(opts.Text) == "" {
 		return nil, fmt.Errorf("%w", deliver.ErrEmpty)
 	}
+	role, host, err := RoleAt(opts.Role)
+	if err != nil {
+		return nil, err
+	}
+	if host != "" {
+		return hostTalk(ctx, env, role, host, opts)
+	}
 	cfg, err := env.Config()
 	if err != nil {
 		return nil, err
@@ -90,7 +97,9 @@ func Talk(ctx context.Context, env *Env, opts TalkOptions) ([]TalkOutcome, error
 // TalkOutcome is one agent's outcome of Talk, as party talk --json prints
 // it; Err is its failure.
 type TalkOutcome struct {
-	Role    string          `json:"role"`
+	Role string `json:"role"`
+	// Host is the host the role is on (ROLE@HOST); none: this one.
+	Host    string          `json:"host,omitempty"`
 	Pane    string          `json:"pane,omitempty"`
 	Outcome deliver.Outcome `json:"outcome"`
 	Answer  *string         `json:"answer,omitempty"` // with Wait, when it came

@@ -110,3 +110,41 @@ func Bridge(ctx context.Context, version, session string, conn net.Conn, err err
 	}
 	return hosts.Serve(ctx, hello, conn, in, out)
 }
+
+// TheSession is the one party session on h, for a call that names no
+// role (party runtimes --host): several are session.ErrUnresolved's
+// kind of error, left to the caller to type (unresolved).
+func (c Caller) TheSession(ctx context.Context, h hosts.Host, unresolved error) (string, error) {
+	sessions, err := c.sessions(ctx, h)
+	if err != nil {
+		return "", err
+	}
+	names := make([]string, 0, len(sessions))
+	for _, s := range sessions {
+		names = append(names, s.Name)
+	}
+	switch len(names) {
+	case 1:
+		return names[0], nil
+	case 0:
+		return "", fmt.Errorf("no party session on host %s: %w", h.Name, unresolved)
+	}
+	return "", fmt.Errorf("%d party sessions on host %s (%s): pick one with --session: %w", len(names), h.Name, strings.Join(names, ", "), unresolved)
+}
+
+// Runtimes are the runtimes of session's supervisor on h, through the
+// API bridge (one connection).
+func (c Caller) Runtimes(ctx context.Context, h hosts.Host, session string) ([]supervise.Runtime, error) {
+	return c.runtimes(ctx, h, session)
+}
+
+// Send puts req into a role's inbox in session on h through the API
+// bridge, as the operator: the text goes in the body of the API call.
+func (c Caller) Send(ctx context.Context, h hosts.Host, session string, req supervise.MessageRequest) (supervise.Message, error) {
+	cl, err := c.Client(ctx, h, session)
+	if err != nil {
+		return supervise.Message{}, err
+	}
+	defer cl.HTTP.CloseIdleConnections()
+	return cl.Send(ctx, req)
+}

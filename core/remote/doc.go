@@ -4,9 +4,13 @@
 // their supervisors manage), a client of a supervisor's API there through
 // the API bridge (Client), a trigger to a role there (Trigger: the
 // session that has the role, the request in the body of the API call,
-// the wait), and this host's end of the bridge (Bridge: the hello, then
-// the copy to the supervisor's socket). Version is this party's version,
-// which the two ends compare.
+// the wait), a message and the runtimes there (Send, Runtimes; the
+// session: SessionOf, TheSession), a party command run there with argv
+// (Party: party send, talk and check, the text on its stdin, its --json
+// and its error's code back; CallerFlag and CheckCaller, the version
+// check of such a run), and this host's end of the bridge (Bridge: the
+// hello, then the copy to the supervisor's socket). Version is this
+// party's version, which the two ends compare.
 //
 // A Caller holds what these take from the party that asks: ssh's runner,
 // the clock, this party's version and the error table's Classify (the

@@ -60,3 +60,21 @@ func TestViewRows(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckCaller(t *testing.T) {
+	assert.NoError(t, CheckCaller("v1", "v1"))
+	err := CheckCaller("v0", "v1")
+	assert.ErrorIs(t, err, hosts.ErrVersion)
+	assert.ErrorContains(t, err, "the party there is v1, the calling party v0")
+}
+
+func TestReportedError(t *testing.T) {
+	var e *hosts.Error
+	require.ErrorAs(t, reportedError("box", []byte(`{"error":{"code":"USAGE","message":"unknown flag: --caller-version"}}`)), &e,
+		"a party too old to know the flag")
+	assert.ErrorIs(t, e, hosts.ErrNoBridge)
+	var re *hosts.RemoteError
+	require.ErrorAs(t, reportedError("box", []byte(`[{"role":"a"},{"role":"b","error":{"code":"PANE_DEAD","message":"dead"}}]`)), &re)
+	assert.Equal(t, "PANE_DEAD", re.Code)
+	assert.NoError(t, reportedError("box", []byte(`{"role":"a"}`)))
+}

@@ -103,7 +103,9 @@ func agentsListRun(_ context.Context, f *Factory, _ *AgentsListOptions) error {
 
 func newCheckCmd(f *Factory, runF func(context.Context, *party.CheckOptions) error) *cobra.Command {
 	opts := &party.CheckOptions{}
-	return &cobra.Command{Use: "check ROLE [LINES]", Short: "Print the last LINES lines (default 40) of an agent's pane", Args: argsBetween(1, 2),
+	return &cobra.Command{Use: "check ROLE[@HOST] [LINES]", Short: "Print the last LINES lines (default 40) of an agent's pane", Args: argsBetween(1, 2),
+		Long: `Print the last LINES lines (default 40) of the pane of ROLE; ROLE@HOST
+reads it on another host (party check there, over SSH; docs/hosts.md).`,
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Role, opts.Lines = args[0], 40
 			if len(args) == 2 {
@@ -119,5 +121,10 @@ func newCheckCmd(f *Factory, runF func(context.Context, *party.CheckOptions) err
 
 func checkRun(ctx context.Context, f *Factory, opts *party.CheckOptions) error {
 	s, err := party.Check(ctx, f.env(), *opts)
-	return f.show(err, map[string]any{"role": opts.Role, "pane": s.Pane, "lines": s.Lines}, "%s", strings.Join(s.Lines, "\n"))
+	v := map[string]any{"role": opts.Role, "pane": s.Pane, "lines": s.Lines}
+	if s.Host != "" {
+		v["role"], _, _ = strings.Cut(opts.Role, "@")
+		v["host"] = s.Host
+	}
+	return f.show(err, v, "%s", strings.Join(s.Lines, "\n"))
 }

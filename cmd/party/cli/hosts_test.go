@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"testing"
 
@@ -23,6 +24,9 @@ func TestHostsArgs(t *testing.T) {
 		{"version takes no argument", []string{"version", "x"}, nil},
 		{"bridge", []string{"supervise", "bridge", "--session", "s"}, SuperviseBridgeOptions{}},
 		{"bridge takes no argument", []string{"supervise", "bridge", "x"}, nil},
+		{"runtimes here", []string{"runtimes"}, RuntimesOptions{}},
+		{"runtimes on a host", []string{"runtimes", "--host", "box", "--json"}, RuntimesOptions{Host: "box"}},
+		{"runtimes takes no argument", []string{"runtimes", "claude@box"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -35,7 +39,8 @@ func TestHostsArgs(t *testing.T) {
 				}
 			}
 			sup.AddCommand(newSuperviseBridgeCmd(f, capture[SuperviseBridgeOptions](&got)))
-			err := execute(f, tt.args, newHostsCmd(f, capture[HostsOptions](&got)), newVersionCmd(f, capture[VersionOptions](&got)), sup)
+			err := execute(f, tt.args, newHostsCmd(f, capture[HostsOptions](&got)), newVersionCmd(f, capture[VersionOptions](&got)), sup,
+				newRuntimesCmd(f, capture[RuntimesOptions](&got)))
 			if tt.want == nil {
 				assert.ErrorIs(t, err, party.ErrUsage)
 				assert.Nil(t, got, "nothing runs")
@@ -65,4 +70,19 @@ func TestHostsBadNameIsUsage(t *testing.T) {
 	assert.Equal(t, "USAGE", got.Error.Code)
 	assert.Contains(t, got.Error.Message, `SSH destination "-oProxyCommand=touch pwned"`)
 	assert.Contains(t, errOut.String(), "SSH destination")
+}
+
+// TestCallerVersion: a command another host's party runs here for a
+// party of another version is refused (VERSION_MISMATCH, exit 11) before
+// it acts; this version's goes on.
+func TestCallerVersion(t *testing.T) {
+	f, out, _ := testFactory("")
+	exit := Run(context.Background(), f, []string{"send", "--caller-version=v0.0.1-old", "claude", "hi", "--json"})
+	assert.Equal(t, exitcode.ExitVersion, exit)
+	assert.Contains(t, out.String(), `"code": "VERSION_MISMATCH"`)
+
+	f, out, _ = testFactory("")
+	exit = Run(context.Background(), f, []string{"version", "--caller-version=" + party.Version(f.Getenv), "--json"})
+	assert.Equal(t, exitcode.ExitOK, exit)
+	assert.Contains(t, out.String(), `"version"`)
 }

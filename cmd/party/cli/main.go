@@ -48,6 +48,9 @@ type Factory struct {
 	SocketPath string
 	Session    string
 	JSON       bool
+	// CallerVersion is the version of the party on another host that
+	// runs this command here (hidden --caller-version).
+	CallerVersion string
 
 	e *party.Env // built by env
 }
@@ -145,12 +148,17 @@ messages to agents by role.`,
 	pf.StringVarP(&f.SocketPath, "socket-path", "S", "", "tmux socket path (env PARTY_TMUX_SOCKET_PATH)")
 	pf.StringVar(&f.Session, "session", "", "party session (env PARTY_SESSION)")
 	pf.BoolVar(&f.JSON, "json", false, "print JSON")
+	pf.StringVar(&f.CallerVersion, "caller-version", "", "the version of the party on another host that runs this command here (it must be this one's)")
+	_ = pf.MarkHidden("caller-version")
 	// -L and -S name one tmux server two ways: both is a usage error
 	// (exit 2). Checked here rather than by cobra's flag groups, whose
 	// error is untyped (exit 1).
 	root.PersistentPreRunE = func(c *cobra.Command, _ []string) error {
 		if fl := c.Flags(); fl.Changed("socket") && fl.Changed("socket-path") {
 			return fmt.Errorf("%w: -L/--socket and -S/--socket-path name the tmux server two ways; give one", party.ErrUsage)
+		}
+		if f.CallerVersion != "" {
+			return party.CheckCaller(f.env(), f.CallerVersion)
 		}
 		return nil
 	}

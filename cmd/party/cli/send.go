@@ -12,17 +12,23 @@ import (
 
 func newSendCmd(f *Factory, runF func(context.Context, *party.SendRequest) error) *cobra.Command {
 	opts := &party.SendRequest{}
-	cmd := &cobra.Command{Use: "send ROLE [--] TEXT|-", Short: "Deliver a message to the agent with ROLE and confirm it was submitted",
+	cmd := &cobra.Command{Use: "send ROLE[@HOST] [--] TEXT|-", Short: "Deliver a message to the agent with ROLE and confirm it was submitted",
 		Long: `Paste TEXT (or stdin with -) into ROLE's input box, press Enter once it shows,
 and confirm the agent took it: submitted, queued (busy), unconfirmed (exit
 6). A leading '!' or '/' is made plain text or refused (exit 2) unless
 --raw. Someone else's text in the box exits 7 unless --clear; a dead pane
 or one not running its agent exits 3; a menu or dialog exits 1 unless --force.
 An agent whose budget is spent (budget.*) exits 9 unless --force --why TEXT,
-which the team's event log keeps.`,
+which the team's event log keeps.
+
+ROLE@HOST sends to the role on another host (hosts.NAME.ssh, or an SSH
+destination): party send runs there over SSH with the text on its stdin,
+never on a command line, and its outcome and exit status come back
+(docs/hosts.md). Not from inside an agent's pane.`,
 		Example: `  party send claude 'Review the diff in /tmp/x.patch'
   git diff | party send codex -
   party send codex -- '-n is not a flag here'
+  party send codex@box 'Pull main and run the tests'
   party send claude --raw /compact`,
 		Args: argsBetween(2, 2),
 		RunE: func(c *cobra.Command, args []string) error {

@@ -169,15 +169,26 @@ func showTrigger(f *Factory, err error, t party.TriggerRecord, answerOnly bool) 
 	return nil
 }
 
-// RuntimesOptions are the inputs of party runtimes (none).
-type RuntimesOptions struct{}
+// RuntimesOptions are the inputs of party runtimes.
+type RuntimesOptions struct {
+	Host string // another host's (--host)
+}
 
 func newRuntimesCmd(f *Factory, runF func(context.Context, *RuntimesOptions) error) *cobra.Command {
-	return noArgsCmd(f, "runtimes", "List the agents the supervisor manages, as it last saw them", &RuntimesOptions{}, runF,
-		func(ctx context.Context, f *Factory, _ *RuntimesOptions) error {
-			rts, err := party.Runtimes(ctx, f.env())
+	opts := &RuntimesOptions{}
+	cmd := noArgsCmd(f, "runtimes [--host HOST]", "List the agents the supervisor manages, as it last saw them", opts, runF,
+		func(ctx context.Context, f *Factory, opts *RuntimesOptions) error {
+			var rts []party.Runtime
+			var err error
+			if opts.Host != "" {
+				rts, err = party.HostRuntimes(ctx, f.env(), opts.Host)
+			} else {
+				rts, err = party.Runtimes(ctx, f.env())
+			}
 			return showRows(f, err, nil, rts, "ROLE", "AGENT", "TARGET", "PANE", "STATUS", "BUSY", "TRIGGER", "AGENT SESSION")
 		})
+	cmd.Flags().StringVar(&opts.Host, "host", "", "another host's (hosts.NAME.ssh, or an SSH destination), through the API bridge over SSH: --session there, else its one party session")
+	return cmd
 }
 
 func newInboxCmd(f *Factory) *cobra.Command {
@@ -197,7 +208,7 @@ func newInboxSendCmd(f *Factory, runF func(context.Context, *party.MessageReques
 			opts.Text = args[0]
 			return run(c, f, opts, runF, inboxSendRun)
 		}}
-	cmd.Flags().StringVar(&opts.To, "to", "", "the role whose inbox gets it")
+	cmd.Flags().StringVar(&opts.To, "to", "", "the role whose inbox gets it; ROLE@HOST: on another host, through the API bridge over SSH (not from inside an agent's pane)")
 	cmd.Flags().StringVar(&opts.Thread, "thread", "", "the thread (default: default)")
 	cmd.Flags().StringVar(&opts.From, "from", "", "who sends it, outside a pane (default: operator)")
 	_ = cmd.MarkFlagRequired("to")

@@ -12,15 +12,22 @@ import (
 
 func newTalkCmd(f *Factory, runF func(context.Context, *party.TalkOptions) error) *cobra.Command {
 	opts := &party.TalkOptions{}
-	cmd := &cobra.Command{Use: "talk ROLE|all TEXT|-", Short: "Send a message and, with --wait, wait for the agent's answer",
+	cmd := &cobra.Command{Use: "talk ROLE[@HOST]|all[@HOST] TEXT|-", Short: "Send a message and, with --wait, wait for the agent's answer",
 		Long: `Deliver TEXT (or stdin with -) to ROLE, or to every agent pane with "all";
 with --wait print the answer, known from the agent's hooks or else from a
 nonce marker (--marker forces it). A timeout exits 4 with the last screen,
 a dying pane 3, Ctrl-C 130. A second talk to a busy agent waits its turn,
 or with --no-queue exits 5. An agent whose budget is spent (budget.*) exits
-9 unless --force --why TEXT, which the team's event log keeps.`,
+9 unless --force --why TEXT, which the team's event log keeps.
+
+ROLE@HOST talks to the role on another host (hosts.NAME.ssh, or an SSH
+destination): party talk runs there over SSH with the text on its stdin,
+never on a command line, and waits there. A connection that breaks during
+--wait exits 10 (HOST_CONNECTION_LOST); the turn there goes on
+(docs/hosts.md). Not from inside an agent's pane.`,
 		Example: `  party talk codex 'Run the tests' --wait --timeout 5m
-  party talk all 'Summarize your work so far' --wait --json`,
+  party talk all 'Summarize your work so far' --wait --json
+  party talk codex@box 'Run the slow tests' --wait`,
 		Args: argsBetween(2, 2),
 		RunE: func(c *cobra.Command, args []string) error {
 			opts.Role, opts.Text = args[0], args[1]

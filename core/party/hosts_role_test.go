@@ -1,0 +1,170 @@
+package party
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/deliver"
+	"github.com/partyhq/party/core/exitcode"
+	"github.com/partyhq/party/core/hosts"
+	"github.com/partyhq/party/core/supervise"
+	"github.com/partyhq/party/core/usage"
+)
+
+func TestRoleAt(t *testing.T) {
+	tests := []struct {
+		name, in, role, host string
+		bad                  bool
+	}{
+		{"this host's", "claude", "claude", "", false},
+		{"another host's", "claude@box", "claude", "box", false},
+		{"a destination with its user", "claude@me@box", "claude", "me@box", false},
+		{"every agent there", "all@box", "all", "box", false},
+		{"no role", "@box", "", "", true},
+		{"no host", "claude@", "", "", true},
+		{"no role name", "cl aude@box", "", "", true},
+		{"a role that starts with '-'", "-x@box", "", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			role, host, err := RoleAt(tt.in)
+			if tt.bad {
+				assert.ErrorIs(t, err, usage.Err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, []string{tt.role, tt.host}, []string{role, host})
+		})
+	}
+}
+
+// TestHostSendTalkCheck: send, talk and check of ROLE@HOST run the
+// party there with argv, the text on its stdin byte for byte and never
+// on the command line; its --json comes back with the host, its
+// failure with its code and status (the error table's).
+func TestHostSendTalkCheck(t *testing.T) {
+	ctx := context.Background()
+	text := "$(touch pwned); `x` \"q\" 'it''s' $HOME\nline two\n"
+	r := &remoteRunner{answers: map[string]answer{
+		"send --force claude - --json":                {0, `{"role":"claude","session":"rt","outcome":"submitted","pane":"%1","ms":12}`, ""},
+		"send codex - --json":                         {7, `{"role":"codex","outcome":"failed","ms":3,"error":{"code":"INPUT_NOT_EMPTY","message":"the box holds text"}}`, ""},
+		"talk --wait --timeout=90000 claude - --json": {0, `{"role":"claude","pane":"%1","outcome":"submitted","answer":"ok","ms":40}`, ""},
+		"talk --wait claude - --json":                 {255, "", "Connection to 127.0.0.1 closed by remote host.\n"},
+		"talk --session=rt all - --json":              {0, `[{"role":"claude","outcome":"submitted","ms":1},{"role":"codex","outcome":"failed","ms":1,"error":{"code":"PANE_DEAD","message":"dead"}}]`, ""},
+		"check claude 5 --json":                       {0, `{"role":"claude","pane":"%1","lines":["a","b"]}`, ""},
+		"check nobody 40 --json":                      {3, `{"error":{"code":"ROLE_NOT_FOUND","message":"no pane has role \"nobody\""}}`, ""},
+	}}
+	env := localEnv(t, r, `{"hosts": {"box": {"ssh": "me@box"}}}`)
+
+	s, err := Send(ctx, env, SendRequest{Role: "claude@box", Text: text, Force: true})
+	require.NoError(t, err)
+	assert.Equal(t, Sent{Role: "claude", Host: "box", Session: "rt", Result: deliver.Result{Outcome: deliver.Submitted, Pane: "%1", Duration: 12e6}, MS: 12}, s)
+	require.Len(t, r.stdin, 1)
+	assert.Equal(t, text, r.stdin[0], "byte for byte, on stdin")
+	for _, argv := range r.argv {
+		assert.NotContains(t, strings.Join(argv, " "), "pwned", "no text on a command line")
+	}
+
+	s, err = Send(ctx, env, SendRequest{Role: "codex@box", Text: "x"})
+	code, exit := Classify(err)
+	assert.Equal(t, []any{"INPUT_NOT_EMPTY", exitcode.ExitInputBusy}, []any{code, exit}, "the remote's code and status")
+	assert.Equal(t, "INPUT_NOT_EMPTY", s.Error.Code)
+	assert.Equal(t, "box", s.Host)
+
+	out, err := Talk(ctx, env, TalkOptions{Role: "claude@box", Text: text, Wait: true, Timeout: 90e9})
+	require.NoError(t, err)
+	require.Len(t, out, 1)
+	assert.Equal(t, "ok", *out[0].Answer)
+	assert.Equal(t, "box", out[0].Host)
+
+	_, err = Talk(ctx, env, TalkOptions{Role: "claude@box", Text: "x", Wait: true})
+	assert.ErrorIs(t, err, hosts.ErrLost)
+	assert.ErrorContains(t, err, "the turn there goes on")
+	code, exit = Classify(err)
+	assert.Equal(t, []any{"HOST_CONNECTION_LOST", exitcode.ExitHost}, []any{code, exit})
+
+	env.Session = "rt"
+	out, err = Talk(ctx, env, TalkOptions{Role: "all@box", Text: "x"})
+	require.NoError(t, err)
+	require.Len(t, out, 2)
+	assert.NoError(t, out[0].Err)
+	code, exit = Classify(out[1].Err)
+	assert.Equal(t, []any{"PANE_DEAD", exitcode.ExitNotFound}, []any{code, exit})
+	env.Session = ""
+
+	scr, err := Check(ctx, env, CheckOptions{Role: "claude@box", Lines: 5})
+	require.NoError(t, err)
+	assert.Equal(t, Screen{Host: "box", Pane: "%1", Lines: []string{"a", "b"}}, scr)
+	require.NotEmpty(t, r.callers)
+	for _, v := range r.callers {
+		assert.Equal(t, Version(env.Getenv), v, "each run tells the party there this version")
+	}
+	_, err = Check(ctx, env, CheckOptions{Role: "nobody@box", Lines: 40})
+	code, exit = Classify(err)
+	assert.Equal(t, []any{"ROLE_NOT_FOUND", exitcode.ExitNotFound}, []any{code, exit})
+}
+
+// TestHostRefusals: bad ROLE@HOST is a usage error, --why free text and a
+// call there from inside an agent's pane are refused, before any ssh.
+func TestHostRefusals(t *testing.T) {
+	ctx := context.Background()
+	r := &remoteRunner{}
+	env := localEnv(t, r, `{"hosts": {"box": {"ssh": "me@box"}}}`)
+	for _, role := range []string{"@box", "claude@", "c;laude@box", "claude@box;touch"} {
+		_, err := Send(ctx, env, SendRequest{Role: role, Text: "x"})
+		assert.ErrorIs(t, err, usage.Err, role)
+		_, err = Talk(ctx, env, TalkOptions{Role: role, Text: "x"})
+		assert.ErrorIs(t, err, usage.Err, role)
+		_, err = Check(ctx, env, CheckOptions{Role: role, Lines: 1})
+		assert.ErrorIs(t, err, usage.Err, role)
+		_, err = InboxSend(ctx, env, supervise.MessageRequest{To: role, Text: "x"})
+		assert.ErrorIs(t, err, usage.Err, role)
+	}
+	_, err := Send(ctx, env, SendRequest{Role: "claude@box", Text: "x", Force: true, Why: "it's late"})
+	assert.ErrorIs(t, err, usage.Err, "--why is free text")
+
+	inPane := *env
+	inPane.Getenv = func(k string) string {
+		if k == "PARTY_RUNTIME_TOKEN" {
+			return "tok-claude"
+		}
+		return env.Getenv(k)
+	}
+	_, err = Send(ctx, &inPane, SendRequest{Role: "claude@box", Text: "x"})
+	assert.ErrorIs(t, err, supervise.ErrForbidden)
+	_, err = Talk(ctx, &inPane, TalkOptions{Role: "claude@box", Text: "x"})
+	assert.ErrorIs(t, err, supervise.ErrForbidden)
+	_, err = InboxSend(ctx, &inPane, supervise.MessageRequest{To: "claude@box", Text: "x"})
+	assert.ErrorIs(t, err, supervise.ErrForbidden)
+	assert.Empty(t, r.argv, "no ssh ran")
+}
+
+// TestHostInboxAndRuntimes: inbox send --to ROLE@HOST and runtimes
+// --host go through the API bridge, the text in the API call's body.
+func TestHostInboxAndRuntimes(t *testing.T) {
+	ctx := context.Background()
+	rig := newDoorRig(t)
+	r := &remoteRunner{version: Version(func(string) string { return "" }), remote: rig.env("")}
+	env := localEnv(t, r, `{"hosts": {"box": {"ssh": "me@box"}}}`)
+
+	rts, err := HostRuntimes(ctx, env, "box")
+	require.NoError(t, err)
+	require.Len(t, rts, 1)
+	assert.Equal(t, "claude", rts[0].Role)
+
+	text := "$(touch pwned); `x`\n"
+	m, err := InboxSend(ctx, env, supervise.MessageRequest{To: "claude@box", Text: text, Thread: "t1"})
+	require.NoError(t, err)
+	assert.Equal(t, "claude", m.To)
+	got, err := rig.store.Messages(ctx, "t1", 0)
+	require.NoError(t, err)
+	require.Len(t, got, 1)
+	assert.Equal(t, text, got[0].Text, "byte for byte")
+	for _, argv := range r.argv {
+		assert.NotContains(t, strings.Join(argv, " "), "pwned")
+	}
+}
