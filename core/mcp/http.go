@@ -20,6 +20,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/partyhq/party/core/state"
+	"github.com/partyhq/party/core/supervise"
 )
 
 // Identity is who a client of party mcp over HTTP is, from its request's
@@ -157,7 +158,7 @@ func (h *HTTP) Serve(ctx context.Context, ln net.Listener, logf func(string, ...
 	h.stopping = ctx
 	h.mu.Unlock()
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 5 * time.Second, MaxHeaderBytes: 64 << 10,
-		ErrorLog: log.New(logWriter(logf), "", 0)}
+		ErrorLog: log.New(supervise.LogWriter(logf), "", 0)}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
@@ -188,16 +189,6 @@ func (h *HTTP) Serve(ctx context.Context, ln net.Listener, logf func(string, ...
 		return err
 	}
 	return nil
-}
-
-// logWriter sends the http.Server's log lines to logf.
-type logWriter func(format string, args ...any)
-
-func (f logWriter) Write(p []byte) (int, error) {
-	if f != nil {
-		f("%s", strings.TrimSuffix(string(p), "\n"))
-	}
-	return len(p), nil
 }
 
 // SameToken reports whether got is want, in constant time whatever the

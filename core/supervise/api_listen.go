@@ -27,7 +27,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, tcp bool) error {
 		WriteTimeout:      60 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          log.New(logWriter(s.logf), "", 0),
+		ErrorLog:          log.New(LogWriter(s.logf), "", 0),
 	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
@@ -47,11 +47,14 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener, tcp bool) error {
 	return nil
 }
 
-// logWriter sends the http.Server's log lines to logf.
-type logWriter func(format string, args ...any)
+// LogWriter sends an http.Server's log lines (its ErrorLog's) to a
+// Printf-like func; a nil one drops them.
+type LogWriter func(format string, args ...any)
 
-func (f logWriter) Write(p []byte) (int, error) {
-	f("%s", strings.TrimSuffix(string(p), "\n"))
+func (f LogWriter) Write(p []byte) (int, error) {
+	if f != nil {
+		f("%s", strings.TrimSuffix(string(p), "\n"))
+	}
 	return len(p), nil
 }
 
