@@ -85,11 +85,30 @@ type HTTP struct {
 
 	mu      sync.Mutex
 	servers map[string]*sdk.Server // by Identity.key: one per identity, for all its sessions
+	posts   map[string]*post       // by callHeader: the POSTs whose calls a client may leave
 }
+
+// callHeader carries the key of a POST (ServeHTTP sets it, over any a
+// client sent) to the SDK's handler of the calls it holds: a client that
+// leaves while they run (its process killed, its connection closed)
+// cancels them, as a stdio client's EOF does. The SDK does not: without
+// an event store a stream left is never resumed, yet its calls go on.
+const callHeader = "X-Party-Call"
+
+// post is what ServeHTTP and the calls of one POST share: the calls'
+// cancels, and whether its client left before they started.
+type post struct {
+	cancels []context.CancelFunc
+	left    time.Time // the client left; zero while it is there
+}
+
+// leftPostsKept is how long a POST its client left is kept for calls of
+// it not started yet: a session closed meanwhile never starts them.
+const leftPostsKept = time.Minute
 
 // NewHTTP is an HTTP server of party's tools.
 func NewHTTP(opts HTTPOptions) *HTTP {
-	h := &HTTP{opts: opts, servers: map[string]*sdk.Server{}, stopping: context.Background()}
+	h := &HTTP{opts: opts, servers: map[string]*sdk.Server{}, posts: map[string]*post{}, stopping: context.Background()}
 	streamable := sdk.NewStreamableHTTPHandler(h.server, &sdk.StreamableHTTPOptions{SessionTimeout: SessionTimeout})
 	verify := func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
 		id, err := opts.Verify(ctx, token)
@@ -134,21 +153,65 @@ func (h *HTTP) server(r *http.Request) *sdk.Server {
 	return srv
 }
 
-// cancelOnStop cancels a call when Serve stops.
+// cancelOnStop cancels a call when Serve stops, or when the client of
+// the POST that holds it left (callHeader).
 func (h *HTTP) cancelOnStop(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
-		h.mu.Lock()
-		stopping := h.stopping
-		h.mu.Unlock()
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
+		h.mu.Lock()
+		stopping := h.stopping
+		var key string
+		if extra := req.GetExtra(); extra != nil && extra.Header != nil {
+			key = extra.Header.Get(callHeader)
+		}
+		if p := h.posts[key]; p != nil {
+			if !p.left.IsZero() {
+				cancel()
+			}
+			p.cancels = append(p.cancels, cancel)
+		}
+		h.mu.Unlock()
 		defer context.AfterFunc(stopping, cancel)()
 		return next(ctx, method, req)
 	}
 }
 
-// ServeHTTP answers one request.
-func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.handler.ServeHTTP(w, r) }
+// ServeHTTP answers one request. A POST's calls are cancelled when its
+// client leaves before they end (callHeader).
+func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		h.handler.ServeHTTP(w, r)
+		return
+	}
+	key := rand.Text()
+	r = r.Clone(r.Context())
+	r.Header.Set(callHeader, key)
+	h.mu.Lock()
+	h.posts[key] = &post{}
+	h.mu.Unlock()
+	h.handler.ServeHTTP(w, r)
+	// The request's context ends here only when its client left: the
+	// server ends it after this returns.
+	left := r.Context().Err() != nil
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	now := time.Now()
+	for k, p := range h.posts {
+		if !p.left.IsZero() && now.Sub(p.left) > leftPostsKept {
+			delete(h.posts, k)
+		}
+	}
+	p := h.posts[key]
+	if !left {
+		delete(h.posts, key)
+		return
+	}
+	for _, cancel := range p.cancels {
+		cancel()
+	}
+	p.left = now
+}
 
 // Serve answers on ln until ctx ends; then it closes every session, and
 // returns once the calls in flight have ended (a talk cancelled so is

@@ -174,3 +174,50 @@ func TestHTTPStopCancelsCallsInFlight(t *testing.T) {
 	assert.Error(t, <-called, "the client is told its session is gone")
 	_ = cs.Close()
 }
+
+// A client that leaves while its talk runs (its process killed: the
+// connection closed, no notifications/cancelled): the talk is cancelled
+// (taken back), as a stdio client's end of input does.
+func TestHTTPClientLeftCancelsItsCall(t *testing.T) {
+	ops := &fakeOps{talkStart: make(chan struct{}), talkDone: make(chan struct{})}
+	h := NewHTTP(HTTPOptions{Operator: "op-token",
+		Verify: func(context.Context, string) (Identity, error) { return Identity{Operator: true}, nil },
+		Server: func(Identity) *Server { return NewServer(ops, Options{}) }})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- h.Serve(ctx, ln, t.Logf) }()
+	t.Cleanup(func() { cancel(); assert.NoError(t, <-served) })
+
+	var (
+		mu    sync.Mutex
+		conns []net.Conn
+	)
+	auth := "Bearer op-token"
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err == nil {
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+		return c, err
+	}
+	tr := &sdk.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/", HTTPClient: &http.Client{Transport: headerRT{&auth, base}}, MaxRetries: -1}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), tr, nil)
+	require.NoError(t, err)
+	go func() {
+		_, _ = cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "talk", Arguments: map[string]any{"role": "w", "text": "x"}})
+	}()
+	<-ops.talkStart
+	mu.Lock()
+	for _, c := range conns {
+		_ = c.Close()
+	}
+	mu.Unlock()
+	<-ops.talkDone // never, were the call not cancelled: the test's deadline
+	assert.True(t, ops.talkEnded.Load())
+	_ = cs.Close()
+}

@@ -24,6 +24,7 @@ type fakeOps struct {
 	err       error // what every call but Talk fails with, when set
 	talkStart chan struct{}
 	talkEnded atomic.Bool
+	talkDone  chan struct{} // closed when Talk returns, when set
 	gotThread string
 	gotTrig   supervise.TriggerRequest
 }
@@ -54,6 +55,9 @@ func (f *fakeOps) Talk(ctx context.Context, role, _ string, _ time.Duration) (Ta
 	<-ctx.Done()
 	time.Sleep(10 * time.Millisecond) // a take-back takes a moment: Serve must wait for it
 	f.talkEnded.Store(true)
+	if f.talkDone != nil {
+		close(f.talkDone)
+	}
 	return TalkAnswer{Role: role}, ctx.Err()
 }
 func (f *fakeOps) Tasks(context.Context, task.Filter) ([]task.Task, error) { return nil, f.err }
