@@ -114,14 +114,24 @@ func fakeModelUsage(ts *testscript.TestScript, agent string) {
 // cmdRealAgent seeds the named real agents into the scenario's HOME for
 // $WORK (and each -trust DIR, which must exist) and $FAKEMODEL_URL, adds the environment they need, and puts the
 // pinned agents' bin directory first on PATH, so `party start --pane
-// claude` runs the real claude rather than the mock.
+// claude` runs the real claude rather than the mock. With -remote it
+// seeds them for the second host of `sshd start` instead (its HOME and
+// work dir under $WORK/remote, made if need be; run it before sshd
+// start, which hands the remote the PATH of that moment) and writes the
+// environment they need, one VAR=VALUE a line, to $WORK/remote/agents.env
+// for the remote party's command (`set -a && . FILE && party start …`).
 func cmdRealAgent(ts *testscript.TestScript, neg bool, args []string) {
 	var trust []string
-	for len(args) >= 2 && args[0] == "-trust" {
+	remote := false
+	for len(args) > 0 && (args[0] == "-remote" || (len(args) >= 2 && args[0] == "-trust")) {
+		if args[0] == "-remote" {
+			remote, args = true, args[1:]
+			continue
+		}
 		trust, args = append(trust, ts.MkAbs(args[1])), args[2:]
 	}
 	if neg || len(args) == 0 {
-		ts.Fatalf("usage: realagent [-trust DIR]... claude|codex|gemini...")
+		ts.Fatalf("usage: realagent [-trust DIR]... [-remote] claude|codex|gemini...")
 	}
 	url := ts.Getenv("FAKEMODEL_URL")
 	if url == "" {
@@ -131,18 +141,43 @@ func cmdRealAgent(ts *testscript.TestScript, neg bool, args []string) {
 	if err != nil {
 		ts.Fatalf("realagent: %v", err)
 	}
+	home, work := ts.Getenv("HOME"), ts.Getenv("WORK")
+	if remote {
+		root := filepath.Join(work, "remote")
+		home, work = filepath.Join(root, "home"), filepath.Join(root, "work")
+		for _, d := range []string{home, work} {
+			ts.Check(os.MkdirAll(d, 0o700))
+		}
+	}
+	var remoteEnv []string
 	for _, kind := range args {
 		if _, err := realagent.Bin(kind); err != nil {
 			ts.Fatalf("realagent: %v", err)
 		}
 		env, err := realagent.Seed(realagent.SeedOptions{
-			Kind: kind, Home: ts.Getenv("HOME"), ModelURL: url, WorkDir: ts.Getenv("WORK"), Trust: trust,
+			Kind: kind, Home: home, ModelURL: url, WorkDir: work, Trust: trust,
 		})
 		ts.Check(err)
+		if remote {
+			remoteEnv = append(remoteEnv, env...)
+			continue
+		}
 		for _, kv := range env {
 			k, v, _ := strings.Cut(kv, "=")
 			ts.Setenv(k, v)
 		}
+	}
+	if remote {
+		f, err := os.OpenFile(filepath.Join(ts.Getenv("WORK"), "remote", "agents.env"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+		ts.Check(err)
+		for _, kv := range remoteEnv {
+			if strings.ContainsAny(kv, "'\"\\$`\n ") {
+				ts.Fatalf("realagent -remote: %q cannot go into a sourced file as it is", kv)
+			}
+			_, err = fmt.Fprintln(f, kv)
+			ts.Check(err)
+		}
+		ts.Check(f.Close())
 	}
 	path := ts.Getenv("PATH")
 	if !strings.HasPrefix(path, bin+string(os.PathListSeparator)) {
