@@ -41,6 +41,10 @@ type Profile struct {
 	PlaceholderPattern *regexp.Regexp
 	// Busy matches a screen line shown while the agent works.
 	Busy *regexp.Regexp
+	// Gated is an agent whose hooks (party hook) hold the pane's key gate
+	// while they run (state.HoldGate): a delivery presses its keys under
+	// it. Claude: its Stop hook and the queue it runs next.
+	Gated bool
 	// QueueKey is the key that queues a message while the agent is busy
 	// (Enter for claude, Tab for codex, whose Enter steers the running turn).
 	QueueKey string
@@ -95,6 +99,7 @@ var profiles = map[Kind]Profile{
 		// for 6s", which ends a turn. The footer's "esc to interrupt" is
 		// read apart (IsBusy).
 		Busy:     regexp.MustCompile(`^ ?[·✢✳✶✻✽*] (?:[^…\s][^…]{0,60}…|API error · Retrying in )`),
+		Gated:    true,
 		QueueKey: "Enter",
 		// A queued message: "  ❯ text" above the input box (a numbered
 		// "❯ 1. Yes" is a dialog's item).

@@ -90,6 +90,12 @@ type Deliverer struct {
 	// keys someone types meanwhile, unseen on the screen, it would submit
 	// their text once the agent reads them.
 	Announcing func(p mux.Pane) bool
+	// Gate, when set, holds the key gate of pane p (state.HoldGate),
+	// which the hooks of an agent whose Profile is Gated hold while they
+	// run: it returns when a hook last let go of it (zero: never) and the
+	// release. A gate it could not take in time is returned unheld (a
+	// no-op release): the look under it still sees a hook that runs.
+	Gate func(ctx context.Context, p mux.Pane) (ended time.Time, release func())
 	// Unheard, when set, says a hook of pane reported at or after since
 	// that it could not record its event: the report waited for will not
 	// come.

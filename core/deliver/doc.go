@@ -14,7 +14,10 @@
 //     visibly holds it and the agent's settle time has passed, never into a
 //     dialog or menu (a busy agent gets its queue key: Tab for codex), and
 //     not while a turn of the agent ends (its hooks run, or its queued
-//     messages wait to be taken: hooksQuiet). A
+//     messages wait to be taken: hooksQuiet). For Claude the last look
+//     and the key go under the pane's key gate, which its hooks hold while
+//     they run (gate, state.HoldGate): no hook starts or ends between
+//     them, and the look knows when one last ended. A
 //     completion menu over the whole text is given a moment to go, then
 //     closed once with the agent's MenuKey (gemini's Esc keeps the text);
 //     one that stays is refused and the text taken back.

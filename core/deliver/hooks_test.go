@@ -154,9 +154,13 @@ type enterClock struct {
 	*sim.Mux
 	clock *sim.Clock
 	at    time.Time
+	onKey func() // told of each key, when set
 }
 
 func (m *enterClock) SendKey(ctx context.Context, id, key string) error {
+	if m.onKey != nil {
+		m.onKey()
+	}
 	if key == "Enter" && m.at.IsZero() {
 		m.at = m.clock.Now()
 	}
@@ -169,6 +173,7 @@ type hooked struct {
 	clock *sim.Clock
 	agent *sim.Agent
 	keys  *enterClock
+	d     *deliver.Deliverer
 	send  func() (deliver.Result, error)
 }
 
@@ -186,7 +191,7 @@ func newHooked(t *testing.T, hook func(now time.Time) bool, wrap func(*enterCloc
 	d := &deliver.Deliverer{Mux: mx, Clock: clock, Locker: &sim.Locker{},
 		Events:     observe.Events{Path: filepath.Join(t.TempDir(), "events.jsonl")},
 		Announcing: func(mux.Pane) bool { return hook(clock.Now()) }}
-	return hooked{clock: clock, agent: a, keys: keys, send: func() (deliver.Result, error) {
+	return hooked{clock: clock, agent: a, keys: keys, d: d, send: func() (deliver.Result, error) {
 		return d.Send(context.Background(), deliver.Request{Pane: p.Info.ID, Profile: agent.Lookup(agent.Claude), Text: "next"})
 	}}
 }
@@ -247,5 +252,41 @@ func TestFirstEnterWaitsForTheQueueToBeTaken(t *testing.T) {
 	require.NoError(t, err)
 	require.False(t, h.keys.at.IsZero())
 	assert.False(t, h.keys.at.Before(q.until), "Enter %v before the queue was taken", q.until.Sub(h.keys.at))
+	require.Len(t, h.agent.Submissions, 1)
+}
+
+// A hook too short for any look to see it run (a loaded machine starts
+// it and it ends between two looks) ended just before the look under the
+// pane's key gate: the gate's stamp says so, and the Enter waits until
+// hookQuiet has passed since; it is pressed with the gate held, which is
+// let go once the agent read it.
+func TestEnterGoesUnderTheKeyGate(t *testing.T) {
+	h := newHooked(t, noHook, nil)
+	var (
+		ended      time.Time
+		held       bool
+		heldAtKey  bool
+		holds      int
+		hookEnded  = h.clock.Now().Add(agent.Lookup(agent.Claude).Settle - 20*time.Millisecond)
+		releasedAt time.Time
+	)
+	h.d.Gate = func(context.Context, mux.Pane) (time.Time, func()) {
+		require.False(t, held, "the gate is held once at a time")
+		held, holds = true, holds+1
+		if !h.clock.Now().Before(hookEnded) {
+			ended = hookEnded
+		}
+		return ended, func() { held, releasedAt = false, h.clock.Now() }
+	}
+	h.keys.onKey = func() { heldAtKey = held }
+	res, err := h.send()
+	require.NoError(t, err)
+	assert.Equal(t, deliver.Submitted, res.Outcome)
+	assert.Equal(t, 1, res.Enters)
+	assert.True(t, heldAtKey, "Enter pressed under the gate")
+	assert.False(t, held, "let go")
+	assert.GreaterOrEqual(t, h.keys.at.Sub(hookEnded), 120*time.Millisecond, "Enter %v after the hook ended", h.keys.at.Sub(hookEnded))
+	assert.Greater(t, holds, 1, "let go while waiting, taken again")
+	assert.False(t, releasedAt.Before(h.keys.at), "held until the key was read")
 	require.Len(t, h.agent.Submissions, 1)
 }

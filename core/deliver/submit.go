@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/observe"
 )
 
@@ -114,6 +115,18 @@ func (s *submission) run(ctx context.Context) error {
 				break
 			}
 		}
+		gated := s.gated(blind)
+		release := func() {}
+		if gated {
+			if release, err = s.gate(ctx, &st); err != nil {
+				return err
+			}
+			if !s.pressable(st) {
+				release()
+				stopped = unpressed(p, st, s.text)
+				break
+			}
+		}
 		busy := st.Busy
 		switch {
 		case busy:
@@ -149,7 +162,12 @@ func (s *submission) run(ctx context.Context) error {
 			s.d.step("check")
 		}
 		if err := s.d.Mux.SendKey(ctx, pane, key); err != nil {
+			release()
 			return fmt.Errorf("send to %s: press %s: %w", pane, key, err)
+		}
+		if gated {
+			s.keyRead(ctx, st.Pane, window)
+			release()
 		}
 		if attempt == 0 {
 			s.d.step("enter")
@@ -400,8 +418,7 @@ const (
 // CPU hogs. An idle agent running no hook, with nothing queued, has no
 // turn ending: it is not waited for.
 func (s *submission) hooksQuiet(ctx context.Context, st observe.State) (observe.State, error) {
-	p := s.req.Profile
-	ending := func(st observe.State) bool { return !st.Busy && p.Queueing(st.Screen) }
+	ending := s.ending
 	if !st.Busy && !ending(st) && !s.d.Announcing(st.Pane) {
 		return st, nil
 	}
@@ -427,6 +444,63 @@ func (s *submission) hooksQuiet(ctx context.Context, st observe.State) (observe.
 		}
 		if err := s.d.Clock.Sleep(ctx, hookLook); err != nil {
 			return st, err
+		}
+	}
+}
+
+// ending reports whether st shows the agent idle with messages queued:
+// its turn ended and its queue is about to run.
+func (s *submission) ending(st observe.State) bool {
+	return !st.Busy && s.req.Profile.Queueing(st.Screen)
+}
+
+// gated says whether the keys of this submission go under the pane's key
+// gate: an agent whose hooks hold it, whose box we read (not blind).
+func (s *submission) gated(blind bool) bool {
+	return s.req.Profile.Gated && s.d.Gate != nil && s.events && s.d.Announcing != nil && !blind
+}
+
+// gate holds the pane's key gate for the key about to be pressed, when
+// the agent's hooks hold it (Profile.Gated, Deliverer.Gate), from a look
+// taken under it (into st) until the agent read the key (release). While
+// a hook runs or ended less than hookQuiet ago, or the agent sits idle
+// with messages queued, it lets go and looks again, pressing nothing, up
+// to hookWait. The real Claude's Stop hook and the queue it runs next
+// are what it keeps the key from: an Enter read between them ran the
+// text at once and kept it queued as well.
+func (s *submission) gate(ctx context.Context, st *observe.State) (release func(), err error) {
+	deadline := s.d.Clock.Now().Add(hookWait)
+	for {
+		ended, release := s.d.Gate(ctx, st.Pane)
+		next, err := s.look(ctx)
+		if err != nil {
+			release()
+			return func() {}, err
+		}
+		*st = next
+		now := s.d.Clock.Now()
+		if (!s.d.Announcing(st.Pane) && now.Sub(ended) >= hookQuiet && !s.ending(*st)) || !now.Before(deadline) {
+			return release, nil
+		}
+		release()
+		if err := s.d.Clock.Sleep(ctx, hookLook); err != nil {
+			return func() {}, err
+		}
+	}
+}
+
+// keyRead waits, pressing nothing, until the agent read the key just
+// pressed into pane: its box no longer holds the text whole, or a hook
+// of it runs (Claude runs UserPromptSubmit before it clears its box); at
+// most window. Only for a key under the gate, held meanwhile.
+func (s *submission) keyRead(ctx context.Context, pane mux.Pane, window time.Duration) {
+	for end := s.d.Clock.Now().Add(window); s.d.Clock.Now().Before(end); {
+		if s.d.Clock.Sleep(ctx, s.d.poll()) != nil {
+			return
+		}
+		st, err := s.look(ctx)
+		if err != nil || !st.HasInput || !s.req.Profile.HoldsAll(st.Input, s.text) || s.d.Announcing(pane) {
+			return
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"time"
 
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/state"
@@ -14,6 +15,10 @@ import (
 
 // maxPayload bounds what a hook reads from stdin.
 const maxPayload = 16 << 20
+
+// gateWait bounds how long a hook waits for the pane's key gate: past it
+// the hook goes on without (an agent is never held up long by party).
+const gateWait = 5 * time.Second
 
 // Sessions is what Record needs of the tmux client (*tmux.Client) to find
 // the session of a pane.
@@ -87,6 +92,14 @@ func Record(ctx context.Context, d Deps, agent string, payload []byte) error {
 	if dir == "" {
 		if dir, err = stateDirOf(ctx, d.Tmux, ev.Pane); err != nil {
 			return err
+		}
+	}
+	if agent == "claude" && ev.Pane != "" {
+		// Held while the hook runs, stamped as it ends: a sender's look
+		// and its key never straddle a hook (state.HoldGate). A sender
+		// holds it only until Claude read its key: never long.
+		if _, release, err := state.HoldGate(ctx, d.Clock, state.GatePath(dir, ev.Pane), gateWait); err == nil {
+			defer release(true)
 		}
 	}
 	if ev.Kind == ToolUse && ev.Tool == "Bash" {

@@ -1,6 +1,7 @@
 package party
 
 import (
+	"context"
 	"path/filepath"
 	"time"
 
@@ -13,6 +14,11 @@ import (
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/wait"
 )
+
+// gateWait bounds the wait for a pane's key gate, which a hook holds
+// while it runs: one that takes longer is looked at unheld (the look
+// still sees the hook run).
+const gateWait = 2 * time.Second
 
 // NewDeliverer is the delivery protocol over m for the session whose state
 // dir is stateDir, its panes locked in lockDir. It reads the agents'
@@ -36,6 +42,15 @@ func NewDeliverer(m mux.Multiplexer, clk clock.Clock, getenv func(string) string
 	d.Unheard = func(pane string, since time.Time) bool {
 		_, ok := hook.LastUnheard(getenv, stateDir, pane, since)
 		return ok
+	}
+	// Claude's hooks hold its pane's key gate while they run: a key is
+	// pressed under it (state.HoldGate).
+	d.Gate = func(ctx context.Context, p mux.Pane) (time.Time, func()) {
+		ended, release, err := state.HoldGate(ctx, clk, state.GatePath(stateDir, p.ID), gateWait)
+		if err != nil {
+			return time.Time{}, func() {}
+		}
+		return ended, func() { release(false) }
 	}
 	d.Pasted = func(pane, text string) {
 		_ = state.AppendEvent(events, map[string]any{"time": clk.Now().UTC(), "kind": "input", "pane": pane, "role": roles[pane], "text": text})
