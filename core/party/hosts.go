@@ -332,8 +332,14 @@ func hostInboxSend(ctx context.Context, env *Env, role, name string, req supervi
 		if _, err := sessionFlag(env); err != nil {
 			return supervise.Message{}, err
 		}
-		o, err := viaDoor(ctx, env, func(d *supervise.Door) (supervise.Outbound, error) {
-			o, _, err := d.Outsend(ctx, supervise.OutboundRequest{Host: h.Name, Session: env.Session, To: role, Thread: req.Thread, Text: req.Text})
+		// The id made here makes asking again safe (OutsendOnce).
+		out := supervise.OutboundRequest{ID: supervise.NewMessageID(), Host: h.Name, Session: env.Session, To: role, Thread: req.Thread, Text: req.Text}
+		// --session is the session there: the outbox is the pane's own
+		// session's.
+		local := *env
+		local.Session = ""
+		o, err := viaDoor(ctx, &local, func(d *supervise.Door) (supervise.Outbound, error) {
+			o, _, err := d.OutsendOnce(ctx, out)
 			return o, err
 		})
 		return outboundMessage(o), err
