@@ -196,7 +196,9 @@ func newInboxCmd(f *Factory) *cobra.Command {
 		Long: `Messages go to a role's inbox in a thread; the supervisor triggers the role
 ("N unread messages in thread T: run party inbox read --thread T"), and its
 read cursor moving is the acknowledgement. Inside an agent's pane, read and
-send act as that runtime (its PARTY_RUNTIME_TOKEN), never as a name given.`}
+send act as that runtime (its PARTY_RUNTIME_TOKEN), never as a name given.
+There, send --to ROLE@HOST is recorded in the session's outbox and the
+supervisor forwards it to that host, once (list shows how it stands).`}
 	cmd.AddCommand(newInboxSendCmd(f, nil), newInboxReadCmd(f, nil), newInboxListCmd(f, nil))
 	return cmd
 }
