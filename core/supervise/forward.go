@@ -32,7 +32,9 @@ func (l *Loop) forward(ctx context.Context) {
 	}
 	heads, err := l.outboxHeads(ctx)
 	if err != nil {
-		l.logf("outbox: %v", err)
+		if ctx.Err() == nil {
+			l.logf("outbox: %v", err)
+		}
 		return
 	}
 	now := l.now()

@@ -346,28 +346,32 @@ func (o *Ops) Send(ctx context.Context, c Caller, req MessageRequest) (Message, 
 	if err != nil {
 		return Message{}, err
 	}
-	if _, err := o.runtime(ctx, req.To); err != nil {
-		return Message{}, err
-	}
 	from, err := sender(c, req.From)
 	if err != nil {
 		return Message{}, err
 	}
+	want := Message{ID: req.ID, Thread: req.Thread, From: from, To: req.To, Text: text}
 	if req.ID != "" {
 		if err := CheckID("message id", req.ID); err != nil {
 			return Message{}, err
 		}
+		// Sent again (a forward retried after a lost answer): the one
+		// recorded, whatever became of its recipient since.
+		if m, err := o.Store.MessageByID(ctx, req.ID); err == nil {
+			return sameMessage(m, want)
+		}
 	}
-	now := o.Clock.Now().UTC()
-	m, created, err := o.Store.AddMessageOnce(ctx, Message{ID: req.ID, Thread: req.Thread, From: from, To: req.To, Text: text, At: now})
+	if _, err := o.runtime(ctx, req.To); err != nil {
+		return Message{}, err
+	}
+	want.At = o.Clock.Now().UTC()
+	now := want.At
+	m, created, err := o.Store.AddMessageOnce(ctx, want)
 	if err != nil {
 		return Message{}, err
 	}
 	if !created {
-		if m.Thread != req.Thread || m.From != from || m.To != req.To || m.Text != text {
-			return m, fmt.Errorf("message %s exists with another thread, sender, recipient or text: %w", req.ID, ErrIDConflict)
-		}
-		return m, nil // sent again (a forward retried): recorded once
+		return sameMessage(m, want)
 	}
 	if c.Operator() {
 		if th, err := o.Store.Thread(ctx, req.Thread); err == nil && th != Progress(th) {
@@ -380,6 +384,15 @@ func (o *Ops) Send(ctx context.Context, c Caller, req MessageRequest) (Message, 
 		return m, err
 	}
 	o.wake()
+	return m, nil
+}
+
+// sameMessage is m, recorded under the id of want, unless it holds
+// another thread, sender, recipient or text (ErrIDConflict).
+func sameMessage(m, want Message) (Message, error) {
+	if m.Thread != want.Thread || m.From != want.From || m.To != want.To || m.Text != want.Text {
+		return m, fmt.Errorf("message %s exists with another thread, sender, recipient or text: %w", want.ID, ErrIDConflict)
+	}
 	return m, nil
 }
 

@@ -173,6 +173,13 @@ func TestMessageIDTakenOnce(t *testing.T) {
 	require.NoError(t, err)
 	assert.Len(t, events2, len(events), "no second audit line")
 
+	// Its recipient gone meanwhile: still the one recorded, not NOT_FOUND
+	// (which would fail a delivered message at the sender's outbox).
+	require.NoError(t, s.DeleteRuntime(ctx, "s/codex"))
+	again, err = o.Send(ctx, Caller{}, req)
+	require.NoError(t, err)
+	assert.Equal(t, first, again)
+
 	req.Text = "other"
 	_, err = o.Send(ctx, Caller{}, req)
 	require.ErrorIs(t, err, ErrIDConflict)

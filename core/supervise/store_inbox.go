@@ -110,6 +110,15 @@ func scanMessage(row scanner) (Message, error) {
 	return m, err
 }
 
+// MessageByID is the message recorded with id (ErrNotFound).
+func (s *Store) MessageByID(ctx context.Context, id string) (Message, error) {
+	m, err := scanMessage(s.db.QueryRowContext(ctx, `SELECT `+messageCols+` FROM messages m WHERE m.msg_id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Message{}, fmt.Errorf("message %s: %w", id, ErrNotFound)
+	}
+	return m, s.fail("message "+id, err)
+}
+
 // Messages are thread's messages after seq afterSeq, in order.
 func (s *Store) Messages(ctx context.Context, thread string, afterSeq int64) ([]Message, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+messageCols+` FROM messages m
