@@ -27,6 +27,9 @@ type hostsFx struct {
 	texts      map[string]supervise.Outbound // id -> what was recorded
 	crashAfter string
 	crash      context.CancelFunc
+	// crashBefore kills it as the forward of crashAfter starts, before
+	// the host records anything.
+	crashBefore bool
 }
 
 func (h *hostsFx) Forward(_ context.Context, o supervise.Outbound) supervise.ForwardReport {
@@ -38,6 +41,11 @@ func (h *hostsFx) Forward(_ context.Context, o supervise.Outbound) supervise.For
 	backoff := min(supervise.DefaultForwardPolicy.First<<(o.Attempts-1), supervise.DefaultForwardPolicy.Cap)
 	h.tries[o.ID] = append(h.tries[o.ID], o.NextAt.Add(-backoff))
 	now := h.clock.Now()
+	if h.crashBefore && h.crashAfter == o.ID && h.crash != nil {
+		h.crash()
+		h.crash, h.crashAfter = nil, ""
+		return supervise.ForwardReport{Code: "HOST_CONNECTION_LOST", Err: errors.New("killed")}
+	}
 	if now.Before(h.upAt[o.Host]) {
 		return supervise.ForwardReport{Code: "HOST_UNREACHABLE", Err: errors.New("ssh: connect to host: Connection refused")}
 	}
@@ -135,30 +143,39 @@ func TestOutboxForwardsOnceInOrder(t *testing.T) {
 	assert.Equal(t, len(fx.tries[ids[0]])-1, count[supervise.AuditForwardRetry])
 }
 
-// TestOutboxKilledBetweenForwardAndReport: the supervisor dies (its
-// context ends, as with kill -9: its report is never saved) after the
-// host recorded a message; a new one over the same store forwards it
-// again with the same id, which the host takes as the one it has: the
-// host has it once, the outbox says forwarded.
-func TestOutboxKilledBetweenForwardAndReport(t *testing.T) {
-	ctx := context.Background()
-	clk := NewClock()
-	store := openStore(t)
-	ops := &supervise.Ops{Store: store, Clock: clk, Policy: supervise.DefaultPolicy, Limits: supervise.DefaultLimits, Self: "a"}
-	o, _, err := ops.Outsend(ctx, supervise.Caller{Runtime: "claude"}, supervise.OutboundRequest{Host: "b", To: "codex", Text: "once"})
-	require.NoError(t, err)
-	fx := &hostsFx{clock: clk, upAt: map[string]time.Time{}, got: map[string][]string{}, tries: map[string][]time.Time{},
-		texts: map[string]supervise.Outbound{}, crashAfter: o.ID}
-	require.False(t, runOutbox(t, store, clk, fx), "killed")
-	left, err := store.Outbound(ctx, o.ID)
-	require.NoError(t, err)
-	require.Equal(t, supervise.FwdPending, left.State, "the try was saved, its outcome not")
-	require.Equal(t, 1, left.Attempts)
+// TestOutboxKilled: the supervisor dies (its context ends, as with kill
+// -9: nothing after the point runs, its report is never saved) once the
+// try was saved, before the host recorded the message or after; a new
+// one over the same store forwards it again with the same id, which the
+// host takes as the one it has: the host has it once, the outbox says
+// forwarded.
+func TestOutboxKilled(t *testing.T) {
+	for _, tt := range []struct {
+		name   string
+		before bool
+	}{{"before the host recorded it", true}, {"after the host recorded it", false}} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			clk := NewClock()
+			store := openStore(t)
+			ops := &supervise.Ops{Store: store, Clock: clk, Policy: supervise.DefaultPolicy, Limits: supervise.DefaultLimits, Self: "a"}
+			o, _, err := ops.Outsend(ctx, supervise.Caller{Runtime: "claude"}, supervise.OutboundRequest{Host: "b", To: "codex", Text: "once"})
+			require.NoError(t, err)
+			fx := &hostsFx{clock: clk, upAt: map[string]time.Time{}, got: map[string][]string{}, tries: map[string][]time.Time{},
+				texts: map[string]supervise.Outbound{}, crashAfter: o.ID, crashBefore: tt.before}
+			require.False(t, runOutbox(t, store, clk, fx), "killed")
+			left, err := store.Outbound(ctx, o.ID)
+			require.NoError(t, err)
+			require.Equal(t, supervise.FwdPending, left.State, "the try was saved, its outcome not")
+			require.Equal(t, 1, left.Attempts)
 
-	require.True(t, runOutbox(t, store, clk, fx))
-	assert.Equal(t, []string{o.ID}, fx.got["b"], "recorded there once")
-	assert.Len(t, fx.tries[o.ID], 2, "forwarded again after the kill, with the same id")
-	done, err := store.Outbound(ctx, o.ID)
-	require.NoError(t, err)
-	assert.Equal(t, supervise.FwdForwarded, done.State)
+			require.True(t, runOutbox(t, store, clk, fx))
+			assert.Equal(t, []string{o.ID}, fx.got["b"], "recorded there once")
+			assert.Len(t, fx.tries[o.ID], 2, "forwarded again after the kill, with the same id")
+			done, err := store.Outbound(ctx, o.ID)
+			require.NoError(t, err)
+			assert.Equal(t, supervise.FwdForwarded, done.State)
+			assert.Equal(t, 2, done.Attempts)
+		})
+	}
 }
