@@ -37,6 +37,7 @@ type sshdState struct {
 	sock    string // the remote's tmux socket name
 	tmpdir  string // the remote's TMUX_TMPDIR and XDG_RUNTIME_DIR
 	logPath string
+	config  string // its sshd_config: a start after a stop runs it again
 }
 
 // sshdBinary is where Debian's openssh-server puts sshd, which must be
@@ -52,7 +53,8 @@ const sshdBinary = "/usr/sbin/sshd"
 // $REMOTE (the remote's $WORK/remote), $REMOTE_SOCK and $REMOTE_TMPDIR
 // (its tmux socket's name and TMUX_TMPDIR, to look at it without ssh). The server and every process its
 // sessions started are gone when the scenario ends. sshd missing is a
-// failure, never a skip.
+// failure, never a skip. A start after a stop starts the same server
+// again (its port, keys and remote), as a host whose link comes back.
 func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 || (args[0] != "start" && args[0] != "stop" && args[0] != "cut" && args[0] != "silent") {
 		ts.Fatalf("usage: sshd start|stop|cut|silent")
@@ -71,6 +73,14 @@ func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		slot.s.stop()
 		return
+	}
+	if slot := ts.Value(sshdKey{}).(*sshdSlot); slot.s != nil {
+		select {
+		case <-slot.s.done: // stopped: the same server again
+			ts.Check(slot.s.run())
+			return
+		default:
+		}
 	}
 	if _, err := os.Stat(sshdBinary); err != nil {
 		ts.Fatalf("sshd: %v: the hosts scenarios need Debian's openssh-server (apt-get install -y openssh-server; .ci/run installs it)", err)
@@ -164,18 +174,12 @@ func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
 			"SetEnv " + strings.Join(setenv, " "),
 			"",
 		}, "\n")), 0o600))
-		s.cmd = exec.Command(sshdBinary, "-D", "-f", config, "-E", s.logPath)
-		s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		ts.Check(s.cmd.Start())
-		go func() { _ = s.cmd.Wait(); close(s.done) }()
-		if err := s.awaitListening(); err == nil {
+		s.config = config
+		if err := s.run(); err == nil {
 			break
 		} else if attempt == 2 {
-			log, _ := os.ReadFile(s.logPath)
-			ts.Fatalf("sshd: %v; its log:\n%s", err, log)
+			ts.Fatalf("%v", err)
 		}
-		s.stop() // the port was taken meanwhile: another
-		s.done = make(chan struct{})
 	}
 
 	// The client side: Host remote, known by its own host key only.
@@ -238,6 +242,25 @@ func freePort(ts *testscript.TestScript) int {
 	ts.Check(err)
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// run starts the server from its config and waits until it listens; a
+// server that does not is stopped, with its log in the error.
+func (s *sshdState) run() error {
+	s.done = make(chan struct{})
+	s.cmd = exec.Command(sshdBinary, "-D", "-f", s.config, "-E", s.logPath)
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := s.cmd.Start(); err != nil {
+		return err
+	}
+	cmd, done := s.cmd, s.done
+	go func() { _ = cmd.Wait(); close(done) }()
+	if err := s.awaitListening(); err != nil {
+		s.stop() // the port was taken meanwhile
+		log, _ := os.ReadFile(s.logPath)
+		return fmt.Errorf("sshd: %v; its log:\n%s", err, log)
+	}
+	return nil
 }
 
 // awaitListening waits until sshd takes connections on its port, or

@@ -33,11 +33,15 @@ type Message struct {
 	To     string    `json:"to" jsonschema:"the role it is for"`
 	Text   string    `json:"text" jsonschema:"the message"`
 	At     time.Time `json:"at" jsonschema:"when it was sent"`
+	// ID and State are a message to another host's (To is ROLE@HOST):
+	// recorded in this session's outbox, which forwards it.
+	ID    string `json:"id,omitempty" jsonschema:"a message to another host: its id"`
+	State string `json:"state,omitempty" jsonschema:"a message to another host: pending, forwarded or failed"`
 }
 
 // SendArgs are inbox_send's arguments.
 type SendArgs struct {
-	To     string `json:"to" jsonschema:"the role whose inbox gets the message"`
+	To     string `json:"to" jsonschema:"the role whose inbox gets the message; ROLE@HOST: a role on another host (forwarded once by the supervisor)"`
 	Thread string `json:"thread,omitempty" jsonschema:"the thread (default: default)"`
 	Text   string `json:"text" jsonschema:"the message"`
 }
@@ -276,7 +280,11 @@ func messagesOf(ms []supervise.Message) Messages {
 }
 
 func messageOf(m supervise.Message) Message {
-	return Message{Seq: m.Seq, Thread: m.Thread, From: m.From, To: m.To, Text: m.Text, At: m.At}
+	out := Message{Seq: m.Seq, Thread: m.Thread, From: m.From, To: m.To, Text: m.Text, At: m.At}
+	if m.Forward != nil {
+		out.ID, out.State = m.ID, string(m.Forward.State)
+	}
+	return out
 }
 
 func triggerOf(t supervise.Trigger, created bool) Trigger {

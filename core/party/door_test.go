@@ -46,7 +46,7 @@ func newDoorRig(t *testing.T) doorRig {
 		Managed: func(context.Context, string) (bool, error) { return true, nil },
 		StopPane: func(context.Context, supervise.Runtime, time.Duration) (string, error) {
 			return "exited on C-c", nil
-		}}
+		}, Self: "here"}
 	// It serves on a socket of its own environment's runtime dir, not
 	// the commands': they take it from its daemon file.
 	sock := filepath.Join(run, "elsewhere.sock")

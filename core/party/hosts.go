@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -125,10 +126,10 @@ func RoleAt(s string) (role, host string, err error) {
 }
 
 // operatorOnly refuses a call on another host that would be the
-// operator's there (a send, a talk, a trigger, a message) to a runtime,
-// inside an agent's pane: party has no identity across hosts yet, and
-// what one agent sends another host is the cross-host inbox's, not built
-// yet. Reads (check, runtimes) are not refused.
+// operator's there (a send, a talk, a trigger) to a runtime, inside an
+// agent's pane: party has no identity across hosts for them. A message
+// (inbox send) goes through this session's outbox instead
+// (hostInboxSend); reads (check, runtimes) are not refused.
 func operatorOnly(env *Env, what, role, host string) error {
 	if env.Getenv("PARTY_RUNTIME_TOKEN") != "" {
 		return fmt.Errorf("%w: a runtime cannot %s %s@%s: the call there would be the operator's", supervise.ErrForbidden, what, role, host)
@@ -314,17 +315,34 @@ func hostSession(ctx context.Context, env *Env, c remote.Caller, h hosts.Host, r
 	return c.SessionOf(ctx, h, role)
 }
 
-// hostInboxSend is InboxSend to a role on another host, through the API
-// bridge (remote.Caller.Send): the text goes in the body of the API
-// call. The session there is --session, else the one whose panes carry
-// the role.
+// hostInboxSend is InboxSend to a role on another host. The operator's
+// goes there now, through the API bridge (remote.Caller.Send): the text
+// goes in the body of the API call, and the session there is --session,
+// else the one whose panes carry the role. A runtime's (inside an agent's
+// pane) is recorded in the outbox of this session's supervisor, from the
+// runtime its token names, and returns once recorded: that supervisor
+// forwards it (supervise.Loop.Forward, forwarder), retrying while the
+// host does not answer, and the host there records it once.
 func hostInboxSend(ctx context.Context, env *Env, role, name string, req supervise.MessageRequest) (supervise.Message, error) {
-	if err := operatorOnly(env, "send a message to", role, name); err != nil {
-		return supervise.Message{}, err
-	}
 	h, c, _, err := hostOf(env, name)
 	if err != nil {
 		return supervise.Message{}, err
+	}
+	if env.Getenv("PARTY_RUNTIME_TOKEN") != "" {
+		if _, err := sessionFlag(env); err != nil {
+			return supervise.Message{}, err
+		}
+		// The id made here makes asking again safe (OutsendOnce).
+		out := supervise.OutboundRequest{ID: supervise.NewMessageID(), Host: h.Name, Session: env.Session, To: role, Thread: req.Thread, Text: req.Text}
+		// --session is the session there: the outbox is the pane's own
+		// session's.
+		local := *env
+		local.Session = ""
+		o, err := viaDoor(ctx, &local, func(d *supervise.Door) (supervise.Outbound, error) {
+			o, _, err := d.OutsendOnce(ctx, out)
+			return o, err
+		})
+		return outboundMessage(o), err
 	}
 	session, err := hostSession(ctx, env, c, h, role)
 	if err != nil {
@@ -332,6 +350,58 @@ func hostInboxSend(ctx context.Context, env *Env, role, name string, req supervi
 	}
 	req.To = role
 	return c.Send(ctx, h, session, req)
+}
+
+// outboundMessage is outbox entry o as a message of its thread here: to
+// ROLE@HOST, with how its forwarding stands (Forward).
+func outboundMessage(o supervise.Outbound) supervise.Message {
+	if o.ID == "" {
+		return supervise.Message{}
+	}
+	return supervise.Message{ID: o.ID, Thread: o.Thread, From: o.From, To: o.To(), Text: o.Text, At: o.At, Forward: &o.Forward}
+}
+
+// forwarder takes the outbox's messages of a session's supervisor to
+// their hosts (supervise.Forwarder): each is a call of the API there,
+// through the bridge, as the operator (who may relay: the message's
+// sender there is ROLE@SELF, as this supervisor recorded it), with the
+// message's id, which that supervisor records once.
+type forwarder struct {
+	env *Env
+	cfg config.Config
+}
+
+// Forward records o there (supervise.Forwarder).
+func (f forwarder) Forward(ctx context.Context, o supervise.Outbound) supervise.ForwardReport {
+	m, err := f.forward(ctx, o)
+	if err != nil {
+		return supervise.ForwardReport{Code: codeOf(err), Refused: supervise.Refused(err), Err: err}
+	}
+	return supervise.ForwardReport{Seq: m.Seq}
+}
+
+func (f forwarder) forward(ctx context.Context, o supervise.Outbound) (supervise.Message, error) {
+	h, err := remote.HostOf(f.cfg, o.Host)
+	if err != nil {
+		return supervise.Message{}, err
+	}
+	c := remoteCaller(f.env)
+	session := o.Session
+	if session == "" {
+		if session, err = c.SessionOf(ctx, h, o.Role); err != nil {
+			return supervise.Message{}, err
+		}
+	}
+	return c.Send(ctx, h, session, supervise.MessageRequest{ID: o.ID, Thread: o.Thread, To: o.Role, From: o.Origin, Text: o.Text})
+}
+
+// SelfHost is this host's name in the sender of the messages it sends
+// another host (ROLE@SELF): its hostname, "localhost" when it has none.
+func SelfHost() string {
+	if h, err := os.Hostname(); err == nil && h != "" {
+		return h
+	}
+	return "localhost"
 }
 
 // HostRuntimes are the runtimes of a session's supervisor on another

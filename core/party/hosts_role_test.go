@@ -109,7 +109,8 @@ func TestHostSendTalkCheck(t *testing.T) {
 }
 
 // TestHostRefusals: bad ROLE@HOST is a usage error, --why free text and a
-// call there from inside an agent's pane are refused, before any ssh.
+// send or talk there from inside an agent's pane are refused, before any
+// ssh (a message goes through the outbox: TestHostInboxAndRuntimes).
 func TestHostRefusals(t *testing.T) {
 	ctx := context.Background()
 	r := &remoteRunner{}
@@ -138,8 +139,6 @@ func TestHostRefusals(t *testing.T) {
 	assert.ErrorIs(t, err, supervise.ErrForbidden)
 	_, err = Talk(ctx, &inPane, TalkOptions{Role: "claude@box", Text: "x"})
 	assert.ErrorIs(t, err, supervise.ErrForbidden)
-	_, err = InboxSend(ctx, &inPane, supervise.MessageRequest{To: "claude@box", Text: "x"})
-	assert.ErrorIs(t, err, supervise.ErrForbidden)
 	assert.Empty(t, r.argv, "no ssh ran")
 }
 
@@ -167,4 +166,34 @@ func TestHostInboxAndRuntimes(t *testing.T) {
 	for _, argv := range r.argv {
 		assert.NotContains(t, strings.Join(argv, " "), "pwned")
 	}
+
+	// From an agent's pane: recorded in the outbox of its own session's
+	// supervisor, from the role of its token (not the name given), and
+	// no ssh runs in the agent's command.
+	local := newDoorRig(t)
+	paneVars := local.env("tok-claude").Getenv
+	pane := *env
+	pane.Getenv = func(k string) string {
+		if v := paneVars(k); v != "" {
+			return v
+		}
+		return env.Getenv(k)
+	}
+	r.argv = nil
+	m, err = InboxSend(ctx, &pane, supervise.MessageRequest{To: "claude@box", From: "forged", Text: text, Thread: "t2"})
+	require.NoError(t, err)
+	require.NotNil(t, m.Forward)
+	assert.Equal(t, []string{"claude@box", "claude", string(FwdPending), "box"}, []string{m.To, m.From, string(m.Forward.State), m.Forward.Host})
+	assert.Regexp(t, `^msg-[0-9a-f]{16}$`, m.ID)
+	assert.Empty(t, r.argv, "no ssh in the agent's command")
+	out, err := local.store.Outbox(ctx, "t2")
+	require.NoError(t, err)
+	require.Len(t, out, 1)
+	assert.Equal(t, "claude@here", out[0].Origin)
+	assert.Equal(t, text, out[0].Text, "byte for byte")
+	list, err := InboxList(ctx, &pane, "t2")
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, m.ID, list[0].ID)
+	require.NotNil(t, list[0].Forward)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/partyhq/party/core/daemon"
@@ -157,15 +158,56 @@ func InboxRead(ctx context.Context, env *Env, thread string) ([]supervise.Messag
 	return viaDoor(ctx, env, func(d *supervise.Door) ([]supervise.Message, error) { return d.Read(ctx, thread) })
 }
 
-// InboxList lists the messages of a thread.
+// Forward is where a message to another host goes and how its
+// forwarding stands (supervise.Forward), with its states.
+type Forward = supervise.Forward
+
+// The states of a Forward.
+const (
+	FwdPending   = supervise.FwdPending
+	FwdForwarded = supervise.FwdForwarded
+	FwdFailed    = supervise.FwdFailed
+)
+
+// InboxList lists the messages of a thread, with those to other hosts
+// in its outbox (each with how its forwarding stands: Message.Forward),
+// in the order they were recorded.
 func InboxList(ctx context.Context, env *Env, thread string) ([]supervise.Message, error) {
 	if thread == "" {
 		thread = supervise.DefaultThread
 	}
-	return viaDoorOr(ctx, env, func(d *supervise.Door) ([]supervise.Message, error) { return d.Messages(ctx, thread) },
-		func(o *supervise.Ops, c supervise.Caller) ([]supervise.Message, error) {
-			return o.Messages(ctx, c, thread)
-		})
+	return viaDoorOr(ctx, env, func(d *supervise.Door) ([]supervise.Message, error) {
+		msgs, err := d.Messages(ctx, thread)
+		if err != nil {
+			return nil, err
+		}
+		out, err := d.Outbox(ctx, thread)
+		return withOutbox(msgs, out, err)
+	}, func(o *supervise.Ops, c supervise.Caller) ([]supervise.Message, error) {
+		msgs, err := o.Messages(ctx, c, thread)
+		if err != nil {
+			return nil, err
+		}
+		out, err := o.Outbox(ctx, c, thread)
+		return withOutbox(msgs, out, err)
+	})
+}
+
+// withOutbox is msgs with the outbox entries out among them, by the time
+// each was recorded. A supervisor without an outbox (an older one:
+// ErrNotFound) has none.
+func withOutbox(msgs []supervise.Message, out []supervise.Outbound, err error) ([]supervise.Message, error) {
+	if errors.Is(err, supervise.ErrNotFound) {
+		return msgs, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range out {
+		msgs = append(msgs, outboundMessage(o))
+	}
+	slices.SortStableFunc(msgs, func(a, b supervise.Message) int { return a.At.Compare(b.At) })
+	return msgs, nil
 }
 
 // Heartbeat records that the calling runtime is alive.
@@ -338,7 +380,8 @@ func supervisorParts(ctx context.Context, env *Env, logf func(string, ...any)) (
 		},
 		Usage: func(cwd string, logf func(string, ...any)) func() []supervise.UsageSample {
 			return supervisedUsage(env, stateDir, cwd, logf)
-		}}
+		},
+		Self: SelfHost(), Forward: forwarder{env: env, cfg: cfg}}
 	return s.Parts(ctx, logf)
 }
 

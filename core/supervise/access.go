@@ -17,6 +17,7 @@ const (
 	OpUnblock   Op = "trigger unblock"
 	OpRuntimes  Op = "runtimes"
 	OpSend      Op = "inbox send"
+	OpSendOut   Op = "inbox send ROLE@HOST"
 	OpRead      Op = "inbox read"
 	OpMessages  Op = "inbox list"
 	OpHeartbeat Op = "heartbeat"
@@ -45,13 +46,17 @@ const (
 // a runtime never lifts a safeguard, never overrides the operator's
 // draft, never reads another runtime's work.
 var Rules = map[Op]Who{
-	OpSubmit:    Operator | AnyRuntime,
-	OpForce:     Operator, // an override of the operator's own draft is theirs
-	OpTrigger:   Operator | OwnRuntime,
-	OpTriggers:  Operator | OwnRuntime,
-	OpUnblock:   Operator, // the safeguard stops agents that loop
-	OpRuntimes:  Operator | AnyRuntime,
-	OpSend:      Operator | AnyRuntime,
+	OpSubmit:   Operator | AnyRuntime,
+	OpForce:    Operator, // an override of the operator's own draft is theirs
+	OpTrigger:  Operator | OwnRuntime,
+	OpTriggers: Operator | OwnRuntime,
+	OpUnblock:  Operator, // the safeguard stops agents that loop
+	OpRuntimes: Operator | AnyRuntime,
+	OpSend:     Operator | AnyRuntime,
+	// A runtime's message to another host is recorded here, from it
+	// (its token's role), and forwarded by the supervisor as the
+	// operator there (a relay: ROLE@SELF is its sender there).
+	OpSendOut:   Operator | AnyRuntime,
 	OpRead:      OwnRuntime,
 	OpMessages:  Operator | OwnRuntime,
 	OpHeartbeat: OwnRuntime,

@@ -27,7 +27,9 @@ import (
 //	GET  /v1/triggers/{id}           ?wait=D → 200 Trigger (with wait: once over, or after D)
 //	GET  /v1/events                  ?after=SEQ &limit= &wait=D → 200 {"events": [AuditEvent…]}
 //	GET  /v1/runtimes                → 200 {"runtimes": [Runtime…]}
-//	POST /v1/messages                MessageRequest → 201 Message
+//	POST /v1/messages                MessageRequest → 201 Message (the one of its id when recorded already)
+//	POST /v1/outbox                  OutboundRequest → 201 Outbound (200 when the id existed)
+//	GET  /v1/outbox                  ?thread= → 200 {"outbox": [Outbound…]}
 //	POST /v1/inbox/read              ReadRequest → 200 {"messages": [Message…]} (marked read)
 //	GET  /v1/threads/{id}/messages   → 200 {"messages": [Message…]}
 //	POST /v1/threads/{id}/unblock    → 200 Thread
@@ -156,6 +158,8 @@ func (s *Server) Handler(tcp bool) http.Handler {
 	mux.HandleFunc("GET /v1/events", s.handle(s.events))
 	mux.HandleFunc("GET /v1/runtimes", s.handle(s.runtimes))
 	mux.HandleFunc("POST /v1/messages", s.handle(s.send))
+	mux.HandleFunc("POST /v1/outbox", s.handle(s.outsend))
+	mux.HandleFunc("GET /v1/outbox", s.handle(s.outbox))
 	mux.HandleFunc("POST /v1/inbox/read", s.handle(s.read))
 	mux.HandleFunc("GET /v1/threads/{id}/messages", s.handle(s.messages))
 	mux.HandleFunc("POST /v1/threads/{id}/unblock", s.handle(s.unblock))

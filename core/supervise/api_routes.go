@@ -108,6 +108,29 @@ func (s *Server) send(w http.ResponseWriter, r *http.Request, c Caller) (int, an
 	return http.StatusCreated, m, err
 }
 
+// outsend records a message for a role on another host in the outbox.
+func (s *Server) outsend(w http.ResponseWriter, r *http.Request, c Caller) (int, any, error) {
+	var req OutboundRequest
+	if err := s.decode(w, r, &req); err != nil {
+		return 0, nil, err
+	}
+	o, created, err := s.Service.Outsend(r.Context(), c, req)
+	if created {
+		return http.StatusCreated, o, err
+	}
+	return http.StatusOK, o, err
+}
+
+// outbox is the outbox's entries of ?thread= (none: every thread).
+func (s *Server) outbox(w http.ResponseWriter, r *http.Request, c Caller) (int, any, error) {
+	out, err := s.Service.Outbox(r.Context(), c, r.URL.Query().Get("thread"))
+	return http.StatusOK, outbox{nonNil(out)}, err
+}
+
+type outbox struct {
+	Outbox []Outbound `json:"outbox"`
+}
+
 // read is the calling runtime's unread messages, marked read.
 func (s *Server) read(w http.ResponseWriter, r *http.Request, c Caller) (int, any, error) {
 	var req ReadRequest

@@ -105,6 +105,18 @@ func (f *apiFake) Send(_ context.Context, c Caller, req MessageRequest) (Message
 	return Message{Seq: f.seq, Thread: req.Thread, From: from, To: req.To, Text: req.Text}, nil
 }
 
+// Outsend records req in the outbox, from the caller's runtime when it
+// has one.
+func (f *apiFake) Outsend(_ context.Context, c Caller, req OutboundRequest) (Outbound, bool, error) {
+	from := req.From
+	if c.Runtime != "" {
+		from = c.Runtime
+	}
+	return Outbound{ID: req.ID, Thread: req.Thread, From: from, Role: req.To, Text: req.Text, Forward: Forward{Host: req.Host, State: FwdPending}}, true, nil
+}
+
+func (f *apiFake) Outbox(_ context.Context, _ Caller, _ string) ([]Outbound, error) { return nil, nil }
+
 func (f *apiFake) Unblock(_ context.Context, _ Caller, thread string) (Thread, error) {
 	if thread != "blocked" {
 		return Thread{}, fmt.Errorf("thread %s: %w", thread, ErrNotFound)

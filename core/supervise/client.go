@@ -112,6 +112,25 @@ func (c *Client) Send(ctx context.Context, req MessageRequest) (Message, error) 
 	return m, err
 }
 
+// Outsend records a message for a role on another host in the outbox
+// (from the runtime of RuntimeToken, if any); created is false when its
+// id was recorded already.
+func (c *Client) Outsend(ctx context.Context, req OutboundRequest) (o Outbound, created bool, err error) {
+	status, err := c.do(ctx, http.MethodPost, "/v1/outbox", req, &o)
+	return o, status == http.StatusCreated, err
+}
+
+// Outbox are the outbox's entries of thread ("": every thread).
+func (c *Client) Outbox(ctx context.Context, thread string) ([]Outbound, error) {
+	q := url.Values{}
+	if thread != "" {
+		q.Set("thread", thread)
+	}
+	var out outbox
+	_, err := c.do(ctx, http.MethodGet, "/v1/outbox?"+q.Encode(), nil, &out)
+	return out.Outbox, err
+}
+
 // AwaitTrigger is trigger id once it is over, or after wait (at most
 // MaxWait) with it still open.
 func (c *Client) AwaitTrigger(ctx context.Context, id string, wait time.Duration) (Trigger, error) {

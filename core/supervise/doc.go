@@ -9,14 +9,16 @@
 //
 // Its parts: Step is the pure policy of one trigger (types.go, step.go:
 // the phase table); Store is the SQLite database of runtimes, triggers and
-// their transitions, threads, messages, read cursors and the audit trail
-// (store.go); Ops are the operations the CLI and the API call (ops.go);
+// their transitions, threads, messages (each id once), read cursors, the
+// outbox of messages to other hosts and the audit trail (store.go); Ops are the operations the CLI and the API call (ops.go);
 // Loop is the daemon's effect loop over the Effects it is given
 // (effects.go; core/supervise/panes has those of tmux panes): the pass
 // over the open triggers (loop.go), the scan that reconciles the runtimes
 // (scan.go), the workers that deliver, wait and fall back (workers.go),
-// the inbox (inbox.go), the watch for stalls (stall.go) and retention
-// (prune.go); Server is the HTTP+JSON API on a unix socket
+// the inbox (inbox.go), the watch for stalls (stall.go), retention
+// (prune.go) and the outbox's forwards to other hosts through a
+// Forwarder (forward.go; StepForward, in outbox.go, is their pure
+// policy, and the Store keeps the outbox, store_outbox.go); Server is the HTTP+JSON API on a unix socket
 // with Prometheus metrics (api.go, metrics.go), and Client its client;
 // Door is how every command reaches it (door.go): the client on the
 // socket it serves on now (APISocket), a call made again once a

@@ -178,6 +178,21 @@ func (d *Door) SubmitOnce(ctx context.Context, req TriggerRequest) (Trigger, boo
 	return t, created, err
 }
 
+// OutsendOnce records the message req for another host in the outbox,
+// as SubmitOnce does a trigger: one the supervisor died on is asked
+// again once it serves, when req has an id (the next one finds it, or
+// records it, once).
+func (d *Door) OutsendOnce(ctx context.Context, req OutboundRequest) (Outbound, bool, error) {
+	o, created, err := d.Outsend(ctx, req)
+	if errors.Is(err, ErrNoAnswer) && req.ID != "" {
+		if werr := d.AwaitSupervisor(ctx); werr != nil {
+			return Outbound{}, false, err
+		}
+		o, created, err = d.Outsend(ctx, req)
+	}
+	return o, created, err
+}
+
 // ErrTimeout is a wait for a trigger that ran out of time while the
 // trigger was still open.
 var ErrTimeout = errors.New("trigger still open")

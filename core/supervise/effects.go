@@ -132,3 +132,23 @@ type Sighting struct {
 	Busy    bool   // the agent works on a turn (its screen says so)
 	Session string // the agent's own session id, when its events name it
 }
+
+// Forwarder takes the outbox's messages to the hosts they are for
+// (core/party wires it over the API bridge): what Loop.Forward is.
+type Forwarder interface {
+	// Forward records o in the inbox of o.Role on o.Host (in o.Session
+	// there, else the one session whose panes carry the role) with its
+	// id o.ID and sender o.Origin: a message of that id recorded there
+	// already is taken as it is, never twice.
+	Forward(ctx context.Context, o Outbound) ForwardReport
+}
+
+// ForwardReport is how a forward ended: with the message's Seq there,
+// or with Err, its Code in the error table, and Refused when the
+// supervisor there answered and refused it (Refused).
+type ForwardReport struct {
+	Seq     int64
+	Code    string
+	Refused bool
+	Err     error
+}

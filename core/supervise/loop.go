@@ -39,10 +39,19 @@ type Loop struct {
 	// a pane's last screen).
 	Redact Redactor
 	Logf   func(format string, args ...any)
+	// Forward takes the outbox's messages to their hosts (forward.go)
+	// under ForwardPolicy (zero: DefaultForwardPolicy); nil leaves them
+	// pending.
+	Forward       Forwarder
+	ForwardPolicy ForwardPolicy
 
-	results  chan result
-	mu       sync.Mutex
-	workers  map[string]*worker // trigger id -> its running send, wait, resume or spawn
+	results chan result
+	mu      sync.Mutex
+	workers map[string]*worker // trigger id -> its running send, wait, resume or spawn
+	// forwards carries the reports of the outbox's forwards; sending
+	// (under mu) are the hosts a forward is under way to.
+	forwards chan forwardResult
+	sending  map[string]bool
 	wg       sync.WaitGroup
 	lastScan time.Time
 	// scanDue is when a runtime next needs a look of its own (its restart
@@ -95,6 +104,8 @@ func (l *Loop) logf(format string, args ...any) {
 func (l *Loop) Run(ctx context.Context) error {
 	l.results = make(chan result, 64)
 	l.workers = map[string]*worker{}
+	l.forwards = make(chan forwardResult, 16)
+	l.sending = map[string]bool{}
 	l.Store.keepReads() // the daemon's Store: nothing else writes its database
 	if l.ScanEvery == 0 {
 		l.ScanEvery = 5 * time.Second
@@ -123,6 +134,9 @@ func (l *Loop) Run(ctx context.Context) error {
 		if !l.scanDue.IsZero() {
 			wait = min(wait, max(l.scanDue.Sub(l.now()), time.Millisecond))
 		}
+		if next, ok := l.outboxDue(ctx); ok {
+			wait = min(wait, max(next.Sub(l.Clock.Now()), time.Millisecond))
+		}
 		tctx, cancel := context.WithCancel(ctx)
 		tick := make(chan struct{})
 		go func() {
@@ -139,6 +153,8 @@ func (l *Loop) Run(ctx context.Context) error {
 			l.lastScan, l.scanNow = time.Time{}, true // look at the runtimes now
 		case r := <-l.results:
 			l.done(ctx, r)
+		case r := <-l.forwards:
+			l.forwarded(ctx, r)
 		case <-tick:
 		}
 		cancel()
@@ -215,6 +231,7 @@ func (l *Loop) pass(ctx context.Context) error {
 	if err := l.inbox(ctx); err != nil {
 		l.logf("inbox: %v", err)
 	}
+	l.forward(ctx)
 	l.stallsOver(ctx)
 	l.prune(ctx)
 	open, err := l.Store.Triggers(ctx, TriggerFilter{Open: true})

@@ -78,6 +78,9 @@ type Ops struct {
 	// StopPane ends the agent of a runtime that is stopping, within grace
 	// (zero: its default), and says how it went; nil refuses Stop.
 	StopPane func(ctx context.Context, rt Runtime, grace time.Duration) (how string, err error)
+	// Self is this host's name as the hosts its outbox forwards to
+	// record it in a sender (ROLE@SELF); "" refuses Outsend.
+	Self string
 }
 
 var _ Service = (*Ops)(nil)
@@ -93,6 +96,13 @@ func NewID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:])
 	return "tr-" + hex.EncodeToString(b[:])
+}
+
+// NewMessageID is a fresh message id (an outbox entry's).
+func NewMessageID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return "msg-" + hex.EncodeToString(b[:])
 }
 
 // text checks a trigger's or message's text: control characters removed
@@ -336,23 +346,32 @@ func (o *Ops) Send(ctx context.Context, c Caller, req MessageRequest) (Message, 
 	if err != nil {
 		return Message{}, err
 	}
+	from, err := sender(c, req.From)
+	if err != nil {
+		return Message{}, err
+	}
+	want := Message{ID: req.ID, Thread: req.Thread, From: from, To: req.To, Text: text}
+	if req.ID != "" {
+		if err := CheckID("message id", req.ID); err != nil {
+			return Message{}, err
+		}
+		// Sent again (a forward retried after a lost answer): the one
+		// recorded, whatever became of its recipient since.
+		if m, err := o.Store.MessageByID(ctx, req.ID); err == nil {
+			return sameMessage(m, want)
+		}
+	}
 	if _, err := o.runtime(ctx, req.To); err != nil {
 		return Message{}, err
 	}
-	from := c.Runtime
-	if from == "" {
-		from = strings.TrimSpace(req.From)
-		if from == "" {
-			from = "operator"
-		}
-		if strings.ContainsAny(from, "\n\r") || len(from) > 64 {
-			return Message{}, fmt.Errorf("from %q: one line of at most 64 bytes: %w", from, ErrBadInput)
-		}
-	}
-	now := o.Clock.Now().UTC()
-	m, err := o.Store.AddMessage(ctx, Message{Thread: req.Thread, From: from, To: req.To, Text: text, At: now})
+	want.At = o.Clock.Now().UTC()
+	now := want.At
+	m, created, err := o.Store.AddMessageOnce(ctx, want)
 	if err != nil {
 		return Message{}, err
+	}
+	if !created {
+		return sameMessage(m, want)
 	}
 	if c.Operator() {
 		if th, err := o.Store.Thread(ctx, req.Thread); err == nil && th != Progress(th) {
@@ -366,6 +385,103 @@ func (o *Ops) Send(ctx context.Context, c Caller, req MessageRequest) (Message, 
 	}
 	o.wake()
 	return m, nil
+}
+
+// sameMessage is m, recorded under the id of want, unless it holds
+// another thread, sender, recipient or text (ErrIDConflict).
+func sameMessage(m, want Message) (Message, error) {
+	if m.Thread != want.Thread || m.From != want.From || m.To != want.To || m.Text != want.Text {
+		return m, fmt.Errorf("message %s exists with another thread, sender, recipient or text: %w", want.ID, ErrIDConflict)
+	}
+	return m, nil
+}
+
+// sender is who a message of c's is from: its runtime's role, else the
+// name the operator gave (from), else "operator".
+func sender(c Caller, from string) (string, error) {
+	if c.Runtime != "" {
+		return c.Runtime, nil
+	}
+	from = strings.TrimSpace(from)
+	if from == "" {
+		from = "operator"
+	}
+	if strings.ContainsAny(from, "\n\r") || len(from) > 64 {
+		return "", fmt.Errorf("from %q: one line of at most 64 bytes: %w", from, ErrBadInput)
+	}
+	return from, nil
+}
+
+// Outsend records a message for a role on another host in the outbox,
+// idempotent by its id (made here when the request has none): from the
+// calling runtime (its token's role, never a name the request gives),
+// with this host's name for the host there (From@Self). The loop
+// forwards it (Loop.Forward); it returns as recorded, pending.
+func (o *Ops) Outsend(ctx context.Context, c Caller, req OutboundRequest) (Outbound, bool, error) {
+	if err := Allow(c, OpSendOut); err != nil {
+		return Outbound{}, false, err
+	}
+	if o.Self == "" {
+		return Outbound{}, false, fmt.Errorf("a message to another host is forwarded by the supervisor, which this is not: %w", ErrNotRunning)
+	}
+	if req.Thread == "" {
+		req.Thread = DefaultThread
+	}
+	if req.ID == "" {
+		req.ID = NewMessageID()
+	}
+	for _, f := range [][2]string{{"message id", req.ID}, {"thread", req.Thread}, {"host", req.Host}, {"role", req.To}} {
+		if err := CheckID(f[0], f[1]); err != nil {
+			return Outbound{}, false, err
+		}
+	}
+	if req.Session != "" {
+		if err := CheckID("session", req.Session); err != nil {
+			return Outbound{}, false, err
+		}
+	}
+	text, err := o.text("message", req.Text)
+	if err != nil {
+		return Outbound{}, false, err
+	}
+	from, err := sender(c, req.From)
+	if err != nil {
+		return Outbound{}, false, err
+	}
+	now := o.Clock.Now().UTC()
+	want := Outbound{ID: req.ID, Thread: req.Thread, From: from, Origin: from + "@" + o.Self, Role: req.To, Text: text, At: now,
+		Forward: Forward{Host: req.Host, Session: req.Session, State: FwdPending, NextAt: now}}
+	got, created, err := o.Store.AddOutbound(ctx, want)
+	if err != nil {
+		return got, false, err
+	}
+	if !created {
+		if got.Thread != want.Thread || got.From != want.From || got.Host != want.Host || got.Session != want.Session ||
+			got.Role != want.Role || got.Text != want.Text {
+			return got, false, fmt.Errorf("message %s exists with another host, session, role, thread, sender or text: %w", req.ID, ErrIDConflict)
+		}
+		return got, false, nil
+	}
+	if err := o.Store.Audit(ctx, AuditEvent{At: now, Kind: AuditOutbound, Role: got.To(), Thread: got.Thread, Result: from, Detail: got.ID}); err != nil {
+		return got, true, err
+	}
+	o.wake()
+	return got, true, nil
+}
+
+// Outbox are the outbox's entries of thread ("": every thread); a
+// runtime's list holds only its own.
+func (o *Ops) Outbox(ctx context.Context, c Caller, thread string) ([]Outbound, error) {
+	if err := Allow(c, OpMessages); err != nil {
+		return nil, err
+	}
+	if thread != "" {
+		if err := CheckID("thread", thread); err != nil {
+			return nil, err
+		}
+	}
+	out, err := o.Store.Outbox(ctx, thread)
+	return ownOnly(c, out, err, func(m Outbound) (string, string) { return m.From, m.From })
 }
 
 // Read returns the calling runtime's unread messages (of thread, or of

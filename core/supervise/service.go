@@ -27,6 +27,9 @@ type TriggerRequest struct {
 // MessageRequest is a message for a role's inbox (party inbox send,
 // POST /v1/messages).
 type MessageRequest struct {
+	// ID is the idempotency key: a message given again with the id of
+	// one recorded is that one, recorded once ("" for none).
+	ID     string `json:"id,omitempty"`
 	Thread string `json:"thread_id"`
 	To     string `json:"to"`
 	// From names the sender when the caller is not a runtime (a bridge,
@@ -62,6 +65,13 @@ type Service interface {
 	// Send records a message in its thread and wakes the supervisor,
 	// which triggers the recipient.
 	Send(ctx context.Context, c Caller, req MessageRequest) (Message, error)
+	// Outsend records a message for a role on another host in the
+	// outbox (idempotent by id, as Submit) and wakes the supervisor,
+	// which forwards it.
+	Outsend(ctx context.Context, c Caller, req OutboundRequest) (o Outbound, created bool, err error)
+	// Outbox are the outbox's entries of thread ("": every thread),
+	// oldest first.
+	Outbox(ctx context.Context, c Caller, thread string) ([]Outbound, error)
 	// Caller is the runtime whose token is token ("" is the operator);
 	// ErrToken when no runtime holds it.
 	Caller(ctx context.Context, token string) (Caller, error)

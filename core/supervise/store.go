@@ -227,6 +227,32 @@ CREATE INDEX triggers_sent ON triggers(delivered_at) WHERE delivered_at <> '';`,
 CREATE INDEX audit_at ON audit(at);`,
 	// 6: whether a runtime's agent has party's MCP tools.
 	`ALTER TABLE runtimes ADD COLUMN tools INTEGER NOT NULL DEFAULT 0;`,
+	// 7: a message's idempotency key, taken once (a message another
+	// host's outbox forwards again after a lost answer), and the outbox of
+	// the messages to other hosts (store_outbox.go).
+	`ALTER TABLE messages ADD COLUMN msg_id TEXT NOT NULL DEFAULT '';
+CREATE UNIQUE INDEX messages_id ON messages(msg_id) WHERE msg_id <> '';
+CREATE TABLE outbox (
+	seq          INTEGER PRIMARY KEY AUTOINCREMENT,
+	id           TEXT NOT NULL UNIQUE,
+	thread       TEXT NOT NULL,
+	sender       TEXT NOT NULL,
+	origin       TEXT NOT NULL,
+	host         TEXT NOT NULL,
+	session      TEXT NOT NULL DEFAULT '',
+	recipient    TEXT NOT NULL,
+	text         TEXT NOT NULL,
+	at           TEXT NOT NULL,
+	state        TEXT NOT NULL,
+	attempts     INTEGER NOT NULL DEFAULT 0,
+	next_at      TEXT NOT NULL DEFAULT '',
+	code         TEXT NOT NULL DEFAULT '',
+	error        TEXT NOT NULL DEFAULT '',
+	forwarded_at TEXT NOT NULL DEFAULT '',
+	remote_seq   INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX outbox_pending ON outbox(seq) WHERE state = '` + string(FwdPending) + `';
+CREATE INDEX outbox_thread ON outbox(thread, seq);`,
 }
 
 // openTerm is the condition of an open trigger, with its statuses as

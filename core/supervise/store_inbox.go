@@ -51,28 +51,50 @@ func (s *Store) PutThread(ctx context.Context, th Thread) error {
 }
 
 // AddMessage records m in its thread, which it creates (Created m.At)
-// when missing, and returns it with its Seq.
+// when missing, and returns it with its Seq (AddMessageOnce).
 func (s *Store) AddMessage(ctx context.Context, m Message) (Message, error) {
+	m, _, err := s.AddMessageOnce(ctx, m)
+	return m, err
+}
+
+// AddMessageOnce is AddMessage, once for an m with an ID: when a message
+// of that id is recorded already, it returns that one and created false,
+// and records nothing.
+func (s *Store) AddMessageOnce(ctx context.Context, m Message) (_ Message, created bool, err error) {
 	if m.Thread == "" {
-		return Message{}, fmt.Errorf("message without a thread: %w", ErrBadInput)
+		return Message{}, false, fmt.Errorf("message without a thread: %w", ErrBadInput)
 	}
-	err := s.write(ctx, "add message to "+m.Thread, func(tx *sql.Tx) error { return insertMessage(ctx, tx, &m) })
+	err = s.write(ctx, "add message to "+m.Thread, func(tx *sql.Tx) error {
+		if m.ID != "" {
+			old, err := scanMessage(tx.QueryRowContext(ctx, `SELECT `+messageCols+` FROM messages m WHERE m.msg_id = ?`, m.ID))
+			if err == nil {
+				m = old
+				return nil
+			}
+			if !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+		}
+		created = true
+		return insertMessage(ctx, tx, &m)
+	})
 	if err != nil {
-		return Message{}, err
+		return Message{}, false, err
 	}
-	return m, nil
+	return m, created, nil
 }
 
 // insertMessage records m in its thread, creating the thread, and sets
-// m's Seq.
+// m's Seq. An m whose ID is recorded already is a constraint error (the
+// unique index messages_id).
 func insertMessage(ctx context.Context, tx *sql.Tx, m *Message) error {
 	m.At = utc(m.At)
 	if _, err := tx.ExecContext(ctx, `INSERT INTO threads (id, created) VALUES (?, ?) ON CONFLICT (id) DO NOTHING`,
 		m.Thread, fmtTime(m.At)); err != nil {
 		return err
 	}
-	res, err := tx.ExecContext(ctx, `INSERT INTO messages (thread, sender, recipient, text, at) VALUES (?, ?, ?, ?, ?)`,
-		m.Thread, m.From, m.To, m.Text, fmtTime(m.At))
+	res, err := tx.ExecContext(ctx, `INSERT INTO messages (msg_id, thread, sender, recipient, text, at) VALUES (?, ?, ?, ?, ?, ?)`,
+		m.ID, m.Thread, m.From, m.To, m.Text, fmtTime(m.At))
 	if err != nil {
 		return err
 	}
@@ -80,12 +102,21 @@ func insertMessage(ctx context.Context, tx *sql.Tx, m *Message) error {
 	return err
 }
 
-const messageCols = `m.seq, m.thread, m.sender, m.recipient, m.text, m.at`
+const messageCols = `m.seq, m.msg_id, m.thread, m.sender, m.recipient, m.text, m.at`
 
 func scanMessage(row scanner) (Message, error) {
 	var m Message
-	err := row.Scan(&m.Seq, &m.Thread, &m.From, &m.To, &m.Text, timeCol{&m.At})
+	err := row.Scan(&m.Seq, &m.ID, &m.Thread, &m.From, &m.To, &m.Text, timeCol{&m.At})
 	return m, err
+}
+
+// MessageByID is the message recorded with id (ErrNotFound).
+func (s *Store) MessageByID(ctx context.Context, id string) (Message, error) {
+	m, err := scanMessage(s.db.QueryRowContext(ctx, `SELECT `+messageCols+` FROM messages m WHERE m.msg_id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Message{}, fmt.Errorf("message %s: %w", id, ErrNotFound)
+	}
+	return m, s.fail("message "+id, err)
 }
 
 // Messages are thread's messages after seq afterSeq, in order.

@@ -289,12 +289,18 @@ type Thread struct {
 
 // Message is one message of a thread.
 type Message struct {
-	Seq    int64     `json:"seq"`
+	Seq int64 `json:"seq"`
+	// ID is the idempotency key it was sent with (a message another
+	// host's outbox forwarded): recorded once; "" for none.
+	ID     string    `json:"id,omitempty"`
 	Thread string    `json:"thread_id"`
 	From   string    `json:"from"` // a role (when a runtime sent it), else the sender a bridge named
 	To     string    `json:"to"`   // a role
 	Text   string    `json:"text"`
 	At     time.Time `json:"at"`
+	// Forward is, for a message to another host (To is ROLE@HOST), its
+	// outbox entry here: how its forwarding stands. Nil for the others.
+	Forward *Forward `json:"forward,omitempty"`
 }
 
 // AuditEvent is one line of the supervisor's audit trail.

@@ -196,7 +196,9 @@ func newInboxCmd(f *Factory) *cobra.Command {
 		Long: `Messages go to a role's inbox in a thread; the supervisor triggers the role
 ("N unread messages in thread T: run party inbox read --thread T"), and its
 read cursor moving is the acknowledgement. Inside an agent's pane, read and
-send act as that runtime (its PARTY_RUNTIME_TOKEN), never as a name given.`}
+send act as that runtime (its PARTY_RUNTIME_TOKEN), never as a name given.
+There, send --to ROLE@HOST is recorded in the session's outbox and the
+supervisor forwards it to that host, once (list shows how it stands).`}
 	cmd.AddCommand(newInboxSendCmd(f, nil), newInboxReadCmd(f, nil), newInboxListCmd(f, nil))
 	return cmd
 }
@@ -208,7 +210,7 @@ func newInboxSendCmd(f *Factory, runF func(context.Context, *party.MessageReques
 			opts.Text = args[0]
 			return run(c, f, opts, runF, inboxSendRun)
 		}}
-	cmd.Flags().StringVar(&opts.To, "to", "", "the role whose inbox gets it; ROLE@HOST: on another host, through the API bridge over SSH (not from inside an agent's pane)")
+	cmd.Flags().StringVar(&opts.To, "to", "", "the role whose inbox gets it; ROLE@HOST: on another host, through the API bridge over SSH (from inside an agent's pane: recorded in this supervisor's outbox, which forwards it)")
 	cmd.Flags().StringVar(&opts.Thread, "thread", "", "the thread (default: default)")
 	cmd.Flags().StringVar(&opts.From, "from", "", "who sends it, outside a pane (default: operator)")
 	_ = cmd.MarkFlagRequired("to")
@@ -223,6 +225,10 @@ func inboxSendRun(ctx context.Context, f *Factory, opts *party.MessageRequest) e
 		return err
 	}
 	m, err := party.InboxSend(ctx, f.env(), req)
+	if m.Forward != nil {
+		// Recorded in this supervisor's outbox; it forwards it.
+		return f.show(err, m, "message %s to %s in thread %s: %s", m.ID, m.To, m.Thread, m.Forward.State)
+	}
 	return f.show(err, m, "message %d to %s in thread %s", m.Seq, m.To, m.Thread)
 }
 
@@ -260,9 +266,35 @@ func showMessages(f *Factory, err error, ms []party.Message) error {
 		return f.show(err, nonNil(ms), "")
 	}
 	for _, m := range ms {
+		if m.Forward != nil {
+			fmt.Fprintf(f.IO.Out, "--- %s %s -> %s [%s] %s %s\n%s\n", m.ID, m.From, m.To, m.Thread, m.At.Format("15:04:05"),
+				forwardState(m.Forward), termsafe.Text(m.Text))
+			continue
+		}
 		fmt.Fprintf(f.IO.Out, "--- %d %s -> %s [%s] %s\n%s\n", m.Seq, m.From, m.To, m.Thread, m.At.Format("15:04:05"), termsafe.Text(m.Text))
 	}
 	return nil
+}
+
+// forwardState is how the forwarding of a message to another host stands,
+// in words: forwarded (its seq there), pending (tries, the next, the last
+// error) or failed (the error).
+func forwardState(fw *party.Forward) string {
+	s := fw.State.String()
+	switch fw.State {
+	case party.FwdForwarded:
+		s += fmt.Sprintf(" (message %d there, %d tries)", fw.Seq, fw.Attempts)
+	case party.FwdPending:
+		s += fmt.Sprintf(" (%d tries", fw.Attempts)
+		if fw.Attempts > 0 {
+			s += ", next " + fw.NextAt.Format("15:04:05")
+		}
+		s += ")"
+	}
+	if fw.Code != "" {
+		s += " " + fw.Code + ": " + termsafe.Text(fw.Error)
+	}
+	return s
 }
 
 // HeartbeatOptions are the inputs of party heartbeat.

@@ -39,6 +39,11 @@ type Session struct {
 	// nil for none.
 	Budget func(cwd string, logf func(string, ...any)) func(ctx context.Context, role string) string
 	Usage  func(cwd string, logf func(string, ...any)) func() []supervise.UsageSample
+	// Self is this host's name in the sender of a message its outbox
+	// forwards (ROLE@SELF); Forward takes those messages to their hosts
+	// (nil: they wait).
+	Self    string
+	Forward supervise.Forwarder
 }
 
 // Parts are what the supervisor of the session runs: its store and
@@ -52,6 +57,7 @@ func (s Session) Parts(ctx context.Context, logf func(string, ...any)) (parts su
 		return parts, err
 	}
 	ops.Wake = func() { state.WakeSession(s.Getenv, s.StateDir) }
+	ops.Self = s.Self
 	ops.Managed = func(ctx context.Context, role string) (bool, error) {
 		if err := s.Resolve(ctx, role); err != nil {
 			return false, fmt.Errorf("%w: %w", supervise.ErrNotFound, err)
@@ -108,6 +114,6 @@ func (s Session) Parts(ctx context.Context, logf func(string, ...any)) (parts su
 	parts.Loop = &supervise.Loop{Store: ops.Store, Clock: s.Clock, Policy: ops.Policy, Limits: ops.Limits,
 		Effects: fx, Wake: w.C, Changed: Watch(ctx, s.Tmux, s.Name, logf), Logf: logf, Redact: redact,
 		ScanEvery: cfg.Supervise.ScanEvery, StallAfter: cfg.Supervise.StallAfter, Keep: cfg.Supervise.Keep,
-		Recovery: supervise.RecoveryOf(cfg.Supervise)}
+		Recovery: supervise.RecoveryOf(cfg.Supervise), Forward: s.Forward}
 	return parts, nil
 }
