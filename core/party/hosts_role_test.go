@@ -11,6 +11,7 @@ import (
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/exitcode"
 	"github.com/partyhq/party/core/hosts"
+	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/usage"
 )
@@ -166,5 +167,38 @@ func TestHostInboxAndRuntimes(t *testing.T) {
 	assert.Equal(t, text, got[0].Text, "byte for byte")
 	for _, argv := range r.argv {
 		assert.NotContains(t, strings.Join(argv, " "), "pwned")
+	}
+}
+
+// TestHostStartArgs: party start --host sends only plain words: each
+// flag with a value as one --FLAG=VALUE word, a pane as ROLE or
+// ROLE=AGENT; free text is a usage error that names the flag.
+func TestHostStartArgs(t *testing.T) {
+	tests := []struct {
+		name string
+		opts session.StartOptions
+		want []string
+		bad  string // the flag the usage error names
+	}{
+		{"panes and flags", session.StartOptions{Panes: []string{"claude", "rev=codex"}, Supervise: true, Cwd: "work/app", Size: "200x50"},
+			[]string{"start", "--no-attach", "--supervise", "--pane=claude", "--pane=rev=codex", "--cwd=work/app", "--size=200x50"}, ""},
+		{"worktrees", session.StartOptions{Worktree: []string{"impl"}, Base: "main"},
+			[]string{"start", "--no-attach", "--base=main", "--worktree=impl"}, ""},
+		{"a command line", session.StartOptions{Panes: []string{"claude=claude --model x"}}, nil, "--pane"},
+		{"a command with a shell character", session.StartOptions{Panes: []string{"x=a;b"}}, nil, "--pane"},
+		{"a cwd with a space", session.StartOptions{Cwd: "my dir"}, nil, "--cwd"},
+		{"a record dir with a dollar", session.StartOptions{Record: "$HOME/rec"}, nil, "--record"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := hostStartArgs(&Env{Getenv: func(string) string { return "" }}, tt.opts)
+			if tt.bad != "" {
+				assert.ErrorIs(t, err, usage.Err)
+				assert.ErrorContains(t, err, tt.bad)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
 	}
 }
