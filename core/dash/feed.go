@@ -25,6 +25,11 @@ const (
 	slowPoll       = 2 * time.Second
 	tasksPoll      = 30 * time.Second
 	sessionsPoll   = 10 * time.Second
+	// hostsPoll is the pace of the look at each other host, from the end
+	// of one look to the start of the next; a look is bounded by the
+	// Feed's Host (seconds), so a host that does not answer shows offline
+	// within seconds and never holds up another host or the screen.
+	hostsPoll = 5 * time.Second
 )
 
 // Tmux is what the feed asks the tmux server: a session's panes, a pane's
@@ -57,11 +62,34 @@ type Feed struct {
 	SupervisorClient func(stateDir string) (*supervise.Client, error)
 	// Tasks opens the store of the team linked from directory cwd.
 	Tasks func(ctx context.Context, cwd string) (task.Store, error)
+	// Hosts are the other hosts to show, by name (none: this host only),
+	// and Host looks at one of them once; it returns within seconds,
+	// with the host offline (its Error) when it does not answer.
+	// Dests are their SSH destinations, by name.
+	Hosts []string
+	Dests map[string]string
+	Host  func(ctx context.Context, name string) Host
 }
 
 // Snapshot is the model of sessions read once. A session that went
 // meanwhile is left out.
+// The other hosts (Hosts) are looked at meanwhile, each on its own.
 func (f Feed) Snapshot(ctx context.Context, sessions []tmux.SessionInfo) (Model, error) {
+	hosts := make([]Host, len(f.Hosts))
+	var wg sync.WaitGroup
+	for i, name := range f.Hosts {
+		wg.Go(func() { hosts[i] = f.Host(ctx, name) })
+	}
+	m, err := f.local(ctx, sessions)
+	wg.Wait()
+	for _, h := range hosts {
+		m = Update(m, HostSeen{Host: h})
+	}
+	return m, err
+}
+
+// local is the model of this host's sessions read once.
+func (f Feed) local(ctx context.Context, sessions []tmux.SessionInfo) (Model, error) {
 	m := Model{Now: f.Clock.Now(), Sessions: []Session{}}
 	for _, info := range sessions {
 		sf := f.session(info)
@@ -102,6 +130,9 @@ func (f Feed) Watch(ctx context.Context, events chan<- Event) {
 	var soon <-chan time.Time
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	for _, name := range f.Hosts {
+		wg.Go(func() { f.watchHost(ctx, name, events) }) // ends with ctx
+	}
 	for {
 		infos, err := f.Sessions(ctx)
 		if err == nil || errors.Is(err, mux.ErrNoSession) {
@@ -148,6 +179,17 @@ func (f Feed) Watch(ctx context.Context, events chan<- Event) {
 		case <-soon:
 			soon = nil
 		case <-time.After(sessionsPoll):
+		}
+	}
+}
+
+// watchHost looks at the host name every hostsPoll and sends what it
+// found, until ctx ends.
+func (f Feed) watchHost(ctx context.Context, name string, events chan<- Event) {
+	for {
+		send(ctx, events, HostSeen{Host: f.Host(ctx, name)})
+		if f.Clock.Sleep(ctx, hostsPoll) != nil {
+			return
 		}
 	}
 }

@@ -1,14 +1,18 @@
 package party
 
 import (
+	"cmp"
 	"context"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/dash"
 	"github.com/partyhq/party/core/mux"
+	"github.com/partyhq/party/core/remote"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/talk"
@@ -17,7 +21,8 @@ import (
 )
 
 // DashSnapshot is the dashboard's model read once: the session --session
-// names, else every party session of the server.
+// names, else every party session of the server, and each configured
+// host's (all at once, each within seconds: remote.Caller.Dash).
 func DashSnapshot(ctx context.Context, env *Env) (dash.Model, error) {
 	infos, err := dashSessions(ctx, env)
 	if err != nil {
@@ -35,23 +40,41 @@ func DashSnapshot(ctx context.Context, env *Env) (dash.Model, error) {
 // (warnings of a talk) is dropped while it runs: the screen is the
 // dashboard's.
 func Dash(ctx context.Context, env *Env, in io.Reader, out io.Writer) error {
-	first, err := DashSnapshot(ctx, env)
-	if err != nil {
-		return err
-	}
 	quiet := *env
 	quiet.Stderr = io.Discard
 	feed, err := dashFeed(&quiet)
 	if err != nil {
 		return err
 	}
+	// The first screen is this host's: the other hosts show as looked at
+	// (the feed's watchers), never holding it up.
+	infos, err := dashSessions(ctx, env)
+	if err != nil {
+		return err
+	}
+	here := feed
+	here.Hosts = nil
+	first, err := here.Snapshot(ctx, infos)
+	if err != nil {
+		return err
+	}
+	first.Hosts = dash.Looking(feed.Hosts, feed.Dests)
 	return dash.RunFed(ctx, feed, dash.Options{Model: first, Now: env.Clock.Now, In: in, Out: out,
 		Act: dash.Actions{
-			Jump: func(ctx context.Context, r dash.Ref) error { return env.Tmux.Jump(ctx, r.Pane) },
+			Jump: func(ctx context.Context, r dash.Ref) error {
+				if r.Host != "" {
+					return fmt.Errorf("%s is on host %s: ssh -t %s party attach --session=%s", r.Role, r.Host, feed.Dests[r.Host], r.Session)
+				}
+				return env.Tmux.Jump(ctx, r.Pane)
+			},
 			Talk: func(ctx context.Context, r dash.Ref, text string) (string, error) {
 				e := quiet
 				e.Session = r.Session
-				res, err := Talk(ctx, &e, TalkOptions{Role: r.Role, Text: text})
+				role := r.Role
+				if r.Host != "" {
+					role += "@" + r.Host
+				}
+				res, err := Talk(ctx, &e, TalkOptions{Role: role, Text: text})
 				if err != nil {
 					return "", err
 				}
@@ -75,6 +98,14 @@ func dashFeed(env *Env) (dash.Feed, error) {
 	if err != nil {
 		return dash.Feed{}, err
 	}
+	// The configured hosts, by name.
+	var hostNames []string
+	dests := map[string]string{}
+	for name, h := range cfg.Hosts {
+		hostNames = append(hostNames, name)
+		dests[name] = cmp.Or(h.SSH, name)
+	}
+	slices.Sort(hostNames)
 	return dash.Feed{
 		Tmux: env.Tmux, Clock: env.Clock, Getenv: env.Getenv,
 		Sessions:         func(ctx context.Context) ([]tmux.SessionInfo, error) { return dashSessions(ctx, env) },
@@ -82,6 +113,15 @@ func dashFeed(env *Env) (dash.Feed, error) {
 		SupervisorDir:    supervise.Dir,
 		SupervisorClient: func(stateDir string) (*supervise.Client, error) { return operatorClient(env, stateDir) },
 		Tasks:            func(ctx context.Context, cwd string) (task.Store, error) { return dashTasks(ctx, env, cwd) },
+		Hosts:            hostNames,
+		Dests:            dests,
+		Host: func(ctx context.Context, name string) dash.Host {
+			h, err := remote.HostOf(cfg, name)
+			if err != nil {
+				return dash.Host{Name: name, Error: &dash.HostError{Code: codeOf(err), Message: err.Error()}}
+			}
+			return remoteCaller(env).Dash(ctx, h)
+		},
 	}, nil
 }
 
