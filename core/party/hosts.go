@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/hosts"
+	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/remote"
 	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/session"
@@ -455,4 +457,52 @@ func hostStartArgs(env *Env, opts session.StartOptions) ([]string, error) {
 		args = append(args, w)
 	}
 	return args, nil
+}
+
+// notHere says whether err, a local resolution's failure of a bare role,
+// is that no pane here has it: no pane with the role (roles.ErrNotFound,
+// or the supervisor's supervise.ErrNotFound), or no tmux server here.
+func notHere(err error) bool {
+	return errors.Is(err, roles.ErrNotFound) || errors.Is(err, supervise.ErrNotFound) || errors.Is(err, mux.ErrNoServer)
+}
+
+// roleElsewhere is the host a bare role is on when this host lacks it
+// (err, the local resolution's failure, is notHere), among the configured
+// hosts, all looked at at once, each within seconds (remote.Caller.Where,
+// in --session's session when named): found on one host, that host, said
+// on stderr; on several, ROLE_AMBIGUOUS naming them (exit 3); on none,
+// or with no host configured, err, naming the hosts that could not be
+// looked at. A role found here never comes here: it costs no look at
+// any host. "all" is this host's.
+func roleElsewhere(ctx context.Context, env *Env, role string, err error) (string, error) {
+	if !notHere(err) || role == "all" {
+		return "", err
+	}
+	cfg, cerr := env.Config()
+	if cerr != nil || len(cfg.Hosts) == 0 {
+		return "", err
+	}
+	list, lerr := remote.Named(cfg, nil)
+	if lerr != nil {
+		return "", err
+	}
+	found, failed := remoteCaller(env).Where(ctx, list, env.Session, role)
+	switch len(found) {
+	case 0:
+		if len(failed) > 0 {
+			var names []string
+			for n, ferr := range failed {
+				names = append(names, n+" ("+codeOf(ferr)+")")
+			}
+			slices.Sort(names)
+			return "", fmt.Errorf("%w; not on the hosts that answered, and not looked at on %s", err, strings.Join(names, ", "))
+		}
+		return "", err
+	case 1:
+		if env.Stderr != nil {
+			fmt.Fprintf(env.Stderr, "party: no pane here has role %s; it is on host %s: %s@%s\n", role, found[0], role, found[0])
+		}
+		return found[0], nil
+	}
+	return "", fmt.Errorf("no pane here has role %q, and %d hosts have it (%s): name one, %s@HOST: %w", role, len(found), strings.Join(found, ", "), role, roles.ErrAmbiguous)
 }

@@ -2,6 +2,7 @@ package party
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/exitcode"
 	"github.com/partyhq/party/core/hosts"
+	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/usage"
@@ -199,6 +201,57 @@ func TestHostStartArgs(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// TestRoleElsewhere: a bare role no pane here has is looked for on the
+// configured hosts: on one, that host; on two, ROLE_AMBIGUOUS naming
+// both; on none, the local error, naming the hosts not looked at. Any
+// other local failure, or no host configured, runs no ssh.
+func TestRoleElsewhere(t *testing.T) {
+	ctx := context.Background()
+	notHere := fmt.Errorf("no pane has role %q: %w", "codex", roles.ErrNotFound)
+	lsCodex := map[string]answer{"ls --json": {0, `[{"name":"rt","roles":["codex"]}]`, ""}}
+	lsOther := map[string]answer{"ls --json": {0, `[{"name":"rt","roles":["claude"]}]`, ""}}
+	one, two := `{"hosts": {"box": {"ssh": "me@box"}}}`, `{"hosts": {"box": {"ssh": "me@box"}, "cox": {"ssh": "me@cox"}}}`
+	tests := []struct {
+		name     string
+		config   string
+		answers  map[string]answer
+		fail     bool
+		localErr error
+		host     string
+		wantErr  error
+		inErr    string
+		runs     int
+	}{
+		{"on one host", one, lsCodex, false, notHere, "box", nil, "", 1},
+		{"on two hosts", two, lsCodex, false, notHere, "", roles.ErrAmbiguous, "(box, cox)", 2},
+		{"on none", two, lsOther, false, notHere, "", roles.ErrNotFound, "", 2},
+		{"a host that does not answer", one, nil, true, notHere, "", roles.ErrNotFound, "not looked at on box (HOST_UNREACHABLE)", 1},
+		{"no host configured", `{}`, lsCodex, false, notHere, "", roles.ErrNotFound, "", 0},
+		{"another local failure", one, lsCodex, false, roles.ErrAmbiguous, "", roles.ErrAmbiguous, "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &remoteRunner{answers: tt.answers}
+			if tt.fail {
+				r.fail = &struct {
+					exit   int
+					stderr string
+				}{255, "ssh: connect to host box port 22: Connection refused\n"}
+			}
+			env := localEnv(t, r, tt.config)
+			host, err := roleElsewhere(ctx, env, "codex", tt.localErr)
+			assert.Equal(t, tt.host, host)
+			if tt.wantErr == nil {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorIs(t, err, tt.wantErr)
+				assert.ErrorContains(t, err, tt.inErr)
+			}
+			assert.Len(t, r.argv, tt.runs, "ssh runs")
 		})
 	}
 }
