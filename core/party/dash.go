@@ -21,7 +21,7 @@ import (
 )
 
 // DashSnapshot is the dashboard's model read once: the session --session
-// names, else every party session of the server, and each configured
+// names, else every party session of the server and each configured
 // host's (all at once, each within seconds: remote.Caller.Dash).
 func DashSnapshot(ctx context.Context, env *Env) (dash.Model, error) {
 	infos, err := dashSessions(ctx, env)
@@ -98,11 +98,14 @@ func dashFeed(env *Env) (dash.Feed, error) {
 	if err != nil {
 		return dash.Feed{}, err
 	}
-	// The configured hosts, by name.
+	// The configured hosts, by name; none for the one session --session
+	// names.
 	var hostNames []string
 	dests := map[string]string{}
 	for name, h := range cfg.Hosts {
-		hostNames = append(hostNames, name)
+		if env.Session == "" {
+			hostNames = append(hostNames, name)
+		}
 		dests[name] = cmp.Or(h.SSH, name)
 	}
 	slices.Sort(hostNames)
