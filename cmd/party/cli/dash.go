@@ -29,6 +29,12 @@ evidence; the team's tasks. It is driven by the agents' events and tmux's
 notifications. Keys: up/down select, enter jumps to the agent's pane, t
 talks to it, / filters, ? helps, q quits.
 
+With hosts configured (hosts.NAME.ssh), every host's agents show too, with
+a HOST column: each host is read by the party there (party dash --once
+--json over ssh), on its own, every 5 s and within 10 s; a host that does
+not answer shows offline, never holding up the screen. --session shows
+that session of this host only.
+
 --once (or --json) prints the same model once and exits, without a
 terminal.`,
 		Example: `  party dash
