@@ -223,6 +223,11 @@ func hostLines(hosts []Host, now time.Time, width int) []string {
 		return nil
 	}
 	out := []string{"", titleStyle.Render("hosts")}
+	nameW, sshW := 4, 3
+	for _, h := range hosts {
+		nameW, sshW = max(nameW, ansi.StringWidth(safe(h.Name))), max(sshW, ansi.StringWidth(safe(h.SSH)))
+	}
+	nameW, sshW = min(nameW, 16), min(sshW, 32)
 	for _, h := range hosts {
 		state := fmt.Sprintf("up · %d session%s · looked in %s", len(h.Sessions), plural(len(h.Sessions)), (time.Duration(h.Elapsed) * time.Millisecond).Round(time.Millisecond))
 		switch {
@@ -235,7 +240,7 @@ func hostLines(hosts []Host, now time.Time, width int) []string {
 			}
 			state += " · " + h.Error.Message
 		}
-		out = append(out, ansi.Truncate("  "+pad(safe(h.Name), 12)+" "+safe(h.SSH)+"  "+safe(state), width, "…"))
+		out = append(out, ansi.Truncate("  "+pad(safe(h.Name), nameW)+"  "+pad(safe(h.SSH), sshW)+"  "+safe(state), width, "…"))
 	}
 	return out
 }
