@@ -255,3 +255,40 @@ func TestRoleElsewhere(t *testing.T) {
 		})
 	}
 }
+
+// TestHostDash: a host's part of the dashboard is what party dash --once
+// --json there printed; a host without a tmux server is online with no
+// session; one that cannot be reached, or runs another version, is
+// offline with the error table's code.
+func TestHostDash(t *testing.T) {
+	ctx := context.Background()
+	h := hosts.Host{Name: "box", Dest: "me@box", Program: "party", Configured: true}
+	tests := []struct {
+		name     string
+		answer   answer
+		online   bool
+		code     string
+		sessions int
+	}{
+		{"its sessions", answer{0, `{"now":"2026-01-01T00:00:00Z","sessions":[{"name":"api","agents":[{"role":"codex","kind":"codex","pane":"%0","state":"busy"}]}]}`, ""}, true, "", 1},
+		{"no tmux server there", answer{3, `{"error":{"code":"NO_SERVER","message":"no server"}}`, ""}, true, "", 0},
+		{"another version there", answer{11, `{"error":{"code":"VERSION_MISMATCH","message":"the party there is v2"}}`, ""}, false, "VERSION_MISMATCH", 0},
+		{"refused", answer{255, "", "ssh: connect to host box port 22: Connection refused\n"}, false, "HOST_UNREACHABLE", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &remoteRunner{answers: map[string]answer{"dash --once --json": tt.answer}}
+			got := remoteCaller(localEnv(t, r, `{}`)).Dash(ctx, h)
+			assert.Equal(t, tt.online, got.Online)
+			assert.Len(t, got.Sessions, tt.sessions)
+			if tt.code == "" {
+				assert.Nil(t, got.Error)
+				assert.False(t, got.Seen.IsZero())
+				return
+			}
+			require.NotNil(t, got.Error)
+			assert.Equal(t, tt.code, got.Error.Code)
+			assert.True(t, got.Seen.IsZero())
+		})
+	}
+}
