@@ -25,11 +25,6 @@ const (
 	slowPoll       = 2 * time.Second
 	tasksPoll      = 30 * time.Second
 	sessionsPoll   = 10 * time.Second
-	// hostsPoll is the pace of the look at each other host, from the end
-	// of one look to the start of the next; a look is bounded by the
-	// Feed's Host (seconds), so a host that does not answer shows offline
-	// within seconds and never holds up another host or the screen.
-	hostsPoll = 5 * time.Second
 )
 
 // Tmux is what the feed asks the tmux server: a session's panes, a pane's
@@ -65,10 +60,13 @@ type Feed struct {
 	// Hosts are the other hosts to show, by name (none: this host only),
 	// and Host looks at one of them once; it returns within seconds,
 	// with the host offline (its Error) when it does not answer.
-	// Dests are their SSH destinations, by name.
-	Hosts []string
-	Dests map[string]string
-	Host  func(ctx context.Context, name string) Host
+	// Dests are their SSH destinations, by name. WatchHost follows one
+	// of them as it changes, calling seen with each look (offline when
+	// it stops answering), until ctx ends.
+	Hosts     []string
+	Dests     map[string]string
+	Host      func(ctx context.Context, name string) Host
+	WatchHost func(ctx context.Context, name string, seen func(Host))
 }
 
 // Snapshot is the model of sessions read once. A session that went
@@ -131,7 +129,9 @@ func (f Feed) Watch(ctx context.Context, events chan<- Event) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for _, name := range f.Hosts {
-		wg.Go(func() { f.watchHost(ctx, name, events) }) // ends with ctx
+		wg.Go(func() { // ends with ctx
+			f.WatchHost(ctx, name, func(h Host) { send(ctx, events, HostSeen{Host: h}) })
+		})
 	}
 	for {
 		infos, err := f.Sessions(ctx)
@@ -179,17 +179,6 @@ func (f Feed) Watch(ctx context.Context, events chan<- Event) {
 		case <-soon:
 			soon = nil
 		case <-time.After(sessionsPoll):
-		}
-	}
-}
-
-// watchHost looks at the host name every hostsPoll and sends what it
-// found, until ctx ends.
-func (f Feed) watchHost(ctx context.Context, name string, events chan<- Event) {
-	for {
-		send(ctx, events, HostSeen{Host: f.Host(ctx, name)})
-		if f.Clock.Sleep(ctx, hostsPoll) != nil {
-			return
 		}
 	}
 }

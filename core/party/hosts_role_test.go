@@ -277,7 +277,7 @@ func TestHostDash(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &remoteRunner{answers: map[string]answer{"dash --once --json": tt.answer}}
+			r := &remoteRunner{answers: map[string]answer{"dash --once --local --json": tt.answer}}
 			got := remoteCaller(localEnv(t, r, `{}`)).Dash(ctx, h)
 			assert.Equal(t, tt.online, got.Online)
 			assert.Len(t, got.Sessions, tt.sessions)
