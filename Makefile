@@ -99,6 +99,14 @@ bench-mcp: tmux agents ## an inbox_read tool call through a connected party mcp 
 	mv docs/results/bench-mcp.txt.new docs/results/bench-mcp.txt
 	cat docs/results/bench-mcp.txt
 
+.PHONY: bench-hosts
+bench-hosts: tmux ## talk --wait to a mock agent on another host (three real sshds on loopback) next to one here, and party dash --once over the 3 hosts; kept in docs/results/bench-hosts.txt
+	@mkdir -p docs/results
+	{ echo "# make bench-hosts at $$(git rev-parse --short HEAD), $$(date -u +%FT%TZ), $$(nproc) cores, $$(tmux -V), $$(ssh -V 2>&1)"; \
+	  $(GO) test -run '^$$' -bench '^BenchmarkHosts$$' -benchtime 20x -count 1 -timeout 20m ./scenarios; } > docs/results/bench-hosts.txt.new
+	mv docs/results/bench-hosts.txt.new docs/results/bench-hosts.txt
+	cat docs/results/bench-hosts.txt
+
 .PHONY: soak
 soak: tmux agents ## run scenarios N times each, beside CPU hogs with HOGS=1, under -race with RACE=1: make soak SOAK='real_gemini_literal' N=10 HOGS=1
 	@test -n "$(SOAK)" || { echo "make soak: name the scenarios, e.g. make soak SOAK='real_gemini_literal real_gemini_send' N=10 HOGS=1"; exit 2; }

@@ -36,6 +36,7 @@ type sshdState struct {
 	token   string // marks every process of its sessions (realagent.Reap)
 	sock    string // the remote's tmux socket name
 	tmpdir  string // the remote's TMUX_TMPDIR and XDG_RUNTIME_DIR
+	remote  string // the remote's directory: its HOME, state, work dir
 	logPath string
 	config  string // its sshd_config: a start after a stop runs it again
 }
@@ -45,7 +46,7 @@ type sshdState struct {
 const sshdBinary = "/usr/sbin/sshd"
 
 // cmdSSHD starts (start) or stops (stop) a real OpenSSH server for the
-// scenario: on a free loopback port, with its own host key and a user key
+// scenario (startSSHD): on a free loopback port, with its own host key and a user key
 // made by ssh-keygen, whose sessions run as a second host ("remote") of
 // their own under $WORK/remote: HOME, XDG dirs, runtime and tmux dirs,
 // tmux socket and mock log, and the scenario's PATH (the same party). It
@@ -74,57 +75,83 @@ func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
 		slot.s.stop()
 		return
 	}
-	if slot := ts.Value(sshdKey{}).(*sshdSlot); slot.s != nil {
+	slot := ts.Value(sshdKey{}).(*sshdSlot)
+	if slot.s != nil {
 		select {
 		case <-slot.s.done: // stopped: the same server again
 			ts.Check(slot.s.run())
 			return
 		default:
 		}
+		ts.Fatalf("sshd start: already started on port %d", slot.s.port)
+	}
+	slot.s = startSSHD(sshdHost{Alias: "remote", Work: ts.Getenv("WORK"), Home: ts.Getenv("HOME"), Path: ts.Getenv("PATH"), Fatalf: ts.Fatalf, Defer: ts.Defer})
+	ts.Setenv("SSHD_PORT", strconv.Itoa(slot.s.port))
+	ts.Setenv("REMOTE", slot.s.remote)
+	ts.Setenv("REMOTE_SOCK", slot.s.sock)
+	ts.Setenv("REMOTE_TMPDIR", slot.s.tmpdir)
+}
+
+// sshdHost is what startSSHD takes: the Host alias the client's
+// $HOME/.ssh/config gets for it, the directory its files and the remote
+// go in (Work/sshd, Work/remote), the client's home, the PATH of its
+// sessions, and how a failure is reported and a teardown registered.
+type sshdHost struct {
+	Alias, Work, Home, Path string
+	Fatalf                  func(format string, args ...any)
+	Defer                   func(func())
+}
+
+// startSSHD starts a real OpenSSH server on a free loopback port, with
+// its own host key and a user key made by ssh-keygen, whose sessions run
+// as a host of their own under Work/remote (HOME, XDG dirs, runtime and
+// tmux dirs, tmux socket and mock log, and the PATH given), and appends
+// Host ALIAS to the client's $HOME/.ssh/config. Its teardown (the
+// server, its tmux server and every process its sessions started) is
+// registered with Defer. sshd missing is a failure, never a skip.
+func startSSHD(h sshdHost) *sshdState {
+	check := func(err error) {
+		if err != nil {
+			h.Fatalf("sshd: %v", err)
+		}
 	}
 	if _, err := os.Stat(sshdBinary); err != nil {
-		ts.Fatalf("sshd: %v: the hosts scenarios need Debian's openssh-server (apt-get install -y openssh-server; .ci/run installs it)", err)
+		h.Fatalf("sshd: %v: the hosts scenarios need Debian's openssh-server (apt-get install -y openssh-server; .ci/run installs it)", err)
 	}
-	work := ts.Getenv("WORK")
-	dir := filepath.Join(work, "sshd")
-	remote := filepath.Join(work, "remote")
-	for _, d := range []string{dir, filepath.Join(remote, "home"), filepath.Join(remote, "work"), filepath.Join(ts.Getenv("HOME"), ".ssh")} {
-		ts.Check(os.MkdirAll(d, 0o700))
+	dir := filepath.Join(h.Work, "sshd")
+	remote := filepath.Join(h.Work, "remote")
+	for _, d := range []string{dir, filepath.Join(remote, "home"), filepath.Join(remote, "work"), filepath.Join(h.Home, ".ssh")} {
+		check(os.MkdirAll(d, 0o700))
 	}
 	keygen := func(path, comment string) {
 		out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", path).CombinedOutput()
 		if err != nil {
-			ts.Fatalf("ssh-keygen %s: %v: %s", path, err, out)
+			h.Fatalf("ssh-keygen %s: %v: %s", path, err, out)
 		}
 	}
 	hostKey, userKey := filepath.Join(dir, "host_key"), filepath.Join(dir, "user_key")
 	keygen(hostKey, "party-test-host")
 	keygen(userKey, "party-test-user")
 	pub, err := os.ReadFile(userKey + ".pub")
-	ts.Check(err)
+	check(err)
 	authorized := filepath.Join(dir, "authorized_keys")
-	ts.Check(os.WriteFile(authorized, pub, 0o600))
+	check(os.WriteFile(authorized, pub, 0o600))
 	if os.Geteuid() == 0 {
 		// sshd as root needs its privilege separation directory, which
 		// Debian's init scripts make and a container may lack.
-		ts.Check(os.MkdirAll("/run/sshd", 0o755))
+		check(os.MkdirAll("/run/sshd", 0o755))
 	}
 	u, err := user.Current()
-	ts.Check(err)
+	check(err)
 
 	var b [4]byte
 	_, _ = rand.Read(b[:])
-	slot := ts.Value(sshdKey{}).(*sshdSlot)
-	if slot.s != nil {
-		ts.Fatalf("sshd start: already started on port %d", slot.s.port)
-	}
-	s := &sshdState{done: make(chan struct{}), token: newToken(), sock: "pr" + hex.EncodeToString(b[:]),
+	s := &sshdState{remote: remote, done: make(chan struct{}), token: newToken(), sock: "pr" + hex.EncodeToString(b[:]),
 		logPath: filepath.Join(dir, "sshd.log")}
 	// The tmux socket and party's wake sockets need a short path.
 	s.tmpdir, err = os.MkdirTemp("", "pr")
-	ts.Check(err)
-	slot.s = s
-	ts.Defer(s.teardown)
+	check(err)
+	h.Defer(s.teardown)
 
 	env := map[string]string{
 		"HOME":              filepath.Join(remote, "home"),
@@ -135,7 +162,7 @@ func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
 		"PARTY_TMUX_SOCKET": s.sock,
 		"PARTY_TMUX_CONFIG": os.DevNull,
 		"PARTY_MOCK_LOG":    filepath.Join(remote, "mock.log"),
-		"PATH":              ts.Getenv("PATH"),
+		"PATH":              h.Path,
 		"LC_ALL":            "C.UTF-8",
 		"TERM":              "xterm-256color",
 		"GORACE":            "atexit_sleep_ms=0",
@@ -144,14 +171,14 @@ func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
 	var setenv []string
 	for k, v := range env {
 		if strings.ContainsAny(v, "\"\n") {
-			ts.Fatalf("sshd: %s=%q cannot go into sshd_config", k, v)
+			h.Fatalf("sshd: %s=%q cannot go into sshd_config", k, v)
 		}
 		setenv = append(setenv, fmt.Sprintf("%q", k+"="+v))
 	}
 	for attempt := 0; ; attempt++ {
-		s.port = freePort(ts)
+		s.port = freePort(h.Fatalf)
 		config := filepath.Join(dir, "sshd_config")
-		ts.Check(os.WriteFile(config, []byte(strings.Join([]string{
+		check(os.WriteFile(config, []byte(strings.Join([]string{
 			"Port " + strconv.Itoa(s.port),
 			"ListenAddress 127.0.0.1",
 			"HostKey " + hostKey,
@@ -178,17 +205,17 @@ func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
 		if err := s.run(); err == nil {
 			break
 		} else if attempt == 2 {
-			ts.Fatalf("%v", err)
+			h.Fatalf("%v", err)
 		}
 	}
 
 	// The client side: Host remote, known by its own host key only.
 	hostPub, err := os.ReadFile(hostKey + ".pub")
-	ts.Check(err)
+	check(err)
 	knownHosts := filepath.Join(dir, "known_hosts")
-	ts.Check(os.WriteFile(knownHosts, []byte(fmt.Sprintf("[127.0.0.1]:%d %s", s.port, hostPub)), 0o600))
+	check(os.WriteFile(knownHosts, []byte(fmt.Sprintf("[127.0.0.1]:%d %s", s.port, hostPub)), 0o600))
 	sshConfig := strings.Join([]string{
-		"Host remote",
+		"Host " + h.Alias,
 		"  HostName 127.0.0.1",
 		"  Port " + strconv.Itoa(s.port),
 		"  User " + u.Username,
@@ -201,11 +228,11 @@ func cmdSSHD(ts *testscript.TestScript, neg bool, args []string) {
 		"  LogLevel ERROR",
 		"",
 	}, "\n")
-	ts.Check(os.WriteFile(filepath.Join(ts.Getenv("HOME"), ".ssh", "config"), []byte(sshConfig), 0o600))
-	ts.Setenv("SSHD_PORT", strconv.Itoa(s.port))
-	ts.Setenv("REMOTE", remote)
-	ts.Setenv("REMOTE_SOCK", s.sock)
-	ts.Setenv("REMOTE_TMPDIR", s.tmpdir)
+	f, err := os.OpenFile(filepath.Join(h.Home, ".ssh", "config"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	check(err)
+	_, err = f.WriteString(sshConfig)
+	check(errors.Join(err, f.Close()))
+	return s
 }
 
 // silentPort listens on a loopback port that takes connections and never
@@ -237,9 +264,11 @@ func silentPort(ts *testscript.TestScript) {
 }
 
 // freePort is a loopback TCP port free a moment ago.
-func freePort(ts *testscript.TestScript) int {
+func freePort(fatalf func(string, ...any)) int {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	ts.Check(err)
+	if err != nil {
+		fatalf("free port: %v", err)
+	}
 	defer ln.Close()
 	return ln.Addr().(*net.TCPAddr).Port
 }

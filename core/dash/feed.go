@@ -57,11 +57,37 @@ type Feed struct {
 	SupervisorClient func(stateDir string) (*supervise.Client, error)
 	// Tasks opens the store of the team linked from directory cwd.
 	Tasks func(ctx context.Context, cwd string) (task.Store, error)
+	// Hosts are the other hosts to show, by name (none: this host only),
+	// and Host looks at one of them once; it returns within seconds,
+	// with the host offline (its Error) when it does not answer.
+	// Dests are their SSH destinations, by name. WatchHost follows one
+	// of them as it changes, calling seen with each look (offline when
+	// it stops answering), until ctx ends.
+	Hosts     []string
+	Dests     map[string]string
+	Host      func(ctx context.Context, name string) Host
+	WatchHost func(ctx context.Context, name string, seen func(Host))
 }
 
 // Snapshot is the model of sessions read once. A session that went
 // meanwhile is left out.
+// The other hosts (Hosts) are looked at meanwhile, each on its own.
 func (f Feed) Snapshot(ctx context.Context, sessions []tmux.SessionInfo) (Model, error) {
+	hosts := make([]Host, len(f.Hosts))
+	var wg sync.WaitGroup
+	for i, name := range f.Hosts {
+		wg.Go(func() { hosts[i] = f.Host(ctx, name) })
+	}
+	m, err := f.local(ctx, sessions)
+	wg.Wait()
+	for _, h := range hosts {
+		m = Update(m, HostSeen{Host: h})
+	}
+	return m, err
+}
+
+// local is the model of this host's sessions read once.
+func (f Feed) local(ctx context.Context, sessions []tmux.SessionInfo) (Model, error) {
 	m := Model{Now: f.Clock.Now(), Sessions: []Session{}}
 	for _, info := range sessions {
 		sf := f.session(info)
@@ -102,6 +128,11 @@ func (f Feed) Watch(ctx context.Context, events chan<- Event) {
 	var soon <-chan time.Time
 	var wg sync.WaitGroup
 	defer wg.Wait()
+	for _, name := range f.Hosts {
+		wg.Go(func() { // ends with ctx
+			f.WatchHost(ctx, name, func(h Host) { send(ctx, events, HostSeen{Host: h}) })
+		})
+	}
 	for {
 		infos, err := f.Sessions(ctx)
 		if err == nil || errors.Is(err, mux.ErrNoSession) {

@@ -46,10 +46,52 @@ func (s *State) UnmarshalText(b []byte) error {
 // NeedsHuman says whether an agent in s waits for a person.
 func (s State) NeedsHuman() bool { return s == Permission || s == Dialog || s == Failed }
 
-// Model is everything the dashboard shows, at Now.
+// Model is everything the dashboard shows, at Now: this host's party
+// sessions, and the other hosts' (Hosts: the configured ones; none when
+// no host is configured).
 type Model struct {
 	Now      time.Time `json:"now"`
 	Sessions []Session `json:"sessions"`
+	Hosts    []Host    `json:"hosts,omitempty"`
+}
+
+// Host is another host's part of the dashboard: its party sessions as the
+// party there read them (party dash --once there), or why it could not be
+// read.
+type Host struct {
+	Name string `json:"name"`
+	SSH  string `json:"ssh"`
+	// Online says its last look answered; before the first look it is
+	// neither online nor has an Error (Looking).
+	Online bool       `json:"online"`
+	Error  *HostError `json:"error,omitempty"`
+	// Sessions are its party sessions at its last look (none offline).
+	Sessions []Session `json:"sessions"`
+	// Seen is when it last answered; Elapsed how long its last look took,
+	// in milliseconds.
+	Seen    time.Time `json:"seen,omitzero"`
+	Elapsed int64     `json:"elapsed_ms"`
+}
+
+// HostError is why a host could not be read: its stable code in the
+// error table (HOST_TIMEOUT, HOST_UNREACHABLE, VERSION_MISMATCH, …) and
+// the message.
+type HostError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// Looking says the host was not looked at yet.
+func (h Host) Looking() bool { return !h.Online && h.Error == nil }
+
+// Looking are the hosts names as the dashboard shows them before their
+// first look.
+func Looking(names []string, dests map[string]string) []Host {
+	out := make([]Host, 0, len(names))
+	for _, n := range names {
+		out = append(out, Host{Name: n, SSH: dests[n], Sessions: []Session{}})
+	}
+	return out
 }
 
 // Session is one party session of the server.
@@ -192,12 +234,34 @@ func (s *Session) Agent(pane string) *Agent {
 // AnyBusy says whether an agent of m shows a duration that moves by the
 // second (busy, or waiting for a person).
 func (m Model) AnyBusy() bool {
-	for _, s := range m.Sessions {
-		for _, a := range s.Agents {
+	for _, hs := range m.shown() {
+		for _, a := range hs.Agents {
 			if a.State == Busy || a.State.NeedsHuman() {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// hostSession is a session the dashboard shows, with its host ("": this
+// one).
+type hostSession struct {
+	Host string
+	*Session
+}
+
+// shown are the sessions of m in the order the dashboard shows them:
+// this host's, then each other host's.
+func (m Model) shown() []hostSession {
+	var out []hostSession
+	for i := range m.Sessions {
+		out = append(out, hostSession{"", &m.Sessions[i]})
+	}
+	for _, h := range m.Hosts {
+		for i := range h.Sessions {
+			out = append(out, hostSession{h.Name, &h.Sessions[i]})
+		}
+	}
+	return out
 }

@@ -85,6 +85,11 @@ type UsageSeen struct {
 	Tokens  map[string]int64 // by role
 }
 
+// HostSeen is another host's part of the dashboard, as one look at it
+// found it (online, or why not).
+type HostSeen struct{ Host Host }
+
+func (HostSeen) event()       {}
 func (UsageSeen) event()      {}
 func (Tick) event()           {}
 func (PanesSeen) event()      {}
@@ -146,6 +151,8 @@ func Update(m Model, ev Event) Model {
 		if s := m.existing(ev.Session); s != nil {
 			s.Tasks = ev.Tasks
 		}
+	case HostSeen:
+		m.Hosts = hostSeen(m.Hosts, ev.Host)
 	case UsageSeen:
 		if s := m.existing(ev.Session); s != nil {
 			for i := range s.Agents {
@@ -154,6 +161,25 @@ func Update(m Model, ev Event) Model {
 		}
 	}
 	return m
+}
+
+// hostSeen is hosts with h in the place of the host of its name (added
+// in name order when missing). A host that stopped answering keeps when
+// it was last seen.
+func hostSeen(hosts []Host, h Host) []Host {
+	hosts = slices.Clone(hosts)
+	if h.Sessions == nil {
+		h.Sessions = []Session{}
+	}
+	i, found := slices.BinarySearchFunc(hosts, h.Name, func(x Host, n string) int { return strings.Compare(x.Name, n) })
+	if !found {
+		return slices.Insert(hosts, i, h)
+	}
+	if h.Seen.IsZero() {
+		h.Seen = hosts[i].Seen
+	}
+	hosts[i] = h
+	return hosts
 }
 
 // existing is the session name of m, its agents copied, or nil.

@@ -214,3 +214,20 @@ func TestHead(t *testing.T) {
 	assert.Equal(t, "2h 5m", Duration(125*time.Minute))
 	assert.Equal(t, "0s", Duration(-time.Second))
 }
+
+func TestUpdateHostSeen(t *testing.T) {
+	up := Host{Name: "box", Online: true, Seen: at(10), Sessions: []Session{{Name: "api", Agents: []Agent{{Role: "codex", Pane: "%0"}}}}}
+	down := Host{Name: "box", Error: &HostError{Code: "HOST_UNREACHABLE"}}
+	m := Update(Model{}, HostSeen{Host: Host{Name: "lab"}})
+	m = Update(m, HostSeen{Host: up})
+	require.Len(t, m.Hosts, 2)
+	assert.Equal(t, []string{"box", "lab"}, []string{m.Hosts[0].Name, m.Hosts[1].Name}, "in name order")
+	assert.Equal(t, []Session{}, m.Hosts[1].Sessions, "never nil: --json prints []")
+
+	before := m
+	m = Update(m, HostSeen{Host: down})
+	assert.False(t, m.Hosts[0].Online)
+	assert.Empty(t, m.Hosts[0].Sessions, "an offline host shows no agents")
+	assert.Equal(t, at(10), m.Hosts[0].Seen, "when it was last seen is kept")
+	assert.True(t, before.Hosts[0].Online, "Update never changes the model it was given")
+}

@@ -1,6 +1,7 @@
 package dash
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -31,19 +32,19 @@ type UI struct {
 	Status string
 }
 
-// Ref names one agent of the model.
+// Ref names one agent of the model: Host is "" for this host's.
 type Ref struct {
-	Session, Pane, Role string
+	Host, Session, Pane, Role string
 }
 
 // Visible are the agents that pass filter, in the order they are shown.
 func Visible(m Model, filter string) []Ref {
 	var out []Ref
 	f := strings.ToLower(filter)
-	for _, s := range m.Sessions {
+	for _, s := range m.shown() {
 		for _, a := range s.Agents {
-			if f == "" || strings.Contains(strings.ToLower(s.Name+" "+a.Role+" "+a.Kind+" "+a.State.String()+" "+detail(a)), f) {
-				out = append(out, Ref{Session: s.Name, Pane: a.Pane, Role: a.Role})
+			if f == "" || strings.Contains(strings.ToLower(s.Host+" "+s.Name+" "+a.Role+" "+a.Kind+" "+a.State.String()+" "+detail(a)), f) {
+				out = append(out, Ref{Host: s.Host, Session: s.Name, Pane: a.Pane, Role: a.Role})
 			}
 		}
 	}
@@ -78,9 +79,10 @@ func Render(m Model, ui UI) string {
 		return fit(helpLines(), width, ui.Height)
 	}
 	refs := Visible(m, ui.Filter)
+	shown := m.shown()
 	var body []string
 	total, busy, human := 0, 0, 0
-	for _, s := range m.Sessions {
+	for _, s := range shown {
 		for _, a := range s.Agents {
 			total++
 			if a.State == Busy {
@@ -92,14 +94,33 @@ func Render(m Model, ui UI) string {
 		}
 	}
 	head := fmt.Sprintf("party dash · %d session%s · %d agent%s · %d busy · %d need%s you",
-		len(m.Sessions), plural(len(m.Sessions)), total, plural(total), busy, human, map[bool]string{true: "s"}[human == 1])
+		len(shown), plural(len(shown)), total, plural(total), busy, human, map[bool]string{true: "s"}[human == 1])
+	if len(m.Hosts) > 0 {
+		off := 0
+		for _, h := range m.Hosts {
+			if h.Error != nil {
+				off++
+			}
+		}
+		head += fmt.Sprintf(" · %d host%s, %d offline", len(m.Hosts), plural(len(m.Hosts)), off)
+	}
 	clock := m.Now.Format("15:04:05")
 	body = append(body, titleStyle.Render(pad(head, width-len(clock)-1))+" "+clock)
 	if len(m.Sessions) == 0 {
 		body = append(body, "", "no party sessions on this server")
 	}
+	// A HOST column once other hosts are configured: "local" for this
+	// host's agents.
+	hostW := 0
+	if len(m.Hosts) > 0 {
+		hostW = len("local")
+		for _, h := range m.Hosts {
+			hostW = max(hostW, ansi.StringWidth(safe(h.Name)))
+		}
+		hostW = min(hostW, 16)
+	}
 	roleW, kindW := 4, 4
-	for _, s := range m.Sessions {
+	for _, s := range shown {
 		for _, a := range s.Agents {
 			roleW = max(roleW, ansi.StringWidth(safe(a.Role)))
 			kindW = max(kindW, ansi.StringWidth(safe(a.Kind)))
@@ -110,19 +131,35 @@ func Render(m Model, ui UI) string {
 	var selected *Agent
 	selLine := 0 // the selected agent's line in body
 	idx := 0
-	for si := range m.Sessions {
-		s := &m.Sessions[si]
-		body = append(body, "", titleStyle.Render(safe(s.Name)))
+	hostCol := func(host string) string {
+		if hostW == 0 {
+			return ""
+		}
+		return pad(safe(cmp.Or(host, "local")), hostW) + "  "
+	}
+	for si, s := range shown {
+		if si == len(m.Sessions) {
+			body = append(body, hostLines(m.Hosts, m.Now, width)...)
+		}
+		title := safe(s.Name)
+		if s.Host != "" {
+			title += " @" + safe(s.Host)
+		}
+		body = append(body, "", titleStyle.Render(title))
 		// A column of tokens once an agent of the session has spent some.
 		spent := slices.ContainsFunc(s.Agents, func(a Agent) bool { return a.Tokens > 0 })
 		tokensHead := ""
 		if spent {
 			tokensHead = pad("TOKENS", tokensW) + "  "
 		}
-		body = append(body, headStyle.Render("  "+pad("ROLE", roleW)+"  "+pad("KIND", kindW)+"  "+pad("STATE", stateW)+"  Q  "+tokensHead+"DOING"))
+		hostHead := ""
+		if hostW > 0 {
+			hostHead = pad("HOST", hostW) + "  "
+		}
+		body = append(body, headStyle.Render("  "+hostHead+pad("ROLE", roleW)+"  "+pad("KIND", kindW)+"  "+pad("STATE", stateW)+"  Q  "+tokensHead+"DOING"))
 		for ai := range s.Agents {
 			a := &s.Agents[ai]
-			if idx >= len(refs) || refs[idx].Session != s.Name || refs[idx].Pane != a.Pane {
+			if idx >= len(refs) || refs[idx].Host != s.Host || refs[idx].Session != s.Name || refs[idx].Pane != a.Pane {
 				continue
 			}
 			queued := "-"
@@ -130,7 +167,7 @@ func Render(m Model, ui UI) string {
 				queued = strconv.Itoa(a.Queued)
 			}
 			st := stateStyles[a.State].Render(pad(stateText(*a, m.Now), stateW))
-			left := "  " + pad(safe(a.Role), roleW) + "  " + pad(safe(a.Kind), kindW) + "  "
+			left := "  " + hostCol(s.Host) + pad(safe(a.Role), roleW) + "  " + pad(safe(a.Kind), kindW) + "  "
 			rest := "  " + pad(queued, 1) + "  "
 			if spent {
 				rest += pad(tokens(a.Tokens), tokensW) + "  "
@@ -144,7 +181,10 @@ func Render(m Model, ui UI) string {
 			body = append(body, line)
 			idx++
 		}
-		body = append(body, sessionLines(*s, m.Now, width)...)
+		body = append(body, sessionLines(*s.Session, m.Now, width)...)
+	}
+	if len(shown) == len(m.Sessions) {
+		body = append(body, hostLines(m.Hosts, m.Now, width)...)
 	}
 	foot := []string{""}
 	if selected != nil {
@@ -174,6 +214,35 @@ func Render(m Model, ui UI) string {
 		body = body[:room]
 	}
 	return fit(append(body, foot...), width, ui.Height)
+}
+
+// hostLines are the other hosts' lines: each host, whether it answers
+// (up, looking, or offline with why) and when it was last seen.
+func hostLines(hosts []Host, now time.Time, width int) []string {
+	if len(hosts) == 0 {
+		return nil
+	}
+	out := []string{"", titleStyle.Render("hosts")}
+	nameW, sshW := 4, 3
+	for _, h := range hosts {
+		nameW, sshW = max(nameW, ansi.StringWidth(safe(h.Name))), max(sshW, ansi.StringWidth(safe(h.SSH)))
+	}
+	nameW, sshW = min(nameW, 16), min(sshW, 32)
+	for _, h := range hosts {
+		state := fmt.Sprintf("up · %d session%s · looked in %s", len(h.Sessions), plural(len(h.Sessions)), (time.Duration(h.Elapsed) * time.Millisecond).Round(time.Millisecond))
+		switch {
+		case h.Looking():
+			state = "looking…"
+		case h.Error != nil:
+			state = "offline · " + h.Error.Code
+			if !h.Seen.IsZero() && !now.IsZero() {
+				state += " · last seen " + Duration(now.Sub(h.Seen)) + " ago"
+			}
+			state += " · " + h.Error.Message
+		}
+		out = append(out, ansi.Truncate("  "+pad(safe(h.Name), nameW)+"  "+pad(safe(h.SSH), sshW)+"  "+safe(state), width, "…"))
+	}
+	return out
 }
 
 // stateText is the state column: the state and for how long.

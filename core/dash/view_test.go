@@ -67,12 +67,16 @@ func TestRenderGolden(t *testing.T) {
 		{"help", UI{Width: 110, Help: true}},
 		{"status", UI{Width: 110, Status: "talk to claude: submitted"}},
 		{"empty", UI{Width: 80}},
+		{"hosts", UI{Width: 110, Selected: 8}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			mm := m
-			if tt.name == "empty" {
+			switch tt.name {
+			case "empty":
 				mm = Model{Now: m.Now}
+			case "hosts":
+				mm = withHosts(m)
 			}
 			got := frame(mm, tt.ui)
 			for i, line := range strings.Split(got, "\n") {
@@ -84,6 +88,37 @@ func TestRenderGolden(t *testing.T) {
 			golden.Assert(t, "dash/"+tt.name+".golden", got)
 		})
 	}
+}
+
+// withHosts is m with three other hosts: one up with a session of two
+// agents, one not looked at yet, one offline since it was last seen.
+func withHosts(m Model) Model {
+	m.Hosts = []Host{
+		{Name: "box", SSH: "me@box", Online: true, Seen: at(598), Elapsed: 412, Sessions: []Session{{Name: "api", Agents: []Agent{
+			{Role: "codex", Kind: "codex", Pane: "%0", State: Busy, Since: at(588), Prompt: "run the slow tests", Hooked: true},
+			{Role: "claude", Kind: "claude", Pane: "%1", State: Idle, Since: at(500), Answer: "ok", Hooked: true},
+		}}}},
+		{Name: "lab", SSH: "lab", Sessions: []Session{}},
+		{Name: "old", SSH: "me@old", Seen: at(470), Error: &HostError{Code: "HOST_TIMEOUT", Message: "host old: timed out"}, Sessions: []Session{}},
+	}
+	return m
+}
+
+func TestRenderHosts(t *testing.T) {
+	got := frame(withHosts(fakeModel()), UI{Width: 140})
+	assert.Contains(t, got, "3 sessions · 10 agents · 2 busy · 3 need you · 3 hosts, 1 offline")
+	assert.Regexp(t, `(?m)^  HOST +ROLE +KIND +STATE`, got)
+	assert.Regexp(t, `(?m)^  local +shell +shell +idle`, got, "this host's rows say local")
+	assert.Regexp(t, `(?m)^api @box$`, got)
+	assert.Regexp(t, `(?m)^  box +codex +codex +busy 12s +- +▶ run the slow tests`, got)
+	assert.Regexp(t, `(?m)^  box +me@box +up · 1 session · looked in 412ms$`, got)
+	assert.Regexp(t, `(?m)^  lab +lab +looking…$`, got)
+	assert.Regexp(t, `(?m)^  old +me@old +offline · HOST_TIMEOUT · last seen 2m 10s ago · host old: timed out$`, got)
+	assert.NotContains(t, frame(fakeModel(), UI{Width: 140}), "HOST", "no HOST column without hosts")
+
+	refs := Visible(withHosts(fakeModel()), "box")
+	assert.Equal(t, []Ref{{Host: "box", Session: "api", Pane: "%0", Role: "codex"}, {Host: "box", Session: "api", Pane: "%1", Role: "claude"}}, refs,
+		"another host's agents can be selected, by its name too")
 }
 
 func TestRenderIsTerminalSafe(t *testing.T) {

@@ -1,14 +1,21 @@
 package party
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
+	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/dash"
 	"github.com/partyhq/party/core/mux"
+	"github.com/partyhq/party/core/remote"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/talk"
@@ -17,13 +24,15 @@ import (
 )
 
 // DashSnapshot is the dashboard's model read once: the session --session
-// names, else every party session of the server.
-func DashSnapshot(ctx context.Context, env *Env) (dash.Model, error) {
+// names, else every party session of the server and, unless here, each
+// configured host's (all at once, each within seconds:
+// remote.Caller.Dash).
+func DashSnapshot(ctx context.Context, env *Env, here bool) (dash.Model, error) {
 	infos, err := dashSessions(ctx, env)
 	if err != nil {
 		return dash.Model{}, err
 	}
-	feed, err := dashFeed(env)
+	feed, err := dashFeed(env, here)
 	if err != nil {
 		return dash.Model{}, err
 	}
@@ -31,27 +40,46 @@ func DashSnapshot(ctx context.Context, env *Env) (dash.Model, error) {
 }
 
 // Dash runs the live dashboard on the terminal in/out, fed by the
-// dashboard's feed (dash.RunFed), until the user quits or ctx ends. What the agents' commands would print on stderr
+// dashboard's feed (dash.RunFed), until the user quits or ctx ends; with
+// here, of this host only. What the agents' commands would print on stderr
 // (warnings of a talk) is dropped while it runs: the screen is the
 // dashboard's.
-func Dash(ctx context.Context, env *Env, in io.Reader, out io.Writer) error {
-	first, err := DashSnapshot(ctx, env)
-	if err != nil {
-		return err
-	}
+func Dash(ctx context.Context, env *Env, in io.Reader, out io.Writer, here bool) error {
 	quiet := *env
 	quiet.Stderr = io.Discard
-	feed, err := dashFeed(&quiet)
+	feed, err := dashFeed(&quiet, here)
 	if err != nil {
 		return err
 	}
+	// The first screen is this host's: the other hosts show as looked at
+	// (the feed's watchers), never holding it up.
+	infos, err := dashSessions(ctx, env)
+	if err != nil {
+		return err
+	}
+	local := feed
+	local.Hosts = nil
+	first, err := local.Snapshot(ctx, infos)
+	if err != nil {
+		return err
+	}
+	first.Hosts = dash.Looking(feed.Hosts, feed.Dests)
 	return dash.RunFed(ctx, feed, dash.Options{Model: first, Now: env.Clock.Now, In: in, Out: out,
 		Act: dash.Actions{
-			Jump: func(ctx context.Context, r dash.Ref) error { return env.Tmux.Jump(ctx, r.Pane) },
+			Jump: func(ctx context.Context, r dash.Ref) error {
+				if r.Host != "" {
+					return fmt.Errorf("%s is on host %s: ssh -t %s party attach --session=%s", r.Role, r.Host, feed.Dests[r.Host], r.Session)
+				}
+				return env.Tmux.Jump(ctx, r.Pane)
+			},
 			Talk: func(ctx context.Context, r dash.Ref, text string) (string, error) {
 				e := quiet
 				e.Session = r.Session
-				res, err := Talk(ctx, &e, TalkOptions{Role: r.Role, Text: text})
+				role := r.Role
+				if r.Host != "" {
+					role += "@" + r.Host
+				}
+				res, err := Talk(ctx, &e, TalkOptions{Role: role, Text: text})
 				if err != nil {
 					return "", err
 				}
@@ -67,14 +95,84 @@ func Dash(ctx context.Context, env *Env, in io.Reader, out io.Writer) error {
 		}})
 }
 
+// DashStream is the other end of a dashboard on another host (party dash
+// --stream, which remote.Caller.DashWatch runs there): the model of this
+// host's sessions, written to out as a line of JSON at once, then each
+// time it changed (at most every remote.StreamEvery) and at least every
+// remote.StreamBeat, so that the reader knows this host answers, until in
+// ends (the reader went), out fails or ctx ends. It looks at no other
+// host. The goroutine that reads in ends with it, or with the process.
+func DashStream(ctx context.Context, env *Env, in io.Reader, out io.Writer) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		_, _ = io.Copy(io.Discard, in)
+		cancel()
+	}()
+	quiet := *env
+	quiet.Stderr = io.Discard
+	feed, err := dashFeed(&quiet, true)
+	if err != nil {
+		return err
+	}
+	infos, err := dashSessions(ctx, env)
+	if err != nil {
+		return err
+	}
+	m, err := feed.Snapshot(ctx, infos)
+	if err != nil {
+		return err
+	}
+	events := make(chan dash.Event, 64)
+	var wg sync.WaitGroup
+	wg.Go(func() { feed.Watch(ctx, events) }) // ends with ctx
+	defer wg.Wait()
+	defer cancel()
+	enc := json.NewEncoder(out)
+	last := env.Clock.Now()
+	if err := enc.Encode(m); err != nil {
+		return err
+	}
+	dirty := false
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev := <-events:
+			m, dirty = dash.Update(m, ev), true
+		case <-time.After(remote.StreamEvery):
+		}
+		now := env.Clock.Now()
+		if since := now.Sub(last); (dirty && since >= remote.StreamEvery) || since >= remote.StreamBeat {
+			m = dash.Update(m, dash.Tick{Now: now})
+			if err := enc.Encode(m); err != nil {
+				return err
+			}
+			last, dirty = now, false
+		}
+	}
+}
+
 // dashFeed is the dashboard's feed over env: its tmux server, the
 // working directory's configuration for the agents' profiles, the
-// sessions' supervisors and the teams' task stores.
-func dashFeed(env *Env) (dash.Feed, error) {
+// sessions' supervisors and the teams' task stores, and unless here (or
+// --session names a session) the configured hosts.
+func dashFeed(env *Env, here bool) (dash.Feed, error) {
 	cfg, err := env.Config()
 	if err != nil {
 		return dash.Feed{}, err
 	}
+	// The configured hosts, by name; none for the one session --session
+	// names.
+	var hostNames []string
+	dests := map[string]string{}
+	for name, h := range cfg.Hosts {
+		if !here && env.Session == "" {
+			hostNames = append(hostNames, name)
+		}
+		dests[name] = cmp.Or(h.SSH, name)
+	}
+	slices.Sort(hostNames)
 	return dash.Feed{
 		Tmux: env.Tmux, Clock: env.Clock, Getenv: env.Getenv,
 		Sessions:         func(ctx context.Context) ([]tmux.SessionInfo, error) { return dashSessions(ctx, env) },
@@ -82,6 +180,23 @@ func dashFeed(env *Env) (dash.Feed, error) {
 		SupervisorDir:    supervise.Dir,
 		SupervisorClient: func(stateDir string) (*supervise.Client, error) { return operatorClient(env, stateDir) },
 		Tasks:            func(ctx context.Context, cwd string) (task.Store, error) { return dashTasks(ctx, env, cwd) },
+		Hosts:            hostNames,
+		Dests:            dests,
+		Host: func(ctx context.Context, name string) dash.Host {
+			h, err := remote.HostOf(cfg, name)
+			if err != nil {
+				return dash.Host{Name: name, Error: &dash.HostError{Code: codeOf(err), Message: err.Error()}}
+			}
+			return remoteCaller(env).Dash(ctx, h)
+		},
+		WatchHost: func(ctx context.Context, name string, seen func(dash.Host)) {
+			h, err := remote.HostOf(cfg, name)
+			if err != nil {
+				seen(dash.Host{Name: name, Error: &dash.HostError{Code: codeOf(err), Message: err.Error()}})
+				return
+			}
+			remoteCaller(env).DashWatch(ctx, h, seen)
+		},
 	}, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/hosts"
+	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/remote"
 	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/session"
@@ -444,4 +446,133 @@ func hostTrigger(ctx context.Context, env *Env, name string, opts TriggerOptions
 	}
 	t, created, err := c.Trigger(ctx, h, session, opts.TriggerRequest, opts.Wait, timeout)
 	return TriggerResult{Trigger: t, Created: created}, err
+}
+
+// HostStarted is a team started on another host (party start --host):
+// what the party there printed of it (its start --json), the host, and
+// the command that attaches a terminal to it.
+type HostStarted struct {
+	session.Result
+	Host   string `json:"host"`
+	Attach string `json:"attach"`
+}
+
+// String is the team as party start prints it, with its host.
+func (s HostStarted) String() string {
+	head, rest, _ := strings.Cut(s.Result.String(), ":")
+	return head + " on " + s.Host + ":" + rest
+}
+
+// HostStart is Start on another host (party start --host HOST): party
+// start there, run by ssh with argv (remote.Caller.Party), detached
+// (--no-attach). Only plain words cross (hostStartArgs): a flag whose
+// value is free text is a usage error naming the flag, before any ssh
+// runs. From inside an agent's pane it is refused, as the operator's
+// other calls to another host are (operatorOnly).
+func HostStart(ctx context.Context, env *Env, name string, opts session.StartOptions) (HostStarted, error) {
+	s := HostStarted{Host: name}
+	if env.Getenv("PARTY_RUNTIME_TOKEN") != "" {
+		return s, fmt.Errorf("%w: a runtime cannot start a team on %s: the call there would be the operator's", supervise.ErrForbidden, name)
+	}
+	args, err := hostStartArgs(env, opts)
+	if err != nil {
+		return s, err
+	}
+	h, c, _, err := hostOf(env, name)
+	if err != nil {
+		return s, err
+	}
+	if err := c.Party(ctx, h, nil, &s.Result, args...); err != nil {
+		if errors.Is(err, hosts.ErrLost) {
+			err = fmt.Errorf("the team may have started there (party hosts %s): %w", name, err)
+		}
+		return s, err
+	}
+	s.Attach = strings.Join([]string{"ssh", "-t", h.Dest, h.Program, "attach", "--session=" + s.Session}, " ")
+	return s, nil
+}
+
+// hostStartArgs are the words of party start on another host for opts:
+// --session, --no-attach, the flags given, each flag with a value as one
+// word --FLAG=VALUE that must be a plain word (hosts.CheckWord). A pane
+// crosses as ROLE or ROLE=AGENT, both plain names (roles.ValidRole): a
+// command line is free text (configure agents.NAME.command there).
+func hostStartArgs(env *Env, opts session.StartOptions) ([]string, error) {
+	args, err := sessionFlag(env)
+	if err != nil {
+		return nil, err
+	}
+	args = append([]string{"start"}, append(args, "--no-attach")...)
+	args = appendOn(args, flagOn{opts.Replace, "--replace"}, flagOn{opts.Review, "--review"}, flagOn{opts.Supervise, "--supervise"},
+		flagOn{opts.Dashboard, "--dashboard"}, flagOn{opts.Notify, "--notify"}, flagOn{opts.Fresh, "--fresh"}, flagOn{opts.Restore, "--restore"})
+	for _, p := range opts.Panes {
+		role, cmd, hasCmd := strings.Cut(p, "=")
+		if !roles.ValidRole(role) || (hasCmd && !roles.ValidRole(cmd)) {
+			return nil, fmt.Errorf("%w: --pane %q cannot go to another host: only ROLE or ROLE=AGENT (plain names) cross; a command line is free text (set agents.NAME.command there)", ErrUsage, p)
+		}
+		args = append(args, "--pane="+p)
+	}
+	valued := []struct{ flag, value string }{{"cwd", opts.Cwd}, {"layout", opts.Layout}, {"size", opts.Size}, {"record", opts.Record}, {"base", opts.Base}}
+	for _, wt := range opts.Worktree {
+		valued = append(valued, struct{ flag, value string }{"worktree", wt})
+	}
+	for _, v := range valued {
+		if v.value == "" {
+			continue
+		}
+		w := "--" + v.flag + "=" + v.value
+		if err := hosts.CheckWord(w); err != nil {
+			return nil, fmt.Errorf("%w: --%s %q cannot go to another host: only plain words (letters, digits, '.', '_', '/', '=', ':', '@', '%%', '+', '-') go on a remote command line", ErrUsage, v.flag, v.value)
+		}
+		args = append(args, w)
+	}
+	return args, nil
+}
+
+// notHere says whether err, a local resolution's failure of a bare role,
+// is that no pane here has it: no pane with the role (roles.ErrNotFound,
+// or the supervisor's supervise.ErrNotFound), or no tmux server here.
+func notHere(err error) bool {
+	return errors.Is(err, roles.ErrNotFound) || errors.Is(err, supervise.ErrNotFound) || errors.Is(err, mux.ErrNoServer)
+}
+
+// roleElsewhere is the host a bare role is on when this host lacks it
+// (err, the local resolution's failure, is notHere), among the configured
+// hosts, all looked at at once, each within seconds (remote.Caller.Where,
+// in --session's session when named): found on one host, that host, said
+// on stderr; on several, ROLE_AMBIGUOUS naming them (exit 3); on none,
+// or with no host configured, err, naming the hosts that could not be
+// looked at. A role found here never comes here: it costs no look at
+// any host. "all" is this host's.
+func roleElsewhere(ctx context.Context, env *Env, role string, err error) (string, error) {
+	if !notHere(err) || role == "all" {
+		return "", err
+	}
+	cfg, cerr := env.Config()
+	if cerr != nil || len(cfg.Hosts) == 0 {
+		return "", err
+	}
+	list, lerr := remote.Named(cfg, nil)
+	if lerr != nil {
+		return "", err
+	}
+	found, failed := remoteCaller(env).Where(ctx, list, env.Session, role)
+	switch len(found) {
+	case 0:
+		if len(failed) > 0 {
+			var names []string
+			for n, ferr := range failed {
+				names = append(names, n+" ("+codeOf(ferr)+")")
+			}
+			slices.Sort(names)
+			return "", fmt.Errorf("%w; not on the hosts that answered, and not looked at on %s", err, strings.Join(names, ", "))
+		}
+		return "", err
+	case 1:
+		if env.Stderr != nil {
+			fmt.Fprintf(env.Stderr, "party: no pane here has role %s; it is on host %s: %s@%s\n", role, found[0], role, found[0])
+		}
+		return found[0], nil
+	}
+	return "", fmt.Errorf("no pane here has role %q, and %d hosts have it (%s): name one, %s@HOST: %w", role, len(found), strings.Join(found, ", "), role, roles.ErrAmbiguous)
 }

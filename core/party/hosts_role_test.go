@@ -2,6 +2,7 @@ package party
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -11,6 +12,8 @@ import (
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/exitcode"
 	"github.com/partyhq/party/core/hosts"
+	"github.com/partyhq/party/core/roles"
+	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/usage"
 )
@@ -196,4 +199,125 @@ func TestHostInboxAndRuntimes(t *testing.T) {
 	require.Len(t, list, 1)
 	assert.Equal(t, m.ID, list[0].ID)
 	require.NotNil(t, list[0].Forward)
+}
+
+// TestHostStartArgs: party start --host sends only plain words: each
+// flag with a value as one --FLAG=VALUE word, a pane as ROLE or
+// ROLE=AGENT; free text is a usage error that names the flag.
+func TestHostStartArgs(t *testing.T) {
+	tests := []struct {
+		name string
+		opts session.StartOptions
+		want []string
+		bad  string // the flag the usage error names
+	}{
+		{"panes and flags", session.StartOptions{Panes: []string{"claude", "rev=codex"}, Supervise: true, Cwd: "work/app", Size: "200x50"},
+			[]string{"start", "--no-attach", "--supervise", "--pane=claude", "--pane=rev=codex", "--cwd=work/app", "--size=200x50"}, ""},
+		{"worktrees", session.StartOptions{Worktree: []string{"impl"}, Base: "main"},
+			[]string{"start", "--no-attach", "--base=main", "--worktree=impl"}, ""},
+		{"a command line", session.StartOptions{Panes: []string{"claude=claude --model x"}}, nil, "--pane"},
+		{"a command with a shell character", session.StartOptions{Panes: []string{"x=a;b"}}, nil, "--pane"},
+		{"a cwd with a space", session.StartOptions{Cwd: "my dir"}, nil, "--cwd"},
+		{"a record dir with a dollar", session.StartOptions{Record: "$HOME/rec"}, nil, "--record"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := hostStartArgs(&Env{Getenv: func(string) string { return "" }}, tt.opts)
+			if tt.bad != "" {
+				assert.ErrorIs(t, err, usage.Err)
+				assert.ErrorContains(t, err, tt.bad)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+}
+
+// TestRoleElsewhere: a bare role no pane here has is looked for on the
+// configured hosts: on one, that host; on two, ROLE_AMBIGUOUS naming
+// both; on none, the local error, naming the hosts not looked at. Any
+// other local failure, or no host configured, runs no ssh.
+func TestRoleElsewhere(t *testing.T) {
+	ctx := context.Background()
+	notHere := fmt.Errorf("no pane has role %q: %w", "codex", roles.ErrNotFound)
+	lsCodex := map[string]answer{"ls --json": {0, `[{"name":"rt","roles":["codex"]}]`, ""}}
+	lsOther := map[string]answer{"ls --json": {0, `[{"name":"rt","roles":["claude"]}]`, ""}}
+	one, two := `{"hosts": {"box": {"ssh": "me@box"}}}`, `{"hosts": {"box": {"ssh": "me@box"}, "cox": {"ssh": "me@cox"}}}`
+	tests := []struct {
+		name     string
+		config   string
+		answers  map[string]answer
+		fail     bool
+		localErr error
+		host     string
+		wantErr  error
+		inErr    string
+		runs     int
+	}{
+		{"on one host", one, lsCodex, false, notHere, "box", nil, "", 1},
+		{"on two hosts", two, lsCodex, false, notHere, "", roles.ErrAmbiguous, "(box, cox)", 2},
+		{"on none", two, lsOther, false, notHere, "", roles.ErrNotFound, "", 2},
+		{"a host that does not answer", one, nil, true, notHere, "", roles.ErrNotFound, "not looked at on box (HOST_UNREACHABLE)", 1},
+		{"no host configured", `{}`, lsCodex, false, notHere, "", roles.ErrNotFound, "", 0},
+		{"another local failure", one, lsCodex, false, roles.ErrAmbiguous, "", roles.ErrAmbiguous, "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &remoteRunner{answers: tt.answers}
+			if tt.fail {
+				r.fail = &struct {
+					exit   int
+					stderr string
+				}{255, "ssh: connect to host box port 22: Connection refused\n"}
+			}
+			env := localEnv(t, r, tt.config)
+			host, err := roleElsewhere(ctx, env, "codex", tt.localErr)
+			assert.Equal(t, tt.host, host)
+			if tt.wantErr == nil {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorIs(t, err, tt.wantErr)
+				assert.ErrorContains(t, err, tt.inErr)
+			}
+			assert.Len(t, r.argv, tt.runs, "ssh runs")
+		})
+	}
+}
+
+// TestHostDash: a host's part of the dashboard is what party dash --once
+// --json there printed; a host without a tmux server is online with no
+// session; one that cannot be reached, or runs another version, is
+// offline with the error table's code.
+func TestHostDash(t *testing.T) {
+	ctx := context.Background()
+	h := hosts.Host{Name: "box", Dest: "me@box", Program: "party", Configured: true}
+	tests := []struct {
+		name     string
+		answer   answer
+		online   bool
+		code     string
+		sessions int
+	}{
+		{"its sessions", answer{0, `{"now":"2026-01-01T00:00:00Z","sessions":[{"name":"api","agents":[{"role":"codex","kind":"codex","pane":"%0","state":"busy"}]}]}`, ""}, true, "", 1},
+		{"no tmux server there", answer{3, `{"error":{"code":"NO_SERVER","message":"no server"}}`, ""}, true, "", 0},
+		{"another version there", answer{11, `{"error":{"code":"VERSION_MISMATCH","message":"the party there is v2"}}`, ""}, false, "VERSION_MISMATCH", 0},
+		{"refused", answer{255, "", "ssh: connect to host box port 22: Connection refused\n"}, false, "HOST_UNREACHABLE", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &remoteRunner{answers: map[string]answer{"dash --once --local --json": tt.answer}}
+			got := remoteCaller(localEnv(t, r, `{}`)).Dash(ctx, h)
+			assert.Equal(t, tt.online, got.Online)
+			assert.Len(t, got.Sessions, tt.sessions)
+			if tt.code == "" {
+				assert.Nil(t, got.Error)
+				assert.False(t, got.Seen.IsZero())
+				return
+			}
+			require.NotNil(t, got.Error)
+			assert.Equal(t, tt.code, got.Error.Code)
+			assert.True(t, got.Seen.IsZero())
+		})
+	}
 }

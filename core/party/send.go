@@ -48,7 +48,11 @@ func Send(ctx context.Context, env *Env, req SendRequest) (s Sent, err error) {
 	}
 	t, err := env.Resolve(ctx, req.Role)
 	if err != nil {
-		return s, err
+		host, err := roleElsewhere(ctx, env, req.Role, err)
+		if host == "" {
+			return s, err
+		}
+		return hostSend(ctx, env, req.Role, host, req)
 	}
 	s.Session, s.Pane = t.Session, t.Pane.ID
 	root, err := env.StateRoot()

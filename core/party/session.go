@@ -85,7 +85,11 @@ func Check(ctx context.Context, env *Env, opts CheckOptions) (Screen, error) {
 	}
 	t, err := env.Resolve(ctx, opts.Role)
 	if err != nil {
-		return Screen{}, err
+		host, err := roleElsewhere(ctx, env, opts.Role, err)
+		if host == "" {
+			return Screen{}, err
+		}
+		return hostCheck(ctx, env, opts.Role, host, opts)
 	}
 	screen, err := env.Tmux.Capture(ctx, t.Pane.ID, opts.Lines)
 	if err != nil {

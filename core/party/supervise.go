@@ -99,7 +99,14 @@ func Trigger(ctx context.Context, env *Env, opts TriggerOptions) (TriggerResult,
 		t, created, err := d.SubmitOnce(ctx, opts.TriggerRequest)
 		return TriggerResult{Trigger: t, Created: created}, err
 	})
-	if err != nil || !opts.Wait {
+	if err != nil {
+		host, err := roleElsewhere(ctx, env, opts.Role, err)
+		if host == "" {
+			return res, err
+		}
+		return hostTrigger(ctx, env, host, opts)
+	}
+	if !opts.Wait {
 		return res, err
 	}
 	timeout := opts.Timeout

@@ -55,7 +55,11 @@ func Talk(ctx context.Context, env *Env, opts TalkOptions) ([]TalkOutcome, error
 	}
 	info, targets, err := env.Resolver().Targets(ctx, opts.Role)
 	if err != nil {
-		return nil, err
+		host, err := roleElsewhere(ctx, env, opts.Role, err)
+		if host == "" {
+			return nil, err
+		}
+		return hostTalk(ctx, env, opts.Role, host, opts)
 	}
 	root, err := env.StateRoot()
 	if err != nil {

@@ -250,3 +250,39 @@ func (c Caller) runtimes(ctx context.Context, h hosts.Host, session string) ([]s
 	defer cl.HTTP.CloseIdleConnections()
 	return cl.Runtimes(ctx)
 }
+
+// whereWait bounds the look at one host for a role (Where): ssh's
+// ConnectTimeout (5 s) and party ls there.
+const whereWait = 8 * time.Second
+
+// Where are the names of the hosts of list on which a party session
+// (session's, when named) has a pane with role (party ls --json there),
+// all looked at at once, each within whereWait; the hosts that could not
+// be looked at are in failed, with their errors.
+func (c Caller) Where(ctx context.Context, list []hosts.Host, session, role string) (found []string, failed map[string]error) {
+	has := make([]bool, len(list))
+	errs := make([]error, len(list))
+	var wg sync.WaitGroup
+	for i, h := range list {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(ctx, whereWait)
+			defer cancel()
+			sessions, err := c.sessions(ctx, h)
+			errs[i] = err
+			has[i] = slices.ContainsFunc(sessions, func(s listedSession) bool {
+				return (session == "" || s.Name == session) && slices.Contains(s.Roles, role)
+			})
+		})
+	}
+	wg.Wait()
+	failed = map[string]error{}
+	for i, h := range list {
+		switch {
+		case has[i]:
+			found = append(found, h.Name)
+		case errs[i] != nil:
+			failed[h.Name] = errs[i]
+		}
+	}
+	return found, failed
+}

@@ -14,6 +14,9 @@ type StartOptions struct {
 	party.StartOptions
 	NoAttach bool
 	Raw      bool // a plain tmux client, also in iTerm2
+	// Host starts the team on another host (party start there, over
+	// ssh), detached.
+	Host string
 }
 
 func newStartCmd(f *Factory, runF func(context.Context, *StartOptions) error) *cobra.Command {
@@ -31,12 +34,20 @@ machine rebooted) comes back instead: the same panes, each agent resuming
 its own session by its id, and the supervisor and notifier it ran, which
 deliver what was queued. party start says, per role, what it resumed. A
 team ended by party stop starts anew unless --restore; --fresh starts anew
-in any case.`,
+in any case.
+
+--host HOST starts the team on another host (a configured host or an SSH
+destination) by running party start there over ssh, detached; it prints
+how to attach to it (ssh -t DEST party attach). Only plain words cross:
+--pane ROLE or ROLE=AGENT (a command line is refused), and --cwd, --record,
+--base, --layout and --size values without spaces or shell characters;
+--cwd is on that host, relative to the home there.`,
 		Example: `  party start --pane planner=claude --pane executor=codex
   party start            # after a reboot: the team of this folder comes back
   party start --session review --pane claude --pane codex --no-attach
   party start --pane claude --pane codex --worktree   # a git worktree each
-  party start --pane impl=claude --pane reviewer=codex --worktree=impl --base main`,
+  party start --pane impl=claude --pane reviewer=codex --worktree=impl --base main
+  party start --host box --session t --supervise --pane claude   # on host box (docs/hosts.md)`,
 		Args: func(c *cobra.Command, args []string) error {
 			if len(args) > 0 && c.Flags().Changed("worktree") {
 				return fmt.Errorf("%w: unexpected %q: a role of --worktree is written --worktree=ROLE (alone, --worktree gives every agent one)", party.ErrUsage, args[0])
@@ -66,10 +77,19 @@ in any case.`,
 	fl.Lookup("worktree").NoOptDefVal = party.AllAgents
 	fl.StringVar(&opts.Base, "base", "", "the branch, tag or commit the worktrees start from (default: the one checked out)")
 	fl.BoolVar(&opts.Restore, "restore", false, "bring back a team that party stop ended, each agent resuming its own session")
+	fl.StringVar(&opts.Host, "host", "", "start the team on this host (configured, or an SSH destination) over ssh, detached")
 	return cmd
 }
 
 func startRun(ctx context.Context, f *Factory, opts *StartOptions) error {
+	if opts.Host != "" {
+		res, err := party.HostStart(ctx, f.env(), opts.Host, opts.StartOptions)
+		if err := f.show(err, res, "%s", res); err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(f.IO.ErrOut, "attach: %s\n", res.Attach)
+		return err
+	}
 	res, err := party.Start(ctx, f.env(), opts.StartOptions)
 	if err := f.show(err, res, "%s", res); err != nil {
 		return err
