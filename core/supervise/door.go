@@ -90,13 +90,18 @@ func CallOr[T any](ctx context.Context, d *Door, f func(*Door) (T, error), recor
 	if !errors.Is(err, ErrNotRunning) {
 		return v, err
 	}
-	if werr := d.AwaitSupervisor(ctx); werr != nil {
-		if records == nil || !errors.Is(werr, ErrNotRunning) {
-			return v, werr
+	if err = d.AwaitSupervisor(ctx); err == nil {
+		if v, err = f(d); !errors.Is(err, ErrNotRunning) {
+			return v, err
 		}
-		return fromRecords(ctx, d, records)
 	}
-	return f(d)
+	// None serves. A reader reads the records once none runs at all: one
+	// that went while it was waited for (its tmux server killed) is gone
+	// as much as one never started.
+	if records == nil || (!errors.Is(err, ErrNotRunning) && daemon.Running(Dir(d.StateDir)).Up()) {
+		return v, err
+	}
+	return fromRecords(ctx, d, records)
 }
 
 // fromRecords runs f over the store a supervisor left, opened read-only,

@@ -53,6 +53,9 @@ func SocketPath(getenv func(string) string, stateDir string) (string, error) {
 const (
 	// ProcServing: it serves its API.
 	ProcServing = "serving"
+	// ProcStopping: its run ends; it answers no new connection once it
+	// said so (a caller waits for it to go, not to serve).
+	ProcStopping = "stopping"
 	// ProcFailed: a run failed (Error); its keeper starts it again.
 	ProcFailed = "failed"
 	// ProcGaveUp: its keeper gave up after a crash loop; Error is the
@@ -284,9 +287,20 @@ func (p *Process) run(ctx context.Context, logf func(string, ...any), build func
 		return err
 	}
 	served := make(chan error, 2)
-	go func() { served <- srv.Serve(ctx, ln, false) }()
+	// The API serves until stop, not until ctx ends: the ProcFile says
+	// the run ends before the socket goes, so a caller that finds it gone
+	// never reads a serving supervisor there.
+	apiCtx, stopAPI := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopAPI()
+	go func() { served <- srv.Serve(apiCtx, ln, false) }()
 	servers := 1
-	stop := func() { // the API's goroutines end with ctx
+	stop := func() { // the API's goroutines end with it
+		if servers > 0 {
+			if werr := WriteProc(p.Dir, ProcState{State: ProcStopping, PID: os.Getpid(), At: p.Clock.Now().UTC(), Socket: parts.Socket}); werr != nil {
+				logf("daemon file: %v", werr)
+			}
+		}
+		stopAPI()
 		cancel()
 		for ; servers > 0; servers-- {
 			if err := <-served; err != nil {
@@ -304,7 +318,7 @@ func (p *Process) run(ctx context.Context, logf func(string, ...any), build func
 			return err
 		}
 		servers++
-		go func() { served <- srv.Serve(ctx, tl, true) }()
+		go func() { served <- srv.Serve(apiCtx, tl, true) }()
 		addrFile := filepath.Join(p.Dir, AddrFile)
 		if err := state.WriteFile(addrFile, []byte(tl.Addr().String()), 0o600); err != nil {
 			return err
