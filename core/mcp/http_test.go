@@ -147,10 +147,9 @@ func TestHTTPNewTokenNewServer(t *testing.T) {
 	assert.Equal(t, []Identity{{Role: "bot", Token: "bot-token"}, {Role: "bot", Token: "bot-token-2"}}, ids())
 }
 
-// Serve stopped while a talk is in flight: the talk is cancelled (taken
-// back), and Serve returns once it has ended.
-func TestHTTPStopCancelsCallsInFlight(t *testing.T) {
-	ops := &fakeOps{talkStart: make(chan struct{})}
+// operatorHTTP serves ops over HTTP on loopback to every token as the
+// operator; stop ends Serve and returns what it returned (once).
+func operatorHTTP(t *testing.T, ops Ops) (url string, stop func() error) {
 	h := NewHTTP(HTTPOptions{Operator: "op-token",
 		Verify: func(context.Context, string) (Identity, error) { return Identity{Operator: true}, nil },
 		Server: func(Identity) *Server { return NewServer(ops, Options{}) }})
@@ -159,8 +158,21 @@ func TestHTTPStopCancelsCallsInFlight(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan error, 1)
 	go func() { served <- h.Serve(ctx, ln, t.Logf) }()
+	var once sync.Once
+	var serr error
+	return "http://" + ln.Addr().String() + "/", func() error {
+		once.Do(func() { cancel(); serr = <-served })
+		return serr
+	}
+}
+
+// Serve stopped while a talk is in flight: the talk is cancelled (taken
+// back), and Serve returns once it has ended.
+func TestHTTPStopCancelsCallsInFlight(t *testing.T) {
+	ops := &fakeOps{talkStart: make(chan struct{})}
+	url, stop := operatorHTTP(t, ops)
 	auth := "Bearer op-token"
-	cs, err := connect(t, "http://"+ln.Addr().String()+"/", "", &auth)
+	cs, err := connect(t, url, "", &auth)
 	require.NoError(t, err)
 	called := make(chan error, 1)
 	go func() {
@@ -168,8 +180,7 @@ func TestHTTPStopCancelsCallsInFlight(t *testing.T) {
 		called <- err
 	}()
 	<-ops.talkStart
-	cancel()
-	require.NoError(t, <-served)
+	require.NoError(t, stop())
 	assert.True(t, ops.talkEnded.Load(), "the talk ended before Serve returned")
 	assert.Error(t, <-called, "the client is told its session is gone")
 	_ = cs.Close()
@@ -180,15 +191,8 @@ func TestHTTPStopCancelsCallsInFlight(t *testing.T) {
 // (taken back), as a stdio client's end of input does.
 func TestHTTPClientLeftCancelsItsCall(t *testing.T) {
 	ops := &fakeOps{talkStart: make(chan struct{}), talkDone: make(chan struct{})}
-	h := NewHTTP(HTTPOptions{Operator: "op-token",
-		Verify: func(context.Context, string) (Identity, error) { return Identity{Operator: true}, nil },
-		Server: func(Identity) *Server { return NewServer(ops, Options{}) }})
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan error, 1)
-	go func() { served <- h.Serve(ctx, ln, t.Logf) }()
-	t.Cleanup(func() { cancel(); assert.NoError(t, <-served) })
+	url, stop := operatorHTTP(t, ops)
+	t.Cleanup(func() { assert.NoError(t, stop()) })
 
 	var (
 		mu    sync.Mutex
@@ -205,7 +209,7 @@ func TestHTTPClientLeftCancelsItsCall(t *testing.T) {
 		}
 		return c, err
 	}
-	tr := &sdk.StreamableClientTransport{Endpoint: "http://" + ln.Addr().String() + "/", HTTPClient: &http.Client{Transport: headerRT{&auth, base}}, MaxRetries: -1}
+	tr := &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &http.Client{Transport: headerRT{&auth, base}}, MaxRetries: -1}
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "1"}, nil).Connect(context.Background(), tr, nil)
 	require.NoError(t, err)
 	go func() {
