@@ -5,6 +5,7 @@ import (
 
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/exitcode"
+	"github.com/partyhq/party/core/remote"
 	"github.com/partyhq/party/core/session"
 )
 
@@ -39,7 +40,7 @@ type Sent struct {
 func Send(ctx context.Context, env *Env, req SendRequest) (s Sent, err error) {
 	s = Sent{Role: req.Role, Result: deliver.Result{Outcome: deliver.Failed}}
 	defer func() { s.MS, s.Error = s.Duration.Milliseconds(), exitcode.ErrorOf(err) }()
-	role, host, err := RoleAt(req.Role)
+	role, host, err := remote.RoleAt(req.Role)
 	if err != nil {
 		return s, err
 	}

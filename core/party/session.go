@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/partyhq/party/core/daemon"
+	"github.com/partyhq/party/core/remote"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/supervise"
 )
@@ -76,7 +77,7 @@ type Screen struct {
 
 // Check reads the last opts.Lines lines of the pane of opts.Role.
 func Check(ctx context.Context, env *Env, opts CheckOptions) (Screen, error) {
-	role, host, err := RoleAt(opts.Role)
+	role, host, err := remote.RoleAt(opts.Role)
 	if err != nil {
 		return Screen{}, err
 	}

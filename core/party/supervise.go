@@ -11,6 +11,7 @@ import (
 	"github.com/partyhq/party/core/daemon"
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/mux"
+	"github.com/partyhq/party/core/remote"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/spend"
 	"github.com/partyhq/party/core/state"
@@ -85,7 +86,7 @@ type TriggerResult struct {
 // with Wait it returns once the trigger ended, with a
 // *supervise.FailedError when it failed.
 func Trigger(ctx context.Context, env *Env, opts TriggerOptions) (TriggerResult, error) {
-	role, host, err := RoleAt(opts.Role)
+	role, host, err := remote.RoleAt(opts.Role)
 	if err != nil {
 		return TriggerResult{}, err
 	}
@@ -149,7 +150,7 @@ func Runtimes(ctx context.Context, env *Env) ([]supervise.Runtime, error) {
 // InboxSend puts a message into a role's inbox; from inside a pane it is
 // from that runtime.
 func InboxSend(ctx context.Context, env *Env, req supervise.MessageRequest) (supervise.Message, error) {
-	role, host, err := RoleAt(req.To)
+	role, host, err := remote.RoleAt(req.To)
 	if err != nil {
 		return supervise.Message{}, err
 	}
@@ -211,7 +212,7 @@ func withOutbox(msgs []supervise.Message, out []supervise.Outbound, err error) (
 		return nil, err
 	}
 	for _, o := range out {
-		msgs = append(msgs, outboundMessage(o))
+		msgs = append(msgs, remote.OutboundMessage(o))
 	}
 	slices.SortStableFunc(msgs, func(a, b supervise.Message) int { return a.At.Compare(b.At) })
 	return msgs, nil
@@ -388,7 +389,7 @@ func supervisorParts(ctx context.Context, env *Env, logf func(string, ...any)) (
 		Usage: func(cwd string, logf func(string, ...any)) func() []supervise.UsageSample {
 			return supervisedUsage(env, stateDir, cwd, logf)
 		},
-		Self: SelfHost(), Forward: forwarder{env: env, cfg: cfg}}
+		Self: remote.SelfHost(), Forward: remote.Forwarder{Caller: remoteCaller(env), Config: cfg}}
 	return s.Parts(ctx, logf)
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/exitcode"
 	"github.com/partyhq/party/core/mux"
+	"github.com/partyhq/party/core/remote"
 	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/talk"
@@ -42,7 +43,7 @@ func Talk(ctx context.Context, env *Env, opts TalkOptions) ([]TalkOutcome, error
 	if strings.TrimSpace(opts.Text) == "" {
 		return nil, fmt.Errorf("%w", deliver.ErrEmpty)
 	}
-	role, host, err := RoleAt(opts.Role)
+	role, host, err := remote.RoleAt(opts.Role)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,16 @@
 // hello, then the copy to the supervisor's socket). Version is this
 // party's version, which the two ends compare.
 //
+// Local is a command of the party here as it calls another host's: the
+// calls of ROLE@HOST (RoleAt splits it) that party send, talk, check,
+// trigger, inbox send, runtimes --host and start --host make (Send, Talk,
+// Check, Trigger, InboxSend, Outbound, Runtimes, Start), each refusing
+// before any ssh runs what may not cross (free text on a command line,
+// an operator's call from inside an agent's pane), and the lookup of a
+// bare role no pane here has on the configured hosts (Elsewhere).
+// Forwarder takes a supervisor's outbox to the hosts; SelfHost is this
+// host's name in what it sends.
+//
 // A Caller holds what these take from the party that asks: ssh's runner,
 // the clock, this party's version and the error table's Classify (the
 // codes a look reports), which core/party fills in; so this package
