@@ -25,7 +25,8 @@
 //     for each pane, the supervisor's records (through its API while it
 //     runs), the review coordinator's state and the team's tasks, the
 //     files without a wake-up of their own re-read when their size or
-//     time changed.
+//     time changed. Stream (stream.go) writes the model as it changes,
+//     a line of JSON each time, for a dashboard on another host.
 //
 // What the Feed reads with (the tmux server, the sessions to show, the
 // agents' profiles, the supervisor's client, the team's store) and what

@@ -3,13 +3,10 @@ package party
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/config"
@@ -97,11 +94,10 @@ func Dash(ctx context.Context, env *Env, in io.Reader, out io.Writer, here bool)
 
 // DashStream is the other end of a dashboard on another host (party dash
 // --stream, which remote.Caller.DashWatch runs there): the model of this
-// host's sessions, written to out as a line of JSON at once, then each
-// time it changed (at most every remote.StreamEvery) and at least every
-// remote.StreamBeat, so that the reader knows this host answers, until in
-// ends (the reader went), out fails or ctx ends. It looks at no other
-// host. The goroutine that reads in ends with it, or with the process.
+// host's sessions streamed to out (dash.Feed.Stream: at most every
+// remote.StreamEvery, at least every remote.StreamBeat), until in ends
+// (the reader went), out fails or ctx ends. It looks at no other host.
+// The goroutine that reads in ends with it, or with the process.
 func DashStream(ctx context.Context, env *Env, in io.Reader, out io.Writer) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -119,38 +115,7 @@ func DashStream(ctx context.Context, env *Env, in io.Reader, out io.Writer) erro
 	if err != nil {
 		return err
 	}
-	m, err := feed.Snapshot(ctx, infos)
-	if err != nil {
-		return err
-	}
-	events := make(chan dash.Event, 64)
-	var wg sync.WaitGroup
-	wg.Go(func() { feed.Watch(ctx, events) }) // ends with ctx
-	defer wg.Wait()
-	defer cancel()
-	enc := json.NewEncoder(out)
-	last := env.Clock.Now()
-	if err := enc.Encode(m); err != nil {
-		return err
-	}
-	dirty := false
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case ev := <-events:
-			m, dirty = dash.Update(m, ev), true
-		case <-time.After(remote.StreamEvery):
-		}
-		now := env.Clock.Now()
-		if since := now.Sub(last); (dirty && since >= remote.StreamEvery) || since >= remote.StreamBeat {
-			m = dash.Update(m, dash.Tick{Now: now})
-			if err := enc.Encode(m); err != nil {
-				return err
-			}
-			last, dirty = now, false
-		}
-	}
+	return feed.Stream(ctx, infos, out, remote.StreamEvery, remote.StreamBeat)
 }
 
 // dashFeed is the dashboard's feed over env: its tmux server, the
@@ -183,19 +148,10 @@ func dashFeed(env *Env, here bool) (dash.Feed, error) {
 		Hosts:            hostNames,
 		Dests:            dests,
 		Host: func(ctx context.Context, name string) dash.Host {
-			h, err := remote.HostOf(cfg, name)
-			if err != nil {
-				return dash.Host{Name: name, Error: &dash.HostError{Code: codeOf(err), Message: err.Error()}}
-			}
-			return remoteCaller(env).Dash(ctx, h)
+			return remoteCaller(env).DashNamed(ctx, cfg, name)
 		},
 		WatchHost: func(ctx context.Context, name string, seen func(dash.Host)) {
-			h, err := remote.HostOf(cfg, name)
-			if err != nil {
-				seen(dash.Host{Name: name, Error: &dash.HostError{Code: codeOf(err), Message: err.Error()}})
-				return
-			}
-			remoteCaller(env).DashWatch(ctx, h, seen)
+			remoteCaller(env).DashWatchNamed(ctx, cfg, name, seen)
 		},
 	}, nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
 	"github.com/partyhq/party/core/daemon"
@@ -190,32 +189,15 @@ func InboxList(ctx context.Context, env *Env, thread string) ([]supervise.Messag
 			return nil, err
 		}
 		out, err := d.Outbox(ctx, thread)
-		return withOutbox(msgs, out, err)
+		return remote.WithOutbox(msgs, out, err)
 	}, func(o *supervise.Ops, c supervise.Caller) ([]supervise.Message, error) {
 		msgs, err := o.Messages(ctx, c, thread)
 		if err != nil {
 			return nil, err
 		}
 		out, err := o.Outbox(ctx, c, thread)
-		return withOutbox(msgs, out, err)
+		return remote.WithOutbox(msgs, out, err)
 	})
-}
-
-// withOutbox is msgs with the outbox entries out among them, by the time
-// each was recorded. A supervisor without an outbox (an older one:
-// ErrNotFound) has none.
-func withOutbox(msgs []supervise.Message, out []supervise.Outbound, err error) ([]supervise.Message, error) {
-	if errors.Is(err, supervise.ErrNotFound) {
-		return msgs, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	for _, o := range out {
-		msgs = append(msgs, remote.OutboundMessage(o))
-	}
-	slices.SortStableFunc(msgs, func(a, b supervise.Message) int { return a.At.Compare(b.At) })
-	return msgs, nil
 }
 
 // Heartbeat records that the calling runtime is alive.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/dash"
 	"github.com/partyhq/party/core/hosts"
 )
@@ -144,4 +145,32 @@ func (c Caller) dashStream(ctx context.Context, h hosts.Host, seen func(dash.Hos
 			silence.Reset(StreamBeat + streamSilence)
 		}
 	}
+}
+
+// DashNamed is Dash of the host name names (HostOf); a name that names
+// none is that host offline, with the error's code.
+func (c Caller) DashNamed(ctx context.Context, cfg config.Config, name string) dash.Host {
+	h, err := HostOf(cfg, name)
+	if err != nil {
+		return c.unnamed(name, err)
+	}
+	return c.Dash(ctx, h)
+}
+
+// DashWatchNamed is DashWatch of the host name names (HostOf); a name
+// that names none is seen once, as that host offline with the error's
+// code.
+func (c Caller) DashWatchNamed(ctx context.Context, cfg config.Config, name string, seen func(dash.Host)) {
+	h, err := HostOf(cfg, name)
+	if err != nil {
+		seen(c.unnamed(name, err))
+		return
+	}
+	c.DashWatch(ctx, h, seen)
+}
+
+// unnamed is host name's part of the dashboard when it names no host
+// (err).
+func (c Caller) unnamed(name string, err error) dash.Host {
+	return dash.Host{Name: name, Error: &dash.HostError{Code: c.Classify(err), Message: err.Error()}}
 }

@@ -19,8 +19,10 @@
 // before any ssh runs what may not cross (free text on a command line,
 // an operator's call from inside an agent's pane), and the lookup of a
 // bare role no pane here has on the configured hosts (Elsewhere).
-// Forwarder takes a supervisor's outbox to the hosts; SelfHost is this
-// host's name in what it sends.
+// Forwarder takes a supervisor's outbox to the hosts, OutboundMessage and
+// WithOutbox show its entries among a thread's messages; SelfHost is this
+// host's name in what it sends. A host's part of the dashboard is Dash
+// (DashNamed, DashWatch, DashWatchNamed: by its name).
 //
 // A Caller holds what these take from the party that asks: ssh's runner,
 // the clock, this party's version and the error table's Classify (the

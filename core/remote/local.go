@@ -300,6 +300,23 @@ func OutboundMessage(o supervise.Outbound) supervise.Message {
 	return supervise.Message{ID: o.ID, Thread: o.Thread, From: o.From, To: o.To(), Text: o.Text, At: o.At, Forward: &o.Forward}
 }
 
+// WithOutbox is msgs with the outbox entries out among them, by the time
+// each was recorded (party inbox list). A supervisor without an outbox
+// (an older one: supervise.ErrNotFound) has none.
+func WithOutbox(msgs []supervise.Message, out []supervise.Outbound, err error) ([]supervise.Message, error) {
+	if errors.Is(err, supervise.ErrNotFound) {
+		return msgs, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range out {
+		msgs = append(msgs, OutboundMessage(o))
+	}
+	slices.SortStableFunc(msgs, func(a, b supervise.Message) int { return a.At.Compare(b.At) })
+	return msgs, nil
+}
+
 // Forwarder takes the outbox's messages of a session's supervisor to
 // their hosts (supervise.Forwarder): each is a call of the API there,
 // through the bridge, as the operator (who may relay: the message's
