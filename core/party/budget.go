@@ -1,7 +1,6 @@
 package party
 
 import (
-	"context"
 	"fmt"
 	"time"
 
@@ -11,46 +10,11 @@ import (
 	"github.com/partyhq/party/core/supervise"
 )
 
-// teamGuard is the budgets of the team in stateDir (named team, started
-// in cwd) with the configuration as it is now.
-func teamGuard(env *Env, team, stateDir, cwd string) (spend.Guard, bool) {
-	cfg, _, err := config.Load(env.Getenv, cwd)
-	if err != nil || cfg.Budget.None() {
-		return spend.Guard{}, false
-	}
-	ts, err := teamSpend(env, team, stateDir)
-	if err != nil {
-		return spend.Guard{}, false
-	}
-	return ts.Guard(cfg, env.Clock)
-}
-
-// supervisedBudget is the supervisor's look at the budgets of the team in
-// stateDir (started in cwd) before a delivery to role: the configuration
-// is read each time, so a limit raised lets held triggers go.
-func supervisedBudget(env *Env, team, stateDir, cwd string, logf func(string, ...any)) func(context.Context, string) string {
-	return func(_ context.Context, role string) string {
-		g, ok := teamGuard(env, team, stateDir, cwd)
-		if !ok {
-			return ""
-		}
-		limit, reached, err := g.Spent(role)
-		if err != nil {
-			logf("budget of %s: %v", role, err)
-			return ""
-		}
-		if !reached {
-			return ""
-		}
-		return limit.String()
-	}
-}
-
 // notifiedBudgets are the budgets of the team in stateDir (started in cwd)
 // as the notifier tells of them.
 func notifiedBudgets(env *Env, team, stateDir, cwd string, warn func(error)) func() []notify.BudgetUse {
 	return func() []notify.BudgetUse {
-		g, ok := teamGuard(env, team, stateDir, cwd)
+		g, ok := spend.GuardIn(env.Getenv, env.Clock, team, stateDir, cwd)
 		if !ok {
 			return nil
 		}

@@ -366,7 +366,7 @@ func supervisorParts(ctx context.Context, env *Env, logf func(string, ...any)) (
 		},
 		Classify: codeOf,
 		Budget: func(cwd string, logf func(string, ...any)) func(context.Context, string) string {
-			return supervisedBudget(env, name, stateDir, cwd, logf)
+			return spend.Held(env.Getenv, env.Clock, name, stateDir, cwd, logf)
 		},
 		Usage: func(cwd string, logf func(string, ...any)) func() []supervise.UsageSample {
 			return supervisedUsage(env, stateDir, cwd, logf)

@@ -27,7 +27,9 @@
 //   - TeamSpend is a team party keeps as spending sees it, read from its
 //     record (ReadTeam: its ledger, its agents' roles, whose records can
 //     be read); Tally is party usage's Report over teams, its Guard the
-//     team's budgets, AnsweredTurn what a trigger's turn spent (team.go).
+//     team's budgets (GuardIn: with its folder's configuration as it is
+//     now; Held: the budget a role reached, the supervisor's look before a
+//     delivery), AnsweredTurn what a trigger's turn spent (team.go).
 //
 // Token kinds are normalized across agents: Input is the input not read
 // from a cache (Codex and Gemini count the cached part inside their

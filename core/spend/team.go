@@ -8,6 +8,7 @@ import (
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
+	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/session"
 	"github.com/partyhq/party/core/state"
 )
@@ -101,4 +102,42 @@ func Tally(teams []TeamSpend, by string, since time.Time, cfg config.Config, now
 		rep.Budgets = append(rep.Budgets, Budgets(rs, t.Name, t.Roles, cfg.Budget, cfg.Prices, now)...)
 	}
 	return rep, nil
+}
+
+// GuardIn is the budgets of the team in stateDir (named team, started in
+// cwd) with cwd's configuration as it is now; false when it sets none or
+// either cannot be read.
+func GuardIn(getenv func(string) string, clk clock.Clock, team, stateDir, cwd string) (Guard, bool) {
+	cfg, _, err := config.Load(getenv, cwd)
+	if err != nil || cfg.Budget.None() {
+		return Guard{}, false
+	}
+	ts, err := ReadTeam(team, stateDir, hook.CodexHome(getenv))
+	if err != nil {
+		return Guard{}, false
+	}
+	return ts.Guard(cfg, clk)
+}
+
+// Held is the supervisor's look at the budgets of the team in stateDir
+// (started in cwd) before a delivery to a role: the budget it reached, as
+// a Limit says it, else "". The configuration is read each time
+// (GuardIn), so a limit raised lets held triggers go; logf is told what
+// could not be read.
+func Held(getenv func(string) string, clk clock.Clock, team, stateDir, cwd string, logf func(string, ...any)) func(context.Context, string) string {
+	return func(_ context.Context, role string) string {
+		g, ok := GuardIn(getenv, clk, team, stateDir, cwd)
+		if !ok {
+			return ""
+		}
+		limit, reached, err := g.Spent(role)
+		if err != nil {
+			logf("budget of %s: %v", role, err)
+			return ""
+		}
+		if !reached {
+			return ""
+		}
+		return limit.String()
+	}
 }
