@@ -1,12 +1,14 @@
 package spend
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/session"
 )
@@ -29,4 +31,28 @@ func TestReadTeam(t *testing.T) {
 
 	_, err = ReadTeam("none", t.TempDir(), "")
 	assert.Error(t, err, "no record: no team")
+}
+
+// TestHeldWithoutBudget: a team whose folder sets no budget, or whose
+// record cannot be read, holds no delivery and asks nothing of its ledger.
+func TestHeldWithoutBudget(t *testing.T) {
+	dir, cwd := t.TempDir(), t.TempDir()
+	require.NoError(t, session.WriteRecord(dir, session.Record{Cwd: cwd}))
+	getenv := func(k string) string {
+		if k == "HOME" || k == "XDG_CONFIG_HOME" {
+			return cwd
+		}
+		return ""
+	}
+	tests := []struct{ name, stateDir string }{{"no budget set", dir}, {"no record", t.TempDir()}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, ok := GuardIn(getenv, clock.Real{}, "team", tt.stateDir, cwd)
+			assert.False(t, ok)
+			logged := 0
+			held := Held(getenv, clock.Real{}, "team", tt.stateDir, cwd, func(string, ...any) { logged++ })
+			assert.Empty(t, held(context.Background(), "claude"))
+			assert.Zero(t, logged)
+		})
+	}
 }
