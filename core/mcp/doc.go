@@ -32,8 +32,10 @@
 //   - over HTTP (http.go): HTTP serves the tools over the SDK's
 //     streamable HTTP handler, each session by the Server of the identity
 //     of its bearer token (Identity: the operator's token, or a runtime's),
-//     which HTTPOptions.Verify says; on a unix socket no token is the
-//     operator. A session's later requests must carry the same identity.
+//     which HTTPOptions.Verify says (Verify, verify.go: the operator's, a
+//     named operator's, else a runtime's of the session's record); on a
+//     unix socket no token is the operator. A session's later requests
+//     must carry the same identity.
 //   - named operators (operators.go): Operators keeps the SHA-256 of the
 //     token of each named operator identity of a session (party mcp
 //     token), an orchestrator outside the team acting as the operator

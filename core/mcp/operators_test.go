@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -50,4 +51,41 @@ func TestOperators(t *testing.T) {
 	require.NoError(t, err)
 	assert.False(t, ok, "revoked")
 	assert.ErrorIs(t, o.Revoke("orchestrator"), ErrNoOperator)
+}
+
+// TestVerify: a bearer token is the operator's, a named operator's or a
+// runtime's of the session's record, else ErrBadToken; a record that
+// cannot be read is the error.
+func TestVerify(t *testing.T) {
+	dir := t.TempDir()
+	ops := Operators{Path: filepath.Join(dir, "sess", OperatorsFile), Root: dir}
+	require.NoError(t, os.MkdirAll(filepath.Dir(ops.Path), 0o700))
+	named, err := ops.Add("orch", time.Now())
+	require.NoError(t, err)
+	errNoRecord := errors.New("no record")
+	record := func() (map[string]string, error) { return map[string]string{"claude": hashToken("tok-claude")}, nil }
+	tests := []struct {
+		name    string
+		token   string
+		runtime func() (map[string]string, error)
+		want    Identity
+		wantErr error
+	}{
+		{"the operator's", "op-token", record, Identity{Operator: true}, nil},
+		{"a named operator's", named, record, Identity{Operator: true, Name: "orch"}, nil},
+		{"a runtime's", "tok-claude", record, Identity{Role: "claude", Token: "tok-claude"}, nil},
+		{"nobody's", "guess", record, Identity{}, ErrBadToken},
+		{"no record", "tok-claude", func() (map[string]string, error) { return nil, errNoRecord }, Identity{}, errNoRecord},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Verify(tt.token, "op-token", ops, tt.runtime)
+			assert.Equal(t, tt.want, got)
+			if tt.wantErr != nil {
+				assert.ErrorIs(t, err, tt.wantErr)
+				return
+			}
+			assert.NoError(t, err)
+		})
+	}
 }

@@ -219,22 +219,10 @@ func ServeMCPHTTP(ctx context.Context, env *Env, opts MCPHTTPOptions) error {
 	}
 	h := mcp.NewHTTP(mcp.HTTPOptions{Operator: op, Unix: opts.Socket != "",
 		Verify: func(_ context.Context, token string) (mcp.Identity, error) {
-			if mcp.SameToken(token, op) {
-				return mcp.Identity{Operator: true}, nil
-			}
-			if name, ok, err := mcpOperators(env, stateDir).Lookup(token); err != nil || ok {
-				return mcp.Identity{Operator: true, Name: name}, err
-			}
-			rec, err := session.ReadRecord(stateDir)
-			if err != nil {
-				return mcp.Identity{}, err
-			}
-			for role, hash := range rec.Tokens {
-				if mcp.SameToken(session.HashToken(token), hash) {
-					return mcp.Identity{Role: role, Token: token}, nil
-				}
-			}
-			return mcp.Identity{}, mcp.ErrBadToken
+			return mcp.Verify(token, op, mcpOperators(env, stateDir), func() (map[string]string, error) {
+				rec, err := session.ReadRecord(stateDir)
+				return rec.Tokens, err
+			})
 		},
 		Server: func(id mcp.Identity) *mcp.Server {
 			return mcp.NewServer(mcpOps{env: env.as(id, stateDir, name), from: id.Name}, mcp.Options{Clock: env.Clock})
