@@ -467,7 +467,8 @@ func (p Profile) MenuOpen(screen string) bool {
 	if !ok {
 		return false
 	}
-	text := geminiText(lines[i:j])
+	// The placeholder's "@path/to/file" is no typed word.
+	text := p.typed(geminiText(lines[i:j]))
 	words := strings.Fields(text)
 	if !strings.HasPrefix(text, "/") && (len(words) == 0 || !strings.Contains(words[len(words)-1], "@") || strings.HasSuffix(text, " ")) {
 		return false

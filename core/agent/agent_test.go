@@ -168,6 +168,7 @@ func TestMenuOpen(t *testing.T) {
 		{"gemini plain text", Gemini, geminiBox(" > explain main.go"), false},
 		{"gemini at in an earlier word", Gemini, geminiBox(" > ask bob@example.com now"), false},
 		{"gemini empty", Gemini, geminiBox(" >   Type your message or @path/to/file"), false},
+		{"gemini empty, a line under the box", Gemini, geminiBox(" >   Type your message or @path/to/file", "", " ? for shortcuts"), false},
 		{"claude never", Claude, claudeBox("❯\u00a0/he"), false},
 	}
 	for _, tt := range tests {
