@@ -64,7 +64,7 @@ func (d *Deliverer) ready(ctx context.Context, req Request) (observe.State, erro
 		case st.Dialog != "":
 			return st, fmt.Errorf("send to %s: %q (answer it, or --force): %w", req.Pane, st.Dialog, ErrDialog)
 		case st.Menu:
-			return st, fmt.Errorf("send to %s: a completion menu is open over the input (Enter would pick from it): %w", req.Pane, ErrDialog)
+			return st, fmt.Errorf("send to %s: a completion menu is open over the input (Enter would pick from it); last screen:\n%s\n%w", req.Pane, tail(screen), ErrDialog)
 		case st.HasInput && st.Input != "":
 			if foreign.IsZero() {
 				foreign = d.Clock.Now()
