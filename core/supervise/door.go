@@ -173,29 +173,28 @@ func (d *Door) LongPoll(ctx context.Context, timeout time.Duration, f func(wait 
 // finds it, or records it, once). Without an id it is not: that would be
 // a second trigger.
 func (d *Door) SubmitOnce(ctx context.Context, req TriggerRequest) (Trigger, bool, error) {
-	t, created, err := d.Submit(ctx, req)
-	if errors.Is(err, ErrNoAnswer) && req.ID != "" {
-		if werr := d.AwaitSupervisor(ctx); werr != nil {
-			return Trigger{}, false, err
-		}
-		t, created, err = d.Submit(ctx, req)
-	}
-	return t, created, err
+	return askOnce(ctx, d, req.ID, func() (Trigger, bool, error) { return d.Submit(ctx, req) })
 }
 
 // OutsendOnce records the message req for another host in the outbox,
-// as SubmitOnce does a trigger: one the supervisor died on is asked
-// again once it serves, when req has an id (the next one finds it, or
-// records it, once).
+// as SubmitOnce does a trigger.
 func (d *Door) OutsendOnce(ctx context.Context, req OutboundRequest) (Outbound, bool, error) {
-	o, created, err := d.Outsend(ctx, req)
-	if errors.Is(err, ErrNoAnswer) && req.ID != "" {
+	return askOnce(ctx, d, req.ID, func() (Outbound, bool, error) { return d.Outsend(ctx, req) })
+}
+
+// askOnce makes the call f, which records something under id, and makes
+// it once more when the supervisor died on it (ErrNoAnswer) and serves
+// again: only with an id, which makes asking again safe.
+func askOnce[T any](ctx context.Context, d *Door, id string, f func() (T, bool, error)) (T, bool, error) {
+	v, created, err := f()
+	if errors.Is(err, ErrNoAnswer) && id != "" {
 		if werr := d.AwaitSupervisor(ctx); werr != nil {
-			return Outbound{}, false, err
+			var zero T
+			return zero, false, err
 		}
-		o, created, err = d.Outsend(ctx, req)
+		v, created, err = f()
 	}
-	return o, created, err
+	return v, created, err
 }
 
 // ErrTimeout is a wait for a trigger that ran out of time while the

@@ -22,11 +22,13 @@ func (l *Loop) forwardPolicy() ForwardPolicy {
 
 // forward starts the forward of each host's oldest pending outbox entry
 // that is due, one per host at a time, so that a host gets its messages
-// in the order they were sent. The try is saved (StepForward) before the
+// in the order they were sent, and notes when the first of the others is
+// due (outboxNext). The try is saved (StepForward) before the
 // forward's worker starts; the worker's goroutine returns when the
 // forward returns (bounded by ssh's timeouts and the API client's) or
 // ctx ends, and its report is applied by forwarded.
 func (l *Loop) forward(ctx context.Context) {
+	l.outboxNext = time.Time{}
 	if l.Forward == nil {
 		return
 	}
@@ -41,7 +43,10 @@ func (l *Loop) forward(ctx context.Context) {
 	for _, o := range heads {
 		n, acts, err := StepForward(l.forwardPolicy(), o, ForwardEvent{Kind: FwTry, At: now})
 		if err != nil || len(acts) == 0 || acts[0].Kind != ActForward {
-			continue // not due yet
+			if l.outboxNext.IsZero() || o.NextAt.Before(l.outboxNext) {
+				l.outboxNext = o.NextAt // not due yet
+			}
+			continue
 		}
 		if err := l.Store.SaveOutbound(ctx, n); err != nil {
 			l.logf("outbox entry %s: %v", o.ID, err)
@@ -83,24 +88,6 @@ func (l *Loop) outboxHeads(ctx context.Context) ([]Outbound, error) {
 		}
 	}
 	return heads, nil
-}
-
-// outboxDue is when the next outbox entry is due, if one waits.
-func (l *Loop) outboxDue(ctx context.Context) (time.Time, bool) {
-	if l.Forward == nil {
-		return time.Time{}, false
-	}
-	heads, err := l.outboxHeads(ctx)
-	if err != nil {
-		return time.Time{}, false
-	}
-	var next time.Time
-	for _, o := range heads {
-		if next.IsZero() || o.NextAt.Before(next) {
-			next = o.NextAt
-		}
-	}
-	return next, !next.IsZero()
 }
 
 // forwarded applies a forward's report to its entry, with its audit

@@ -52,8 +52,11 @@ type Loop struct {
 	// (under mu) are the hosts a forward is under way to.
 	forwards chan forwardResult
 	sending  map[string]bool
-	wg       sync.WaitGroup
-	lastScan time.Time
+	// outboxNext is when the first outbox entry not yet due is, as the
+	// last pass found it (forward); zero: none waits.
+	outboxNext time.Time
+	wg         sync.WaitGroup
+	lastScan   time.Time
 	// scanDue is when a runtime next needs a look of its own (its restart
 	// is due, its grace for not running its agent ends); zero when none
 	// does.
@@ -134,8 +137,8 @@ func (l *Loop) Run(ctx context.Context) error {
 		if !l.scanDue.IsZero() {
 			wait = min(wait, max(l.scanDue.Sub(l.now()), time.Millisecond))
 		}
-		if next, ok := l.outboxDue(ctx); ok {
-			wait = min(wait, max(next.Sub(l.Clock.Now()), time.Millisecond))
+		if !l.outboxNext.IsZero() {
+			wait = min(wait, max(l.outboxNext.Sub(l.Clock.Now()), time.Millisecond))
 		}
 		tctx, cancel := context.WithCancel(ctx)
 		tick := make(chan struct{})

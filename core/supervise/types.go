@@ -333,9 +333,10 @@ var (
 	ErrForbidden = errors.New("not allowed to this caller")
 	// ErrBlocked is a thread auto-blocked by a safeguard.
 	ErrBlocked = errors.New("thread auto-blocked")
-	// ErrIdConflict is a trigger id given again with another text or
-	// target.
-	ErrIDConflict = errors.New("trigger id reused with other content")
+	// ErrIDConflict is an id given again with other content: a
+	// trigger's (another text or target), a message's (another host,
+	// role, thread, sender or text).
+	ErrIDConflict = errors.New("id reused with other content")
 	// ErrStore is a database party cannot use (corrupt, newer schema).
 	ErrStore = errors.New("supervisor store unusable")
 	// ErrNotRunning is a supervisor that does not run.
