@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -171,4 +172,80 @@ func TestGeminiWireMCPOfTheUsersOwn(t *testing.T) {
 	b, err = os.ReadFile(path)
 	require.NoError(t, err)
 	assert.Equal(t, user, string(b))
+}
+
+// TestGeminiWireWorktree wires a worktree pane: the worktree takes its
+// repository's trust through the pane's environment, and party's .gemini
+// folder there is ignored by git, so it is never among the agent's
+// changes, then taken out whole.
+func TestGeminiWireWorktree(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Fatal("git is needed:", err)
+	}
+	g, warnings := geminiWiring(t)
+	home := g.Getenv("HOME")
+	repo, tree := t.TempDir(), t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(home, ".gemini"), 0o700))
+	rules, err := json.Marshal(map[string]string{repo: "TRUST_FOLDER"})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(home, ".gemini", "trustedFolders.json"), rules, 0o600))
+	git := func(args ...string) string {
+		out, err := exec.Command("git", append([]string{"-C", tree}, args...)...).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		return string(out)
+	}
+	git("init", "-q")
+	dir := filepath.Join(t.TempDir(), "s1")
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	mcp := &GeminiMCP{Command: "/opt/party bin/party", Args: []string{"mcp"}, Trust: true}
+
+	fallback, env, err := g.WireWorktree(dir, "gem", tree, repo, []string{"gemini"}, mcp)
+	require.NoError(t, err)
+	assert.Empty(t, fallback)
+	assert.Equal(t, []string{"GEMINI_CLI_TRUST_WORKSPACE=true"}, env, "Gemini trusts the repository, not the worktree")
+	b, err := os.ReadFile(filepath.Join(tree, ".gemini", "settings.json"))
+	require.NoError(t, err)
+	assert.Contains(t, string(b), "hook gemini")
+	assert.Contains(t, string(b), `"mcpServers"`)
+	assert.Empty(t, git("status", "--porcelain", "--untracked-files=all"), "party's settings are not among the agent's changes")
+	git("add", "-A")
+	assert.Empty(t, git("diff", "--cached", "--name-only"), "nor staged by add -A")
+
+	// Brought back (a restore): the folder is party's own, wired again.
+	fallback, _, err = g.WireWorktree(dir, "gem", tree, repo, []string{"gemini"}, mcp)
+	require.NoError(t, err)
+	assert.Empty(t, fallback)
+
+	require.NoError(t, g.Unwire(context.Background(), dir))
+	assert.NoDirExists(t, filepath.Join(tree, ".gemini"), "the folder party made is gone, .gitignore and all")
+	assert.Empty(t, *warnings)
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	assert.Empty(t, entries, "no record left")
+
+	t.Run("--skip-trust", func(t *testing.T) {
+		_, env, err := g.WireWorktree(dir, "gem", tree, t.TempDir(), []string{"gemini", "--skip-trust"}, nil)
+		require.NoError(t, err)
+		assert.Empty(t, env, "Gemini is told to trust it")
+		require.NoError(t, g.Unwire(context.Background(), dir))
+	})
+	t.Run("untrusted repository", func(t *testing.T) {
+		fallback, env, err := g.WireWorktree(dir, "gem", tree, t.TempDir(), []string{"gemini"}, nil)
+		require.NoError(t, err)
+		assert.Contains(t, fallback, "which Gemini does not trust")
+		assert.Empty(t, env)
+		assert.NoDirExists(t, filepath.Join(tree, ".gemini"))
+	})
+	t.Run("the repository's own .gemini", func(t *testing.T) {
+		own := filepath.Join(tree, ".gemini", "commands")
+		require.NoError(t, os.MkdirAll(own, 0o755))
+		fallback, env, err := g.WireWorktree(dir, "gem", tree, repo, []string{"gemini"}, nil)
+		require.NoError(t, err)
+		assert.Contains(t, fallback, "would be among the agent's changes")
+		assert.Empty(t, env)
+		assert.NoFileExists(t, filepath.Join(tree, ".gemini", "settings.json"))
+		entries, err := os.ReadDir(dir)
+		require.NoError(t, err)
+		assert.Empty(t, entries)
+	})
 }

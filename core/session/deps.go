@@ -67,6 +67,11 @@ type GeminiHooks interface {
 	// party's marker instead (an untrusted folder, settings that cannot be
 	// merged).
 	Wire(stateDir, cwd string, argv []string, mcp *hook.GeminiMCP) (fallback string, err error)
+	// WireWorktree does it for the pane of role running in tree, its own
+	// worktree of the repository in repo, keeping the settings out of the
+	// agent's changes; env is what the pane's environment needs for Gemini
+	// to trust the worktree as it trusts repo.
+	WireWorktree(stateDir, role, tree, repo string, argv []string, mcp *hook.GeminiMCP) (fallback string, env []string, err error)
 	// Unwire takes out what Wire added for the session in stateDir.
 	Unwire(ctx context.Context, stateDir string) error
 	// SettingsPath is the settings file of the folder dir: Start holds
@@ -81,6 +86,15 @@ func (d Deps) wireGemini(stateDir, cwd string, argv []string, cfg config.MCP) (s
 		return "party wires no Gemini hooks here", nil
 	}
 	return d.Gemini.Wire(stateDir, cwd, argv, geminiMCP(d, cfg))
+}
+
+// wireGeminiTree is d.Gemini.WireWorktree for pane p, with party's MCP
+// server when cfg enables it, or a fallback without it.
+func (d Deps) wireGeminiTree(stateDir, repo string, p PaneSpec, cfg config.MCP) (string, []string, error) {
+	if d.Gemini == nil {
+		return "party wires no Gemini hooks here", nil, nil
+	}
+	return d.Gemini.WireWorktree(stateDir, p.Role, p.Worktree, repo, p.Argv, geminiMCP(d, cfg))
 }
 
 // unwireGemini is d.Gemini.Unwire, or nothing without it.

@@ -97,12 +97,21 @@ func TestCodexMCPArgs(t *testing.T) {
 }
 
 // recordingGemini is Deps.Gemini that keeps the MCP server it was asked
-// to wire.
-type recordingGemini struct{ mcp []*hook.GeminiMCP }
+// to wire, and the worktrees it wired; a worktree needs the trust
+// variable.
+type recordingGemini struct {
+	mcp   []*hook.GeminiMCP
+	trees []string
+}
 
 func (r *recordingGemini) Wire(_, _ string, _ []string, mcp *hook.GeminiMCP) (string, error) {
 	r.mcp = append(r.mcp, mcp)
 	return "", nil
+}
+func (r *recordingGemini) WireWorktree(_, role, tree, repo string, _ []string, mcp *hook.GeminiMCP) (string, []string, error) {
+	r.mcp = append(r.mcp, mcp)
+	r.trees = append(r.trees, role+" "+tree+" from "+repo)
+	return "", []string{"GEMINI_CLI_TRUST_WORKSPACE=true"}, nil
 }
 func (*recordingGemini) Unwire(context.Context, string) error { return nil }
 func (*recordingGemini) SettingsPath(dir string) string       { return filepath.Join(dir, "settings") }
@@ -123,11 +132,19 @@ func TestWireHooksGivesGeminiTheMCPServer(t *testing.T) {
 			g := &recordingGemini{}
 			d.Gemini = g
 			panes := []PaneSpec{{Role: "g1", Agent: agent.Gemini, Argv: []string{"/bin/gemini"}},
-				{Role: "g2", Agent: agent.Gemini, Argv: []string{"/bin/gemini"}}}
-			require.NoError(t, wireHooks(d, t.TempDir(), t.TempDir(), panes, tt.cfg))
-			require.Len(t, g.mcp, 1, "one folder, wired once")
+				{Role: "g2", Agent: agent.Gemini, Argv: []string{"/bin/gemini"}},
+				{Role: "g3", Agent: agent.Gemini, Argv: []string{"/bin/gemini"}, Worktree: "/trees/g3"}}
+			repo := t.TempDir()
+			require.NoError(t, wireHooks(d, t.TempDir(), repo, panes, tt.cfg))
+			require.Len(t, g.mcp, 2, "one folder, wired once, and the worktree")
 			assert.Equal(t, tt.want, g.mcp[0])
+			assert.Equal(t, tt.want, g.mcp[1])
+			assert.Equal(t, []string{"g3 /trees/g3 from " + repo}, g.trees)
 			assert.Equal(t, "gemini-settings", panes[1].Hooks)
+			assert.Equal(t, "gemini-settings", panes[2].Hooks)
+			assert.Equal(t, tt.cfg.Enabled, panes[2].MCP)
+			assert.Equal(t, []string{"GEMINI_CLI_TRUST_WORKSPACE=true"}, panes[2].env, "the worktree's trust, in its pane only")
+			assert.Empty(t, panes[0].env)
 			assert.Equal(t, []string{"/bin/gemini"}, panes[0].launch, "no flag: the server is in the folder's settings")
 		})
 	}

@@ -37,8 +37,10 @@ type PaneSpec struct {
 	// Branch; empty: the pane runs in the session's folder.
 	Worktree string `json:"worktree,omitempty"`
 	Branch   string `json:"branch,omitempty"`
-	// launch is Argv plus the arguments that wire the hooks.
+	// launch is Argv plus the arguments that wire the hooks; env is what
+	// the pane's environment needs for them (Gemini's trust of a worktree).
 	launch []string
+	env    []string
 }
 
 // ParsePanes parses --pane ROLE[=COMMAND] specs (none: DefaultPanes). A
@@ -128,8 +130,9 @@ func ParseSize(s string) (int, int, error) {
 // settings file for claude (--settings), a notify program for codex.
 // Gemini has no such flag: its hooks go into the folder's
 // .gemini/settings.json (Deps.Gemini), with party's MCP server when mcp
-// enables it, and a gemini pane whose folder Gemini does not trust keeps
-// the marker, with a warning.
+// enables it: the session's folder's, or a worktree pane's own. A gemini
+// pane whose folder Gemini does not trust keeps the marker, with a
+// warning.
 func wireHooks(d Deps, dir, cwd string, panes []PaneSpec, mcp config.MCP) error {
 	geminiWired, fallback := false, ""
 	for i, p := range panes {
@@ -152,8 +155,16 @@ func wireHooks(d Deps, dir, cwd string, panes []PaneSpec, mcp config.MCP) error 
 			panes[i].Hooks = "codex-notify"
 		case agent.Gemini:
 			if p.Worktree != "" {
-				// Its settings would show in the agent's changes, and be merged.
-				warnNoHooks(d, p.Role, "party wires no Gemini hooks into a worktree")
+				// Its own folder: its own settings, kept out of its changes.
+				fallback, env, err := d.wireGeminiTree(dir, cwd, p, mcp)
+				if err != nil {
+					return err
+				}
+				if fallback != "" {
+					warnNoHooks(d, p.Role, fallback)
+					continue
+				}
+				panes[i].env, panes[i].Hooks, panes[i].MCP = env, "gemini-settings", mcp.Enabled
 				continue
 			}
 			if !geminiWired {

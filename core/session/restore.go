@@ -116,7 +116,17 @@ func restoreSpawns(d Deps, rec Record, cwd string, panes []PaneSpec, agents []Ag
 			spawns[i] = tmux.Spawn{Cwd: p.dir(cwd), Env: rec.Launch[p.Role].Env}
 			continue
 		}
-		if p.Agent == agent.Gemini && p.Hooks != "" && !geminiWired {
+		switch {
+		case p.Agent != agent.Gemini || p.Hooks == "":
+		case p.Worktree != "":
+			// The hooks a team that died left in the worktree, or put back;
+			// the trust it needs is in its launch spec's environment.
+			fallback, _, err := d.wireGeminiTree(dir, cwd, p, mcp)
+			if err != nil {
+				return nil, err
+			}
+			warnNoHooks(d, p.Role, fallback)
+		case !geminiWired:
 			// The hooks a team that died left in its folder, or put back.
 			fallback, err := d.wireGemini(dir, cwd, p.Argv, mcp)
 			if err != nil {

@@ -233,7 +233,7 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 	spawns := make([]tmux.Spawn, len(panes))
 	tokens := map[string]string{}
 	for i, p := range panes {
-		penv := append(slices.Clone(env), "PARTY_ROLE="+p.Role)
+		penv := append(append(slices.Clone(env), "PARTY_ROLE="+p.Role), p.env...)
 		if len(p.launch) == 0 {
 			// A shell: tmux's default shell (default-shell, default-command).
 			spawns[i] = tmux.Spawn{Cwd: p.dir(cwd), Env: penv}

@@ -451,5 +451,8 @@ type untrustedGemini struct{}
 func (untrustedGemini) Wire(string, string, []string, *hook.GeminiMCP) (string, error) {
 	return "Gemini runs no hooks in a folder it does not trust", nil
 }
+func (untrustedGemini) WireWorktree(string, string, string, string, []string, *hook.GeminiMCP) (string, []string, error) {
+	return "Gemini runs no hooks in a folder it does not trust", nil, nil
+}
 func (untrustedGemini) Unwire(context.Context, string) error { return nil }
 func (untrustedGemini) SettingsPath(dir string) string       { return filepath.Join(dir, "settings") }
