@@ -3,9 +3,6 @@ package mcp
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"crypto/subtle"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"log"
@@ -45,7 +42,7 @@ func (id Identity) key() string {
 		return "operator"
 	}
 	// The token too: a pane respawned has a new one, served anew.
-	return "runtime:" + id.Role + ":" + hashToken(id.Token)[:16]
+	return "runtime:" + id.Role + ":" + state.HashToken(id.Token)[:16]
 }
 
 // SessionTimeout closes an HTTP session its client left: no request for
@@ -254,23 +251,12 @@ func (h *HTTP) Serve(ctx context.Context, ln net.Listener, logf func(string, ...
 	return nil
 }
 
-// SameToken reports whether got is want, in constant time whatever the
-// lengths; an empty want matches nothing.
-func SameToken(got, want string) bool {
-	g, w := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(want))
-	return want != "" && subtle.ConstantTimeCompare(g[:], w[:]) == 1
-}
-
 // OperatorToken is the operator's bearer token for party mcp over HTTP,
 // kept in the file path (0600), made on first use.
 func OperatorToken(path string) (string, error) {
 	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) > 0 {
 		return strings.TrimSpace(string(b)), nil
 	}
-	b := make([]byte, 24)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	tok := hex.EncodeToString(b)
+	tok := state.NewToken()
 	return tok, state.WriteFile(path, []byte(tok+"\n"), 0o600)
 }

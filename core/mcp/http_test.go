@@ -11,6 +11,8 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/state"
 )
 
 // httpServer serves party's tools over HTTP on a unix socket (unix) or
@@ -25,9 +27,9 @@ func httpServer(t *testing.T, unix bool) (url, sock string, ids func() []Identit
 	h := NewHTTP(HTTPOptions{Operator: "op-token", Unix: unix,
 		Verify: func(_ context.Context, token string) (Identity, error) {
 			switch {
-			case SameToken(token, "op-token"):
+			case state.SameToken(token, "op-token"):
 				return Identity{Operator: true}, nil
-			case SameToken(token, "bot-token"), SameToken(token, "bot-token-2"):
+			case state.SameToken(token, "bot-token"), state.SameToken(token, "bot-token-2"):
 				return Identity{Role: "bot", Token: token}, nil
 			}
 			return Identity{}, ErrBadToken

@@ -2,7 +2,6 @@ package mcp
 
 import (
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -68,7 +67,7 @@ func (o Operators) Add(name string, now time.Time) (string, error) {
 		if slices.ContainsFunc(ops, func(op Operator) bool { return op.Name == name }) {
 			return nil, fmt.Errorf("operator %s: %w (party mcp token revoke %s)", name, ErrOperatorExists, name)
 		}
-		return append(ops, Operator{Name: name, Hash: hashToken(token), Created: now.UTC()}), nil
+		return append(ops, Operator{Name: name, Hash: state.HashToken(token), Created: now.UTC()}), nil
 	})
 	return token, err
 }
@@ -107,9 +106,9 @@ func (o Operators) Lookup(token string) (string, bool, error) {
 	if err != nil {
 		return "", false, err
 	}
-	h := hashToken(token)
+	h := state.HashToken(token)
 	for _, op := range ops {
-		if SameToken(h, op.Hash) {
+		if state.SameToken(h, op.Hash) {
 			return op.Name, true, nil
 		}
 	}
@@ -138,9 +137,4 @@ func (o Operators) edit(f func([]Operator) ([]Operator, error)) error {
 		return err
 	}
 	return state.WriteFile(o.Path, append(b, '\n'), 0o600)
-}
-
-func hashToken(token string) string {
-	h := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(h[:])
 }

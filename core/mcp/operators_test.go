@@ -9,6 +9,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/state"
 )
 
 func TestOperators(t *testing.T) {
@@ -44,7 +46,7 @@ func TestOperators(t *testing.T) {
 
 	ops, err := o.List()
 	require.NoError(t, err)
-	assert.Equal(t, []Operator{{Name: "orchestrator", Hash: hashToken(token), Created: now}}, ops)
+	assert.Equal(t, []Operator{{Name: "orchestrator", Hash: state.HashToken(token), Created: now}}, ops)
 
 	require.NoError(t, o.Revoke("orchestrator"))
 	_, ok, err = o.Lookup(token)
@@ -63,7 +65,9 @@ func TestVerify(t *testing.T) {
 	named, err := ops.Add("orch", time.Now())
 	require.NoError(t, err)
 	errNoRecord := errors.New("no record")
-	record := func() (map[string]string, error) { return map[string]string{"claude": hashToken("tok-claude")}, nil }
+	record := func() (map[string]string, error) {
+		return map[string]string{"claude": state.HashToken("tok-claude")}, nil
+	}
 	tests := []struct {
 		name    string
 		token   string

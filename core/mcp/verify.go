@@ -1,12 +1,14 @@
 package mcp
 
+import "github.com/partyhq/party/core/state"
+
 // Verify is the identity of a bearer token of a session (HTTPOptions.Verify):
 // the operator's (op), a named operator's (ops), else the runtime whose
 // token's SHA-256 runtimes gives by role (the session's record keeps
-// them, as session.HashToken makes them; read at each call), else
+// them, as state.HashToken makes them; read at each call), else
 // ErrBadToken.
 func Verify(token, op string, ops Operators, runtimes func() (map[string]string, error)) (Identity, error) {
-	if SameToken(token, op) {
+	if state.SameToken(token, op) {
 		return Identity{Operator: true}, nil
 	}
 	if name, ok, err := ops.Lookup(token); err != nil || ok {
@@ -17,7 +19,7 @@ func Verify(token, op string, ops Operators, runtimes func() (map[string]string,
 		return Identity{}, err
 	}
 	for role, hash := range tokens {
-		if SameToken(hashToken(token), hash) {
+		if state.SameToken(state.HashToken(token), hash) {
 			return Identity{Role: role, Token: token}, nil
 		}
 	}

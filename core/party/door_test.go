@@ -12,7 +12,7 @@ import (
 
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/exitcode"
-	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/supervise"
 )
 
@@ -40,7 +40,7 @@ func newDoorRig(t *testing.T) doorRig {
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
 	require.NoError(t, st.PutRuntime(ctx, supervise.Runtime{ID: "s/claude", Role: "claude", Agent: "claude", Pane: "%1",
-		Status: supervise.Ready, TokenHash: session.HashToken("tok-claude")}))
+		Status: supervise.Ready, TokenHash: state.HashToken("tok-claude")}))
 	require.NoError(t, st.PutThread(ctx, supervise.Thread{ID: "stuck", Blocked: true, BlockedWhy: "loop"}))
 	ops := &supervise.Ops{Store: st, Clock: clock.Real{}, Policy: supervise.DefaultPolicy, Limits: supervise.DefaultLimits,
 		Managed: func(context.Context, string) (bool, error) { return true, nil },

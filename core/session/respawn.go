@@ -8,6 +8,7 @@ import (
 
 	"github.com/partyhq/party/core/agent"
 	"github.com/partyhq/party/core/launch"
+	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/tmux"
 	"github.com/partyhq/party/core/usage"
 )
@@ -43,7 +44,7 @@ func Respawn(ctx context.Context, t Respawner, exe, stateDir, role, pane, resume
 	if err != nil {
 		return "", "", fmt.Errorf("respawn %s: %w", role, err)
 	}
-	token := NewToken()
+	token := state.NewToken()
 	env := ls.Env[:0:0]
 	for _, kv := range ls.Env {
 		if !strings.HasPrefix(kv, "PARTY_RUNTIME_TOKEN=") {
@@ -54,7 +55,7 @@ func Respawn(ctx context.Context, t Respawner, exe, stateDir, role, pane, resume
 	if err := launch.Write(path, ls); err != nil {
 		return "", "", err
 	}
-	hash := HashToken(token)
+	hash := state.HashToken(token)
 	if rec.Tokens == nil {
 		rec.Tokens = map[string]string{}
 	}

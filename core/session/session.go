@@ -241,8 +241,8 @@ func Start(ctx context.Context, d Deps, opts StartOptions) (Result, error) {
 		}
 		// Each agent proves who it is to the supervisor with a token of its
 		// own, in its environment only; the record keeps its hash.
-		token := NewToken()
-		tokens[p.Role] = HashToken(token)
+		token := state.NewToken()
+		tokens[p.Role] = state.HashToken(token)
 		penv = append(penv, "PARTY_RUNTIME_TOKEN="+token)
 		// The program's words go through a spec file: tmux never parses them.
 		if spawns[i], err = Spawn(d.Exe, dir, p.Role, launch.Spec{Argv: p.launch, Env: penv, Dir: p.dir(cwd)}); err != nil {

@@ -2,8 +2,6 @@ package supervise
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"path/filepath"
 	"strconv"
@@ -14,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/partyhq/party/core/clock"
+	"github.com/partyhq/party/core/state"
 )
 
 func TestCheckID(t *testing.T) {
@@ -482,8 +481,5 @@ func (r oneRow) Scan(dest ...any) error {
 	return nil
 }
 
-// hashOf is the hash a session's record keeps of token (session.HashToken).
-func hashOf(token string) string {
-	h := sha256.Sum256([]byte(token))
-	return hex.EncodeToString(h[:])
-}
+// hashOf is the hash a session's record keeps of token.
+func hashOf(token string) string { return state.HashToken(token) }

@@ -2,15 +2,15 @@ package supervise
 
 import (
 	"context"
-	"crypto/sha256"
 	"crypto/subtle"
 	"database/sql"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/partyhq/party/core/state"
 )
 
 type scanner interface{ Scan(dest ...any) error }
@@ -155,8 +155,7 @@ func (s *Store) RuntimeByToken(ctx context.Context, token string) (Runtime, erro
 	if token == "" {
 		return Runtime{}, fmt.Errorf("no runtime token: %w", ErrToken)
 	}
-	sum := sha256.Sum256([]byte(token))
-	want := []byte(hex.EncodeToString(sum[:]))
+	want := []byte(state.HashToken(token))
 	rs, err := s.Runtimes(ctx)
 	if err != nil {
 		return Runtime{}, err
