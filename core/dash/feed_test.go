@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/review"
@@ -63,7 +64,12 @@ func (f *fakeTmux) endSession(name string) {
 	delete(f.panes, name)
 }
 
-type fixedClock struct{ now time.Time }
+// fixedClock is a clock that stays at now; its timers are the wall
+// clock's.
+type fixedClock struct {
+	clock.Real
+	now time.Time
+}
 
 func (c fixedClock) Now() time.Time                                   { return c.now }
 func (c fixedClock) Sleep(ctx context.Context, _ time.Duration) error { return ctx.Err() }
