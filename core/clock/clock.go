@@ -7,8 +7,9 @@ import (
 
 // Clock tells the time and waits. Waits take a context so that callers can
 // cancel them, or go through a Timer or Ticker of the clock so that a
-// select can wait for them with other things; no core code calls
-// time.Sleep, time.After, time.NewTimer or time.NewTicker directly.
+// select can wait for them with other things; core code does not call
+// time.Sleep, time.After, time.NewTimer or time.NewTicker directly
+// (dbfile.WhileBusy aside: its doc says why).
 type Clock interface {
 	Now() time.Time
 	// Sleep waits for d or until ctx is done, returning ctx.Err() in the

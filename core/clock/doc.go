@@ -4,5 +4,7 @@
 // that a select shares with other things. Real code uses Real, the wall
 // clock; the simulator (sim) supplies a virtual clock whose timers fire as
 // a test moves it, so that waits of minutes run in microseconds. Core
-// calls none of time.Sleep, time.After, time.NewTimer and time.NewTicker.
+// calls none of time.Sleep, time.After, time.NewTimer and time.NewTicker
+// but in dbfile.WhileBusy, whose pauses wait on another process's SQLite
+// lock (its doc says why).
 package clock

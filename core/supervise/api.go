@@ -14,6 +14,8 @@ import (
 	"reflect"
 	"strings"
 	"time"
+
+	"github.com/partyhq/party/core/clock"
 )
 
 // Server is the supervisor's HTTP+JSON API over a Service: on a unix
@@ -58,6 +60,8 @@ type Server struct {
 	// Logf logs the server's failures (500s, the http.Server's errors);
 	// nil logs them through the log package.
 	Logf func(format string, args ...any)
+	// Clock times a long poll's ?wait=; nil is clock.Real.
+	Clock clock.Clock
 }
 
 // RuntimeTokenHeader is the header of a runtime's token.
