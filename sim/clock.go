@@ -22,10 +22,12 @@ import (
 type Clock struct {
 	mu     sync.Mutex
 	now    time.Time
-	timers []*timer // the armed ones
-	seq    uint64   // arming order, which breaks ties between deadlines
-	armed  chan struct{}
+	timers []*timer      // the armed ones
+	seq    uint64        // arming order, which breaks ties between deadlines
+	armed  chan struct{} // closed when a timer is armed (AwaitTimers)
 }
+
+var _ clock.Clock = (*Clock)(nil)
 
 // NewClock returns a clock at a fixed instant.
 func NewClock() *Clock {
@@ -50,8 +52,8 @@ func (c *Clock) Sleep(ctx context.Context, d time.Duration) error {
 
 // Advance moves the clock forward by d, firing the timers and tickers due
 // on the way in the order of their deadlines (of their arming, for equal
-// ones): the clock reads each one's deadline as it fires, and a ticker
-// fires again each period that fits. A timer's channel holds one time; a
+// ones): each sends its deadline, and a ticker fires again each period
+// that fits. A timer's channel holds one time; a
 // tick its reader has not taken yet is dropped, as time.Ticker's.
 func (c *Clock) Advance(d time.Duration) {
 	if d <= 0 {
