@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/testhome"
 )
 
@@ -15,8 +16,12 @@ func TestMain(m *testing.M) { os.Exit(testhome.Main(m)) }
 
 var t0 = time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
 
-// fakeClock is a clock the test moves by hand.
-type fakeClock struct{ now time.Time }
+// fakeClock is a clock the test moves by hand; its timers are the wall
+// clock's (the code under test sets none).
+type fakeClock struct {
+	clock.Real
+	now time.Time
+}
 
 func (c *fakeClock) Now() time.Time { return c.now }
 func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {

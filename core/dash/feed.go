@@ -125,6 +125,12 @@ func (f Feed) Watch(ctx context.Context, events chan<- Event) {
 		done   chan struct{}
 	}
 	running := map[string]watcher{}
+	poll := f.Clock.NewTimer(sessionsPoll)
+	defer poll.Stop()
+	// soon is the channel of soonTimer once a relist armed it.
+	soonTimer := f.Clock.NewTimer(time.Second)
+	soonTimer.Stop()
+	defer soonTimer.Stop()
 	var soon <-chan time.Time
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -169,16 +175,18 @@ func (f Feed) Watch(ctx context.Context, events chan<- Event) {
 				}
 			}
 		}
+		poll.Reset(sessionsPoll)
 		select {
 		case <-ctx.Done():
 			return
 		case <-relist:
 			// Now, and once more in a second: a new session gets its
 			// party options just after tmux announced it.
-			soon = time.After(time.Second)
+			soonTimer.Reset(time.Second)
+			soon = soonTimer.C()
 		case <-soon:
 			soon = nil
-		case <-time.After(sessionsPoll):
+		case <-poll.C():
 		}
 	}
 }

@@ -1,9 +1,12 @@
 package dash
 
 import (
+	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -14,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/partyhq/party/core/agent"
+	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/review"
@@ -22,6 +26,7 @@ import (
 	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/task"
 	"github.com/partyhq/party/core/tmux"
+	"github.com/partyhq/party/sim"
 )
 
 // fakeTmux is a server of sessions whose panes and screens a test sets;
@@ -63,7 +68,12 @@ func (f *fakeTmux) endSession(name string) {
 	delete(f.panes, name)
 }
 
-type fixedClock struct{ now time.Time }
+// fixedClock is a clock that stays at now; its timers are the wall
+// clock's.
+type fixedClock struct {
+	clock.Real
+	now time.Time
+}
 
 func (c fixedClock) Now() time.Time                                   { return c.now }
 func (c fixedClock) Sleep(ctx context.Context, _ time.Duration) error { return ctx.Err() }
@@ -144,8 +154,14 @@ func TestFeedSnapshot(t *testing.T) {
 	assert.Equal(t, []string{"/work/proj"}, *asked, "the tasks were asked for in the session's directory")
 }
 
+// TestFeedWatch runs the feed in virtual time: once the session's
+// watcher armed its timers, the test moves the clock past the slow look
+// and the feed looks, with no real time passing (a feed on the wall
+// clock never arms the sim clock's timers, and fails here).
 func TestFeedWatch(t *testing.T) {
 	f, fake, _, _ := feedFixture(t)
+	clk := sim.NewClock()
+	f.Clock = clk
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	events := make(chan Event, 64)
@@ -172,17 +188,18 @@ func TestFeedWatch(t *testing.T) {
 	assert.Equal(t, Permission, s.Agent("%2").State)
 	assert.Equal(t, Busy, s.Agent("%1").State)
 
-	if !testing.Short() {
-		// Without a control client the panes are listed on the slow look,
-		// which finds the session gone.
-		fake.endSession("t")
-		for gone := false; !gone; {
-			select {
-			case ev := <-events:
-				_, gone = ev.(SessionGone)
-			case <-ctx.Done():
-				require.FailNow(t, "the session's end was not seen")
-			}
+	// Armed: the listing of the sessions, and the session's slow look
+	// and look at its tasks. Without a control client the panes are
+	// listed on the slow look, which finds the session gone.
+	require.NoError(t, clk.AwaitTimers(ctx, 3), "the feed waits on its clock")
+	fake.endSession("t")
+	clk.Advance(slowPoll)
+	for gone := false; !gone; {
+		select {
+		case ev := <-events:
+			_, gone = ev.(SessionGone)
+		case <-ctx.Done():
+			require.FailNow(t, "the session's end was not seen")
 		}
 	}
 
@@ -191,5 +208,45 @@ func TestFeedWatch(t *testing.T) {
 	case <-done:
 	case <-time.After(5 * time.Second):
 		require.FailNow(t, "Watch did not return after its context ended")
+	}
+}
+
+// TestFeedStream: Stream writes the model at once, then, as the virtual
+// clock passes a beat, again with the time of the beat.
+func TestFeedStream(t *testing.T) {
+	f, _, info, _ := feedFixture(t)
+	clk := sim.NewClock()
+	f.Clock = clk
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	r, w := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- f.Stream(ctx, []tmux.SessionInfo{info}, w, time.Second, 5*time.Second) }()
+	lines := bufio.NewScanner(r)
+	model := func() Model {
+		t.Helper()
+		require.True(t, lines.Scan(), "a line of the stream: %v", lines.Err())
+		var m Model
+		require.NoError(t, json.Unmarshal(lines.Bytes(), &m))
+		return m
+	}
+
+	start := clk.Now()
+	first := model()
+	assert.Equal(t, start, first.Now, "the model at once")
+	require.Len(t, first.Sessions, 1)
+
+	// Armed: the stream's look and the three of its Watch.
+	require.NoError(t, clk.AwaitTimers(ctx, 4), "the stream waits on its clock")
+	clk.Advance(5 * time.Second)
+	assert.Equal(t, start.Add(5*time.Second), model().Now, "the model again after a beat")
+
+	cancel()
+	require.NoError(t, r.Close())
+	select {
+	case err := <-done:
+		assert.NoError(t, err)
+	case <-time.After(5 * time.Second):
+		require.FailNow(t, "Stream did not return after its context ended")
 	}
 }

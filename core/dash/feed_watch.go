@@ -86,11 +86,21 @@ func (sf *sessionFeed) watch(ctx context.Context, events chan<- Event, relist ch
 	}
 	send(ctx, events, TasksSeen{Session: name, Tasks: sf.tasks(ctx)})
 
+	clk := sf.feed.Clock
+	debounceTimer := clk.NewTimer(screenDebounce)
+	debounceTimer.Stop()
+	defer debounceTimer.Stop()
 	var debounce <-chan time.Time
+	arm := func() {
+		if debounce == nil {
+			debounceTimer.Reset(screenDebounce)
+			debounce = debounceTimer.C()
+		}
+	}
 	relistPanes := false
-	slow := time.NewTicker(slowPoll)
+	slow := clk.NewTicker(slowPoll)
 	defer slow.Stop()
-	tasks := time.NewTicker(tasksPoll)
+	tasks := clk.NewTicker(tasksPoll)
 	defer tasks.Stop()
 	for {
 		select {
@@ -108,9 +118,7 @@ func (sf *sessionFeed) watch(ctx context.Context, events chan<- Event, relist ch
 			}
 			return
 		case <-dirty:
-			if debounce == nil {
-				debounce = time.After(screenDebounce)
-			}
+			arm()
 		case n := <-notes:
 			if strings.HasPrefix(n, "%sessions-changed") {
 				select {
@@ -120,9 +128,7 @@ func (sf *sessionFeed) watch(ctx context.Context, events chan<- Event, relist ch
 				continue
 			}
 			relistPanes = true
-			if debounce == nil {
-				debounce = time.After(screenDebounce)
-			}
+			arm()
 		case <-wake:
 			sf.woke()
 			send(ctx, events, sf.hooks()...)
@@ -152,7 +158,7 @@ func (sf *sessionFeed) watch(ctx context.Context, events chan<- Event, relist ch
 					send(ctx, events, sf.screen(p, s))
 				}
 			}
-		case <-slow.C:
+		case <-slow.C():
 			send(ctx, events, sf.hooks()...)
 			sf.records(ctx, events)
 			if q, changed := sf.queuesChanged(); changed {
@@ -171,7 +177,7 @@ func (sf *sessionFeed) watch(ctx context.Context, events chan<- Event, relist ch
 					}
 				}
 			}
-		case <-tasks.C:
+		case <-tasks.C():
 			send(ctx, events, TasksSeen{Session: name, Tasks: sf.tasks(ctx)})
 		}
 	}

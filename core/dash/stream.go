@@ -34,13 +34,16 @@ func (f Feed) Stream(ctx context.Context, sessions []tmux.SessionInfo, out io.Wr
 		return err
 	}
 	dirty := false
+	look := f.Clock.NewTimer(every)
+	defer look.Stop()
 	for {
+		look.Reset(every)
 		select {
 		case <-ctx.Done():
 			return nil
 		case ev := <-events:
 			m, dirty = Update(m, ev), true
-		case <-time.After(every):
+		case <-look.C():
 		}
 		now := f.Clock.Now()
 		if since := now.Sub(last); (dirty && since >= every) || since >= beat {

@@ -69,6 +69,12 @@ const openBusy = 10 * time.Second
 // openBusy. SQLite answers BUSY at once, without its busy handler, to a
 // connection that opens the file while another switches it to WAL or
 // recovers its WAL (eight openers at once met it in a loaded make test).
+//
+// Its pauses are the wall clock's (time.Sleep), the one wait in core not
+// through a clock.Clock: it waits for another process to let go of the
+// file, which it does in real time, as the driver's own busy_timeout
+// waits for it (in SQLite, on the wall clock) once the file is open; the
+// stores it opens (supervise.Open, spend's ledger) take no clock.
 func WhileBusy(f func() error) error {
 	deadline := time.Now().Add(openBusy)
 	for pause := 5 * time.Millisecond; ; pause = min(pause*2, 100*time.Millisecond) {

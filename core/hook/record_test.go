@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/mux"
 	"github.com/partyhq/party/core/state"
 	"github.com/partyhq/party/core/tmux"
@@ -44,9 +45,13 @@ func (f fakeSessions) SessionInfo(_ context.Context, name string) (tmux.SessionI
 	return tmux.SessionInfo{Name: name, StateDir: f.dir}, nil
 }
 
-type clockAt time.Time
+// clockAt is a clock that stays at at; its timers are the wall clock's.
+type clockAt struct {
+	clock.Real
+	at time.Time
+}
 
-func (c clockAt) Now() time.Time                                   { return time.Time(c) }
+func (c clockAt) Now() time.Time                                   { return c.at }
 func (c clockAt) Sleep(ctx context.Context, _ time.Duration) error { return ctx.Err() }
 
 func TestRecord(t *testing.T) {
@@ -87,7 +92,7 @@ func TestRecord(t *testing.T) {
 			}
 			var out bytes.Buffer
 			rv := &fakeReview{deny: tt.deny}
-			err := Record(context.Background(), Deps{Getenv: func(k string) string { return env[k] }, Clock: clockAt(at),
+			err := Record(context.Background(), Deps{Getenv: func(k string) string { return env[k] }, Clock: clockAt{at: at},
 				Tmux: fakeSessions{dir: dir}, In: strings.NewReader(tt.stdin), Out: &out, Review: rv}, tt.agent, []byte(tt.payload))
 			lines, _, rerr := state.ReadFrom(filepath.Join(dir, state.EventLog), 0)
 			require.NoError(t, rerr)
@@ -128,7 +133,7 @@ func TestRecordThatCannotAppendTellsTheWaiters(t *testing.T) {
 	w, err := state.ListenSession(getenv, dir)
 	require.NoError(t, err)
 	defer w.Close()
-	err = Record(context.Background(), Deps{Getenv: getenv, Clock: clockAt(time.Now()), Tmux: fakeSessions{dir: dir},
+	err = Record(context.Background(), Deps{Getenv: getenv, Clock: clockAt{at: time.Now()}, Tmux: fakeSessions{dir: dir},
 		In: strings.NewReader(`{"hook_event_name":"UserPromptSubmit","prompt":"q","transcript_path":"/t.jsonl"}`), Out: io.Discard,
 		Review: &fakeReview{}}, "claude", nil)
 	require.Error(t, err)
@@ -159,7 +164,7 @@ func TestRecordThatCannotAppendLeavesANote(t *testing.T) {
 	getenv := func(k string) string { return env[k] }
 	at := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	record := func() error {
-		return Record(context.Background(), Deps{Getenv: getenv, Clock: clockAt(at), Tmux: fakeSessions{dir: dir},
+		return Record(context.Background(), Deps{Getenv: getenv, Clock: clockAt{at: at}, Tmux: fakeSessions{dir: dir},
 			In: strings.NewReader(`{"hook_event_name":"Stop","last_assistant_message":"a","transcript_path":"/t.jsonl"}`), Out: io.Discard,
 			Review: &fakeReview{}}, "claude", nil)
 	}

@@ -10,6 +10,8 @@ import (
 	"net"
 	"sync"
 	"time"
+
+	"github.com/partyhq/party/core/clock"
 )
 
 // Protocol is the version of the bridge's protocol (the Hello and what
@@ -77,8 +79,9 @@ const helloWait = 10 * time.Second
 // its Hello came and says the remote party is version local. An ssh
 // failure is an *Error, another version a *VersionError, a bridge the
 // remote could not make (no supervisor there) a *RemoteError with the
-// remote's code. Closing the conn ends ssh.
-func Dial(ctx context.Context, r Runner, h Host, session, local string) (net.Conn, Hello, error) {
+// remote's code. Closing the conn ends ssh, killed if it has not exited a
+// second later by clk.
+func Dial(ctx context.Context, clk clock.Clock, r Runner, h Host, session, local string) (net.Conn, Hello, error) {
 	if err := CheckSession(session); err != nil {
 		return nil, Hello{}, err
 	}
@@ -138,16 +141,17 @@ func Dial(ctx context.Context, r Runner, h Host, session, local string) (net.Con
 		hello.Error.Host = h.Name
 		return fail(hello.Error)
 	}
-	return &procConn{Proc: p, r: br, host: h.Name}, hello, nil
+	return &procConn{Proc: p, r: br, host: h.Name, clock: clk}, hello, nil
 }
 
 // procConn is a bridge's process as a net.Conn: reads are its stdout
 // (after the Hello), writes its stdin.
 type procConn struct {
 	Proc
-	r    *bufio.Reader
-	host string
-	once sync.Once
+	r     *bufio.Reader
+	host  string
+	clock clock.Clock
+	once  sync.Once
 }
 
 func (c *procConn) Read(b []byte) (int, error) { return c.r.Read(b) }
@@ -159,9 +163,11 @@ func (c *procConn) Close() error {
 		_ = c.Proc.Close()
 		done := make(chan struct{})
 		go func() { _, _ = c.Wait(); close(done) }()
+		timer := c.clock.NewTimer(time.Second)
+		defer timer.Stop()
 		select {
 		case <-done:
-		case <-time.After(time.Second):
+		case <-timer.C():
 			c.Kill()
 			<-done
 		}

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/shellwords"
 )
 
@@ -237,7 +238,7 @@ func TestDialCarriesHTTPOnOneConnection(t *testing.T) {
 	dials := 0
 	tr := &http.Transport{DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 		dials++
-		c, _, err := Dial(ctx, r, box, "s1", "v1")
+		c, _, err := Dial(ctx, clock.Real{}, r, box, "s1", "v1")
 		return c, err
 	}, MaxConnsPerHost: 1}
 	defer tr.CloseIdleConnections()
@@ -285,7 +286,7 @@ func TestDialRefuses(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c, _, err := Dial(context.Background(), &fakeRunner{serve: tt.serve}, box, "s1", "v1")
+			c, _, err := Dial(context.Background(), clock.Real{}, &fakeRunner{serve: tt.serve}, box, "s1", "v1")
 			require.Error(t, err)
 			assert.Nil(t, c)
 			if tt.is != nil {
@@ -296,7 +297,7 @@ func TestDialRefuses(t *testing.T) {
 			}
 		})
 	}
-	_, _, err := Dial(context.Background(), &fakeRunner{}, box, "a b", "v1")
+	_, _, err := Dial(context.Background(), clock.Real{}, &fakeRunner{}, box, "a b", "v1")
 	assert.ErrorIs(t, err, ErrName, "a session name that is not a token never reaches ssh")
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/config"
 	"github.com/partyhq/party/core/hook"
 	"github.com/partyhq/party/core/state"
@@ -115,7 +116,7 @@ func (l lines) Write(b []byte) (int, error) {
 
 // stopped is a clock whose waits end only with their context: Run passes
 // only when woken.
-type stopped struct{}
+type stopped struct{ clock.Real }
 
 func (stopped) Now() time.Time { return time.Time{} }
 

@@ -8,10 +8,16 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/clock"
 )
 
-// sleeps is a clock that records its pauses and never waits.
+// sleeps is a clock that records its pauses and never waits; its timers
+// are the wall clock's.
 type sleeps []time.Duration
+
+func (s *sleeps) NewTimer(d time.Duration) clock.Timer   { return clock.Real{}.NewTimer(d) }
+func (s *sleeps) NewTicker(d time.Duration) clock.Ticker { return clock.Real{}.NewTicker(d) }
 
 func (s *sleeps) Now() time.Time { return time.Time{} }
 func (s *sleeps) Sleep(ctx context.Context, d time.Duration) error {

@@ -23,7 +23,7 @@ import (
 // client's life; HTTP.CloseIdleConnections ends it. A connection that
 // broke is made again on the next call.
 func (c Caller) Client(ctx context.Context, h hosts.Host, session string) (*supervise.Client, error) {
-	first, _, err := hosts.Dial(ctx, c.SSH, h, session, c.Version)
+	first, _, err := hosts.Dial(ctx, c.Clock, c.SSH, h, session, c.Version)
 	if err != nil {
 		return nil, err
 	}
@@ -35,7 +35,7 @@ func (c Caller) Client(ctx context.Context, h hosts.Host, session string) (*supe
 			first = nil
 			return conn, nil
 		}
-		conn, _, err := hosts.Dial(ctx, c.SSH, h, session, c.Version)
+		conn, _, err := hosts.Dial(ctx, c.Clock, c.SSH, h, session, c.Version)
 		return conn, err
 	}), nil
 }

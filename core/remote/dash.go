@@ -105,7 +105,7 @@ func (c Caller) dashStream(ctx context.Context, h hosts.Host, seen func(dash.Hos
 			lines <- append([]byte(nil), sc.Bytes()...)
 		}
 	}()
-	silence := time.NewTimer(dashWait)
+	silence := c.Clock.NewTimer(dashWait)
 	defer silence.Stop()
 	var last []byte
 	var took time.Duration
@@ -118,7 +118,7 @@ func (c Caller) dashStream(ctx context.Context, h hosts.Host, seen func(dash.Hos
 			}
 			_, _ = p.Wait()
 			return ctx.Err()
-		case <-silence.C:
+		case <-silence.C():
 			p.Kill() // then its lines end
 			killed = true
 		case b, ok := <-lines:

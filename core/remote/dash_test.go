@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -13,27 +15,33 @@ import (
 	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/dash"
 	"github.com/partyhq/party/core/hosts"
+	"github.com/partyhq/party/sim"
 )
 
 // streamRunner plays a remote party dash --stream: it prints lines, then
-// exits with exit and stderr; argv is what it was started with.
+// exits with exit and stderr (with hang, it stays silent until killed);
+// argv is what it was started with.
 type streamRunner struct {
 	lines  []string
 	exit   int
 	stderr string
+	hang   bool
 	argv   [][]string
 }
 
 func (r *streamRunner) Start(argv []string) (hosts.Proc, error) {
 	r.argv = append(r.argv, argv)
 	out, w := io.Pipe()
-	p := &streamProc{out: out, done: make(chan struct{}), exit: r.exit, stderr: r.stderr}
+	p := &streamProc{out: out, done: make(chan struct{}), killed: make(chan struct{}), exit: r.exit, stderr: r.stderr}
 	go func() {
 		defer close(p.done)
 		for _, l := range r.lines {
 			if _, err := io.WriteString(w, l+"\n"); err != nil {
 				return
 			}
+		}
+		if r.hang {
+			<-p.killed
 		}
 		_ = w.Close()
 	}()
@@ -43,6 +51,8 @@ func (r *streamRunner) Start(argv []string) (hosts.Proc, error) {
 type streamProc struct {
 	out    *io.PipeReader
 	done   chan struct{}
+	killed chan struct{}
+	kill   sync.Once
 	exit   int
 	stderr string
 }
@@ -50,8 +60,11 @@ type streamProc struct {
 func (p *streamProc) Read(b []byte) (int, error)  { return p.out.Read(b) }
 func (p *streamProc) Write(b []byte) (int, error) { return len(b), nil }
 func (p *streamProc) Close() error                { return nil }
-func (p *streamProc) Kill()                       { _ = p.out.CloseWithError(errors.New("killed")) }
-func (p *streamProc) Wait() (int, string)         { <-p.done; return p.exit, p.stderr }
+func (p *streamProc) Kill() {
+	p.kill.Do(func() { close(p.killed) })
+	_ = p.out.CloseWithError(errors.New("killed"))
+}
+func (p *streamProc) Wait() (int, string) { <-p.done; return p.exit, p.stderr }
 
 // classify is the codes these tests need of the error table.
 func classify(err error) string {
@@ -114,4 +127,46 @@ func TestDashWatch(t *testing.T) {
 			assert.Equal(t, []string{"'party'", "'dash'", "'--caller-version=v1'", "'--stream'", "'--json'"}, tt.runner.argv[0][len(tt.runner.argv[0])-5:])
 		})
 	}
+}
+
+// TestDashWatchSilence: a party there that says nothing is killed once the
+// virtual clock passed dashWait, and the host is offline for timing out;
+// no real time passes (a watch on the wall clock never arms the sim
+// clock's timer, and fails here).
+func TestDashWatchSilence(t *testing.T) {
+	clk := sim.NewClock()
+	runner := &streamRunner{hang: true}
+	c := Caller{SSH: runner, Clock: clk, Version: "v1", Classify: func(err error) string {
+		if errors.Is(err, hosts.ErrTimeout) {
+			return "HOST_TIMEOUT"
+		}
+		return classify(err)
+	}}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	watch, stop := context.WithCancel(ctx)
+	defer stop()
+	seen := make(chan dash.Host, 1)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.DashWatch(watch, hosts.Host{Name: "box", Dest: "me@box", Program: "party"}, func(h dash.Host) {
+			seen <- h
+			stop() // no second connection
+		})
+	}()
+
+	require.NoError(t, clk.AwaitTimers(ctx, 1), "the watch waits on its clock")
+	clk.Advance(dashWait)
+	var h dash.Host
+	select {
+	case h = <-seen:
+	case <-ctx.Done():
+		require.FailNow(t, "the silent host was not seen offline")
+	}
+	<-done
+	assert.False(t, h.Online)
+	require.NotNil(t, h.Error)
+	assert.Equal(t, "HOST_TIMEOUT", h.Error.Code)
+	assert.Len(t, runner.argv, 1, "one connection")
 }

@@ -11,10 +11,16 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/partyhq/party/core/clock"
 )
 
-// fakeClock is a clock the test moves by hand.
-type fakeClock struct{ now time.Time }
+// fakeClock is a clock the test moves by hand; its timers are the wall
+// clock's (the code under test sets none).
+type fakeClock struct {
+	clock.Real
+	now time.Time
+}
 
 func (c *fakeClock) Now() time.Time { return c.now }
 func (c *fakeClock) Sleep(ctx context.Context, d time.Duration) error {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/state"
 )
 
@@ -58,6 +59,8 @@ type Server struct {
 	// Logf logs the server's failures (500s, the http.Server's errors);
 	// nil logs them through the log package.
 	Logf func(format string, args ...any)
+	// Clock times a long poll's ?wait=; nil is clock.Real.
+	Clock clock.Clock
 }
 
 // RuntimeTokenHeader is the header of a runtime's token.

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/partyhq/party/core/clock"
 )
 
 func (s *Server) submit(w http.ResponseWriter, r *http.Request, c Caller) (int, any, error) {
@@ -198,7 +200,11 @@ func (s *Server) longPoll(r *http.Request, look func() (done bool, err error)) e
 		}
 		wait = min(d, MaxWait)
 	}
-	timer := time.NewTimer(wait)
+	clk := s.Clock
+	if clk == nil {
+		clk = clock.Real{}
+	}
+	timer := clk.NewTimer(wait)
 	defer timer.Stop()
 	for {
 		changed := s.Service.Changed()
@@ -208,7 +214,7 @@ func (s *Server) longPoll(r *http.Request, look func() (done bool, err error)) e
 		}
 		select {
 		case <-changed:
-		case <-timer.C:
+		case <-timer.C():
 			return nil
 		case <-r.Context().Done():
 			return r.Context().Err()

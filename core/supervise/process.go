@@ -281,7 +281,7 @@ func (p *Process) run(ctx context.Context, logf func(string, ...any), build func
 		metrics.CountUsage(parts.Usage)
 	}
 	parts.Loop.Metrics = metrics
-	srv := &Server{Service: parts.Ops, Metrics: metrics, Logf: logf}
+	srv := &Server{Service: parts.Ops, Metrics: metrics, Logf: logf, Clock: p.Clock}
 	ln, err := ListenUnix(parts.Socket)
 	if err != nil {
 		return err

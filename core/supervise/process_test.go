@@ -90,7 +90,12 @@ func TestCheckWorkspace(t *testing.T) {
 	}
 }
 
-type virtualClock struct{ now time.Time }
+// virtualClock is a clock whose sleeps move it at once; its timers are
+// the wall clock's.
+type virtualClock struct {
+	clock.Real
+	now time.Time
+}
 
 func (c *virtualClock) Now() time.Time { return c.now }
 func (c *virtualClock) Sleep(ctx context.Context, d time.Duration) error {

@@ -69,10 +69,8 @@ func (c *Client) NewSession(ctx context.Context, name string, w, h int, spawn Sp
 	// `party stop`) takes our command down with it; the command did not
 	// run, and the next try starts a new server.
 	for try := 1; err != nil && serverExiting(err) && try <= 5; try++ {
-		select {
-		case <-ctx.Done():
-			return "", fmt.Errorf("new session %q: %w", name, ctx.Err())
-		case <-time.After(time.Duration(try) * 10 * time.Millisecond):
+		if err := c.clock().Sleep(ctx, time.Duration(try)*10*time.Millisecond); err != nil {
+			return "", fmt.Errorf("new session %q: %w", name, err)
 		}
 		out, err = c.Run(ctx, args...)
 	}
@@ -227,8 +225,9 @@ const serverExitWait = 2 * time.Second
 // awaitEmptyServerExit returns once the server is gone, has a session, or
 // is set to stay up without one (exit-empty off).
 func (c *Client) awaitEmptyServerExit(ctx context.Context) {
-	deadline := time.Now().Add(serverExitWait)
-	for first := true; time.Now().Before(deadline); first = false {
+	clk := c.clock()
+	deadline := clk.Now().Add(serverExitWait)
+	for first := true; clk.Now().Before(deadline); first = false {
 		out, err := c.Run(ctx, "list-sessions", "-F", "x")
 		switch {
 		case err != nil && !serverExiting(err):
@@ -240,10 +239,8 @@ func (c *Client) awaitEmptyServerExit(ctx context.Context) {
 				return
 			}
 		}
-		select {
-		case <-ctx.Done():
+		if clk.Sleep(ctx, 5*time.Millisecond) != nil {
 			return
-		case <-time.After(5 * time.Millisecond):
 		}
 	}
 }

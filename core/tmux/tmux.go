@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/partyhq/party/core/clock"
 	"github.com/partyhq/party/core/mux"
 )
 
@@ -217,12 +218,24 @@ type Client struct {
 	// arguments fit it (ours: ids, flags, formats); any other command, and
 	// a query once it has closed, runs a tmux process.
 	Queries *Control
-	tok     string
+	// Clock paces the retries of a command the server dropped and the
+	// wait for a server that lost its last session to exit; nil is
+	// clock.Real.
+	Clock clock.Clock
+	tok   string
 }
 
 // New returns a client for socket using runner.
 func New(socket Socket, runner Runner) *Client {
-	return &Client{Bin: "tmux", Socket: socket, Runner: runner, tok: token()}
+	return &Client{Bin: "tmux", Socket: socket, Runner: runner, Clock: clock.Real{}, tok: token()}
+}
+
+// clock is the client's Clock, clock.Real when it has none.
+func (c *Client) clock() clock.Clock {
+	if c.Clock == nil {
+		return clock.Real{}
+	}
+	return c.Clock
 }
 
 func token() string {
@@ -372,10 +385,8 @@ func (c *Client) Query(ctx context.Context, fields []string, args ...string) ([]
 	// A query only reads, so a connection the server dropped mid-command
 	// is asked again: a live server answers, a dead one says so.
 	for try := 1; err != nil && try <= 3 && lostServer(err); try++ {
-		select {
-		case <-ctx.Done():
+		if c.clock().Sleep(ctx, time.Duration(try)*50*time.Millisecond) != nil {
 			return nil, err
-		case <-time.After(time.Duration(try) * 50 * time.Millisecond):
 		}
 		out, err = c.runText(ctx, args...)
 	}

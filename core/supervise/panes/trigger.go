@@ -91,7 +91,7 @@ func (e *Effects) Prepare(ctx context.Context, rt supervise.Runtime, text string
 
 // Send delivers text once to rt's pane through the delivery path.
 func (e *Effects) Send(ctx context.Context, rt supervise.Runtime, text string) supervise.SendReport {
-	e.killPoint("record")
+	e.killPoint(ctx, "record")
 	p, err := e.pane(ctx, rt)
 	if err != nil {
 		return supervise.SendReport{Class: supervise.TargetNotFound, Err: err}
@@ -100,10 +100,10 @@ func (e *Effects) Send(ctx context.Context, rt supervise.Runtime, text string) s
 	pasted := false
 	d.Step = func(step string) {
 		pasted = pasted || step == "paste"
-		e.killPoint(step)
+		e.killPoint(ctx, step)
 	}
 	res, err := d.Send(ctx, e.request(rt, p, text))
-	e.killPoint("confirm")
+	e.killPoint(ctx, "confirm")
 	r := supervise.SendReport{Acked: res.Via == "event", Pasted: pasted, Err: err}
 	if err == nil {
 		r.Outcome = string(res.Outcome)
@@ -165,7 +165,7 @@ func (e *Effects) Reclaim(ctx context.Context, rt supervise.Runtime, t supervise
 // pause-STEP holds the delivery there instead, until the test removes it
 // (at most two minutes; paused-STEP says it is held): the scenario then
 // acts between two steps, as an operator typing after the last look.
-func (e *Effects) killPoint(step string) {
+func (e *Effects) killPoint(ctx context.Context, step string) {
 	dir := e.Getenv("PARTY_TEST_KILL_DIR")
 	if dir == "" {
 		return
@@ -173,8 +173,8 @@ func (e *Effects) killPoint(step string) {
 	pause := filepath.Join(dir, "pause-"+step)
 	if _, err := os.Stat(pause); err == nil {
 		_ = os.WriteFile(filepath.Join(dir, "paused-"+step), nil, 0o600)
-		for end := time.Now().Add(2 * time.Minute); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-			if _, err := os.Stat(pause); err != nil {
+		for end := e.Clock.Now().Add(2 * time.Minute); e.Clock.Now().Before(end); {
+			if _, err := os.Stat(pause); err != nil || e.Clock.Sleep(ctx, 20*time.Millisecond) != nil {
 				break
 			}
 		}
