@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/partyhq/party/core/deliver"
 	"github.com/partyhq/party/core/exitcode"
@@ -12,6 +13,7 @@ import (
 	"github.com/partyhq/party/core/remote"
 	"github.com/partyhq/party/core/roles"
 	"github.com/partyhq/party/core/session"
+	"github.com/partyhq/party/core/supervise"
 	"github.com/partyhq/party/core/talk"
 )
 
@@ -88,6 +90,7 @@ func Talk(ctx context.Context, env *Env, opts TalkOptions) ([]TalkOutcome, error
 	if err != nil {
 		return nil, err
 	}
+	recordTalks(ctx, env, info.StateDir, utf8.RuneCountInString(opts.Text), results)
 	out := make([]TalkOutcome, len(results))
 	for i, r := range results {
 		out[i] = TalkOutcome{Role: r.Role, Pane: r.Pane, Outcome: r.Outcome, Answer: r.Answer, Via: r.Via,
@@ -116,6 +119,47 @@ type TalkOutcome struct {
 	Error *exitcode.ErrorInfo `json:"error,omitempty"`
 	Err   error               `json:"-"`
 }
+
+// recordTalks tells the supervisor of the session in stateDir, when one
+// serves, of each talk that ended, for its audit (talk_ended: answered,
+// the error code of one that failed, else the delivery's outcome): from the
+// runtime whose pane talked (its token, when the pane is of this session),
+// else from the operator. A talk is party talk's own delivery: no
+// supervisor is waited for or started, and one that cannot record it
+// costs the talk nothing but a warning.
+func recordTalks(ctx context.Context, env *Env, stateDir string, chars int, results []talk.Result) {
+	if p, ok := supervise.ReadProc(supervise.Dir(stateDir)); !ok || p.State != supervise.ProcServing {
+		return
+	}
+	c, err := operatorClient(env, stateDir)
+	if err != nil {
+		return
+	}
+	defer c.HTTP.CloseIdleConnections()
+	if env.Getenv("PARTY_STATE_DIR") == stateDir {
+		c.RuntimeToken = env.Getenv("PARTY_RUNTIME_TOKEN")
+	}
+	c.Operator = env.Getenv("PARTY_OPERATOR")
+	// Also after a ^C: the talk that was taken back is recorded too.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), recordWait)
+	defer cancel()
+	for _, r := range results {
+		outcome := string(r.Outcome) // the delivery's, when no answer was waited for
+		switch {
+		case r.Answer != nil:
+			outcome = "answered"
+		case r.Err != nil:
+			outcome = exitcode.ErrorOf(r.Err).Code
+		}
+		rec := supervise.TalkRecord{Role: r.Role, Outcome: outcome, MS: r.Elapsed.Milliseconds(), Chars: chars}
+		if err := c.Talked(ctx, rec); err != nil {
+			env.Warnf("warning: the supervisor did not record the talk to %s: %v", r.Role, err)
+		}
+	}
+}
+
+// recordWait bounds recordTalks' calls.
+const recordWait = 2 * time.Second
 
 // roleNames are the roles of panes, in their order.
 func roleNames(panes []mux.Pane) []string {

@@ -23,6 +23,7 @@ const (
 	OpHeartbeat Op = "heartbeat"
 	OpEvents    Op = "supervise events"
 	OpStop      Op = "runtime stop"
+	OpTalked    Op = "talk"
 )
 
 // Who says which callers may make a call.
@@ -62,6 +63,9 @@ var Rules = map[Op]Who{
 	OpHeartbeat: OwnRuntime,
 	OpEvents:    Operator,
 	OpStop:      Operator,
+	// A talk is party talk's own delivery; the supervisor only hears of
+	// it, from whoever talked.
+	OpTalked: Operator | AnyRuntime,
 }
 
 // Operator says whether c is the operator (no runtime token).

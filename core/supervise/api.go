@@ -35,6 +35,7 @@ import (
 //	GET  /v1/threads/{id}/messages   → 200 {"messages": [Message…]}
 //	POST /v1/threads/{id}/unblock    → 200 Thread
 //	POST /v1/heartbeat               HeartbeatRequest → 200 {"ok": true}
+//	POST /v1/talks                   TalkRecord → 200 {"ok": true} (recorded in the audit)
 //	POST /v1/runtimes/{role}/stop    StopRequest → 200 Runtime (once its agent ended)
 //	GET  /v1/health                  → 200 {"ok": true}
 //	GET  /metrics                    → the Prometheus metrics
@@ -167,6 +168,7 @@ func (s *Server) Handler(tcp bool) http.Handler {
 	mux.HandleFunc("GET /v1/threads/{id}/messages", s.handle(s.messages))
 	mux.HandleFunc("POST /v1/threads/{id}/unblock", s.handle(s.unblock))
 	mux.HandleFunc("POST /v1/heartbeat", s.handle(s.heartbeat))
+	mux.HandleFunc("POST /v1/talks", s.handle(s.talked))
 	mux.HandleFunc("POST /v1/runtimes/{role}/stop", s.handle(s.stop))
 	mux.HandleFunc("GET /v1/health", func(w http.ResponseWriter, r *http.Request) {
 		writeAnswer(w, http.StatusOK, map[string]bool{"ok": true})

@@ -161,6 +161,15 @@ func (s *Server) heartbeat(w http.ResponseWriter, r *http.Request, c Caller) (in
 	return http.StatusOK, map[string]bool{"ok": true}, s.Service.Heartbeat(r.Context(), c, req.Status)
 }
 
+// talked records a talk that ended in the audit.
+func (s *Server) talked(w http.ResponseWriter, r *http.Request, c Caller) (int, any, error) {
+	var req TalkRecord
+	if err := s.decode(w, r, &req); err != nil {
+		return 0, nil, err
+	}
+	return http.StatusOK, map[string]bool{"ok": true}, s.Service.Talked(r.Context(), c, req)
+}
+
 // stop stops a runtime (the operator's call: Rules).
 func (s *Server) stop(w http.ResponseWriter, r *http.Request, c Caller) (int, any, error) {
 	var req StopRequest

@@ -140,6 +140,8 @@ func (f *apiFake) Messages(context.Context, Caller, string) ([]Message, error) {
 
 func (f *apiFake) Heartbeat(context.Context, Caller, string) error { return errNotInFake }
 
+func (f *apiFake) Talked(context.Context, Caller, TalkRecord) error { return errNotInFake }
+
 func (f *apiFake) Changed() <-chan struct{} { return nil }
 
 func (f *apiFake) Stop(context.Context, Caller, string, time.Duration) (Runtime, error) {

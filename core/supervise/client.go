@@ -205,6 +205,13 @@ func (c *Client) Heartbeat(ctx context.Context, status string) error {
 	return err
 }
 
+// Talked records a talk that ended in the supervisor's audit.
+func (c *Client) Talked(ctx context.Context, r TalkRecord) error {
+	var out map[string]bool
+	_, err := c.do(ctx, http.MethodPost, "/v1/talks", r, &out)
+	return err
+}
+
 // Unblock lets a thread a safeguard blocked go on.
 func (c *Client) Unblock(ctx context.Context, thread string) (Thread, error) {
 	var th Thread

@@ -1,6 +1,7 @@
 package supervise
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -530,6 +531,32 @@ func (o *Ops) Heartbeat(ctx context.Context, c Caller, status string) error {
 		return fmt.Errorf("status %q: one word: %w", status, ErrBadInput)
 	}
 	if err := o.Store.Heartbeat(ctx, c.Runtime, status, o.Clock.Now().UTC()); err != nil {
+		return err
+	}
+	o.wake()
+	return nil
+}
+
+// Talked records in the audit the talk r the caller had (AuditTalk): to
+// r.Role, from the calling runtime, else the operator by its name (a
+// named operator's) or as "operator".
+func (o *Ops) Talked(ctx context.Context, c Caller, r TalkRecord) error {
+	if err := Allow(c, OpTalked); err != nil {
+		return err
+	}
+	if err := CheckID("role", r.Role); err != nil {
+		return err
+	}
+	if r.Outcome == "" || len(r.Outcome) > 32 || strings.ContainsAny(r.Outcome, " \n\r") || r.MS < 0 || r.Chars < 0 {
+		return fmt.Errorf("talk to %s: outcome %q (one word), ms %d, chars %d: %w", r.Role, r.Outcome, r.MS, r.Chars, ErrBadInput)
+	}
+	from := c.Runtime
+	if from == "" {
+		from = cmp.Or(c.Name, "operator")
+	}
+	err := o.Store.Audit(ctx, AuditEvent{At: o.Clock.Now().UTC(), Kind: AuditTalk, Role: r.Role, Result: from,
+		Detail: fmt.Sprintf("%s after %d ms, %d characters", r.Outcome, r.MS, r.Chars)})
+	if err != nil {
 		return err
 	}
 	o.wake()

@@ -423,10 +423,44 @@ func TestSubmitWithoutARoleIsBadInput(t *testing.T) {
 
 // TestEveryOpHasARule: the table covers every operation.
 func TestEveryOpHasARule(t *testing.T) {
-	for _, op := range []Op{OpSubmit, OpForce, OpTrigger, OpTriggers, OpUnblock, OpRuntimes, OpSend, OpRead, OpMessages, OpHeartbeat, OpEvents, OpStop} {
+	for _, op := range []Op{OpSubmit, OpForce, OpTrigger, OpTriggers, OpUnblock, OpRuntimes, OpSend, OpRead, OpMessages, OpHeartbeat, OpEvents, OpStop, OpSendOut, OpTalked} {
 		assert.Contains(t, Rules, op)
 	}
 	assert.ErrorIs(t, Allow(Caller{}, "nonesuch"), ErrForbidden)
+}
+
+// TestTalkedIsAudited: a talk that ended is in the audit (talk_ended),
+// from the runtime whose token came with it, else from the operator by
+// its name; its text is not asked for, and a bad record is refused.
+func TestTalkedIsAudited(t *testing.T) {
+	ctx := context.Background()
+	o, client := accessOps(t)
+	client.RuntimeToken = "tok-claude"
+	require.NoError(t, client.Talked(ctx, TalkRecord{Role: "codex", Outcome: "answered", MS: 1200, Chars: 42}))
+	client.RuntimeToken, client.Operator = "", "planner"
+	require.NoError(t, client.Talked(ctx, TalkRecord{Role: "shell", Outcome: "sent", Chars: 3}))
+	client.Operator = ""
+	require.NoError(t, client.Talked(ctx, TalkRecord{Role: "claude", Outcome: "timeout", MS: 5}))
+	client.RuntimeToken = "tok-forged"
+	assert.ErrorIs(t, client.Talked(ctx, TalkRecord{Role: "codex", Outcome: "answered"}), ErrToken)
+	client.RuntimeToken = ""
+	for _, bad := range []TalkRecord{{Role: "", Outcome: "answered"}, {Role: "codex"}, {Role: "codex", Outcome: "two words"},
+		{Role: "codex", Outcome: "answered", MS: -1}, {Role: "../x", Outcome: "answered"}} {
+		assert.ErrorIs(t, client.Talked(ctx, bad), ErrBadInput, "%+v", bad)
+	}
+	evs, err := o.Events(ctx, Caller{}, 0, 1000)
+	require.NoError(t, err)
+	var got []string
+	for _, e := range evs {
+		if e.Kind == AuditTalk {
+			got = append(got, e.Role+" "+e.Result+" "+e.Detail)
+		}
+	}
+	assert.Equal(t, []string{
+		"codex claude answered after 1200 ms, 42 characters",
+		"shell planner sent after 0 ms, 3 characters",
+		"claude operator timeout after 5 ms, 0 characters",
+	}, got)
 }
 
 // TestTextCannotForgeAnEnvelope: a text that closes the envelope and opens

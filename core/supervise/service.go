@@ -89,6 +89,8 @@ type Service interface {
 	Messages(ctx context.Context, c Caller, thread string) ([]Message, error)
 	// Heartbeat records that the calling runtime is alive.
 	Heartbeat(ctx context.Context, c Caller, status string) error
+	// Talked records in the audit a talk the caller had with a role.
+	Talked(ctx context.Context, c Caller, r TalkRecord) error
 	// Stop stops the runtime of role gracefully, its agent given grace
 	// (zero: the default) to exit.
 	Stop(ctx context.Context, c Caller, role string, grace time.Duration) (Runtime, error)
@@ -101,6 +103,17 @@ type Service interface {
 // a duration ("5s"), "" for the default.
 type StopRequest struct {
 	Grace string `json:"grace,omitempty"`
+}
+
+// TalkRecord is a talk that ended (POST /v1/talks): party talk types
+// into the pane itself, then tells the session's supervisor, whose audit
+// says who talked to whom (talk_ended). The text is not kept, only its
+// length.
+type TalkRecord struct {
+	Role    string `json:"role"`    // the pane's role talked to
+	Outcome string `json:"outcome"` // the talk's outcome (answered, timeout, …)
+	MS      int64  `json:"ms"`      // how long it took
+	Chars   int    `json:"chars"`   // the text's length, in characters
 }
 
 // HeartbeatRequest is a runtime's heartbeat (POST /v1/heartbeat).

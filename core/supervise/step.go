@@ -162,6 +162,7 @@ const (
 	AuditRuntime   = "runtime_registered"
 	AuditMessage   = "message_sent"
 	AuditCursor    = "cursor_advanced"
+	AuditTalk      = "talk_ended"
 	AuditBlocked   = "thread_blocked"
 	AuditUnblocked = "thread_unblocked"
 	// The fallbacks.
