@@ -320,10 +320,9 @@ func (g GeminiWiring) unwire(ctx context.Context, stateDir, record string) error
 			return err
 		}
 		folder := filepath.Dir(rec.Path)
-		if ignore := filepath.Join(folder, ".gitignore"); rec.Ignore {
-			if b, err := os.ReadFile(ignore); err == nil && string(b) == geminiIgnore {
-				_ = os.Remove(ignore)
-			}
+		ignore := filepath.Join(folder, ".gitignore")
+		if b, err := os.ReadFile(ignore); rec.Ignore && err == nil && string(b) == geminiIgnore {
+			_ = os.Remove(ignore)
 		}
 		if rec.DirMade {
 			_ = os.Remove(folder) // only when empty

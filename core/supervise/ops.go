@@ -1,7 +1,6 @@
 package supervise
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
@@ -550,11 +549,11 @@ func (o *Ops) Talked(ctx context.Context, c Caller, r TalkRecord) error {
 	if r.Outcome == "" || len(r.Outcome) > 32 || strings.ContainsAny(r.Outcome, " \n\r") || r.MS < 0 || r.Chars < 0 {
 		return fmt.Errorf("talk to %s: outcome %q (one word), ms %d, chars %d: %w", r.Role, r.Outcome, r.MS, r.Chars, ErrBadInput)
 	}
-	from := c.Runtime
-	if from == "" {
-		from = cmp.Or(c.Name, "operator")
+	from, err := sender(c, c.Name)
+	if err != nil {
+		return err
 	}
-	err := o.Store.Audit(ctx, AuditEvent{At: o.Clock.Now().UTC(), Kind: AuditTalk, Role: r.Role, Result: from,
+	err = o.Store.Audit(ctx, AuditEvent{At: o.Clock.Now().UTC(), Kind: AuditTalk, Role: r.Role, Result: from,
 		Detail: fmt.Sprintf("%s after %d ms, %d characters", r.Outcome, r.MS, r.Chars)})
 	if err != nil {
 		return err
